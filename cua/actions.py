@@ -1,0 +1,255 @@
+"""The unified action schema: what an agent may do in any sandbox.
+
+Actions are plain data (pydantic models in one discriminated union), never code
+strings, so that a trajectory can be stored, replayed, validated and diffed.
+
+Coordinates are pixels of the observation the agent last saw. Every observation
+states its size, and a sandbox rescales from that frame to its real screen, so an
+agent that receives a downscaled screenshot clicks where it meant to.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+
+__all__ = [
+    "Action",
+    "ActionAdapter",
+    "Back",
+    "BROWSER_ONLY",
+    "Click",
+    "Done",
+    "Drag",
+    "Forward",
+    "Goto",
+    "Key",
+    "KeyDown",
+    "KeyUp",
+    "MouseButton",
+    "MouseDown",
+    "MouseUp",
+    "Move",
+    "Point",
+    "POINTER_ACTIONS",
+    "Scroll",
+    "Type",
+    "Wait",
+    "KEY_NAMES",
+    "normalize_key",
+    "parse_action",
+    "parse_actions",
+]
+
+MouseButton = Literal["left", "right", "middle"]
+
+# Canonical key names (the DOM `KeyboardEvent.key` spelling, which Playwright uses),
+# plus every alias the model families emit. Single printable characters are keys too.
+KEY_NAMES: frozenset[str] = frozenset(
+    {
+        "Enter", "Tab", "Escape", "Backspace", "Delete", "Insert", "Space",
+        "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight",
+        "Home", "End", "PageUp", "PageDown",
+        "Shift", "Control", "Alt", "Meta", "CapsLock",
+        *(f"F{i}" for i in range(1, 13)),
+    }
+)
+
+_KEY_ALIASES: dict[str, str] = {
+    "enter": "Enter", "return": "Enter", "kp_enter": "Enter",
+    "tab": "Tab",
+    "esc": "Escape", "escape": "Escape",
+    "backspace": "Backspace", "back_space": "Backspace",
+    "delete": "Delete", "del": "Delete",
+    "insert": "Insert", "ins": "Insert",
+    "space": "Space", " ": "Space", "spacebar": "Space",
+    "up": "ArrowUp", "arrowup": "ArrowUp",
+    "down": "ArrowDown", "arrowdown": "ArrowDown",
+    "left": "ArrowLeft", "arrowleft": "ArrowLeft",
+    "right": "ArrowRight", "arrowright": "ArrowRight",
+    "home": "Home", "end": "End",
+    "pageup": "PageUp", "page_up": "PageUp", "pgup": "PageUp", "prior": "PageUp",
+    "pagedown": "PageDown", "page_down": "PageDown", "pgdn": "PageDown", "next": "PageDown",
+    "shift": "Shift", "shift_l": "Shift", "shift_r": "Shift",
+    "ctrl": "Control", "control": "Control", "control_l": "Control", "control_r": "Control",
+    "alt": "Alt", "alt_l": "Alt", "alt_r": "Alt", "option": "Alt",
+    "meta": "Meta", "cmd": "Meta", "command": "Meta", "super": "Meta", "super_l": "Meta",
+    "win": "Meta", "windows": "Meta",
+    "capslock": "CapsLock", "caps_lock": "CapsLock",
+    **{f"f{i}": f"F{i}" for i in range(1, 13)},
+}
+
+
+def normalize_key(name: str) -> str:
+    """Map any common spelling of a key (xdotool, pyautogui, DOM) to its canonical name.
+
+    Raises ValueError for names that are neither canonical, an alias, nor one character.
+    """
+    if name in KEY_NAMES:
+        return name
+    if len(name) == 1:
+        return "Space" if name == " " else name
+    canonical = _KEY_ALIASES.get(name.lower())
+    if canonical is None:
+        raise ValueError(f"unknown key name {name!r}")
+    return canonical
+
+
+class _Action(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Point(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    x: float
+    y: float
+
+
+class Click(_Action):
+    type: Literal["click"] = "click"
+    x: float
+    y: float
+    button: MouseButton = "left"
+    count: int = Field(1, ge=1, le=3)
+
+
+class Move(_Action):
+    type: Literal["move"] = "move"
+    x: float
+    y: float
+
+
+class Drag(_Action):
+    """Press at the first point, move through the rest, release at the last."""
+
+    type: Literal["drag"] = "drag"
+    path: list[Point] = Field(min_length=2, max_length=512)
+    button: MouseButton = "left"
+
+
+class MouseDown(_Action):
+    """Press a button; at (x, y) when given, else where the pointer is."""
+
+    type: Literal["mouse_down"] = "mouse_down"
+    button: MouseButton = "left"
+    x: float | None = None
+    y: float | None = None
+
+
+class MouseUp(_Action):
+    type: Literal["mouse_up"] = "mouse_up"
+    button: MouseButton = "left"
+    x: float | None = None
+    y: float | None = None
+
+
+class Scroll(_Action):
+    """Scroll by (dx, dy) pixels with the pointer at (x, y); positive dy scrolls down."""
+
+    type: Literal["scroll"] = "scroll"
+    x: float
+    y: float
+    dx: float = 0
+    dy: float = 0
+
+
+class Type(_Action):
+    type: Literal["type"] = "type"
+    text: str = Field(max_length=100_000)
+
+
+class Key(_Action):
+    """Press a combination together, e.g. ["Control", "s"]; "ctrl+s" is accepted too."""
+
+    type: Literal["key"] = "key"
+    keys: list[str] = Field(min_length=1, max_length=8)
+
+    @field_validator("keys", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.endswith("++") or text == "+":
+                return [*(p.strip() for p in text[:-2].split("+") if p.strip()), "+"]
+            return [part.strip() for part in text.split("+")]
+        return value
+
+    @field_validator("keys")
+    @classmethod
+    def _normalize(cls, value: list[str]) -> list[str]:
+        return [normalize_key(k) for k in value]
+
+
+class KeyDown(_Action):
+    type: Literal["key_down"] = "key_down"
+    key: str
+
+    @field_validator("key")
+    @classmethod
+    def _normalize(cls, value: str) -> str:
+        return normalize_key(value)
+
+
+class KeyUp(_Action):
+    type: Literal["key_up"] = "key_up"
+    key: str
+
+    @field_validator("key")
+    @classmethod
+    def _normalize(cls, value: str) -> str:
+        return normalize_key(value)
+
+
+class Wait(_Action):
+    """Let time pass (the sandbox still settles and observes afterwards)."""
+
+    type: Literal["wait"] = "wait"
+    seconds: float = Field(1.0, ge=0, le=60)
+
+
+class Done(_Action):
+    """End the episode. `infeasible` declares that the task cannot be done."""
+
+    type: Literal["done"] = "done"
+    status: Literal["success", "failure", "infeasible"] = "success"
+    answer: str | None = Field(None, max_length=100_000)
+
+
+class Goto(_Action):
+    type: Literal["goto"] = "goto"
+    url: str = Field(min_length=1, max_length=8192)
+
+
+class Back(_Action):
+    type: Literal["back"] = "back"
+
+
+class Forward(_Action):
+    type: Literal["forward"] = "forward"
+
+
+Action = Annotated[
+    Union[
+        Click, Move, Drag, MouseDown, MouseUp, Scroll, Type, Key, KeyDown, KeyUp,
+        Wait, Done, Goto, Back, Forward,
+    ],
+    Field(discriminator="type"),
+]
+
+ActionAdapter: TypeAdapter[Action] = TypeAdapter(Action)
+_ActionListAdapter: TypeAdapter[list[Action]] = TypeAdapter(list[Action])
+
+#: Action types that only a browser sandbox can perform.
+BROWSER_ONLY: frozenset[str] = frozenset({"goto", "back", "forward"})
+#: Action types that carry screen coordinates.
+POINTER_ACTIONS: frozenset[str] = frozenset({"click", "move", "drag", "mouse_down", "mouse_up", "scroll"})
+
+
+def parse_action(data: Any) -> Action:
+    """Validate one action from JSON-like data; raises pydantic.ValidationError."""
+    return ActionAdapter.validate_python(data)
+
+
+def parse_actions(data: Any) -> list[Action]:
+    return _ActionListAdapter.validate_python(data)

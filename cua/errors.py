@@ -1,0 +1,153 @@
+"""The error tree: every failure has a typed code, and says whose fault it is.
+
+- ClientError: the request was wrong (malformed, unauthorized, unknown id). Fix the caller.
+- InfraError: the machinery failed (sandbox crashed, timeout, no capacity). Retry, or
+  recreate the sandbox; the episode is not the agent's fault.
+- AgentError: the agent's action could not be performed. Reported in the observation
+  (`Observation.error`) so that the episode goes on.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, ClassVar, Literal
+
+__all__ = [
+    "ActionFailed",
+    "AgentError",
+    "BadRequest",
+    "Cancelled",
+    "Capacity",
+    "ClientError",
+    "CuaError",
+    "ErrorCode",
+    "InfraError",
+    "InternalError",
+    "SandboxCrashed",
+    "Timeout",
+    "Unauthorized",
+    "UnknownSandbox",
+    "UnknownSnapshot",
+    "Unsupported",
+    "error_for_code",
+]
+
+
+class ErrorCode(StrEnum):
+    BAD_REQUEST = "bad_request"
+    UNAUTHORIZED = "unauthorized"
+    UNKNOWN_SANDBOX = "unknown_sandbox"
+    UNKNOWN_SNAPSHOT = "unknown_snapshot"
+    UNSUPPORTED = "unsupported"
+    ACTION_FAILED = "action_failed"
+    SANDBOX_CRASHED = "sandbox_crashed"
+    TIMEOUT = "timeout"
+    CAPACITY = "capacity"
+    CANCELLED = "cancelled"
+    INTERNAL = "internal"
+
+
+Fault = Literal["client", "agent", "infra"]
+
+
+class CuaError(Exception):
+    code: ClassVar[ErrorCode] = ErrorCode.INTERNAL
+    fault: ClassVar[Fault] = "infra"
+    #: Whether the same request may succeed if simply sent again.
+    retryable: ClassVar[bool] = False
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details: dict[str, Any] = details or {}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code.value, "message": self.message, "details": self.details}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r})"
+
+
+class ClientError(CuaError):
+    fault = "client"
+
+
+class BadRequest(ClientError):
+    code = ErrorCode.BAD_REQUEST
+
+
+class Unauthorized(ClientError):
+    code = ErrorCode.UNAUTHORIZED
+
+
+class UnknownSandbox(ClientError):
+    code = ErrorCode.UNKNOWN_SANDBOX
+
+
+class UnknownSnapshot(ClientError):
+    code = ErrorCode.UNKNOWN_SNAPSHOT
+
+
+class Unsupported(ClientError):
+    """The sandbox kind lacks the capability (e.g. fork), or the action is foreign to it."""
+
+    code = ErrorCode.UNSUPPORTED
+
+
+class Cancelled(ClientError):
+    code = ErrorCode.CANCELLED
+
+
+class AgentError(CuaError):
+    fault = "agent"
+
+
+class ActionFailed(AgentError):
+    code = ErrorCode.ACTION_FAILED
+
+    def __init__(self, message: str, *, reason: str = "failed", details: dict[str, Any] | None = None) -> None:
+        super().__init__(message, details={"reason": reason, **(details or {})})
+        self.reason = reason
+
+
+class InfraError(CuaError):
+    fault = "infra"
+
+
+class SandboxCrashed(InfraError):
+    code = ErrorCode.SANDBOX_CRASHED
+
+
+class Timeout(InfraError):
+    code = ErrorCode.TIMEOUT
+    retryable = True
+
+
+class Capacity(InfraError):
+    code = ErrorCode.CAPACITY
+    retryable = True
+
+
+class InternalError(InfraError):
+    code = ErrorCode.INTERNAL
+
+
+_BY_CODE: dict[ErrorCode, type[CuaError]] = {
+    cls.code: cls
+    for cls in (
+        BadRequest, Unauthorized, UnknownSandbox, UnknownSnapshot, Unsupported, Cancelled,
+        ActionFailed, SandboxCrashed, Timeout, Capacity, InternalError,
+    )
+}
+
+
+def error_for_code(code: str, message: str, details: dict[str, Any] | None = None) -> CuaError:
+    """Rebuild the typed exception for a wire error code (unknown codes become InternalError)."""
+    try:
+        cls = _BY_CODE[ErrorCode(code)]
+    except ValueError:
+        return InternalError(f"[{code}] {message}", details=details)
+    if cls is ActionFailed:
+        details = dict(details or {})
+        return ActionFailed(message, reason=str(details.pop("reason", "failed")), details=details)
+    return cls(message, details=details)

@@ -1,0 +1,276 @@
+"""The sandbox interface, its optional capabilities, and the registry of kinds.
+
+A sandbox is something an agent can see and act in. Its lifecycle (create, reset,
+snapshot, restore, fork, close) lives here, apart from any transport: a sandbox does
+not know who serves it or who drives it. The server wraps sandboxes in the websocket
+protocol; tests and in-process users drive them directly.
+
+Optional abilities are small Protocols (`Snapshottable`, `Forkable`, `Queryable`,
+`Streamable`), checked with isinstance, never stubs that raise NotImplementedError.
+
+Kinds are found through the `cua.sandbox_kinds` entry-point group (so the core never
+imports a sandbox package), or registered explicitly with `register_kind`.
+"""
+
+from __future__ import annotations
+
+import abc
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from importlib.metadata import entry_points
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from cua.actions import Action, Click, Drag, MouseDown, MouseUp, Move, Point, Scroll
+from cua.errors import ActionFailed, BadRequest, Unsupported
+from cua.observation import Observation, ObserveOptions, Screenshot, Size
+from cua.state import StateQuery, StateResult
+
+__all__ = [
+    "Forkable",
+    "Queryable",
+    "Sandbox",
+    "SandboxEvent",
+    "SandboxInfo",
+    "ServiceSpec",
+    "Snapshottable",
+    "SnapshotRef",
+    "Streamable",
+    "capabilities_of",
+    "create_sandbox",
+    "kinds",
+    "register_kind",
+    "resolve_kind",
+    "scale_action",
+]
+
+ENTRY_POINT_GROUP = "cua.sandbox_kinds"
+
+
+class ServiceSpec(BaseModel):
+    """A backing app that a sandbox runs beside its screen, inside its own namespace.
+
+    The service speaks the app contract (see `tasks/apps/CONTRACT.md`): it listens on
+    TCP 127.0.0.1:$CUA_APP_PORT for the pages, and on the unix socket $CUA_APP_SOCKET
+    for the host (state, reset, snapshot, restore), which reaches it across the
+    network namespace through the filesystem.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field("app", pattern=r"^[a-z][a-z0-9_-]{0,31}$")
+    argv: list[str] = Field(min_length=1)
+    port: int = Field(8000, ge=1024, le=65535)
+    env: dict[str, str] = Field(default_factory=dict)
+    ready_timeout: float = Field(30.0, gt=0, le=300)
+
+
+class SandboxInfo(BaseModel):
+    id: str
+    kind: str
+    status: Literal["starting", "ready", "crashed", "closed"] = "ready"
+    screen: Size
+    capabilities: list[str] = Field(default_factory=list)
+    #: State query kinds this sandbox answers.
+    queries: list[str] = Field(default_factory=list)
+    created_at: float = Field(default_factory=time.time)
+    last_active: float = Field(default_factory=time.time)
+    #: e.g. {"create": 52.1, "restore_last": 31.0} in milliseconds.
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    #: Kind-specific facts, e.g. {"isolation": "container", "accel": "tcg"}.
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class SnapshotRef(BaseModel):
+    """A handle to saved sandbox state. The bytes stay with the sandbox host."""
+
+    id: str
+    sandbox_id: str
+    kind: str
+    created_at: float = Field(default_factory=time.time)
+    size_bytes: int = 0
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class SandboxEvent(BaseModel):
+    """Something a sandbox reports on its own: it died, its page navigated, a frame."""
+
+    sandbox_id: str
+    event: Literal["died", "navigated", "console", "dialog", "closed"]
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+EventSink = Callable[[SandboxEvent], None]
+
+
+class Sandbox(abc.ABC):
+    """One isolated screen an agent sees and acts in."""
+
+    kind: ClassVar[str]
+    config_model: ClassVar[type[BaseModel]]
+
+    id: str
+
+    @classmethod
+    @abc.abstractmethod
+    async def create(cls, config: BaseModel, *, sandbox_id: str, emit: EventSink | None = None) -> "Sandbox":
+        """Start a sandbox. `emit` receives events the sandbox raises on its own."""
+
+    @abc.abstractmethod
+    async def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
+                    observe: ObserveOptions | None = None) -> Observation:
+        """Bring the sandbox to its configured initial state (app seed, start page)."""
+
+    @abc.abstractmethod
+    async def observe(self, options: ObserveOptions | None = None) -> Observation: ...
+
+    @abc.abstractmethod
+    async def act(self, action: Action, *, frame: Size | None = None,
+                  observe: ObserveOptions | None = None) -> Observation:
+        """Perform one action, wait until the screen settles, and observe.
+
+        `frame` is the size of the observation the agent's coordinates refer to (by
+        default the frame of the last observation). Agent faults (out of bounds, foreign
+        action, element gone) come back as `Observation.error`; only infrastructure
+        faults raise.
+        """
+
+    @abc.abstractmethod
+    async def close(self) -> None: ...
+
+    @abc.abstractmethod
+    def info(self) -> SandboxInfo: ...
+
+    @property
+    @abc.abstractmethod
+    def alive(self) -> bool:
+        """False once the sandbox's processes have died or it was closed."""
+
+
+@runtime_checkable
+class Snapshottable(Protocol):
+    async def snapshot(self) -> SnapshotRef: ...
+
+    async def restore(self, ref: SnapshotRef, *, observe: ObserveOptions | None = None) -> Observation: ...
+
+    async def delete_snapshot(self, ref: SnapshotRef) -> None: ...
+
+
+@runtime_checkable
+class Forkable(Protocol):
+    async def fork(self, ref: SnapshotRef, *, sandbox_id: str, emit: EventSink | None = None) -> Sandbox:
+        """A new, independent sandbox started from a snapshot of this one."""
+        ...
+
+
+@runtime_checkable
+class Queryable(Protocol):
+    async def query(self, queries: Sequence[StateQuery]) -> list[StateResult]: ...
+
+
+@runtime_checkable
+class Streamable(Protocol):
+    def frames(self, options: ObserveOptions, *, max_fps: float = 10.0) -> AsyncIterator[Screenshot]:
+        """Screenshots as the screen changes, for live views of human demonstrations."""
+        ...
+
+
+_CAPABILITIES: dict[str, type] = {
+    "snapshot": Snapshottable,
+    "fork": Forkable,
+    "query": Queryable,
+    "stream": Streamable,
+}
+
+
+def capabilities_of(sandbox: object) -> list[str]:
+    return [name for name, proto in _CAPABILITIES.items() if isinstance(sandbox, proto)]
+
+
+# --- registry of kinds ---
+
+_registry: dict[str, type[Sandbox]] = {}
+
+
+def register_kind(cls: type[Sandbox]) -> type[Sandbox]:
+    """Register a sandbox class under `cls.kind` (usable as a decorator)."""
+    _registry[cls.kind] = cls
+    return cls
+
+
+def _discovered() -> dict[str, Any]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def kinds() -> list[str]:
+    return sorted(set(_registry) | set(_discovered()))
+
+
+def resolve_kind(kind: str) -> type[Sandbox]:
+    if kind not in _registry:
+        ep = _discovered().get(kind)
+        if ep is None:
+            raise BadRequest(f"unknown sandbox kind {kind!r}; known: {', '.join(kinds()) or 'none'}",
+                             details={"kind": kind})
+        cls = ep.load()
+        if not (isinstance(cls, type) and issubclass(cls, Sandbox)):
+            raise TypeError(f"entry point {ep.value} for kind {kind!r} is not a Sandbox subclass")
+        _registry[kind] = cls
+    return _registry[kind]
+
+
+def validate_config(kind: str, config: dict[str, Any] | BaseModel | None) -> BaseModel:
+    cls = resolve_kind(kind)
+    if isinstance(config, cls.config_model):
+        return config
+    try:
+        return cls.config_model.model_validate(config or {})
+    except ValidationError as exc:
+        raise BadRequest(f"invalid {kind} config: {exc.error_count()} error(s)",
+                         details={"errors": exc.errors(include_url=False, include_context=False)}) from exc
+
+
+async def create_sandbox(kind: str, config: dict[str, Any] | BaseModel | None, *, sandbox_id: str,
+                         emit: EventSink | None = None) -> Sandbox:
+    cls = resolve_kind(kind)
+    return await cls.create(validate_config(kind, config), sandbox_id=sandbox_id, emit=emit)
+
+
+# --- coordinates ---
+
+def _scale_point(x: float | None, y: float | None, sx: float, sy: float, screen: Size) -> tuple[float, float] | tuple[None, None]:
+    if x is None or y is None:
+        if (x is None) != (y is None):
+            raise ActionFailed("give both x and y, or neither", reason="bad_coordinates")
+        return None, None
+    if not (0 <= x < screen.width / sx + 1e-9 and 0 <= y < screen.height / sy + 1e-9):
+        raise ActionFailed(
+            f"point ({x:g}, {y:g}) is outside the {round(screen.width / sx)}x{round(screen.height / sy)} frame",
+            reason="out_of_bounds", details={"x": x, "y": y},
+        )
+    return min(x * sx, screen.width - 1), min(y * sy, screen.height - 1)
+
+
+def scale_action(action: Action, frame: Size, screen: Size, *, foreign: frozenset[str] = frozenset()) -> Action:
+    """Map an action from the agent's frame to screen pixels, checking bounds.
+
+    Raises ActionFailed (an agent fault) for points outside the frame and for action
+    types in `foreign` (e.g. browser-only actions on a desktop).
+    """
+    if action.type in foreign:
+        raise ActionFailed(f"action {action.type!r} is not available in this sandbox", reason="unsupported_action")
+    sx, sy = screen.width / frame.width, screen.height / frame.height
+    if isinstance(action, Drag):
+        path = [Point(x=px, y=py) for px, py in (_scale_point(p.x, p.y, sx, sy, screen) for p in action.path)]
+        return action.model_copy(update={"path": path})
+    if isinstance(action, (MouseDown, MouseUp)):
+        x, y = _scale_point(action.x, action.y, sx, sy, screen)
+        return action.model_copy(update={"x": x, "y": y})
+    if isinstance(action, (Click, Move, Scroll)):
+        x, y = _scale_point(action.x, action.y, sx, sy, screen)
+        return action.model_copy(update={"x": x, "y": y})
+    return action
+
+
+def unsupported(what: str, kind: str) -> Unsupported:
+    return Unsupported(f"{kind} sandboxes cannot {what}", details={"kind": kind, "capability": what})

@@ -1,0 +1,145 @@
+"""Task and verdict types: the contract between task suites, judges and runners.
+
+A task *template* has seeded parameters; `instantiate(seed)` makes a `TaskInstance`:
+an instruction, a sandbox to create, a judge and an oracle. The runner creates the
+sandbox, reads the judge's queries once after reset (the initial state, for the
+side-effect diff) and once at the end, and the judge decides from those values
+alone: no model, no sandbox access, no policy.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cua.actions import Action, Done
+from cua.observation import Observation
+from cua.state import StateQuery, StateResult
+
+__all__ = [
+    "Evidence",
+    "EpisodeOutcome",
+    "Judge",
+    "JudgeInput",
+    "Oracle",
+    "OracleContext",
+    "TaskInstance",
+    "TaskTags",
+    "TaskTemplate",
+    "Verdict",
+    "query_key",
+]
+
+
+def query_key(query: StateQuery) -> str:
+    """A stable string key for a query, so that state can be stored and compared as JSON."""
+    return json.dumps(query.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+
+class Evidence(BaseModel):
+    """One check's account: what was read, what was expected, and whether it held."""
+
+    check: str
+    getter: str
+    observed: Any = None
+    expected: Any = None
+    passed: bool
+    detail: str = ""
+
+
+class Verdict(BaseModel):
+    score: float = Field(ge=0.0, le=1.0)
+    passed: bool
+    #: Fraction of subgoal checks met: a dense reward for RL, even when `passed` is False.
+    progress: float = Field(ge=0.0, le=1.0)
+    evidence: list[Evidence] = Field(default_factory=list)
+    #: Changes outside the task's expected changes (side effects): any one fails the task.
+    violations: list[str] = Field(default_factory=list)
+    judge_ms: float = 0.0
+
+
+class JudgeInput(BaseModel):
+    """Everything a judge may look at."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    initial: dict[str, StateResult] = Field(default_factory=dict)
+    final: dict[str, StateResult] = Field(default_factory=dict)
+    done: Done | None = None
+    steps: int = 0
+
+
+@runtime_checkable
+class Judge(Protocol):
+    def queries(self) -> list[StateQuery]:
+        """The state to read after reset and at the end."""
+        ...
+
+    def evaluate(self, data: JudgeInput) -> Verdict: ...
+
+
+class OracleContext(Protocol):
+    """What an oracle may use: the last observation and read-only state queries, to
+    find where to act. It acts only by yielding unified actions, as an agent would."""
+
+    @property
+    def observation(self) -> Observation: ...
+
+    async def query(self, query: StateQuery) -> StateResult: ...
+
+
+Oracle = Callable[[OracleContext], AsyncIterator[Action]]
+
+
+class TaskTags(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    app: str | None = None
+    skills: list[str] = Field(default_factory=list)
+    tier: Literal[1, 2, 3, 4] = 1
+    split: Literal["train", "test"] = "test"
+    feasible: bool = True
+
+
+class TaskInstance(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    task_id: str
+    seed: int
+    instruction: str
+    sandbox_kind: str
+    sandbox_config: dict[str, Any]
+    max_steps: int = Field(30, ge=1, le=1000)
+    params: dict[str, Any] = Field(default_factory=dict)
+    tags: TaskTags = Field(default_factory=TaskTags)
+    judge: Any  # a Judge
+    oracle: Any  # an Oracle
+    #: A plausible wrong solution that the judge must fail (judge QA), when the task has one.
+    near_miss: Any = None
+
+
+@runtime_checkable
+class TaskTemplate(Protocol):
+    id: str
+    tags: TaskTags
+
+    def instantiate(self, seed: int) -> TaskInstance: ...
+
+
+def actions_oracle(actions: Sequence[Action]) -> Oracle:
+    """An oracle that replays a fixed list of actions."""
+
+    async def run(_: OracleContext) -> AsyncIterator[Action]:
+        for action in actions:
+            yield action
+
+    return run
+
+
+async def collect(oracle: Oracle, ctx: OracleContext, act: Callable[[Action], Awaitable[Observation]]) -> int:
+    """Drive an oracle to the end through `act`; returns the number of actions taken."""
+    n = 0
+    async for action in oracle(ctx):
+        await act(action)
+        n += 1
+    return n

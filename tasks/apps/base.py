@@ -1,0 +1,234 @@
+"""The framework every bundled web app is built on, and the app contract it serves.
+
+An app is a Starlette application over one in-memory SQLite database. The framework
+gives each app, for free, the control endpoints of the app contract (CONTRACT.md):
+reset to a seed, state as JSON, read-only SQL, snapshot and restore. Those endpoints
+answer only on the app's unix socket (the host's side), never on its TCP port (the
+page's side), so an agent cannot read the answer key or reset the app.
+
+Seeding is deterministic: `seed(db, rng, seed)` builds the data from `random.Random(seed)`
+and a fixed clock. The seeded database is serialized once and cached, so a reset is a
+`deserialize` of cached bytes: well under a millisecond for hundreds of rows.
+"""
+
+from __future__ import annotations
+
+import abc
+import datetime as dt
+import json
+import random
+import sqlite3
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, ClassVar
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+__all__ = ["AppDB", "WebApp", "CONTROL_PREFIX", "SHARED_STATIC", "html_page", "build_asgi"]
+
+CONTROL_PREFIX = "/__cua/"
+SHARED_STATIC = Path(__file__).parent / "static"
+#: The apps' clock: seeded data and "today" in every app are relative to this instant,
+#: so that state, screenshots and judges do not depend on the wall clock.
+FIXED_NOW = dt.datetime(2026, 3, 2, 9, 0, 0)
+
+_READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
+
+
+def _read_only(action: int, *_: Any) -> int:
+    return sqlite3.SQLITE_OK if action in _READ_ACTIONS else sqlite3.SQLITE_DENY
+
+
+class AppDB:
+    """One app instance's database: in memory, resettable from cached seed images."""
+
+    def __init__(self, schema: str) -> None:
+        self.schema = schema
+        self.conn = self._connect()
+
+    @staticmethod
+    def _connect() -> sqlite3.Connection:
+        conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA foreign_keys = ON")
+        return conn
+
+    def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+        return self.conn.execute(sql, params)
+
+    def all(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
+        return [dict(row) for row in self.conn.execute(sql, params)]
+
+    def one(self, sql: str, params: Any = ()) -> dict[str, Any] | None:
+        row = self.conn.execute(sql, params).fetchone()
+        return dict(row) if row is not None else None
+
+    def scalar(self, sql: str, params: Any = ()) -> Any:
+        row = self.conn.execute(sql, params).fetchone()
+        return row[0] if row is not None else None
+
+    def snapshot(self) -> bytes:
+        return self.conn.serialize()
+
+    def restore(self, image: bytes) -> None:
+        self.conn.deserialize(image)
+        self.conn.execute("PRAGMA foreign_keys = ON")
+
+    def tables(self) -> list[str]:
+        rows = self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        return [r[0] for r in rows]
+
+    def dump(self) -> dict[str, list[dict[str, Any]]]:
+        """Every table's rows, ordered by rowid: the default state a judge reads."""
+        return {t: self.all(f'SELECT * FROM "{t}" ORDER BY rowid') for t in self.tables()}
+
+    def read_only_query(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+        self.conn.set_authorizer(_read_only)
+        try:
+            return self.all(sql, params)
+        finally:
+            self.conn.set_authorizer(None)
+
+
+class WebApp(abc.ABC):
+    """Subclass per app: a schema, a deterministic seed, routes, and (optionally) a state view."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    schema: ClassVar[str]
+    #: Folder of the app's own static files, served under /static/app/.
+    static_dir: ClassVar[Path | None] = None
+
+    def __init__(self) -> None:
+        self.db = AppDB(self.schema)
+        self._seed_images: OrderedDict[int, bytes] = OrderedDict()
+        self.current_seed: int | None = None
+        self.reset(0)
+
+    # --- what an app defines ---
+
+    @abc.abstractmethod
+    def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
+        """Fill the freshly created schema. Use only `rng` and `FIXED_NOW`."""
+
+    @abc.abstractmethod
+    def routes(self) -> list[BaseRoute]: ...
+
+    def state(self) -> dict[str, Any]:
+        """The JSON judges read. Default: every table. Override to add derived views."""
+        return self.db.dump()
+
+    # --- the contract's operations ---
+
+    def reset(self, seed: int) -> None:
+        image = self._seed_images.get(seed)
+        if image is None:
+            fresh = AppDB._connect()
+            fresh.executescript(self.schema)
+            self.db.conn, old = fresh, self.db.conn
+            try:
+                self.seed(self.db, random.Random(seed), seed)
+            finally:
+                self.db.conn = old
+            image = fresh.serialize()
+            fresh.close()
+            self._seed_images[seed] = image
+            while len(self._seed_images) > 16:
+                self._seed_images.popitem(last=False)
+        self.db.restore(image)
+        self.current_seed = seed
+
+    def now(self) -> dt.datetime:
+        return FIXED_NOW
+
+
+def html_page(app: WebApp, title: str, body: str, *, nav: list[tuple[str, str]] | None = None,
+              scripts: list[str] | None = None, head: str = "") -> HTMLResponse:
+    """Wrap a body in the shared layout: header, nav links, shared and app stylesheets."""
+    nav_html = "".join(f'<a href="{href}">{label}</a>' for label, href in (nav or []))
+    app_css = '<link rel="stylesheet" href="/static/app/app.css">' if app.static_dir and (app.static_dir / "app.css").exists() else ""
+    script_tags = "".join(f'<script src="{s}"></script>' for s in (scripts or []))
+    return HTMLResponse(
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<title>{title} · {app.title}</title>"
+        '<link rel="stylesheet" href="/static/cua/base.css">'
+        f"{app_css}{head}</head><body>"
+        f'<header class="appbar"><span class="brand">{app.title}</span><nav>{nav_html}</nav></header>'
+        f'<main>{body}</main>{script_tags}</body></html>'
+    )
+
+
+def _control_routes(app: WebApp) -> list[BaseRoute]:
+    async def health(_: Request) -> Response:
+        return JSONResponse({"ok": True, "app": app.name, "seed": app.current_seed})
+
+    async def reset(request: Request) -> Response:
+        body = await request.body()
+        payload = json.loads(body) if body else {}
+        seed = payload.get("seed", 0)
+        if not isinstance(seed, int):
+            return JSONResponse({"error": "seed must be an integer"}, status_code=400)
+        started = time.perf_counter()
+        app.reset(seed)
+        return JSONResponse({"ok": True, "seed": seed, "ms": (time.perf_counter() - started) * 1000})
+
+    async def state(_: Request) -> Response:
+        return JSONResponse(app.state())
+
+    async def sql(request: Request) -> Response:
+        payload = await request.json()
+        try:
+            rows = app.db.read_only_query(str(payload["query"]), list(payload.get("params") or []))
+        except (sqlite3.Error, KeyError) as exc:
+            return JSONResponse({"error": f"{type(exc).__name__}: {exc}"}, status_code=400)
+        return JSONResponse({"rows": rows})
+
+    async def snapshot(_: Request) -> Response:
+        return Response(app.db.snapshot(), media_type="application/octet-stream",
+                        headers={"x-cua-seed": str(app.current_seed)})
+
+    async def restore(request: Request) -> Response:
+        image = await request.body()
+        try:
+            app.db.restore(image)
+        except sqlite3.Error as exc:
+            return JSONResponse({"error": f"not a database image: {exc}"}, status_code=400)
+        return JSONResponse({"ok": True})
+
+    p = CONTROL_PREFIX
+    return [
+        Route(p + "health", health),
+        Route(p + "reset", reset, methods=["POST"]),
+        Route(p + "state", state),
+        Route(p + "sql", sql, methods=["POST"]),
+        Route(p + "snapshot", snapshot),
+        Route(p + "restore", restore, methods=["POST"]),
+    ]
+
+
+class _ControlOnSocketOnly:
+    """Refuse /__cua/ paths to TCP clients: only the host, over the unix socket, may use them."""
+
+    def __init__(self, inner: ASGIApp) -> None:
+        self.inner = inner
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith(CONTROL_PREFIX) and scope.get("client"):
+            await JSONResponse({"error": "not found"}, status_code=404)(scope, receive, send)
+            return
+        await self.inner(scope, receive, send)
+
+
+def build_asgi(app: WebApp) -> ASGIApp:
+    mounts: list[BaseRoute] = [Mount("/static/cua", StaticFiles(directory=SHARED_STATIC), name="cua-static")]
+    if app.static_dir is not None:
+        mounts.append(Mount("/static/app", StaticFiles(directory=app.static_dir), name="app-static"))
+    starlette = Starlette(routes=[*_control_routes(app), *mounts, *app.routes()])
+    return _ControlOnSocketOnly(starlette)

@@ -1,0 +1,243 @@
+"""Todo: lists of tasks with due dates, priorities and tags; a multi-page app.
+
+Pages: `/` (lists), `/lists/{id}` (a list's todos, add form, done toggles, filters),
+`/todos/{id}` (edit form: title, due date, priority, tags, notes; delete with a confirm
+modal), `/search?q=` (search across lists). Forms post and redirect, as classic web
+apps do, so every change is in SQLite the moment the page settles.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import random
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote_plus
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from cua.tasks.apps.base import AppDB, WebApp, html_page
+
+SCHEMA = """
+CREATE TABLE lists (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, color TEXT NOT NULL);
+CREATE TABLE todos (
+    id INTEGER PRIMARY KEY,
+    list_id INTEGER NOT NULL REFERENCES lists(id) ON DELETE CASCADE,
+    title TEXT NOT NULL,
+    done INTEGER NOT NULL DEFAULT 0,
+    due TEXT,
+    priority TEXT NOT NULL DEFAULT 'normal' CHECK (priority IN ('low','normal','high')),
+    tags TEXT NOT NULL DEFAULT '',
+    notes TEXT NOT NULL DEFAULT ''
+);
+"""
+
+LISTS = [("Inbox", "#57606a"), ("Work", "#1f6feb"), ("Home", "#2da44e"), ("Errands", "#bf8700"),
+         ("Reading", "#8250df"), ("Garden", "#1a7f37")]
+VERBS = ["Call", "Email", "Buy", "Fix", "Review", "Write", "Plan", "Book", "Clean", "Return", "Order", "Read",
+         "Schedule", "Pay", "Update", "Draft", "Cancel", "Renew", "Pick up", "Send"]
+OBJECTS = ["dentist", "landlord", "quarterly report", "bike tyre", "birthday gift", "train tickets", "garage",
+           "library books", "insurance form", "team offsite", "tax return", "kitchen tap", "passport photos",
+           "water bill", "newsletter", "slide deck", "car service", "gym membership", "tomato seedlings",
+           "conference talk", "printer ink", "winter coat", "plumber", "budget sheet", "hedge trimmer"]
+TAGS = ["urgent", "phone", "online", "weekend", "waiting", "money", "family", "office"]
+PRIORITIES = ["low", "normal", "normal", "normal", "high"]
+NAV = [("Lists", "/"), ("Search", "/search")]
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+class TodoApp(WebApp):
+    name = "todo"
+    title = "Todo"
+    schema = SCHEMA
+    static_dir = Path(__file__).parent / "static"
+
+    def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
+        for name, color in LISTS:
+            db.execute("INSERT INTO lists (name, color) VALUES (?, ?)", (name, color))
+        used: set[str] = set()
+        for _ in range(240):
+            title = f"{rng.choice(VERBS)} {rng.choice(OBJECTS)}"
+            while title in used:
+                title = f"{rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.randint(2, 99)}"
+            used.add(title)
+            due = (self.now().date() + dt.timedelta(days=rng.randint(-20, 60))).isoformat() if rng.random() < 0.7 else None
+            tags = ",".join(sorted(rng.sample(TAGS, rng.choice([0, 0, 1, 1, 2]))))
+            db.execute(
+                "INSERT INTO todos (list_id, title, done, due, priority, tags) VALUES (?, ?, ?, ?, ?, ?)",
+                (rng.randint(1, len(LISTS)), title, int(rng.random() < 0.3), due, rng.choice(PRIORITIES), tags),
+            )
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "lists": self.db.all("SELECT id, name, color FROM lists ORDER BY id"),
+            "todos": [
+                {**t, "done": bool(t["done"]), "tags": [x for x in t["tags"].split(",") if x]}
+                for t in self.db.all("SELECT * FROM todos ORDER BY id")
+            ],
+        }
+
+    # --- pages ---
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/", self.index),
+            Route("/lists", self.create_list, methods=["POST"]),
+            Route("/lists/{list_id:int}", self.show_list),
+            Route("/lists/{list_id:int}/todos", self.add_todo, methods=["POST"]),
+            Route("/todos/{todo_id:int}", self.edit_todo, methods=["GET", "POST"]),
+            Route("/todos/{todo_id:int}/toggle", self.toggle, methods=["POST"]),
+            Route("/todos/{todo_id:int}/delete", self.delete, methods=["POST"]),
+            Route("/search", self.search),
+        ]
+
+    def _page(self, title: str, body: str) -> Response:
+        return html_page(self, title, body, nav=NAV, scripts=["/static/app/todo.js"])
+
+    async def index(self, request: Request) -> Response:
+        rows = self.db.all(
+            "SELECT l.id, l.name, l.color, COUNT(t.id) AS total, COALESCE(SUM(t.done = 0), 0) AS open "
+            "FROM lists l LEFT JOIN todos t ON t.list_id = l.id GROUP BY l.id ORDER BY l.id")
+        cards = "".join(
+            f'<a class="card list-card" href="/lists/{r["id"]}" data-list="{_e(r["name"])}">'
+            f'<span class="swatch" style="background:{_e(r["color"])}"></span>'
+            f'<strong>{_e(r["name"])}</strong> <span class="muted">{r["open"]} open · {r["total"]} total</span></a>'
+            for r in rows)
+        form = ('<form class="card row" method="post" action="/lists">'
+                '<label for="new-list">New list</label><input id="new-list" type="text" name="name" required>'
+                '<button class="primary" type="submit">Create list</button></form>')
+        return self._page("Lists", f"<h1>Lists</h1><div class='lists'>{cards}</div>{form}")
+
+    async def create_list(self, request: Request) -> Response:
+        form = await request.form()
+        name = str(form.get("name", "")).strip()[:60]
+        if not name:
+            return RedirectResponse("/", status_code=303)
+        existing = self.db.one("SELECT id FROM lists WHERE name = ?", (name,))
+        if existing is None:
+            cur = self.db.execute("INSERT INTO lists (name, color) VALUES (?, ?)", (name, "#57606a"))
+            return RedirectResponse(f"/lists/{cur.lastrowid}", status_code=303)
+        return RedirectResponse(f"/lists/{existing['id']}", status_code=303)
+
+    def _todo_rows(self, todos: list[dict[str, Any]], *, show_list: bool = False) -> str:
+        out = []
+        for t in todos:
+            tags = "".join(f'<span class="tag">{_e(x)}</span>' for x in t["tags"].split(",") if x)
+            due = f'<span class="due{" overdue" if t["due"] and t["due"] < self.now().date().isoformat() and not t["done"] else ""}">{_e(t["due"])}</span>' if t["due"] else ""
+            list_cell = f'<td class="muted">{_e(t["list_name"])}</td>' if show_list else ""
+            out.append(
+                f'<tr class="todo{" done" if t["done"] else ""} prio-{t["priority"]}" data-id="{t["id"]}">'
+                f'<td><form method="post" action="/todos/{t["id"]}/toggle">'
+                f'<input type="checkbox" class="toggle" aria-label="Done: {_e(t["title"])}" {"checked" if t["done"] else ""}>'
+                f'</form></td>'
+                f'<td><a class="title" href="/todos/{t["id"]}">{_e(t["title"])}</a> {tags}</td>'
+                f'{list_cell}<td>{due}</td><td class="prio">{t["priority"]}</td></tr>')
+        return "".join(out)
+
+    async def show_list(self, request: Request) -> Response:
+        list_id = request.path_params["list_id"]
+        lst = self.db.one("SELECT * FROM lists WHERE id = ?", (list_id,))
+        if lst is None:
+            return self._page("Not found", "<div class='error'>No such list.</div>")
+        show = request.query_params.get("show", "open")
+        where = {"open": "AND done = 0", "done": "AND done = 1"}.get(show, "")
+        todos = self.db.all(
+            f"SELECT * FROM todos WHERE list_id = ? {where} ORDER BY done, due IS NULL, due, id", (list_id,))
+        filters = " ".join(
+            f'<a class="filter{" active" if show == key else ""}" href="?show={key}">{label}</a>'
+            for key, label in (("open", "Open"), ("done", "Done"), ("all", "All")))
+        add = (f'<form class="card row add-todo" method="post" action="/lists/{list_id}/todos">'
+               '<input type="text" name="title" placeholder="New todo" aria-label="New todo" required>'
+               '<input type="date" name="due" aria-label="Due date">'
+               '<select name="priority" aria-label="Priority"><option value="low">low</option>'
+               '<option value="normal" selected>normal</option><option value="high">high</option></select>'
+               '<button class="primary" type="submit">Add</button></form>')
+        table = (f"<table class='todos'><thead><tr><th></th><th>Title</th><th>Due</th><th>Priority</th></tr></thead>"
+                 f"<tbody>{self._todo_rows(todos)}</tbody></table>" if todos else "<p class='muted empty'>Nothing here.</p>")
+        return self._page(lst["name"], f"<h1>{_e(lst['name'])}</h1>{add}<div class='filters'>{filters}</div>{table}")
+
+    async def add_todo(self, request: Request) -> Response:
+        list_id = request.path_params["list_id"]
+        form = await request.form()
+        title = str(form.get("title", "")).strip()[:200]
+        if title and self.db.one("SELECT id FROM lists WHERE id = ?", (list_id,)):
+            priority = str(form.get("priority", "normal"))
+            due = str(form.get("due", "")).strip() or None
+            self.db.execute("INSERT INTO todos (list_id, title, due, priority) VALUES (?, ?, ?, ?)",
+                            (list_id, title, due, priority if priority in ("low", "normal", "high") else "normal"))
+        return RedirectResponse(f"/lists/{list_id}", status_code=303)
+
+    async def toggle(self, request: Request) -> Response:
+        todo_id = request.path_params["todo_id"]
+        self.db.execute("UPDATE todos SET done = 1 - done WHERE id = ?", (todo_id,))
+        return RedirectResponse(request.headers.get("referer") or "/", status_code=303)
+
+    async def delete(self, request: Request) -> Response:
+        todo = self.db.one("SELECT list_id FROM todos WHERE id = ?", (request.path_params["todo_id"],))
+        if todo is None:
+            return RedirectResponse("/", status_code=303)
+        self.db.execute("DELETE FROM todos WHERE id = ?", (request.path_params["todo_id"],))
+        return RedirectResponse(f"/lists/{todo['list_id']}", status_code=303)
+
+    async def edit_todo(self, request: Request) -> Response:
+        todo_id = request.path_params["todo_id"]
+        todo = self.db.one("SELECT * FROM todos WHERE id = ?", (todo_id,))
+        if todo is None:
+            return self._page("Not found", "<div class='error'>No such todo.</div>")
+        if request.method == "POST":
+            form = await request.form()
+            title = str(form.get("title", "")).strip()[:200] or todo["title"]
+            priority = str(form.get("priority", todo["priority"]))
+            tags = ",".join(sorted({t.strip().lower() for t in str(form.get("tags", "")).split(",") if t.strip()}))
+            self.db.execute(
+                "UPDATE todos SET title = ?, due = ?, priority = ?, tags = ?, notes = ?, list_id = ? WHERE id = ?",
+                (title, str(form.get("due", "")).strip() or None,
+                 priority if priority in ("low", "normal", "high") else todo["priority"], tags,
+                 str(form.get("notes", ""))[:2000], int(str(form.get("list_id", todo["list_id"]))), todo_id))
+            return RedirectResponse(f"/lists/{todo['list_id']}", status_code=303)
+        lists = self.db.all("SELECT id, name FROM lists ORDER BY id")
+        options = "".join(f'<option value="{l["id"]}"{" selected" if l["id"] == todo["list_id"] else ""}>{_e(l["name"])}</option>' for l in lists)
+        prio = "".join(f'<option value="{p}"{" selected" if p == todo["priority"] else ""}>{p}</option>' for p in ("low", "normal", "high"))
+        body = (
+            f"<h1>Edit todo</h1><form class='card edit' method='post' action='/todos/{todo_id}'>"
+            f"<p><label>Title<br><input type='text' name='title' value='{_e(todo['title'])}' size='50'></label></p>"
+            f"<p><label>List<br><select name='list_id'>{options}</select></label></p>"
+            f"<p><label>Due date<br><input type='date' name='due' value='{_e(todo['due'] or '')}'></label></p>"
+            f"<p><label>Priority<br><select name='priority'>{prio}</select></label></p>"
+            f"<p><label>Tags (comma separated)<br><input type='text' name='tags' value='{_e(todo['tags'])}'></label></p>"
+            f"<p><label>Notes<br><textarea name='notes' rows='4' cols='50'>{_e(todo['notes'])}</textarea></label></p>"
+            "<p class='row'><button class='primary' type='submit'>Save</button>"
+            f"<a class='button' href='/lists/{todo['list_id']}'>Cancel</a>"
+            "<button type='button' class='danger' id='delete-open'>Delete…</button></p></form>"
+            f"<div class='modal-backdrop' id='delete-modal' hidden><div class='modal' role='dialog' aria-label='Confirm delete'>"
+            f"<p>Delete “{_e(todo['title'])}”?</p><form method='post' action='/todos/{todo_id}/delete' class='row'>"
+            "<button type='submit' class='danger' id='delete-confirm'>Delete</button>"
+            "<button type='button' id='delete-cancel'>Keep it</button></form></div></div>")
+        return self._page("Edit todo", body)
+
+    async def search(self, request: Request) -> Response:
+        q = request.query_params.get("q", "").strip()
+        results = ""
+        if q:
+            todos = self.db.all(
+                "SELECT t.*, l.name AS list_name FROM todos t JOIN lists l ON l.id = t.list_id "
+                "WHERE t.title LIKE ? OR t.tags LIKE ? ORDER BY t.id LIMIT 100", (f"%{q}%", f"%{q}%"))
+            results = (f"<p class='muted'>{len(todos)} result(s) for “{_e(q)}”</p>"
+                       f"<table class='todos'><tbody>{self._todo_rows(todos, show_list=True)}</tbody></table>")
+        form = (f"<form class='card row' method='get' action='/search'><input type='search' name='q' "
+                f"value='{_e(q)}' aria-label='Search todos' placeholder='Search todos'>"
+                "<button type='submit' class='primary'>Search</button></form>")
+        return self._page("Search", f"<h1>Search</h1>{form}{results}")
+
+
+def search_url(q: str) -> str:
+    return f"/search?q={quote_plus(q)}"
+
+
+APP = TodoApp
