@@ -1,0 +1,174 @@
+"""The policy interface: an observation and an instruction in, unified actions out.
+
+A policy never sees a sandbox or a judge. It receives what an agent would see (an
+`Observation`) and answers with `cua.actions` in the observation's frame, plus what a
+researcher needs to study or train the model behind it: the raw text, the thought,
+token counts, and (for RL) per-token logprobs and token ids.
+
+An output that cannot be parsed is not an exception: it comes back as a `PolicyStep`
+with no actions and a typed `parse_error` that carries the raw text, so one bad
+generation never ends an evaluation run.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cua.actions import Action
+from cua.observation import Observation
+
+
+__all__ = [
+    "ParseError",
+    "Policy",
+    "PolicyOptions",
+    "PolicyStep",
+    "TokenCounts",
+    "TokenLogprob",
+    "make_policy",
+]
+
+
+class ParseError(BaseModel):
+    """Why a model output could not be turned into actions; always carries the raw text."""
+
+    model_config = ConfigDict(extra="forbid")
+    code: Literal["parse_error"] = "parse_error"
+    family: str
+    message: str
+    raw: str
+
+
+class TokenCounts(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    prompt: int = Field(ge=0)
+    completion: int = Field(ge=0)
+
+    @property
+    def total(self) -> int:
+        return self.prompt + self.completion
+
+
+class TokenLogprob(BaseModel):
+    """One generated token: its id (when the backend knows it), text and logprob, and
+    optionally the most likely alternatives at that position."""
+
+    model_config = ConfigDict(extra="forbid")
+    token: str
+    logprob: float
+    token_id: int | None = None
+    top: list[TokenLogprob] | None = None
+
+
+class PolicyOptions(BaseModel):
+    """Per-call choices. Unset fields fall back to the policy's configured defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+    #: The model family (prompt format + output parser), e.g. "qwen2.5-vl".
+    family: str | None = None
+    temperature: float | None = Field(None, ge=0, le=2)
+    top_p: float | None = Field(None, gt=0, le=1)
+    max_tokens: int | None = Field(None, ge=1, le=65536)
+    seed: int | None = None
+    #: Return per-token logprobs (and token ids where the backend offers them).
+    logprobs: bool = False
+    top_logprobs: int | None = Field(None, ge=0, le=20)
+    #: How many past screenshots the prompt keeps (the current one included).
+    history_images: int | None = Field(None, ge=1, le=64)
+
+
+class PolicyStep(BaseModel):
+    """What one `Policy.act` call returns.
+
+    `actions` are in the pixel frame of the observation they answer (`Observation.frame`),
+    whatever frame the model itself worked in.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    actions: list[Action] = Field(default_factory=list)
+    raw: str = ""
+    thought: str | None = None
+    parse_error: ParseError | None = None
+    tokens: TokenCounts | None = None
+    #: Generated tokens with their logprobs, in order (when asked for and available).
+    logprobs: list[TokenLogprob] | None = None
+    #: Ids of the generated tokens (when the backend exposes them).
+    token_ids: list[int] | None = None
+    #: Ids of the prompt tokens (transformers backend only), for RL trainers that
+    #: must recompute the same sequence.
+    prompt_token_ids: list[int] | None = None
+    model: str | None = None
+    finish_reason: str | None = None
+    #: Where time went: e.g. "model", "parse", "prompt", "queue", "server_total".
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.parse_error is None
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Anything that picks actions. Sessions are independent: each has its own history."""
+
+    async def act(
+        self,
+        session_id: str,
+        instruction: str,
+        observation: Observation,
+        options: PolicyOptions | None = None,
+    ) -> PolicyStep: ...
+
+    async def reset(self, session_id: str) -> None:
+        """Forget the session's history (call at the start of every episode)."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+def make_policy(spec: str, **kw: Any) -> Policy:
+    """Build a policy from a short spec string.
+
+    - ``http://host:port`` or ``https://...``: a running `cua policy serve`; pass
+      ``token=...`` (or set CUA_POLICY_TOKEN).
+    - ``openai:MODEL@BASE_URL``: an OpenAI-compatible chat completions server driven
+      in-process (``family=...``, ``api_key=...`` or OPENAI_API_KEY, ``history_images=...``).
+    - ``transformers:PATH``: a local checkpoint loaded in-process (``family=...``,
+      ``device=...``, ``dtype=...``).
+    - ``scripted:FILE.jsonl``: replays a recorded trajectory (actions, or raw outputs of
+      a family).
+
+    Keyword arguments go to the chosen implementation. Raises ValueError on a bad spec.
+    """
+    if spec.startswith(("http://", "https://")):
+        from cua.policy.remote import RemotePolicy
+
+        return RemotePolicy(spec, **kw)
+    kind, sep, rest = spec.partition(":")
+    if not sep or not rest:
+        raise ValueError(
+            f"bad policy spec {spec!r}: expected http(s)://HOST:PORT, openai:MODEL@BASE_URL, "
+            "transformers:PATH or scripted:FILE.jsonl"
+        )
+    if kind == "openai":
+        model, at, base_url = rest.partition("@")
+        if not model or not at or not base_url:
+            raise ValueError(f"bad openai policy spec {spec!r}: expected openai:MODEL@BASE_URL")
+        from cua.policy.backends.openai import OpenAIBackend
+        from cua.policy.engine import ModelPolicy
+
+        backend_kw = {k: kw.pop(k) for k in list(kw) if k in OpenAIBackend.OPTION_NAMES}
+        return ModelPolicy(OpenAIBackend(base_url=base_url, model=model, **backend_kw), **kw)
+    if kind == "transformers":
+        from cua.policy.backends.transformers import TransformersBackend
+        from cua.policy.engine import ModelPolicy
+
+        backend_kw = {k: kw.pop(k) for k in list(kw) if k in TransformersBackend.OPTION_NAMES}
+        return ModelPolicy(TransformersBackend(rest, **backend_kw), **kw)
+    if kind == "scripted":
+        from cua.policy.backends.scripted import ScriptedPolicy
+
+        return ScriptedPolicy.from_file(rest, **kw)
+    raise ValueError(f"unknown policy kind {kind!r} in {spec!r}")
