@@ -1,0 +1,231 @@
+"""Run many episodes in parallel and write them down: the engine behind `cua eval`.
+
+N workers share one queue of (template, seed) jobs. Each worker keeps its sandbox and
+reuses it for the next episode whose sandbox config matches (a reset, not a relaunch).
+An infrastructure fault (crash, timeout) closes that sandbox and retries the episode
+once on a fresh one; an agent fault is the agent's score. Every finished episode is
+appended to `episodes.jsonl` as one whole line, so an interrupted run loses nothing
+already done; `summary.json` is written atomically at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from cua.errors import CuaError
+from cua.eval.episode import EpisodeAgent, EpisodeRecord, run_episode
+from cua.eval.handle import SandboxHandle
+from cua.observation import ObserveOptions
+from cua.task import TaskInstance, TaskTemplate
+
+__all__ = ["EpisodeJob", "RunSummary", "SandboxOpener", "TaskStats", "run_jobs", "make_jobs"]
+
+#: Opens a sandbox for (kind, config) and closes it on exit: local or over a client.
+SandboxOpener = Callable[[str, dict[str, Any]], AbstractAsyncContextManager[SandboxHandle]]
+AgentFactory = Callable[[TaskInstance], EpisodeAgent]
+
+
+class EpisodeJob(BaseModel):
+    model_config = {"arbitrary_types_allowed": True}
+    template: Any  # TaskTemplate
+    seed: int
+
+
+class TaskStats(BaseModel):
+    task_id: str
+    episodes: int = 0
+    passed: int = 0
+    score_sum: float = 0.0
+    infra_errors: int = 0
+
+    @property
+    def success_rate(self) -> float:
+        return self.passed / self.episodes if self.episodes else 0.0
+
+
+class RunSummary(BaseModel):
+    agent: str
+    episodes: int = 0
+    passed: int = 0
+    infra_errors: int = 0
+    agent_errors: int = 0
+    mean_score: float = 0.0
+    success_rate: float = 0.0
+    steps_total: int = 0
+    wall_s: float = 0.0
+    by_task: dict[str, TaskStats] = Field(default_factory=dict)
+    timings_p50_ms: dict[str, float] = Field(default_factory=dict)
+
+
+def make_jobs(templates: Sequence[TaskTemplate], seeds: Sequence[int]) -> list[EpisodeJob]:
+    return [EpisodeJob(template=t, seed=s) for t in templates for s in seeds]
+
+
+def _sandbox_key(instance: TaskInstance) -> str:
+    config = {k: v for k, v in instance.sandbox_config.items() if k != "start_url"}
+    return json.dumps([instance.sandbox_kind, config], sort_keys=True, default=str)
+
+
+class _JsonlWriter:
+    """Appends whole lines; each record is one write() of one line, flushed at once."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = path.open("a", encoding="utf-8")
+
+    def write(self, record: BaseModel) -> None:
+        self._file.write(record.model_dump_json() + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+class _Worker:
+    def __init__(self, opener: SandboxOpener) -> None:
+        self.opener = opener
+        self.key: str | None = None
+        self.handle: SandboxHandle | None = None
+        self._cm: AbstractAsyncContextManager[SandboxHandle] | None = None
+
+    async def handle_for(self, instance: TaskInstance) -> SandboxHandle:
+        key = _sandbox_key(instance)
+        if self.handle is None or key != self.key:
+            await self.release()
+            self._cm = self.opener(instance.sandbox_kind, instance.sandbox_config)
+            self.handle = await self._cm.__aenter__()
+            self.key = key
+        return self.handle
+
+    async def release(self) -> None:
+        cm, self._cm, self.handle, self.key = self._cm, None, None, None
+        if cm is not None:
+            try:
+                await cm.__aexit__(None, None, None)
+            except Exception:  # closing a crashed sandbox may fail again; the run goes on
+                pass
+
+
+async def _run_job(worker: _Worker, job: EpisodeJob, make_agent: AgentFactory,
+                   observe: ObserveOptions | None, retries: int) -> EpisodeRecord:
+    instance: TaskInstance = job.template.instantiate(job.seed)
+    record: EpisodeRecord | None = None
+    for attempt in range(retries + 1):
+        t = time.perf_counter()
+        try:
+            handle = await worker.handle_for(instance)
+        except Exception as exc:  # any failure to start a sandbox is an infrastructure fault
+            error = ({**exc.to_dict(), "fault": exc.fault} if isinstance(exc, CuaError)
+                     else {"code": "internal", "message": f"{type(exc).__name__}: {exc}", "fault": "infra"})
+            error["message"] = f"creating the sandbox failed: {error['message']}"
+            record = EpisodeRecord(task_id=instance.task_id, seed=instance.seed, instruction=instance.instruction,
+                                   agent="?", tags=instance.tags.model_dump(), status="infra_error", error=error)
+            await worker.release()
+            continue
+        setup_ms = (time.perf_counter() - t) * 1000
+        record = await run_episode(handle, instance, make_agent(instance), observe=observe)
+        record.timings_ms["sandbox"] = setup_ms
+        if record.status != "infra_error":
+            return record
+        await worker.release()  # recreate the sandbox before retrying
+        record.timings_ms["attempt"] = attempt + 1
+    assert record is not None
+    return record
+
+
+async def run_jobs(jobs: Sequence[EpisodeJob], *, opener: SandboxOpener, make_agent: AgentFactory,
+                   agent_name: str, parallel: int = 1, out_dir: Path | None = None,
+                   observe: ObserveOptions | None = None, retries: int = 1,
+                   on_record: Callable[[EpisodeRecord], None] | None = None) -> tuple[RunSummary, list[EpisodeRecord]]:
+    queue: asyncio.Queue[EpisodeJob] = asyncio.Queue()
+    for job in jobs:
+        queue.put_nowait(job)
+    writer = _JsonlWriter(out_dir / "episodes.jsonl") if out_dir else None
+    records: list[EpisodeRecord] = []
+    started = time.perf_counter()
+
+    async def work() -> None:
+        worker = _Worker(opener)
+        try:
+            while True:
+                try:
+                    job = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                record = await _run_job(worker, job, make_agent, observe, retries)
+                records.append(record)
+                if writer:
+                    writer.write(record)
+                if on_record:
+                    on_record(record)
+        finally:
+            await worker.release()
+
+    try:
+        await asyncio.gather(*(work() for _ in range(max(1, min(parallel, len(jobs) or 1)))))
+    finally:
+        if writer:
+            writer.close()
+    summary = summarize(records, agent_name, time.perf_counter() - started)
+    if out_dir:
+        _write_atomic(out_dir / "summary.json", summary.model_dump_json(indent=2))
+    return summary, records
+
+
+def summarize(records: Sequence[EpisodeRecord], agent: str, wall_s: float) -> RunSummary:
+    summary = RunSummary(agent=agent, wall_s=round(wall_s, 3))
+    by_task: dict[str, TaskStats] = {}
+    timings: dict[str, list[float]] = defaultdict(list)
+    for r in records:
+        stats = by_task.setdefault(r.task_id, TaskStats(task_id=r.task_id))
+        stats.episodes += 1
+        summary.episodes += 1
+        summary.steps_total += r.steps
+        if r.status == "infra_error":
+            stats.infra_errors += 1
+            summary.infra_errors += 1
+        elif r.status == "agent_error":
+            summary.agent_errors += 1
+        if r.verdict is not None:
+            stats.score_sum += r.verdict.score
+            summary.mean_score += r.verdict.score
+            if r.verdict.passed:
+                stats.passed += 1
+                summary.passed += 1
+        for name, value in r.timings_ms.items():
+            timings[name].append(value)
+        for step in r.actions:
+            if step.act_ms:
+                timings["step_act"].append(step.act_ms)
+    if summary.episodes:
+        summary.mean_score /= summary.episodes
+        summary.success_rate = summary.passed / summary.episodes
+    summary.by_task = dict(sorted(by_task.items()))
+    summary.timings_p50_ms = {k: round(sorted(v)[len(v) // 2], 2) for k, v in sorted(timings.items()) if v}
+    return summary
+
+
+def read_records(path: Path) -> Iterator[EpisodeRecord]:
+    """Read a run's episodes back (e.g. to resume or re-judge)."""
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield EpisodeRecord.model_validate_json(line)
