@@ -1,0 +1,61 @@
+"""What `cua eval` shows a person: a progress bar while it runs, a table when it ends."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from cua.eval.episode import EpisodeRecord
+from cua.eval.runner import RunSummary
+
+__all__ = ["print_summary", "progress"]
+
+
+@contextmanager
+def progress(total: int, *, enabled: bool = True) -> Iterator[Callable[[EpisodeRecord], None]]:
+    """A progress bar counting episodes and passes; yields the callback to call per episode."""
+    if not enabled:
+        yield lambda _record: None
+        return
+    console = Console(file=sys.stderr)
+    passed = 0
+    with Progress(TextColumn("[bold]eval"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[status]}"),
+                  TimeElapsedColumn(), console=console, transient=False) as bar:
+        task = bar.add_task("eval", total=total, status="")
+
+        def advance(record: EpisodeRecord) -> None:
+            nonlocal passed
+            passed += bool(record.verdict and record.verdict.passed)
+            bar.update(task, advance=1, status=f"passed {passed} · last {record.task_id}")
+
+        yield advance
+
+
+def print_summary(summary: RunSummary, out: Path | None = None, *, console: Console | None = None) -> None:
+    console = console or Console()
+    table = Table(title=f"success by task · {summary.agent}", show_lines=False)
+    table.add_column("task")
+    table.add_column("episodes", justify="right")
+    table.add_column("passed", justify="right")
+    table.add_column("success", justify="right")
+    table.add_column("mean score", justify="right")
+    table.add_column("infra errors", justify="right")
+    for stats in summary.by_task.values():
+        table.add_row(stats.task_id, str(stats.episodes), str(stats.passed), f"{stats.success_rate:.0%}",
+                      f"{stats.score_sum / max(1, stats.episodes):.2f}", str(stats.infra_errors))
+    table.add_section()
+    table.add_row("all", str(summary.episodes), str(summary.passed), f"{summary.success_rate:.0%}",
+                  f"{summary.mean_score:.2f}", str(summary.infra_errors))
+    console.print(table)
+    step = summary.timings_p50_ms.get("step_act")
+    console.print(f"episodes={summary.episodes} passed={summary.passed} success_rate={summary.success_rate:.3f} "
+                  f"infra_errors={summary.infra_errors} agent_errors={summary.agent_errors} wall_s={summary.wall_s:.1f}"
+                  + (f" step_p50_ms={step:.1f}" if step is not None else ""))
+    if out is not None:
+        console.print(f"episodes: {out / 'episodes.jsonl'}  summary: {out / 'summary.json'}")
