@@ -238,16 +238,15 @@ async def create_sandbox(kind: str, config: dict[str, Any] | BaseModel | None, *
 
 # --- coordinates ---
 
-def _scale_point(x: float | None, y: float | None, sx: float, sy: float, screen: Size) -> tuple[float, float] | tuple[None, None]:
+def _scale_point(x: float | None, y: float | None, frame: Size, screen: Size) -> tuple[float, float] | tuple[None, None]:
     if x is None or y is None:
         if (x is None) != (y is None):
             raise ActionFailed("give both x and y, or neither", reason="bad_coordinates")
         return None, None
-    if not (0 <= x < screen.width / sx + 1e-9 and 0 <= y < screen.height / sy + 1e-9):
-        raise ActionFailed(
-            f"point ({x:g}, {y:g}) is outside the {round(screen.width / sx)}x{round(screen.height / sy)} frame",
-            reason="out_of_bounds", details={"x": x, "y": y},
-        )
+    if not (0 <= x < frame.width and 0 <= y < frame.height):
+        raise ActionFailed(f"point ({x:g}, {y:g}) is outside the {frame.width}x{frame.height} frame",
+                           reason="out_of_bounds", details={"x": x, "y": y})
+    sx, sy = screen.width / frame.width, screen.height / frame.height
     return min(x * sx, screen.width - 1), min(y * sy, screen.height - 1)
 
 
@@ -259,15 +258,14 @@ def scale_action(action: Action, frame: Size, screen: Size, *, foreign: frozense
     """
     if action.type in foreign:
         raise ActionFailed(f"action {action.type!r} is not available in this sandbox", reason="unsupported_action")
-    sx, sy = screen.width / frame.width, screen.height / frame.height
     if isinstance(action, Drag):
-        path = [Point(x=px, y=py) for px, py in (_scale_point(p.x, p.y, sx, sy, screen) for p in action.path)]
+        path = [Point(x=px, y=py) for px, py in (_scale_point(p.x, p.y, frame, screen) for p in action.path)]
         return action.model_copy(update={"path": path})
     if isinstance(action, (MouseDown, MouseUp)):
-        x, y = _scale_point(action.x, action.y, sx, sy, screen)
+        x, y = _scale_point(action.x, action.y, frame, screen)
         return action.model_copy(update={"x": x, "y": y})
     if isinstance(action, (Click, Move, Scroll)):
-        x, y = _scale_point(action.x, action.y, sx, sy, screen)
+        x, y = _scale_point(action.x, action.y, frame, screen)
         return action.model_copy(update={"x": x, "y": y})
     return action
 

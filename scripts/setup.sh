@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Everything cua needs on a fresh Debian 12 machine: system packages, a venv, the Python
+# packages (all extras), CPU torch for the policy tests. Idempotent; safe to re-run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  bubblewrap                                   # containers: user/network namespaces
+  chromium chromium-headless-shell             # browser sandboxes (headless-shell preferred)
+  xvfb xdotool openbox xterm x11-utils xclip wmctrl   # desktop sandboxes
+  mousepad pcmanfm                             # desktop apps
+  qemu-system-x86 qemu-utils debootstrap       # VM sandboxes and image recipes
+  fonts-dejavu-core procps iproute2 ca-certificates
+)
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PYTHON=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+# torch first, pinned: a later unpinned requirement must not pull a CUDA build.
+.venv/bin/python -m pip install -q "torch==2.13.0"
+.venv/bin/python -m pip install -q -e ".[all]"
+echo "setup: done ($(.venv/bin/python -c 'import cua; print("cua", cua.__version__)'))"
