@@ -186,7 +186,7 @@ class MailApp(WebApp):
                 f'<td class="who">{_e(who)}</td>'
                 f'<td class="subj"><a href="{href}" class="msg-link">{_e(m["subject"]) or "(no subject)"}</a> {chips}'
                 f'<span class="snippet"> — {_e(m["body"][:80].replace(chr(10), " "))}</span>'
-                f'{" <span class=clip title=Attachment>📎</span>" if m["n_att"] else ""}</td>'
+                f'{" <span class=clip title=Attachment>attachment</span>" if m["n_att"] else ""}</td>'
                 f'<td class="date">{_e(self._when(m["sent_at"]))}</td>'
                 f'<td class="row-actions" role="menu" aria-label="Actions for {_e(m["subject"])}">'
                 f'<button type="submit" formaction="/message/{m["id"]}/{arch[0]}" role="menuitem" title="{arch[1]}" data-action="{arch[0]}">{arch[1]}</button>'
@@ -291,7 +291,7 @@ class MailApp(WebApp):
                      '<button type="submit">Apply</button></form>') if options else ""
         atts = self.db.all("SELECT id, filename, size FROM attachments WHERE message_id = ? ORDER BY id", (mid,))
         att_html = ("<div class='attachments'>" + "".join(
-            f'<a class="attachment" href="/attachment/{a["id"]}" download>📎 {_e(a["filename"])} <span class="muted">({_size(a["size"])})</span></a>'
+            f'<a class="attachment" href="/attachment/{a["id"]}" download>{_e(a["filename"])} <span class="muted">({_size(a["size"])})</span></a>'
             for a in atts) + "</div>") if atts else ""
         in_trash = m["folder"] == "trash"
         arch = ("inbox", "Move to inbox") if m["folder"] in ("archive", "trash") else ("archive", "Archive")
@@ -433,7 +433,7 @@ class MailApp(WebApp):
         people = "".join(f'<option value="{_e(p["email"])}">{_e(p["name"])}</option>'
                          for p in self.db.all("SELECT name, email FROM people ORDER BY name"))
         carried = "".join(
-            f'<label class="carried"><input type="checkbox" name="keep_attachment" value="{a["id"]}" checked> 📎 {_e(a["filename"])} '
+            f'<label class="carried"><input type="checkbox" name="keep_attachment" value="{a["id"]}" checked> {_e(a["filename"])} '
             f'<span class="muted">({_size(a["size"])})</span></label>' for a in data["carried"])
         err = "".join(f'<div class="error" role="alert">{_e(x)}</div>' for x in errors)
         hidden = "".join(f'<input type="hidden" name="{k}" value="{_e(data[k])}">' for k in ("in_reply_to", "forward_of", "draft_id"))

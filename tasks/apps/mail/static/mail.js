@@ -29,7 +29,7 @@ if (fileInput) {
     list.innerHTML = "";
     for (const f of fileInput.files) {
       const li = document.createElement("li");
-      li.textContent = `📎 ${f.name} (${Math.max(1, Math.round(f.size / 1024))} KB)`;
+      li.textContent = `${f.name} (${Math.max(1, Math.round(f.size / 1024))} KB)`;
       list.appendChild(li);
     }
   });

@@ -1,0 +1,478 @@
+"""Shop: an online store with ~400 products, a cart, checkout and order history.
+
+Pages: `/` (categories and top-rated picks), `/c/{slug}` and `/search?q=` (listings with
+a native <select> sort, a custom div-based brand listbox, price and stock filters,
+pagination), `/p/{id}` (product page, quantity, add to cart), `/cart` (quantities,
+remove), `/checkout` (saved or new address, shipping method, a saved card chosen
+explicitly or a new card, validated), `/orders/{id}` (with a confirmation modal right
+after checkout) and `/orders` (history). Forms post and redirect.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.shop.seed import seed_shop
+
+SCHEMA = """
+CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL, slug TEXT NOT NULL UNIQUE);
+CREATE TABLE brands (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE products (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    category_id INTEGER NOT NULL REFERENCES categories(id),
+    brand_id INTEGER NOT NULL REFERENCES brands(id),
+    price_cents INTEGER NOT NULL,
+    rating REAL NOT NULL,
+    reviews INTEGER NOT NULL,
+    stock INTEGER NOT NULL,
+    color TEXT NOT NULL,
+    description TEXT NOT NULL
+);
+CREATE TABLE cart_items (product_id INTEGER PRIMARY KEY REFERENCES products(id), qty INTEGER NOT NULL CHECK (qty > 0));
+CREATE TABLE addresses (id INTEGER PRIMARY KEY, label TEXT NOT NULL, name TEXT NOT NULL, street TEXT NOT NULL,
+                        city TEXT NOT NULL, zip TEXT NOT NULL, country TEXT NOT NULL);
+CREATE TABLE cards (id INTEGER PRIMARY KEY, brand TEXT NOT NULL, last4 TEXT NOT NULL, holder TEXT NOT NULL,
+                    exp TEXT NOT NULL, nickname TEXT NOT NULL);
+CREATE TABLE orders (
+    id INTEGER PRIMARY KEY,
+    number TEXT NOT NULL UNIQUE,
+    placed_at TEXT NOT NULL,
+    status TEXT NOT NULL,
+    ship_name TEXT NOT NULL, ship_street TEXT NOT NULL, ship_city TEXT NOT NULL, ship_zip TEXT NOT NULL,
+    ship_country TEXT NOT NULL,
+    card_id INTEGER NOT NULL REFERENCES cards(id),
+    shipping TEXT NOT NULL,
+    subtotal_cents INTEGER NOT NULL, shipping_cents INTEGER NOT NULL, total_cents INTEGER NOT NULL
+);
+CREATE TABLE order_items (
+    order_id INTEGER NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
+    product_id INTEGER NOT NULL REFERENCES products(id),
+    qty INTEGER NOT NULL,
+    price_cents INTEGER NOT NULL,
+    PRIMARY KEY (order_id, product_id)
+);
+"""
+
+PAGE_SIZE = 24
+SORTS = [("featured", "Featured"), ("price_asc", "Price: low to high"), ("price_desc", "Price: high to low"),
+         ("rating", "Customer rating"), ("name", "Name A–Z")]
+SORT_SQL = {"featured": "p.reviews DESC, p.id", "price_asc": "p.price_cents, p.id", "price_desc": "p.price_cents DESC, p.id",
+            "rating": "p.rating DESC, p.reviews DESC, p.id", "name": "p.name COLLATE NOCASE, p.id"}
+SHIPPING = {"standard": ("Standard (3–5 days)", 599), "express": ("Express (1–2 days)", 1499)}
+COUNTRIES = ["United States", "Canada", "United Kingdom", "Germany", "France", "Japan", "Australia"]
+FREE_SHIPPING_CENTS = 5000
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def money(cents: int) -> str:
+    return f"${cents / 100:,.2f}"
+
+
+def luhn_ok(number: str) -> bool:
+    digits = [int(c) for c in number][::-1]
+    total = sum(d if i % 2 == 0 else (d * 2 - 9 if d * 2 > 9 else d * 2) for i, d in enumerate(digits))
+    return total % 10 == 0
+
+
+def _thumb(p: dict[str, Any], size: int = 120) -> str:
+    """A deterministic product picture: no network, stable pixels."""
+    hue = (p["id"] * 47) % 360
+    initials = "".join(w[0] for w in p["name"].split()[:2])
+    return (f'<svg class="thumb" width="{size}" height="{size}" viewBox="0 0 100 100" role="img" aria-label="{_e(p["name"])}">'
+            f'<rect width="100" height="100" rx="8" fill="hsl({hue},45%,86%)"/>'
+            f'<circle cx="50" cy="44" r="24" fill="hsl({hue},50%,62%)"/>'
+            f'<text x="50" y="88" font-size="14" text-anchor="middle" fill="hsl({hue},40%,30%)">{_e(initials)}</text></svg>')
+
+
+def _stars(rating: float) -> str:
+    full = int(round(rating))
+    return f'<span class="stars" aria-label="{rating} out of 5">{"★" * full}{"☆" * (5 - full)}</span> <span class="muted">{rating}</span>'
+
+
+class ShopApp(WebApp):
+    name = "shop"
+    title = "Shop"
+    schema = SCHEMA
+    static_dir = Path(__file__).parent / "static"
+
+    def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
+        seed_shop(db, rng, self.now())
+
+    def state(self) -> dict[str, Any]:
+        items: dict[int, list[dict[str, Any]]] = {}
+        for it in self.db.all("SELECT oi.*, p.name FROM order_items oi JOIN products p ON p.id = oi.product_id "
+                              "ORDER BY oi.order_id, p.name"):
+            items.setdefault(it["order_id"], []).append(
+                {"product_id": it["product_id"], "name": it["name"], "qty": it["qty"], "price_cents": it["price_cents"]})
+        orders = [{**o, "total": o["total_cents"] / 100, "items": items.get(o["id"], [])}
+                  for o in self.db.all("SELECT o.*, c.last4 AS card_last4, c.brand AS card_brand FROM orders o "
+                                       "JOIN cards c ON c.id = o.card_id ORDER BY o.id")]
+        cart = self.db.all("SELECT c.product_id, p.name, c.qty, p.price_cents, c.qty * p.price_cents AS line_cents "
+                           "FROM cart_items c JOIN products p ON p.id = c.product_id ORDER BY c.rowid")
+        return {
+            "cart": cart,
+            "cart_total_cents": sum(c["line_cents"] for c in cart),
+            "orders": orders,
+            "cards": self.db.all("SELECT * FROM cards ORDER BY id"),
+            "addresses": self.db.all("SELECT * FROM addresses ORDER BY id"),
+            "products": self.db.all(
+                "SELECT p.id, p.name, c.name AS category, b.name AS brand, p.price_cents, p.rating, p.reviews, p.stock, p.color "
+                "FROM products p JOIN categories c ON c.id = p.category_id JOIN brands b ON b.id = p.brand_id ORDER BY p.id"),
+        }
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/", self.home),
+            Route("/c/{slug}", self.category),
+            Route("/search", self.search),
+            Route("/p/{pid:int}", self.product),
+            Route("/cart", self.cart),
+            Route("/cart/add", self.cart_add, methods=["POST"]),
+            Route("/cart/update", self.cart_update, methods=["POST"]),
+            Route("/cart/remove/{pid:int}", self.cart_remove, methods=["POST"]),
+            Route("/checkout", self.checkout, methods=["GET", "POST"]),
+            Route("/orders", self.orders),
+            Route("/orders/{oid:int}", self.order),
+        ]
+
+    def _page(self, title: str, body: str) -> Response:
+        count = self.db.scalar("SELECT COALESCE(SUM(qty), 0) FROM cart_items")
+        cats = "".join(f'<a href="/c/{c["slug"]}">{_e(c["name"])}</a>' for c in self.db.all("SELECT * FROM categories ORDER BY id"))
+        top = ('<div class="shopbar"><form method="get" action="/search" class="row" role="search">'
+               '<input type="search" name="q" aria-label="Search products" placeholder="Search products">'
+               '<button type="submit">Search</button></form>'
+               f'<a class="cart-link" href="/cart" aria-label="Cart, {count} items">Cart <span class="badge">{count}</span></a></div>'
+               f'<nav class="catbar">{cats}</nav>')
+        return html_page(self, title, top + body, nav=[("Home", "/"), ("Orders", "/orders"), ("Cart", "/cart")],
+                         scripts=["/static/app/listbox.js", "/static/app/shop.js"])
+
+    def _cards(self, products: list[dict[str, Any]]) -> str:
+        return '<div class="grid">' + "".join(
+            f'<article class="product card" data-id="{p["id"]}" data-name="{_e(p["name"])}">'
+            f'<a href="/p/{p["id"]}" class="pimg">{_thumb(p)}</a>'
+            f'<a href="/p/{p["id"]}" class="pname">{_e(p["name"])}</a>'
+            f'<div class="pbrand muted">{_e(p["brand"])}</div><div>{_stars(p["rating"])} <span class="muted">({p["reviews"]})</span></div>'
+            f'<div class="price">{money(p["price_cents"])}</div>'
+            + (f'<div class="oos">Out of stock</div>' if p["stock"] == 0 else
+               f'<form method="post" action="/cart/add"><input type="hidden" name="product_id" value="{p["id"]}">'
+               f'<input type="hidden" name="qty" value="1"><button type="submit" class="add" aria-label="Add {_e(p["name"])} to cart">Add to cart</button></form>')
+            + "</article>" for p in products) + "</div>"
+
+    async def home(self, request: Request) -> Response:
+        cats = self.db.all("SELECT c.*, COUNT(p.id) AS n FROM categories c JOIN products p ON p.category_id = c.id GROUP BY c.id ORDER BY c.id")
+        tiles = "".join(f'<a class="card cat-tile" href="/c/{c["slug"]}"><strong>{_e(c["name"])}</strong><span class="muted">{c["n"]} products</span></a>'
+                        for c in cats)
+        top = self.db.all("SELECT p.*, b.name AS brand FROM products p JOIN brands b ON b.id = p.brand_id "
+                          "WHERE p.stock > 0 ORDER BY p.rating DESC, p.reviews DESC, p.id LIMIT 8")
+        return self._page("Home", f"<h1>Shop by category</h1><div class='cats'>{tiles}</div><h2>Top rated</h2>{self._cards(top)}")
+
+    def _listing(self, request: Request, title: str, base_where: str, base_params: list[Any], *, extra_hidden: str = "") -> Response:
+        qp = request.query_params
+        sort = qp.get("sort", "featured")
+        sort = sort if sort in SORT_SQL else "featured"
+        where, params = [base_where], list(base_params)
+        brand = qp.get("brand", "")
+        if brand:
+            where.append("b.name = ?"); params.append(brand)
+        price_err = ""
+        for key, op in (("min", ">="), ("max", "<=")):
+            raw = qp.get(key, "").strip()
+            if raw:
+                try:
+                    where.append(f"p.price_cents {op} ?"); params.append(int(round(float(raw) * 100)))
+                except ValueError:
+                    where.pop(); price_err = "<div class='error'>Prices must be numbers.</div>"
+        if qp.get("in_stock"):
+            where.append("p.stock > 0")
+        where_sql = " AND ".join(where)
+        total = self.db.scalar(f"SELECT COUNT(*) FROM products p JOIN brands b ON b.id = p.brand_id WHERE {where_sql}", params)
+        pages = max(1, (total + PAGE_SIZE - 1) // PAGE_SIZE)
+        raw_page = qp.get("page", "1")
+        page = min(pages, max(1, int(raw_page))) if raw_page.isdigit() else 1
+        products = self.db.all(f"SELECT p.*, b.name AS brand FROM products p JOIN brands b ON b.id = p.brand_id WHERE {where_sql} "
+                               f"ORDER BY {SORT_SQL[sort]} LIMIT ? OFFSET ?", [*params, PAGE_SIZE, (page - 1) * PAGE_SIZE])
+        brands = [r["name"] for r in self.db.all(
+            f"SELECT DISTINCT b.name FROM products p JOIN brands b ON b.id = p.brand_id WHERE {base_where} ORDER BY b.name", base_params)]
+        options = [("", "All brands")] + [(b, b) for b in brands]
+        current = dict(options).get(brand, "All brands")
+        lb_opts = "".join(
+            f'<li role="option" id="brand-opt-{i}" data-value="{_e(v)}" aria-selected="{"true" if v == brand else "false"}">{_e(label)}</li>'
+            for i, (v, label) in enumerate(options))
+        brand_box = (
+            '<div class="listbox" data-name="brand" data-autosubmit="1">'
+            '<span class="lb-label" id="brand-label">Brand</span>'
+            f'<input type="hidden" name="brand" value="{_e(brand)}">'
+            f'<button type="button" class="lb-button" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="brand-label brand-value">'
+            f'<span id="brand-value" class="lb-value">{_e(current)}</span><span class="lb-caret">▾</span></button>'
+            f'<ul class="lb-options" role="listbox" aria-labelledby="brand-label" tabindex="-1" hidden>{lb_opts}</ul></div>')
+        sort_sel = "".join(f'<option value="{k}"{" selected" if k == sort else ""}>{label}</option>' for k, label in SORTS)
+        filters = (
+            f'<form class="filters card" method="get" id="filters">{extra_hidden}{brand_box}'
+            f'<label>Sort by <select name="sort" id="sort" data-autosubmit="1">{sort_sel}</select></label>'
+            f'<label>Min $ <input type="number" name="min" min="0" step="1" value="{_e(qp.get("min", ""))}" class="price-in"></label>'
+            f'<label>Max $ <input type="number" name="max" min="0" step="1" value="{_e(qp.get("max", ""))}" class="price-in"></label>'
+            f'<label><input type="checkbox" name="in_stock" value="1"{" checked" if qp.get("in_stock") else ""}> In stock only</label>'
+            '<button type="submit">Apply</button></form>')
+        qs = {k: v for k, v in qp.items() if k != "page"}
+        pager = "".join(
+            f'<a class="page{" active" if n == page else ""}" href="?{urlencode({**qs, "page": n})}"'
+            f'{" aria-current=page" if n == page else ""}>{n}</a>' for n in range(1, pages + 1))
+        body = (f"<h1>{_e(title)}</h1>{price_err}{filters}<p class='muted'>{total} products</p>"
+                f"{self._cards(products) if products else '<p class=empty>No products match.</p>'}"
+                f"<nav class='pager' aria-label='Pages'>{pager}</nav>")
+        return self._page(title, body)
+
+    async def category(self, request: Request) -> Response:
+        cat = self.db.one("SELECT * FROM categories WHERE slug = ?", (request.path_params["slug"],))
+        if cat is None:
+            return self._page("Not found", "<div class='error'>No such category.</div>")
+        return self._listing(request, cat["name"], "p.category_id = ?", [cat["id"]])
+
+    async def search(self, request: Request) -> Response:
+        q = request.query_params.get("q", "").strip()
+        like = f"%{q}%"
+        return self._listing(request, f"Results for “{q}”" if q else "All products",
+                             "(p.name LIKE ? OR b.name LIKE ? OR p.description LIKE ?)", [like, like, like],
+                             extra_hidden=f'<input type="hidden" name="q" value="{_e(q)}">')
+
+    async def product(self, request: Request) -> Response:
+        p = self.db.one("SELECT p.*, b.name AS brand, c.name AS category, c.slug FROM products p JOIN brands b ON b.id = p.brand_id "
+                        "JOIN categories c ON c.id = p.category_id WHERE p.id = ?", (request.path_params["pid"],))
+        if p is None:
+            return self._page("Not found", "<div class='error'>No such product.</div>")
+        in_cart = self.db.scalar("SELECT qty FROM cart_items WHERE product_id = ?", (p["id"],))
+        buy = ("<p class='oos'>Out of stock</p>" if p["stock"] == 0 else
+               f'<form method="post" action="/cart/add" class="row buy"><input type="hidden" name="product_id" value="{p["id"]}">'
+               f'<label>Quantity <input type="number" name="qty" value="1" min="1" max="{min(p["stock"], 10)}" id="qty"></label>'
+               f'<button type="submit" class="primary" id="add-to-cart">Add to cart</button></form>'
+               f'<p class="muted">{p["stock"]} in stock</p>')
+        note = f"<div class='flash'>In your cart: {in_cart}</div>" if in_cart else ""
+        body = (f'<p class="crumbs"><a href="/c/{p["slug"]}">{_e(p["category"])}</a> › {_e(p["name"])}</p>'
+                f'<div class="pdp card" data-id="{p["id"]}">{_thumb(p, 280)}<div class="pinfo">'
+                f'<h1 class="pname">{_e(p["name"])}</h1><p>by <strong>{_e(p["brand"])}</strong></p>'
+                f'<p>{_stars(p["rating"])} · {p["reviews"]} reviews</p><p class="price big">{money(p["price_cents"])}</p>'
+                f'<table class="specs"><tr><th>Color</th><td>{_e(p["color"])}</td></tr><tr><th>Category</th><td>{_e(p["category"])}</td></tr>'
+                f'<tr><th>Item number</th><td>{p["id"]:05d}</td></tr></table>'
+                f'<p>{_e(p["description"])}</p>{note}{buy}</div></div>')
+        return self._page(p["name"], body)
+
+    async def cart_add(self, request: Request) -> Response:
+        form = await request.form()
+        pid = str(form.get("product_id", ""))
+        qty_raw = str(form.get("qty", "1"))
+        qty = int(qty_raw) if qty_raw.isdigit() else 1
+        p = self.db.one("SELECT id, stock FROM products WHERE id = ?", (int(pid),)) if pid.isdigit() else None
+        if p is not None and p["stock"] > 0 and qty > 0:
+            self.db.execute("INSERT INTO cart_items (product_id, qty) VALUES (?, ?) "
+                            "ON CONFLICT(product_id) DO UPDATE SET qty = MIN(qty + excluded.qty, ?)", (p["id"], min(qty, p["stock"]), p["stock"]))
+        return RedirectResponse("/cart", status_code=303)
+
+    async def cart_update(self, request: Request) -> Response:
+        form = await request.form()
+        for key, value in form.multi_items():
+            m = re.fullmatch(r"qty_(\d+)", key)
+            if not m:
+                continue
+            pid, raw = int(m.group(1)), str(value).strip()
+            if raw.isdigit() and int(raw) == 0:
+                self.db.execute("DELETE FROM cart_items WHERE product_id = ?", (pid,))
+            elif raw.isdigit():
+                stock = self.db.scalar("SELECT stock FROM products WHERE id = ?", (pid,)) or 0
+                self.db.execute("UPDATE cart_items SET qty = ? WHERE product_id = ?", (max(1, min(int(raw), stock)), pid))
+        if form.get("go") == "checkout":
+            return RedirectResponse("/checkout", status_code=303)
+        return RedirectResponse("/cart", status_code=303)
+
+    async def cart_remove(self, request: Request) -> Response:
+        self.db.execute("DELETE FROM cart_items WHERE product_id = ?", (request.path_params["pid"],))
+        return RedirectResponse("/cart", status_code=303)
+
+    def _cart_lines(self) -> list[dict[str, Any]]:
+        return self.db.all("SELECT c.product_id, c.qty, p.name, p.price_cents, p.stock, p.id FROM cart_items c "
+                           "JOIN products p ON p.id = c.product_id ORDER BY c.rowid")
+
+    async def cart(self, request: Request) -> Response:
+        lines = self._cart_lines()
+        if not lines:
+            return self._page("Cart", "<h1>Your cart</h1><p class='empty card'>Your cart is empty. <a href='/'>Continue shopping</a></p>")
+        rows = "".join(
+            f'<tr class="cart-line" data-id="{l["product_id"]}" data-name="{_e(l["name"])}"><td><a href="/p/{l["product_id"]}">{_e(l["name"])}</a></td>'
+            f'<td>{money(l["price_cents"])}</td>'
+            f'<td><input type="number" name="qty_{l["product_id"]}" value="{l["qty"]}" min="0" max="{l["stock"]}" class="qty" '
+            f'aria-label="Quantity of {_e(l["name"])}"></td><td class="line">{money(l["qty"] * l["price_cents"])}</td>'
+            f'<td><button type="submit" formaction="/cart/remove/{l["product_id"]}" class="link" aria-label="Remove {_e(l["name"])}">Remove</button></td></tr>'
+            for l in lines)
+        sub = sum(l["qty"] * l["price_cents"] for l in lines)
+        body = (f"<h1>Your cart</h1><form method='post' action='/cart/update' class='cart'>"
+                f"<table><thead><tr><th>Product</th><th>Price</th><th>Qty</th><th>Total</th><th></th></tr></thead><tbody>{rows}</tbody>"
+                f"<tfoot><tr><th colspan=3>Subtotal</th><th id='subtotal'>{money(sub)}</th><th></th></tr></tfoot></table>"
+                f"<p class='muted'>{'Free shipping on this order.' if sub >= FREE_SHIPPING_CENTS else f'Free standard shipping on orders over {money(FREE_SHIPPING_CENTS)}.'}</p>"
+                "<p class='row'><button type='submit' id='update-cart'>Update cart</button>"
+                "<button type='submit' class='primary' name='go' value='checkout' id='to-checkout'>Proceed to checkout</button></p></form>")
+        return self._page("Cart", body)
+
+    def _checkout_form(self, lines: list[dict[str, Any]], values: dict[str, str], errors: list[str]) -> Response:
+        addrs = self.db.all("SELECT * FROM addresses ORDER BY id")
+        cards = self.db.all("SELECT * FROM cards ORDER BY id")
+        addr_choice = values.get("address", str(addrs[0]["id"]) if addrs else "new")
+        addr_html = "".join(
+            f'<label class="choice"><input type="radio" name="address" value="{a["id"]}"{" checked" if addr_choice == str(a["id"]) else ""}>'
+            f' <strong>{_e(a["label"])}</strong>: {_e(a["name"])}, {_e(a["street"])}, {_e(a["city"])} {_e(a["zip"])}, {_e(a["country"])}</label>'
+            for a in addrs)
+        countries = "".join(f'<option{" selected" if c == values.get("country", "United States") else ""}>{c}</option>' for c in COUNTRIES)
+        addr_html += (
+            f'<label class="choice"><input type="radio" name="address" value="new"{" checked" if addr_choice == "new" else ""}> A new address</label>'
+            '<fieldset class="new-address" id="new-address"><legend>New address</legend>'
+            f'<label>Full name <input type="text" name="name" value="{_e(values.get("name", ""))}"></label>'
+            f'<label>Street <input type="text" name="street" value="{_e(values.get("street", ""))}"></label>'
+            f'<label>City <input type="text" name="city" value="{_e(values.get("city", ""))}"></label>'
+            f'<label>ZIP <input type="text" name="zip" value="{_e(values.get("zip", ""))}" size="8"></label>'
+            f'<label>Country <select name="country">{countries}</select></label>'
+            '<label><input type="checkbox" name="save_address" value="1"> Save this address</label></fieldset>')
+        ship_choice = values.get("shipping", "standard")
+        sub = sum(l["qty"] * l["price_cents"] for l in lines)
+        ship_html = "".join(
+            f'<label class="choice"><input type="radio" name="shipping" value="{k}"{" checked" if k == ship_choice else ""}> {label} — '
+            f'{"Free" if k == "standard" and sub >= FREE_SHIPPING_CENTS else money(cost)}</label>' for k, (label, cost) in SHIPPING.items())
+        card_choice = values.get("card", "")
+        card_html = "".join(
+            f'<label class="choice"><input type="radio" name="card" value="{c["id"]}"{" checked" if card_choice == str(c["id"]) else ""}>'
+            f' {_e(c["nickname"])}: {_e(c["brand"])} ending in {_e(c["last4"])} <span class="muted">exp {_e(c["exp"])}</span></label>'
+            for c in cards)
+        card_html += (
+            f'<label class="choice"><input type="radio" name="card" value="new"{" checked" if card_choice == "new" else ""}> A new card</label>'
+            '<fieldset class="new-card" id="new-card"><legend>New card</legend>'
+            f'<label>Card number <input type="text" name="card_number" inputmode="numeric" autocomplete="off" value="{_e(values.get("card_number", ""))}"></label>'
+            f'<label>Name on card <input type="text" name="card_holder" value="{_e(values.get("card_holder", ""))}"></label>'
+            f'<label>Expiry (MM/YY) <input type="text" name="card_exp" size="6" value="{_e(values.get("card_exp", ""))}"></label>'
+            '<label>CVC <input type="text" name="card_cvc" size="4" autocomplete="off"></label></fieldset>')
+        summary = "".join(f'<tr><td>{_e(l["name"])} × {l["qty"]}</td><td>{money(l["qty"] * l["price_cents"])}</td></tr>' for l in lines)
+        err = "".join(f"<div class='error' role='alert'>{_e(x)}</div>" for x in errors)
+        body = (f"<h1>Checkout</h1>{err}<form method='post' action='/checkout' class='checkout' id='checkout-form'>"
+                f"<div class='cols'><div><section class='card'><h2>Shipping address</h2>{addr_html}</section>"
+                f"<section class='card'><h2>Delivery</h2>{ship_html}</section>"
+                f"<section class='card'><h2>Payment</h2>{card_html}</section></div>"
+                f"<aside class='card summary'><h2>Order summary</h2><table>{summary}"
+                f"<tr><th>Subtotal</th><th>{money(sub)}</th></tr></table>"
+                "<button type='submit' class='primary' id='place-order'>Place order</button></aside></div></form>")
+        return self._page("Checkout", body)
+
+    async def checkout(self, request: Request) -> Response:
+        lines = self._cart_lines()
+        if not lines:
+            return RedirectResponse("/cart", status_code=303)
+        if request.method == "GET":
+            return self._checkout_form(lines, {}, [])
+        form = await request.form()
+        values = {k: str(v).strip() for k, v in form.items()}
+        errors: list[str] = []
+        addr = values.get("address", "")
+        if addr == "new":
+            missing = [k for k in ("name", "street", "city", "zip") if not values.get(k)]
+            if missing:
+                errors.append("Please fill in the new address: " + ", ".join(missing) + ".")
+            if values.get("country") not in COUNTRIES:
+                errors.append("Choose a country.")
+            ship_to = (values.get("name", ""), values.get("street", ""), values.get("city", ""), values.get("zip", ""), values.get("country", ""))
+        else:
+            a = self.db.one("SELECT * FROM addresses WHERE id = ?", (int(addr),)) if addr.isdigit() else None
+            if a is None:
+                errors.append("Choose a shipping address.")
+                ship_to = ("", "", "", "", "")
+            else:
+                ship_to = (a["name"], a["street"], a["city"], a["zip"], a["country"])
+        shipping = values.get("shipping", "")
+        if shipping not in SHIPPING:
+            errors.append("Choose a delivery option.")
+        card_choice = values.get("card", "")
+        card_id: int | None = None
+        if card_choice == "new":
+            number = re.sub(r"[\s-]", "", values.get("card_number", ""))
+            if not (number.isdigit() and 13 <= len(number) <= 19 and luhn_ok(number)):
+                errors.append("The card number is not valid.")
+            if not re.fullmatch(r"(0[1-9]|1[0-2])/\d\d", values.get("card_exp", "")):
+                errors.append("Expiry must be MM/YY.")
+            if not re.fullmatch(r"\d{3,4}", values.get("card_cvc", "")):
+                errors.append("CVC must be 3 or 4 digits.")
+            if not values.get("card_holder"):
+                errors.append("Enter the name on the card.")
+        elif card_choice.isdigit() and self.db.one("SELECT id FROM cards WHERE id = ?", (int(card_choice),)):
+            card_id = int(card_choice)
+        else:
+            errors.append("Choose a payment method.")
+        short = [l["name"] for l in lines if l["qty"] > l["stock"]]
+        if short:
+            errors.append("Not enough stock for: " + ", ".join(short))
+        if errors:
+            values.pop("card_cvc", None)
+            return self._checkout_form(lines, values, errors)
+        if card_choice == "new":
+            number = re.sub(r"[\s-]", "", values["card_number"])
+            brand = {"4": "Visa", "5": "Mastercard", "3": "Amex"}.get(number[0], "Card")
+            card_id = self.db.execute("INSERT INTO cards (brand, last4, holder, exp, nickname) VALUES (?,?,?,?,?)",
+                                      (brand, number[-4:], values["card_holder"], values["card_exp"], f"{brand} {number[-4:]}")).lastrowid
+        if addr == "new" and values.get("save_address"):
+            self.db.execute("INSERT INTO addresses (label, name, street, city, zip, country) VALUES (?,?,?,?,?,?)",
+                            ("Saved", *ship_to))
+        sub = sum(l["qty"] * l["price_cents"] for l in lines)
+        ship_cost = 0 if shipping == "standard" and sub >= FREE_SHIPPING_CENTS else SHIPPING[shipping][1]
+        n = self.db.scalar("SELECT COUNT(*) FROM orders") + 1
+        number = f"SH-{700000 + n * 37:06d}"
+        oid = self.db.execute(
+            "INSERT INTO orders (number, placed_at, status, ship_name, ship_street, ship_city, ship_zip, ship_country, card_id,"
+            " shipping, subtotal_cents, shipping_cents, total_cents) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (number, self.now().strftime("%Y-%m-%d %H:%M"), "placed", *ship_to, card_id, shipping, sub, ship_cost, sub + ship_cost)).lastrowid
+        for l in lines:
+            self.db.execute("INSERT INTO order_items (order_id, product_id, qty, price_cents) VALUES (?,?,?,?)",
+                            (oid, l["product_id"], l["qty"], l["price_cents"]))
+            self.db.execute("UPDATE products SET stock = stock - ? WHERE id = ?", (l["qty"], l["product_id"]))
+        self.db.execute("DELETE FROM cart_items")
+        return RedirectResponse(f"/orders/{oid}?placed=1", status_code=303)
+
+    async def orders(self, request: Request) -> Response:
+        rows = self.db.all("SELECT o.*, (SELECT SUM(qty) FROM order_items WHERE order_id = o.id) AS n FROM orders o "
+                           "ORDER BY o.placed_at DESC, o.id DESC")
+        trs = "".join(f'<tr data-number="{_e(o["number"])}"><td><a href="/orders/{o["id"]}">{_e(o["number"])}</a></td><td>{_e(o["placed_at"][:10])}</td>'
+                      f'<td>{o["n"]} item(s)</td><td>{money(o["total_cents"])}</td><td>{_e(o["status"])}</td></tr>' for o in rows)
+        return self._page("Orders", "<h1>Your orders</h1><table class='orders'><thead><tr><th>Order</th><th>Placed</th>"
+                                    f"<th>Items</th><th>Total</th><th>Status</th></tr></thead><tbody>{trs}</tbody></table>")
+
+    async def order(self, request: Request) -> Response:
+        o = self.db.one("SELECT o.*, c.brand, c.last4 FROM orders o JOIN cards c ON c.id = o.card_id WHERE o.id = ?",
+                        (request.path_params["oid"],))
+        if o is None:
+            return self._page("Not found", "<div class='error'>No such order.</div>")
+        items = self.db.all("SELECT oi.*, p.name FROM order_items oi JOIN products p ON p.id = oi.product_id WHERE oi.order_id = ?", (o["id"],))
+        trs = "".join(f'<tr><td><a href="/p/{i["product_id"]}">{_e(i["name"])}</a></td><td>{i["qty"]}</td><td>{money(i["qty"] * i["price_cents"])}</td></tr>'
+                      for i in items)
+        modal = ""
+        if request.query_params.get("placed"):
+            modal = (f'<div class="modal-backdrop" id="placed-modal"><div class="modal" role="dialog" aria-modal="true" aria-labelledby="placed-title">'
+                     f'<h2 id="placed-title">Thank you! Your order is placed.</h2><p>Order number <strong id="order-number">{_e(o["number"])}</strong>, '
+                     f'total {money(o["total_cents"])}, paid with {_e(o["brand"])} ending in {_e(o["last4"])}.</p>'
+                     '<p class="row"><button type="button" class="primary" data-close="placed-modal" id="placed-ok">OK</button>'
+                     '<a class="button" href="/">Continue shopping</a></p></div></div>')
+        body = (f'<h1>Order {_e(o["number"])}</h1><div class="card order" data-number="{_e(o["number"])}"><p>Placed {_e(o["placed_at"])} · '
+                f'<strong>{_e(o["status"])}</strong></p><p>Ship to: {_e(o["ship_name"])}, {_e(o["ship_street"])}, {_e(o["ship_city"])} '
+                f'{_e(o["ship_zip"])}, {_e(o["ship_country"])}</p><p>Paid with {_e(o["brand"])} ending in {_e(o["last4"])} · '
+                f'{_e(SHIPPING[o["shipping"]][0])}</p><table><thead><tr><th>Product</th><th>Qty</th><th>Total</th></tr></thead>'
+                f'<tbody>{trs}</tbody><tfoot><tr><th colspan=2>Shipping</th><td>{money(o["shipping_cents"])}</td></tr>'
+                f'<tr><th colspan=2>Total</th><th>{money(o["total_cents"])}</th></tr></tfoot></table></div>{modal}')
+        return self._page(f"Order {o['number']}", body)
+
+
+APP = ShopApp
