@@ -1,0 +1,212 @@
+"""UI-TARS-1.5: ``Thought: ...`` / ``Action: click(start_box='(x,y)')`` text.
+
+Coordinates are pixels of the smart_resized image (factor 28, at least 100 tokens).
+Points are written as ``'(x,y)'``, ``'<|box_start|>(x,y)<|box_end|>'``, ``<point>x y</point>``
+or a box ``(x1,y1,x2,y2)`` (its centre counts). The action call is read with `ast`
+(never evaluated); a `type(content=...)` whose quotes the model failed to escape is
+recovered by position.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, ClassVar
+
+from cua.observation import Size
+from cua.policy.families.base import ActionBuilder, Family, FamilyParseError, ParseContext, Parsed, pair
+from cua.policy.imaging import ModelFrame, smart_resize
+
+__all__ = ["UITars15"]
+
+_POINT_TAG = re.compile(r"<point>\s*(-?[\d.]+)[\s,]+(-?[\d.]+)\s*</point>")
+_BBOX_TAG = re.compile(r"<bbox>\s*(-?[\d.]+)[\s,]+(-?[\d.]+)[\s,]+(-?[\d.]+)[\s,]+(-?[\d.]+)\s*</bbox>")
+_THOUGHT = re.compile(r"(?:Thought|Reflection|Action_Summary):\s*(.*?)(?=\s*Action:|\Z)", re.DOTALL)
+_CALL_START = re.compile(r"(?m)(?:^|\s|\))\s*([a-z_]+)\(")
+_TYPE_CONTENT = re.compile(r"^type\(\s*content\s*=\s*(['\"])(.*)\1\s*\)\s*$", re.DOTALL)
+_FINISHED_CONTENT = re.compile(r"^finished\(\s*content\s*=\s*(['\"])(.*)\1\s*\)\s*$", re.DOTALL)
+_SCROLL_SIGN = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
+
+
+def _normalize(text: str) -> str:
+    text = text.replace("<|box_start|>", "").replace("<|box_end|>", "").replace("[EOS]", "")
+    text = _POINT_TAG.sub(r"(\1,\2)", text)
+    text = _BBOX_TAG.sub(r"(\1,\2,\3,\4)", text)
+    text = re.sub(r"\bstart_point=", "start_box=", text)
+    text = re.sub(r"\bend_point=", "end_box=", text)
+    text = re.sub(r"(?<![_a-z])point=", "start_box=", text)
+    return text
+
+
+def _unescape(text: str) -> str:
+    return text.replace("\\n", "\n").replace("\\'", "'").replace('\\"', '"').replace("\\\\", "\\")
+
+
+class UITars15(Family):
+    name: ClassVar[str] = "ui-tars-1.5"
+    factor: ClassVar[int] = 28
+    #: Wheel notches per `scroll(...)`, as in the UI-TARS desktop runtime.
+    scroll_notches: ClassVar[int] = 5
+
+    def __init__(
+        self,
+        *,
+        min_pixels: int | None = 100 * 28 * 28,
+        max_pixels: int | None = 16384 * 28 * 28,
+        language: str = "English",
+        **kw: Any,
+    ) -> None:
+        super().__init__(**kw)
+        self.min_pixels = min_pixels
+        self.max_pixels = max_pixels
+        self.language = language
+
+    def model_frame(self, frame: Size) -> ModelFrame:
+        height, width = smart_resize(frame.height, frame.width, self.factor, self.min_pixels, self.max_pixels)
+        return ModelFrame.pixels(frame, Size(width=width, height=height))
+
+    def system_prompt(self, model: ModelFrame) -> str | None:
+        return None  # UI-TARS takes its whole prompt in the first user message
+
+    def instruction_text(self, instruction: str) -> str:
+        return (
+            "You are a GUI agent. You are given a task and your action history, with screenshots. "
+            "You need to perform the next action to complete the task.\n\n"
+            "## Output Format\n```\nThought: ...\nAction: ...\n```\n\n"
+            "## Action Space\n"
+            "click(start_box='<|box_start|>(x1,y1)<|box_end|>')\n"
+            "left_double(start_box='<|box_start|>(x1,y1)<|box_end|>')\n"
+            "right_single(start_box='<|box_start|>(x1,y1)<|box_end|>')\n"
+            "drag(start_box='<|box_start|>(x1,y1)<|box_end|>', end_box='<|box_start|>(x3,y3)<|box_end|>')\n"
+            "hotkey(key='ctrl c') # keys separated by spaces, lower case\n"
+            "type(content='') # end content with \\n to submit\n"
+            "scroll(start_box='<|box_start|>(x1,y1)<|box_end|>', direction='down or up or right or left')\n"
+            "wait() # sleep 5s and take a new screenshot\n"
+            "finished(content='xxx') # escape \\', \\\" and \\n in content\n\n"
+            f"## Note\n- Use {self.language} in the `Thought` part.\n"
+            "- Write a small plan and finally summarize your next action (with its target element) "
+            "in one sentence in the `Thought` part.\n\n"
+            f"## User Instruction\n{instruction}"
+        )
+
+    # -- parsing ---------------------------------------------------------------------
+    def parse(self, raw: str, ctx: ParseContext) -> Parsed:
+        text = _normalize(raw.strip())
+        if "Action:" not in text:
+            raise FamilyParseError("no `Action:` in the output")
+        marker = re.search(r"(?m)^\s*Action:", text) or re.search(r"Action:", text)
+        assert marker is not None
+        head, action_part = text[: marker.start()], text[marker.end() :]
+        thought_match = _THOUGHT.search(head + "Action:")
+        thought = thought_match.group(1).strip() if thought_match else (head.strip() or None)
+        calls = self._split_calls(action_part.strip())
+        if not calls:
+            raise FamilyParseError("empty `Action:`")
+        builder = ActionBuilder(ctx)
+        for call in calls:
+            name, kwargs = self._read_call(call)
+            self._apply(name, kwargs, builder)
+        return Parsed(actions=builder.actions, thought=thought or None)
+
+    @staticmethod
+    def _split_calls(text: str) -> list[str]:
+        """Split `a(...)\\n\\nb(...)` into calls; content of type()/finished() may itself
+        contain blank lines, so those run to the end of the text."""
+        calls: list[str] = []
+        rest = text
+        while rest:
+            rest = rest.lstrip()
+            if re.match(r"(type|finished)\(", rest):
+                calls.append(rest.rstrip())
+                break
+            cut = rest.find(")\n\n")
+            if cut < 0:
+                calls.append(rest.rstrip())
+                break
+            calls.append(rest[: cut + 1])
+            rest = rest[cut + 3 :]
+        return [c if c.endswith(")") else c + ")" for c in calls if c]
+
+    @staticmethod
+    def _read_call(call: str) -> tuple[str, dict[str, Any]]:
+        for pattern, name in ((_TYPE_CONTENT, "type"), (_FINISHED_CONTENT, "finished")):
+            match = pattern.match(call)
+            if match:  # read by position: models often leave inner quotes unescaped
+                return name, {"content": _unescape(match.group(2))}
+        try:
+            node = ast.parse(call.replace("\n", "\\n"), mode="eval").body
+        except SyntaxError as exc:
+            raise FamilyParseError(f"cannot read action {call[:200]!r}: {exc.msg}") from None
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            raise FamilyParseError(f"action is not a call: {call[:200]!r}")
+        if node.args:
+            raise FamilyParseError(f"action arguments must be named: {call[:200]!r}")
+        kwargs: dict[str, Any] = {}
+        for keyword in node.keywords:
+            if keyword.arg is None or not isinstance(keyword.value, ast.Constant):
+                raise FamilyParseError(f"action arguments must be literals: {call[:200]!r}")
+            kwargs[keyword.arg] = keyword.value.value
+        return node.func.id, kwargs
+
+    def _apply(self, name: str, kw: dict[str, Any], b: ActionBuilder) -> None:
+        def box(key: str, required: bool = True) -> tuple[float, float] | None:
+            value = kw.get(key)
+            if value in (None, ""):
+                if required:
+                    raise FamilyParseError(f"{name}() needs {key}")
+                return None
+            return b.at(*pair(str(value), key))
+
+        if name in ("click", "left_single"):
+            b.click(box("start_box"), "left", 1)
+        elif name == "left_double":
+            b.click(box("start_box"), "left", 2)
+        elif name == "left_triple":
+            b.click(box("start_box"), "left", 3)
+        elif name == "right_single":
+            b.click(box("start_box"), "right", 1)
+        elif name in ("drag", "select"):
+            end = box("end_box")
+            assert end is not None
+            b.drag(box("start_box"), end)
+        elif name in ("hover", "mouse_move", "move_to"):
+            point = box("start_box")
+            assert point is not None
+            b.move(point)
+        elif name == "hotkey":
+            keys = str(kw.get("key", kw.get("hotkey", ""))).strip()
+            if not keys:
+                raise FamilyParseError("hotkey() needs key")
+            b.key(keys.replace("+", " ").split() if len(keys) > 1 else [keys])
+        elif name in ("press", "keydown", "keyup", "release"):
+            key = str(kw.get("key", kw.get("press", ""))).strip()
+            if not key:
+                raise FamilyParseError(f"{name}() needs key")
+            if name == "press":
+                b.key([key])
+            elif name == "keydown":
+                b.key_down(key)
+            else:
+                b.key_up(key)
+        elif name == "type":
+            content = str(kw.get("content", ""))
+            submit = content.endswith("\n")
+            b.type(content.rstrip("\n") if submit else content)
+            if submit:
+                b.key(["Enter"])
+        elif name == "scroll":
+            direction = str(kw.get("direction", "down")).strip().lower()
+            if direction not in _SCROLL_SIGN:
+                raise FamilyParseError(f"unknown scroll direction {direction!r}")
+            sx, sy = _SCROLL_SIGN[direction]
+            step = self.scroll_notches * b.ctx.scroll_unit_px
+            b.scroll(box("start_box", required=False), sx * step, sy * step)
+        elif name == "wait":
+            b.wait(5.0)
+        elif name == "finished":
+            content = kw.get("content")
+            b.done("success", str(content) if content not in (None, "") else None)
+        elif name == "call_user":
+            b.done("failure", "the agent asked for a human (call_user)")
+        else:
+            raise FamilyParseError(f"unknown UI-TARS action {name}()")
