@@ -27,6 +27,7 @@ __all__ = [
     "Oracle",
     "OracleContext",
     "TaskInstance",
+    "TaskSetup",
     "TaskTags",
     "TaskTemplate",
     "Verdict",
@@ -102,6 +103,18 @@ class TaskTags(BaseModel):
     feasible: bool = True
 
 
+class TaskSetup(BaseModel):
+    """How a runner prepares the sandbox before the agent's first observation."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    #: The seed to reset the sandbox (its apps) with; None: the instance's seed.
+    seed: int | None = None
+    #: Files to create in a desktop/VM sandbox after reset: absolute path -> text.
+    files: dict[str, str] = Field(default_factory=dict)
+    #: An Oracle run after reset and before the agent starts (its actions are not the agent's).
+    actions: Any = None
+
+
 class TaskInstance(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
     task_id: str
@@ -116,6 +129,12 @@ class TaskInstance(BaseModel):
     oracle: Any  # an Oracle
     #: A plausible wrong solution that the judge must fail (judge QA), when the task has one.
     near_miss: Any = None
+    setup: TaskSetup = Field(default_factory=TaskSetup)
+
+    @property
+    def reset_seed(self) -> int:
+        """The seed a runner resets the sandbox with."""
+        return self.seed if self.setup.seed is None else self.setup.seed
 
 
 @runtime_checkable

@@ -1,0 +1,246 @@
+"""Load task files: YAML -> validated `TemplateSpec`s -> `YamlTemplate`s.
+
+Every problem in a file is reported as one `TaskFormatError` naming the file, the
+field (a readable path such as `templates[2] (todo.rename@1).judge.checks[0].expect.op`)
+and the reason, so a task author can fix a file without reading a traceback.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from cua.task import TaskInstance, TaskSetup, TaskTags
+from cua.tasks.format import SandboxSpec, TaskFile, TemplateSpec
+from cua.tasks.params import GenerationError, generate_params
+from cua.tasks.render import RenderError, render
+
+__all__ = ["FormatProblem", "TaskFormatError", "YamlTemplate", "load_file", "load_text", "sandbox_config"]
+
+
+@dataclass(frozen=True)
+class FormatProblem:
+    file: str
+    field: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.field}: {self.reason}" if self.field else f"{self.file}: {self.reason}"
+
+
+class TaskFormatError(ValueError):
+    """A task file (or a template instantiated from it) breaks the format."""
+
+    def __init__(self, problems: list[FormatProblem]) -> None:
+        self.problems = problems
+        shown = "\n  ".join(str(p) for p in problems[:12])
+        more = f"\n  ... and {len(problems) - 12} more" if len(problems) > 12 else ""
+        super().__init__(f"invalid task file ({len(problems)} problem{'s' if len(problems) != 1 else ''}):\n  {shown}{more}")
+
+    @property
+    def file(self) -> str:
+        return self.problems[0].file
+
+    @property
+    def field(self) -> str:
+        return self.problems[0].field
+
+    @property
+    def reason(self) -> str:
+        return self.problems[0].reason
+
+
+def _field_path(loc: Iterable[Any], data: Any) -> str:
+    """Turn a pydantic error location into a readable path over the file's data. A loc
+    element that is not a key of the data at that point is a union branch label (skipped)
+    unless it is the last one (a missing field)."""
+    parts = list(loc)
+    out = ""
+    node = data
+    for i, part in enumerate(parts):
+        if isinstance(node, Mapping) and isinstance(part, str) and part in node:
+            if i < len(parts) - 1 and not isinstance(node[part], (Mapping, list)):
+                continue  # a branch tag named like its key (e.g. `check`), followed by the field
+            out = f"{out}.{part}" if out else part
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            out += f"[{part}]"
+            node = node[part]
+            if out == f"templates[{part}]" and isinstance(node, Mapping) and "id" in node:
+                out += f" ({node['id']})"
+        elif i == len(parts) - 1 and isinstance(part, str) and isinstance(node, Mapping):
+            out = f"{out}.{part}" if out else part
+    return out
+
+
+def _problems(exc: ValidationError, file: str, data: Any) -> list[FormatProblem]:
+    out: list[FormatProblem] = []
+    seen: set[tuple[str, str]] = set()
+    for err in exc.errors(include_url=False):
+        field = _field_path(err["loc"], data)
+        reason = err["msg"]
+        if err["type"] == "extra_forbidden":
+            reason = "unknown field"
+        key = (field, reason)
+        if key not in seen:
+            seen.add(key)
+            out.append(FormatProblem(file, field, reason))
+    return out
+
+
+def _merge(base: Any, over: Any) -> Any:
+    if isinstance(base, dict) and isinstance(over, dict):
+        merged = dict(base)
+        for key, value in over.items():
+            merged[key] = _merge(base[key], value) if key in base else copy.deepcopy(value)
+        return merged
+    return copy.deepcopy(over)
+
+
+def load_text(text: str, file: str = "<string>", *, suite: str | None = None) -> list["YamlTemplate"]:
+    """Parse and validate one task file's text; `suite` (the folder name) is checked
+    against the file's `suite:` and every template id's prefix."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise TaskFormatError([FormatProblem(file, where, f"not valid YAML: {getattr(exc, 'problem', None) or exc}")]) from None
+    if not isinstance(data, dict):
+        raise TaskFormatError([FormatProblem(file, "", "a task file is a mapping with a `templates:` list")])
+    defaults = data.get("defaults") or {}
+    raw_templates = data.get("templates")
+    if isinstance(defaults, dict) and isinstance(raw_templates, list):
+        data = {**data, "templates": [_merge(defaults, t) if isinstance(t, dict) else t for t in raw_templates]}
+    try:
+        parsed = TaskFile.model_validate(data)
+    except ValidationError as exc:
+        raise TaskFormatError(_problems(exc, file, data)) from None
+    problems: list[FormatProblem] = []
+    suite_name = parsed.suite or suite
+    if parsed.suite and suite and parsed.suite != suite:
+        problems.append(FormatProblem(file, "suite", f"the file says suite {parsed.suite!r} but lies in suite folder {suite!r}"))
+    seen: set[str] = set()
+    for i, spec in enumerate(parsed.templates):
+        where = f"templates[{i}] ({spec.id}).id"
+        if suite_name and spec.id.split(".", 1)[0] != suite_name:
+            problems.append(FormatProblem(file, where, f"the id must start with the suite name {suite_name!r}"))
+        if spec.id in seen:
+            problems.append(FormatProblem(file, where, "duplicate template id"))
+        seen.add(spec.id)
+        problems += _static_checks(spec, file, f"templates[{i}] ({spec.id})")
+    if problems:
+        raise TaskFormatError(problems)
+    return [YamlTemplate(spec, data["templates"][i], file) for i, spec in enumerate(parsed.templates)]
+
+
+def _static_checks(spec: TemplateSpec, file: str, where: str) -> list[FormatProblem]:
+    out: list[FormatProblem] = []
+    if spec.sandbox.app and spec.sandbox.kind != "browser":
+        out.append(FormatProblem(file, f"{where}.sandbox.app", "an app shortcut needs kind: browser"))
+    if spec.setup.files and spec.sandbox.kind == "browser":
+        out.append(FormatProblem(file, f"{where}.setup.files", "files are for desktop and vm sandboxes"))
+    if spec.judge.side_effects and not spec.sandbox.app and "services" not in spec.sandbox.config:
+        out.append(FormatProblem(file, f"{where}.judge.side_effects", "side effects are diffed on an app's state; "
+                                 "this sandbox runs no app"))
+    if not spec.judge.checks and spec.tags.feasible:
+        out.append(FormatProblem(file, f"{where}.judge.checks", "a feasible task needs at least one check"))
+    from cua.tasks.apps import app_names
+
+    apps = {spec.sandbox.app} | {p.app for p in spec.params.values() if getattr(p, "app", None)}
+    for app in sorted(a for a in apps if a):
+        if app not in app_names():
+            out.append(FormatProblem(file, f"{where}.sandbox.app", f"unknown app {app!r}; bundled: {', '.join(app_names())}"))
+    return out
+
+
+def load_file(path: str | Path, *, suite: str | None = None) -> list["YamlTemplate"]:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TaskFormatError([FormatProblem(str(path), "", f"cannot read: {exc.strerror or exc}")]) from None
+    return load_text(text, str(path), suite=suite)
+
+
+def sandbox_config(spec: SandboxSpec, start_url: str | None) -> dict[str, Any]:
+    """The sandbox kind's config dict: the `app` shortcut becomes the service `app`."""
+    config: dict[str, Any] = copy.deepcopy(spec.config)
+    if spec.app:
+        service = {"name": "app", "argv": [sys.executable, "-m", "cua.tasks.apps.serve", spec.app]}
+        config["services"] = [service, *[s for s in config.get("services", []) if s.get("name") != "app"]]
+    url = start_url or spec.start_url
+    if url is not None:
+        config["start_url"] = url
+    if spec.viewport is not None:
+        config["viewport"] = spec.viewport.model_dump()
+    if spec.isolation is not None:
+        config["isolation"] = spec.isolation
+    return config
+
+
+class YamlTemplate:
+    """A validated template from a task file; `instantiate(seed)` is deterministic."""
+
+    def __init__(self, spec: TemplateSpec, raw: dict[str, Any], file: str) -> None:
+        self.spec = spec
+        self.raw = raw
+        self.file = file
+        self.id: str = spec.id
+        self.tags: TaskTags = TaskTags.model_validate(spec.tags.model_dump())
+
+    @property
+    def suite(self) -> str:
+        return self.id.split(".", 1)[0]
+
+    def __repr__(self) -> str:
+        return f"<YamlTemplate {self.id} from {self.file}>"
+
+    def params(self, seed: int) -> dict[str, Any]:
+        app_seed = self.spec.setup.app_seed if self.spec.setup.app_seed is not None else seed
+        return generate_params(self.spec, seed, app_seed)
+
+    def instantiate(self, seed: int) -> TaskInstance:
+        from cua.judges.judge import StateJudge
+        from cua.tasks.oracle import build_oracle
+
+        app_seed = self.spec.setup.app_seed if self.spec.setup.app_seed is not None else seed
+        where = f"{self.id} at seed {seed}"
+        try:
+            params = generate_params(self.spec, seed, app_seed)
+            rendered = render({k: v for k, v in self.raw.items() if k not in ("params", "derived", "generator")},
+                              params)
+        except (GenerationError, RenderError) as exc:
+            raise TaskFormatError([FormatProblem(self.file, where, str(exc))]) from None
+        try:
+            spec = TemplateSpec.model_validate({**rendered, "params": self.raw.get("params", {}),
+                                                "derived": self.raw.get("derived", {}),
+                                                "generator": self.raw.get("generator")})
+        except ValidationError as exc:
+            problems = _problems(exc, self.file, rendered)
+            raise TaskFormatError([FormatProblem(p.file, f"{where}: {p.field}", p.reason) for p in problems]) from None
+        has_app = bool(spec.sandbox.app) or bool(spec.sandbox.config.get("services"))
+        judge = StateJudge(spec.judge, side_effects=has_app if spec.judge.side_effects is None else spec.judge.side_effects,
+                           feasible=spec.tags.feasible)
+        return TaskInstance(
+            task_id=spec.id,
+            seed=seed,
+            instruction=str(spec.instruction),
+            sandbox_kind=spec.sandbox.kind,
+            sandbox_config=sandbox_config(spec.sandbox, spec.setup.start_url),
+            max_steps=spec.max_steps,
+            params=params,
+            tags=self.tags,
+            judge=judge,
+            oracle=build_oracle(spec.oracle, params),
+            near_miss=build_oracle(spec.near_miss, params) if spec.near_miss is not None else None,
+            setup=TaskSetup(seed=app_seed, files=dict(spec.setup.files),
+                            actions=build_oracle(spec.setup.actions, params) if spec.setup.actions else None),
+        )

@@ -1,0 +1,1 @@
+"""The todo suite: templates over the bundled todo app (tasks/apps/todo)."""
