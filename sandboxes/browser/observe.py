@@ -1,0 +1,109 @@
+"""What the agent sees, read over CDP: screenshot, accessibility tree, focused element."""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any
+
+from playwright.async_api import CDPSession, Page
+
+from cua.observation import ObserveOptions, Screenshot, Size
+
+__all__ = ["capture_screenshot", "accessibility_tree", "focused_element", "resize_image"]
+
+
+def resize_image(data: bytes, fmt: str, quality: int, frame: Size) -> bytes:
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as img:
+        small = img.convert("RGB").resize((frame.width, frame.height), Image.Resampling.BILINEAR)
+    out = io.BytesIO()
+    small.save(out, format={"jpeg": "JPEG", "png": "PNG", "webp": "WEBP"}[fmt],
+               **({} if fmt == "png" else {"quality": quality}))
+    return out.getvalue()
+
+
+async def capture_screenshot(cdp: CDPSession, options: ObserveOptions, screen: Size) -> Screenshot:
+    """`Page.captureScreenshot` of the viewport, downscaled to `options.frame` when given.
+
+    When the frame keeps the viewport's aspect ratio the compositor scales it (a clip
+    with `scale`), which is cheaper than decoding and resizing here.
+    """
+    params: dict[str, Any] = {"format": options.format, "optimizeForSpeed": True}
+    if options.format != "png":
+        params["quality"] = options.quality
+    frame = options.frame or screen
+    same_aspect = frame.width * screen.height == frame.height * screen.width
+    if frame != screen and same_aspect:
+        params["clip"] = {"x": 0, "y": 0, "width": screen.width, "height": screen.height,
+                          "scale": frame.width / screen.width}
+    result = await cdp.send("Page.captureScreenshot", params)
+    data = base64.b64decode(result["data"])
+    if frame != screen and not same_aspect:
+        data = resize_image(data, options.format, options.quality, frame)
+    return Screenshot(format=options.format, width=frame.width, height=frame.height, data=data)
+
+
+_SKIP_ROLES = {"none", "generic", "InlineTextBox", "LineBreak", "presentation"}
+
+
+async def accessibility_tree(cdp: CDPSession, max_nodes: int = 5000, *, with_bbox: bool = True) -> list[dict[str, Any]]:
+    """The CDP accessibility tree, compacted: [{role, name, value?, bbox?}], ignored nodes dropped.
+
+    Boxes come from one `DOMSnapshot.captureSnapshot` (layout of every node at once),
+    in viewport pixels.
+    """
+    tree = await cdp.send("Accessibility.getFullAXTree")
+    boxes: dict[int, dict[str, float]] = {}
+    if with_bbox:
+        snap = await cdp.send("DOMSnapshot.captureSnapshot", {"computedStyles": []})
+        if snap["documents"]:
+            doc = snap["documents"][0]
+            backend = doc["nodes"]["backendNodeId"]
+            sx, sy = doc.get("scrollOffsetX", 0), doc.get("scrollOffsetY", 0)
+            for idx, (x, y, w, h) in zip(doc["layout"]["nodeIndex"], doc["layout"]["bounds"]):
+                boxes[backend[idx]] = {"x": round(x - sx, 1), "y": round(y - sy, 1), "width": round(w, 1),
+                                       "height": round(h, 1)}
+    out: list[dict[str, Any]] = []
+    for node in tree["nodes"]:
+        if node.get("ignored"):
+            continue
+        role = (node.get("role") or {}).get("value", "")
+        name = (node.get("name") or {}).get("value", "")
+        if role in _SKIP_ROLES and not name:
+            continue
+        if role == "StaticText" and not name.strip():
+            continue
+        item: dict[str, Any] = {"role": role, "name": name}
+        value = (node.get("value") or {}).get("value")
+        if value not in (None, ""):
+            item["value"] = value
+        box = boxes.get(node.get("backendDOMNodeId", -1))
+        if box is not None and box["width"] > 0 and box["height"] > 0:
+            item["bbox"] = box
+        out.append(item)
+        if len(out) >= max_nodes:
+            break
+    return out
+
+
+_FOCUSED = r"""
+() => {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  if (!el || el === document.body || el === document.documentElement) return null;
+  const r = el.getBoundingClientRect();
+  return {
+    tag: el.tagName.toLowerCase(), id: el.id || null, name: el.getAttribute("name"),
+    role: el.getAttribute("role"), type: el.getAttribute("type"),
+    value: "value" in el ? String(el.value) : (el.isContentEditable ? el.innerText : null),
+    bbox: { x: r.x, y: r.y, width: r.width, height: r.height },
+  };
+}
+"""
+
+
+async def focused_element(page: Page) -> dict[str, Any] | None:
+    result: dict[str, Any] | None = await page.evaluate(_FOCUSED)
+    return result

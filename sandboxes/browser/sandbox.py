@@ -1,0 +1,702 @@
+"""`BrowserSandbox`: Chromium driven by Playwright, with its services, in one of two isolations.
+
+- `container` (default): its own Chromium inside a bubblewrap namespace (own network
+  with only loopback, own pids, own /tmp), its services inside the same namespace; the
+  host talks to the services over unix sockets (see container.py).
+- `shared`: a new browser context in one browser shared by the process, services on
+  host loopback ports. Cheaper and faster to create, but WEAKER: pages can reach any
+  host port, and the sandboxes share one browser process (a crash kills them all).
+
+Every browser call is bounded by `call_timeout_s` (raising `cua.errors.Timeout`);
+after the browser or a service dies, every call raises `cua.errors.SandboxCrashed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import logging
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from playwright.async_api import Browser, BrowserContext, CDPSession, Dialog, Frame, Page
+from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel, ValidationError
+
+from cua.actions import Action, ActionAdapter
+from cua.errors import ActionFailed, BadRequest, InfraError, SandboxCrashed, Timeout
+from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
+from cua.sandbox import EventSink, Sandbox, SandboxEvent, SandboxInfo, SnapshotRef, capabilities_of, scale_action
+from cua.sandboxes.browser import input as browser_input
+from cua.sandboxes.browser.config import BrowserConfig
+from cua.sandboxes.browser.container import Container
+from cua.sandboxes.browser.launcher import Executable, chromium_args, find_executable
+from cua.sandboxes.browser.observe import accessibility_tree, capture_screenshot, focused_element
+from cua.sandboxes.browser.queries import cookies_query, dom_query, local_storage_query
+from cua.sandboxes.browser.runtime import Runtime, find_browser_pid, runtime
+from cua.sandboxes.browser.services import HostService, ServiceControl
+from cua.sandboxes.browser.settle import INIT_SCRIPT, PageActivity
+from cua.sandboxes.browser.snapshot import STORE, BrowserSnapshot
+from cua.state import (A11yQuery, AppStateQuery, CookiesQuery, DomQuery, LocalStorageQuery, SqlQuery,
+                       StateQuery, StateQueryAdapter, StateResult, TitleQuery, UrlQuery)
+
+__all__ = ["BrowserSandbox", "QUERY_KINDS"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+QUERY_KINDS = ["app_state", "sql", "url", "title", "dom", "local_storage", "cookies", "a11y"]
+_STORAGE_TYPES = "local_storage,session_storage,indexeddb,websql,cache_storage,service_workers,file_systems"
+
+_PAGE_STORAGE = r"""
+() => {
+  const out = { origin: location.origin, scroll: [window.scrollX, window.scrollY], local: {}, session: {} };
+  try { out.local = { ...window.localStorage }; out.session = { ...window.sessionStorage }; } catch (e) {}
+  return out;
+}
+"""
+
+
+def _is_closed_error(exc: BaseException) -> bool:
+    text = str(exc)
+    return "closed" in text and any(w in text for w in ("Target", "Browser", "browser", "Connection"))
+
+
+class BrowserSandbox(Sandbox):
+    """A browser an agent sees and acts in. See the module docstring for the isolations."""
+
+    kind = "browser"
+    config_model = BrowserConfig
+
+    def __init__(self, config: BrowserConfig, sandbox_id: str, emit: EventSink | None) -> None:
+        self.id = sandbox_id
+        self.config = config
+        self._emit_sink = emit
+        self._screen = config.viewport
+        self._frame: Size = config.viewport
+        self._rt: Runtime | None = None
+        self._browser: Browser | None = None
+        self._context: BrowserContext | None = None
+        self._page: Page | None = None
+        self._cdp: CDPSession | None = None
+        self._activity: PageActivity | None = None
+        self._pointer = browser_input.Pointer()
+        self._container: Container | None = None
+        self._host_services: list[HostService] = []
+        self._host_dir: Path | None = None
+        self._controls: dict[str, ServiceControl] = {}
+        self._ports: dict[str, int] = {}
+        self._executable: Executable | None = None
+        self._browser_pid: int | None = None
+        self._uses_shared = False
+        self._origins: set[str] = set()
+        self._step = 0
+        self._dead: str | None = None
+        self._closed = False
+        self._timings: dict[str, float] = {}
+        self._created_at = time.time()
+        self._last_active = time.time()
+
+    # --- lifecycle ---
+
+    @classmethod
+    async def create(cls, config: BaseModel | dict[str, Any], *, sandbox_id: str,
+                     emit: EventSink | None = None) -> "BrowserSandbox":
+        if not isinstance(config, BrowserConfig):
+            try:
+                config = BrowserConfig.model_validate(config if isinstance(config, dict) else config.model_dump())
+            except ValidationError as exc:
+                raise BadRequest(f"invalid browser config: {exc.error_count()} error(s)",
+                                 details={"errors": exc.errors(include_url=False, include_context=False)}) from exc
+        self = cls(config, sandbox_id, emit)
+        started = time.perf_counter()
+        try:
+            await self._start()
+            await self._goto(self._start_url())
+            await self._settle()
+        except BaseException:
+            await self.close()
+            raise
+        self._timings["create"] = _ms(started)
+        return self
+
+    async def _start(self) -> None:
+        cfg = self.config
+        self._rt = await runtime()
+        if cfg.isolation == "container":
+            await self._start_container()
+        else:
+            await self._start_shared()
+        assert self._browser is not None
+        self._browser.on("disconnected", self._on_disconnected)
+        self._context = await self._guard(self._browser.new_context(
+            viewport={"width": self._screen.width, "height": self._screen.height}, device_scale_factor=1,
+            locale=cfg.locale, timezone_id=cfg.timezone, service_workers="block"), "new_context")
+        await self._guard(self._context.add_init_script(INIT_SCRIPT), "init script")
+        self._context.on("page", self._on_new_page)
+        page = await self._guard(self._context.new_page(), "new_page")
+        if self._page is not page:  # the "page" event may already have adopted it
+            await self._adopt(page)
+
+    async def _start_container(self) -> None:
+        assert self._rt is not None
+        cfg = self.config
+        self._executable = find_executable()
+        marker = f"{self.id[:40]}-{uuid.uuid4().hex[:12]}"
+        self._container = Container.prepare(
+            sandbox_id=self.id, chromium=self._executable.path, services=cfg.services, seed=cfg.seed,
+            extra_ro_binds=cfg.extra_ro_binds, memory_mb=cfg.memory_limit_mb, pids=cfg.pids_limit)
+        try:
+            self._browser = await self._rt.playwright.chromium.launch(
+                executable_path=str(self._container.wrapper), headless=True,
+                args=chromium_args(cfg.extra_args, marker), timeout=_launch_timeout_ms(cfg),
+                handle_sigint=False, handle_sigterm=False, handle_sighup=False)
+        except PlaywrightError as exc:
+            status = self._container.status()
+            why = status.get("error") or str(exc).splitlines()[0]
+            raise InfraError(f"browser container failed to start: {why}", details={"status": status}) from exc
+        self._browser_pid = find_browser_pid(marker)
+        self._ports = dict(self._container.ports)
+        self._controls = {name: ServiceControl(name, path, cfg.call_timeout_s)
+                          for name, path in self._container.sockets.items()}
+
+    async def _start_shared(self) -> None:
+        assert self._rt is not None
+        cfg = self.config
+        if cfg.services:
+            self._host_dir = Path(tempfile.mkdtemp(prefix=f"cua-browser-{self.id[:24]}-"))
+            started = await asyncio.gather(
+                *(HostService.start(s, str(self._host_dir / f"{s.name}.sock"), cfg.seed, self._on_service_died)
+                  for s in cfg.services), return_exceptions=True)
+            self._host_services = [s for s in started if isinstance(s, HostService)]
+            failures = [s for s in started if isinstance(s, BaseException)]
+            if failures:
+                raise failures[0]
+            self._ports = {s.spec.name: s.port for s in self._host_services}
+            self._controls = {s.spec.name: ServiceControl(s.spec.name, s.socket_path, cfg.call_timeout_s)
+                              for s in self._host_services}
+        self._browser, self._executable, marker = await self._rt.acquire_shared_browser(cfg.extra_args)
+        self._uses_shared = True
+        self._browser_pid = find_browser_pid(marker)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        problems: list[str] = []
+
+        async def step(what: str, aw: Awaitable[Any]) -> None:
+            try:
+                await asyncio.wait_for(aw, 10)
+            except (PlaywrightError, OSError, asyncio.TimeoutError, InfraError) as exc:
+                problems.append(f"{what}: {type(exc).__name__}: {exc}")
+
+        if self._browser is not None:
+            self._browser.remove_listener("disconnected", self._on_disconnected)
+        if self._context is not None:
+            await step("close context", self._context.close())
+        if self._browser is not None and not self._uses_shared:
+            await step("close browser", self._browser.close())
+        if self._uses_shared and self._rt is not None:
+            await step("release shared browser", self._rt.release_shared_browser())
+        for control in self._controls.values():
+            await step(f"close control {control.name}", control.aclose())
+        for svc in self._host_services:
+            await step(f"stop service {svc.spec.name}", svc.stop())
+        if self._container is not None:
+            self._container.cleanup()
+        if self._host_dir is not None:
+            shutil.rmtree(self._host_dir, ignore_errors=True)
+        if self._rt is not None:
+            rt, self._rt = self._rt, None
+            await step("release playwright", rt.release())
+        if problems:
+            log.warning("browser sandbox %s closed with problems: %s", self.id, "; ".join(problems))
+        self._emit("closed", {})
+
+    @property
+    def alive(self) -> bool:
+        return (not self._closed and self._dead is None and self._browser is not None
+                and self._browser.is_connected())
+
+    def info(self) -> SandboxInfo:
+        status = "closed" if self._closed else "crashed" if self._dead else "ready"
+        details: dict[str, Any] = {
+            "isolation": self.config.isolation,
+            "executable": self._executable.path if self._executable else None,
+            "executable_source": self._executable.source if self._executable else None,
+            "browser_pid": self._browser_pid,
+            "browser_version": self._browser.version if self._browser is not None else None,
+            "services": {name: {"port": port} for name, port in self._ports.items()},
+            "url": self._page.url if self._page is not None and not self._page.is_closed() else None,
+        }
+        if self._container is not None:
+            cg = self._container.cgroup
+            details["cgroup"] = {"applied": cg.applied and cg.populated(), "reason": cg.reason,
+                                 "memory_limit_mb": self.config.memory_limit_mb, "pids_limit": self.config.pids_limit}
+        else:
+            details["cgroup"] = {"applied": False, "reason": "shared isolation"}
+        if self._dead:
+            details["died"] = self._dead
+        return SandboxInfo(id=self.id, kind=self.kind, status=status, screen=self._screen,
+                           capabilities=capabilities_of(self), queries=list(QUERY_KINDS),
+                           created_at=self._created_at, last_active=self._last_active,
+                           timings_ms=dict(self._timings), details=details)
+
+    # --- events and death ---
+
+    def _emit(self, event: str, data: dict[str, Any]) -> None:
+        if self._emit_sink is None:
+            return
+        try:
+            self._emit_sink(SandboxEvent(sandbox_id=self.id, event=event, data=data))  # type: ignore[arg-type]
+        except Exception:  # a faulty listener must not break the sandbox; it is logged, not hidden
+            log.exception("event sink failed for %s event of sandbox %s", event, self.id)
+
+    def _die(self, reason: str) -> None:
+        if self._dead is not None or self._closed:
+            return
+        self._dead = reason
+        self._emit("died", {"reason": reason})
+
+    def _on_disconnected(self, _browser: Browser) -> None:
+        status = self._container.status() if self._container is not None else {}
+        if status.get("state") == "service_died":
+            self._die(f"service {status.get('service')!r} died (exit code {status.get('returncode')})")
+        else:
+            self._die("browser process exited")
+
+    def _on_service_died(self, name: str, code: int | None) -> None:
+        self._die(f"service {name!r} died (exit code {code})")
+
+    def _on_crash(self, _page: Page) -> None:
+        self._die("page renderer crashed")
+
+    def _check_alive(self) -> None:
+        if self._closed:
+            raise SandboxCrashed(f"sandbox {self.id} is closed", details={"sandbox": self.id})
+        if self._browser is not None and not self._browser.is_connected():
+            self._on_disconnected(self._browser)
+        if self._dead is not None:
+            raise SandboxCrashed(f"sandbox {self.id} died: {self._dead}", details={"sandbox": self.id,
+                                                                                  "reason": self._dead})
+
+    async def _guard(self, aw: Awaitable[T], what: str, timeout: float | None = None) -> T:
+        """Run one browser call: bounded in time, with browser death turned into SandboxCrashed."""
+        self._check_alive()
+        limit = timeout if timeout is not None else self.config.call_timeout_s
+        try:
+            return await asyncio.wait_for(aw, limit)
+        except asyncio.TimeoutError as exc:
+            self._check_alive()
+            raise Timeout(f"browser sandbox {self.id}: {what} took longer than {limit:g} s",
+                          details={"sandbox": self.id, "operation": what}) from exc
+        except PlaywrightError as exc:
+            if _is_closed_error(exc) or (self._browser is not None and not self._browser.is_connected()):
+                self._check_alive()
+                self._die(f"browser connection lost: {str(exc).splitlines()[0]}")
+                self._check_alive()
+            raise
+
+    # --- pages ---
+
+    async def _adopt(self, page: Page) -> None:
+        """Make `page` the one the agent sees (the first page, or a popup it opened)."""
+        assert self._context is not None
+        activity = PageActivity(page)
+        activity.attach()
+        page.on("framenavigated", self._on_navigated)
+        page.on("crash", self._on_crash)
+        page.on("dialog", self._on_dialog)
+        page.on("close", self._on_page_close)
+        self._cdp = await self._guard(self._context.new_cdp_session(page), "cdp session")
+        self._page, self._activity = page, activity
+
+    def _on_new_page(self, page: Page) -> None:
+        if self._page is None or page is self._page:
+            return
+        asyncio.ensure_future(self._adopt_popup(page))
+
+    async def _adopt_popup(self, page: Page) -> None:
+        try:
+            await self._adopt(page)
+        except (PlaywrightError, SandboxCrashed, Timeout) as exc:
+            log.warning("could not switch sandbox %s to its new page: %s", self.id, exc)
+
+    def _on_page_close(self, page: Page) -> None:
+        if page is not self._page or self._context is None or self._closed:
+            return
+        others = [p for p in self._context.pages if not p.is_closed()]
+        if others:
+            asyncio.ensure_future(self._adopt_popup(others[-1]))
+
+    def _on_navigated(self, frame: Frame) -> None:
+        if self._page is None or frame is not self._page.main_frame:
+            return
+        url = frame.url
+        origin = _origin(url)
+        if origin:
+            self._origins.add(origin)
+        self._emit("navigated", {"url": url})
+
+    def _on_dialog(self, dialog: Dialog) -> None:
+        """Native dialogs block the page and cannot be clicked in a headless screen:
+        accept them (prompts get their default) and tell listeners."""
+        self._emit("dialog", {"type": dialog.type, "message": dialog.message})
+        asyncio.ensure_future(_accept(dialog))
+
+    @property
+    def page(self) -> Page:
+        self._check_alive()
+        assert self._page is not None
+        return self._page
+
+    def _start_url(self) -> str:
+        try:
+            return self.config.resolve_start_url(self._ports)
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from exc
+
+    async def _goto(self, url: str) -> None:
+        browser_input.check_url(url)
+        page = self.page
+        try:
+            await self._guard(page.goto(url, wait_until="load", timeout=self.config.navigation_timeout_ms),
+                              f"goto {url}", timeout=self.config.navigation_timeout_ms / 1000 + 5)
+        except PlaywrightError as exc:
+            raise InfraError(f"sandbox {self.id} could not load {url}: {str(exc).splitlines()[0]}") from exc
+
+    async def _settle(self) -> SettleInfo:
+        assert self._activity is not None
+        return await self._guard(
+            self._activity.settle(timeout_ms=self.config.settle_timeout_ms, quiet_ms=self.config.settle_quiet_ms),
+            "settle", timeout=self.config.settle_timeout_ms / 1000 + self.config.call_timeout_s)
+
+    # --- observe and act ---
+
+    async def observe(self, options: ObserveOptions | None = None) -> Observation:
+        self._check_alive()
+        return await self._observe(options, {})
+
+    async def _observe(self, options: ObserveOptions | None, timings: dict[str, float], *,
+                       settle: SettleInfo | None = None, error: ActionError | None = None) -> Observation:
+        opts = options or ObserveOptions()
+        started = time.perf_counter()
+        page, cdp = self.page, self._cdp
+        assert cdp is not None
+        shot_task = self._guard(capture_screenshot(cdp, opts, self._screen), "screenshot") if opts.screenshot else None
+        title_task = self._guard(page.title(), "title")
+        ax_task = self._guard(accessibility_tree(cdp), "axtree") if opts.axtree else None
+        focus_task = self._guard(focused_element(page), "focused") if opts.focused else None
+        tasks = [t for t in (shot_task, title_task, ax_task, focus_task) if t is not None]
+        try:
+            results = await asyncio.gather(*tasks)
+        except PlaywrightError as exc:
+            if not _navigation_race(exc):
+                raise
+            # The page navigated while we read it: settle on the new document and read again.
+            await self._settle()
+            return await self._observe(options, timings, settle=settle, error=error)
+        it = iter(results)
+        shot: Screenshot | None = next(it) if shot_task is not None else None
+        title: str = next(it)
+        axtree = next(it) if ax_task is not None else None
+        focused = next(it) if focus_task is not None else None
+        self._frame = opts.frame or self._screen
+        timings["observe"] = _ms(started)
+        self._last_active = time.time()
+        return Observation(sandbox_id=self.id, frame=self._frame, screen=self._screen, screenshot=shot,
+                           url=page.url, title=title, axtree=axtree, focused=focused, settle=settle, error=error,
+                           timings_ms=timings, step=self._step)
+
+    async def act(self, action: Action | dict[str, Any], *, frame: Size | None = None,
+                  observe: ObserveOptions | None = None) -> Observation:
+        self._check_alive()
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        error: ActionError | None = None
+        self._step += 1
+        try:
+            parsed = action if isinstance(action, BaseModel) else ActionAdapter.validate_python(action)
+            scaled = scale_action(parsed, frame or self._frame, self._screen)  # type: ignore[arg-type]
+            budget = self.config.call_timeout_s + getattr(scaled, "seconds", 0) + \
+                self.config.navigation_timeout_ms / 1000
+            await self._guard(browser_input.perform(self.page, scaled, self._pointer,
+                                                    navigation_timeout_ms=self.config.navigation_timeout_ms),
+                              f"action {scaled.type}", timeout=budget)
+        except ValidationError as exc:
+            error = ActionError(reason="malformed", message=f"malformed action: {exc.errors(include_url=False)[0]['msg']}")
+        except ActionFailed as exc:
+            error = ActionError(reason=exc.reason, message=exc.message)
+        except PlaywrightError as exc:
+            # The browser is alive (else _guard raised SandboxCrashed): the page refused the input.
+            error = ActionError(reason="failed", message=str(exc).splitlines()[0])
+        timings["act"] = _ms(started)
+        settle_started = time.perf_counter()
+        settle = await self._settle()
+        timings["settle"] = _ms(settle_started)
+        obs = await self._observe(observe, timings, settle=settle, error=error)
+        timings["total"] = _ms(started)
+        return obs
+
+    async def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
+                    observe: ObserveOptions | None = None) -> Observation:
+        self._check_alive()
+        started = time.perf_counter()
+        options = dict(options or {})
+        start_url = options.pop("start_url", None)
+        if options:
+            raise BadRequest(f"unknown reset option(s): {', '.join(sorted(options))}; known: start_url")
+        seed = self.config.seed if seed is None else seed
+        await asyncio.gather(*(self._guard(c.reset(seed), f"reset {c.name}") for c in self._controls.values()),
+                             self._clear_browser_state())
+        url = self._start_url() if start_url is None else (
+            self.config.model_copy(update={"start_url": start_url}).resolve_start_url(self._ports))
+        await self._goto(url)
+        await self._move_pointer(0, 0)
+        self._step = 0
+        settle = await self._settle()
+        timings = {"reset": _ms(started)}
+        self._timings["reset_last"] = timings["reset"]
+        return await self._observe(observe, timings, settle=settle)
+
+    async def _move_pointer(self, x: float, y: float) -> None:
+        await self._guard(self.page.mouse.move(x, y), "mouse move")
+        self._pointer.x, self._pointer.y = x, y
+
+    async def _clear_browser_state(self) -> None:
+        assert self._context is not None and self._cdp is not None
+        await self._guard(self._context.clear_cookies(), "clear cookies")
+        page_origin = _origin(self.page.url)
+        origins = self._origins | ({page_origin} if page_origin else set())
+        cdp = self._cdp
+        await asyncio.gather(*(self._guard(cdp.send("Storage.clearDataForOrigin",
+                                                    {"origin": o, "storageTypes": _STORAGE_TYPES}), "clear storage")
+                               for o in origins))
+        if page_origin:
+            # sessionStorage lives with the tab, not the origin's storage: clear it in place.
+            await self._guard(cdp.send("DOMStorage.clear", {"storageId": {"securityOrigin": page_origin,
+                                                                         "isLocalStorage": False}}), "clear session")
+
+    # --- snapshots ---
+
+    async def snapshot(self) -> SnapshotRef:
+        self._check_alive()
+        started = time.perf_counter()
+        assert self._context is not None
+        page = self.page
+        cookies, page_state, *images = await asyncio.gather(
+            self._guard(self._context.cookies(), "cookies"),
+            self._guard(page.evaluate(_PAGE_STORAGE), "page storage"),
+            *(self._guard(c.snapshot(), f"snapshot {c.name}") for c in self._controls.values()))
+        origin = page_state["origin"]
+        storage = {origin: {"local": page_state["local"], "session": page_state["session"]}} if _origin(page.url) else {}
+        blob = BrowserSnapshot(url=page.url, scroll=tuple(page_state["scroll"]), pointer=(self._pointer.x, self._pointer.y),
+                               cookies=[dict(c) for c in cookies], storage=storage,
+                               services=dict(zip(self._controls, images)))
+        ref = SnapshotRef(id=f"bsnap-{uuid.uuid4().hex}", sandbox_id=self.id, kind=self.kind,
+                          size_bytes=blob.size_bytes, meta={"url": page.url, "step": self._step,
+                                                            "services": sorted(self._controls)})
+        STORE.put(ref.id, blob)
+        self._timings["snapshot_last"] = _ms(started)
+        return ref
+
+    async def restore(self, ref: SnapshotRef, *, observe: ObserveOptions | None = None) -> Observation:
+        self._check_alive()
+        started = time.perf_counter()
+        blob = STORE.get(ref)
+        if set(blob.services) != set(self._controls):
+            raise BadRequest(f"snapshot {ref.id} has services {sorted(blob.services)}, this sandbox has "
+                             f"{sorted(self._controls)}")
+        await asyncio.gather(
+            *(self._guard(self._controls[name].restore(image), f"restore {name}") for name, image in blob.services.items()),
+            self._restore_browser_state(blob))
+        await self._goto(blob.url)
+        if blob.scroll != (0, 0):
+            await self._guard(self.page.evaluate("([x, y]) => window.scrollTo(x, y)", list(blob.scroll)), "scroll")
+        await self._move_pointer(*blob.pointer)
+        self._step = int(ref.meta.get("step", 0))
+        settle = await self._settle()
+        timings = {"restore": _ms(started)}
+        self._timings["restore_last"] = timings["restore"]
+        return await self._observe(observe, timings, settle=settle)
+
+    async def _restore_browser_state(self, blob: BrowserSnapshot) -> None:
+        assert self._context is not None and self._cdp is not None
+        await self._clear_browser_state()
+        if blob.cookies:
+            await self._guard(self._context.add_cookies(blob.cookies), "add cookies")  # type: ignore[arg-type]
+        for origin, areas in blob.storage.items():
+            for area, items in areas.items():
+                storage_id = {"securityOrigin": origin, "isLocalStorage": area == "local"}
+                for key, value in items.items():
+                    await self._guard(self._cdp.send("DOMStorage.setDOMStorageItem",
+                                                     {"storageId": storage_id, "key": key, "value": value}),
+                                      "set storage")
+
+    async def delete_snapshot(self, ref: SnapshotRef) -> None:
+        STORE.delete(ref)
+
+    async def fork(self, ref: SnapshotRef, *, sandbox_id: str, emit: EventSink | None = None) -> "BrowserSandbox":
+        STORE.get(ref)  # fail fast, before starting a browser, when the snapshot is unknown
+        child = await type(self).create(self.config, sandbox_id=sandbox_id, emit=emit)
+        try:
+            await child.restore(ref)
+        except BaseException:
+            await child.close()
+            raise
+        return child
+
+    # --- queries ---
+
+    async def query(self, queries: Sequence[StateQuery | dict[str, Any]]) -> list[StateResult]:
+        self._check_alive()
+        out: list[StateResult] = []
+        for raw in queries:
+            try:
+                q = raw if isinstance(raw, BaseModel) else StateQueryAdapter.validate_python(raw)
+            except ValidationError as exc:
+                out.append(StateResult.failure("failed", f"malformed query: {exc.errors(include_url=False)[0]['msg']}"))
+                continue
+            try:
+                out.append(await self._guard(self._query_one(q), f"query {q.kind}"))  # type: ignore[arg-type]
+            except Timeout as exc:
+                out.append(StateResult.failure("timeout", exc.message))
+            except InfraError as exc:
+                if isinstance(exc, SandboxCrashed):
+                    raise
+                self._check_alive()
+                out.append(StateResult.failure("failed", exc.message))
+        return out
+
+    async def _query_one(self, q: StateQuery) -> StateResult:
+        page = self.page
+        if isinstance(q, (AppStateQuery, SqlQuery)):
+            control = self._controls.get(q.service)
+            if control is None:
+                return StateResult.failure("not_found", f"no service {q.service!r}; services: {sorted(self._controls)}")
+            if isinstance(q, AppStateQuery):
+                return StateResult(value=await control.state())
+            ok, value = await control.sql(q.query, q.params)
+            return StateResult(value=value) if ok else StateResult.failure("failed", str(value))
+        if isinstance(q, UrlQuery):
+            return StateResult(value=page.url)
+        if isinstance(q, TitleQuery):
+            return StateResult(value=await page.title())
+        if isinstance(q, DomQuery):
+            return await dom_query(page, q)
+        if isinstance(q, LocalStorageQuery):
+            return await local_storage_query(page, q)
+        if isinstance(q, CookiesQuery):
+            assert self._context is not None
+            return await cookies_query(self._context, q)
+        if isinstance(q, A11yQuery):
+            assert self._cdp is not None
+            return StateResult(value=await accessibility_tree(self._cdp, q.max_nodes))
+        return StateResult.failure("unsupported", f"browser sandboxes do not answer {q.kind!r} queries; "
+                                                  f"they answer {', '.join(QUERY_KINDS)}")
+
+    # --- streaming ---
+
+    async def frames(self, options: ObserveOptions, *, max_fps: float = 10.0) -> AsyncIterator[Screenshot]:
+        """Screencast frames (CDP `Page.startScreencast`) as the screen changes, at most `max_fps`.
+
+        WebP is not a screencast format; such requests get JPEG frames (the format says so).
+        """
+        self._check_alive()
+        assert self._context is not None
+        fmt = "png" if options.format == "png" else "jpeg"
+        frame = options.frame or self._screen
+        cdp = await self._guard(self._context.new_cdp_session(self.page), "screencast session")
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=4)
+
+        def on_frame(params: dict[str, Any]) -> None:
+            asyncio.ensure_future(_ack(cdp, params["sessionId"]))
+            if queue.full():
+                queue.get_nowait()  # drop the oldest: a live view wants the newest frame
+            queue.put_nowait(params)
+
+        cdp.on("Page.screencastFrame", on_frame)
+        params: dict[str, Any] = {"format": fmt, "maxWidth": frame.width, "maxHeight": frame.height,
+                                  "everyNthFrame": 1}
+        if fmt == "jpeg":
+            params["quality"] = options.quality
+        await self._guard(cdp.send("Page.startScreencast", params), "start screencast")
+        interval = 1.0 / max_fps if max_fps > 0 else 0.0
+        last = 0.0
+        try:
+            while True:
+                self._check_alive()
+                try:
+                    item = await asyncio.wait_for(queue.get(), 1.0)
+                except asyncio.TimeoutError:
+                    continue  # no change on screen; check liveness and keep waiting
+                now = time.monotonic()
+                if now - last < interval and not queue.empty():
+                    continue
+                last = now
+                data = base64.b64decode(item["data"])
+                meta = item.get("metadata", {})
+                width = int(meta.get("deviceWidth", frame.width) * meta.get("pageScaleFactor", 1))
+                height = int(meta.get("deviceHeight", frame.height) * meta.get("pageScaleFactor", 1))
+                width, height = _image_size(data, width, height)
+                yield Screenshot(format=fmt, width=width, height=height, data=data)
+        finally:
+            if self.alive:
+                try:
+                    await asyncio.wait_for(cdp.send("Page.stopScreencast"), 5)
+                    await asyncio.wait_for(cdp.detach(), 5)
+                except (PlaywrightError, asyncio.TimeoutError) as exc:
+                    log.warning("stopping the screencast of %s failed: %s", self.id, exc)
+
+
+def _image_size(data: bytes, width: int, height: int) -> tuple[int, int]:
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            return img.size
+    except OSError:
+        return width, height
+
+
+async def _ack(cdp: CDPSession, session_id: int) -> None:
+    try:
+        await cdp.send("Page.screencastFrameAck", {"sessionId": session_id})
+    except PlaywrightError:
+        pass  # the screencast was stopped or the page closed meanwhile: there is nothing to acknowledge
+
+
+async def _accept(dialog: Dialog) -> None:
+    try:
+        await dialog.accept()
+    except PlaywrightError as exc:
+        log.debug("dialog already handled: %s", exc)
+
+
+def _navigation_race(exc: PlaywrightError) -> bool:
+    text = str(exc)
+    return "Execution context was destroyed" in text or "navigat" in text.lower()
+
+
+def _origin(url: str) -> str | None:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme in ("http", "https") and parts.netloc:
+        return f"{parts.scheme}://{parts.netloc}"
+    return None
+
+
+def _launch_timeout_ms(cfg: BrowserConfig) -> float:
+    return (30 + sum(s.ready_timeout for s in cfg.services)) * 1000
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)

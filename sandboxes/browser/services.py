@@ -1,0 +1,160 @@
+"""A sandbox's services: the control client (unix socket) and, in shared mode, host processes.
+
+In container mode the supervisor starts services inside the namespace; the host only
+talks to their control sockets. In shared mode the host starts them here, on free
+loopback ports, and watches them for unexpected exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from cua.errors import InfraError, Timeout
+from cua.sandbox import ServiceSpec
+
+__all__ = ["ServiceControl", "HostService", "free_port"]
+
+
+class ServiceControl:
+    """The host's side of the app contract, over the service's unix socket."""
+
+    def __init__(self, name: str, socket_path: str, timeout: float) -> None:
+        self.name = name
+        self.socket_path = socket_path
+        self._client = httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(uds=socket_path),
+                                         base_url="http://service", timeout=timeout)
+
+    async def _call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        try:
+            resp = await self._client.request(method, "/__cua/" + path, **kwargs)
+        except httpx.TimeoutException as exc:
+            raise Timeout(f"service {self.name!r} did not answer {path} in time", details={"service": self.name}) from exc
+        except httpx.TransportError as exc:
+            raise InfraError(f"service {self.name!r} is unreachable: {exc}", details={"service": self.name}) from exc
+        return resp
+
+    @staticmethod
+    def _json(resp: httpx.Response, what: str) -> Any:
+        if resp.status_code >= 500:
+            raise InfraError(f"service {what} failed: HTTP {resp.status_code} {resp.text[:200]}")
+        return resp.json()
+
+    async def health(self) -> dict[str, Any]:
+        return self._json(await self._call("GET", "health"), "health")
+
+    async def reset(self, seed: int) -> None:
+        resp = await self._call("POST", "reset", json={"seed": seed})
+        if resp.status_code != 200:
+            raise InfraError(f"service {self.name!r} reset failed: HTTP {resp.status_code} {resp.text[:200]}")
+
+    async def state(self) -> Any:
+        return self._json(await self._call("GET", "state"), "state")
+
+    async def sql(self, query: str, params: list[Any]) -> tuple[bool, Any]:
+        """(True, rows) or (False, error message) for a query the app refused."""
+        resp = await self._call("POST", "sql", json={"query": query, "params": params})
+        body = self._json(resp, "sql")
+        if resp.status_code == 200:
+            return True, body["rows"]
+        return False, body.get("error", f"HTTP {resp.status_code}")
+
+    async def snapshot(self) -> bytes:
+        resp = await self._call("GET", "snapshot")
+        if resp.status_code != 200:
+            raise InfraError(f"service {self.name!r} snapshot failed: HTTP {resp.status_code}")
+        return resp.content
+
+    async def restore(self, image: bytes) -> None:
+        resp = await self._call("POST", "restore", content=image)
+        if resp.status_code != 200:
+            raise InfraError(f"service {self.name!r} restore failed: HTTP {resp.status_code} {resp.text[:200]}")
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def free_port() -> int:
+    """A currently free loopback port (the service binds it right after; a race is unlikely
+    and shows up as a clear 'exited before ready' error)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class HostService:
+    """A service process on the host (shared isolation)."""
+
+    def __init__(self, spec: ServiceSpec, port: int, socket_path: str, proc: asyncio.subprocess.Process) -> None:
+        self.spec = spec
+        self.port = port
+        self.socket_path = socket_path
+        self.proc = proc
+        self._closing = False
+        self._watch: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def start(cls, spec: ServiceSpec, socket_path: str, seed: int,
+                    on_died: Callable[[str, int | None], None]) -> "HostService":
+        port = free_port()
+        env = {**os.environ, **spec.env, "CUA_APP_PORT": str(port), "CUA_APP_SOCKET": socket_path,
+               "CUA_APP_SEED": str(seed)}
+        try:
+            proc = await asyncio.create_subprocess_exec(*spec.argv, stdin=asyncio.subprocess.DEVNULL,
+                                                        stdout=asyncio.subprocess.PIPE, env=env)
+        except OSError as exc:
+            raise InfraError(f"service {spec.name!r} could not start: {exc}") from exc
+        svc = cls(spec, port, socket_path, proc)
+        try:
+            await asyncio.wait_for(svc._until_ready(), spec.ready_timeout)
+        except (asyncio.TimeoutError, InfraError) as exc:
+            await svc.stop()
+            if isinstance(exc, InfraError):
+                raise
+            raise Timeout(f"service {spec.name!r} did not print 'ready' within {spec.ready_timeout:g} s") from exc
+        svc._watch = asyncio.create_task(svc._drain_and_watch(on_died))
+        return svc
+
+    async def _until_ready(self) -> None:
+        assert self.proc.stdout is not None
+        while True:
+            line = await self.proc.stdout.readline()
+            if not line:
+                code = await self.proc.wait()
+                raise InfraError(f"service {self.spec.name!r} exited with code {code} before it was ready")
+            if line.strip() == b"ready":
+                return
+
+    async def _drain_and_watch(self, on_died: Callable[[str, int | None], None]) -> None:
+        assert self.proc.stdout is not None
+        while await self.proc.stdout.read(65536):
+            pass  # drained so a chatty service never blocks on a full pipe
+        code = await self.proc.wait()
+        if not self._closing:
+            on_died(self.spec.name, code)
+
+    async def stop(self) -> None:
+        self._closing = True
+        if self.proc.returncode is None:
+            self.proc.terminate()
+            try:
+                await asyncio.wait_for(self.proc.wait(), 3.0)
+            except asyncio.TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+        if self._watch is not None:
+            await asyncio.gather(self._watch, return_exceptions=True)
+        try:
+            os.unlink(self.socket_path)
+        except FileNotFoundError:
+            pass
+
+
+def python_module_argv(module: str, *args: str) -> list[str]:
+    return [sys.executable, "-m", module, *args]

@@ -1,0 +1,139 @@
+"""Settle detection: decide, quickly, that the page has stopped changing after an action.
+
+Three signals, all event-driven:
+- navigation: an init script listens to the Navigation API's `navigate` event (link
+  clicks, form submissions, location changes) and the host counts `load` events;
+- network: in-flight requests counted from Playwright's request events;
+- DOM: a MutationObserver (invisible to the page) stamps the time of the last mutation.
+
+When nothing happened, the check is one `evaluate` round trip that answers at once,
+so an idle click costs a millisecond or two of settling, not a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page, Request
+
+from cua.observation import SettleInfo
+
+__all__ = ["INIT_SCRIPT", "PageActivity"]
+
+INIT_SCRIPT = r"""
+(() => {
+  if (window.__cuaSettle) return;
+  const s = { last: performance.now(), navigating: false };
+  Object.defineProperty(window, "__cuaSettle", { value: s, enumerable: false });
+  const stamp = () => { s.last = performance.now(); };
+  const observe = () => new MutationObserver(stamp).observe(document,
+      { subtree: true, childList: true, attributes: true, characterData: true });
+  observe();
+  if (window.navigation) {
+    window.navigation.addEventListener("navigate", (e) => {
+      // Hash changes finish at once (the DOM quiet window covers what they render);
+      // other navigations end in navigatesuccess/pageshow, or replace this document.
+      if (!e.hashChange && !e.downloadRequest) s.navigating = true;
+    });
+    window.navigation.addEventListener("navigatesuccess", () => { s.navigating = false; stamp(); });
+    window.navigation.addEventListener("navigateerror", () => { s.navigating = false; stamp(); });
+  }
+  window.addEventListener("pageshow", () => { s.navigating = false; stamp(); });
+})();
+"""
+
+# Resolves once no mutation happened for `quiet` ms (at once if none recently), or at `budget`.
+_QUIET_CHECK = r"""
+([quiet, budget]) => new Promise((resolve) => {
+  const s = window.__cuaSettle;
+  if (!s) { resolve({ quiet: true, navigating: false, noscript: true }); return; }
+  const t0 = performance.now();
+  const check = () => {
+    if (s.navigating) { resolve({ quiet: false, navigating: true }); return; }
+    const now = performance.now();
+    const since = now - s.last;
+    if (since >= quiet) { resolve({ quiet: true, navigating: false }); return; }
+    if (now - t0 >= budget) { resolve({ quiet: false, navigating: false }); return; }
+    setTimeout(check, Math.min(quiet - since, budget - (now - t0)) + 1);
+  };
+  check();
+})
+"""
+
+
+@dataclass
+class PageActivity:
+    """Network and load bookkeeping for one page, fed by Playwright events."""
+
+    page: Page
+    inflight: set[Request] = field(default_factory=set)
+    loads: int = 0
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def attach(self) -> None:
+        self.page.on("request", self._on_request)
+        self.page.on("requestfinished", self._on_done)
+        self.page.on("requestfailed", self._on_done)
+        self.page.on("load", self._on_load)
+
+    def _on_request(self, request: Request) -> None:
+        self.inflight.add(request)
+        self._changed.set()
+
+    def _on_done(self, request: Request) -> None:
+        self.inflight.discard(request)
+        self._changed.set()
+
+    def _on_load(self, _page: Page) -> None:
+        self.loads += 1
+        self.inflight.clear()  # a new document: requests of the old one no longer matter
+        self._changed.set()
+
+    async def _until(self, predicate: Callable[[], bool], deadline: float) -> bool:
+        while not predicate():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except asyncio.TimeoutError:
+                return predicate()
+        return True
+
+    async def settle(self, *, timeout_ms: int, quiet_ms: int) -> SettleInfo:
+        """Wait until navigation, network and DOM are quiet, or the timeout passes."""
+        started = time.monotonic()
+        deadline = started + timeout_ms / 1000
+        reasons: list[str] = []
+        while True:
+            if not await self._until(lambda: not self.inflight, deadline):
+                return self._info(False, started, f"network busy ({len(self.inflight)} requests)")
+            budget = max(0.0, (deadline - time.monotonic()) * 1000)
+            seen = self.loads  # before the check, so a load racing its answer is not missed
+            try:
+                result = await asyncio.wait_for(self.page.evaluate(_QUIET_CHECK, [quiet_ms, budget]), budget / 1000 + 5)
+            except PlaywrightError:
+                # The document went away under the check: a navigation. Wait for its load.
+                result = {"quiet": False, "navigating": True}
+            except asyncio.TimeoutError:
+                return self._info(False, started, "page unresponsive")
+            if result.get("navigating"):
+                reasons.append("navigation")
+                if not await self._until(lambda: self.loads > seen, deadline):
+                    return self._info(False, started, "navigation not finished")
+                continue
+            if not result.get("quiet"):
+                return self._info(False, started, "dom still changing")
+            if self.inflight:  # a request started while we checked the DOM
+                continue
+            reasons.append("quiet")
+            return self._info(True, started, "+".join(dict.fromkeys(reasons)))
+
+    @staticmethod
+    def _info(settled: bool, started: float, reason: str) -> SettleInfo:
+        return SettleInfo(settled=settled, waited_ms=round((time.monotonic() - started) * 1000, 2), reason=reason)

@@ -1,0 +1,63 @@
+"""Snapshot blobs of browser sandboxes, kept in the host process.
+
+Only a `SnapshotRef` (id and size) leaves the process; the bytes stay in one store per
+process, so a snapshot taken in one sandbox restores into any other sandbox of the
+same process: its forks, or a fresh sandbox with the same services.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from cua.errors import UnknownSnapshot
+from cua.sandbox import SnapshotRef
+
+__all__ = ["BrowserSnapshot", "SnapshotStore", "STORE"]
+
+
+@dataclass
+class BrowserSnapshot:
+    url: str
+    scroll: tuple[float, float]
+    pointer: tuple[float, float]
+    cookies: list[dict[str, Any]]
+    #: origin -> {"local": {...}, "session": {...}} for the page's origin.
+    storage: dict[str, dict[str, dict[str, str]]]
+    #: service name -> database image.
+    services: dict[str, bytes]
+    service_seeds: dict[str, int | None] = field(default_factory=dict)
+
+    @property
+    def size_bytes(self) -> int:
+        storage = sum(len(k) + len(v) for origin in self.storage.values() for area in origin.values()
+                      for k, v in area.items())
+        return sum(len(b) for b in self.services.values()) + storage + 200 * len(self.cookies) + len(self.url)
+
+
+class SnapshotStore:
+    def __init__(self) -> None:
+        self._blobs: dict[str, BrowserSnapshot] = {}
+        self._lock = threading.Lock()
+
+    def put(self, snapshot_id: str, blob: BrowserSnapshot) -> None:
+        with self._lock:
+            self._blobs[snapshot_id] = blob
+
+    def get(self, ref: SnapshotRef) -> BrowserSnapshot:
+        with self._lock:
+            blob = self._blobs.get(ref.id)
+        if blob is None:
+            raise UnknownSnapshot(f"no browser snapshot {ref.id!r} in this process", details={"snapshot": ref.id})
+        return blob
+
+    def delete(self, ref: SnapshotRef) -> None:
+        with self._lock:
+            self._blobs.pop(ref.id, None)
+
+    def __len__(self) -> int:
+        return len(self._blobs)
+
+
+STORE = SnapshotStore()
