@@ -1,0 +1,349 @@
+"""Travel: search flights, pick a seat, pay, and manage trips.
+
+Pages: `/` (search: airport autocomplete comboboxes and a calendar date picker, both
+keyboard and mouse), `/flights?from=&to=&date=` (results with filters: stops, airlines,
+max price, departure window; sort), `/flights/{id}` (booking: a `<seat-map>` web
+component in an open SHADOW DOM, passenger form, checked bags, payment with a saved
+card or a new one), `/trips` and `/trips/{ref}` (confirmation, cancel with a confirm
+modal). A booking is in SQLite before its confirmation page loads.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.travel.seed import PREMIUM_ROWS, SEAT_LETTERS, SEAT_ROWS, seed_travel
+
+SCHEMA = """
+CREATE TABLE airports (code TEXT PRIMARY KEY, city TEXT NOT NULL, name TEXT NOT NULL);
+CREATE TABLE flights (
+    id INTEGER PRIMARY KEY, number TEXT NOT NULL UNIQUE, airline TEXT NOT NULL,
+    origin TEXT NOT NULL REFERENCES airports(code), dest TEXT NOT NULL REFERENCES airports(code),
+    depart TEXT NOT NULL, arrive TEXT NOT NULL, duration_min INTEGER NOT NULL, stops INTEGER NOT NULL, price INTEGER NOT NULL
+);
+CREATE INDEX flights_route ON flights (origin, dest, depart);
+CREATE TABLE seats_taken (flight_id INTEGER NOT NULL REFERENCES flights(id), seat TEXT NOT NULL, PRIMARY KEY (flight_id, seat));
+CREATE TABLE cards (id INTEGER PRIMARY KEY, brand TEXT NOT NULL, last4 TEXT NOT NULL, label TEXT NOT NULL, expires TEXT NOT NULL);
+CREATE TABLE bookings (
+    id INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE, flight_id INTEGER NOT NULL REFERENCES flights(id),
+    first_name TEXT NOT NULL, last_name TEXT NOT NULL, email TEXT NOT NULL, seat TEXT NOT NULL,
+    bags INTEGER NOT NULL DEFAULT 0, card_last4 TEXT NOT NULL, total INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('confirmed', 'cancelled')), created TEXT NOT NULL
+);
+"""
+NAV = [("Search", "/"), ("My trips", "/trips")]
+BAG_FEE = 35
+PREMIUM_FEE = 45
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _hm(iso: str) -> str:
+    return iso[11:16]
+
+
+def _dur(minutes: int) -> str:
+    return f"{minutes // 60}h {minutes % 60:02d}m"
+
+
+def seat_fee(seat: str) -> int:
+    return PREMIUM_FEE if int(seat[:-1]) <= PREMIUM_ROWS else 0
+
+
+class TravelApp(WebApp):
+    name = "travel"
+    title = "Skyway Travel"
+    schema = SCHEMA
+    static_dir = Path(__file__).parent / "static"
+
+    def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
+        seed_travel(db, rng, self.now())
+
+    def state(self) -> dict[str, Any]:
+        bookings = self.db.all(
+            "SELECT b.*, f.number AS flight_number, f.airline, f.origin, f.dest, f.depart, f.arrive, f.price AS fare "
+            "FROM bookings b JOIN flights f ON f.id = b.flight_id ORDER BY b.id")
+        return {"bookings": bookings, "cards": self.db.all("SELECT * FROM cards ORDER BY id"),
+                "airports": self.db.all("SELECT * FROM airports ORDER BY code"),
+                "flight_count": self.db.scalar("SELECT COUNT(*) FROM flights")}
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/", self.search_page),
+            Route("/flights", self.results),
+            Route("/flights/{flight_id:int}", self.book_page),
+            Route("/bookings", self.create_booking, methods=["POST"]),
+            Route("/trips", self.trips),
+            Route("/trips/{ref}", self.trip),
+            Route("/trips/{ref}/cancel", self.cancel, methods=["POST"]),
+        ]
+
+    def _page(self, title: str, body: str, scripts: list[str] | None = None) -> Response:
+        return html_page(self, title, body, nav=NAV, scripts=scripts or ["/static/app/travel.js"])
+
+    def _airport_label(self, code: str) -> str:
+        a = self.db.one("SELECT * FROM airports WHERE code = ?", (code,))
+        return f"{a['city']} ({a['code']})" if a else code
+
+    def resolve_airport(self, text: str) -> str | None:
+        """An airport code from what the user typed: 'Boston (BOS)', 'BOS', or a unique city."""
+        text = text.strip()
+        m = re.search(r"\(([A-Za-z]{3})\)\s*$", text)
+        code = (m.group(1) if m else text).upper()
+        if self.db.one("SELECT code FROM airports WHERE code = ?", (code,)):
+            return code
+        rows = self.db.all("SELECT code FROM airports WHERE lower(city) = lower(?)", (text,))
+        return rows[0]["code"] if len(rows) == 1 else None
+
+    # --- search ---
+
+    def _search_form(self, origin: str = "", dest: str = "", date: str = "") -> str:
+        airports = json.dumps(self.db.all("SELECT code, city, name FROM airports ORDER BY city, code"))
+
+        def combo(name: str, label: str, value: str) -> str:
+            shown = self._airport_label(value) if value else ""
+            return (f'<div class="field combo" data-combo><label for="{name}-input">{label}</label>'
+                    f'<input id="{name}-input" type="text" name="{name}" value="{_e(shown)}" autocomplete="off" role="combobox" '
+                    f'aria-autocomplete="list" aria-expanded="false" aria-controls="{name}-list" placeholder="City or airport">'
+                    f'<ul class="listbox" id="{name}-list" role="listbox" hidden></ul></div>')
+
+        return (f"<form class='card search-form' method='get' action='/flights'>"
+                f"{combo('from', 'From', origin)}{combo('to', 'To', dest)}"
+                "<div class='field datepick' data-datepicker><label for='date-input'>Departure date</label>"
+                f"<div class='row'><input id='date-input' type='text' name='date' value='{_e(date)}' placeholder='YYYY-MM-DD' "
+                "autocomplete='off' pattern='\\d{4}-\\d{2}-\\d{2}'>"
+                "<button type='button' class='cal-btn' aria-label='Choose date' aria-haspopup='dialog'>▦</button></div>"
+                f"<div class='calendar' role='dialog' aria-label='Choose date' hidden data-min='{self.now().date().isoformat()}'></div></div>"
+                "<button class='primary search-btn' type='submit'>Search flights</button></form>"
+                f"<script type='application/json' id='airports-data'>{airports}</script>")
+
+    async def search_page(self, request: Request) -> Response:
+        routes = self.db.all("SELECT DISTINCT origin, dest FROM flights ORDER BY origin, dest")
+        popular = "".join(f"<li>{_e(self._airport_label(r['origin']))} → {_e(self._airport_label(r['dest']))}</li>" for r in routes)
+        body = (f"<h1>Find a flight</h1>{self._search_form()}"
+                f"<h2>Routes we fly</h2><ul class='route-list'>{popular}</ul>")
+        return self._page("Search", body)
+
+    async def results(self, request: Request) -> Response:
+        q = request.query_params
+        origin, dest = self.resolve_airport(q.get("from", "")), self.resolve_airport(q.get("to", ""))
+        date = q.get("date", "").strip()
+        errors = []
+        if origin is None:
+            errors.append("Choose a departure airport from the list.")
+        if dest is None:
+            errors.append("Choose a destination airport from the list.")
+        try:
+            dt.date.fromisoformat(date)
+        except ValueError:
+            errors.append("Enter the date as YYYY-MM-DD.")
+        if errors:
+            msg = "".join(f"<div class='error'>{_e(e)}</div>" for e in errors)
+            return self._page("Search", f"<h1>Find a flight</h1>{msg}{self._search_form(origin or '', dest or '', date)}")
+        flights = self.db.all("SELECT * FROM flights WHERE origin = ? AND dest = ? AND substr(depart, 1, 10) = ?",
+                              (origin, dest, date))
+        airlines_all = sorted({f["airline"] for f in flights})
+        stops = q.getlist("stops")
+        airlines = q.getlist("airline")
+        max_price = q.get("max_price", "").strip()
+        window = q.get("window", "any")
+        sort = q.get("sort", "price")
+        shown = [f for f in flights
+                 if (not stops or str(f["stops"]) in stops) and (not airlines or f["airline"] in airlines)
+                 and (not max_price.isdigit() or f["price"] <= int(max_price))
+                 and {"any": True, "morning": "06:00" <= _hm(f["depart"]) < "12:00",
+                      "afternoon": "12:00" <= _hm(f["depart"]) < "18:00", "evening": _hm(f["depart"]) >= "18:00"}.get(window, True)]
+        shown.sort(key={"price": lambda f: (f["price"], f["depart"]), "depart": lambda f: (f["depart"], f["price"]),
+                        "duration": lambda f: (f["duration_min"], f["price"])}.get(sort, lambda f: (f["price"], f["depart"])))
+        hidden = "".join(f"<input type='hidden' name='{k}' value='{_e(v)}'>" for k, v in (("from", origin), ("to", dest), ("date", date)))
+        stop_boxes = "".join(f"<label><input type='checkbox' name='stops' value='{v}'{' checked' if v in stops else ''}> {lbl}</label>"
+                             for v, lbl in (("0", "Nonstop"), ("1", "1 stop")))
+        airline_boxes = "".join(f"<label><input type='checkbox' name='airline' value='{_e(a)}'{' checked' if a in airlines else ''}> {_e(a)}</label>"
+                                for a in airlines_all)
+        windows = "".join(f"<option value='{v}'{' selected' if v == window else ''}>{lbl}</option>" for v, lbl in
+                          (("any", "Any time"), ("morning", "Morning (6–12)"), ("afternoon", "Afternoon (12–18)"), ("evening", "Evening (18+)")))
+        sorts = "".join(f"<option value='{v}'{' selected' if v == sort else ''}>{lbl}</option>" for v, lbl in
+                        (("price", "Lowest price"), ("depart", "Earliest departure"), ("duration", "Shortest")))
+        filters = (f"<form class='card filters' method='get' action='/flights' id='filters'>{hidden}<h2>Filters</h2>"
+                   f"<fieldset><legend>Stops</legend>{stop_boxes}</fieldset><fieldset><legend>Airlines</legend>{airline_boxes}</fieldset>"
+                   f"<label>Max price ($)<br><input type='number' name='max_price' min='0' value='{_e(max_price)}'></label>"
+                   f"<label>Departure<br><select name='window'>{windows}</select></label>"
+                   f"<label>Sort by<br><select name='sort'>{sorts}</select></label>"
+                   "<button type='submit' class='primary'>Apply</button></form>")
+        cards = "".join(
+            f"<li class='card flight' data-flight='{_e(f['number'])}' data-id='{f['id']}'>"
+            f"<div class='times'><strong>{_hm(f['depart'])}</strong> → <strong>{_hm(f['arrive'])}</strong>"
+            f"{' <sup>+1</sup>' if f['arrive'][:10] != f['depart'][:10] else ''}</div>"
+            f"<div class='meta'><span class='airline'>{_e(f['airline'])}</span> · <span class='number'>{_e(f['number'])}</span>"
+            f"<br><span class='muted'>{_dur(f['duration_min'])} · {'Nonstop' if f['stops'] == 0 else '1 stop'}</span></div>"
+            f"<div class='price'>${f['price']}</div>"
+            f"<a class='button primary select' href='/flights/{f['id']}' aria-label='Select {_e(f['number'])}'>Select</a></li>"
+            for f in shown)
+        listing = f"<ul class='results'>{cards}</ul>" if shown else "<p class='muted empty'>No flights match these filters.</p>"
+        head = (f"<h1>{_e(self._airport_label(origin))} → {_e(self._airport_label(dest))}</h1>"  # type: ignore[arg-type]
+                f"<p class='muted'>{_e(date)} · {len(shown)} of {len(flights)} flights</p>")
+        body = (f"<details class='modify'><summary>Modify search</summary>{self._search_form(origin or '', dest or '', date)}</details>"
+                f"{head}<div class='results-layout'>{filters}{listing}</div>")
+        return self._page("Flights", body)
+
+    # --- booking ---
+
+    def taken_seats(self, flight_id: int) -> set[str]:
+        seats = {r["seat"] for r in self.db.all("SELECT seat FROM seats_taken WHERE flight_id = ?", (flight_id,))}
+        seats |= {r["seat"] for r in self.db.all("SELECT seat FROM bookings WHERE flight_id = ? AND status = 'confirmed'", (flight_id,))}
+        return seats
+
+    async def book_page(self, request: Request, errors: list[str] | None = None, values: dict[str, str] | None = None) -> Response:
+        fid = int(request.path_params.get("flight_id") or (values or {}).get("flight_id", 0))
+        f = self.db.one("SELECT * FROM flights WHERE id = ?", (fid,))
+        if f is None:
+            return self._page("Not found", "<div class='error'>No such flight.</div>")
+        v = values or {}
+        taken = ",".join(sorted(self.taken_seats(fid)))
+        cards = self.db.all("SELECT * FROM cards ORDER BY id")
+        chosen_card = v.get("card", "")
+        card_radios = "".join(
+            f"<label class='card-opt'><input type='radio' name='card' value='{_e(c['last4'])}'{' checked' if chosen_card == c['last4'] else ''}> "
+            f"{_e(c['label'])} — {_e(c['brand'])} ending {_e(c['last4'])} <span class='muted'>exp {_e(c['expires'])}</span></label>"
+            for c in cards)
+        card_radios += (f"<label class='card-opt'><input type='radio' name='card' value='new'{' checked' if chosen_card == 'new' else ''}> "
+                        "A new card</label><div class='new-card' id='new-card'"
+                        f"{'' if chosen_card == 'new' else ' hidden'}><input type='text' name='card_number' placeholder='Card number' "
+                        f"aria-label='Card number' inputmode='numeric' value='{_e(v.get('card_number', ''))}'>"
+                        f"<input type='text' name='card_exp' placeholder='MM/YY' aria-label='Expiry' size='6' value='{_e(v.get('card_exp', ''))}'>"
+                        "<input type='text' name='card_cvc' placeholder='CVC' aria-label='CVC' size='4'></div>")
+        err = "".join(f"<div class='error'>{_e(e)}</div>" for e in errors or [])
+        bags = v.get("bags", "0")
+        bag_opts = "".join(f"<option value='{n}'{' selected' if str(n) == bags else ''}>{n} checked bag{'s' if n != 1 else ''}"
+                           f"{f' (+${n * BAG_FEE})' if n else ''}</option>" for n in range(3))
+        body = (
+            f"{err}<div class='card flight-summary'><h1>{_e(f['airline'])} {_e(f['number'])}</h1>"
+            f"<p>{_e(self._airport_label(f['origin']))} → {_e(self._airport_label(f['dest']))} · {_e(f['depart'][:10])} · "
+            f"{_hm(f['depart'])}–{_hm(f['arrive'])} · {_dur(f['duration_min'])} · {'Nonstop' if f['stops'] == 0 else '1 stop'}</p>"
+            f"<p>Fare <strong id='fare' data-fare='{f['price']}'>${f['price']}</strong></p></div>"
+            f"<form method='post' action='/bookings' id='booking-form' class='booking-grid'>"
+            f"<input type='hidden' name='flight_id' value='{fid}'>"
+            f"<section class='card'><h2>Choose your seat</h2><p class='muted'>Rows 1–{PREMIUM_ROWS} have extra legroom (+${PREMIUM_FEE}).</p>"
+            f"<seat-map rows='{SEAT_ROWS}' letters='{SEAT_LETTERS}' premium-rows='{PREMIUM_ROWS}' taken='{taken}' "
+            f"value='{_e(v.get('seat', ''))}' aria-label='Seat map'></seat-map>"
+            f"<input type='hidden' name='seat' id='seat-input' value='{_e(v.get('seat', ''))}'>"
+            f"<p>Selected seat: <strong id='seat-label'>{_e(v.get('seat') or 'none')}</strong></p></section>"
+            "<section class='card'><h2>Passenger</h2>"
+            f"<label>First name<br><input type='text' name='first_name' required value='{_e(v.get('first_name', ''))}'></label>"
+            f"<label>Last name<br><input type='text' name='last_name' required value='{_e(v.get('last_name', ''))}'></label>"
+            f"<label>Email<br><input type='email' name='email' required value='{_e(v.get('email', ''))}'></label>"
+            f"<label>Bags<br><select name='bags' id='bags'>{bag_opts}</select></label>"
+            f"<h2>Payment</h2><div class='cards' role='radiogroup' aria-label='Payment card'>{card_radios}</div>"
+            "<p class='total'>Total <strong id='total'></strong></p>"
+            "<button type='submit' class='primary' id='pay'>Pay and book</button></section></form>")
+        return self._page("Book", body, scripts=["/static/app/seatmap.js", "/static/app/travel.js"])
+
+    async def create_booking(self, request: Request) -> Response:
+        form = await request.form()
+        v = {k: str(form.get(k, "")).strip() for k in
+             ("flight_id", "seat", "first_name", "last_name", "email", "bags", "card", "card_number", "card_exp")}
+        f = self.db.one("SELECT * FROM flights WHERE id = ?", (int(v["flight_id"]) if v["flight_id"].isdigit() else 0,))
+        if f is None:
+            return self._page("Not found", "<div class='error'>No such flight.</div>")
+        errors = []
+        seat = v["seat"].upper()
+        valid_seat = re.fullmatch(rf"(\d{{1,2}})([{SEAT_LETTERS}])", seat) is not None and 1 <= int(seat[:-1]) <= SEAT_ROWS
+        if not valid_seat:
+            errors.append("Choose a seat on the seat map.")
+        elif seat in self.taken_seats(f["id"]):
+            errors.append(f"Seat {seat} is already taken.")
+        for key, label in (("first_name", "first name"), ("last_name", "last name")):
+            if not v[key]:
+                errors.append(f"Enter the passenger's {label}.")
+        if not re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", v["email"]):
+            errors.append("Enter a valid email address.")
+        card = v["card"]
+        if card == "new":
+            digits = re.sub(r"\D", "", v["card_number"])
+            if not (13 <= len(digits) <= 19) or not re.fullmatch(r"\d{2}/\d{2}", v["card_exp"]):
+                errors.append("Enter the new card's number and expiry (MM/YY).")
+            last4 = digits[-4:]
+        elif self.db.one("SELECT id FROM cards WHERE last4 = ?", (card,)):
+            last4 = card
+        else:
+            errors.append("Choose a payment card.")
+            last4 = ""
+        bags = int(v["bags"]) if v["bags"] in ("0", "1", "2") else 0
+        if errors:
+            request.path_params["flight_id"] = f["id"]
+            return await self.book_page(request, errors, v)
+        total = f["price"] + seat_fee(seat) + bags * BAG_FEE
+        count = self.db.scalar("SELECT COUNT(*) FROM bookings")
+        ref_rng = random.Random(f"{self.current_seed}:{count}:{f['id']}:{seat}")
+        ref = "".join(ref_rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(6))
+        self.db.execute(
+            "INSERT INTO bookings (ref, flight_id, first_name, last_name, email, seat, bags, card_last4, total, status, created) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'confirmed', ?)",
+            (ref, f["id"], v["first_name"][:60], v["last_name"][:60], v["email"][:120], seat, bags, last4, total,
+             self.now().isoformat(timespec="minutes")))
+        return RedirectResponse(f"/trips/{ref}?new=1", status_code=303)
+
+    # --- trips ---
+
+    async def trips(self, request: Request) -> Response:
+        rows = self.db.all("SELECT b.*, f.number, f.airline, f.origin, f.dest, f.depart FROM bookings b "
+                           "JOIN flights f ON f.id = b.flight_id ORDER BY f.depart")
+        trs = "".join(
+            f"<tr class='trip {b['status']}' data-ref='{_e(b['ref'])}'><td><a href='/trips/{_e(b['ref'])}'>{_e(b['ref'])}</a></td>"
+            f"<td>{_e(b['origin'])} → {_e(b['dest'])}</td><td>{_e(b['depart'].replace('T', ' '))}</td>"
+            f"<td>{_e(b['number'])}</td><td>{_e(b['first_name'])} {_e(b['last_name'])}</td><td>{_e(b['seat'])}</td>"
+            f"<td>${b['total']}</td><td><span class='status {b['status']}'>{b['status']}</span></td></tr>" for b in rows)
+        table = (f"<table class='trips'><thead><tr><th>Booking</th><th>Route</th><th>Departs</th><th>Flight</th><th>Passenger</th>"
+                 f"<th>Seat</th><th>Total</th><th>Status</th></tr></thead><tbody>{trs}</tbody></table>") if rows else "<p class='muted'>No trips yet.</p>"
+        return self._page("My trips", f"<h1>My trips</h1>{table}")
+
+    async def trip(self, request: Request) -> Response:
+        ref = request.path_params["ref"]
+        b = self.db.one("SELECT b.*, f.number, f.airline, f.origin, f.dest, f.depart, f.arrive, f.price FROM bookings b "
+                        "JOIN flights f ON f.id = b.flight_id WHERE b.ref = ?", (ref,))
+        if b is None:
+            return self._page("Not found", "<div class='error'>No such booking.</div>")
+        flash = "<div class='flash' role='status'>Booking confirmed. Have a good trip!</div>" if request.query_params.get("new") else ""
+        cancel = ""
+        if b["status"] == "confirmed":
+            cancel = ("<button type='button' class='danger' id='cancel-open'>Cancel booking…</button>"
+                      "<div class='modal-backdrop' id='cancel-modal' hidden><div class='modal' role='dialog' aria-label='Confirm cancellation'>"
+                      f"<p>Cancel booking {_e(ref)}? The fare is not refundable.</p><form method='post' action='/trips/{_e(ref)}/cancel' class='row'>"
+                      "<button type='submit' class='danger' id='cancel-confirm'>Yes, cancel it</button>"
+                      "<button type='button' id='cancel-keep'>Keep booking</button></form></div></div>")
+        body = (f"{flash}<div class='card confirmation'><h1>Booking <span id='booking-ref'>{_e(ref)}</span></h1>"
+                f"<p class='status {b['status']}'>Status: {b['status']}</p><dl>"
+                f"<dt>Flight</dt><dd>{_e(b['airline'])} {_e(b['number'])}</dd>"
+                f"<dt>Route</dt><dd>{_e(self._airport_label(b['origin']))} → {_e(self._airport_label(b['dest']))}</dd>"
+                f"<dt>Departs</dt><dd>{_e(b['depart'].replace('T', ' '))}</dd><dt>Arrives</dt><dd>{_e(b['arrive'].replace('T', ' '))}</dd>"
+                f"<dt>Passenger</dt><dd>{_e(b['first_name'])} {_e(b['last_name'])} ({_e(b['email'])})</dd>"
+                f"<dt>Seat</dt><dd id='booking-seat'>{_e(b['seat'])}</dd><dt>Bags</dt><dd>{b['bags']}</dd>"
+                f"<dt>Paid with</dt><dd>card ending {_e(b['card_last4'])}</dd><dt>Total</dt><dd id='booking-total'>${b['total']}</dd></dl>"
+                f"{cancel}</div><p><a href='/trips'>All trips</a></p>")
+        return self._page(f"Booking {ref}", body)
+
+    async def cancel(self, request: Request) -> Response:
+        ref = request.path_params["ref"]
+        self.db.execute("UPDATE bookings SET status = 'cancelled' WHERE ref = ?", (ref,))
+        return RedirectResponse(f"/trips/{ref}", status_code=303)
+
+
+def search_url(origin: str, dest: str, date: str) -> str:
+    return "/flights?" + urlencode({"from": origin, "to": dest, "date": date})
+
+
+APP = TravelApp
