@@ -1,0 +1,556 @@
+"""The cua guest agent: serves one desktop (an X display) to the host over a stream.
+
+Runs inside a desktop container or a VM on the guest's system Python 3 with the
+standard library only; python3-xlib, Pillow, mss, xdotool, xclip and AT-SPI are used
+when present (see screen.py). It imports nothing from `cua`.
+
+    python3 agent.py --listen unix:/run/cua/agent.sock [--display :1]
+    python3 agent.py --listen tcp:127.0.0.1:7000 --start-x 1280x720 --wm openbox
+    python3 agent.py --listen serial:/dev/virtio-ports/cua.agent --start-x 1280x720
+
+Requests and replies: see wire.py. Operations:
+  ping, info, act, screenshot, windows, query, spawn, kill, apps, wait_window, write_file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+try:
+    from . import queries, wire
+    from .faults import BadRequestFault, GuestFault, UnsupportedFault
+    from .screen import Screen
+except ImportError:  # run as a script from this folder (inside a VM image)
+    import queries  # type: ignore[no-redef]
+    import wire  # type: ignore[no-redef]
+    from faults import BadRequestFault, GuestFault, UnsupportedFault  # type: ignore[no-redef]
+    from screen import Screen  # type: ignore[no-redef]
+
+AGENT_VERSION = "1.0"
+
+#: Default settle bounds (ms): how long to wait for the first screen update after an
+#: action, how long the screen must then stay still, and the overall cap.
+DEFAULT_SETTLE = {"first_ms": 10.0, "quiet_ms": 25.0, "timeout_ms": 2000.0}
+
+Handler = Callable[["Agent", dict[str, Any], list[bytes]], Awaitable[tuple[dict[str, Any], list[bytes]]]]
+
+
+def _log(msg: str) -> None:
+    print(f"[cua-guest] {msg}", file=sys.stderr, flush=True)
+
+
+def start_xvfb(size: str, display: str | None, timeout: float = 30.0) -> tuple[subprocess.Popen[bytes], str]:
+    """Start Xvfb and return once it accepts clients (it writes its number to -displayfd)."""
+    try:
+        w, h = (int(v) for v in size.lower().split("x"))
+    except ValueError as exc:
+        raise SystemExit(f"--start-x wants WIDTHxHEIGHT, got {size!r}") from exc
+    read_fd, write_fd = os.pipe()
+    argv = ["Xvfb", *([display] if display else []), "-screen", "0", f"{w}x{h}x24", "-nolisten", "tcp",
+            "-displayfd", str(write_fd), "-noreset", "+extension", "DAMAGE", "+extension", "XTEST"]
+    proc = subprocess.Popen(argv, pass_fds=(write_fd,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    os.close(write_fd)
+    deadline = time.monotonic() + timeout
+    data = b""
+    import select
+
+    while not data.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([read_fd], [], [], max(left, 0))
+        if not ready:
+            proc.kill()
+            raise SystemExit(f"Xvfb did not become ready within {timeout:g} s")
+        chunk = os.read(read_fd, 64)
+        if not chunk:
+            raise SystemExit(f"Xvfb exited before it was ready (status {proc.wait()})")
+        data += chunk
+    os.close(read_fd)
+    return proc, f":{int(data.strip())}"
+
+
+class Agent:
+    def __init__(self, display: str, *, home: str, input_backend: str = "auto") -> None:
+        self.display = display
+        self.home = home
+        self.env = {**os.environ, "DISPLAY": display, "HOME": home}
+        # All X work happens on this one thread: Xlib connections are not thread-safe.
+        self._x = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="x")
+        self._screen: Screen | None = None
+        self._input_backend = input_backend
+        self.children: dict[int, dict[str, Any]] = {}
+        self.started = time.time()
+
+    async def start(self) -> None:
+        self._screen = await self.on_x(lambda: Screen(self.display, input_backend=self._input_backend))
+
+    @property
+    def screen(self) -> Screen:
+        assert self._screen is not None
+        return self._screen
+
+    async def on_x(self, fn: Callable[[], Any]) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._x, fn)
+
+    def hello(self) -> dict[str, Any]:
+        return {"hello": {"agent": "cua-guest", "version": AGENT_VERSION, "wire": wire.WIRE_VERSION,
+                          "display": self.display, "pid": os.getpid()}}
+
+    # --- processes the host asked for ---
+
+    def spawn(self, argv: list[str], env: dict[str, str] | None, cwd: str | None, name: str | None) -> int:
+        proc = subprocess.Popen(argv, env={**self.env, **(env or {})}, cwd=cwd or self.home,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        self.children[proc.pid] = {"pid": proc.pid, "argv": argv, "name": name or os.path.basename(argv[0]),
+                                   "env": env or {}, "cwd": cwd, "proc": proc}
+        return proc.pid
+
+    def reap(self) -> None:
+        for pid, child in list(self.children.items()):
+            if child["proc"].poll() is not None:
+                del self.children[pid]
+
+    def kill(self, pid: int, *, group: bool = True) -> bool:
+        try:
+            if group:
+                os.killpg(pid, signal.SIGKILL)
+            else:
+                os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            return False
+        child = self.children.pop(pid, None)
+        if child is not None:
+            child["proc"].wait()
+        return True
+
+    def shutdown(self) -> None:
+        for pid in list(self.children):
+            self.kill(pid)
+        if self._screen is not None:
+            self._x.submit(self._screen.close).result(timeout=5)
+        self._x.shutdown(wait=False)
+
+
+# --- operations ---
+
+def _settle_opts(req: dict[str, Any]) -> dict[str, float]:
+    opts = dict(DEFAULT_SETTLE)
+    given = req.get("settle") or {}
+    if not isinstance(given, dict):
+        raise BadRequestFault("settle must be an object")
+    for key in opts:
+        if key in given:
+            value = float(given[key])
+            if not 0 <= value <= 60_000:
+                raise BadRequestFault(f"settle.{key} must be within 0..60000 ms")
+            opts[key] = value
+    return opts
+
+
+def _shot_opts(obs: dict[str, Any]) -> tuple[str, int, tuple[int, int] | None]:
+    size = None
+    if obs.get("width") is not None or obs.get("height") is not None:
+        w, h = int(obs.get("width") or 0), int(obs.get("height") or 0)
+        if not (0 < w <= 16384 and 0 < h <= 16384):
+            raise BadRequestFault("screenshot width and height must both be within 1..16384")
+        size = (w, h)
+    return str(obs.get("format", "jpeg")), int(obs.get("quality", 80)), size
+
+
+async def op_ping(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    return {"pong": True, "time": time.time()}, []
+
+
+async def op_info(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    s = agent.screen
+
+    def versions() -> dict[str, Any]:
+        out: dict[str, Any] = {"agent": AGENT_VERSION, "wire": wire.WIRE_VERSION, "python": platform.python_version()}
+        for mod in ("Xlib", "PIL", "mss", "pyatspi"):
+            try:
+                m = __import__(mod)
+                out[mod] = str(getattr(m, "__version__", getattr(m, "VERSION", "present")))
+            except Exception:  # absent or broken: reported as None
+                out[mod] = None
+        for tool in ("xdotool", "xclip", "wmctrl"):
+            out[tool] = shutil.which(tool) is not None
+        return out
+
+    return {"screen": {"width": s.width, "height": s.height}, "display": agent.display, "home": agent.home,
+            "input": s.input_method, "capture": s.capture_method, "settle": s.settle_method,
+            "queries": queries.KINDS, "versions": versions(), "pid": os.getpid(),
+            "uptime_s": round(time.time() - agent.started, 3)}, []
+
+
+async def op_act(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    """Perform one action (screen pixels), wait for the screen to settle, optionally grab it."""
+    action = req.get("action")
+    if not isinstance(action, dict):
+        raise BadRequestFault("act needs an action object")
+    settle = _settle_opts(req)
+    observe = req.get("observe")
+    shot = _shot_opts(observe) if isinstance(observe, dict) else None
+    s = agent.screen
+
+    def run() -> tuple[dict[str, Any], list[bytes]]:
+        t0 = time.monotonic()
+        s.perform(action)
+        t1 = time.monotonic()
+        settled = s.settle(**settle)
+        t2 = time.monotonic()
+        result: dict[str, Any] = {"settle": settled}
+        out: list[bytes] = []
+        if shot is not None:
+            data, meta = s.screenshot(*shot)
+            result["screenshot"] = meta
+            out.append(data)
+        t3 = time.monotonic()
+        result["timings_ms"] = {"input": round((t1 - t0) * 1000, 2), "settle": round((t2 - t1) * 1000, 2),
+                                "screenshot": round((t3 - t2) * 1000, 2)}
+        return result, out
+
+    return await agent.on_x(run)
+
+
+async def op_screenshot(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    fmt, quality, size = _shot_opts(req)
+    data, meta = await agent.on_x(lambda: agent.screen.screenshot(fmt, quality, size))
+    return meta, [data]
+
+
+async def op_windows(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    return await agent.on_x(agent.screen.windows), []
+
+
+async def op_query(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    """Answer a list of state queries; the X-bound ones on the X thread, others in parallel."""
+    items = req.get("queries")
+    if not isinstance(items, list):
+        raise BadRequestFault("query needs a list of queries")
+    loop = asyncio.get_running_loop()
+    contexts = [queries.QueryContext(agent.home, agent.env, agent.screen.windows) for _ in items]
+
+    async def one(q: Any, ctx: queries.QueryContext) -> dict[str, Any]:
+        if isinstance(q, dict) and q.get("kind") == "windows":
+            return await agent.on_x(lambda: queries.answer(q, ctx))
+        return await loop.run_in_executor(None, queries.answer, q, ctx)
+
+    results = await asyncio.gather(*(one(q, c) for q, c in zip(items, contexts)))
+    out: list[bytes] = []
+    for result, ctx in zip(results, contexts):
+        if "blob" in result:
+            out.append(ctx.blobs[result["blob"]])
+            result["blob"] = len(out) - 1
+    return {"results": list(results)}, out
+
+
+async def op_spawn(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    argv = req.get("argv")
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        raise BadRequestFault("spawn needs argv, a non-empty list of strings")
+    if shutil.which(argv[0], path=agent.env.get("PATH")) is None and not os.path.isfile(argv[0]):
+        raise UnsupportedFault(f"{argv[0]!r} is not installed in the guest", reason="not_found")
+    env = req.get("env") or {}
+    if not isinstance(env, dict):
+        raise BadRequestFault("env must be an object")
+    pid = agent.spawn(argv, {str(k): str(v) for k, v in env.items()}, req.get("cwd"), req.get("name"))
+    return {"pid": pid}, []
+
+
+async def op_kill(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    """Kill processes: `pids` (their process groups), or `all: true` for every process that
+    owns a window or was spawned (the apps; not the X server, the window manager, or us)."""
+    agent.reap()
+    targets: set[int] = set()
+    if req.get("all"):
+        targets |= set(agent.children)
+        listing = await agent.on_x(agent.screen.windows)
+        targets |= {w["pid"] for w in listing["windows"] if w.get("pid")}
+    targets |= {int(p) for p in req.get("pids") or []}
+    targets.discard(os.getpid())
+    targets -= agent_protected
+    killed = [pid for pid in sorted(targets) if agent.kill(pid) or agent.kill(pid, group=False)]
+    if req.get("wait_windows_gone", True) and killed:
+        await _wait_until(agent, lambda listing: not any(w.get("pid") in killed for w in listing["windows"]),
+                          float(req.get("wait_s", 5.0)))
+    return {"killed": killed}, []
+
+
+async def op_apps(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    """The processes that own top-level windows, with what restarting them needs."""
+    agent.reap()
+    listing = await agent.on_x(agent.screen.windows)
+    apps: dict[int, dict[str, Any]] = {}
+    for win in listing["windows"]:
+        pid = win.get("pid")
+        if not pid or pid in agent_protected:
+            continue
+        app = apps.get(pid)
+        if app is None:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    argv = [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
+                cwd = os.readlink(f"/proc/{pid}/cwd")
+            except OSError:
+                continue  # exited, or not in our pid namespace
+            spawned = agent.children.get(pid)
+            app = apps[pid] = {"pid": pid, "argv": spawned["argv"] if spawned else argv, "cwd": cwd,
+                               "name": spawned["name"] if spawned else os.path.basename(argv[0]) if argv else "",
+                               "env": spawned["env"] if spawned else {}, "windows": []}
+        app["windows"].append({k: win[k] for k in ("id", "title", "class", "x", "y", "width", "height")})
+    return {"apps": sorted(apps.values(), key=lambda a: a["pid"])}, []
+
+
+async def _wait_until(agent: Agent, predicate: Callable[[dict[str, Any]], bool], timeout: float) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        listing = await agent.on_x(agent.screen.windows)
+        if predicate(listing):
+            return listing
+        if time.monotonic() >= deadline:
+            raise GuestFault(f"condition not met within {timeout:g} s", reason="timeout")
+        # The window list changes without a cheap portable notification here (the EWMH
+        # property events need a second connection per waiter); poll at a short interval.
+        await asyncio.sleep(0.03)
+
+
+async def op_wait_window(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    """Wait (bounded) until a window matching `pid` or `class` (case-insensitive substring
+    of class or instance) is mapped; returns it."""
+    pid = req.get("pid")
+    klass = str(req.get("class") or "").lower()
+    if pid is None and not klass:
+        raise BadRequestFault("wait_window needs pid or class")
+
+    def match(w: dict[str, Any]) -> bool:
+        if pid is not None and w.get("pid") == pid:
+            return True
+        return bool(klass) and (klass in (w.get("class") or "").lower() or klass in (w.get("instance") or "").lower())
+
+    listing = await _wait_until(agent, lambda ls: any(match(w) and w["mapped"] for w in ls["windows"]),
+                                float(req.get("wait_s", 20.0)))
+    return {"window": next(w for w in listing["windows"] if match(w) and w["mapped"])}, []
+
+
+async def op_write_file(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    """Write the one blob sent with the request to `path` (relative to $HOME), atomically."""
+    if len(blobs) != 1:
+        raise BadRequestFault("write_file needs exactly one blob")
+    path = os.path.normpath(os.path.join(agent.home, os.path.expanduser(str(req.get("path", "")))))
+    os.makedirs(os.path.dirname(path) or "/", exist_ok=True)
+    tmp = f"{path}.cua-tmp-{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(blobs[0])
+    if req.get("mode") is not None:
+        os.chmod(tmp, int(req["mode"]))
+    os.replace(tmp, path)
+    return {"path": path, "bytes": len(blobs[0])}, []
+
+
+OPS: dict[str, Handler] = {
+    "ping": op_ping,
+    "info": op_info,
+    "act": op_act,
+    "screenshot": op_screenshot,
+    "windows": op_windows,
+    "query": op_query,
+    "spawn": op_spawn,
+    "kill": op_kill,
+    "apps": op_apps,
+    "wait_window": op_wait_window,
+    "write_file": op_write_file,
+}
+
+#: Pids of the X server and window manager, which `kill all` and `apps` leave alone.
+agent_protected: set[int] = set()
+
+
+# --- serving a stream ---
+
+async def serve_stream(agent: Agent, reader: asyncio.StreamReader, write: Callable[[bytes], None]) -> None:
+    decoder = wire.Decoder()
+    pending_blobs: dict[int, list[bytes]] = {}
+    tasks: set[asyncio.Task[None]] = set()
+    write(wire.encode_message(agent.hello()))
+
+    async def handle(body: dict[str, Any], blobs: list[bytes]) -> None:
+        msg_id = body.get("id")
+        op = OPS.get(str(body.get("op")))
+        try:
+            if not isinstance(msg_id, int):
+                raise BadRequestFault("request needs an integer id")
+            if op is None:
+                raise BadRequestFault(f"unknown op {body.get('op')!r}")
+            result, out = await op(agent, body, blobs)
+            write(wire.encode_reply(wire.ok_reply(msg_id, result), out))
+        except GuestFault as exc:
+            write(wire.encode_message(wire.error_reply(msg_id if isinstance(msg_id, int) else None,
+                                                       exc.code, exc.message, exc.reason)))
+        except (ValueError, TypeError, KeyError) as exc:
+            write(wire.encode_message(wire.error_reply(msg_id if isinstance(msg_id, int) else None,
+                                                       "bad_request", f"{type(exc).__name__}: {exc}")))
+        except Exception as exc:  # keep serving: one failed request must not end the session
+            _log(f"op {body.get('op')!r} failed: {type(exc).__name__}: {exc}")
+            write(wire.encode_message(wire.error_reply(msg_id if isinstance(msg_id, int) else None,
+                                                       "internal", f"{type(exc).__name__}: {exc}")))
+
+    try:
+        while True:
+            chunk = await reader.read(1 << 20)
+            if not chunk:
+                break
+            for frame in decoder.feed(chunk):
+                if isinstance(frame, wire.Blob):
+                    pending_blobs.setdefault(frame.id, []).append(frame.data)
+                    continue
+                msg_id = frame.body.get("id")
+                blobs = pending_blobs.pop(msg_id, []) if isinstance(msg_id, int) else []
+                task = asyncio.create_task(handle(frame.body, blobs))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+    except wire.ProtocolError as exc:
+        _log(f"dropping connection: {exc}")
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
+async def serve(agent: Agent, listen: str) -> None:
+    scheme, _, where = listen.partition(":")
+
+    async def on_conn(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await serve_stream(agent, reader, writer.write)
+        finally:
+            writer.close()
+
+    if scheme == "unix":
+        if os.path.exists(where):
+            os.unlink(where)
+        tmp = f"{where}.tmp"
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        # Bind under a temporary name and rename: the host treats the socket's appearance
+        # as "the agent is ready", so it must never see a socket that does not accept yet.
+        server = await asyncio.start_unix_server(on_conn, path=tmp, limit=1 << 20)
+        os.chmod(tmp, 0o600)
+        os.rename(tmp, where)
+        async with server:
+            await server.serve_forever()
+    elif scheme == "tcp":
+        host, _, port = where.rpartition(":")
+        server = await asyncio.start_server(on_conn, host=host or "127.0.0.1", port=int(port))
+        async with server:
+            await server.serve_forever()
+    elif scheme in ("serial", "stdio"):
+        await _serve_pipe(agent, where if scheme == "serial" else None)
+    else:
+        raise SystemExit(f"--listen wants unix:PATH, tcp:HOST:PORT, serial:DEVICE or stdio, got {listen!r}")
+
+
+async def _serve_pipe(agent: Agent, device: str | None) -> None:
+    """Serve a character device (virtio-serial) or stdin/stdout: one stream, no accept."""
+    loop = asyncio.get_running_loop()
+    while True:
+        if device is None:
+            rfd, wfd = os.dup(0), os.dup(1)
+        else:
+            rfd = os.open(device, os.O_RDWR | os.O_NONBLOCK)
+            wfd = os.dup(rfd)
+        reader = asyncio.StreamReader(limit=1 << 20)
+        rtransport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader),
+                                                     os.fdopen(rfd, "rb", buffering=0))
+        wtransport, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(wfd, "wb", buffering=0))
+        try:
+            await serve_stream(agent, reader, wtransport.write)
+        finally:
+            rtransport.close()
+            wtransport.close()
+        if device is None:
+            return
+        # A virtio-serial port reads EOF while no host is attached, and no event says when
+        # one attaches again: reopen after a short pause instead of spinning.
+        await asyncio.sleep(0.2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="cua-guest", description=__doc__.split("\n")[0])
+    parser.add_argument("--listen", required=True, help="unix:PATH | tcp:HOST:PORT | serial:DEVICE | stdio")
+    parser.add_argument("--display", default=os.environ.get("DISPLAY"), help="X display (default $DISPLAY)")
+    parser.add_argument("--start-x", metavar="WxH", help="start Xvfb with this screen size first")
+    parser.add_argument("--wm", help="window manager command to start after X (e.g. openbox)")
+    parser.add_argument("--home", default=os.environ.get("HOME", "/root"))
+    parser.add_argument("--input", default="auto", choices=["auto", "xtest", "xdotool"])
+    args = parser.parse_args(argv)
+
+    xvfb = None
+    display = args.display
+    if args.start_x:
+        xvfb, display = start_xvfb(args.start_x, display)
+        agent_protected.add(xvfb.pid)
+    if not display:
+        raise SystemExit("no X display: give --display, set DISPLAY, or use --start-x")
+    os.environ["DISPLAY"] = display
+    agent = Agent(display, home=args.home, input_backend=args.input)
+    wm = None
+    if args.wm:
+        wm = subprocess.Popen(args.wm.split(), env=agent.env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        agent_protected.add(wm.pid)
+
+    async def run() -> None:
+        await agent.start()
+        if wm is not None:
+            await _wait_wm(agent)
+        loop = asyncio.get_running_loop()
+        stop = loop.create_future()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, lambda: stop.done() or stop.set_result(None))
+        server = asyncio.create_task(serve(agent, args.listen))
+        await asyncio.wait([server, stop], return_when=asyncio.FIRST_COMPLETED)
+        server.cancel()
+        if server.done() and not server.cancelled() and server.exception():
+            raise server.exception()  # type: ignore[misc]
+
+    try:
+        asyncio.run(run())
+    finally:
+        agent.shutdown()
+        for proc in (wm, xvfb):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                proc.wait(timeout=5)
+    return 0
+
+
+async def _wait_wm(agent: Agent, timeout: float = 15.0) -> None:
+    """Wait until the window manager owns the screen (EWMH _NET_SUPPORTING_WM_CHECK)."""
+    def has_wm() -> bool:
+        d = agent.screen._disp
+        if d is None:
+            return shutil.which("wmctrl") is None or subprocess.run(
+                ["wmctrl", "-m"], env=agent.env, capture_output=True, timeout=5).returncode == 0
+        prop = d.screen().root.get_full_property(d.intern_atom("_NET_SUPPORTING_WM_CHECK"), 0)
+        return prop is not None
+
+    deadline = time.monotonic() + timeout
+    while not await agent.on_x(has_wm):
+        if time.monotonic() > deadline:
+            _log(f"window manager not ready after {timeout:g} s; serving anyway")
+            return
+        await asyncio.sleep(0.02)  # no event announces a WM on a fresh display; poll briefly
+
+
+if __name__ == "__main__":
+    sys.exit(main())

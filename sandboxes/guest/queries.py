@@ -1,0 +1,203 @@
+"""State getters the judges need, answered inside the guest (standard library only).
+
+Each takes a query dict in `cua.state` shape and returns a result dict in
+`cua.state.StateResult` shape: {"ok", "value"} or {"ok": false, "error", "message"}.
+File bytes come back as a blob (the result says {"blob": index}); the host client
+turns them into the base64 that `FileQuery(mode="bytes")` promises.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["answer", "bounded_run", "A11Y_SCRIPT"]
+
+A11Y_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "a11y.py")
+
+
+def _fail(error: str, message: str) -> dict[str, Any]:
+    return {"ok": False, "value": None, "error": error, "message": message}
+
+
+def _ok(value: Any) -> dict[str, Any]:
+    return {"ok": True, "value": value}
+
+
+def bounded_run(argv: list[str], *, timeout: float, max_bytes: int, cwd: str | None = None,
+                env: dict[str, str] | None = None, stdin: bytes | None = None) -> dict[str, Any]:
+    """Run argv (no shell) in its own session; keep at most max_bytes of each stream; kill
+    the whole process group at the time limit. Returns {returncode, stdout, stderr,
+    truncated, timed_out}."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
+                            start_new_session=True)
+    if stdin is not None and proc.stdin is not None:
+        try:
+            proc.stdin.write(stdin)
+        except BrokenPipeError:
+            pass  # the command exited without reading its input; its output still counts
+        proc.stdin.close()
+    assert proc.stdout is not None and proc.stderr is not None
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    bufs = {out_fd: bytearray(), err_fd: bytearray()}
+    truncated = False
+    open_fds = set(bufs)
+    deadline = time.monotonic() + timeout
+    timed_out = False
+    while open_fds:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            break
+        ready, _, _ = select.select(list(open_fds), [], [], left)
+        for fd in ready:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                open_fds.discard(fd)
+                continue
+            room = max_bytes - len(bufs[fd])
+            if len(chunk) > room:
+                truncated = True
+            bufs[fd] += chunk[:max(room, 0)]
+    if timed_out:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    try:
+        code = proc.wait(timeout=max(0.1, deadline - time.monotonic()) if not timed_out else 5)
+    except subprocess.TimeoutExpired:
+        # Streams closed but the process lingers (it closed its stdout): still bounded.
+        timed_out = True
+        os.killpg(proc.pid, signal.SIGKILL)
+        code = proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
+    return {"returncode": code, "stdout": bufs[out_fd].decode("utf-8", "replace"),
+            "stderr": bufs[err_fd].decode("utf-8", "replace"),
+            "truncated": truncated, "timed_out": timed_out}
+
+
+class QueryContext:
+    def __init__(self, home: str, env: dict[str, str], windows: Callable[[], dict[str, Any]]) -> None:
+        self.home = home
+        self.env = env
+        self.windows = windows
+        self.blobs: list[bytes] = []
+
+    def path(self, p: str) -> str:
+        return os.path.normpath(os.path.join(self.home, os.path.expanduser(p)))
+
+
+def _file(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
+    path = ctx.path(str(q.get("path", "")))
+    mode = q.get("mode", "text")
+    max_bytes = int(q.get("max_bytes", 1_000_000))
+    if mode == "exists":
+        return _ok(os.path.lexists(path))
+    if mode == "list":
+        if not os.path.isdir(path):
+            return _fail("not_found", f"{path} is not a directory")
+        return _ok(sorted(os.listdir(path)))
+    if not os.path.exists(path):
+        return _fail("not_found", f"{path} does not exist")
+    if os.path.isdir(path):
+        return _fail("failed", f"{path} is a directory")
+    if mode == "sha256":
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+        return _ok(digest.hexdigest())
+    size = os.path.getsize(path)
+    if size > max_bytes:
+        return _fail("too_large", f"{path} has {size} bytes, more than max_bytes={max_bytes}")
+    with open(path, "rb") as f:
+        data = f.read(max_bytes)
+    if mode == "text":
+        return _ok(data.decode("utf-8", "replace"))
+    if mode == "bytes":
+        ctx.blobs.append(data)
+        return {"ok": True, "value": None, "blob": len(ctx.blobs) - 1}
+    return _fail("failed", f"unknown file mode {mode!r}")
+
+
+def _command(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
+    argv = q.get("argv")
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        return _fail("failed", "argv must be a non-empty list of strings")
+    if shutil.which(argv[0], path=ctx.env.get("PATH")) is None and not os.path.isfile(argv[0]):
+        return _fail("not_found", f"command {argv[0]!r} not found")
+    timeout = float(q.get("timeout", 10.0))
+    cwd = ctx.path(q["cwd"]) if q.get("cwd") else ctx.home
+    result = bounded_run(argv, timeout=timeout, max_bytes=int(q.get("max_bytes", 100_000)), cwd=cwd, env=ctx.env)
+    if result["timed_out"]:
+        return _fail("timeout", f"{argv[0]} did not finish within {timeout:g} s")
+    return _ok({k: result[k] for k in ("returncode", "stdout", "stderr", "truncated")})
+
+
+def _clipboard(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
+    if shutil.which("xclip") is None:
+        return _fail("unsupported", "xclip is not installed in the guest")
+    for target in ("UTF8_STRING", "STRING"):
+        result = bounded_run(["xclip", "-selection", "clipboard", "-o", "-t", target],
+                             timeout=5.0, max_bytes=10_000_000, env=ctx.env)
+        if result["timed_out"]:
+            return _fail("timeout", "the clipboard owner did not answer within 5 s")
+        if result["returncode"] == 0:
+            return _ok(result["stdout"])
+    return _ok(None)  # nobody owns the clipboard, or it holds no text
+
+
+def _windows(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
+    return _ok(ctx.windows())
+
+
+def _a11y(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
+    result = bounded_run([sys.executable, A11Y_SCRIPT, str(int(q.get("max_nodes", 5000)))],
+                         timeout=20.0, max_bytes=50_000_000, env=ctx.env)
+    if result["timed_out"]:
+        return _fail("timeout", "the accessibility tree did not come within 20 s")
+    if result["returncode"] == 3 or "accessibility bus" in result["stderr"]:
+        return _fail("unsupported", result["stderr"].strip()[-2000:] or "no accessibility support in this guest")
+    if result["returncode"] != 0:
+        return _fail("failed", result["stderr"].strip()[-2000:])
+    return _ok(json.loads(result["stdout"]))
+
+
+_GETTERS: dict[str, Callable[[dict[str, Any], QueryContext], dict[str, Any]]] = {
+    "file": _file,
+    "command": _command,
+    "clipboard": _clipboard,
+    "windows": _windows,
+    "a11y": _a11y,
+}
+
+KINDS = sorted(_GETTERS)
+
+
+def answer(q: Any, ctx: QueryContext) -> dict[str, Any]:
+    """Answer one query; every failure becomes a typed result, never an exception."""
+    if not isinstance(q, dict):
+        return _fail("failed", "a query must be an object")
+    getter = _GETTERS.get(str(q.get("kind")))
+    if getter is None:
+        return _fail("unsupported", f"the guest agent does not answer {q.get('kind')!r} queries")
+    try:
+        return getter(q, ctx)
+    except PermissionError as exc:
+        return _fail("failed", f"permission denied: {exc}")
+    except OSError as exc:
+        return _fail("failed", f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # a getter bug must not take the agent down: report it as a failed query
+        return _fail("failed", f"{type(exc).__name__}: {exc}")
