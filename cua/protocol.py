@@ -20,6 +20,7 @@ Wire format
 
 from __future__ import annotations
 
+import hmac
 import json
 import struct
 from collections.abc import Iterable
@@ -448,6 +449,8 @@ class Incoming:
     reply: list[str | bytes] = field(default_factory=list)
     #: The server must close the connection after sending `reply`.
     close: bool = False
+    #: The frame was refused (malformed, out of protocol, unauthorized).
+    refused: bool = False
 
 
 class ServerConnection:
@@ -475,30 +478,29 @@ class ServerConnection:
         if self.state == "closed":
             return Incoming()
         if isinstance(data, (bytes, bytearray)) and not self._looks_textual(data):
-            return Incoming(reply=[self.error(None, BadRequest("clients do not send binary frames"))])
+            return self._refuse(None, BadRequest("clients do not send binary frames"))
         try:
             obj = _loads(data, self.max_message_bytes)
         except BadRequest as exc:
-            return Incoming(reply=[self.error(None, exc)])
+            return self._refuse(None, exc)
         rid = _recoverable_id(obj)
         try:
             _check_version(obj)
             message = ClientMessageAdapter.validate_python(obj)
         except BadRequest as exc:
-            return Incoming(reply=[self.error(rid, exc)])
+            return self._refuse(rid, exc)
         except ValidationError as exc:
             if obj.get("type") not in REQUEST_TYPES:
-                exc2 = BadRequest(f"unknown message type {obj.get('type')!r}",
-                                  details={"known": list(REQUEST_TYPES)})
-                return self._refuse_unopened(rid, exc2)
-            return self._refuse_unopened(rid, _validation_error(exc))
+                return self._refuse(rid, BadRequest(f"unknown message type {obj.get('type')!r}",
+                                                    details={"known": list(REQUEST_TYPES)}))
+            return self._refuse(rid, _validation_error(exc))
         if isinstance(message, Hello):
             return self._hello(message)
         if self.state != "open":
-            return self._refuse_unopened(message.id, BadRequest("the first message must be `hello`"))
+            return self._refuse(message.id, BadRequest("the first message must be `hello`"))
         if message.id in self._deadlines:
-            return Incoming(reply=[self.error(None, BadRequest(
-                f"request id {message.id} is already in flight", details={"id": message.id}))])
+            return self._refuse(None, BadRequest(f"request id {message.id} is already in flight",
+                                                 details={"id": message.id}))
         self._deadlines[message.id] = None if message.timeout is None else now + message.timeout
         return Incoming(request=message)
 
@@ -507,25 +509,25 @@ class ServerConnection:
         # Some clients send JSON in binary frames; accept it, reject screenshots and noise.
         return data[:1] == b"{"
 
-    def _refuse_unopened(self, rid: int | None, exc: CuaError) -> Incoming:
+    def _refuse(self, rid: int | None, exc: CuaError) -> Incoming:
+        """Answer a bad frame. Before a successful hello, an unauthenticated peer gets
+        `unauthorized` and the connection closes; anyone else gets the error."""
         if self.state == "open" or self._header_auth:
-            return Incoming(reply=[self.error(rid, exc)])
+            return Incoming(reply=[self.error(rid, exc)], refused=True)
         return self._unauthorized(rid, "send `hello` with a valid token first (or an Authorization: Bearer header)")
 
     def _unauthorized(self, rid: int | None, message: str) -> Incoming:
         self.state = "closed"
-        return Incoming(reply=[self.error(rid, Unauthorized(message))], close=True)
+        return Incoming(reply=[self.error(rid, Unauthorized(message))], close=True, refused=True)
 
     def _hello(self, hello: Hello) -> Incoming:
         if self.state == "open":
-            return Incoming(reply=[self.error(hello.id, BadRequest("`hello` was already received"))])
+            return self._refuse(hello.id, BadRequest("`hello` was already received"))
         if hello.protocol != PROTOCOL_VERSION:
             return Incoming(reply=[self.error(hello.id, BadRequest(
                 f"client speaks protocol version {hello.protocol}, server speaks {PROTOCOL_VERSION}",
-                details={"client": hello.protocol, "server": PROTOCOL_VERSION}))], close=not self._header_auth)
+                details={"client": hello.protocol, "server": PROTOCOL_VERSION}))], refused=True)
         if not self._header_auth:
-            import hmac
-
             if hello.token is None or self._token is None or not hmac.compare_digest(
                     hello.token.encode(), self._token.encode()):
                 return self._unauthorized(hello.id, "missing or wrong token")
@@ -538,6 +540,9 @@ class ServerConnection:
 
     def in_flight(self) -> list[int]:
         return list(self._deadlines)
+
+    def deadline_of(self, request_id: int) -> float | None:
+        return self._deadlines.get(request_id)
 
     def finish(self, request_id: int) -> None:
         """Forget a request once it was answered."""

@@ -1,0 +1,1 @@
+"""The cua server: sandboxes over one websocket protocol (see `cua.protocol`)."""

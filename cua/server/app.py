@@ -1,0 +1,236 @@
+"""The server application: FastAPI routes around one SandboxManager, and ways to run it.
+
+- `create_app(settings)`: the ASGI app (`/v1/ws` websocket; REST `/v1/health`,
+  `/v1/sandboxes`, `/v1/metrics`). The manager starts and shuts down with the app.
+- `serve_in_background(...)`: an async context manager running a real server on a free
+  loopback port in the current event loop; yields `(url, token)`. For tests, `cua eval`
+  and benchmarks.
+- `serve_in_thread(...)`: the same on a private event-loop thread, for synchronous code
+  (the sync facade, scripts) that would otherwise block the server's loop.
+- `run(settings)`: the blocking `cua serve` entry point.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import threading
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import uvicorn
+from fastapi import Depends, FastAPI, HTTPException, Request, WebSocket
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+
+import cua
+from cua import protocol as p
+from cua.server.auth import bearer_token, generate_token, token_matches
+from cua.server.connection import Connection
+from cua.server.manager import SandboxManager
+from cua.server.metrics import Metrics
+
+__all__ = ["RunningServer", "ServerSettings", "create_app", "run", "serve_in_background", "serve_in_thread"]
+
+log = logging.getLogger("cua.server")
+
+
+@dataclass
+class ServerSettings:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    #: None disables auth (only on an explicit request: `cua serve --no-auth`).
+    token: str | None = field(default_factory=generate_token)
+    max_sandboxes: int = 16
+    #: Seconds of inactivity after which a sandbox is closed; None: never.
+    idle_timeout: float | None = 900.0
+    max_message_bytes: int = p.DEFAULT_MAX_MESSAGE_BYTES
+    name: str = f"cua/{cua.__version__}"
+
+    @property
+    def ws_transport_limit(self) -> int:
+        """The transport refuses (closes on) frames above this; frames between
+        `max_message_bytes` and it get a `bad_request` and the connection stays."""
+        return max(4 * self.max_message_bytes, 16 * 1024 * 1024)
+
+
+def create_app(settings: ServerSettings) -> FastAPI:
+    metrics = Metrics()
+    manager = SandboxManager(max_sandboxes=settings.max_sandboxes, idle_timeout=settings.idle_timeout,
+                             metrics=metrics)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        manager.start()
+        try:
+            yield
+        finally:
+            await manager.shutdown()
+
+    app = FastAPI(title="cua", version=cua.__version__, lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.manager = manager
+    app.state.metrics = metrics
+    app.state.settings = settings
+
+    def require_token(request: Request) -> None:
+        if not token_matches(settings.token, bearer_token(request.headers.get("authorization"))):
+            raise HTTPException(status_code=401, detail={"code": "unauthorized", "message": "missing or wrong token"},
+                                headers={"WWW-Authenticate": "Bearer"})
+
+    @app.get("/v1/health")
+    async def health() -> dict[str, Any]:
+        return {"ok": True, "server": settings.name, "protocol": p.PROTOCOL_VERSION, "sandboxes": manager.live,
+                "max_sandboxes": settings.max_sandboxes}
+
+    @app.get("/v1/sandboxes", dependencies=[Depends(require_token)])
+    async def sandboxes() -> JSONResponse:
+        return JSONResponse({"sandboxes": [i.model_dump(mode="json") for i in manager.list()]})
+
+    @app.get("/v1/metrics", dependencies=[Depends(require_token)])
+    async def get_metrics(format: str = "prometheus") -> Response:
+        if format == "json":
+            return JSONResponse(metrics.as_dict(live=manager.live))
+        if format != "prometheus":
+            raise HTTPException(status_code=400, detail={"code": "bad_request",
+                                                         "message": "format is `prometheus` or `json`"})
+        return PlainTextResponse(metrics.prometheus(live=manager.live),
+                                 media_type="text/plain; version=0.0.4")
+
+    @app.websocket("/v1/ws")
+    async def websocket(ws: WebSocket) -> None:
+        connection = Connection(ws, manager, metrics, token=settings.token,
+                                max_message_bytes=settings.max_message_bytes, server_name=settings.name)
+        await connection.run()
+
+    return app
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its signal handlers: an embedded server must not take over
+    Ctrl-C of the process that embeds it."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def _config(settings: ServerSettings, app: FastAPI) -> uvicorn.Config:
+    return uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning", access_log=False,
+                          ws="websockets-sansio", ws_max_size=settings.ws_transport_limit,
+                          ws_per_message_deflate=False, ws_ping_interval=20.0, ws_ping_timeout=60.0,
+                          lifespan="on")
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY on accepted sockets only when
+    # the listening socket says TCP; without it, Nagle holds a result frame sent right
+    # after its screenshot frame for a delayed ACK (40 ms per step).
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((host, port))
+    sock.set_inheritable(True)
+    return sock
+
+
+class RunningServer(NamedTuple):
+    url: str
+    token: str | None
+
+
+def _settings(token: str | None, auth: bool, overrides: dict[str, Any]) -> ServerSettings:
+    settings = ServerSettings(host="127.0.0.1", port=0, **overrides)
+    settings.token = (token or generate_token()) if auth else None
+    return settings
+
+
+async def _serve(settings: ServerSettings, ready: asyncio.Event, server_box: list[_Server]) -> None:
+    app = create_app(settings)
+    server = _Server(_config(settings, app))
+    server_box.append(server)
+    sock = _bind(settings.host, settings.port)
+    settings.port = sock.getsockname()[1]
+    try:
+        serve = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started and not serve.done():
+            await asyncio.sleep(0.01)  # uvicorn exposes startup only as this flag
+        ready.set()
+        await serve
+    finally:
+        sock.close()
+
+
+@contextlib.asynccontextmanager
+async def serve_in_background(*, token: str | None = None, auth: bool = True,
+                              **settings: Any) -> AsyncIterator[RunningServer]:
+    """Run a real server on a free loopback port in the current event loop.
+
+    Yields `(url, token)`; other keyword arguments are `ServerSettings` fields
+    (max_sandboxes, idle_timeout, max_message_bytes). On exit every sandbox is closed.
+    """
+    conf = _settings(token, auth, settings)
+    ready = asyncio.Event()
+    box: list[_Server] = []
+    task = asyncio.create_task(_serve(conf, ready, box), name="cua-server")
+    waiter = asyncio.create_task(ready.wait())
+    await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    if task.done():
+        waiter.cancel()
+        task.result()  # raises the startup failure
+        raise RuntimeError("the server stopped during startup")
+    try:
+        yield RunningServer(f"ws://127.0.0.1:{conf.port}/v1/ws", conf.token)
+    finally:
+        box[0].should_exit = True
+        await task
+
+
+@contextlib.contextmanager
+def serve_in_thread(*, token: str | None = None, auth: bool = True, **settings: Any) -> Iterator[RunningServer]:
+    """`serve_in_background` on a private event-loop thread, for synchronous callers."""
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    box: dict[str, Any] = {}
+    stop = asyncio.Event()
+
+    async def main() -> None:
+        try:
+            async with serve_in_background(token=token, auth=auth, **settings) as running:
+                box["server"] = running
+                started.set()
+                await stop.wait()
+        except BaseException as exc:
+            box["error"] = exc
+            raise
+        finally:
+            started.set()
+
+    def target() -> None:
+        asyncio.set_event_loop(loop)
+        with contextlib.suppress(BaseException):
+            loop.run_until_complete(main())
+        loop.close()
+
+    thread = threading.Thread(target=target, name="cua-server-thread", daemon=True)
+    thread.start()
+    started.wait()
+    if "error" in box:
+        thread.join()
+        raise box["error"]
+    try:
+        yield box["server"]
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join()
+
+
+def run(settings: ServerSettings) -> None:
+    """Serve until interrupted (the `cua serve` command)."""
+    app = create_app(settings)
+    sock = _bind(settings.host, settings.port)
+    try:
+        uvicorn.Server(_config(settings, app)).run(sockets=[sock])
+    finally:
+        sock.close()

@@ -1,0 +1,200 @@
+"""What the server does for each request type: one small async function per type,
+found through the `HANDLERS` table.
+
+A handler gets the connection's context and the parsed request, and returns the frames
+of its answer (a binary screenshot frame, if any, then the JSON result). Errors are
+raised as `cua.errors` exceptions; the connection turns them into `error` frames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cua import protocol as p
+from cua.actions import Action
+from cua.errors import BadRequest
+from cua.observation import ActionError, Observation, ObserveOptions, Size
+from cua.sandbox import Queryable, Sandbox, Snapshottable, Streamable, unsupported
+from cua.server.manager import Managed, SandboxManager
+
+if TYPE_CHECKING:
+    from cua.server.connection import Connection
+
+__all__ = ["HANDLERS", "Context", "perform_actions"]
+
+Frames = list[str | bytes]
+
+
+@dataclass(slots=True)
+class Context:
+    manager: SandboxManager
+    conn: "Connection"
+
+    @property
+    def conn_id(self) -> str:
+        return self.conn.id
+
+    @property
+    def proto(self) -> p.ServerConnection:
+        return self.conn.proto
+
+    def sandbox(self, sandbox_id: str) -> Managed:
+        return self.manager.get(sandbox_id, self.conn_id)
+
+
+def _observation(ctx: Context, rid: int, obs: Observation) -> Frames:
+    return ctx.proto.observation_frames(rid, p.ObservationResult(observation=obs))
+
+
+async def _new_sandbox_frames(ctx: Context, rid: int, managed: Managed, observe: ObserveOptions | None) -> Frames:
+    try:
+        async with ctx.manager.use(managed) as sandbox:
+            obs = await sandbox.observe(observe)
+            info = managed.info()
+    except BaseException:
+        # the caller never learns the id: do not leave the sandbox behind
+        await ctx.manager.close(managed)
+        raise
+    payload = p.SandboxResult(sandbox=info.model_dump(mode="json"), observation=obs)
+    return ctx.proto.observation_frames(rid, payload)
+
+
+async def create(ctx: Context, req: p.Create) -> Frames:
+    managed = await ctx.manager.create(req.kind, req.config, owner=ctx.conn_id, keep=req.keep)
+    return await _new_sandbox_frames(ctx, req.id, managed, req.observe)
+
+
+async def reset(ctx: Context, req: p.Reset) -> Frames:
+    async with ctx.manager.use(ctx.sandbox(req.sandbox_id)) as sandbox:
+        obs = await sandbox.reset(seed=req.seed, options=req.options, observe=req.observe)
+    return _observation(ctx, req.id, obs)
+
+
+async def perform_actions(sandbox: Sandbox, actions: list[Action], *, frame: Size | None,
+                          observe: ObserveOptions | None) -> Observation:
+    """Perform actions in order and observe once at the end.
+
+    Intermediate steps observe only cheap text state (no screenshot, tree or focus);
+    the first agent fault stops the sequence, and the final observation carries that
+    fault with the index of the failed action.
+    """
+    if len(actions) == 1:
+        return await sandbox.act(actions[0], frame=frame, observe=observe)
+    options = observe or ObserveOptions()
+    quiet = options.model_copy(update={"screenshot": False, "axtree": False, "focused": False})
+    for index, action in enumerate(actions[:-1]):
+        obs = await sandbox.act(action, frame=frame, observe=quiet)
+        if obs.error is not None:
+            final = await sandbox.observe(options)
+            error = ActionError(reason=obs.error.reason, message=f"action {index} ({action.type}): {obs.error.message}")
+            return final.model_copy(update={"error": error, "step": obs.step})
+    return await sandbox.act(actions[-1], frame=frame, observe=options)
+
+
+async def act(ctx: Context, req: p.Act) -> Frames:
+    actions = req.action if isinstance(req.action, list) else [req.action]
+    if not actions:
+        raise BadRequest("`action` is an empty list")
+    async with ctx.manager.use(ctx.sandbox(req.sandbox_id)) as sandbox:
+        obs = await perform_actions(sandbox, actions, frame=req.frame, observe=req.observe)
+    return _observation(ctx, req.id, obs)
+
+
+async def observe(ctx: Context, req: p.Observe) -> Frames:
+    async with ctx.manager.use(ctx.sandbox(req.sandbox_id)) as sandbox:
+        obs = await sandbox.observe(req.options)
+    return _observation(ctx, req.id, obs)
+
+
+async def query(ctx: Context, req: p.Query) -> Frames:
+    managed = ctx.sandbox(req.sandbox_id)
+    async with ctx.manager.use(managed) as sandbox:
+        if not isinstance(sandbox, Queryable):
+            raise unsupported("answer state queries", managed.kind)
+        results = await sandbox.query(req.queries)
+    return [ctx.proto.result(req.id, p.QueryResult(results=results))]
+
+
+async def snapshot(ctx: Context, req: p.Snapshot) -> Frames:
+    managed = ctx.sandbox(req.sandbox_id)
+    async with ctx.manager.use(managed) as sandbox:
+        if not isinstance(sandbox, Snapshottable):
+            raise unsupported("snapshot", managed.kind)
+        ref = await sandbox.snapshot()
+        ctx.manager.add_snapshot(managed, ref)
+    return [ctx.proto.result(req.id, p.SnapshotResult(snapshot=ref.model_dump(mode="json")))]
+
+
+async def restore(ctx: Context, req: p.Restore) -> Frames:
+    managed = ctx.sandbox(req.sandbox_id)
+    async with ctx.manager.use(managed) as sandbox:
+        if not isinstance(sandbox, Snapshottable):
+            raise unsupported("restore", managed.kind)
+        ref = ctx.manager.snapshot_ref(req.snapshot_id, kind=managed.kind)
+        obs = await sandbox.restore(ref, observe=req.observe)
+    return _observation(ctx, req.id, obs)
+
+
+async def delete_snapshot(ctx: Context, req: p.DeleteSnapshot) -> Frames:
+    await ctx.manager.delete_snapshot(req.snapshot_id)
+    return [ctx.proto.result(req.id, p.EmptyResult())]
+
+
+async def fork(ctx: Context, req: p.Fork) -> Frames:
+    parent = ctx.sandbox(req.sandbox_id)
+    async with ctx.manager.use(parent):
+        child = await ctx.manager.fork(parent, req.snapshot_id, owner=ctx.conn_id, keep=req.keep)
+    return await _new_sandbox_frames(ctx, req.id, child, req.observe)
+
+
+async def close(ctx: Context, req: p.Close) -> Frames:
+    managed = ctx.sandbox(req.sandbox_id)
+    ctx.conn.stop_streams_of(managed.id)
+    await ctx.manager.close(managed)
+    return [ctx.proto.result(req.id, p.EmptyResult())]
+
+
+async def list_sandboxes(ctx: Context, req: p.ListSandboxes) -> Frames:
+    infos = ctx.manager.list(None if req.all else ctx.conn_id)
+    return [ctx.proto.result(req.id, p.ListResult(sandboxes=[i.model_dump(mode="json") for i in infos]))]
+
+
+async def stream(ctx: Context, req: p.Stream) -> Frames:
+    managed = ctx.sandbox(req.sandbox_id)
+    async with ctx.manager.use(managed) as sandbox:
+        if not isinstance(sandbox, Streamable):
+            raise unsupported("stream", managed.kind)
+        ctx.conn.start_stream(req.id, managed, sandbox, req.options or ObserveOptions(), req.max_fps)
+    return [ctx.proto.result(req.id, p.StreamResult(stream_id=req.id))]
+
+
+async def unstream(ctx: Context, req: p.Unstream) -> Frames:
+    if not ctx.conn.stop_stream(req.stream_id):
+        raise BadRequest(f"no stream {req.stream_id} on this connection", details={"stream_id": req.stream_id})
+    return [ctx.proto.result(req.id, p.EmptyResult())]
+
+
+async def ping(ctx: Context, req: p.Ping) -> Frames:
+    return [ctx.proto.result(req.id, p.EmptyResult())]
+
+
+Handler = Callable[[Context, Any], Awaitable[Frames]]
+
+HANDLERS: dict[str, Handler] = {
+    "create": create,
+    "reset": reset,
+    "act": act,
+    "observe": observe,
+    "query": query,
+    "snapshot": snapshot,
+    "restore": restore,
+    "delete_snapshot": delete_snapshot,
+    "fork": fork,
+    "close": close,
+    "list": list_sandboxes,
+    "stream": stream,
+    "unstream": unstream,
+    "ping": ping,
+}
