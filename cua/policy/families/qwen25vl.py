@@ -79,8 +79,12 @@ class Qwen25VL(Family):
         "middle_click", "double_click", "scroll", "wait", "terminate",
     )
 
-    def __init__(self, *, min_pixels: int | None = None, max_pixels: int | None = None, **kw: Any) -> None:
+    def __init__(
+        self, *, min_pixels: int | None = None, max_pixels: int | None = None, factor: int | None = None, **kw: Any
+    ) -> None:
         super().__init__(**kw)
+        if factor is not None:
+            self.factor = factor  # type: ignore[misc] - a per-instance override of the class default
         self.min_pixels = min_pixels
         self.max_pixels = max_pixels
 

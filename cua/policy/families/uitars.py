@@ -54,9 +54,12 @@ class UITars15(Family):
         min_pixels: int | None = 100 * 28 * 28,
         max_pixels: int | None = 16384 * 28 * 28,
         language: str = "English",
+        factor: int | None = None,
         **kw: Any,
     ) -> None:
         super().__init__(**kw)
+        if factor is not None:
+            self.factor = factor  # type: ignore[misc] - a per-instance override of the class default
         self.min_pixels = min_pixels
         self.max_pixels = max_pixels
         self.language = language

@@ -1,0 +1,91 @@
+"""Build a policy from server options and run the server (used by `cua policy serve`,
+and by anyone embedding the server in a test or a notebook)."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from typing import Any
+
+from cua.policy.base import Policy
+from cua.policy.server import create_app, generate_token
+
+__all__ = ["build_policy", "serve"]
+
+
+def build_policy(
+    *,
+    backend: str,
+    family: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    script: str | None = None,
+    history_images: int = 3,
+    family_options: dict[str, Any] | None = None,
+    device: str | None = None,
+    dtype: str | None = None,
+    max_batch: int = 8,
+) -> tuple[Policy, dict[str, Any]]:
+    """A policy and the facts /v1/health reports about it. Raises ValueError on bad options."""
+    info: dict[str, Any] = {"backend": backend, "family": family}
+    if backend == "scripted":
+        from cua.policy.backends.scripted import ScriptedPolicy
+
+        if not script:
+            raise ValueError("--backend scripted needs --script FILE.jsonl")
+        return ScriptedPolicy.from_file(script, family=family), info
+    if not family:
+        raise ValueError(f"--backend {backend} needs --family")
+    from cua.policy.engine import ModelPolicy
+
+    if backend == "openai":
+        from cua.policy.backends.openai import OpenAIBackend
+
+        if not model or not base_url:
+            raise ValueError("--backend openai needs --model and --base-url")
+        chat = OpenAIBackend(base_url=base_url, model=model, api_key=api_key)
+        info["model"] = model
+    elif backend == "transformers":
+        from cua.policy.backends.transformers import TransformersBackend
+
+        if not model:
+            raise ValueError("--backend transformers needs --model PATH")
+        chat = TransformersBackend(model, device=device, dtype=dtype, max_batch=max_batch)  # type: ignore[assignment]
+        info["model"] = model
+    else:
+        raise ValueError(f"unknown backend {backend!r}")
+    policy = ModelPolicy(chat, family=family, history_images=history_images, family_options=family_options)
+    return policy, info
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+async def serve(
+    policy: Policy, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
+    info: dict[str, Any] | None = None,
+) -> None:
+    """Serve until interrupted. Prints ``token=...`` (when generated) and then one line
+    ``ready http://HOST:PORT`` once the socket accepts connections."""
+    import uvicorn
+
+    generated = token is None
+    token = token or generate_token()
+    app = create_app(policy, token=token, info=info)
+    sock = _bind(host, port)
+    bound_port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", ws_max_size=64 * 1024 * 1024)
+    server = uvicorn.Server(config)
+    if generated:
+        print(f"token={token}", flush=True)
+    url_host = f"[{host}]" if ":" in host else host
+    print(f"ready http://{url_host}:{bound_port}", flush=True)
+    sys.stdout.flush()
+    await server.serve(sockets=[sock])
