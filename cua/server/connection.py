@@ -66,7 +66,7 @@ class Connection:
         self.manager.connect(self.id, self._on_event)
         try:
             if self._header_rejected:
-                self._send([self.proto.error(None, Unauthorized("wrong token in the Authorization header"))])
+                self.send([self.proto.error(None, Unauthorized("wrong token in the Authorization header"))])
                 return
             await self._read_loop()
         finally:
@@ -96,7 +96,7 @@ class Connection:
             if incoming.refused:
                 self.metrics.protocol_errors += 1
             if incoming.reply:
-                self._send(incoming.reply)
+                self.send(incoming.reply)
             if incoming.close:
                 return
             if incoming.request is not None:
@@ -118,7 +118,7 @@ class Connection:
                 log.debug("connection %s: send failed: %r", self.id, exc)
                 return
 
-    def _send(self, frames: list[str | bytes]) -> None:
+    def send(self, frames: list[str | bytes]) -> None:
         put = self._outbox.put_nowait
         for frame in frames:
             put(frame)
@@ -131,7 +131,7 @@ class Connection:
             if task is not None and not task.done():
                 self._cancel_requested.add(request.target)
                 task.cancel()
-            self._send([self.proto.result(request.id, p.CancelResult(cancelled=task is not None))])
+            self.send([self.proto.result(request.id, p.CancelResult(cancelled=task is not None))])
             self.metrics.request_done("cancel", 0.0)
             return
         self._tasks[request.id] = asyncio.create_task(self._run_request(request), name=f"cua-req-{request.id}")
@@ -167,7 +167,7 @@ class Connection:
         finally:
             self._tasks.pop(rid, None)
             self._cancel_requested.discard(rid)
-        self._send(frames)
+        self.send(frames)
         self.metrics.request_done(request.type, loop.time() - started, code)
 
     # --- events and streams ---
@@ -175,7 +175,7 @@ class Connection:
     def _on_event(self, sandbox_id: str, event: str, data: dict[str, Any]) -> None:
         if event in ("closed", "died"):
             self.stop_streams_of(sandbox_id)
-        self._send([self.proto.event(sandbox_id, event, data)])
+        self.send([self.proto.event(sandbox_id, event, data)])
 
     def start_stream(self, stream_id: int, managed: Managed, sandbox: Sandbox, options: ObserveOptions,
                      max_fps: float) -> None:
@@ -209,7 +209,7 @@ class Connection:
         finally:
             if self._streams.pop(stream_id, None) is not None:
                 managed.streams -= 1
-            self._send([self.proto.event(managed.id, "stream_ended", {"stream_id": stream_id, "reason": reason})])
+            self.send([self.proto.event(managed.id, "stream_ended", {"stream_id": stream_id, "reason": reason})])
 
     def stop_stream(self, stream_id: int) -> bool:
         entry = self._streams.get(stream_id)

@@ -166,8 +166,10 @@ async def stream(ctx: Context, req: p.Stream) -> Frames:
     async with ctx.manager.use(managed) as sandbox:
         if not isinstance(sandbox, Streamable):
             raise unsupported("stream", managed.kind)
+        # the result goes out before the first frame can
+        ctx.conn.send([ctx.proto.result(req.id, p.StreamResult(stream_id=req.id))])
         ctx.conn.start_stream(req.id, managed, sandbox, req.options or ObserveOptions(), req.max_fps)
-    return [ctx.proto.result(req.id, p.StreamResult(stream_id=req.id))]
+    return []
 
 
 async def unstream(ctx: Context, req: p.Unstream) -> Frames:
