@@ -1,0 +1,411 @@
+"""Settings: an organisation's admin console.
+
+Pages: `/` → `/general` (org name, native timezone select, a custom language
+dropdown (listbox), theme and date-format radio groups), `/notifications` (switches
+that save on toggle), `/security` (require-2FA switch whose disabling needs a confirm
+modal, a session-timeout `<duration-picker>` form-associated custom element in a
+SHADOW DOM, password length, public links), `/users` (search, role/status filters,
+pagination; `/users/{id}` edit, suspend, delete behind a typed-confirmation modal;
+`/users/new` invite), `/api-keys` (create, reset secret and revoke behind confirm
+modals), `/audit` (the audit trail). Every change is in SQLite before its response.
+
+`state()` leaves out the audit trail (every change appends to it): judges read
+settings, users and API keys; the trail is there for SqlQuery when a task needs it.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.settings.seed import (DATE_FORMATS, DOMAIN, LANGUAGES, ROLES, SESSION_TIMEOUTS, TEAMS, THEMES,
+                                          TIMEZONES, key_secret, seed_settings)
+
+SCHEMA = """
+CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE users (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL UNIQUE,
+    role TEXT NOT NULL CHECK (role IN ('owner','admin','member','viewer')),
+    status TEXT NOT NULL CHECK (status IN ('active','suspended','invited')),
+    team TEXT NOT NULL, last_login TEXT
+);
+CREATE TABLE api_keys (id INTEGER PRIMARY KEY, name TEXT NOT NULL, secret TEXT NOT NULL, created TEXT NOT NULL,
+                       rotated TEXT, revoked INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE audit (id INTEGER PRIMARY KEY, at TEXT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL);
+"""
+NAV = [("General", "/general"), ("Notifications", "/notifications"), ("Security", "/security"), ("Users", "/users"),
+       ("API keys", "/api-keys"), ("Audit log", "/audit")]
+SWITCHES = [("notify_email", "Email notifications", "Activity digests and mentions by email."),
+            ("notify_sms", "SMS alerts", "Text messages for urgent incidents."),
+            ("notify_weekly", "Weekly report", "A summary of the organisation's usage every Monday."),
+            ("notify_security", "Security alerts", "New sign-ins, key resets and role changes."),
+            ("notify_marketing", "Product news", "Occasional announcements about new features.")]
+BOOL_KEYS = {k for k, _, _ in SWITCHES} | {"require_2fa", "allow_public_links"}
+PAGE_SIZE = 20
+REVOKED = '<span class="status suspended">revoked</span>'
+ACTIVE = '<span class="status active">active</span>'
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+class SettingsApp(WebApp):
+    name = "settings"
+    title = "Northwind Admin"
+    schema = SCHEMA
+    static_dir = Path(__file__).parent / "static"
+
+    def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
+        seed_settings(db, rng, self.now())
+
+    def state(self) -> dict[str, Any]:
+        settings = {r["key"]: r["value"] for r in self.db.all("SELECT key, value FROM settings ORDER BY key")}
+        typed: dict[str, Any] = {k: (v == "1") if k in BOOL_KEYS else int(v) if v.isdigit() else v for k, v in settings.items()}
+        return {"settings": typed, "users": self.db.all("SELECT * FROM users ORDER BY id"),
+                "api_keys": [{**k, "revoked": bool(k["revoked"])} for k in self.db.all("SELECT * FROM api_keys ORDER BY id")]}
+
+    # --- helpers ---
+
+    def _settings(self) -> dict[str, str]:
+        return {r["key"]: r["value"] for r in self.db.all("SELECT key, value FROM settings")}
+
+    def _me(self) -> dict[str, Any]:
+        me = self.db.one("SELECT * FROM users WHERE role = 'owner' ORDER BY id LIMIT 1")
+        assert me is not None, "the seed always has an owner"
+        return me
+
+    def _audit(self, action: str, detail: str) -> None:
+        self.db.execute("INSERT INTO audit (at, actor, action, detail) VALUES (?, ?, ?, ?)",
+                        (self.now().isoformat(timespec="minutes"), self._me()["name"], action, detail))
+
+    def _set(self, key: str, value: str) -> None:
+        old = self.db.scalar("SELECT value FROM settings WHERE key = ?", (key,))
+        if old != value:
+            self.db.execute("UPDATE settings SET value = ? WHERE key = ?", (value, key))
+            self._audit("setting.change", f"{key}: {old} → {value}")
+
+    def _page(self, title: str, body: str, active: str) -> Response:
+        me = self._me()
+        side = "".join(f'<a class="side-link{" active" if href == active else ""}" href="{href}">{label}</a>' for label, href in NAV)
+        layout = (f'<div class="console"><nav class="side" aria-label="Settings sections">{side}</nav>'
+                  f'<section class="content">{body}</section></div>')
+        return html_page(self, title, layout, nav=[(f"Signed in as {me['name']}", f"/users/{me['id']}")],
+                         scripts=["/static/app/widgets.js", "/static/app/settings.js"])
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/", lambda r: RedirectResponse("/general", status_code=302)),
+            Route("/general", self.general, methods=["GET", "POST"]),
+            Route("/notifications", self.notifications),
+            Route("/api/settings", self.api_setting, methods=["POST"]),
+            Route("/security", self.security, methods=["GET", "POST"]),
+            Route("/users", self.users),
+            Route("/users/new", self.invite, methods=["GET", "POST"]),
+            Route("/users/{user_id:int}", self.user, methods=["GET", "POST"]),
+            Route("/users/{user_id:int}/delete", self.delete_user, methods=["POST"]),
+            Route("/api-keys", self.api_keys, methods=["GET", "POST"]),
+            Route("/api-keys/{key_id:int}/reset", self.reset_key, methods=["POST"]),
+            Route("/api-keys/{key_id:int}/revoke", self.revoke_key, methods=["POST"]),
+            Route("/audit", self.audit),
+        ]
+
+    # --- general ---
+
+    async def general(self, request: Request) -> Response:
+        if request.method == "POST":
+            form = await request.form()
+            org = str(form.get("org_name", "")).strip()[:80]
+            if org:
+                self._set("org_name", org)
+            for key, allowed in (("timezone", TIMEZONES), ("language", [c for c, _ in LANGUAGES]), ("theme", THEMES),
+                                 ("date_format", DATE_FORMATS)):
+                value = str(form.get(key, ""))
+                if value in allowed:
+                    self._set(key, value)
+            return RedirectResponse("/general?saved=1", status_code=303)
+        s = self._settings()
+        tz = "".join(f"<option{' selected' if t == s['timezone'] else ''}>{_e(t)}</option>" for t in TIMEZONES)
+        lang_label = dict(LANGUAGES)[s["language"]]
+        lang_opts = "".join(f'<li role="option" id="lang-{c}" data-value="{c}" aria-selected="{"true" if c == s["language"] else "false"}">{_e(n)}</li>'
+                            for c, n in LANGUAGES)
+        theme = "".join(f"<label class='radio'><input type='radio' name='theme' value='{t}'{' checked' if t == s['theme'] else ''}> {t.title()}</label>"
+                        for t in THEMES)
+        datef = "".join(f"<label class='radio'><input type='radio' name='date_format' value='{d}'{' checked' if d == s['date_format'] else ''}> {d}</label>"
+                        for d in DATE_FORMATS)
+        flash = "<div class='flash' role='status'>Settings saved.</div>" if request.query_params.get("saved") else ""
+        body = (f"{flash}<h1>General</h1><form class='card settings-form' method='post' action='/general'>"
+                f"<label class='field'>Organisation name<input type='text' name='org_name' value='{_e(s['org_name'])}'></label>"
+                f"<label class='field'>Time zone<select name='timezone'>{tz}</select></label>"
+                "<div class='field'><span id='lang-label'>Language</span>"
+                f"<div class='dropdown' data-dropdown><input type='hidden' name='language' value='{_e(s['language'])}'>"
+                "<button type='button' class='dropdown-button' role='combobox' aria-haspopup='listbox' aria-expanded='false' "
+                f"aria-labelledby='lang-label' aria-controls='lang-list'><span class='dropdown-value'>{_e(lang_label)}</span><span class='caret'>▾</span></button>"
+                f"<ul class='dropdown-list' role='listbox' id='lang-list' aria-labelledby='lang-label' tabindex='-1' hidden>{lang_opts}</ul></div></div>"
+                f"<fieldset class='field'><legend>Theme</legend><div role='radiogroup' class='radios'>{theme}</div></fieldset>"
+                f"<fieldset class='field'><legend>Date format</legend><div role='radiogroup' class='radios'>{datef}</div></fieldset>"
+                "<button type='submit' class='primary'>Save changes</button></form>")
+        return self._page("General", body, "/general")
+
+    # --- notifications (switches save on toggle) ---
+
+    def _switch(self, key: str, label: str, help_text: str, on: bool, *, confirm: str = "") -> str:
+        extra = f" data-confirm='{_e(confirm)}'" if confirm else ""
+        return (f"<div class='switch-row'><div><div class='switch-label' id='{key}-label'>{_e(label)}</div>"
+                f"<div class='muted small'>{_e(help_text)}</div></div>"
+                f"<button type='button' class='switch' role='switch' data-key='{key}' aria-checked='{'true' if on else 'false'}' "
+                f"aria-labelledby='{key}-label'{extra}><span class='knob'></span></button></div>")
+
+    async def notifications(self, request: Request) -> Response:
+        s = self._settings()
+        rows = "".join(self._switch(k, label, help_text, s[k] == "1") for k, label, help_text in SWITCHES)
+        return self._page("Notifications", f"<h1>Notifications</h1><p class='muted'>Changes save immediately.</p>"
+                          f"<div class='card switches'>{rows}</div>", "/notifications")
+
+    async def api_setting(self, request: Request) -> Response:
+        try:
+            payload = await request.json()
+            key, value = str(payload["key"]), payload["value"]
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"error": "expected {key, value}"}, status_code=400)
+        if key not in BOOL_KEYS or not isinstance(value, bool):
+            return JSONResponse({"error": f"{key!r} is not a switch setting"}, status_code=400)
+        self._set(key, "1" if value else "0")
+        return JSONResponse({"key": key, "value": value})
+
+    # --- security ---
+
+    async def security(self, request: Request) -> Response:
+        if request.method == "POST":
+            form = await request.form()
+            timeout = str(form.get("session_timeout", ""))
+            if timeout.isdigit() and int(timeout) in SESSION_TIMEOUTS:
+                self._set("session_timeout", timeout)
+            length = str(form.get("password_min_length", ""))
+            if length.isdigit() and 8 <= int(length) <= 64:
+                self._set("password_min_length", str(int(length)))
+            return RedirectResponse("/security?saved=1", status_code=303)
+        s = self._settings()
+        flash = "<div class='flash' role='status'>Security settings saved.</div>" if request.query_params.get("saved") else ""
+        switches = (self._switch("require_2fa", "Require two-factor authentication", "Every member must set up 2FA to sign in.",
+                                 s["require_2fa"] == "1", confirm="Turn off required two-factor authentication? Members will be able to sign in with a password only.")
+                    + self._switch("allow_public_links", "Allow public share links", "Anyone with a link can view shared documents.",
+                                   s["allow_public_links"] == "1"))
+        options = ",".join(str(t) for t in SESSION_TIMEOUTS)
+        body = (f"{flash}<h1>Security</h1><div class='card switches'>{switches}</div>"
+                "<form class='card settings-form' method='post' action='/security'>"
+                "<div class='field'><span id='timeout-label'>Session timeout</span>"
+                f"<duration-picker name='session_timeout' value='{_e(s['session_timeout'])}' options='{options}' aria-labelledby='timeout-label'></duration-picker></div>"
+                "<label class='field'>Minimum password length"
+                f"<input type='number' name='password_min_length' min='8' max='64' value='{_e(s['password_min_length'])}'></label>"
+                "<button type='submit' class='primary'>Save security settings</button></form>"
+                "<div class='modal-backdrop' id='confirm-modal' hidden><div class='modal' role='dialog' aria-modal='true' aria-labelledby='confirm-text'>"
+                "<p id='confirm-text'></p><div class='row'><button type='button' class='danger' id='confirm-yes'>Turn off</button>"
+                "<button type='button' id='confirm-no'>Cancel</button></div></div></div>")
+        return self._page("Security", body, "/security")
+
+    # --- users ---
+
+    async def users(self, request: Request) -> Response:
+        q = request.query_params.get("q", "").strip()
+        role = request.query_params.get("role", "")
+        status = request.query_params.get("status", "")
+        page = max(1, int(request.query_params.get("page", "1")) if request.query_params.get("page", "1").isdigit() else 1)
+        where, params = ["1=1"], []
+        if q:
+            where.append("(name LIKE ? OR email LIKE ? OR team LIKE ?)")
+            params += [f"%{q}%"] * 3
+        if role in ROLES:
+            where.append("role = ?")
+            params.append(role)
+        if status in ("active", "suspended", "invited"):
+            where.append("status = ?")
+            params.append(status)
+        clause = " AND ".join(where)
+        total = self.db.scalar(f"SELECT COUNT(*) FROM users WHERE {clause}", params)
+        rows = self.db.all(f"SELECT * FROM users WHERE {clause} ORDER BY name LIMIT ? OFFSET ?", [*params, PAGE_SIZE, (page - 1) * PAGE_SIZE])
+        pages = max(1, -(-total // PAGE_SIZE))
+        trs = "".join(
+            f"<tr data-user='{_e(u['email'])}'><td><a href='/users/{u['id']}'>{_e(u['name'])}</a></td><td>{_e(u['email'])}</td>"
+            f"<td><span class='role {u['role']}'>{u['role']}</span></td><td><span class='status {u['status']}'>{u['status']}</span></td>"
+            f"<td>{_e(u['team'])}</td><td class='muted'>{_e((u['last_login'] or 'never').replace('T', ' '))}</td></tr>" for u in rows)
+
+        def link(p: int) -> str:
+            return "/users?" + urlencode({k: v for k, v in (("q", q), ("role", role), ("status", status), ("page", str(p))) if v})
+
+        pager = (f"<div class='pager row'>{'<a href=' + chr(39) + link(page - 1) + chr(39) + ' rel=prev>← Previous</a>' if page > 1 else ''}"
+                 f"<span class='muted'>Page {page} of {pages} · {total} users</span>"
+                 f"{'<a href=' + chr(39) + link(page + 1) + chr(39) + ' rel=next>Next →</a>' if page < pages else ''}</div>")
+        role_opts = "".join(f"<option value='{r}'{' selected' if r == role else ''}>{r.title()}</option>" for r in ROLES)
+        status_opts = "".join(f"<option value='{s}'{' selected' if s == status else ''}>{s.title()}</option>" for s in ("active", "suspended", "invited"))
+        flash = f"<div class='flash' role='status'>{_e(request.query_params['flash'])}</div>" if request.query_params.get("flash") else ""
+        body = (f"{flash}<div class='row head-row'><h1>Users</h1><a class='button primary' href='/users/new'>Invite user</a></div>"
+                "<form class='card row filters' method='get' action='/users'>"
+                f"<input type='search' name='q' value='{_e(q)}' placeholder='Search name, email or team' aria-label='Search users'>"
+                f"<select name='role' aria-label='Role'><option value=''>All roles</option>{role_opts}</select>"
+                f"<select name='status' aria-label='Status'><option value=''>All statuses</option>{status_opts}</select>"
+                "<button type='submit'>Filter</button></form>"
+                f"<table class='users'><thead><tr><th>Name</th><th>Email</th><th>Role</th><th>Status</th><th>Team</th><th>Last sign-in</th></tr></thead>"
+                f"<tbody>{trs}</tbody></table>{pager}")
+        return self._page("Users", body, "/users")
+
+    async def invite(self, request: Request) -> Response:
+        error = ""
+        if request.method == "POST":
+            form = await request.form()
+            name, email = str(form.get("name", "")).strip()[:80], str(form.get("email", "")).strip().lower()[:120]
+            role, team = str(form.get("role", "member")), str(form.get("team", TEAMS[0]))
+            if not name or "@" not in email:
+                error = "Enter a name and a valid email."
+            elif self.db.one("SELECT id FROM users WHERE email = ?", (email,)):
+                error = f"{email} is already a member."
+            elif role not in ROLES[1:] or team not in TEAMS:
+                error = "Choose a role and a team."
+            else:
+                cur = self.db.execute("INSERT INTO users (name, email, role, status, team, last_login) VALUES (?, ?, ?, 'invited', ?, NULL)",
+                                      (name, email, role, team))
+                self._audit("user.invite", f"invited {email} as {role}")
+                return RedirectResponse(f"/users/{cur.lastrowid}?flash=Invitation+sent", status_code=303)
+        roles = "".join(f"<option value='{r}'{' selected' if r == 'member' else ''}>{r.title()}</option>" for r in ROLES[1:])
+        teams = "".join(f"<option>{t}</option>" for t in TEAMS)
+        body = (f"<h1>Invite user</h1>{'<div class=error>' + _e(error) + '</div>' if error else ''}"
+                "<form class='card settings-form' method='post' action='/users/new'>"
+                "<label class='field'>Full name<input type='text' name='name' required></label>"
+                f"<label class='field'>Email<input type='email' name='email' required placeholder='name@{DOMAIN}'></label>"
+                f"<label class='field'>Role<select name='role'>{roles}</select></label>"
+                f"<label class='field'>Team<select name='team'>{teams}</select></label>"
+                "<button type='submit' class='primary'>Send invitation</button></form>")
+        return self._page("Invite user", body, "/users")
+
+    async def user(self, request: Request) -> Response:
+        uid = request.path_params["user_id"]
+        u = self.db.one("SELECT * FROM users WHERE id = ?", (uid,))
+        if u is None:
+            return self._page("Not found", "<div class='error'>No such user.</div>", "/users")
+        error = ""
+        if request.method == "POST":
+            form = await request.form()
+            name = str(form.get("name", "")).strip()[:80] or u["name"]
+            role, team, status = str(form.get("role", u["role"])), str(form.get("team", u["team"])), str(form.get("status", u["status"]))
+            if u["role"] == "owner" and (role != "owner" or status != u["status"]):
+                error = "The owner's role and status cannot be changed."
+            elif role not in ROLES[1:] and u["role"] != "owner" or team not in TEAMS or status not in ("active", "suspended", "invited"):
+                error = "Invalid role, team or status."
+            else:
+                changes = [f"{k}: {u[k]} → {v}" for k, v in (("name", name), ("role", role), ("team", team), ("status", status)) if u[k] != v]
+                self.db.execute("UPDATE users SET name = ?, role = ?, team = ?, status = ? WHERE id = ?", (name, role, team, status, uid))
+                if changes:
+                    self._audit("user.update", f"{u['email']}: " + "; ".join(changes))
+                return RedirectResponse(f"/users/{uid}?flash=Saved", status_code=303)
+        is_owner = u["role"] == "owner"
+        roles = "".join(f"<option value='{r}'{' selected' if r == u['role'] else ''}>{r.title()}</option>"
+                        for r in (ROLES if is_owner else ROLES[1:]))
+        teams = "".join(f"<option{' selected' if t == u['team'] else ''}>{t}</option>" for t in TEAMS)
+        statuses = "".join(f"<label class='radio'><input type='radio' name='status' value='{s}'{' checked' if s == u['status'] else ''}"
+                           f"{' disabled' if is_owner else ''}> {s.title()}</label>" for s in ("active", "suspended", "invited"))
+        flash = f"<div class='flash' role='status'>{_e(request.query_params['flash'])}</div>" if request.query_params.get("flash") else ""
+        danger = "" if is_owner else (
+            "<div class='card danger-zone'><h2>Danger zone</h2><p>Deleting a user removes their access immediately.</p>"
+            "<button type='button' class='danger' id='delete-open'>Delete user…</button></div>"
+            "<div class='modal-backdrop' id='delete-modal' hidden><div class='modal' role='dialog' aria-modal='true' aria-label='Delete user'>"
+            f"<p>Delete <strong>{_e(u['name'])}</strong>? Type their email to confirm.</p>"
+            f"<form method='post' action='/users/{uid}/delete'><input type='text' name='confirm' id='delete-confirm-input' "
+            f"aria-label='Type {_e(u['email'])} to confirm' autocomplete='off' data-expect='{_e(u['email'])}'>"
+            "<div class='row modal-actions'><button type='submit' class='danger' id='delete-confirm' disabled>Delete user</button>"
+            "<button type='button' id='delete-cancel'>Cancel</button></div></form></div></div>")
+        body = (f"{flash}{'<div class=error>' + _e(error) + '</div>' if error else ''}<h1>{_e(u['name'])}</h1>"
+                f"<p class='muted'>{_e(u['email'])} · last sign-in {_e((u['last_login'] or 'never').replace('T', ' '))}</p>"
+                f"<form class='card settings-form' method='post' action='/users/{uid}'>"
+                f"<label class='field'>Full name<input type='text' name='name' value='{_e(u['name'])}'></label>"
+                f"<label class='field'>Role<select name='role'{' disabled' if is_owner else ''}>{roles}</select></label>"
+                + (f"<input type='hidden' name='role' value='owner'><input type='hidden' name='status' value='{u['status']}'>" if is_owner else "")
+                + f"<label class='field'>Team<select name='team'>{teams}</select></label>"
+                f"<fieldset class='field'><legend>Status</legend><div role='radiogroup' class='radios'>{statuses}</div></fieldset>"
+                f"<button type='submit' class='primary'>Save user</button> <a class='button' href='/users'>Back to users</a></form>{danger}")
+        return self._page(u["name"], body, "/users")
+
+    async def delete_user(self, request: Request) -> Response:
+        uid = request.path_params["user_id"]
+        u = self.db.one("SELECT * FROM users WHERE id = ?", (uid,))
+        if u is None or u["role"] == "owner":
+            return RedirectResponse("/users", status_code=303)
+        if str((await request.form()).get("confirm", "")).strip().lower() != u["email"]:
+            return RedirectResponse(f"/users/{uid}?flash=Not+deleted:+the+email+did+not+match", status_code=303)
+        self.db.execute("DELETE FROM users WHERE id = ?", (uid,))
+        self._audit("user.delete", f"deleted {u['email']}")
+        return RedirectResponse(f"/users?flash=Deleted+{u['email']}", status_code=303)
+
+    # --- API keys ---
+
+    async def api_keys(self, request: Request) -> Response:
+        if request.method == "POST":
+            name = str((await request.form()).get("name", "")).strip()[:60]
+            if name:
+                n = self.db.scalar("SELECT COUNT(*) FROM api_keys")
+                cur = self.db.execute("INSERT INTO api_keys (name, secret, created, rotated, revoked) VALUES (?, ?, ?, NULL, 0)",
+                                      (name, key_secret(f"{self.current_seed}:{n}:{name}"), self.now().isoformat(timespec="minutes")))
+                self._audit("key.create", f"created key {name}")
+                return RedirectResponse(f"/api-keys?shown={cur.lastrowid}", status_code=303)
+            return RedirectResponse("/api-keys", status_code=303)
+        shown = request.query_params.get("shown", "")
+        keys = self.db.all("SELECT * FROM api_keys ORDER BY id")
+        reveal = ""
+        for k in keys:
+            if str(k["id"]) == shown:
+                reveal = (f"<div class='flash secret' role='status'>New secret for <strong>{_e(k['name'])}</strong> (copy it now, it will not be shown again): "
+                          f"<code id='new-secret'>{_e(k['secret'])}</code></div>")
+        rows = "".join(
+            f"<tr data-key='{_e(k['name'])}' class='{'revoked' if k['revoked'] else ''}'><td>{_e(k['name'])}</td>"
+            f"<td><code>{_e(k['secret'][:12])}…</code></td><td>{_e(k['created'][:10])}</td><td>{_e((k['rotated'] or '—')[:10])}</td>"
+            f"<td>{REVOKED if k['revoked'] else ACTIVE}</td>"
+            "<td class='row'>" + ("" if k["revoked"] else
+                                  f"<button type='button' class='confirm-open' data-action='/api-keys/{k['id']}/reset' "
+                                  f"data-text='Reset the secret of “{_e(k['name'])}”? Apps using the old secret stop working at once.' "
+                                  f"data-yes='Reset secret'>Reset…</button>"
+                                  f"<button type='button' class='confirm-open danger' data-action='/api-keys/{k['id']}/revoke' "
+                                  f"data-text='Revoke “{_e(k['name'])}”? This cannot be undone.' data-yes='Revoke key'>Revoke…</button>")
+            + "</td></tr>" for k in keys)
+        body = (f"{reveal}<h1>API keys</h1><table class='keys'><thead><tr><th>Name</th><th>Secret</th><th>Created</th><th>Last reset</th>"
+                f"<th>Status</th><th></th></tr></thead><tbody>{rows}</tbody></table>"
+                "<form class='card row' method='post' action='/api-keys'><label for='key-name'>New key name</label>"
+                "<input id='key-name' type='text' name='name' required><button type='submit' class='primary'>Create key</button></form>"
+                "<div class='modal-backdrop' id='action-modal' hidden><div class='modal' role='dialog' aria-modal='true' aria-labelledby='action-text'>"
+                "<p id='action-text'></p><form method='post' id='action-form' class='row'><button type='submit' class='danger' id='action-yes'>Confirm</button>"
+                "<button type='button' id='action-no'>Cancel</button></form></div></div>")
+        return self._page("API keys", body, "/api-keys")
+
+    async def reset_key(self, request: Request) -> Response:
+        kid = request.path_params["key_id"]
+        k = self.db.one("SELECT * FROM api_keys WHERE id = ? AND revoked = 0", (kid,))
+        if k is None:
+            return RedirectResponse("/api-keys", status_code=303)
+        self.db.execute("UPDATE api_keys SET secret = ?, rotated = ? WHERE id = ?",
+                        (key_secret(f"{k['secret']}:reset"), self.now().isoformat(timespec="minutes"), kid))
+        self._audit("key.reset", f"reset key {k['name']}")
+        return RedirectResponse(f"/api-keys?shown={kid}", status_code=303)
+
+    async def revoke_key(self, request: Request) -> Response:
+        kid = request.path_params["key_id"]
+        k = self.db.one("SELECT * FROM api_keys WHERE id = ?", (kid,))
+        if k is not None and not k["revoked"]:
+            self.db.execute("UPDATE api_keys SET revoked = 1 WHERE id = ?", (kid,))
+            self._audit("key.revoke", f"revoked key {k['name']}")
+        return RedirectResponse("/api-keys", status_code=303)
+
+    async def audit(self, request: Request) -> Response:
+        rows = self.db.all("SELECT * FROM audit ORDER BY at DESC, id DESC LIMIT 200")
+        trs = "".join(f"<tr><td class='muted'>{_e(r['at'].replace('T', ' '))}</td><td>{_e(r['actor'])}</td><td><code>{_e(r['action'])}</code></td>"
+                      f"<td>{_e(r['detail'])}</td></tr>" for r in rows)
+        return self._page("Audit log", f"<h1>Audit log</h1><table><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Detail</th></tr></thead>"
+                          f"<tbody>{trs}</tbody></table>", "/audit")
+
+
+APP = SettingsApp
