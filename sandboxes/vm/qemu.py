@@ -45,6 +45,8 @@ __all__ = [
 
 Accel = Literal["kvm", "tcg"]
 AGENT_PORT_NAME = "cua.agent"
+#: QEMU device id of the agent's virtio-serial port (named in VSERPORT_CHANGE events).
+AGENT_DEVICE_ID = "agentport"
 
 
 def qemu_binary() -> str:
@@ -247,7 +249,7 @@ class QemuProcess:
             "-device", "virtio-blk-pci,drive=disk0",
             "-device", "virtio-serial-pci,id=vser0",
             "-chardev", f"socket,id=agent,fd={agent_fd},server=on,wait=off",
-            "-device", f"virtserialport,bus=vser0.0,chardev=agent,name={AGENT_PORT_NAME}",
+            "-device", f"virtserialport,bus=vser0.0,chardev=agent,id={AGENT_DEVICE_ID},name={AGENT_PORT_NAME}",
             "-chardev", f"file,id=console,path={spec.console_path}",
             "-serial", "chardev:console",
             "-chardev", f"socket,id=qmp,fd={qmp_fd},server=on,wait=off",
@@ -331,6 +333,21 @@ class QemuProcess:
             if time.monotonic() > deadline:
                 raise Timeout(f"VM stayed {state!r}, wanted {sorted(wanted)}")
             await asyncio.sleep(0.005)  # polling a state change QMP does not announce
+
+    async def wait_chardev_connected(self, label: str, timeout: float = 10.0) -> None:
+        """Wait until QEMU has accepted the host's connection to a server chardev.
+
+        A connect() on the listening socket returns before QEMU's main loop accepts it;
+        loading device state before that would tell the guest its port's host side closed.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            for dev in await self.execute("query-chardev"):
+                if dev["label"] == label and not str(dev.get("filename", "")).startswith("disconnected"):
+                    return
+            if time.monotonic() > deadline:
+                raise Timeout(f"QEMU did not accept the {label} connection within {timeout:g} s")
+            await asyncio.sleep(0.002)  # QEMU announces no event for a chardev connection
 
     async def save_device_state(self, path: Path, *, timeout: float = 60.0) -> None:
         """Stop the VM and write its device state to `path` (RAM stays in the shared file).

@@ -1,0 +1,176 @@
+"""One running VM: a QEMU process, its private files, and its guest agent connection.
+
+A `VMSandbox` owns one current instance; restoring a snapshot swaps in another (started
+from copies of the snapshot's files), and a standby instance may wait, loaded with
+copies already, for the next restore. An instance watches its own death: QEMU exiting,
+or the guest closing the agent's virtio-serial port (the agent was killed: QEMU reports
+VSERPORT_CHANGE), fails every pending agent call with SandboxCrashed at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from qemu.qmp import EventListener
+
+from cua.errors import CuaError, SandboxCrashed, Timeout
+from cua.sandboxes.guest.client import GuestClient
+from cua.sandboxes.vm.qemu import AGENT_DEVICE_ID, LaunchSpec, QemuProcess, copy_sparse
+from cua.sandboxes.vm.snapshots import SnapshotFiles
+
+__all__ = ["Instance"]
+
+
+def create_overlay(base: Path, overlay: Path) -> None:
+    subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(base), str(overlay)],
+                   check=True, capture_output=True, timeout=60)
+
+
+class Instance:
+    """Build with `boot()` or `prepare()`; a prepared instance runs after `activate()`."""
+
+    def __init__(self, spec: LaunchSpec, qemu: QemuProcess) -> None:
+        self.spec = spec
+        self.qemu = qemu
+        self.client: GuestClient | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._watch: asyncio.Task[None] | None = None
+        self.died: str | None = None
+        self._on_death: Callable[[str], None] | None = None
+
+    @property
+    def dir(self) -> Path:
+        return self.spec.workdir
+
+    # --- starting ---
+
+    @classmethod
+    async def boot(cls, spec: LaunchSpec, base_disk: Path, *, timeout: float) -> "Instance":
+        """Cold boot: a fresh overlay on the base image, then wait for the agent's hello."""
+        spec.workdir.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(create_overlay, base_disk, spec.overlay)
+        self = cls(spec, await QemuProcess.launch(spec))
+        try:
+            reader, writer = await asyncio.open_unix_connection(str(spec.agent_path), limit=1 << 22)
+            self._writer = writer
+            self.client = GuestClient(reader, writer, name=f"vm:{spec.workdir.name}", on_lost=self._lost)
+            self._start_watch()
+            await self._wait_hello(timeout)
+        except BaseException:
+            await self.destroy()
+            raise
+        return self
+
+    async def _wait_hello(self, timeout: float) -> None:
+        """Wait for the agent's hello, failing early if QEMU or the agent dies."""
+        assert self.client is not None
+        deadline = time.monotonic() + timeout
+        while self.client.hello is None:
+            if self.died:
+                raise SandboxCrashed(f"VM died while booting: {self.died}\n{self.qemu.console_tail()}")
+            if time.monotonic() > deadline:
+                raise Timeout(f"the guest agent did not answer within {timeout:g} s of boot",
+                              details={"console": self.qemu.console_tail()})
+            # The client resolves its hello future internally; poll its public attribute.
+            await asyncio.sleep(0.05)
+
+    @classmethod
+    async def prepare(cls, spec: LaunchSpec, snap: SnapshotFiles) -> "Instance":
+        """Copies of a snapshot's RAM and overlay, and a QEMU waiting to load its device
+        state, with the agent socket already connected (so the guest never sees the host
+        side of its port close: no reconnect, no second hello)."""
+        spec.workdir.mkdir(parents=True, exist_ok=True)
+        self: Instance | None = None
+        try:
+            await asyncio.gather(asyncio.to_thread(copy_sparse, snap.ram, spec.ram_file),
+                                 asyncio.to_thread(shutil.copyfile, snap.overlay, spec.overlay))
+            self = cls(spec, await QemuProcess.launch(spec))
+            reader, writer = await asyncio.open_unix_connection(str(spec.agent_path), limit=1 << 22)
+            self._writer = writer
+            await self.qemu.wait_chardev_connected("agent")
+            self.client = GuestClient(reader, writer, name=f"vm:{spec.workdir.name}", on_lost=self._lost)
+        except BaseException:
+            if self is not None:
+                await self.destroy()
+            else:
+                shutil.rmtree(spec.workdir, ignore_errors=True)
+            raise
+        return self
+
+    async def activate(self, snap: SnapshotFiles, *, timeout: float) -> None:
+        """Load the snapshot's device state into a prepared instance and run it."""
+        await self.qemu.load_device_state(snap.devstate, timeout=timeout)
+        self._start_watch()
+        assert self.client is not None
+        await self.client.ping(timeout=timeout)
+
+    def on_death(self, callback: Callable[[str], None]) -> None:
+        self._on_death = callback
+        if self.died:
+            callback(self.died)
+
+    # --- dying ---
+
+    def _start_watch(self) -> None:
+        if self._watch is None:
+            self._watch = asyncio.create_task(self._watch_loop(), name=f"vm-watch-{self.dir.name}")
+
+    async def _watch_loop(self) -> None:
+        listener = EventListener(("VSERPORT_CHANGE", "SHUTDOWN"))
+        self.qemu.qmp.register_listener(listener)
+        exited = asyncio.create_task(self.qemu.proc.wait())
+        try:
+            while True:
+                event = asyncio.create_task(listener.get())
+                done, _ = await asyncio.wait({exited, event}, return_when=asyncio.FIRST_COMPLETED)
+                if exited in done:
+                    event.cancel()
+                    self._die(f"QEMU exited with status {exited.result()}")
+                    return
+                msg = event.result()
+                if msg["event"] == "VSERPORT_CHANGE" and msg["data"].get("id") == AGENT_DEVICE_ID \
+                        and not msg["data"].get("open"):
+                    self._die("the guest agent closed its port (killed or exited)")
+                    return
+                if msg["event"] == "SHUTDOWN":
+                    self._die("the guest shut down")
+                    return
+        finally:
+            exited.cancel()
+            with contextlib.suppress(Exception):
+                self.qemu.qmp.remove_listener(listener)
+
+    def _lost(self, reason: str) -> None:
+        self._die(reason)
+
+    def _die(self, reason: str) -> None:
+        if self.died:
+            return
+        self.died = reason
+        # Fail the agent calls in flight now: a dead agent behind a live virtio-serial port
+        # would otherwise leave them waiting for their timeouts.
+        if self._writer is not None:
+            self._writer.transport.abort()
+        if self._on_death is not None:
+            self._on_death(reason)
+
+    async def destroy(self) -> None:
+        """Kill QEMU and delete the instance's files (RAM file, overlay, sockets)."""
+        self._on_death = None
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError, CuaError):
+                await self._watch
+        if self.client is not None:
+            with contextlib.suppress(CuaError, OSError):
+                await self.client.close()
+        elif self._writer is not None:
+            self._writer.transport.abort()
+        await self.qemu.kill()
+        await asyncio.to_thread(shutil.rmtree, self.dir, True)
