@@ -49,7 +49,9 @@ SCHEMA_PATH = Path(__file__).parent / "schema" / "task.schema.json"
 
 
 class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # A whole-string placeholder keeps its value's type ("{list.n}" -> 11); where the
+    # format wants text (an answer, typed text, an instruction), numbers become text.
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
 
 # ---------------------------------------------------------------- parameters
@@ -151,7 +153,7 @@ class SelectArgs(_Spec):
 class DragArgs(_Spec):
     from_: Locator = Field(alias="from")
     to: Locator
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, coerce_numbers_to_str=True)
 
 
 class DoneArgs(_Spec):

@@ -1,0 +1,256 @@
+"""Comparators: does an observed value satisfy an expectation? Each takes the spec and
+the observed value and returns (passed, detail); they never raise on odd input (a value
+of the wrong shape simply fails, with the reason in `detail`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from cua.judges import spec as S
+from cua.judges.normalize import norm_text, parse_datetime, parse_number, to_text
+from cua.judges.paths import PathError, get_path
+
+__all__ = ["Result", "compare", "expected_of", "register_comparator"]
+
+Result = tuple[bool, str]
+Comparator = Callable[[Any, Any], Result]
+_REGISTRY: dict[type, Comparator] = {}
+
+
+def register_comparator(spec_type: type) -> Callable[[Comparator], Comparator]:
+    def wrap(fn: Comparator) -> Comparator:
+        _REGISTRY[spec_type] = fn
+        return fn
+
+    return wrap
+
+
+def compare(spec: Any, observed: Any) -> Result:
+    fn = _REGISTRY.get(type(spec))
+    if fn is None:
+        return False, f"no comparator for {type(spec).__name__}"
+    return fn(spec, observed)
+
+
+def expected_of(spec: Any) -> Any:
+    """What the evidence shows as `expected`."""
+    data = spec.model_dump(mode="json", exclude_defaults=True, by_alias=True)
+    if set(data) <= {"op", "value"} and "value" in data:
+        return data["value"]
+    return data
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return float(a) == float(b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+@register_comparator(S.EqualsCmp)
+def _equals(spec: S.EqualsCmp, observed: Any) -> Result:
+    return _same_json(observed, spec.value), ""
+
+
+@register_comparator(S.TextCmp)
+def _text(spec: S.TextCmp, observed: Any) -> Result:
+    if observed is None or isinstance(observed, (dict, list)):
+        return False, f"not text: {type(observed).__name__}"
+    a = norm_text(observed, case=spec.case, punctuation=spec.punctuation)
+    b = norm_text(spec.value, case=spec.case, punctuation=spec.punctuation)
+    return a == b, "" if a == b else f"normalised {a!r} != {b!r}"
+
+
+@register_comparator(S.ContainsCmp)
+def _contains(spec: S.ContainsCmp, observed: Any) -> Result:
+    if isinstance(observed, list):
+        want = norm_text(spec.value, case=spec.case, punctuation=spec.punctuation) if isinstance(spec.value, str) else None
+        for item in observed:
+            if _same_json(item, spec.value):
+                return True, ""
+            if want is not None and isinstance(item, str) and norm_text(item, case=spec.case,
+                                                                         punctuation=spec.punctuation) == want:
+                return True, ""
+        return False, "no element equals it"
+    if observed is None or isinstance(observed, dict):
+        return False, f"not text or a list: {type(observed).__name__}"
+    a = norm_text(observed, case=spec.case, punctuation=spec.punctuation)
+    b = norm_text(spec.value, case=spec.case, punctuation=spec.punctuation)
+    return b in a, ""
+
+
+@register_comparator(S.RegexCmp)
+def _regex(spec: S.RegexCmp, observed: Any) -> Result:
+    if observed is None or isinstance(observed, (dict, list)):
+        return False, f"not text: {type(observed).__name__}"
+    try:
+        rx = re.compile(spec.pattern, re.I if spec.ignore_case else 0)
+    except re.error as exc:
+        return False, f"bad pattern: {exc}"
+    text = to_text(observed)
+    hit = rx.fullmatch(text) if spec.full else rx.search(text)
+    return hit is not None, ""
+
+
+@register_comparator(S.NumberCmp)
+def _number(spec: S.NumberCmp, observed: Any) -> Result:
+    a = parse_number(observed, decimal_comma=spec.decimal_comma)
+    b = parse_number(spec.value, decimal_comma=spec.decimal_comma)
+    if a is None:
+        return False, f"not a number: {observed!r}"
+    if b is None:
+        return False, f"expected value is not a number: {spec.value!r}"
+    tolerance = max(spec.abs, spec.rel * abs(b))
+    ok = abs(a - b) <= tolerance
+    return ok, "" if ok else f"|{a:g} - {b:g}| > {tolerance:g}"
+
+
+def _key(item: Any, text: bool) -> Any:
+    if text and isinstance(item, str):
+        return ("s", norm_text(item))
+    if isinstance(item, bool):
+        return ("b", item)
+    if isinstance(item, (int, float)):
+        return ("n", float(item))
+    if isinstance(item, (dict, list)):
+        return ("j", json.dumps(item, sort_keys=True))
+    return (type(item).__name__, item)
+
+
+@register_comparator(S.SetCmp)
+def _set(spec: S.SetCmp, observed: Any) -> Result:
+    if not isinstance(observed, list) or not isinstance(spec.values, list):
+        return False, f"not a list: {type(observed).__name__}"
+    a, b = {_key(x, spec.text) for x in observed}, {_key(x, spec.text) for x in spec.values}
+    return a == b, "" if a == b else f"missing {sorted(map(str, b - a))}, extra {sorted(map(str, a - b))}"
+
+
+@register_comparator(S.MultisetCmp)
+def _multiset(spec: S.MultisetCmp, observed: Any) -> Result:
+    if not isinstance(observed, list) or not isinstance(spec.values, list):
+        return False, f"not a list: {type(observed).__name__}"
+    a, b = Counter(_key(x, spec.text) for x in observed), Counter(_key(x, spec.text) for x in spec.values)
+    return a == b, "" if a == b else f"missing {sorted(map(str, (b - a).elements()))}, extra {sorted(map(str, (a - b).elements()))}"
+
+
+def _subset(expected: Any, observed: Any, list_any: bool) -> bool:
+    if isinstance(expected, dict):
+        return isinstance(observed, dict) and all(
+            k in observed and _subset(v, observed[k], list_any) for k, v in expected.items())
+    if isinstance(expected, list):
+        if not isinstance(observed, list):
+            return False
+        if list_any:
+            return all(any(_subset(e, o, list_any) for o in observed) for e in expected)
+        return len(expected) == len(observed) and all(_subset(e, o, list_any) for e, o in zip(expected, observed))
+    return _same_json(observed, expected)
+
+
+@register_comparator(S.JsonSubsetCmp)
+def _json_subset(spec: S.JsonSubsetCmp, observed: Any) -> Result:
+    return _subset(spec.value, observed, spec.list_any), ""
+
+
+@register_comparator(S.JsonPathCmp)
+def _json_path(spec: S.JsonPathCmp, observed: Any) -> Result:
+    try:
+        value = get_path(observed, spec.path)
+    except PathError as exc:
+        return False, str(exc)
+    ok, detail = compare(spec.expect, value)
+    return ok, f"at {spec.path}: {value!r}" + (f"; {detail}" if detail else "")
+
+
+def _same_datetime(a: Any, b: Any, day_first: bool, seconds: bool) -> Result:
+    ad, at = parse_datetime(a, day_first=day_first)
+    bd, bt = parse_datetime(b, day_first=day_first)
+    if bd is None and bt is None:
+        return False, f"expected value is not a date or time: {b!r}"
+    if ad is None and at is None:
+        return False, f"not a date or time: {a!r}"
+    if bd is not None and ad != bd:
+        return False, f"date {ad} != {bd}"
+    if bt is not None:
+        if at is None:
+            return False, "no time given"
+        trim = (lambda t: t.replace(microsecond=0)) if seconds else (lambda t: t.replace(second=0, microsecond=0))
+        if trim(at) != trim(bt):
+            return False, f"time {at} != {bt}"
+    return True, ""
+
+
+@register_comparator(S.DateCmp)
+def _date(spec: S.DateCmp, observed: Any) -> Result:
+    return _same_datetime(observed, spec.value, spec.day_first, spec.seconds)
+
+
+def _cell_equal(a: Any, b: Any, how: str) -> bool:
+    if how == "text":
+        return norm_text(a) == norm_text(b)
+    if how == "number":
+        x, y = parse_number(a), parse_number(b)
+        return x is not None and y is not None and abs(x - y) <= 1e-9 * max(1.0, abs(y))
+    if how == "date":
+        return _same_datetime(a, b, False, False)[0]
+    return _same_json(a, b)
+
+
+@register_comparator(S.TableCmp)
+def _table(spec: S.TableCmp, observed: Any) -> Result:
+    expected = spec.rows
+    if not isinstance(observed, list) or not all(isinstance(r, dict) for r in observed):
+        return False, "not a list of rows"
+    if not isinstance(expected, list) or not all(isinstance(r, dict) for r in expected):
+        return False, "expected rows are not a list of objects"
+    if len(observed) != len(expected):
+        return False, f"{len(observed)} rows, expected {len(expected)}"
+    columns = spec.columns or sorted({k for r in expected for k in r})
+
+    def row_eq(o: dict[str, Any], e: dict[str, Any]) -> bool:
+        return all(c in o and c in e and _cell_equal(o[c], e[c], spec.normalize.get(c, "exact")) for c in columns)
+
+    if spec.ordered:
+        for i, (o, e) in enumerate(zip(observed, expected)):
+            if not row_eq(o, e):
+                return False, f"row {i} differs: {o!r} vs {e!r}"
+        return True, ""
+    unmatched = list(observed)
+    for e in expected:  # greedy is exact here: row equality is an equivalence per column
+        for i, o in enumerate(unmatched):
+            if row_eq(o, e):
+                del unmatched[i]
+                break
+        else:
+            return False, f"no row matches {e!r}"
+    return True, ""
+
+
+@register_comparator(S.LengthCmp)
+def _length(spec: S.LengthCmp, observed: Any) -> Result:
+    if not isinstance(observed, (str, list, dict)):
+        return False, f"no length: {type(observed).__name__}"
+    n = len(observed)
+    ok = n >= spec.min and (spec.max is None or n <= spec.max)
+    return ok, f"length {n}"
+
+
+@register_comparator(S.PresentCmp)
+def _present(spec: S.PresentCmp, observed: Any) -> Result:
+    if observed is None:
+        return False, "absent"
+    return (bool(observed) if spec.truthy else True), ""
+
+
+@register_comparator(S.AbsentCmp)
+def _absent(spec: S.AbsentCmp, observed: Any) -> Result:
+    ok = observed is None or observed == [] or observed == {}
+    return ok, "" if ok else "present"

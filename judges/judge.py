@@ -1,0 +1,157 @@
+"""The state judge: a `cua.task.Judge` built from a `JudgeSpec`.
+
+It names its queries up front (`queries()`); the runner reads them after reset and at
+the end; `evaluate()` then decides from those values and the agent's `done` alone, in a
+few milliseconds, and deterministically: the same input always gives the same verdict.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from cua.judges import spec as S
+from cua.judges.comparators import compare, expected_of
+from cua.judges.getters import Getter, GetterError, build_getter
+from cua.judges.sidefx import unexpected_changes
+from cua.state import AppStateQuery, StateQuery
+from cua.task import Evidence, JudgeInput, Verdict, query_key
+
+__all__ = ["StateJudge"]
+
+MAX_VIOLATIONS = 20
+
+
+@dataclass
+class _Leaf:
+    name: str
+    getter: Getter
+    expect: Any
+
+
+@dataclass
+class _Node:
+    kind: str  # all | any | not | weighted | check
+    children: list[Any]
+    weights: list[float]
+    threshold: float = 1.0
+    leaf: _Leaf | None = None
+
+
+def _compile(node: Any) -> _Node:
+    if isinstance(node, S.CheckNode):
+        return _Node("check", [], [], leaf=_Leaf(node.check, build_getter(node.get), node.expect))
+    if isinstance(node, S.AllNode):
+        return _Node("all", [_compile(n) for n in node.all], [])
+    if isinstance(node, S.AnyNode):
+        return _Node("any", [_compile(n) for n in node.any], [])
+    if isinstance(node, S.NotNode):
+        return _Node("not", [_compile(node.not_)], [])
+    if isinstance(node, S.WeightedNode):
+        return _Node("weighted", [_compile(i.node) for i in node.weighted], [i.weight for i in node.weighted],
+                     threshold=node.threshold)
+    raise TypeError(f"not a judge node: {type(node).__name__}")
+
+
+class StateJudge:
+    """Checks that must all hold, an optional side-effect diff, and the done-status rule:
+    a feasible task fails if the agent declares it infeasible; an infeasible one passes
+    only on `done(status="infeasible")`."""
+
+    def __init__(self, spec: S.JudgeSpec, *, side_effects: bool = False, feasible: bool = True) -> None:
+        self.spec = spec
+        self.side_effects = side_effects
+        self.feasible = feasible
+        self._root = _Node("all", [_compile(n) for n in spec.checks], [])
+        self._state_query = AppStateQuery(service=spec.service)
+        self._state_key = query_key(self._state_query)
+        self._queries: list[StateQuery] = []
+        seen: set[str] = set()
+        for leaf in self._leaves(self._root):
+            if leaf.getter.query is not None and leaf.getter.key not in seen:
+                seen.add(leaf.getter.key)
+                self._queries.append(leaf.getter.query)
+        if side_effects and self._state_key not in seen:
+            self._queries.append(self._state_query)
+
+    def _leaves(self, node: _Node) -> list[_Leaf]:
+        if node.leaf is not None:
+            return [node.leaf]
+        return [leaf for child in node.children for leaf in self._leaves(child)]
+
+    def queries(self) -> list[StateQuery]:
+        return list(self._queries)
+
+    def evaluate(self, data: JudgeInput) -> Verdict:
+        started = time.perf_counter()
+        evidence: list[Evidence] = []
+        # The root decides: a failed leaf under `any`, `not` or a `weighted` node above
+        # its threshold need not fail the task.
+        score, passed = self._eval(self._root, data, evidence)
+        leaves_met = sum(1 for e in evidence if e.passed)
+        leaves = len(evidence)
+        status = data.done.status if data.done is not None else None
+        if self.feasible:
+            if status == "infeasible":
+                evidence.append(Evidence(check="the agent did not give up on a feasible task", getter="done_status",
+                                         observed=status, expected="success", passed=False))
+                passed, score = False, 0.0
+        else:
+            ok = status == "infeasible"
+            evidence.append(Evidence(check="the agent declared the task infeasible", getter="done_status",
+                                     observed=status, expected="infeasible", passed=ok))
+            leaves, leaves_met = leaves + 1, leaves_met + int(ok)
+            if not ok:
+                passed, score = False, 0.0
+        violations = self._violations(data) if self.side_effects else []
+        if violations:
+            evidence.append(Evidence(check="no unexpected side effects", getter=f"app_state[{self.spec.service}] diff",
+                                     observed=violations[:MAX_VIOLATIONS], expected=list(self.spec.expected_changes),
+                                     passed=False))
+            passed, score = False, 0.0
+        progress = leaves_met / leaves if leaves else (1.0 if passed else 0.0)
+        return Verdict(score=max(0.0, min(1.0, score)), passed=passed, progress=progress, evidence=evidence,
+                       violations=violations, judge_ms=(time.perf_counter() - started) * 1000)
+
+    def _eval(self, node: _Node, data: JudgeInput, evidence: list[Evidence]) -> tuple[float, bool]:
+        if node.leaf is not None:
+            leaf = node.leaf
+            try:
+                observed = leaf.getter.extract(data)
+            except GetterError as exc:
+                evidence.append(Evidence(check=leaf.name, getter=leaf.getter.describe, observed=None,
+                                         expected=expected_of(leaf.expect), passed=False, detail=str(exc)))
+                return 0.0, False
+            ok, detail = compare(leaf.expect, observed)
+            evidence.append(Evidence(check=leaf.name, getter=leaf.getter.describe, observed=_jsonable(observed),
+                                     expected=expected_of(leaf.expect), passed=ok, detail=detail))
+            return (1.0 if ok else 0.0), ok
+        results = [self._eval(child, data, evidence) for child in node.children]
+        if node.kind == "all":
+            return min((r[0] for r in results), default=1.0), all(r[1] for r in results)
+        if node.kind == "any":
+            return max((r[0] for r in results), default=0.0), any(r[1] for r in results)
+        if node.kind == "not":
+            return (0.0, False) if results[0][1] else (1.0, True)
+        value = sum(w * r[0] for w, r in zip(node.weights, results)) / sum(node.weights)
+        return value, value + 1e-9 >= node.threshold
+
+    def _violations(self, data: JudgeInput) -> list[str]:
+        before, after = data.initial.get(self._state_key), data.final.get(self._state_key)
+        if before is None or after is None:
+            return [f"app state of {self.spec.service!r} was not read {'after reset' if before is None else 'at the end'}"]
+        if not before.ok or not after.ok:
+            bad = before if not before.ok else after
+            return [f"app state of {self.spec.service!r} unreadable: {bad.error}: {bad.message or ''}"]
+        changes = unexpected_changes(before.value, after.value, list(self.spec.expected_changes))
+        out = [str(c) for c in changes[:MAX_VIOLATIONS]]
+        if len(changes) > MAX_VIOLATIONS:
+            out.append(f"... and {len(changes) - MAX_VIOLATIONS} more")
+        return out
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, (str, int, float, bool, list, dict)):
+        return value
+    return repr(value)

@@ -1,0 +1,131 @@
+"""Side effects: diff an app's state from reset to the end, and find the changes the
+task did not allow.
+
+Lists of objects that all carry a unique `id` are matched by id (so an insert or a
+delete does not shift every later row); other lists by position. A change is one changed
+scalar field, one added or removed key, or one inserted or deleted element. Each is
+matched against the task's `expected_changes` patterns (see `cua.judges.paths`): a
+pattern allows a change when it matches a prefix of the change's path, where a pattern's
+row selectors are tested against the row as it was before and after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from cua.judges.paths import Segment, parse_path, row_matches
+
+__all__ = ["Change", "diff", "unexpected_changes"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a change's path: a key, or an element of a list."""
+
+    key: str | None = None
+    #: For an element: its value before and/or after (for matching row selectors).
+    rows: tuple[Any, ...] = ()
+    index: int | None = None
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Change:
+    steps: tuple[Step, ...]
+    kind: str  # changed | added | removed
+    before: Any = None
+    after: Any = None
+
+    @property
+    def path(self) -> str:
+        out = ""
+        for step in self.steps:
+            if step.key is not None:
+                out += f".{step.key}" if out else step.key
+            else:
+                out += step.label
+        return out
+
+    def __str__(self) -> str:
+        if self.kind == "changed":
+            return f"{self.path}: {_short(self.before)} -> {_short(self.after)}"
+        if self.kind == "added":
+            return f"{self.path}: added {_short(self.after)}"
+        return f"{self.path}: removed {_short(self.before)}"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _id_keyed(items: list[Any]) -> dict[Any, Any] | None:
+    if not items or not all(isinstance(x, dict) and "id" in x for x in items):
+        return None
+    keyed = {x["id"]: x for x in items}
+    return keyed if len(keyed) == len(items) else None
+
+
+def diff(before: Any, after: Any, steps: tuple[Step, ...] = ()) -> Iterator[Change]:
+    if before == after and type(before) is type(after):
+        return
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in before:
+            if key in after:
+                yield from diff(before[key], after[key], (*steps, Step(key=key)))
+            else:
+                yield Change((*steps, Step(key=key)), "removed", before=before[key])
+        for key in after:
+            if key not in before:
+                yield Change((*steps, Step(key=key)), "added", after=after[key])
+        return
+    if isinstance(before, list) and isinstance(after, list):
+        old, new = _id_keyed(before), _id_keyed(after)
+        if (old is not None or not before) and (new is not None or not after) and (old or new):
+            old, new = old or {}, new or {}
+            for rid, row in old.items():
+                if rid in new:
+                    if row != new[rid]:
+                        yield from diff(row, new[rid], (*steps, Step(rows=(row, new[rid]), label=f"[id={rid}]")))
+                else:
+                    yield Change((*steps, Step(rows=(row,), label=f"[id={rid}]")), "removed", before=row)
+            for rid, row in new.items():
+                if rid not in old:
+                    yield Change((*steps, Step(rows=(row,), label=f"[id={rid}]")), "added", after=row)
+            return
+        for i in range(max(len(before), len(after))):
+            if i < len(before) and i < len(after):
+                yield from diff(before[i], after[i], (*steps, Step(rows=(before[i], after[i]), index=i, label=f"[{i}]")))
+            elif i < len(before):
+                yield Change((*steps, Step(rows=(before[i],), index=i, label=f"[{i}]")), "removed", before=before[i])
+            else:
+                yield Change((*steps, Step(rows=(after[i],), index=i, label=f"[{i}]")), "added", after=after[i])
+        return
+    yield Change(steps, "changed", before=before, after=after)
+
+
+def _allows(pattern: tuple[Segment, ...], change: Change) -> bool:
+    steps = change.steps
+    i = 0
+    for seg in pattern:
+        if seg.key is not None:
+            if i >= len(steps) or steps[i].key is None:
+                return False
+            if seg.key != "*" and seg.key != steps[i].key:
+                return False
+            i += 1
+        if seg.selectors:
+            if i >= len(steps) or steps[i].key is not None:
+                return False
+            if not row_matches(seg.selectors, steps[i].rows, steps[i].index):
+                return False
+            i += 1
+    return True
+
+
+def unexpected_changes(before: Any, after: Any, expected: list[str]) -> list[Change]:
+    """The changes from `before` to `after` that no pattern of `expected` allows."""
+    patterns = [parse_path(p) for p in expected]
+    return [c for c in diff(before, after) if not any(_allows(p, c) for p in patterns)]
