@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
+import json
 import logging
 import shutil
 import tempfile
@@ -42,7 +43,7 @@ from cua.sandboxes.browser.queries import cookies_query, dom_query, local_storag
 from cua.sandboxes.browser.runtime import Runtime, find_browser_pid, runtime
 from cua.sandboxes.browser.services import HostService, ServiceControl
 from cua.sandboxes.browser.settle import INIT_SCRIPT, PageActivity
-from cua.sandboxes.browser.snapshot import STORE, BrowserSnapshot
+from cua.sandboxes.browser.snapshot import STORE, BrowserSnapshot, rebase_url
 from cua.state import (A11yQuery, AppStateQuery, CookiesQuery, DomQuery, LocalStorageQuery, SqlQuery,
                        StateQuery, StateQueryAdapter, StateResult, TitleQuery, UrlQuery)
 
@@ -53,6 +54,19 @@ T = TypeVar("T")
 
 QUERY_KINDS = ["app_state", "sql", "url", "title", "dom", "local_storage", "cookies", "a11y"]
 _STORAGE_TYPES = "local_storage,session_storage,indexeddb,websql,cache_storage,service_workers,file_systems"
+
+_SEED_STORAGE = r"""
+(() => {
+  if (window !== window.top) return;
+  const saved = (__DATA__)[location.origin] || { local: {}, session: {} };
+  try {
+    window.localStorage.clear();
+    for (const [k, v] of Object.entries(saved.local)) window.localStorage.setItem(k, v);
+    window.sessionStorage.clear();
+    for (const [k, v] of Object.entries(saved.session)) window.sessionStorage.setItem(k, v);
+  } catch (e) { /* opaque origins (data:, about:) have no web storage */ }
+})();
+"""
 
 _PAGE_STORAGE = r"""
 () => {
@@ -316,6 +330,8 @@ class BrowserSandbox(Sandbox):
         page.on("dialog", self._on_dialog)
         page.on("close", self._on_page_close)
         self._cdp = await self._guard(self._context.new_cdp_session(page), "cdp session")
+        # Scripts added through this session (storage seeding) only run while its Page domain is on.
+        await self._guard(self._cdp.send("Page.enable"), "page domain")
         self._page, self._activity = page, activity
 
     def _on_new_page(self, page: Page) -> None:
@@ -363,14 +379,28 @@ class BrowserSandbox(Sandbox):
         except ValueError as exc:
             raise BadRequest(str(exc)) from exc
 
-    async def _goto(self, url: str) -> None:
+    async def _goto(self, url: str, *, storage: dict[str, dict[str, dict[str, str]]] | None = None) -> None:
+        """Load `url`. With `storage` ({origin: {"local": ..., "session": ...}}), the tab's web
+        storage is replaced before any script of the new document runs: a one-shot script
+        clears it and writes the saved items for the matching origin."""
         browser_input.check_url(url)
         page = self.page
+        assert self._cdp is not None
+        script_id: str | None = None
+        if storage is not None:
+            source = _SEED_STORAGE.replace("__DATA__", json.dumps(storage))
+            added = await self._guard(self._cdp.send("Page.addScriptToEvaluateOnNewDocument", {"source": source}),
+                                      "seed storage")
+            script_id = added["identifier"]
         try:
             await self._guard(page.goto(url, wait_until="load", timeout=self.config.navigation_timeout_ms),
                               f"goto {url}", timeout=self.config.navigation_timeout_ms / 1000 + 5)
         except PlaywrightError as exc:
             raise InfraError(f"sandbox {self.id} could not load {url}: {str(exc).splitlines()[0]}") from exc
+        finally:
+            if script_id is not None and self.alive:
+                await self._guard(self._cdp.send("Page.removeScriptToEvaluateOnNewDocument",
+                                                 {"identifier": script_id}), "unseed storage")
 
     async def _settle(self) -> SettleInfo:
         assert self._activity is not None
@@ -390,7 +420,7 @@ class BrowserSandbox(Sandbox):
         started = time.perf_counter()
         page, cdp = self.page, self._cdp
         assert cdp is not None
-        shot_task = self._guard(capture_screenshot(cdp, opts, self._screen), "screenshot") if opts.screenshot else None
+        shot_task = self._screenshot(opts) if opts.screenshot else None
         title_task = self._guard(page.title(), "title")
         ax_task = self._guard(accessibility_tree(cdp), "axtree") if opts.axtree else None
         focus_task = self._guard(focused_element(page), "focused") if opts.focused else None
@@ -414,6 +444,18 @@ class BrowserSandbox(Sandbox):
         return Observation(sandbox_id=self.id, frame=self._frame, screen=self._screen, screenshot=shot,
                            url=page.url, title=title, axtree=axtree, focused=focused, settle=settle, error=error,
                            timings_ms=timings, step=self._step)
+
+    async def _screenshot(self, opts: ObserveOptions) -> Screenshot:
+        """A capture requested while a document is being replaced can go unanswered; such a
+        capture is bounded tighter than other calls and taken again once the page settles."""
+        assert self._cdp is not None
+        first_try = min(self.config.call_timeout_s, 10.0)
+        try:
+            return await self._guard(capture_screenshot(self._cdp, opts, self._screen), "screenshot", timeout=first_try)
+        except Timeout:
+            log.warning("screenshot of %s unanswered after %g s; settling and retrying", self.id, first_try)
+        await self._settle()
+        return await self._guard(capture_screenshot(self._cdp, opts, self._screen), "screenshot")
 
     async def act(self, action: Action | dict[str, Any], *, frame: Size | None = None,
                   observe: ObserveOptions | None = None) -> Observation:
@@ -458,7 +500,7 @@ class BrowserSandbox(Sandbox):
                              self._clear_browser_state())
         url = self._start_url() if start_url is None else (
             self.config.model_copy(update={"start_url": start_url}).resolve_start_url(self._ports))
-        await self._goto(url)
+        await self._goto(url, storage={})
         await self._move_pointer(0, 0)
         self._step = 0
         settle = await self._settle()
@@ -476,13 +518,10 @@ class BrowserSandbox(Sandbox):
         page_origin = _origin(self.page.url)
         origins = self._origins | ({page_origin} if page_origin else set())
         cdp = self._cdp
+        # sessionStorage lives with the tab, not the origin: the next _goto(storage=...) clears it.
         await asyncio.gather(*(self._guard(cdp.send("Storage.clearDataForOrigin",
                                                     {"origin": o, "storageTypes": _STORAGE_TYPES}), "clear storage")
                                for o in origins))
-        if page_origin:
-            # sessionStorage lives with the tab, not the origin's storage: clear it in place.
-            await self._guard(cdp.send("DOMStorage.clear", {"storageId": {"securityOrigin": page_origin,
-                                                                         "isLocalStorage": False}}), "clear session")
 
     # --- snapshots ---
 
@@ -499,7 +538,7 @@ class BrowserSandbox(Sandbox):
         storage = {origin: {"local": page_state["local"], "session": page_state["session"]}} if _origin(page.url) else {}
         blob = BrowserSnapshot(url=page.url, scroll=tuple(page_state["scroll"]), pointer=(self._pointer.x, self._pointer.y),
                                cookies=[dict(c) for c in cookies], storage=storage,
-                               services=dict(zip(self._controls, images)))
+                               services=dict(zip(self._controls, images)), ports=dict(self._ports))
         ref = SnapshotRef(id=f"bsnap-{uuid.uuid4().hex}", sandbox_id=self.id, kind=self.kind,
                           size_bytes=blob.size_bytes, meta={"url": page.url, "step": self._step,
                                                             "services": sorted(self._controls)})
@@ -516,8 +555,9 @@ class BrowserSandbox(Sandbox):
                              f"{sorted(self._controls)}")
         await asyncio.gather(
             *(self._guard(self._controls[name].restore(image), f"restore {name}") for name, image in blob.services.items()),
-            self._restore_browser_state(blob))
-        await self._goto(blob.url)
+            self._restore_cookies(blob))
+        storage = {_origin(rebase_url(o + "/", blob.ports, self._ports)) or o: areas for o, areas in blob.storage.items()}
+        await self._goto(rebase_url(blob.url, blob.ports, self._ports), storage=storage)
         if blob.scroll != (0, 0):
             await self._guard(self.page.evaluate("([x, y]) => window.scrollTo(x, y)", list(blob.scroll)), "scroll")
         await self._move_pointer(*blob.pointer)
@@ -527,18 +567,11 @@ class BrowserSandbox(Sandbox):
         self._timings["restore_last"] = timings["restore"]
         return await self._observe(observe, timings, settle=settle)
 
-    async def _restore_browser_state(self, blob: BrowserSnapshot) -> None:
-        assert self._context is not None and self._cdp is not None
+    async def _restore_cookies(self, blob: BrowserSnapshot) -> None:
+        assert self._context is not None
         await self._clear_browser_state()
         if blob.cookies:
             await self._guard(self._context.add_cookies(blob.cookies), "add cookies")  # type: ignore[arg-type]
-        for origin, areas in blob.storage.items():
-            for area, items in areas.items():
-                storage_id = {"securityOrigin": origin, "isLocalStorage": area == "local"}
-                for key, value in items.items():
-                    await self._guard(self._cdp.send("DOMStorage.setDOMStorageItem",
-                                                     {"storageId": storage_id, "key": key, "value": value}),
-                                      "set storage")
 
     async def delete_snapshot(self, ref: SnapshotRef) -> None:
         STORE.delete(ref)

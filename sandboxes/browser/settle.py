@@ -27,19 +27,22 @@ __all__ = ["INIT_SCRIPT", "PageActivity"]
 INIT_SCRIPT = r"""
 (() => {
   if (window.__cuaSettle) return;
-  const s = { last: performance.now(), navigating: false };
+  // navigating: a cross-document navigation began (Navigation API `navigate` event).
+  // pendingAt: a form submission was asked for; Chromium starts that navigation in a later
+  // task, so without this an immediate check would see a quiet page that is about to go.
+  const s = { last: performance.now(), navigating: false, pendingAt: null, submit: null };
   Object.defineProperty(window, "__cuaSettle", { value: s, enumerable: false });
   const stamp = () => { s.last = performance.now(); };
-  const observe = () => new MutationObserver(stamp).observe(document,
+  new MutationObserver(stamp).observe(document,
       { subtree: true, childList: true, attributes: true, characterData: true });
-  observe();
+  window.addEventListener("submit", (e) => { s.submit = e; s.pendingAt = performance.now(); }, true);
+  const submit = HTMLFormElement.prototype.submit;
+  HTMLFormElement.prototype.submit = function () { s.submit = null; s.pendingAt = performance.now(); return submit.call(this); };
   if (window.navigation) {
     window.navigation.addEventListener("navigate", (e) => {
-      // Hash changes finish at once (the DOM quiet window covers what they render);
-      // other navigations end in navigatesuccess/pageshow, or replace this document.
-      if (!e.hashChange && !e.downloadRequest) s.navigating = true;
+      s.pendingAt = null;
+      if (!(e.destination && e.destination.sameDocument) && !e.downloadRequest) s.navigating = true;
     });
-    window.navigation.addEventListener("navigatesuccess", () => { s.navigating = false; stamp(); });
     window.navigation.addEventListener("navigateerror", () => { s.navigating = false; stamp(); });
   }
   window.addEventListener("pageshow", () => { s.navigating = false; stamp(); });
@@ -53,8 +56,9 @@ _QUIET_CHECK = r"""
   if (!s) { resolve({ quiet: true, navigating: false, noscript: true }); return; }
   const t0 = performance.now();
   const check = () => {
-    if (s.navigating) { resolve({ quiet: false, navigating: true }); return; }
     const now = performance.now();
+    const pending = s.pendingAt !== null && now - s.pendingAt < 2000 && !(s.submit && s.submit.defaultPrevented);
+    if (s.navigating || pending) { resolve({ quiet: false, navigating: true }); return; }
     const since = now - s.last;
     if (since >= quiet) { resolve({ quiet: true, navigating: false }); return; }
     if (now - t0 >= budget) { resolve({ quiet: false, navigating: false }); return; }

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit, urlunsplit
 from typing import Any
 
 from cua.errors import UnknownSnapshot
 from cua.sandbox import SnapshotRef
 
-__all__ = ["BrowserSnapshot", "SnapshotStore", "STORE"]
+__all__ = ["BrowserSnapshot", "SnapshotStore", "STORE", "rebase_url"]
 
 
 @dataclass
@@ -27,13 +28,25 @@ class BrowserSnapshot:
     storage: dict[str, dict[str, dict[str, str]]]
     #: service name -> database image.
     services: dict[str, bytes]
-    service_seeds: dict[str, int | None] = field(default_factory=dict)
+    #: service name -> the port the page used; restoring elsewhere rebases URLs onto that sandbox's ports.
+    ports: dict[str, int] = field(default_factory=dict)
 
     @property
     def size_bytes(self) -> int:
         storage = sum(len(k) + len(v) for origin in self.storage.values() for area in origin.values()
                       for k, v in area.items())
         return sum(len(b) for b in self.services.values()) + storage + 200 * len(self.cookies) + len(self.url)
+
+
+def rebase_url(url: str, old: dict[str, int], new: dict[str, int]) -> str:
+    """Point a loopback URL at a service's port in another sandbox (shared-mode ports differ)."""
+    parts = urlsplit(url)
+    if parts.hostname not in ("127.0.0.1", "localhost") or parts.port is None:
+        return url
+    for name, port in old.items():
+        if parts.port == port and name in new:
+            return urlunsplit(parts._replace(netloc=f"{parts.hostname}:{new[name]}"))
+    return url
 
 
 class SnapshotStore:
