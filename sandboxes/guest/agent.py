@@ -41,7 +41,7 @@ AGENT_VERSION = "1.0"
 
 #: Default settle bounds (ms): how long to wait for the first screen update after an
 #: action, how long the screen must then stay still, and the overall cap.
-DEFAULT_SETTLE = {"first_ms": 10.0, "quiet_ms": 25.0, "timeout_ms": 2000.0}
+DEFAULT_SETTLE = {"first_ms": 20.0, "quiet_ms": 25.0, "timeout_ms": 2000.0}
 
 Handler = Callable[["Agent", dict[str, Any], list[bytes]], Awaitable[tuple[dict[str, Any], list[bytes]]]]
 
@@ -80,8 +80,9 @@ def start_xvfb(size: str, display: str | None, timeout: float = 30.0) -> tuple[s
 
 
 class Agent:
-    def __init__(self, display: str, *, home: str, input_backend: str = "auto") -> None:
+    def __init__(self, display: str, *, home: str, input_backend: str = "auto", app_log: str | None = None) -> None:
         self.display = display
+        self.app_log = app_log
         self.home = home
         self.env = {**os.environ, "DISPLAY": display, "HOME": home}
         # All X work happens on this one thread: Xlib connections are not thread-safe.
@@ -109,9 +110,14 @@ class Agent:
     # --- processes the host asked for ---
 
     def spawn(self, argv: list[str], env: dict[str, str] | None, cwd: str | None, name: str | None) -> int:
-        proc = subprocess.Popen(argv, env={**self.env, **(env or {})}, cwd=cwd or self.home,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+        log = open(self.app_log, "ab") if self.app_log else subprocess.DEVNULL
+        try:
+            proc = subprocess.Popen(argv, env={**self.env, **(env or {})},
+                                    cwd=os.path.join(self.home, cwd) if cwd else self.home,
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+        finally:
+            if log is not subprocess.DEVNULL:
+                log.close()
         self.children[proc.pid] = {"pid": proc.pid, "argv": argv, "name": name or os.path.basename(argv[0]),
                                    "env": env or {}, "cwd": cwd, "proc": proc}
         return proc.pid
@@ -204,21 +210,8 @@ async def op_act(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple
     s = agent.screen
 
     def run() -> tuple[dict[str, Any], list[bytes]]:
-        t0 = time.monotonic()
-        s.perform(action)
-        t1 = time.monotonic()
-        settled = s.settle(**settle)
-        t2 = time.monotonic()
-        result: dict[str, Any] = {"settle": settled}
-        out: list[bytes] = []
-        if shot is not None:
-            data, meta = s.screenshot(*shot)
-            result["screenshot"] = meta
-            out.append(data)
-        t3 = time.monotonic()
-        result["timings_ms"] = {"input": round((t1 - t0) * 1000, 2), "settle": round((t2 - t1) * 1000, 2),
-                                "screenshot": round((t3 - t2) * 1000, 2)}
-        return result, out
+        result, data = s.act(action, settle, shot)
+        return result, ([data] if data is not None else [])
 
     return await agent.on_x(run)
 
@@ -492,6 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wm", help="window manager command to start after X (e.g. openbox)")
     parser.add_argument("--home", default=os.environ.get("HOME", "/root"))
     parser.add_argument("--input", default="auto", choices=["auto", "xtest", "xdotool"])
+    parser.add_argument("--app-log", help="append the output of spawned apps to this file")
     args = parser.parse_args(argv)
 
     xvfb = None
@@ -502,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
     if not display:
         raise SystemExit("no X display: give --display, set DISPLAY, or use --start-x")
     os.environ["DISPLAY"] = display
-    agent = Agent(display, home=args.home, input_backend=args.input)
+    agent = Agent(display, home=args.home, input_backend=args.input, app_log=args.app_log)
     wm = None
     if args.wm:
         wm = subprocess.Popen(args.wm.split(), env=agent.env, stdin=subprocess.DEVNULL,

@@ -395,21 +395,24 @@ class Screen:
                 raise BadRequestFault("wait seconds must be within 0..60")
             time.sleep(seconds)  # the action itself asks for time to pass
 
-    def settle(self, *, first_ms: float, quiet_ms: float, timeout_ms: float) -> dict[str, Any]:
+    def settle(self, *, first_ms: float, quiet_ms: float, timeout_ms: float,
+               since: float | None = None, changed: bool = False) -> dict[str, Any]:
         """Wait until the screen stops changing, bounded by `timeout_ms`.
 
-        No change within `first_ms` of the action means it drew nothing (settled at once);
-        otherwise wait for `quiet_ms` without any update. Updates are X DAMAGE events when
-        the server has the extension, else grabs compared every `quiet_ms`.
+        No update within `first_ms` of the action (at `since`) means it drew nothing:
+        settled. Otherwise wait until `quiet_ms` pass without any update. Updates are X
+        DAMAGE events when the server has the extension, else grabs compared every
+        `quiet_ms`. `first_ms` must cover a toolkit's frame interval: GTK paints the
+        response to a key on its next frame-clock tick, up to ~17 ms later.
         """
-        t0 = time.monotonic()
+        t0 = time.monotonic() if since is None else since
         deadline = t0 + timeout_ms / 1000
 
         def done(settled: bool, reason: str) -> dict[str, Any]:
             return {"settled": settled, "waited_ms": round((time.monotonic() - t0) * 1000, 2), "reason": reason}
 
         if self._damage is not None:
-            if not self._damage.wait(first_ms / 1000):
+            if not changed and not self._damage.wait(max(0.0, t0 + first_ms / 1000 - time.monotonic())):
                 return done(True, "no_change")
             while True:
                 left = deadline - time.monotonic()
@@ -428,6 +431,41 @@ class Screen:
             if current == previous:
                 return done(True, "quiet")
             previous = current
+
+    def act(self, action: dict[str, Any], settle: dict[str, float],
+            shot: tuple[str, int, tuple[int, int] | None] | None) -> tuple[dict[str, Any], bytes | None]:
+        """Perform an action, settle, and grab the screen if `shot` asks for it.
+
+        When the action has drawn nothing yet, the grab is taken speculatively while the
+        settle window runs, and kept only if the window then passes with no update at
+        all (the screen is exactly what was grabbed); any update discards it, and the
+        screen is grabbed again once it is quiet. A step that changes nothing thus costs
+        max(first_ms, grab+encode), not their sum.
+        """
+        t0 = time.monotonic()
+        self.perform(action)
+        t1 = time.monotonic()
+        timings: dict[str, float] = {"input": round((t1 - t0) * 1000, 2)}
+        data: bytes | None = None
+        meta: dict[str, Any] | None = None
+        changed = False
+        if shot is not None and self._damage is not None and action.get("type") != "wait":
+            changed = self._damage.drain() > 0
+            if not changed:
+                data, meta = self.screenshot(*shot)
+                changed = self._damage.drain() > 0
+        result = self.settle(**settle, since=t1, changed=changed)
+        if result["reason"] != "no_change":
+            data = None
+        t2 = time.monotonic()
+        if shot is not None and data is None:
+            data, meta = self.screenshot(*shot)
+        t3 = time.monotonic()
+        timings.update(settle=round((t2 - t1) * 1000, 2), screenshot=round((t3 - t2) * 1000, 2))
+        out: dict[str, Any] = {"settle": result, "timings_ms": timings}
+        if meta is not None:
+            out["screenshot"] = meta
+        return out, data
 
     # --- capture ---
 

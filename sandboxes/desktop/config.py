@@ -1,0 +1,118 @@
+"""Configuration of a desktop container sandbox."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from cua.observation import Size
+
+__all__ = ["APP_PRESETS", "AppSpec", "DesktopConfig", "SettleSpec", "chromium_argv"]
+
+#: Chromium flags for a small, quiet, visible browser window in a container: no sandbox
+#: (we are the sandbox), software rendering in the browser process (no GPU process), one
+#: renderer, and none of the background services that would reach for the network.
+CHROMIUM_FLAGS: tuple[str, ...] = (
+    "--no-sandbox", "--disable-gpu", "--in-process-gpu", "--disable-dev-shm-usage",
+    "--disable-software-rasterizer", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run", "--no-default-browser-check", "--disable-default-apps",
+    "--disable-extensions", "--disable-breakpad", "--disable-crash-reporter", "--password-store=basic",
+    "--renderer-process-limit=1", "--disable-site-isolation-trials", "--process-per-site",
+    "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication,"
+    "CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,CalculateNativeWinOcclusion,"
+    "BackForwardCache,DialMediaRouteProvider,SpareRendererForSitePerProcess",
+    "--js-flags=--max-old-space-size=128",
+    "--user-data-dir=/home/user/.config/chromium-cua", "--window-position=0,0", "--window-size=1024,640",
+)
+
+
+def chromium_argv(url: str = "about:blank", binary: str = "chromium") -> list[str]:
+    return [binary, *CHROMIUM_FLAGS, url]
+
+
+class AppSpec(BaseModel):
+    """An app started in the desktop at create, reset and restore."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    argv: list[str] = Field(min_length=1)
+    env: dict[str, str] = Field(default_factory=dict)
+    #: Working directory (relative to $HOME).
+    cwd: str | None = None
+    #: Wait for a window of this WM_CLASS (case-insensitive substring) after starting;
+    #: None waits for a window owned by the process.
+    window_class: str | None = None
+    #: Whether to wait for the window at all (a background helper has none).
+    wait_window: bool = True
+    start_timeout: float = Field(30.0, gt=0, le=300)
+
+
+APP_PRESETS: dict[str, dict[str, Any]] = {
+    "xterm": {"argv": ["xterm", "-fa", "DejaVu Sans Mono", "-fs", "11", "-geometry", "100x30"],
+              "window_class": "xterm"},
+    "mousepad": {"argv": ["mousepad"], "window_class": "mousepad"},
+    "pcmanfm": {"argv": ["pcmanfm", "--new-win", "."], "window_class": "pcmanfm"},
+    "chromium": {"argv": chromium_argv(), "window_class": "chromium", "start_timeout": 60.0},
+}
+
+
+class SettleSpec(BaseModel):
+    """How the guest decides the screen has settled after an action (all bounds in ms)."""
+
+    model_config = ConfigDict(extra="forbid")
+    #: No screen update this soon after the action means it drew nothing. Must cover a
+    #: toolkit's frame interval (GTK paints on its ~17 ms frame clock).
+    first_ms: float = Field(20.0, ge=0, le=5000)
+    #: After an update, the screen must stay unchanged this long.
+    quiet_ms: float = Field(25.0, ge=0, le=5000)
+    #: Give up waiting (the observation says settled=false) after this long.
+    timeout_ms: float = Field(2000.0, ge=0, le=60000)
+
+
+class DesktopConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    #: The X screen size (also accepted as `viewport`, the task format's name for it).
+    screen: Size = Field(default_factory=lambda: Size(width=1280, height=720))
+    #: Apps to start, by preset name (xterm, mousepad, pcmanfm, chromium) or full spec.
+    apps: list[AppSpec] = Field(default_factory=lambda: [AppSpec(name="xterm", **APP_PRESETS["xterm"])])
+    #: Files to create in $HOME before the apps start: path (relative to $HOME, or
+    #: absolute under /home/user) -> text.
+    files: dict[str, str] = Field(default_factory=dict)
+    window_manager: list[str] | None = Field(default_factory=lambda: ["openbox"])
+    #: Container limits (cgroup v1 when the host lets us; info().details says if applied).
+    memory_mb: int | None = Field(3072, ge=64)
+    pids: int | None = Field(1024, ge=16)
+    #: "none": a private network namespace with only loopback; "host": the host's network.
+    network: Literal["none", "host"] = "none"
+    input: Literal["auto", "xtest", "xdotool"] = "auto"
+    settle: SettleSpec = Field(default_factory=SettleSpec)
+    #: Python that runs the guest agent (default: this interpreter).
+    agent_python: str | None = None
+    start_timeout: float = Field(60.0, gt=0, le=600)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _viewport(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "viewport" in data:
+            data = dict(data)
+            viewport = data.pop("viewport")
+            data.setdefault("screen", viewport)
+        return data
+
+    @field_validator("apps", mode="before")
+    @classmethod
+    def _presets(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        out = []
+        for item in value:
+            if isinstance(item, str):
+                if item not in APP_PRESETS:
+                    raise ValueError(f"unknown app preset {item!r}; known: {', '.join(sorted(APP_PRESETS))}")
+                out.append({"name": item, **APP_PRESETS[item]})
+            elif isinstance(item, dict) and "argv" not in item and item.get("name") in APP_PRESETS:
+                out.append({**APP_PRESETS[item["name"]], **item})
+            else:
+                out.append(item)
+        return out

@@ -1,0 +1,145 @@
+"""The bubblewrap container a desktop sandbox runs in, and the X display numbers it uses.
+
+bwrap gives the desktop its own pid, network (loopback only), IPC, UTS and cgroup
+namespaces and a private /tmp; the host system is visible read-only; $HOME is a
+host directory bound at /home/user, so the host can snapshot it by copying. The guest
+agent is the container's main process: it starts Xvfb and the window manager, and
+listens on a unix socket in `run_dir`, a host directory bound at the same path. When
+the agent dies, the pid namespace (and every app in it) goes with it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from cua.errors import Capacity, InfraError
+from cua.sandboxes.browser.container import Cgroup, ro_bind_paths
+from cua.sandboxes.desktop.config import DesktopConfig
+
+__all__ = ["GUEST_DIR", "GUEST_HOME", "DisplayLease", "DesktopContainer"]
+
+GUEST_DIR = Path(__file__).resolve().parent.parent / "guest"
+GUEST_HOME = "/home/user"
+_LOCK_DIR = Path(tempfile.gettempdir()) / ".cua-displays"
+_FIRST_DISPLAY = 100
+_MAX_DISPLAYS = 1000
+
+
+class DisplayLease:
+    """An X display number held (flock) by one sandbox on this host.
+
+    Each container has its own /tmp and network namespace, so their X sockets cannot
+    collide; distinct numbers still keep logs, debugging sessions and containers run
+    with the host's network apart.
+    """
+
+    def __init__(self) -> None:
+        _LOCK_DIR.mkdir(mode=0o700, exist_ok=True)
+        for n in range(_FIRST_DISPLAY, _FIRST_DISPLAY + _MAX_DISPLAYS):
+            if os.path.exists(f"/tmp/.X11-unix/X{n}") or os.path.exists(f"/tmp/.X{n}-lock"):
+                continue  # a host X server uses it
+            fd = os.open(_LOCK_DIR / f"{n}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.number, self._fd = n, fd
+            return
+        raise Capacity(f"no free X display number among {_MAX_DISPLAYS}")
+
+    @property
+    def name(self) -> str:
+        return f":{self.number}"
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+@dataclass
+class DesktopContainer:
+    """Host-side files of one desktop container: run dir, home, logs, cgroup, argv."""
+
+    run_dir: Path
+    home: Path
+    socket: Path
+    log: Path
+    argv: list[str]
+    cgroup: Cgroup
+    display: DisplayLease
+
+    @classmethod
+    def prepare(cls, sandbox_id: str, config: DesktopConfig) -> "DesktopContainer":
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
+            raise InfraError("desktop sandboxes need bubblewrap (apt-get install bubblewrap)")
+        for tool in ("Xvfb", *(config.window_manager or [])[:1]):
+            if shutil.which(tool) is None:
+                raise InfraError(f"desktop sandboxes need {tool} on the host")
+        run_dir = Path(tempfile.mkdtemp(prefix=f"cua-desktop-{sandbox_id[:20]}-"))
+        home = run_dir / "home"
+        home.mkdir()
+        display = DisplayLease()
+        cgroup = Cgroup.create(f"cua-desktop-{run_dir.name}", config.memory_mb, config.pids)
+        socket = run_dir / "agent.sock"
+        python = config.agent_python or sys.executable
+        # Every namespace but the user namespace: in one, only our own uid/gid map, and
+        # xterm cannot give its pty to the tty group.
+        argv = [bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+                *([] if config.network == "host" else ["--unshare-net"]),
+                "--die-with-parent", "--new-session", "--hostname", "cua-desktop"]
+        for p in ro_bind_paths([str(GUEST_DIR)]):
+            argv += ["--symlink", os.readlink(p), p] if os.path.islink(p) else ["--ro-bind", p, p]
+        argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/var/tmp",
+                 "--tmpfs", "/home", "--bind", str(home), GUEST_HOME,
+                 "--bind", str(run_dir), str(run_dir),
+                 "--dir", "/tmp/xdg", "--chmod", "0700", "/tmp/xdg",
+                 "--setenv", "HOME", GUEST_HOME, "--setenv", "USER", "user", "--setenv", "TMPDIR", "/tmp",
+                 "--setenv", "XDG_RUNTIME_DIR", "/tmp/xdg", "--setenv", "LANG", "C.UTF-8",
+                 # GSettings in a file under $HOME: app settings survive restarts and snapshots.
+                 "--setenv", "GSETTINGS_BACKEND", "keyfile", "--setenv", "NO_AT_BRIDGE", "1",
+                 "--chdir", GUEST_HOME, "--",
+                 python, "-E", "-s", str(GUEST_DIR / "agent.py"), "--listen", f"unix:{socket}",
+                 "--display", display.name, "--start-x", f"{config.screen.width}x{config.screen.height}",
+                 "--home", GUEST_HOME, "--input", config.input, "--app-log", str(run_dir / "apps.log")]
+        if config.window_manager:
+            argv += ["--wm", " ".join(config.window_manager)]
+        script = "\n".join([*cgroup.join_lines(), "exec " + " ".join(shlex.quote(a) for a in argv)])
+        return cls(run_dir=run_dir, home=home, socket=socket, log=run_dir / "container.log",
+                   argv=["/bin/sh", "-c", script], cgroup=cgroup, display=display)
+
+    def host_path(self, guest_path: str) -> Path:
+        """The host path of a file under the guest's $HOME (relative paths are under $HOME)."""
+        p = guest_path
+        if p.startswith("~/"):
+            p = p[2:]
+        if os.path.isabs(p):
+            rel = os.path.relpath(os.path.normpath(p), GUEST_HOME)
+        else:
+            rel = os.path.normpath(p)
+        if rel == ".." or rel.startswith("../") or os.path.isabs(rel):
+            raise ValueError(f"{guest_path!r} is outside the desktop's home {GUEST_HOME}")
+        return self.home / rel
+
+    def log_tail(self, n: int = 2000) -> str:
+        out = []
+        for path in (self.log, self.run_dir / "apps.log"):
+            try:
+                out.append(path.read_text(errors="replace")[-n:])
+            except OSError:
+                continue  # not written yet
+        return "\n".join(out)
+
+    def cleanup(self) -> None:
+        self.cgroup.remove()
+        self.display.release()
+        shutil.rmtree(self.run_dir, ignore_errors=True)
