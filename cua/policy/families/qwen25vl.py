@@ -38,6 +38,8 @@ def _decode_json_object(text: str) -> dict[str, Any]:
     try:
         value, _ = json.JSONDecoder().raw_decode(text[start:])
     except json.JSONDecodeError as exc:
+        if text[start:].startswith("{{"):  # a template's doubled brace, copied by the model
+            return _decode_json_object(text[start + 1 :])
         raise FamilyParseError(f"tool call is not valid JSON ({exc.msg} at {exc.pos}): {text[:200]!r}") from None
     if not isinstance(value, dict):
         raise FamilyParseError(f"tool call must be a JSON object, got {type(value).__name__}")
@@ -193,7 +195,7 @@ class Qwen25VL(Family):
 
     def _apply(self, call: dict[str, Any], b: ActionBuilder) -> None:
         name = call.get("name")
-        if name != "computer_use":
+        if name not in ("computer_use", "mobile_use"):
             raise FamilyParseError(f"unknown tool {name!r} (expected computer_use)")
         args = call.get("arguments")
         if isinstance(args, str):
@@ -201,9 +203,43 @@ class Qwen25VL(Family):
         if not isinstance(args, dict):
             raise FamilyParseError("tool call has no arguments object")
         action = args.get("action")
+        if name == "mobile_use":
+            self.apply_mobile_action(str(action), args, b)
+            return
         if action not in self.actions_offered:
             raise FamilyParseError(f"unknown computer_use action {action!r}")
         self.apply_action(str(action), args, b)
+
+    def apply_mobile_action(self, action: str, args: dict[str, Any], b: ActionBuilder) -> None:
+        """Qwen's `mobile_use` tool (same coordinates): taps and swipes become mouse
+        actions, so a phone-trained checkpoint can drive a touch-sized browser."""
+        if action == "click":
+            b.click(self.point(args, b), "left", 1)
+        elif action == "long_press":
+            b.mouse_down(self.point(args, b))
+            b.wait(number(args.get("time", 1), "time"))
+            b.mouse_up(None)
+        elif action == "swipe":
+            start, end = self.point(args, b), args.get("coordinate2")
+            if end is None:
+                raise FamilyParseError("swipe needs coordinate2")
+            b.drag(start, b.at(*pair(end, "coordinate2")))
+        elif action == "system_button":
+            button = str(args.get("button", ""))
+            if button == "Back":
+                from cua.actions import Back
+
+                b.add(Back())
+            elif button == "Enter":
+                b.key(["Enter"])
+            else:
+                raise FamilyParseError(f"system button {button!r} has no desktop or browser equivalent")
+        elif action in ("type", "wait", "terminate", "answer"):
+            self.apply_action(action, args, b)
+        elif action == "key":
+            self.apply_action("key", {"keys": [args.get("text", "")]}, b)
+        else:
+            raise FamilyParseError(f"mobile_use action {action!r} has no desktop or browser equivalent")
 
     def point(self, args: dict[str, Any], b: ActionBuilder, required: bool = True) -> tuple[float, float] | None:
         if args.get("coordinate") is None:
