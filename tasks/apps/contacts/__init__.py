@@ -1,0 +1,437 @@
+"""Contacts: a small CRM with 500 contacts, companies, deals and bulk edits.
+
+Pages: `/contacts` (a sortable, paginated, filterable table; checkboxes select rows and a
+bulk bar sets the owner or adds/removes a tag for all of them through custom div-based
+dropdowns), `/contacts/{id}` (details, tags, deals, delete with a confirm),
+`/contacts/new` and `/contacts/{id}/edit` (a form with server-side validation of email
+and phone formats, errors shown by the fields; a custom owner dropdown), `/companies`,
+`/companies/{id}`, `/deals` (pipeline table; stage changes). Forms post and redirect.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.contacts.seed import STAGES, seed_contacts
+
+SCHEMA = """
+CREATE TABLE owners (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE companies (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, industry TEXT NOT NULL, city TEXT NOT NULL,
+                        website TEXT NOT NULL);
+CREATE TABLE contacts (
+    id INTEGER PRIMARY KEY,
+    first_name TEXT NOT NULL,
+    last_name TEXT NOT NULL,
+    email TEXT NOT NULL,
+    phone TEXT NOT NULL DEFAULT '',
+    title TEXT NOT NULL DEFAULT '',
+    company_id INTEGER REFERENCES companies(id),
+    owner_id INTEGER NOT NULL REFERENCES owners(id),
+    status TEXT NOT NULL CHECK (status IN ('lead','prospect','customer','churned')),
+    created_at TEXT NOT NULL
+);
+CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE contact_tags (contact_id INTEGER NOT NULL REFERENCES contacts(id) ON DELETE CASCADE,
+                           tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE, PRIMARY KEY (contact_id, tag_id));
+CREATE TABLE deals (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    company_id INTEGER REFERENCES companies(id),
+    contact_id INTEGER REFERENCES contacts(id) ON DELETE SET NULL,
+    owner_id INTEGER NOT NULL REFERENCES owners(id),
+    amount_cents INTEGER NOT NULL,
+    stage TEXT NOT NULL,
+    close_date TEXT NOT NULL
+);
+"""
+
+STATUSES = ["lead", "prospect", "customer", "churned"]
+SORTS = {"name": "c.last_name COLLATE NOCASE, c.first_name COLLATE NOCASE", "company": "co.name COLLATE NOCASE",
+         "email": "c.email", "owner": "o.name", "status": "c.status", "created": "c.created_at"}
+PER_PAGE = (25, 50, 100)
+EMAIL_RE = re.compile(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")
+PHONE_RE = re.compile(r"^\+?[0-9 ()\-.]{7,20}$")
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def valid_phone(phone: str) -> bool:
+    return bool(PHONE_RE.match(phone)) and 7 <= sum(ch.isdigit() for ch in phone) <= 15
+
+
+def listbox(name: str, label: str, options: list[tuple[str, str]], value: str, *, placeholder: str, ident: str) -> str:
+    """A custom div-based dropdown (see static/listbox.js) posting its value as `name`."""
+    current = dict(options).get(value, placeholder)
+    opts = "".join(f'<li role="option" id="{ident}-opt-{i}" data-value="{_e(v)}" aria-selected="{"true" if v == value else "false"}">{_e(t)}</li>'
+                   for i, (v, t) in enumerate(options))
+    return (f'<div class="listbox" data-name="{name}" id="{ident}"><span class="lb-label" id="{ident}-label">{_e(label)}</span>'
+            f'<input type="hidden" name="{name}" value="{_e(value)}">'
+            f'<button type="button" class="lb-button" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="{ident}-label {ident}-value">'
+            f'<span id="{ident}-value" class="lb-value">{_e(current)}</span><span class="lb-caret">▾</span></button>'
+            f'<ul class="lb-options" role="listbox" aria-labelledby="{ident}-label" tabindex="-1" hidden>{opts}</ul></div>')
+
+
+class ContactsApp(WebApp):
+    name = "contacts"
+    title = "Contacts CRM"
+    schema = SCHEMA
+    static_dir = Path(__file__).parent / "static"
+
+    def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
+        seed_contacts(db, rng, self.now())
+
+    def _tags_by_contact(self) -> dict[int, list[str]]:
+        out: dict[int, list[str]] = {}
+        for r in self.db.all("SELECT ct.contact_id, t.name FROM contact_tags ct JOIN tags t ON t.id = ct.tag_id ORDER BY t.name"):
+            out.setdefault(r["contact_id"], []).append(r["name"])
+        return out
+
+    def state(self) -> dict[str, Any]:
+        tags = self._tags_by_contact()
+        contacts = [{**c, "name": f"{c['first_name']} {c['last_name']}", "tags": tags.get(c["id"], [])}
+                    for c in self.db.all("SELECT c.*, co.name AS company, o.name AS owner FROM contacts c LEFT JOIN companies co "
+                                         "ON co.id = c.company_id JOIN owners o ON o.id = c.owner_id ORDER BY c.id")]
+        return {
+            "owners": self.db.all("SELECT * FROM owners ORDER BY id"),
+            "tags": self.db.all("SELECT * FROM tags ORDER BY id"),
+            "companies": self.db.all("SELECT * FROM companies ORDER BY id"),
+            "contacts": contacts,
+            "deals": self.db.all("SELECT d.*, co.name AS company, o.name AS owner FROM deals d LEFT JOIN companies co ON co.id = d.company_id "
+                                 "JOIN owners o ON o.id = d.owner_id ORDER BY d.id"),
+        }
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/", lambda r: RedirectResponse("/contacts", status_code=302)),
+            Route("/contacts", self.contacts),
+            Route("/contacts/bulk", self.bulk, methods=["POST"]),
+            Route("/contacts/new", self.new_contact, methods=["GET", "POST"]),
+            Route("/contacts/{cid:int}", self.contact),
+            Route("/contacts/{cid:int}/edit", self.edit_contact, methods=["GET", "POST"]),
+            Route("/contacts/{cid:int}/delete", self.delete_contact, methods=["POST"]),
+            Route("/companies", self.companies),
+            Route("/companies/{coid:int}", self.company),
+            Route("/deals", self.deals),
+            Route("/deals/{did:int}/stage", self.deal_stage, methods=["POST"]),
+        ]
+
+    def _page(self, title: str, body: str, request: Request | None = None) -> Response:
+        msg = request.query_params.get("msg", "") if request is not None else ""
+        flash = f'<div class="flash" role="status">{_e(msg)}</div>' if msg else ""
+        return html_page(self, title, flash + body, nav=[("Contacts", "/contacts"), ("Companies", "/companies"), ("Deals", "/deals")],
+                         scripts=["/static/app/listbox.js", "/static/app/contacts.js"])
+
+    # --- the table ---
+
+    async def contacts(self, request: Request) -> Response:
+        qp = request.query_params
+        q = qp.get("q", "").strip()
+        owner, tag, status = qp.get("owner", ""), qp.get("tag", ""), qp.get("status", "")
+        sort = qp.get("sort", "name")
+        sort = sort if sort in SORTS else "name"
+        desc = qp.get("dir", "asc") == "desc"
+        per = int(qp.get("per", "25")) if qp.get("per", "25").isdigit() and int(qp.get("per", "25")) in PER_PAGE else 25
+        where, params = ["1"], []
+        if q:
+            like = f"%{q}%"
+            where.append("(c.first_name || ' ' || c.last_name LIKE ? OR c.email LIKE ? OR co.name LIKE ? OR c.phone LIKE ?)")
+            params += [like, like, like, like]
+        if owner.isdigit():
+            where.append("c.owner_id = ?"); params.append(int(owner))
+        if tag:
+            where.append("c.id IN (SELECT contact_id FROM contact_tags ct JOIN tags t ON t.id = ct.tag_id WHERE t.name = ?)"); params.append(tag)
+        if status in STATUSES:
+            where.append("c.status = ?"); params.append(status)
+        w = " AND ".join(where)
+        base = "FROM contacts c LEFT JOIN companies co ON co.id = c.company_id JOIN owners o ON o.id = c.owner_id"
+        total = self.db.scalar(f"SELECT COUNT(*) {base} WHERE {w}", params)
+        pages = max(1, (total + per - 1) // per)
+        page = min(pages, max(1, int(qp["page"]))) if qp.get("page", "").isdigit() else 1
+        order = ", ".join(f"{part} DESC" if desc else part for part in SORTS[sort].split(", "))
+        rows = self.db.all(f"SELECT c.*, co.name AS company, o.name AS owner {base} WHERE {w} ORDER BY {order}, c.id LIMIT ? OFFSET ?",
+                           [*params, per, (page - 1) * per])
+        tags = self._tags_by_contact()
+        state = {k: v for k, v in {"q": q, "owner": owner, "tag": tag, "status": status, "sort": sort,
+                                   "dir": "desc" if desc else "asc", "per": str(per)}.items() if v}
+        back = "/contacts?" + urlencode({**state, "page": page})
+
+        def head(key: str, label: str) -> str:
+            active = key == sort
+            nxt = "asc" if active and desc else "desc" if active else "asc"
+            aria = f' aria-sort="{"descending" if desc else "ascending"}"' if active else ""
+            arrow = (" ▼" if desc else " ▲") if active else ""
+            return f'<th{aria}><a href="/contacts?{urlencode({**state, "sort": key, "dir": nxt})}" class="sort" data-sort="{key}">{label}{arrow}</a></th>'
+
+        trs = "".join(
+            f'<tr data-id="{c["id"]}" data-email="{_e(c["email"])}"><td><input type="checkbox" name="ids" value="{c["id"]}" class="rowbox" '
+            f'aria-label="Select {_e(c["first_name"])} {_e(c["last_name"])}"></td>'
+            f'<td><a href="/contacts/{c["id"]}">{_e(c["first_name"])} {_e(c["last_name"])}</a><div class="muted small">{_e(c["title"])}</div></td>'
+            f'<td>{_e(c["company"] or "")}</td><td>{_e(c["email"])}</td><td class="nowrap">{_e(c["phone"])}</td><td>{_e(c["owner"])}</td>'
+            f'<td><span class="status {c["status"]}">{c["status"]}</span></td>'
+            f'<td>{"".join(f"<span class=tag>{_e(t)}</span>" for t in tags.get(c["id"], []))}</td><td class="nowrap">{c["created_at"][:10]}</td></tr>'
+            for c in rows)
+        owners = self.db.all("SELECT * FROM owners ORDER BY name")
+        tag_names = [t["name"] for t in self.db.all("SELECT name FROM tags ORDER BY name")]
+        owner_opts = "".join(f'<option value="{o["id"]}"{" selected" if str(o["id"]) == owner else ""}>{_e(o["name"])}</option>' for o in owners)
+        tag_opts = "".join(f'<option{" selected" if t == tag else ""}>{_e(t)}</option>' for t in tag_names)
+        st_opts = "".join(f'<option{" selected" if s == status else ""}>{s}</option>' for s in STATUSES)
+        per_opts = "".join(f'<option{" selected" if n == per else ""}>{n}</option>' for n in PER_PAGE)
+        filters = (
+            '<form method="get" action="/contacts" class="card filters" id="filters">'
+            f'<input type="search" name="q" value="{_e(q)}" placeholder="Search name, email, company, phone" aria-label="Search contacts">'
+            f'<label>Owner <select name="owner"><option value="">Any</option>{owner_opts}</select></label>'
+            f'<label>Tag <select name="tag"><option value="">Any</option>{tag_opts}</select></label>'
+            f'<label>Status <select name="status"><option value="">Any</option>{st_opts}</select></label>'
+            f'<label>Per page <select name="per">{per_opts}</select></label>'
+            f'<input type="hidden" name="sort" value="{sort}"><input type="hidden" name="dir" value="{"desc" if desc else "asc"}">'
+            '<button type="submit">Apply</button><a href="/contacts">Reset</a></form>')
+        bulk = (
+            '<div class="bulkbar" id="bulkbar"><span id="selected-count">0 selected</span>'
+            + listbox("owner_id", "Owner", [(str(o["id"]), o["name"]) for o in owners], "", placeholder="Choose owner…", ident="bulk-owner")
+            + '<button type="submit" name="op" value="owner" id="bulk-set-owner">Set owner</button>'
+            + listbox("tag", "Tag", [(t, t) for t in tag_names], "", placeholder="Choose tag…", ident="bulk-tag")
+            + '<button type="submit" name="op" value="add_tag" id="bulk-add-tag">Add tag</button>'
+            '<button type="submit" name="op" value="remove_tag" id="bulk-remove-tag">Remove tag</button></div>')
+        first = (page - 1) * per + 1 if total else 0
+        pager = self._pager(page, pages, state)
+        body = (f'<div class="titlebar"><h1>Contacts</h1><a class="button primary" href="/contacts/new">New contact</a></div>{filters}'
+                f'<form method="post" action="/contacts/bulk" id="bulk-form"><input type="hidden" name="back" value="{_e(back)}">{bulk}'
+                f'<table class="contacts"><thead><tr><th><input type="checkbox" id="select-page" aria-label="Select all on this page"></th>'
+                f'{head("name", "Name")}{head("company", "Company")}{head("email", "Email")}<th>Phone</th>{head("owner", "Owner")}'
+                f'{head("status", "Status")}<th>Tags</th>{head("created", "Created")}</tr></thead><tbody>{trs}</tbody></table></form>'
+                f'<div class="pagerow"><span class="muted">{first}–{min(total, page * per)} of {total}</span>{pager}</div>')
+        return self._page("Contacts", body, request)
+
+    @staticmethod
+    def _pager(page: int, pages: int, state: dict[str, str]) -> str:
+        shown = sorted({1, pages, *range(max(1, page - 2), min(pages, page + 2) + 1)})
+        out, last = [], 0
+        if page > 1:
+            out.append(f'<a class="page" rel="prev" href="/contacts?{urlencode({**state, "page": page - 1})}">‹ Prev</a>')
+        for n in shown:
+            if n - last > 1:
+                out.append('<span class="gap">…</span>')
+            cur = ' aria-current="page"' if n == page else ""
+            out.append(f'<a class="page{" active" if n == page else ""}"{cur} href="/contacts?{urlencode({**state, "page": n})}">{n}</a>')
+            last = n
+        if page < pages:
+            out.append(f'<a class="page" rel="next" href="/contacts?{urlencode({**state, "page": page + 1})}">Next ›</a>')
+        return f'<nav class="pager" aria-label="Pages">{"".join(out)}</nav>'
+
+    async def bulk(self, request: Request) -> Response:
+        form = await request.form()
+        ids = sorted({int(str(v)) for v in form.getlist("ids") if str(v).isdigit()})
+        op = str(form.get("op", ""))
+        back = str(form.get("back", "")) if str(form.get("back", "")).startswith("/contacts") else "/contacts"
+        sep = "&" if "?" in back else "?"
+        if not ids:
+            return RedirectResponse(back + sep + urlencode({"msg": "Select at least one contact."}), status_code=303)
+        marks = ",".join("?" * len(ids))
+        if op == "owner":
+            owner = self.db.one("SELECT * FROM owners WHERE id = ?", (str(form.get("owner_id", "")),))
+            if owner is None:
+                return RedirectResponse(back + sep + urlencode({"msg": "Choose an owner first."}), status_code=303)
+            n = self.db.execute(f"UPDATE contacts SET owner_id = ? WHERE id IN ({marks})", [owner["id"], *ids]).rowcount
+            msg = f"Owner set to {owner['name']} for {n} contact(s)."
+        elif op in ("add_tag", "remove_tag"):
+            tag = self.db.one("SELECT * FROM tags WHERE name = ?", (str(form.get("tag", "")),))
+            if tag is None:
+                return RedirectResponse(back + sep + urlencode({"msg": "Choose a tag first."}), status_code=303)
+            if op == "add_tag":
+                for cid in ids:
+                    self.db.execute("INSERT OR IGNORE INTO contact_tags (contact_id, tag_id) SELECT id, ? FROM contacts WHERE id = ?", (tag["id"], cid))
+                msg = f"Tag {tag['name']} added to {len(ids)} contact(s)."
+            else:
+                self.db.execute(f"DELETE FROM contact_tags WHERE tag_id = ? AND contact_id IN ({marks})", [tag["id"], *ids])
+                msg = f"Tag {tag['name']} removed from {len(ids)} contact(s)."
+        else:
+            msg = "Unknown bulk action."
+        return RedirectResponse(back + sep + urlencode({"msg": msg}), status_code=303)
+
+    # --- one contact ---
+
+    async def contact(self, request: Request) -> Response:
+        c = self.db.one("SELECT c.*, co.name AS company, o.name AS owner FROM contacts c LEFT JOIN companies co ON co.id = c.company_id "
+                        "JOIN owners o ON o.id = c.owner_id WHERE c.id = ?", (request.path_params["cid"],))
+        if c is None:
+            return self._page("Not found", "<div class='error'>No such contact.</div>")
+        tags = self._tags_by_contact().get(c["id"], [])
+        deals = self.db.all("SELECT * FROM deals WHERE contact_id = ? ORDER BY close_date", (c["id"],))
+        deal_rows = "".join(f'<tr><td>{_e(d["name"])}</td><td>${d["amount_cents"] / 100:,.0f}</td><td>{d["stage"]}</td><td>{d["close_date"]}</td></tr>'
+                            for d in deals) or "<tr><td colspan=4 class=muted>No deals.</td></tr>"
+        company = f'<a href="/companies/{c["company_id"]}">{_e(c["company"])}</a>' if c["company_id"] else "—"
+        body = (f'<div class="titlebar"><h1>{_e(c["first_name"])} {_e(c["last_name"])}</h1>'
+                f'<a class="button primary" href="/contacts/{c["id"]}/edit">Edit</a>'
+                '<button type="button" class="danger" data-open="delete-modal">Delete…</button></div>'
+                f'<div class="card contact" data-id="{c["id"]}"><dl class="props">'
+                f'<dt>Title</dt><dd>{_e(c["title"])}</dd><dt>Company</dt><dd>{company}</dd><dt>Email</dt><dd class="email">{_e(c["email"])}</dd>'
+                f'<dt>Phone</dt><dd class="phone">{_e(c["phone"])}</dd><dt>Owner</dt><dd class="owner">{_e(c["owner"])}</dd>'
+                f'<dt>Status</dt><dd><span class="status {c["status"]}">{c["status"]}</span></dd>'
+                f'<dt>Tags</dt><dd>{"".join(f"<span class=tag>{_e(t)}</span>" for t in tags) or "—"}</dd>'
+                f'<dt>Created</dt><dd>{c["created_at"]}</dd></dl></div>'
+                f'<h2>Deals</h2><table><thead><tr><th>Deal</th><th>Amount</th><th>Stage</th><th>Close date</th></tr></thead><tbody>{deal_rows}</tbody></table>'
+                f'<div class="modal-backdrop" id="delete-modal" hidden><div class="modal" role="dialog" aria-label="Confirm delete">'
+                f'<p>Delete {_e(c["first_name"])} {_e(c["last_name"])}? Their deals stay, without a contact.</p>'
+                f'<form method="post" action="/contacts/{c["id"]}/delete" class="row"><button type="submit" class="danger" id="delete-confirm">Delete</button>'
+                '<button type="button" data-close="delete-modal">Cancel</button></form></div></div>')
+        return self._page(f"{c['first_name']} {c['last_name']}", body, request)
+
+    def _form(self, action: str, heading: str, v: dict[str, Any], tags: set[str], errors: dict[str, str]) -> Response:
+        owners = self.db.all("SELECT * FROM owners ORDER BY name")
+        companies = "".join(f'<option value="{co["id"]}"{" selected" if str(co["id"]) == str(v.get("company_id") or "") else ""}>{_e(co["name"])}</option>'
+                            for co in self.db.all("SELECT id, name FROM companies ORDER BY name"))
+
+        def field(name: str, label: str, kind: str = "text") -> str:
+            err = errors.get(name)
+            aria = f' aria-invalid="true" aria-describedby="{name}-error"' if err else ""
+            msg = f'<span class="field-error" id="{name}-error">{_e(err)}</span>' if err else ""
+            return (f'<label class="field{" invalid" if err else ""}">{label}<input type="{kind}" name="{name}" id="{name}" '
+                    f'value="{_e(v.get(name) or "")}"{aria}>{msg}</label>')
+
+        status_radios = "".join(f'<label><input type="radio" name="status" value="{s}"{" checked" if s == v.get("status") else ""}> {s}</label>'
+                                for s in STATUSES)
+        tag_boxes = "".join(f'<label><input type="checkbox" name="tags" value="{_e(t["name"])}"{" checked" if t["name"] in tags else ""}> {_e(t["name"])}</label>'
+                            for t in self.db.all("SELECT name FROM tags ORDER BY name"))
+        owner_err = f'<span class="field-error" id="owner_id-error">{_e(errors["owner_id"])}</span>' if "owner_id" in errors else ""
+        summary = (f'<div class="error" role="alert">Please fix {len(errors)} field(s) below.</div>' if errors else "")
+        body = (f"<h1>{heading}</h1>{summary}<form method='post' action='{action}' class='card cform' id='contact-form' novalidate>"
+                f"<div class='grid2'>{field('first_name', 'First name')}{field('last_name', 'Last name')}"
+                f"{field('email', 'Email', 'email')}{field('phone', 'Phone', 'tel')}{field('title', 'Job title')}"
+                f"<label class='field'>Company<select name='company_id'><option value=''>No company</option>{companies}</select></label>"
+                f"<div class='field'>" + listbox("owner_id", "Owner", [(str(o["id"]), o["name"]) for o in owners], str(v.get("owner_id") or ""),
+                                                placeholder="Choose owner…", ident="owner") + owner_err + "</div>"
+                f"<fieldset class='field'><legend>Status</legend><div class='row'>{status_radios}</div></fieldset></div>"
+                f"<fieldset><legend>Tags</legend><div class='row wrap'>{tag_boxes}</div></fieldset>"
+                "<p class='row'><button type='submit' class='primary' id='save-contact'>Save</button>"
+                "<a class='button' href='/contacts'>Cancel</a></p></form>")
+        return self._page(heading, body)
+
+    def _validate(self, form: Any) -> tuple[dict[str, Any], set[str], dict[str, str]]:
+        v = {k: str(form.get(k, "") or "").strip() for k in ("first_name", "last_name", "email", "phone", "title", "company_id", "owner_id", "status")}
+        tags = {str(t) for t in form.getlist("tags")}
+        errors: dict[str, str] = {}
+        if not v["first_name"]:
+            errors["first_name"] = "First name is required."
+        if not v["last_name"]:
+            errors["last_name"] = "Last name is required."
+        if not EMAIL_RE.match(v["email"]):
+            errors["email"] = "Enter a valid email address, like name@example.com."
+        if v["phone"] and not valid_phone(v["phone"]):
+            errors["phone"] = "Enter a valid phone number: 7 to 15 digits, optionally with +, spaces, dashes or parentheses."
+        if not self.db.one("SELECT id FROM owners WHERE id = ?", (v["owner_id"],)):
+            errors["owner_id"] = "Choose an owner."
+        if v["status"] not in STATUSES:
+            errors["status"] = "Choose a status."
+            v["status"] = "lead"
+        if v["company_id"] and not self.db.one("SELECT id FROM companies WHERE id = ?", (v["company_id"],)):
+            v["company_id"] = ""
+        return v, tags, errors
+
+    def _write_tags(self, cid: int, tags: set[str]) -> None:
+        self.db.execute("DELETE FROM contact_tags WHERE contact_id = ?", (cid,))
+        for t in sorted(tags):
+            self.db.execute("INSERT INTO contact_tags (contact_id, tag_id) SELECT ?, id FROM tags WHERE name = ?", (cid, t))
+
+    async def new_contact(self, request: Request) -> Response:
+        if request.method == "GET":
+            return self._form("/contacts/new", "New contact", {"status": "lead", "owner_id": "1"}, set(), {})
+        v, tags, errors = self._validate(await request.form())
+        if errors:
+            return self._form("/contacts/new", "New contact", v, tags, errors)
+        cid = self.db.execute(
+            "INSERT INTO contacts (first_name, last_name, email, phone, title, company_id, owner_id, status, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+            (v["first_name"][:80], v["last_name"][:80], v["email"][:200], v["phone"][:30], v["title"][:100], v["company_id"] or None,
+             int(v["owner_id"]), v["status"], self.now().strftime("%Y-%m-%d %H:%M"))).lastrowid
+        assert cid is not None
+        self._write_tags(cid, tags)
+        return RedirectResponse(f"/contacts/{cid}?" + urlencode({"msg": "Contact created."}), status_code=303)
+
+    async def edit_contact(self, request: Request) -> Response:
+        cid = request.path_params["cid"]
+        c = self.db.one("SELECT * FROM contacts WHERE id = ?", (cid,))
+        if c is None:
+            return self._page("Not found", "<div class='error'>No such contact.</div>")
+        action = f"/contacts/{cid}/edit"
+        if request.method == "GET":
+            return self._form(action, "Edit contact", c, set(self._tags_by_contact().get(cid, [])), {})
+        v, tags, errors = self._validate(await request.form())
+        if errors:
+            return self._form(action, "Edit contact", v, tags, errors)
+        self.db.execute("UPDATE contacts SET first_name=?, last_name=?, email=?, phone=?, title=?, company_id=?, owner_id=?, status=? WHERE id=?",
+                        (v["first_name"][:80], v["last_name"][:80], v["email"][:200], v["phone"][:30], v["title"][:100],
+                         v["company_id"] or None, int(v["owner_id"]), v["status"], cid))
+        self._write_tags(cid, tags)
+        return RedirectResponse(f"/contacts/{cid}?" + urlencode({"msg": "Contact saved."}), status_code=303)
+
+    async def delete_contact(self, request: Request) -> Response:
+        self.db.execute("DELETE FROM contacts WHERE id = ?", (request.path_params["cid"],))
+        return RedirectResponse("/contacts?" + urlencode({"msg": "Contact deleted."}), status_code=303)
+
+    # --- companies and deals ---
+
+    async def companies(self, request: Request) -> Response:
+        rows = self.db.all("SELECT co.*, (SELECT COUNT(*) FROM contacts c WHERE c.company_id = co.id) AS n, "
+                           "(SELECT COALESCE(SUM(amount_cents), 0) FROM deals d WHERE d.company_id = co.id AND d.stage NOT IN ('won','lost')) AS open_cents "
+                           "FROM companies co ORDER BY co.name")
+        trs = "".join(f'<tr><td><a href="/companies/{r["id"]}">{_e(r["name"])}</a></td><td>{_e(r["industry"])}</td><td>{_e(r["city"])}</td>'
+                      f'<td>{r["n"]}</td><td>${r["open_cents"] / 100:,.0f}</td></tr>' for r in rows)
+        return self._page("Companies", "<h1>Companies</h1><table><thead><tr><th>Company</th><th>Industry</th><th>City</th><th>Contacts</th>"
+                                       f"<th>Open pipeline</th></tr></thead><tbody>{trs}</tbody></table>", request)
+
+    async def company(self, request: Request) -> Response:
+        co = self.db.one("SELECT * FROM companies WHERE id = ?", (request.path_params["coid"],))
+        if co is None:
+            return self._page("Not found", "<div class='error'>No such company.</div>")
+        people = self.db.all("SELECT c.*, o.name AS owner FROM contacts c JOIN owners o ON o.id = c.owner_id WHERE c.company_id = ? "
+                             "ORDER BY c.last_name, c.first_name", (co["id"],))
+        deals = self.db.all("SELECT * FROM deals WHERE company_id = ? ORDER BY close_date", (co["id"],))
+        ptr = "".join(f'<tr><td><a href="/contacts/{p["id"]}">{_e(p["first_name"])} {_e(p["last_name"])}</a></td><td>{_e(p["title"])}</td>'
+                      f'<td>{_e(p["email"])}</td><td>{_e(p["owner"])}</td></tr>' for p in people)
+        dtr = "".join(f'<tr><td>{_e(d["name"])}</td><td>${d["amount_cents"] / 100:,.0f}</td><td>{d["stage"]}</td><td>{d["close_date"]}</td></tr>' for d in deals)
+        body = (f'<h1>{_e(co["name"])}</h1><p class="muted">{_e(co["industry"])} · {_e(co["city"])} · {_e(co["website"])}</p>'
+                f'<h2>People ({len(people)})</h2><table><thead><tr><th>Name</th><th>Title</th><th>Email</th><th>Owner</th></tr></thead><tbody>{ptr}</tbody></table>'
+                f'<h2>Deals ({len(deals)})</h2><table><thead><tr><th>Deal</th><th>Amount</th><th>Stage</th><th>Close</th></tr></thead><tbody>{dtr}</tbody></table>')
+        return self._page(co["name"], body, request)
+
+    async def deals(self, request: Request) -> Response:
+        stage = request.query_params.get("stage", "")
+        where, params = ("WHERE d.stage = ?", [stage]) if stage in STAGES else ("", [])
+        rows = self.db.all(f"SELECT d.*, co.name AS company, o.name AS owner, c.first_name || ' ' || c.last_name AS contact FROM deals d "
+                           f"LEFT JOIN companies co ON co.id = d.company_id JOIN owners o ON o.id = d.owner_id LEFT JOIN contacts c ON c.id = d.contact_id "
+                           f"{where} ORDER BY d.close_date, d.id", params)
+        tabs = "".join(f'<a class="filter{" active" if s == stage else ""}" href="/deals{"?stage=" + s if s else ""}">{s or "all"}</a>' for s in ["", *STAGES])
+        trs = "".join(
+            f'<tr data-id="{d["id"]}"><td>{_e(d["name"])}</td><td>{_e(d["contact"] or "—")}</td><td>{_e(d["owner"])}</td>'
+            f'<td class="num">${d["amount_cents"] / 100:,.0f}</td><td>{d["close_date"]}</td><td><form method="post" action="/deals/{d["id"]}/stage" class="row">'
+            f'<select name="stage" aria-label="Stage of {_e(d["name"])}">'
+            + "".join(f'<option{" selected" if s == d["stage"] else ""}>{s}</option>' for s in STAGES)
+            + f'</select><input type="hidden" name="back" value="/deals{"?stage=" + stage if stage else ""}"><button type="submit">Save</button></form></td></tr>'
+            for d in rows)
+        total = sum(d["amount_cents"] for d in rows)
+        body = (f"<h1>Deals</h1><div class='filters tabs'>{tabs}</div><p class='muted'>{len(rows)} deals · ${total / 100:,.0f}</p>"
+                f"<table class='deals'><thead><tr><th>Deal</th><th>Contact</th><th>Owner</th><th>Amount</th><th>Close date</th><th>Stage</th></tr></thead>"
+                f"<tbody>{trs}</tbody></table>")
+        return self._page("Deals", body, request)
+
+    async def deal_stage(self, request: Request) -> Response:
+        form = await request.form()
+        stage = str(form.get("stage", ""))
+        if stage in STAGES:
+            self.db.execute("UPDATE deals SET stage = ? WHERE id = ?", (stage, request.path_params["did"]))
+        back = str(form.get("back", ""))
+        return RedirectResponse(back if back.startswith("/deals") else "/deals", status_code=303)
+
+
+APP = ContactsApp

@@ -1,0 +1,41 @@
+// Contacts table: row checkboxes drive the bulk bar (count, enabled buttons), the header box
+// selects the whole page, shift-click selects a range. Confirm modals open and close.
+(function () {
+  const boxes = Array.from(document.querySelectorAll("input.rowbox"));
+  const pageBox = document.getElementById("select-page");
+  const count = document.getElementById("selected-count");
+  const bar = document.getElementById("bulkbar");
+  let lastClicked = null;
+  function sync() {
+    const n = boxes.filter((b) => b.checked).length;
+    if (count) count.textContent = `${n} selected`;
+    if (bar) {
+      bar.classList.toggle("active", n > 0);
+      bar.querySelectorAll("button[type=submit]").forEach((b) => { b.disabled = n === 0; });
+    }
+    boxes.forEach((b) => b.closest("tr").classList.toggle("selected", b.checked));
+    if (pageBox) {
+      pageBox.checked = n > 0 && n === boxes.length;
+      pageBox.indeterminate = n > 0 && n < boxes.length;
+    }
+  }
+  boxes.forEach((box) => box.addEventListener("click", (e) => {
+    if (e.shiftKey && lastClicked) {
+      const [a, b] = [boxes.indexOf(lastClicked), boxes.indexOf(box)].sort((x, y) => x - y);
+      for (let i = a; i <= b; i++) boxes[i].checked = box.checked;
+    }
+    lastClicked = box;
+    sync();
+  }));
+  if (pageBox) pageBox.addEventListener("change", () => { boxes.forEach((b) => { b.checked = pageBox.checked; }); sync(); });
+  sync();
+  document.addEventListener("click", (e) => {
+    const opener = e.target.closest("[data-open]");
+    if (opener) document.getElementById(opener.dataset.open).hidden = false;
+    const closer = e.target.closest("[data-close]");
+    if (closer) document.getElementById(closer.dataset.close).hidden = true;
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") document.querySelectorAll(".modal-backdrop").forEach((m) => { m.hidden = true; });
+  });
+})();
