@@ -98,16 +98,19 @@ def _to_frame(ctx: OracleContext, x: float, y: float) -> tuple[float, float]:
 async def _into_view(ctx: OracleContext, loc: F.Locator) -> AsyncIterator[Action | tuple[int, dict[str, float]]]:
     """Yield Scroll actions until the element's centre is inside the viewport, then
     yield its (index, bbox) as the last item."""
+    last: tuple[float, float] | None = None
     for _ in range(MAX_SCROLLS + 1):
         index, box = await locate(ctx, loc)
         screen = ctx.observation.screen
         cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-        margin = min(40.0, screen.height / 10)
-        if margin <= cy <= screen.height - margin and 0 <= cx <= screen.width:
+        if 1 <= cy <= screen.height - 1 and 1 <= cx <= screen.width - 1:
             yield index, box
             return
+        if last == (cx, cy):
+            break  # the last scroll moved nothing: the page cannot bring it closer
+        last = (cx, cy)
         dy = cy - screen.height / 2
-        dx = cx - screen.width / 2 if not 0 <= cx <= screen.width else 0.0
+        dx = cx - screen.width / 2 if not 1 <= cx <= screen.width - 1 else 0.0
         px, py = _to_frame(ctx, screen.width / 2, screen.height / 2)
         fdx, fdy = _to_frame(ctx, dx, dy)
         yield Scroll(x=px, y=py, dx=fdx, dy=fdy)

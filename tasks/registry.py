@@ -25,6 +25,7 @@ __all__ = [
     "list_templates",
     "load_suite_dir",
     "reload",
+    "select_templates",
     "suites",
 ]
 
@@ -154,3 +155,17 @@ def list_templates(suite: str | None = None, split: str | None = None,
     out = [t for s in chosen for t in s.templates.values()
            if (split is None or t.tags.split == split) and (where is None or where(t))]
     return sorted(out, key=lambda t: t.id)
+
+
+def select_templates(names: list[str] | tuple[str, ...], split: str | None = None) -> list[Any]:
+    """Templates named by suite names and/or template ids (`todo`, `todo.rename@1`,
+    `todo.rename`), in the given order, without duplicates; KeyError for unknown names."""
+    out: list[Any] = []
+    seen: set[str] = set()
+    for name in names:
+        chosen = list_templates(suite=name) if "." not in name else [get_template(name)]
+        for t in chosen:
+            if t.id not in seen and (split is None or t.tags.split == split):
+                seen.add(t.id)
+                out.append(t)
+    return out

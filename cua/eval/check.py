@@ -1,0 +1,220 @@
+"""Judge QA: prove every task template's judge right, in real sandboxes.
+
+For every template and K seeds:
+1. the initial state fails (an agent that does nothing must not pass);
+2. the oracle reaches score 1 with no side-effect violation;
+3. the near miss (a plausible wrong solution) fails;
+4. the same final state judged twice gives the same verdict.
+
+A broken task (bad file, no rows at a seed, an oracle that raises, a sandbox that will
+not start) is reported as a failure with its reason, never crashes the check. One
+sandbox is created per template (per distinct sandbox config) and reset between runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cua.eval.episode import EpisodeRecord, NoopAgent, OracleAgent, run_episode
+from cua.eval.local import LocalSandbox, open_local
+from cua.task import TaskInstance, Verdict
+
+__all__ = ["CheckReport", "TemplateReport", "VariantFailure", "check_templates"]
+
+#: Upper bound on one episode (a slow, loaded 2-core machine with real Chromium).
+EPISODE_TIMEOUT_S = 240.0
+
+
+@dataclass
+class VariantFailure:
+    template_id: str
+    seed: int | None
+    stage: str  # load | instantiate | sandbox | initial | oracle | near_miss | determinism
+    reason: str
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        head = f"FAIL {self.template_id}" + (f" seed={self.seed}" if self.seed is not None else "")
+        out = [f"{head} [{self.stage}] {self.reason}"]
+        for e in self.evidence:
+            mark = "ok " if e.get("passed") else "NO "
+            detail = f" ({e['detail']})" if e.get("detail") else ""
+            out.append(f"    {mark}{e.get('check')}: {e.get('getter')} observed={_short(e.get('observed'))} "
+                       f"expected={_short(e.get('expected'))}{detail}")
+        return out
+
+
+@dataclass
+class TemplateReport:
+    template_id: str
+    variants: int = 0
+    failures: list[VariantFailure] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def failed_variants(self) -> int:
+        return len({f.seed for f in self.failures})
+
+
+@dataclass
+class CheckReport:
+    templates: list[TemplateReport] = field(default_factory=list)
+    #: Problems of task files that did not load (their templates are not in `templates`).
+    load_failures: list[VariantFailure] = field(default_factory=list)
+
+    @property
+    def variants(self) -> int:
+        return sum(t.variants for t in self.templates)
+
+    @property
+    def failures(self) -> int:
+        return sum(t.failed_variants for t in self.templates) + len(self.load_failures)
+
+    def summary(self) -> str:
+        return f"templates={len(self.templates)} variants={self.variants} failures={self.failures}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "templates": [{"id": t.template_id, "variants": t.variants, "seconds": round(t.seconds, 2),
+                           "failures": [f.__dict__ for f in t.failures]} for t in self.templates],
+            "load_failures": [f.__dict__ for f in self.load_failures],
+            "summary": self.summary(),
+        }
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _evidence(verdict: Verdict | None) -> list[dict[str, Any]]:
+    return [e.model_dump(mode="json") for e in verdict.evidence] if verdict else []
+
+
+def _episode_problem(record: EpisodeRecord) -> str | None:
+    if record.status != "completed":
+        err = record.error or {}
+        where = f" after {record.steps} step(s)" if record.steps else ""
+        return f"{record.status}{where}: {err.get('message') or err.get('code')}"
+    return None
+
+
+def _for_run(instance: TaskInstance) -> TaskInstance:
+    # run_episode resets with `instance.seed`; a template may pin the app seed.
+    if instance.reset_seed != instance.seed:
+        return instance.model_copy(update={"seed": instance.reset_seed})
+    return instance
+
+
+async def _timed(coro: Any, what: str) -> EpisodeRecord:
+    try:
+        return await asyncio.wait_for(coro, EPISODE_TIMEOUT_S)
+    except asyncio.TimeoutError:
+        raise TimeoutError(f"{what} took more than {EPISODE_TIMEOUT_S:g} s") from None
+
+
+async def _check_variant(handle: Any, instance: TaskInstance) -> list[VariantFailure]:
+    tid, seed = instance.task_id, instance.seed
+    out: list[VariantFailure] = []
+    run = _for_run(instance)
+
+    initial = await _timed(run_episode(handle, run, NoopAgent()), "the initial-state episode")
+    problem = _episode_problem(initial)
+    if problem:
+        return [VariantFailure(tid, seed, "initial", problem)]
+    if initial.verdict is not None and initial.verdict.passed:
+        out.append(VariantFailure(tid, seed, "initial", "the initial state already passes",
+                                  _evidence(initial.verdict)))
+
+    oracle = await _timed(run_episode(handle, run, OracleAgent("oracle")), "the oracle episode")
+    problem = _episode_problem(oracle)
+    verdict = oracle.verdict
+    if problem:
+        out.append(VariantFailure(tid, seed, "oracle", problem))
+    elif verdict is None or not verdict.passed or verdict.score < 1.0 or verdict.violations:
+        reason = "the oracle does not pass" if verdict is None or not verdict.passed else \
+            f"the oracle scores {verdict.score:g}" if verdict.score < 1.0 else "the oracle has side effects"
+        if oracle.truncated:
+            reason += f" (ran out of max_steps={instance.max_steps})"
+        out.append(VariantFailure(tid, seed, "oracle", reason, _evidence(verdict)))
+    if verdict is not None and oracle.judge_input is not None:
+        again = instance.judge.evaluate(oracle.judge_input)
+        if _verdict_key(again) != _verdict_key(verdict):
+            out.append(VariantFailure(tid, seed, "determinism", "the same final state judged twice differs",
+                                      _evidence(again)))
+
+    if instance.near_miss is None:
+        out.append(VariantFailure(tid, seed, "near_miss", "the template has no near miss"))
+    else:
+        near = await _timed(run_episode(handle, run, OracleAgent("near_miss")), "the near-miss episode")
+        problem = _episode_problem(near)
+        if problem:
+            out.append(VariantFailure(tid, seed, "near_miss", problem))
+        elif near.verdict is not None and near.verdict.passed:
+            out.append(VariantFailure(tid, seed, "near_miss", "the near miss passes", _evidence(near.verdict)))
+    return out
+
+
+def _verdict_key(verdict: Verdict) -> str:
+    return json.dumps(verdict.model_dump(mode="json", exclude={"judge_ms"}), sort_keys=True, default=str)
+
+
+async def _check_template(template: Any, seeds: Sequence[int]) -> TemplateReport:
+    report = TemplateReport(template.id)
+    started = time.perf_counter()
+    groups: dict[str, list[TaskInstance]] = {}
+    for seed in seeds:
+        report.variants += 1
+        try:
+            instance = template.instantiate(seed)
+        except Exception as exc:  # a broken template is reported, whatever it raised
+            report.failures.append(VariantFailure(template.id, seed, "instantiate", f"{type(exc).__name__}: {exc}"))
+            continue
+        key = json.dumps([instance.sandbox_kind, instance.sandbox_config], sort_keys=True, default=str)
+        groups.setdefault(key, []).append(instance)
+    for instances in groups.values():
+        first = instances[0]
+        try:
+            async with open_local(first.sandbox_kind, first.sandbox_config) as handle:
+                for instance in instances:
+                    try:
+                        report.failures += await _check_variant(handle, instance)
+                    except Exception as exc:
+                        report.failures.append(VariantFailure(template.id, instance.seed, "episode",
+                                                              f"{type(exc).__name__}: {exc}"))
+                        if not _alive(handle):
+                            break
+        except Exception as exc:
+            done = {f.seed for f in report.failures}
+            for instance in instances:
+                if instance.seed not in done:
+                    report.failures.append(VariantFailure(template.id, instance.seed, "sandbox",
+                                                          f"{type(exc).__name__}: {exc}"))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _alive(handle: LocalSandbox) -> bool:
+    return handle.sandbox.alive
+
+
+async def check_templates(templates: Sequence[Any], *, seeds: Sequence[int] = (0, 1, 2), parallel: int = 1,
+                          on_template: Callable[[TemplateReport], None] | None = None) -> CheckReport:
+    """Check templates, `parallel` at a time (each with its own sandbox)."""
+    report = CheckReport()
+    gate = asyncio.Semaphore(max(1, parallel))
+
+    async def one(template: Any) -> TemplateReport:
+        async with gate:
+            result = await _check_template(template, seeds)
+        if on_template is not None:
+            on_template(result)
+        return result
+
+    report.templates = list(await asyncio.gather(*(one(t) for t in templates)))
+    return report

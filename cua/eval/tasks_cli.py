@@ -1,0 +1,131 @@
+"""`cua tasks list` and `cua tasks check [SUITE...] [--seeds K] [--parallel N]`.
+
+`list` prints one suite per line: its name, then its template count (and how many task
+files failed to load). `check` runs judge QA (see `cua.eval.check`) in real sandboxes
+and ends with the line `templates=<n> variants=<m> failures=<k>`; exit code 1 when
+any check failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("tasks", help="list task suites; check their judges (judge QA)", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    tsub = p.add_subparsers(dest="tasks_command", required=True, metavar="SUBCOMMAND")
+
+    ls = tsub.add_parser("list", help="one suite per line: name, template count")
+    ls.add_argument("--templates", action="store_true", help="also list every template id with its tags")
+    ls.set_defaults(func=list_main)
+
+    show = tsub.add_parser("show", help="print one instantiated task (instruction, params, sandbox, judge)")
+    show.add_argument("template", help="a template id, e.g. todo.rename@1")
+    show.add_argument("--seed", type=int, default=0)
+    show.set_defaults(func=show_main)
+
+    ck = tsub.add_parser("check", help="judge QA: initial state fails, oracle passes, near miss fails, "
+                                       "verdicts deterministic")
+    ck.add_argument("suites", nargs="*", metavar="SUITE", help="suite names or template ids (default: all)")
+    ck.add_argument("--seeds", type=int, default=3, help="seeds 0..K-1 per template (default 3)")
+    ck.add_argument("--parallel", "-j", type=int, default=1, help="templates checked at once (default 1)")
+    ck.add_argument("--split", choices=["train", "test", "all"], default="all")
+    ck.add_argument("--json", type=Path, help="also write the full report as JSON here")
+    ck.set_defaults(func=check_main)
+
+
+def _load_problems(names: list[str] | None) -> list[str]:
+    from cua.tasks.registry import suites
+
+    out = []
+    for name, suite in sorted(suites().items()):
+        if names and name not in {n.split(".", 1)[0] for n in names}:
+            continue
+        out += [str(p) for p in suite.problems]
+    return out
+
+
+def list_main(args: argparse.Namespace) -> int:
+    from cua.tasks.registry import suites
+
+    for name, suite in sorted(suites().items()):
+        bad = f" ({len(suite.problems)} problem(s) in its files)" if suite.problems else ""
+        print(f"{name} {len(suite)}{bad}")
+        if args.templates:
+            for tid, t in sorted(suite.templates.items()):
+                tags = t.tags
+                print(f"  {tid} tier={tags.tier} split={tags.split} feasible={str(tags.feasible).lower()} "
+                      f"skills={','.join(tags.skills)}")
+    problems = _load_problems(None)
+    for problem in problems:
+        print(f"problem: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def show_main(args: argparse.Namespace) -> int:
+    import json
+
+    from cua.tasks.loader import TaskFormatError
+    from cua.tasks.registry import get_template
+
+    try:
+        instance = get_template(args.template).instantiate(args.seed)
+    except (KeyError, TaskFormatError) as exc:
+        print(f"cua tasks show: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps({
+        "task_id": instance.task_id, "seed": instance.seed, "instruction": instance.instruction,
+        "params": instance.params, "sandbox_kind": instance.sandbox_kind, "sandbox_config": instance.sandbox_config,
+        "max_steps": instance.max_steps, "tags": instance.tags.model_dump(),
+        "queries": [q.model_dump(mode="json") for q in instance.judge.queries()],
+    }, indent=2, default=str))
+    return 0
+
+
+def check_main(args: argparse.Namespace) -> int:
+    import asyncio
+    import json
+
+    from cua.eval.check import CheckReport, TemplateReport, VariantFailure, check_templates
+    from cua.tasks.registry import list_templates, select_templates
+
+    split = None if args.split == "all" else args.split
+    try:
+        templates = select_templates(args.suites, split=split) if args.suites else list_templates(split=split)
+    except KeyError as exc:
+        print(f"cua tasks check: {exc.args[0]}", file=sys.stderr)
+        return 2
+
+    def progress(t: TemplateReport) -> None:
+        if t.failures:
+            for failure in t.failures:
+                print("\n".join(failure.lines()), flush=True)
+        else:
+            print(f"ok   {t.template_id} ({t.variants} variant(s), {t.seconds:.1f} s)", flush=True)
+
+    report: CheckReport = asyncio.run(check_templates(templates, seeds=list(range(args.seeds)),
+                                                      parallel=args.parallel, on_template=progress))
+    for problem in _load_problems(args.suites or None):
+        failure = VariantFailure(problem.split(":", 1)[0], None, "load", problem)
+        report.load_failures.append(failure)
+        print("\n".join(failure.lines()))
+    if args.json:
+        args.json.write_text(json.dumps(report.to_json(), indent=1, default=str))
+    print(report.summary())
+    return 1 if report.failures else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m cua.eval.tasks_cli list|show|check ...`: the same commands without the
+    rest of the `cua` CLI."""
+    parser = argparse.ArgumentParser(prog="cua")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["tasks", *(sys.argv[1:] if argv is None else argv)])
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
