@@ -134,7 +134,19 @@ class Connection:
             self.send([self.proto.result(request.id, p.CancelResult(cancelled=task is not None))])
             self.metrics.request_done("cancel", 0.0)
             return
-        self._tasks[request.id] = asyncio.create_task(self._run_request(request), name=f"cua-req-{request.id}")
+        task = asyncio.create_task(self._run_request(request), name=f"cua-req-{request.id}")
+        self._tasks[request.id] = task
+        task.add_done_callback(lambda t, r=request: self._cancelled_before_start(t, r))
+
+    def _cancelled_before_start(self, task: asyncio.Task[None], request: p.Request) -> None:
+        """A task cancelled before its first step never enters its own handler: answer for it."""
+        rid = request.id
+        if not task.cancelled() or rid not in self._cancel_requested:
+            return
+        self._tasks.pop(rid, None)
+        self._cancel_requested.discard(rid)
+        self.send([self.proto.error(rid, Cancelled(f"request {rid} was cancelled"))])
+        self.metrics.request_done(request.type, 0.0, "cancelled")
 
     async def _run_request(self, request: p.Request) -> None:
         loop = asyncio.get_running_loop()

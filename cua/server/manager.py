@@ -153,6 +153,8 @@ class SandboxManager:
 
     def _emitter(self, managed: Managed) -> Callable[[SandboxEvent], None]:
         def emit(event: SandboxEvent) -> None:
+            if event.event == "closed" and managed.closed:
+                return  # the manager announces the close itself, with its reason
             if event.event == "died":
                 if managed.crashed:
                     return
@@ -245,9 +247,9 @@ class SandboxManager:
                 sink(managed.id, event, data)
 
     async def close(self, managed: Managed) -> None:
-        await self._close(managed, reason="requested", announce=False)
+        await self._close(managed, reason="requested")
 
-    async def _close(self, managed: Managed, *, reason: str, announce: bool = True) -> None:
+    async def _close(self, managed: Managed, *, reason: str) -> None:
         if managed.closed:
             return
         async with managed.lock:
@@ -261,8 +263,7 @@ class SandboxManager:
             finally:
                 self._sandboxes.pop(managed.id, None)
                 self.metrics.sandboxes["closed"] += 1
-                if announce:
-                    self._send(managed, "closed", {"reason": reason})
+                self._send(managed, "closed", {"reason": reason})
 
     # --- snapshots ---
 
