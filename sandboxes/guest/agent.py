@@ -27,6 +27,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+if not __package__:  # run as a script: find the sibling modules even under `python3 -I`
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 try:
     from . import queries, wire
     from .faults import BadRequestFault, GuestFault, UnsupportedFault
