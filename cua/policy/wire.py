@@ -70,15 +70,20 @@ def decode_act_request(header: Any, screenshot: bytes | None = None) -> ActReque
         raise BadRequest("observation must be an object")
     raw_obs = dict(raw_obs)
     raw_shot = raw_obs.pop("screenshot", None)
-    try:
-        observation = Observation.model_validate(raw_obs)
-        options = PolicyOptions.model_validate(header["options"]) if header.get("options") is not None else None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise BadRequest(f"invalid {'.'.join(map(str, first['loc'])) or 'request'}: {first['msg']}") from None
+    observation = _validate(Observation, raw_obs, "observation")
+    options = _validate(PolicyOptions, header["options"], "options") if header.get("options") is not None else None
     if raw_shot is not None or screenshot is not None:
         observation.screenshot = _screenshot(raw_shot or {}, screenshot, observation)
     return ActRequest(session_id, instruction, observation, options)
+
+
+def _validate(model: Any, data: Any, where: str) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        path = ".".join([where, *map(str, first["loc"])])
+        raise BadRequest(f"invalid {path}: {first['msg']}") from None
 
 
 def _screenshot(meta: Any, data: bytes | None, observation: Observation) -> Screenshot:
