@@ -40,6 +40,10 @@ class BrowserConfig(BaseModel):
     #: cgroup v1 limits for the container (best effort; see info().details["cgroup"]).
     memory_limit_mb: int | None = Field(2048, ge=64)
     pids_limit: int | None = Field(512, ge=16)
+    #: Shared isolation: serve bundled apps (`python -m cua.tasks.apps.serve NAME`) from one
+    #: process-wide app host (each instance its own database, port and socket) instead of
+    #: one Python process per sandbox. Other services always get their own process.
+    shared_app_host: bool = True
     locale: str = "en-US"
     timezone: str = "UTC"
 

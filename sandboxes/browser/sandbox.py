@@ -33,7 +33,8 @@ from pydantic import BaseModel, ValidationError
 from cua.actions import Action, ActionAdapter
 from cua.errors import ActionFailed, BadRequest, InfraError, SandboxCrashed, Timeout
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
-from cua.sandbox import EventSink, Sandbox, SandboxEvent, SandboxInfo, SnapshotRef, capabilities_of, scale_action
+from cua.sandbox import (EventSink, Sandbox, SandboxEvent, SandboxInfo, ServiceSpec, SnapshotRef, capabilities_of,
+                         scale_action)
 from cua.sandboxes.browser import input as browser_input
 from cua.sandboxes.browser.config import BrowserConfig
 from cua.sandboxes.browser.container import Container
@@ -41,7 +42,7 @@ from cua.sandboxes.browser.launcher import Executable, chromium_args, find_execu
 from cua.sandboxes.browser.observe import accessibility_tree, capture_screenshot, focused_element
 from cua.sandboxes.browser.queries import cookies_query, dom_query, local_storage_query
 from cua.sandboxes.browser.runtime import Runtime, find_browser_pid, runtime
-from cua.sandboxes.browser.services import HostService, ServiceControl
+from cua.sandboxes.browser.services import HostedApp, HostService, ServiceControl, bundled_app_name
 from cua.sandboxes.browser.settle import INIT_SCRIPT, PageActivity
 from cua.sandboxes.browser.snapshot import STORE, BrowserSnapshot, rebase_url
 from cua.state import (A11yQuery, AppStateQuery, CookiesQuery, DomQuery, LocalStorageQuery, SqlQuery,
@@ -102,7 +103,7 @@ class BrowserSandbox(Sandbox):
         self._activity: PageActivity | None = None
         self._pointer = browser_input.Pointer()
         self._container: Container | None = None
-        self._host_services: list[HostService] = []
+        self._host_services: list[HostService | HostedApp] = []
         self._host_dir: Path | None = None
         self._controls: dict[str, ServiceControl] = {}
         self._ports: dict[str, int] = {}
@@ -185,10 +186,8 @@ class BrowserSandbox(Sandbox):
         cfg = self.config
         if cfg.services:
             self._host_dir = Path(tempfile.mkdtemp(prefix=f"cua-browser-{self.id[:24]}-"))
-            started = await asyncio.gather(
-                *(HostService.start(s, str(self._host_dir / f"{s.name}.sock"), cfg.seed, self._on_service_died)
-                  for s in cfg.services), return_exceptions=True)
-            self._host_services = [s for s in started if isinstance(s, HostService)]
+            started = await asyncio.gather(*(self._start_host_service(s) for s in cfg.services), return_exceptions=True)
+            self._host_services = [s for s in started if isinstance(s, (HostService, HostedApp))]
             failures = [s for s in started if isinstance(s, BaseException)]
             if failures:
                 raise failures[0]
@@ -198,6 +197,14 @@ class BrowserSandbox(Sandbox):
         self._browser, self._executable, marker = await self._rt.acquire_shared_browser(cfg.extra_args)
         self._uses_shared = True
         self._browser_pid = find_browser_pid(marker)
+
+    async def _start_host_service(self, spec: ServiceSpec) -> HostService | HostedApp:
+        assert self._host_dir is not None
+        socket_path = str(self._host_dir / f"{spec.name}.sock")
+        app = bundled_app_name(spec) if self.config.shared_app_host else None
+        if app is not None:
+            return await HostedApp.start(spec, app, socket_path, self.config.seed, self._on_service_died)
+        return await HostService.start(spec, socket_path, self.config.seed, self._on_service_died)
 
     async def close(self) -> None:
         if self._closed:

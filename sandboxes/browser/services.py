@@ -8,9 +8,11 @@ loopback ports, and watches them for unexpected exits.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import sys
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +21,7 @@ import httpx
 from cua.errors import InfraError, Timeout
 from cua.sandbox import ServiceSpec
 
-__all__ = ["ServiceControl", "HostService", "free_port"]
+__all__ = ["AppHost", "HostedApp", "HostService", "ServiceControl", "bundled_app_name", "free_port"]
 
 
 class ServiceControl:
@@ -156,5 +158,121 @@ class HostService:
             pass
 
 
-def python_module_argv(module: str, *args: str) -> list[str]:
-    return [sys.executable, "-m", module, *args]
+_SERVE_MODULE = "cua.tasks.apps.serve"
+_APPHOST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_apphost.py")
+
+
+def bundled_app_name(spec: ServiceSpec) -> str | None:
+    """The app name when `spec` runs a bundled app the standard way (`python -m cua.tasks.apps.serve NAME`)."""
+    argv = spec.argv
+    if len(argv) == 4 and argv[1:3] == ["-m", _SERVE_MODULE] and not spec.env and os.path.basename(argv[0]).startswith("python"):
+        return argv[3]
+    return None
+
+
+class AppHost:
+    """The process-wide `_apphost.py` server (one per event loop), reference counted by instances."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self._next = 0
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._on_died: dict[str, Callable[[str, int | None], None]] = {}
+        self._reader = asyncio.create_task(self._read())
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def start(cls) -> "AppHost":
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-P", _APPHOST, stdin=asyncio.subprocess.PIPE,
+                                                    stdout=asyncio.subprocess.PIPE)
+        assert proc.stdout is not None
+        try:
+            line = await asyncio.wait_for(proc.stdout.readline(), 60)
+        except asyncio.TimeoutError as exc:
+            proc.kill()
+            raise Timeout("the shared app host did not start within 60 s") from exc
+        if line.strip() != b"ready":
+            proc.kill()
+            raise InfraError(f"the shared app host failed to start (said {line[:200]!r})")
+        return cls(proc)
+
+    async def _read(self) -> None:
+        assert self.proc.stdout is not None
+        while line := await self.proc.stdout.readline():
+            reply = json.loads(line)
+            fut = self._pending.pop(reply.get("id"), None)
+            if fut is not None and not fut.done():
+                fut.set_result(reply)
+        code = await self.proc.wait()
+        for fut in self._pending.values():
+            if not fut.done():
+                fut.set_exception(InfraError(f"the shared app host exited (code {code})"))
+        for name, callback in list(self._on_died.items()):
+            callback(name, code)
+
+    async def request(self, **cmd: Any) -> dict[str, Any]:
+        assert self.proc.stdin is not None
+        self._next += 1
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[self._next] = fut
+        self.proc.stdin.write(json.dumps({"id": self._next, **cmd}).encode() + b"\n")
+        await self.proc.stdin.drain()
+        reply = await asyncio.wait_for(fut, 60)
+        if not reply.get("ok"):
+            raise InfraError(f"shared app host: {reply.get('error')}")
+        return reply
+
+    @property
+    def instances(self) -> int:
+        return len(self._on_died)
+
+    async def stop(self) -> None:
+        if self.proc.stdin is not None and not self.proc.stdin.is_closing():
+            self.proc.stdin.close()
+        try:
+            await asyncio.wait_for(self.proc.wait(), 5)
+        except asyncio.TimeoutError:
+            self.proc.kill()
+            await self.proc.wait()
+        await asyncio.gather(self._reader, return_exceptions=True)
+
+
+_apphosts: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AppHost]" = weakref.WeakKeyDictionary()
+_apphost_locks: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock]" = weakref.WeakKeyDictionary()
+
+
+class HostedApp:
+    """A bundled-app instance inside the shared app host; the same surface as HostService."""
+
+    def __init__(self, spec: ServiceSpec, port: int, socket_path: str, host: AppHost) -> None:
+        self.spec = spec
+        self.port = port
+        self.socket_path = socket_path
+        self.host = host
+
+    @classmethod
+    async def start(cls, spec: ServiceSpec, app: str, socket_path: str, seed: int,
+                    on_died: Callable[[str, int | None], None]) -> "HostedApp":
+        loop = asyncio.get_running_loop()
+        async with _apphost_locks.setdefault(loop, asyncio.Lock()):
+            host = _apphosts.get(loop)
+            if host is None or host.proc.returncode is not None:
+                host = await AppHost.start()
+                _apphosts[loop] = host
+            host._on_died[socket_path] = lambda _name, code: on_died(spec.name, code)
+        try:
+            reply = await host.request(op="start", app=app, socket=socket_path, seed=seed)
+        except BaseException:
+            host._on_died.pop(socket_path, None)
+            raise
+        return cls(spec, int(reply["port"]), socket_path, host)
+
+    async def stop(self) -> None:
+        self.host._on_died.pop(self.socket_path, None)
+        if self.host.proc.returncode is None:
+            await self.host.request(op="stop", socket=self.socket_path)
+        loop = asyncio.get_running_loop()
+        async with _apphost_locks.setdefault(loop, asyncio.Lock()):
+            if self.host.instances == 0 and _apphosts.get(loop) is self.host:
+                del _apphosts[loop]
+                await self.host.stop()

@@ -1,0 +1,100 @@
+"""One host process serving many bundled-app instances (shared isolation's app server).
+
+A Python app server per sandbox costs ~30 MB; 32 shared sandboxes would spend a GiB on
+interpreters. This process hosts every instance instead: each is its own `WebApp` (own
+in-memory SQLite database), its own uvicorn server, its own TCP port and unix control
+socket, so the app contract and isolation between instances are unchanged.
+
+Run by path with `python -P` (no script dir on sys.path). Commands arrive as JSON lines
+on stdin, answers leave as JSON lines on stdout:
+  {"id": 1, "op": "start", "app": "todo", "socket": "/tmp/x.sock", "seed": 0} -> {"id": 1, "ok": true, "port": 41234}
+  {"id": 2, "op": "stop", "socket": "/tmp/x.sock"}                            -> {"id": 2, "ok": true}
+Prints `ready` first. Exits (stopping every instance) when stdin closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import json
+import os
+import socket
+import sys
+from typing import Any
+
+import uvicorn
+
+from cua.tasks.apps import load_app
+from cua.tasks.apps.base import build_asgi
+
+_HTTP = "httptools" if importlib.util.find_spec("httptools") else "h11"
+
+
+class _Server(uvicorn.Server):
+    """A uvicorn server that leaves signal handling alone: many of them share this process."""
+
+    def capture_signals(self) -> contextlib.AbstractContextManager[None]:  # type: ignore[override]
+        return contextlib.nullcontext()
+
+
+async def _start(cmd: dict[str, Any], instances: dict[str, tuple[_Server, asyncio.Task[None]]]) -> dict[str, Any]:
+    app = load_app(str(cmd["app"]))
+    app.reset(int(cmd.get("seed", 0)))
+    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    tcp.bind(("127.0.0.1", int(cmd.get("port", 0))))
+    path = str(cmd["socket"])
+    if os.path.exists(path):
+        os.unlink(path)
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    unix.bind(path)
+    server = _Server(uvicorn.Config(build_asgi(app), log_level="warning", lifespan="off", access_log=False,
+                                    http=_HTTP, loop="asyncio"))
+    task = asyncio.create_task(server.serve(sockets=[tcp, unix]))
+    while not server.started:
+        if task.done():
+            await task
+            raise RuntimeError("server stopped while starting")
+        await asyncio.sleep(0.002)  # uvicorn offers no started event, only this flag
+    instances[path] = (server, task)
+    return {"port": tcp.getsockname()[1]}
+
+
+async def _stop(path: str, instances: dict[str, tuple[_Server, asyncio.Task[None]]]) -> None:
+    entry = instances.pop(path, None)
+    if entry is None:
+        return
+    server, task = entry
+    server.should_exit = True
+    await task
+    if os.path.exists(path):
+        os.unlink(path)
+
+
+async def main() -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    instances: dict[str, tuple[_Server, asyncio.Task[None]]] = {}
+    print("ready", flush=True)
+    while line := await reader.readline():
+        cmd = json.loads(line)
+        reply: dict[str, Any] = {"id": cmd.get("id")}
+        try:
+            if cmd["op"] == "start":
+                reply.update(await _start(cmd, instances), ok=True)
+            elif cmd["op"] == "stop":
+                await _stop(str(cmd["socket"]), instances)
+                reply["ok"] = True
+            else:
+                reply.update(ok=False, error=f"unknown op {cmd['op']!r}")
+        except Exception as exc:  # reported to the caller, who raises it as a typed error
+            reply.update(ok=False, error=f"{type(exc).__name__}: {exc}")
+        print(json.dumps(reply), flush=True)
+    for path in list(instances):
+        await _stop(path, instances)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
