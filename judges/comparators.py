@@ -109,7 +109,8 @@ def _number(spec: S.NumberCmp, observed: Any) -> Result:
         return False, f"not a number: {observed!r}"
     if b is None:
         return False, f"expected value is not a number: {spec.value!r}"
-    tolerance = max(spec.abs, spec.rel * abs(b))
+    # plus float noise (math.isclose's default): "0.1 + 0.2" is 0.3
+    tolerance = max(spec.abs, spec.rel * abs(b)) + 1e-9 * max(1.0, abs(b))
     ok = abs(a - b) <= tolerance
     return ok, "" if ok else f"|{a:g} - {b:g}| > {tolerance:g}"
 

@@ -151,7 +151,10 @@ def get_path(value: Any, path: str | None) -> Any:
                 fanned = True
             else:
                 current = [item[seg.key] for item in current if isinstance(item, dict) and seg.key in item]
-        for kind, arg in _group(seg.selectors):
+        groups = _group(seg.selectors)
+        filtered = False  # `current` holds lists of matches still to be flattened
+        for g, (kind, arg) in enumerate(groups):
+            followed_by_star = g + 1 < len(groups) and groups[g + 1][0] == "star"
             nxt: list[Any] = []
             for item in current:
                 if not isinstance(item, list):
@@ -161,16 +164,20 @@ def get_path(value: Any, path: str | None) -> Any:
                         nxt.append(item[arg])
                 elif kind == "star":
                     nxt.extend(item)
-                    fanned = True
                 else:
-                    conds: tuple[Cond, ...] = arg
-                    matches = [row for row in item if all(c.holds(row) for c in conds)]
-                    if all(c.op == "=" for c in conds):
+                    matches = [row for row in item if all(c.holds(row) for c in arg)]
+                    # `[k=v]` is a lookup (the first match) unless a `[*]` asks for all of them
+                    if all(c.op == "=" for c in arg) and not followed_by_star:
                         nxt.extend(matches[:1])
                     else:
-                        nxt.extend(matches)
-                        fanned = True
+                        nxt.append(matches)
             current = nxt
+            filtered = kind == "cond" and not (all(c.op == "=" for c in arg) and not followed_by_star)
+            if kind == "star":
+                fanned = True
+        if filtered:
+            current = [row for matches in current for row in matches]
+            fanned = True
     if fanned:
         return current
     return current[0] if current else None
