@@ -302,7 +302,7 @@ def test_uitars_recorded_outputs():
     assert parse("ui-tars-1.5", "Thought: test\nAction: click(start_box='<|box_start|>(112,224)<|box_end|>')", frame).actions == [Click(x=112, y=224)]
     parsed = parse("ui-tars-1.5", "Thought: test\nAction: click(point='<point>200 300</point>')", frame)
     assert parsed.actions == [Click(x=200, y=300)] and parsed.thought == "test"
-    # bytedance/UI-TARS README_coordinates.md: the model's raw response in the worked example
+    # bytedance/UI-TARS README_coordinates.md / coordinate_processing_script.py: the worked example's model output
     assert parse("ui-tars-1.5", "Thought: xxx\nAction: click(start_box='(197,525)')", frame).actions == [Click(x=197, y=525)]
 
 

@@ -8,15 +8,12 @@ import base64
 import io
 import json
 import os
-import socket
 import subprocess
 import sys
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 from PIL import Image
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import InvalidStatus
@@ -27,6 +24,7 @@ from cua.observation import Observation, Screenshot, Size
 from cua.policy import PolicyOptions, make_policy
 from cua.policy.backends.scripted import ScriptedPolicy, load_script
 from cua.policy.server import create_app
+from cua.policy.service import serving_app as serving
 from cua.policy.wire import encode_act_header
 
 TOKEN = "test-token"
@@ -42,25 +40,6 @@ def screenshot(width: int = 1280, height: int = 720, fmt: str = "png") -> Screen
 def observation(shot: Screenshot | None = None, **kw) -> Observation:
     frame = Size(width=1280, height=720)
     return Observation(sandbox_id="sb-1", frame=frame, screen=frame, screenshot=shot, **kw)
-
-
-@asynccontextmanager
-async def serving(app):
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    sock.setblocking(False)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:  # uvicorn offers a flag, not an event, for "listening"
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        await task
 
 
 def script() -> ScriptedPolicy:

@@ -3,14 +3,17 @@ and by anyone embedding the server in a test or a notebook)."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from cua.policy.base import Policy
 from cua.policy.server import create_app, generate_token
 
-__all__ = ["build_policy", "serve"]
+__all__ = ["build_policy", "serve", "serving_app", "serving_policy"]
 
 
 def build_policy(
@@ -89,3 +92,35 @@ async def serve(
     print(f"ready http://{url_host}:{bound_port}", flush=True)
     sys.stdout.flush()
     await server.serve(sockets=[sock])
+
+
+@asynccontextmanager
+async def serving_app(app: Any, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[str]:
+    """Run an ASGI app with uvicorn inside the current event loop; yields its base URL.
+
+    For embedding a policy server (or a stand-in model server) in tests and notebooks
+    without a subprocess. The server stops when the block exits."""
+    import uvicorn
+
+    sock = _bind(host, port)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", ws_max_size=64 * 1024 * 1024))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:  # uvicorn exposes a flag, not an event, for "listening"
+        if task.done():
+            task.result()
+            raise RuntimeError("uvicorn stopped before it started listening")
+        await asyncio.sleep(0.01)
+    try:
+        url_host = f"[{host}]" if ":" in host else host
+        yield f"http://{url_host}:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
+
+
+@asynccontextmanager
+async def serving_policy(policy: Policy, *, token: str, info: dict[str, Any] | None = None) -> AsyncIterator[str]:
+    """A policy server for `policy` on a free loopback port, in this event loop."""
+    async with serving_app(create_app(policy, token=token, info=info)) as url:
+        yield url
