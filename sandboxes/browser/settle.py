@@ -45,7 +45,10 @@ INIT_SCRIPT = r"""
     });
     window.navigation.addEventListener("navigateerror", () => { s.navigating = false; stamp(); });
   }
-  window.addEventListener("pageshow", () => { s.navigating = false; stamp(); });
+  // The parser's own insertions are over once the document has loaded; only later changes
+  // (scripts rendering after load) count against the quiet window.
+  window.addEventListener("load", () => { s.last = -Infinity; });
+  window.addEventListener("pageshow", () => { s.navigating = false; });
 })();
 """
 
