@@ -32,7 +32,8 @@ from cua.server.connection import Connection
 from cua.server.manager import SandboxManager
 from cua.server.metrics import Metrics
 
-__all__ = ["RunningServer", "ServerSettings", "create_app", "run", "serve_in_background", "serve_in_thread"]
+__all__ = ["RunningServer", "ServerSettings", "create_app", "run", "serve_in_background", "serve_in_subprocess",
+           "serve_in_thread"]
 
 log = logging.getLogger("cua.server")
 
@@ -232,5 +233,61 @@ def run(settings: ServerSettings) -> None:
     sock = _bind(settings.host, settings.port)
     try:
         uvicorn.Server(_config(settings, app)).run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # uvicorn re-raises Ctrl-C after its graceful shutdown; that is the normal exit
     finally:
         sock.close()
+
+
+def _free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.asynccontextmanager
+async def serve_in_subprocess(*, token: str | None = None, max_sandboxes: int = 16,
+                              idle_timeout: float | None = 900.0, startup_timeout: float = 60.0,
+                              log_level: str = "warning") -> AsyncIterator[RunningServer]:
+    """Run `python -m cua.server` as a child process on a free loopback port.
+
+    The deployment shape (the server has its own process and core), for benchmarks
+    and for callers whose own event loop is busy. Yields `(url, token)`; on exit the
+    server is stopped (SIGINT, then SIGKILL) and has closed its sandboxes.
+    """
+    import os
+    import signal
+    import sys
+
+    import httpx
+
+    token = token or generate_token()
+    port = _free_port()
+    argv = [sys.executable, "-m", "cua.server", "--port", str(port),
+            "--max-sandboxes", str(max_sandboxes), "--idle-timeout", str(idle_timeout or 0), "--log-level", log_level]
+    proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.DEVNULL,
+                                                env={**os.environ, "CUA_TOKEN": token})  # not on argv, where `ps` shows it
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + startup_timeout
+        async with httpx.AsyncClient() as http:
+            while True:
+                if proc.returncode is not None:
+                    raise RuntimeError(f"the server exited with code {proc.returncode} during startup")
+                try:
+                    if (await http.get(f"http://127.0.0.1:{port}/v1/health", timeout=2)).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass  # not listening yet
+                if loop.time() > deadline:
+                    raise RuntimeError(f"the server did not answer on port {port} within {startup_timeout}s")
+                await asyncio.sleep(0.1)  # polling a starting process: nothing else to wait on
+        yield RunningServer(f"ws://127.0.0.1:{port}/v1/ws", token)
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                await asyncio.wait_for(proc.wait(), timeout=30)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()

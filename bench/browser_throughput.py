@@ -1,0 +1,109 @@
+"""Aggregate act -> observation throughput: 8 shared-mode browser sandboxes on one server,
+driven at once over one websocket connection, with full observations (JPEG screenshot,
+URL and title, accessibility tree).
+
+Each driver loops `act(Click)` on a todo-app page (alternating between a click that
+changes nothing and one that ticks a checkbox, so the page really re-renders) for a
+fixed wall-clock window after a warm-up. The server runs in its own process by default,
+as deployed.
+
+    python bench/browser_throughput.py [--sandboxes 8] [--seconds 20] [--in-process]
+
+Last line: steps_per_s_at_8=<aggregate steps per second>.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import statistics
+import sys
+import time
+from collections.abc import AsyncIterator
+
+import cua
+from cua.actions import Click
+from cua.client import RemoteSandbox
+from cua.observation import ObserveOptions
+from cua.state import DomQuery
+
+APP = [sys.executable, "-m", "cua.tasks.apps.serve", "todo"]
+FULL = ObserveOptions(format="jpeg", quality=80, axtree=True)
+
+
+@contextlib.asynccontextmanager
+async def server(in_process: bool, max_sandboxes: int) -> AsyncIterator[tuple[str, str | None]]:
+    from cua.server.app import serve_in_background, serve_in_subprocess
+
+    cm = (serve_in_background(max_sandboxes=max_sandboxes) if in_process
+          else serve_in_subprocess(max_sandboxes=max_sandboxes))
+    async with cm as running:
+        yield running.url, running.token
+
+
+async def targets(sb: RemoteSandbox) -> list[tuple[float, float]]:
+    heading, toggle = await sb.query([DomQuery(selector="h1", prop="bbox"),
+                                      DomQuery(selector="tr.todo input.toggle", prop="bbox")])
+    points = []
+    for box in (heading.value, toggle.value):
+        points.append((box["x"] + min(4.0, box["width"] / 2), box["y"] + box["height"] / 2))
+    return points
+
+
+async def drive(sb: RemoteSandbox, points: list[tuple[float, float]], start: float, stop: float,
+                latencies: list[float]) -> int:
+    steps = 0
+    i = 0
+    while True:
+        x, y = points[i % len(points)]
+        i += 1
+        t0 = time.perf_counter()
+        obs = await sb.act(Click(x=x, y=y), observe=FULL)
+        t1 = time.perf_counter()
+        if obs.error is not None or obs.screenshot is None or not obs.axtree or obs.url is None:
+            raise RuntimeError(f"incomplete observation from {sb.id}: {obs.error}")
+        if t1 >= stop:
+            return steps
+        if t0 >= start:
+            steps += 1
+            latencies.append(1000 * (t1 - t0))
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sandboxes", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--isolation", default="shared", choices=["shared", "container"])
+    parser.add_argument("--in-process", action="store_true", help="run the server in this process's event loop")
+    args = parser.parse_args()
+
+    config = {"isolation": args.isolation, "start_url": "/lists/1", "services": [{"name": "app", "argv": APP}]}
+    async with server(args.in_process, args.sandboxes) as (url, token), \
+            cua.connect(url, token, default_timeout=120) as client:
+        sandboxes = []
+        for _ in range(args.sandboxes):  # one by one: startup is not what this measures
+            sandboxes.append(await client.create("browser", config=config))
+        points = [await targets(sb) for sb in sandboxes]
+        latencies: list[float] = []
+        now = time.perf_counter()
+        start, stop = now + args.warmup, now + args.warmup + args.seconds
+        counts = await asyncio.gather(*(drive(sb, pts, start, stop, latencies) for sb, pts in zip(sandboxes, points)))
+        await asyncio.gather(*(sb.close() for sb in sandboxes))
+
+    total = sum(counts)
+    rate = total / args.seconds
+    ordered = sorted(latencies)
+    print(f"{args.sandboxes} {args.isolation} sandboxes, one server "
+          f"({'in this process' if args.in_process else 'own process'}), one connection; "
+          f"{args.seconds:.0f} s window after {args.warmup:.0f} s warm-up; full observations (jpeg q80 + url/title + axtree)")
+    print(f"steps per sandbox: {counts}")
+    if ordered:
+        print(f"step latency: p50 {ordered[len(ordered) // 2]:.1f} ms  p95 {ordered[int(0.95 * (len(ordered) - 1))]:.1f} ms"
+              f"  mean {statistics.mean(ordered):.1f} ms")
+    print(f"steps_per_s_at_{args.sandboxes}={rate:.2f}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
