@@ -1,0 +1,1 @@
+"""The notes suite: templates over the bundled notes app (tasks/apps/notes)."""
