@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic_core import from_json
 
 from cua.actions import Action
 from cua.errors import (
@@ -402,7 +403,7 @@ def _loads(data: str | bytes, max_bytes: int) -> dict[str, Any]:
         raise BadRequest(f"message of {size} bytes exceeds the limit of {max_bytes}",
                          details={"size": size, "limit": max_bytes})
     try:
-        obj = json.loads(data)
+        obj = from_json(data)  # pydantic's parser: faster than json.loads on big trees
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"invalid JSON: {exc}") from exc
     if not isinstance(obj, dict):
@@ -564,10 +565,15 @@ class ServerConnection:
         """The JSON result frame. When `screenshot` is given, send `encode_frame` of it
         (see `result_frames`) before this."""
         self.finish(request_id)
-        body = payload.model_dump(mode="json") if isinstance(payload, BaseModel) else payload
-        binary = None if screenshot is None else BinaryRef(
-            format=screenshot.format, width=screenshot.width, height=screenshot.height, length=len(screenshot.data))
-        return _dumps(ResultMessage(id=request_id, result=body, binary=binary))
+        # The envelope is written by hand around pydantic's own JSON of the payload: on
+        # the hot path (observations with accessibility trees) this skips building and
+        # re-validating a Python dict of the whole payload.
+        body = payload.model_dump_json() if isinstance(payload, BaseModel) else json.dumps(payload)
+        binary = "null" if screenshot is None else BinaryRef(
+            format=screenshot.format, width=screenshot.width, height=screenshot.height,
+            length=len(screenshot.data)).model_dump_json()
+        return (f'{{"v":{PROTOCOL_VERSION},"type":"result","id":{int(request_id)},'
+                f'"result":{body},"binary":{binary}}}')
 
     def result_frames(self, request_id: int, payload: BaseModel | dict[str, Any],
                       screenshot: Screenshot | None = None) -> list[str | bytes]:
