@@ -156,7 +156,9 @@ async def _check_variant(handle: Any, instance: TaskInstance) -> list[VariantFai
         if problem:
             out.append(VariantFailure(tid, seed, "near_miss", problem))
         elif near.verdict is not None and near.verdict.passed:
-            out.append(VariantFailure(tid, seed, "near_miss", "the near miss passes", _evidence(near.verdict)))
+            reason = "the near miss passes" + (f" (it ran out of max_steps={instance.max_steps})"
+                                               if near.truncated else "")
+            out.append(VariantFailure(tid, seed, "near_miss", reason, _evidence(near.verdict)))
     return out
 
 
