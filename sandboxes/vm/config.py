@@ -26,9 +26,20 @@ class VMConfig(BaseModel):
     boot_timeout: float = Field(240.0, gt=0, le=3600)
     #: Upper bound of one guest agent request (an action, a screenshot, a query).
     agent_timeout: float = Field(60.0, gt=0, le=600)
+    #: Screen settling after an action (guest agent): the first update must come within
+    #: `settle_first_ms` (else nothing changed), then `settle_quiet_ms` without updates,
+    #: all within `settle_timeout_ms`. Looser than a container's: an emulated CPU draws late.
+    settle_first_ms: float = Field(150.0, ge=0, le=10_000)
+    settle_quiet_ms: float = Field(60.0, ge=0, le=10_000)
+    settle_timeout_ms: float = Field(3000.0, ge=0, le=60_000)
     #: Keep a QEMU process loaded with copies of the last snapshot's files, waiting, so
     #: that the next restore of it only loads device state (costs one idle QEMU and a
     #: copy of the RAM file).
     standby: bool = True
+    #: Apps started after boot, each an argv (e.g. ["xterm"], ["mousepad"]); their windows
+    #: are up before the initial snapshot, so `reset` returns to them.
+    apps: list[list[str]] = Field(default_factory=list)
+    #: Seconds to wait for each app's first window.
+    app_timeout: float = Field(60.0, gt=0, le=600)
     #: Extra kernel command line words (appended to the recipe's).
     kernel_args: str = ""

@@ -18,6 +18,8 @@ mountpoint -q /run || mount -t tmpfs -o mode=755 tmpfs /run
 mountpoint -q /tmp || mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -o remount,rw / 2>/dev/null
 hostname cua-vm
+# The X server runs as the desktop user and cannot make its socket folder itself.
+mkdir -p /tmp/.X11-unix && chmod 1777 /tmp/.X11-unix
 ip link set lo up 2>/dev/null || true
 
 SCREEN=1280x720

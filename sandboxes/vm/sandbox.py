@@ -1,0 +1,486 @@
+"""`VMSandbox`: a QEMU virtual machine running a desktop, with memory snapshots.
+
+Lifecycle:
+- create: cold boot of the recipe's image (direct kernel boot, KVM when it works, else
+  TCG) until the guest agent says hello, then an "initial" snapshot that `reset` restores.
+- snapshot: stop, write device state (~1 MB, RAM left out by `x-ignore-shared`), copy the
+  RAM file and the disk overlay, continue. Tens of milliseconds of pause plus the copies.
+- restore: a new QEMU on copies of the snapshot's files loads the device state and runs
+  on from exactly where the snapshot was: the same windows, the same processes, no boot.
+  With `standby` on, that QEMU is prepared in the background after each snapshot and
+  restore, so a restore is only "load device state and continue".
+- fork: a second VM from a snapshot, with its own copies of the files.
+
+Observe, act and query go to the guest agent over virtio-serial. When QEMU dies or the
+agent's port closes, every call fails with SandboxCrashed and a `died` event is emitted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import shutil
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from cua.actions import Action, Done, Wait
+from cua.errors import ActionFailed, BadRequest, CuaError, SandboxCrashed, Timeout, UnknownSnapshot
+from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
+from cua.sandbox import (
+    EventSink,
+    Sandbox,
+    SandboxEvent,
+    SandboxInfo,
+    SnapshotRef,
+    capabilities_of,
+    scale_action,
+)
+from cua.sandboxes.guest.client import GuestClient
+from cua.sandboxes.vm import snapshots
+from cua.sandboxes.vm.config import VMConfig
+from cua.sandboxes.vm.image import BuiltImage, image_for
+from cua.sandboxes.vm.instance import Instance
+from cua.sandboxes.vm.qemu import Accel, LaunchSpec, copy_sparse, probe_accel, runtime_dir
+from cua.sandboxes.vm.snapshots import SnapshotFiles
+from cua.state import StateQuery, StateResult
+
+__all__ = ["VMSandbox"]
+
+log = logging.getLogger(__name__)
+
+#: Browser-only actions: an agent fault on a desktop.
+FOREIGN_ACTIONS = frozenset({"goto", "back", "forward"})
+_RESULT_KEYS = frozenset(StateResult.model_fields)
+
+
+class VMSandbox(Sandbox):
+    kind: ClassVar[str] = "vm"
+    config_model: ClassVar[type[BaseModel]] = VMConfig
+
+    def __init__(self, config: VMConfig, *, sandbox_id: str, image: BuiltImage, accel: Accel,
+                 emit: EventSink | None) -> None:
+        self.id = sandbox_id
+        self.config = config
+        self.image = image
+        self.accel = accel
+        self._emit = emit
+        self._inst: Instance | None = None
+        self._closed = False
+        self._died: str | None = None
+        self._screen = config.screen
+        self._frame: Size | None = None
+        self._step = 0
+        self._queries: list[str] = []
+        self._snapshots: dict[str, SnapshotFiles] = {}
+        self._initial: SnapshotFiles | None = None
+        self._standby: tuple[str, asyncio.Task[Instance]] | None = None
+        self._lock = asyncio.Lock()
+        self._created = time.time()
+        self._last_active = time.time()
+        self.timings_ms: dict[str, float] = {}
+        self._root = runtime_dir() / f"{sandbox_id}-{uuid.uuid4().hex[:8]}"
+        self._root.mkdir(parents=True)
+
+    # --- creation ---
+
+    @classmethod
+    async def create(cls, config: BaseModel, *, sandbox_id: str, emit: EventSink | None = None) -> "VMSandbox":
+        assert isinstance(config, VMConfig)
+        t0 = time.monotonic()
+        image = await asyncio.to_thread(image_for, config.image, build=config.build,
+                                        log=lambda msg: log.info("vm image: %s", msg))
+        accel: Accel = config.accel if config.accel != "auto" else await asyncio.to_thread(probe_accel, image.kernel)
+        self = cls(config, sandbox_id=sandbox_id, image=image, accel=accel, emit=emit)
+        try:
+            t1 = time.monotonic()
+            inst = await Instance.boot(self._spec("boot"), image.disk, timeout=config.boot_timeout)
+            self._adopt(inst)
+            await self._read_info()
+            self.timings_ms["boot"] = _ms(t1)
+            await self._start_apps()
+            self._initial = await self._take_snapshot()
+            self.timings_ms["create"] = _ms(t0)
+        except BaseException:
+            await self.close()
+            raise
+        return self
+
+    def _spec(self, name: str, *, incoming: bool = False) -> LaunchSpec:
+        workdir = self._root / f"{name}-{uuid.uuid4().hex[:6]}"
+        args = f"{self.image.kernel_cmdline} cua.screen={self._screen.width}x{self._screen.height}"
+        if self.config.kernel_args:
+            args += " " + self.config.kernel_args
+        return LaunchSpec(kernel=self.image.kernel, initrd=self.image.initrd, cmdline=args,
+                          overlay=workdir / "overlay.qcow2", ram_file=workdir / "ram", workdir=workdir,
+                          memory_mb=self.config.memory_mb, cpus=self.config.cpus, accel=self.accel,
+                          incoming=incoming)
+
+    def _adopt(self, inst: Instance) -> None:
+        self._inst = inst
+        self._died = None
+        inst.on_death(self._on_death)
+
+    def _on_death(self, reason: str) -> None:
+        if self._died or self._closed:
+            return
+        self._died = reason
+        if self._emit is not None:
+            self._emit(SandboxEvent(sandbox_id=self.id, event="died", data={"reason": reason}))
+
+    async def _start_apps(self) -> None:
+        client = self._client()
+        for argv in self.config.apps:
+            if not argv:
+                raise BadRequest("an app's argv must not be empty")
+            try:
+                pid = await client.spawn(argv)
+                await client.wait_window(pid=pid, timeout=self.config.app_timeout)
+            except CuaError as exc:
+                raise type(exc)(f"starting {argv[0]!r} in the VM: {exc.message}", details=exc.details) from exc
+
+    async def _read_info(self) -> None:
+        info = await self._client().info()
+        screen = info.get("screen") or {}
+        self._screen = Size(width=int(screen["width"]), height=int(screen["height"]))
+        self._queries = sorted(info.get("queries") or [])
+
+    # --- the agent ---
+
+    def _client(self) -> GuestClient:
+        if self._closed:
+            raise SandboxCrashed(f"VM sandbox {self.id} is closed")
+        if self._inst is None or self._inst.client is None:
+            raise SandboxCrashed(f"VM sandbox {self.id} has no running VM")
+        if self._died:
+            raise SandboxCrashed(f"VM sandbox {self.id} died: {self._died}")
+        return self._inst.client
+
+    def _crash_check(self, exc: CuaError) -> CuaError:
+        """A timeout from a VM that has since died is a crash."""
+        if isinstance(exc, Timeout) and (self._died or (self._inst is not None and not self._inst.qemu.alive)):
+            return SandboxCrashed(f"VM sandbox {self.id} died: {self._died or 'QEMU exited'}")
+        return exc
+
+    def _settle(self) -> dict[str, float]:
+        c = self.config
+        return {"first_ms": c.settle_first_ms, "quiet_ms": c.settle_quiet_ms, "timeout_ms": c.settle_timeout_ms}
+
+    @staticmethod
+    def _shot_args(options: ObserveOptions) -> dict[str, Any]:
+        args: dict[str, Any] = {"format": options.format, "quality": options.quality}
+        if options.frame is not None:
+            args.update(width=options.frame.width, height=options.frame.height)
+        return args
+
+    def _observation(self, options: ObserveOptions, meta: dict[str, Any] | None, data: bytes | None,
+                     **fields: Any) -> Observation:
+        shot = None
+        if meta is not None and data is not None:
+            shot = Screenshot(format=meta["format"], width=int(meta["width"]), height=int(meta["height"]), data=data)
+            frame = Size(width=shot.width, height=shot.height)
+        else:
+            frame = options.frame or self._frame or self._screen
+        self._frame = frame
+        self._last_active = time.time()
+        return Observation(sandbox_id=self.id, frame=frame, screen=self._screen, screenshot=shot,
+                           step=self._step, **fields)
+
+    # --- Sandbox ---
+
+    async def observe(self, options: ObserveOptions | None = None) -> Observation:
+        options = options or ObserveOptions()
+        client = self._client()
+        t0 = time.monotonic()
+        meta = data = None
+        try:
+            if options.screenshot:
+                size = options.frame
+                meta, data = await client.screenshot(options.format, options.quality,
+                                                     size.width if size else None, size.height if size else None)
+        except CuaError as exc:
+            raise self._crash_check(exc) from exc
+        return self._observation(options, meta, data, timings_ms={"observe": _ms(t0)})
+
+    async def act(self, action: Action, *, frame: Size | None = None,
+                  observe: ObserveOptions | None = None) -> Observation:
+        options = observe or ObserveOptions()
+        client = self._client()
+        t0 = time.monotonic()
+        try:
+            scaled = scale_action(action, frame or self._frame or self._screen, self._screen,
+                                  foreign=FOREIGN_ACTIONS)
+        except ActionFailed as exc:
+            obs = await self.observe(options)
+            return obs.model_copy(update={"error": ActionError(reason=exc.reason, message=exc.message)})
+        if isinstance(scaled, Done):
+            return await self.observe(options)
+        try:
+            result, data = await client.act(
+                scaled.model_dump(mode="json"), settle=self._settle(),
+                observe=self._shot_args(options) if options.screenshot else None,
+                timeout=self.config.agent_timeout + (scaled.seconds if isinstance(scaled, Wait) else 0))
+        except ActionFailed as exc:
+            self._step += 1
+            obs = await self.observe(options)
+            return obs.model_copy(update={"error": ActionError(reason=exc.reason, message=exc.message)})
+        except CuaError as exc:
+            raise self._crash_check(exc) from exc
+        self._step += 1
+        settle = result.get("settle")
+        timings = {**{k: float(v) for k, v in (result.get("timings_ms") or {}).items()}, "act": _ms(t0)}
+        return self._observation(options, result.get("screenshot"), data, timings_ms=timings,
+                                 settle=SettleInfo(**settle) if isinstance(settle, dict) else None)
+
+    async def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
+                    observe: ObserveOptions | None = None) -> Observation:
+        """Back to the desktop as it was right after boot (a restore of the initial snapshot)."""
+        if self._initial is None:
+            raise SandboxCrashed(f"VM sandbox {self.id} has no initial snapshot")
+        obs = await self._restore_files(self._initial, observe, timing="reset")
+        self._step = 0
+        return obs.model_copy(update={"step": 0})
+
+    async def query(self, queries: Sequence[StateQuery]) -> list[StateResult]:
+        client = self._client()
+        supported = [q for q in queries if q.kind in self._queries]
+        answers: list[dict[str, Any]] = []
+        if supported:
+            try:
+                answers = await client.query([q.model_dump(mode="json") for q in supported],
+                                             timeout=self.config.agent_timeout)
+            except CuaError as exc:
+                raise self._crash_check(exc) from exc
+        it = iter(answers)
+        out: list[StateResult] = []
+        for q in queries:
+            if q.kind not in self._queries:
+                out.append(StateResult.failure("unsupported", f"VM sandboxes do not answer {q.kind!r} queries"))
+            else:
+                item = next(it, None)
+                out.append(StateResult.model_validate({k: v for k, v in (item or {}).items() if k in _RESULT_KEYS})
+                           if item is not None else StateResult.failure("failed", "the guest agent gave no answer"))
+        return out
+
+    # --- snapshots ---
+
+    async def snapshot(self) -> SnapshotRef:
+        async with self._lock:
+            snap = await self._take_snapshot()
+        meta = snap.meta()
+        self._schedule_standby(snap)
+        return SnapshotRef(id=snap.id, sandbox_id=self.id, kind=self.kind, size_bytes=snap.size_bytes(),
+                           meta={"memory_mb": meta["memory_mb"], "accel": meta["accel"], "image": meta["image"],
+                                 "snapshot_ms": meta["snapshot_ms"]})
+
+    async def _take_snapshot(self) -> SnapshotFiles:
+        self._client()
+        assert self._inst is not None
+        inst = self._inst
+        t0 = time.monotonic()
+        snap = SnapshotFiles.new(self._root / "snapshots")
+        try:
+            await inst.qemu.save_device_state(snap.devstate)
+            t1 = time.monotonic()
+            try:
+                await asyncio.gather(asyncio.to_thread(copy_sparse, inst.spec.ram_file, snap.ram),
+                                     asyncio.to_thread(_copy, inst.spec.overlay, snap.overlay))
+            finally:
+                await inst.qemu.resume()
+            paused_ms = _ms(t0)
+            snap.write_meta({"memory_mb": self.config.memory_mb, "accel": self.accel, "image": self.image.hash,
+                             "screen": self._screen.model_dump(), "cmdline": inst.spec.cmdline,
+                             "created_at": time.time(), "device_state_ms": _ms(t0, t1),
+                             "snapshot_ms": _ms(t0)})
+        except BaseException:
+            snap.delete()
+            raise
+        self.timings_ms["snapshot"] = _ms(t0)
+        self.timings_ms["snapshot_pause"] = paused_ms
+        self._snapshots[snap.id] = snap
+        snapshots.register(snap)
+        return snap
+
+    def _lookup(self, ref: SnapshotRef) -> SnapshotFiles:
+        snap = snapshots.lookup(ref.id, memory_mb=self.config.memory_mb)
+        meta = snap.meta()
+        if meta.get("accel") != self.accel or meta.get("image") != self.image.hash:
+            raise BadRequest(f"snapshot {ref.id} was taken on another image or accelerator",
+                             details={"snapshot_id": ref.id})
+        return snap
+
+    async def restore(self, ref: SnapshotRef, *, observe: ObserveOptions | None = None) -> Observation:
+        return await self._restore_files(self._lookup(ref), observe, timing="restore")
+
+    async def _restore_files(self, snap: SnapshotFiles, observe: ObserveOptions | None, *, timing: str) -> Observation:
+        async with self._lock:
+            if self._closed:
+                raise SandboxCrashed(f"VM sandbox {self.id} is closed")
+            t0 = time.monotonic()
+            inst = await self._take_standby(snap.id)
+            prepared_ms = _ms(t0)
+            if inst is None:
+                inst = await Instance.prepare(self._spec("restore", incoming=True), snap)
+            old, self._inst = self._inst, None
+            if old is not None:
+                await old.destroy()  # first: a running TCG guest would slow the load below
+            try:
+                await inst.activate(snap, timeout=self.config.boot_timeout)
+            except BaseException:
+                await inst.destroy()
+                self._on_death("restore failed")
+                raise
+            self._adopt(inst)
+            self.timings_ms[timing] = _ms(t0)
+            self.timings_ms[f"{timing}_wait_standby"] = prepared_ms
+            self._step = 0
+        self._schedule_standby(snap)
+        obs = await self.observe(observe)
+        return obs.model_copy(update={"timings_ms": {**obs.timings_ms, timing: self.timings_ms[timing]}})
+
+    async def delete_snapshot(self, ref: SnapshotRef) -> None:
+        snap = self._snapshots.pop(ref.id, None)
+        if snap is None:
+            raise UnknownSnapshot(f"no VM snapshot {ref.id!r} in sandbox {self.id}",
+                                            details={"snapshot_id": ref.id})
+        snapshots.forget(ref.id)
+        if self._standby is not None and self._standby[0] == ref.id:
+            await self._drop_standby()
+        await asyncio.to_thread(snap.delete)
+
+    # --- standby: a QEMU loaded with copies of a snapshot, waiting to be restored ---
+
+    def _schedule_standby(self, snap: SnapshotFiles) -> None:
+        if not self.config.standby or self._closed:
+            return
+        if self._standby is not None and self._standby[0] == snap.id:
+            return
+        old = self._standby
+        task = asyncio.create_task(Instance.prepare(self._spec("standby", incoming=True), snap),
+                                   name=f"vm-standby-{self.id}")
+        self._standby = (snap.id, task)
+        if old is not None:
+            asyncio.create_task(_discard(old[1]))
+
+    async def _take_standby(self, snap_id: str) -> Instance | None:
+        if self._standby is None:
+            return None
+        sid, task = self._standby
+        self._standby = None
+        if sid != snap_id:
+            await _discard(task)
+            return None
+        try:
+            return await task
+        except CuaError as exc:
+            log.warning("vm %s: standby for %s failed (%s); restoring without it", self.id, snap_id, exc)
+            return None
+
+    async def standby_ready(self) -> bool:
+        """Wait until the standby VM (if any) is prepared; True when one is waiting.
+
+        A restore of its snapshot then only loads device state. Tools that measure restore
+        latency, or that restore in a tight loop, call this between restores.
+        """
+        if self._standby is None:
+            return False
+        _, task = self._standby
+        with contextlib.suppress(CuaError, asyncio.CancelledError):
+            await asyncio.shield(task)
+        return task.done() and not task.cancelled() and task.exception() is None
+
+    async def _drop_standby(self) -> None:
+        if self._standby is not None:
+            _, task = self._standby
+            self._standby = None
+            await _discard(task)
+
+    # --- fork ---
+
+    async def fork(self, ref: SnapshotRef, *, sandbox_id: str, emit: EventSink | None = None) -> "VMSandbox":
+        """A second VM running from `ref`, with its own copies of the snapshot's files.
+
+        The fork's `reset` returns to the forked snapshot (it keeps a hard-linked copy).
+        """
+        snap = self._lookup(ref)
+        t0 = time.monotonic()
+        child = VMSandbox(self.config, sandbox_id=sandbox_id, image=self.image, accel=self.accel, emit=emit)
+        try:
+            own = await asyncio.to_thread(snap.link_to, child._root / "snapshots")
+            child._snapshots[own.id] = own
+            snapshots.register(own)
+            child._initial = own
+            inst = await Instance.prepare(child._spec("fork", incoming=True), own)
+            try:
+                await inst.activate(own, timeout=self.config.boot_timeout)
+            except BaseException:
+                await inst.destroy()
+                raise
+            child._adopt(inst)
+            await child._read_info()
+        except BaseException:
+            await child.close()
+            raise
+        child.timings_ms["fork"] = _ms(t0)
+        self.timings_ms["fork"] = child.timings_ms["fork"]
+        return child
+
+    # --- the rest ---
+
+    def info(self) -> SandboxInfo:
+        status = ("closed" if self._closed else "crashed" if self._died
+                  else "starting" if self._lock.locked() or self._inst is None
+                  else "crashed" if not self.alive else "ready")
+        inst = self._inst
+        return SandboxInfo(
+            id=self.id, kind=self.kind, status=status, screen=self._screen, capabilities=capabilities_of(self),
+            queries=list(self._queries), created_at=self._created, last_active=self._last_active,
+            timings_ms=dict(self.timings_ms),
+            details={"accel": self.accel, "memory_mb": self.config.memory_mb, "cpus": self.config.cpus,
+                     "image": self.image.name, "image_hash": self.image.hash,
+                     "qemu_pid": inst.qemu.pid if inst is not None else None,
+                     "standby": self._standby is not None, "snapshots": len(self._snapshots),
+                     "runtime_dir": str(self._root), "died": self._died})
+
+    @property
+    def alive(self) -> bool:
+        return (not self._closed and self._died is None and self._inst is not None and self._inst.qemu.alive)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await self._drop_standby()
+        if self._inst is not None:
+            inst, self._inst = self._inst, None
+            await inst.destroy()
+        for snap_id in list(self._snapshots):
+            snapshots.forget(snap_id)
+        self._snapshots.clear()
+        await asyncio.to_thread(_rmtree, self._root)
+
+
+async def _discard(task: "asyncio.Task[Instance]") -> None:
+    """Throw away a standby instance, finished or not."""
+    if not task.done():
+        task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, CuaError, OSError):
+        inst = await task
+        await inst.destroy()
+
+
+def _copy(src: Path, dst: Path) -> None:
+    shutil.copyfile(src, dst)
+
+
+def _rmtree(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _ms(t0: float, t1: float | None = None) -> float:
+    return round(((t1 if t1 is not None else time.monotonic()) - t0) * 1000, 2)
