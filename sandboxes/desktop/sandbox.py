@@ -61,8 +61,10 @@ def _copy_contents(src: Path, dst: Path) -> None:
     for entry in os.scandir(src):
         target = dst / entry.name
         if entry.is_dir(follow_symlinks=False):
-            shutil.copytree(entry.path, target, symlinks=True)
+            shutil.copytree(entry.path, target, symlinks=True, dirs_exist_ok=True)
         else:
+            if target.is_symlink() or target.exists():
+                target.unlink()
             shutil.copy2(entry.path, target, follow_symlinks=False)
 
 
@@ -118,15 +120,16 @@ class DesktopSandbox(Sandbox):
         container = await asyncio.to_thread(DesktopContainer.prepare, sandbox_id, config)
         sandbox = cls(sandbox_id, config, container, emit)
         try:
+            # $HOME is complete before anything starts: the window manager and the apps
+            # read their configuration from it.
+            if origin is None:
+                await asyncio.to_thread(sandbox._write_files, config.files)
+            else:
+                await asyncio.to_thread(_copy_contents, origin.home, container.home)
             await sandbox._boot()
             sandbox._timings["boot"] = round((time.perf_counter() - t0) * 1000, 1)
             t1 = time.perf_counter()
-            if origin is None:
-                await asyncio.to_thread(sandbox._write_files, config.files)
-                await sandbox._start_apps([a.model_dump() for a in config.apps])
-            else:
-                await asyncio.to_thread(_copy_contents, origin.home, container.home)
-                await sandbox._start_apps(origin.apps)
+            await sandbox._start_apps([a.model_dump() for a in config.apps] if origin is None else origin.apps)
             sandbox._timings["apps"] = round((time.perf_counter() - t1) * 1000, 1)
             sandbox._initial = await sandbox._take_snapshot("initial")
             sandbox._status = "ready"

@@ -39,6 +39,10 @@ _BUTTONS = {"left": 1, "middle": 2, "right": 3}
 #: Pixels of scroll per wheel notch (one X button-4/5 click), the unit Chromium and GTK
 #: use for a notch on X11; a request for 250 px scrolls 3 notches.
 SCROLL_NOTCH_PX = 100.0
+#: Pacing of a drag (see Screen.steps_for): after the press and before the release, and
+#: between intermediate motion events.
+DRAG_PAUSE_S = 0.04
+DRAG_STEP_S = 0.008
 #: Bound on the time any helper program (xdotool, xclip, wmctrl) may take.
 _TOOL_TIMEOUT = 10.0
 
@@ -112,7 +116,8 @@ def encode_image(bgrx: bytes, width: int, height: int, fmt: str, quality: int,
 
 
 # --- input backends: each runs a list of primitive steps ---
-# A step is ("move", x, y) | ("button", n, down) | ("key", name, down) | ("type", text).
+# A step is ("move", x, y) | ("button", n, down) | ("key", name, down) | ("type", text)
+# | ("pause", seconds).
 
 class _XTestInput:
     name = "xtest"
@@ -137,6 +142,9 @@ class _XTestInput:
             elif op == "type":
                 d.sync()  # our events must reach the server before xdotool's
                 _type_with_xdotool(step[1], self._env)
+            elif op == "pause":
+                d.sync()
+                time.sleep(step[1])
         d.sync()
 
     def _key(self, name: str, down: bool) -> None:
@@ -166,6 +174,8 @@ def _xdotool_chain(steps: list[tuple[Any, ...]], env: dict[str, str]) -> None:
             argv += ["mousedown" if step[2] else "mouseup", str(step[1])]
         elif op == "key":
             argv += ["keydown" if step[2] else "keyup", keysyms.key_keysym_name(step[1])]
+        elif op == "pause":
+            argv += ["sleep", f"{step[1]:.3f}"]
     if len(argv) > 1:
         proc = _run_tool(argv, env=env)
         if proc.returncode != 0:
@@ -339,13 +349,16 @@ class Screen:
                 raise BadRequestFault("drag needs a path of at least two points")
             points = [self._point(p) for p in path]
             b = self._button(a)
-            steps = [("move", *points[0]), ("button", b, True)]
+            # A drag is a conversation: on the press, a window manager or toolkit grabs the
+            # pointer and starts tracking only after it has seen motion past a threshold;
+            # a burst of press-motion-release arriving at once is read as a click (openbox
+            # moves nothing). So the steps are paced like a quick human drag (~0.2 s).
+            steps = [("move", *points[0]), ("button", b, True), ("pause", DRAG_PAUSE_S)]
             for (x0, y0), (x1, y1) in zip(points, points[1:]):
-                # Intermediate motion events: window managers and toolkits start a drag
-                # only after the pointer has moved a few pixels with the button held.
                 n = max(1, min(20, int(max(abs(x1 - x0), abs(y1 - y0)) // 8)))
-                steps += [("move", x0 + (x1 - x0) * i // n, y0 + (y1 - y0) * i // n) for i in range(1, n + 1)]
-            return [*steps, ("button", b, False)]
+                for i in range(1, n + 1):
+                    steps += [("move", x0 + (x1 - x0) * i // n, y0 + (y1 - y0) * i // n), ("pause", DRAG_STEP_S)]
+            return [*steps, ("pause", DRAG_PAUSE_S), ("button", b, False)]
         if kind == "scroll":
             x, y = self._point(a)
             steps = [("move", x, y)]
