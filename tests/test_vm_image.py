@@ -1,0 +1,119 @@
+"""VM image recipes and helpers that need no VM: parsing, cache keys, the build CLI's
+cache path, sparse copies, the accelerator override."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cua.cli import main as cua_main
+from cua.errors import BadRequest
+from cua.sandboxes.vm import VMConfig
+from cua.sandboxes.vm.image import base_hash, image_hash, load_recipe
+from cua.sandboxes.vm.qemu import LaunchSpec, QemuProcess, copy_sparse, probe_accel
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _recipe(tmp: Path, *, setup: str = "echo hi\n", extra: str = "") -> Path:
+    folder = tmp / "tiny"
+    folder.mkdir(exist_ok=True)
+    (folder / "setup.sh").write_text(setup)
+    (folder / "init.sh").write_text("#!/bin/sh\n")
+    (folder / "manifest.yaml").write_text(
+        "name: tiny\npackages: [xterm]\nsetup: [setup.sh]\n"
+        "files:\n  - {src: init.sh, dest: /opt/cua/init, mode: '0755'}\n" + extra)
+    return folder
+
+
+def test_default_recipe_parses_and_names_the_guest_agent() -> None:
+    recipe = load_recipe("desktop")
+    assert recipe.name == "desktop" and recipe.debian.suite == "bookworm"
+    assert {"xvfb", "openbox", "xterm", "mousepad", "pcmanfm", "python3-xlib", "xdotool", "xclip"} <= set(recipe.packages)
+    sources = {recipe.resolve(f.src) for f in recipe.files}
+    assert (REPO / "sandboxes" / "guest").resolve() in sources
+    assert recipe.initrd_modules[:2] == ["virtio_ring", "virtio"]
+
+
+def test_hash_follows_every_input(tmp_path: Path) -> None:
+    folder = _recipe(tmp_path)
+    first = load_recipe(folder)
+    key, base = image_hash(first), base_hash(first)
+    assert image_hash(load_recipe(folder)) == key, "hash is not stable"
+    (folder / "init.sh").write_text("#!/bin/sh\necho changed\n")
+    changed_file = load_recipe(folder)
+    assert image_hash(changed_file) != key and base_hash(changed_file) == base, \
+        "a copied file must change the image hash but not the base (no debootstrap rerun)"
+    (folder / "setup.sh").write_text("echo other\n")
+    assert base_hash(load_recipe(folder)) != base, "a setup script must change the base hash"
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "x.pyc").write_bytes(b"junk")
+    assert image_hash(load_recipe(folder)) == image_hash(load_recipe(folder))
+
+
+def test_bad_recipes_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(BadRequest, match="no VM image recipe"):
+        load_recipe("no-such-recipe")
+    folder = _recipe(tmp_path, extra="disk_size_mb: 1\n")
+    with pytest.raises(BadRequest, match="invalid VM image recipe"):
+        load_recipe(folder)
+    (folder / "manifest.yaml").write_text("name: tiny\nfiles:\n  - {src: missing.sh, dest: /x}\n")
+    with pytest.raises(BadRequest, match="does not exist"):
+        image_hash(load_recipe(folder))
+
+
+def test_build_cli_reuses_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("CUA_CACHE", str(tmp_path / "cache"))
+    folder = _recipe(tmp_path)
+    recipe = load_recipe(folder)
+    out = tmp_path / "cache" / "vm-images" / f"tiny-{image_hash(recipe)}"
+    out.mkdir(parents=True)
+    (out / "image.json").write_text(json.dumps({
+        "name": "tiny", "hash": image_hash(recipe), "dir": str(out), "disk": str(out / "disk.qcow2"),
+        "kernel": str(out / "vmlinuz"), "initrd": str(out / "initrd.img"), "kernel_cmdline": "x",
+        "size_bytes": 123 * 2**20}))
+    assert cua_main(["vm", "build", str(folder), "-q"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith(f"cached tiny {image_hash(recipe)}") and "123 MiB" in line
+    assert cua_main(["vm", "build", "no-such-recipe"]) == 2
+
+
+def test_copy_sparse_keeps_data_and_holes(tmp_path: Path) -> None:
+    src = tmp_path / "ram"
+    with open(src, "wb") as f:
+        f.truncate(64 * 2**20)
+        for offset in (0, 5 * 2**20 + 123, 63 * 2**20):
+            f.seek(offset)
+            f.write(os.urandom(70_000))
+    dst = tmp_path / "copy"
+    copied = copy_sparse(src, dst)
+    assert dst.read_bytes() == src.read_bytes()
+    assert copied < 8 * 2**20, "holes were copied as data"
+    assert dst.stat().st_blocks * 512 < 8 * 2**20
+
+
+def test_accel_override_and_launch_arguments(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("CUA_VM_ACCEL", "tcg")
+    assert probe_accel(tmp_path / "vmlinuz") == "tcg"
+    if shutil.which("qemu-system-x86_64") is None:
+        return
+    spec = LaunchSpec(kernel=tmp_path / "k", initrd=tmp_path / "i", cmdline="root=/dev/vda", overlay=tmp_path / "o",
+                      ram_file=tmp_path / "ram", workdir=tmp_path, memory_mb=256, incoming=True)
+    argv = QemuProcess.argv(spec, qmp_fd=7, agent_fd=8)
+    joined = " ".join(argv)
+    assert f"mem-path={tmp_path / 'ram'},share=on" in joined and "memory-backend=mem" in joined
+    assert argv[-3:] == ["-S", "-incoming", "defer"]
+    assert "-nic none" in joined, "the VM must have no network unless asked"
+
+
+def test_config_validates() -> None:
+    assert VMConfig().memory_mb == 512 and VMConfig().accel == "auto"
+    with pytest.raises(ValueError):
+        VMConfig(memory_mb=64)
+    with pytest.raises(ValueError):
+        VMConfig(accel="hvf")
