@@ -18,7 +18,7 @@ import pytest_asyncio
 from PIL import Image, ImageChops
 
 from cua.actions import Click, Done, Drag, Goto, Key, Move, Point, Scroll, Type, Wait
-from cua.errors import SandboxCrashed, UnknownSnapshot
+from cua.errors import BadRequest, SandboxCrashed, UnknownSnapshot
 from cua.observation import ObserveOptions, Size
 from cua.sandbox import SandboxEvent, ServiceSpec, capabilities_of, create_sandbox
 from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
@@ -386,3 +386,65 @@ async def test_shared_mode_sandboxes_are_independent() -> None:
         assert a.alive and (await a.observe()).screenshot is not None
     finally:
         await a.close()
+
+
+async def test_reset_seeds_and_key_combos(box: tuple[BrowserSandbox, list[SandboxEvent]]) -> None:
+    sb, _ = box
+    titles_query = SqlQuery(query="SELECT title FROM todos ORDER BY id LIMIT 5")
+    await sb.reset(seed=1)
+    (seed1,) = await sb.query([titles_query])
+    await sb.reset(seed=0)
+    (seed0,) = await sb.query([titles_query])
+    assert seed0.value != seed1.value
+    await sb.reset(seed=1)
+    assert (await sb.query([titles_query]))[0].value == seed1.value
+    x, y = center(await bbox(sb, "#new-list"))
+    await sb.act(Click(x=x, y=y))
+    await sb.act(Type(text="first"))
+    await sb.act(Key(keys="ctrl+a"))
+    obs = await sb.act(Type(text="second"), observe=ObserveOptions(focused=True))
+    assert obs.focused["value"] == "second"
+    await sb.act(Key(keys=["Backspace"]))
+    await sb.act(Key(keys="space"))
+    obs = await sb.observe(ObserveOptions(focused=True))
+    assert obs.focused["value"] == "secon "
+    with pytest.raises(BadRequest):
+        await sb.reset(options={"bogus": 1})
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(entry.name))
+            except OSError:
+                continue
+    return out
+
+
+async def test_service_death_is_reported() -> None:
+    died = asyncio.Event()
+    reasons: list[str] = []
+
+    def sink(event: SandboxEvent) -> None:
+        if event.event == "died":
+            reasons.append(event.data["reason"])
+            died.set()
+
+    sb = await BrowserSandbox.create(todo_config(), sandbox_id="bx-svc-victim", emit=sink)
+    try:
+        browser_pid = sb.info().details["browser_pid"]
+        with open(f"/proc/{browser_pid}/stat") as f:
+            supervisor = int(f.read().rsplit(")", 1)[1].split()[1])
+        services = [p for p in _children(supervisor) if p != browser_pid]
+        assert len(services) == 1
+        os.kill(services[0], signal.SIGKILL)
+        await asyncio.wait_for(died.wait(), 60)
+        assert "service 'app' died" in reasons[0]
+        with pytest.raises(SandboxCrashed):
+            await sb.query([UrlQuery()])
+    finally:
+        await sb.close()

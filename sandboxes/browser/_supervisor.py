@@ -113,7 +113,7 @@ def main() -> int:
     sel = selectors.DefaultSelector()
     bfd = os.pidfd_open(browser.pid)
     sel.register(bfd, selectors.EVENT_READ, ("browser", browser))
-    for svc, proc in zip(spec["services"], services):
+    for svc, proc in zip(spec["services"], services, strict=True):
         sel.register(os.pidfd_open(proc.pid), selectors.EVENT_READ, (svc["name"], proc))
         assert proc.stdout is not None
         # Keep draining service stdout so a chatty service never blocks on a full pipe.

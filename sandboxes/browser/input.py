@@ -84,8 +84,8 @@ async def perform(page: Page, action: Action, pointer: Pointer, *, navigation_ti
     """Do one action. Agent faults raise ActionFailed; browser failures raise PlaywrightError."""
     mouse, keyboard = page.mouse, page.keyboard
     if isinstance(action, Click):
-        await _move(page, pointer, action.x, action.y)
-        await mouse.click(action.x, action.y, button=action.button, click_count=action.count)
+        await mouse.click(action.x, action.y, button=action.button, click_count=action.count)  # moves there first
+        pointer.x, pointer.y = action.x, action.y
     elif isinstance(action, Move):
         await _move(page, pointer, action.x, action.y)
     elif isinstance(action, Drag):

@@ -62,7 +62,7 @@ async def accessibility_tree(cdp: CDPSession, max_nodes: int = 5000, *, with_bbo
             doc = snap["documents"][0]
             backend = doc["nodes"]["backendNodeId"]
             sx, sy = doc.get("scrollOffsetX", 0), doc.get("scrollOffsetY", 0)
-            for idx, (x, y, w, h) in zip(doc["layout"]["nodeIndex"], doc["layout"]["bounds"]):
+            for idx, (x, y, w, h) in zip(doc["layout"]["nodeIndex"], doc["layout"]["bounds"], strict=True):
                 boxes[backend[idx]] = {"x": round(x - sx, 1), "y": round(y - sy, 1), "width": round(w, 1),
                                        "height": round(h, 1)}
     out: list[dict[str, Any]] = []

@@ -545,7 +545,7 @@ class BrowserSandbox(Sandbox):
         storage = {origin: {"local": page_state["local"], "session": page_state["session"]}} if _origin(page.url) else {}
         blob = BrowserSnapshot(url=page.url, scroll=tuple(page_state["scroll"]), pointer=(self._pointer.x, self._pointer.y),
                                cookies=[dict(c) for c in cookies], storage=storage,
-                               services=dict(zip(self._controls, images)), ports=dict(self._ports))
+                               services=dict(zip(self._controls, images, strict=True)), ports=dict(self._ports))
         ref = SnapshotRef(id=f"bsnap-{uuid.uuid4().hex}", sandbox_id=self.id, kind=self.kind,
                           size_bytes=blob.size_bytes, meta={"url": page.url, "step": self._step,
                                                             "services": sorted(self._controls)})

@@ -131,7 +131,7 @@ class PageActivity:
                 return self._info(False, started, "page unresponsive")
             if result.get("navigating"):
                 reasons.append("navigation")
-                if not await self._until(lambda: self.loads > seen, deadline):
+                if not await self._until(lambda seen=seen: self.loads > seen, deadline):
                     return self._info(False, started, "navigation not finished")
                 continue
             if not result.get("quiet"):
