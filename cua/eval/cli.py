@@ -1,7 +1,7 @@
 """`cua eval SUITE... --policy P --parallel N --out DIR`: run, judge, record, summarise.
 
-By default the episodes run through a real sandbox server started in this process on
-a loopback port (the same websocket path remote users take); `--server URL` uses a
+By default the episodes run through a real sandbox server started as a child process
+on a loopback port (the same websocket path remote users take); `--server URL` uses a
 running `cua serve`, and `--local` drives sandboxes in process without a server.
 Exit code 0 when the run completed, whatever the scores.
 """
@@ -79,12 +79,12 @@ async def _openers(args: argparse.Namespace) -> AsyncIterator[Any]:
         yield open_local
         return
     import cua
-    from cua.server.app import serve_in_background
+    from cua.server.app import serve_in_subprocess
 
     async with AsyncExitStack() as stack:
         url, token = args.server, args.token
         if url is None:
-            url, token = await stack.enter_async_context(serve_in_background(max_sandboxes=max(8, 2 * args.parallel)))
+            url, token = await stack.enter_async_context(serve_in_subprocess(max_sandboxes=max(8, 2 * args.parallel)))
         client = await stack.enter_async_context(cua.connect(url, token))
 
         @asynccontextmanager

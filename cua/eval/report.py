@@ -38,7 +38,7 @@ def progress(total: int, *, enabled: bool = True) -> Iterator[Callable[[EpisodeR
 
 
 def print_summary(summary: RunSummary, out: Path | None = None, *, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or Console(width=None if sys.stdout.isatty() else 140)
     table = Table(title=f"success by task · {summary.agent}", show_lines=False)
     table.add_column("task")
     table.add_column("episodes", justify="right")
