@@ -1,0 +1,1 @@
+"""The mail suite: templates over the bundled mail app (tasks/apps/mail)."""
