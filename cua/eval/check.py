@@ -137,8 +137,12 @@ async def _check_variant(handle: Any, instance: TaskInstance) -> list[VariantFai
     if problem:
         out.append(VariantFailure(tid, seed, "oracle", problem))
     elif verdict is None or not verdict.passed or verdict.score < 1.0 or verdict.violations:
-        reason = "the oracle does not pass" if verdict is None or not verdict.passed else \
-            f"the oracle scores {verdict.score:g}" if verdict.score < 1.0 else "the oracle has side effects"
+        if verdict is not None and verdict.violations:
+            reason = "the oracle has side effects"
+        elif verdict is None or not verdict.passed:
+            reason = "the oracle does not pass"
+        else:
+            reason = f"the oracle scores {verdict.score:g}"
         if oracle.truncated:
             reason += f" (ran out of max_steps={instance.max_steps})"
         out.append(VariantFailure(tid, seed, "oracle", reason, _evidence(verdict)))
