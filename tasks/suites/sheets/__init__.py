@@ -1,0 +1,1 @@
+"""The sheets suite: templates over the bundled spreadsheet app (tasks/apps/sheets)."""
