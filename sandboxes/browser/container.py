@@ -12,11 +12,15 @@ host directory bound read-write at the same path inside the container.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import os
 import shlex
+import signal
 import shutil
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +30,8 @@ from cua.errors import InfraError
 from cua.sandbox import ServiceSpec
 
 __all__ = ["Cgroup", "Container", "ro_bind_paths"]
+
+log = logging.getLogger(__name__)
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
 _SYSTEM_PATHS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32", "/opt",
@@ -102,11 +108,35 @@ class Cgroup:
             return False
 
     def remove(self) -> None:
+        """Remove the groups if they are empty (a failed setup); see `release` for a used one."""
         for d in self.dirs:
             try:
                 d.rmdir()
-            except OSError:
-                pass  # still has processes (killed ones linger briefly) or already gone: nothing to undo
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                log.warning("cgroup %s not removed: %s", d, exc)
+
+    async def release(self, grace_s: float = 3.0) -> None:
+        """Kill whatever still runs in the groups (only this sandbox's processes are there),
+        then remove them once the kernel has reaped those processes."""
+        deadline = time.monotonic() + grace_s
+        for d in self.dirs:
+            while d.exists():
+                try:
+                    pids = [int(p) for p in (d / "cgroup.procs").read_text().split()]
+                    for pid in pids:
+                        os.kill(pid, signal.SIGKILL)
+                    d.rmdir()
+                except ProcessLookupError:
+                    continue
+                except FileNotFoundError:
+                    break
+                except OSError as exc:
+                    if time.monotonic() > deadline:
+                        log.warning("cgroup %s not removed: %s", d, exc)
+                        break
+                    await asyncio.sleep(0.02)  # killed processes leave the group when the kernel reaps them
 
 
 @dataclass
@@ -163,6 +193,6 @@ class Container:
         except (OSError, ValueError):
             return {}
 
-    def cleanup(self) -> None:
-        self.cgroup.remove()
+    async def cleanup(self) -> None:
+        await self.cgroup.release()
         shutil.rmtree(self.run_dir, ignore_errors=True)

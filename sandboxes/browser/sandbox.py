@@ -231,7 +231,7 @@ class BrowserSandbox(Sandbox):
         for svc in self._host_services:
             await step(f"stop service {svc.spec.name}", svc.stop())
         if self._container is not None:
-            self._container.cleanup()
+            await step("remove container", self._container.cleanup())
         if self._host_dir is not None:
             shutil.rmtree(self._host_dir, ignore_errors=True)
         if self._rt is not None:
