@@ -133,7 +133,19 @@ async def test_type_key_and_queries(box: tuple[BrowserSandbox, list[SandboxEvent
     assert url.value == "http://127.0.0.1:8000/lists/1" and title.value.startswith("Inbox")
     assert item.value == "v" and items.value == {"k": "v"}
     assert [c["value"] for c in cookies.value] == ["1"]
-    assert 0 < len(a11y.value) <= 50 and all("role" in n for n in a11y.value)
+    tree = a11y.value
+    assert tree["role"] == "RootWebArea" and 0 < tree["nodes"] <= 50 and tree["truncated"] is True
+
+    def walk(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        yield node
+        for child in node.get("children", ()):
+            yield from walk(child)
+
+    assert sum(1 for _ in walk(tree)) == tree["nodes"]
+    assert any(n["role"] == "heading" and n["name"] == "Inbox" for n in walk(tree))
+    full, = await sb.query([A11yQuery()])
+    assert full.value["truncated"] is False
+    assert any(n["role"] == "checkbox" and "bbox" in n for n in walk(full.value))
     assert h1.value == "Inbox" and "Grüße an Zoë" in titles.value
     assert not write.ok and write.error == "failed"
     assert not no_svc.ok and no_svc.error == "not_found"

@@ -10,7 +10,7 @@ from playwright.async_api import CDPSession, Page
 
 from cua.observation import ObserveOptions, Screenshot, Size
 
-__all__ = ["capture_screenshot", "accessibility_tree", "focused_element", "resize_image"]
+__all__ = ["capture_screenshot", "accessibility_tree", "accessibility_tree_nested", "focused_element", "resize_image"]
 
 
 def resize_image(data: bytes, fmt: str, quality: int, frame: Size) -> bytes:
@@ -48,12 +48,7 @@ async def capture_screenshot(cdp: CDPSession, options: ObserveOptions, screen: S
 _SKIP_ROLES = {"none", "generic", "InlineTextBox", "LineBreak", "presentation"}
 
 
-async def accessibility_tree(cdp: CDPSession, max_nodes: int = 5000, *, with_bbox: bool = True) -> list[dict[str, Any]]:
-    """The CDP accessibility tree, compacted: [{role, name, value?, bbox?}], ignored nodes dropped.
-
-    Boxes come from one `DOMSnapshot.captureSnapshot` (layout of every node at once),
-    in viewport pixels.
-    """
+async def _ax_nodes(cdp: CDPSession, with_bbox: bool) -> tuple[list[dict[str, Any]], dict[int, dict[str, float]]]:
     tree = await cdp.send("Accessibility.getFullAXTree")
     boxes: dict[int, dict[str, float]] = {}
     if with_bbox:
@@ -65,27 +60,87 @@ async def accessibility_tree(cdp: CDPSession, max_nodes: int = 5000, *, with_bbo
             for idx, (x, y, w, h) in zip(doc["layout"]["nodeIndex"], doc["layout"]["bounds"], strict=True):
                 boxes[backend[idx]] = {"x": round(x - sx, 1), "y": round(y - sy, 1), "width": round(w, 1),
                                        "height": round(h, 1)}
+    return tree["nodes"], boxes
+
+
+_STATES = ("focused", "checked", "selected", "expanded", "disabled", "pressed", "required", "invalid", "readonly")
+
+
+def _compact(node: dict[str, Any], boxes: dict[int, dict[str, float]], states: bool) -> dict[str, Any] | None:
+    """{role, name, value?, bbox?, states?} for a node worth showing, else None."""
+    if node.get("ignored"):
+        return None
+    role = (node.get("role") or {}).get("value", "")
+    name = (node.get("name") or {}).get("value", "")
+    if (role in _SKIP_ROLES and not name) or (role == "StaticText" and not name.strip()):
+        return None
+    item: dict[str, Any] = {"role": role, "name": name}
+    value = (node.get("value") or {}).get("value")
+    if value not in (None, ""):
+        item["value"] = value
+    box = boxes.get(node.get("backendDOMNodeId", -1))
+    if box is not None and box["width"] > 0 and box["height"] > 0:
+        item["bbox"] = box
+    if states:
+        on = [p["name"] for p in node.get("properties", ())
+              if p.get("name") in _STATES and (p.get("value") or {}).get("value") not in (False, "false", None)]
+        if on:
+            item["states"] = on
+    return item
+
+
+async def accessibility_tree(cdp: CDPSession, max_nodes: int = 5000, *, with_bbox: bool = True) -> list[dict[str, Any]]:
+    """The CDP accessibility tree, compacted to a flat list in document order:
+    [{role, name, value?, bbox?}], ignored and empty structural nodes dropped.
+
+    Boxes come from one `DOMSnapshot.captureSnapshot` (layout of every node at once),
+    in viewport pixels.
+    """
+    nodes, boxes = await _ax_nodes(cdp, with_bbox)
     out: list[dict[str, Any]] = []
-    for node in tree["nodes"]:
-        if node.get("ignored"):
-            continue
-        role = (node.get("role") or {}).get("value", "")
-        name = (node.get("name") or {}).get("value", "")
-        if role in _SKIP_ROLES and not name:
-            continue
-        if role == "StaticText" and not name.strip():
-            continue
-        item: dict[str, Any] = {"role": role, "name": name}
-        value = (node.get("value") or {}).get("value")
-        if value not in (None, ""):
-            item["value"] = value
-        box = boxes.get(node.get("backendDOMNodeId", -1))
-        if box is not None and box["width"] > 0 and box["height"] > 0:
-            item["bbox"] = box
-        out.append(item)
-        if len(out) >= max_nodes:
-            break
+    for node in nodes:
+        item = _compact(node, boxes, states=False)
+        if item is not None:
+            out.append(item)
+            if len(out) >= max_nodes:
+                break
     return out
+
+
+async def accessibility_tree_nested(cdp: CDPSession, max_nodes: int = 5000) -> dict[str, Any]:
+    """The same tree nested ({..., states?, children?}), as the `a11y` state query returns it.
+    Dropped nodes hand their children to their nearest kept ancestor."""
+    nodes, boxes = await _ax_nodes(cdp, True)
+    by_id = {n["nodeId"]: n for n in nodes}
+    count = 0
+    truncated = False
+
+    def build(node_id: str) -> list[dict[str, Any]]:
+        nonlocal count, truncated
+        node = by_id.get(node_id)
+        if node is None:
+            return []
+        kids: list[dict[str, Any]] = []
+        item = None
+        if count < max_nodes:
+            item = _compact(node, boxes, states=True)
+            if item is not None:
+                count += 1
+        elif _compact(node, boxes, states=False) is not None:
+            truncated = True
+            return []
+        for child in node.get("childIds", ()):
+            kids.extend(build(child))
+        if item is None:
+            return kids
+        if kids:
+            item["children"] = kids
+        return [item]
+
+    roots = [n["nodeId"] for n in nodes if not n.get("parentId")]
+    children = [c for r in roots for c in build(r)]
+    top = children[0] if len(children) == 1 else {"role": "document", "name": "", "children": children}
+    return {**top, "nodes": count, "truncated": truncated}
 
 
 _FOCUSED = r"""

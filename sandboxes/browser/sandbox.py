@@ -39,7 +39,8 @@ from cua.sandboxes.browser import input as browser_input
 from cua.sandboxes.browser.config import BrowserConfig
 from cua.sandboxes.browser.container import Container
 from cua.sandboxes.browser.launcher import Executable, chromium_args, find_executable
-from cua.sandboxes.browser.observe import accessibility_tree, capture_screenshot, focused_element
+from cua.sandboxes.browser.observe import (accessibility_tree, accessibility_tree_nested, capture_screenshot,
+                                           focused_element)
 from cua.sandboxes.browser.queries import cookies_query, dom_query, local_storage_query
 from cua.sandboxes.browser.runtime import Runtime, find_browser_pid, runtime
 from cua.sandboxes.browser.services import HostedApp, HostService, ServiceControl, bundled_app_name
@@ -638,7 +639,7 @@ class BrowserSandbox(Sandbox):
             return await cookies_query(self._context, q)
         if isinstance(q, A11yQuery):
             assert self._cdp is not None
-            return StateResult(value=await accessibility_tree(self._cdp, q.max_nodes))
+            return StateResult(value=await accessibility_tree_nested(self._cdp, q.max_nodes))
         return StateResult.failure("unsupported", f"browser sandboxes do not answer {q.kind!r} queries; "
                                                   f"they answer {', '.join(QUERY_KINDS)}")
 
