@@ -1,0 +1,131 @@
+"""`cua eval` and its engine, on real sandboxes: records, summaries, retries of infra faults."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from cua.eval.agents import agent_factory
+from cua.eval.episode import AgentTurn, EpisodeContext, EpisodeRecord, OracleAgent, run_episode
+from cua.eval.local import LocalSandbox, open_local
+from cua.eval.runner import make_jobs, run_jobs
+from cua.observation import Observation
+from cua.task import TaskInstance
+from cua.tasks.registry import get_template, list_templates
+
+TODO_TEMPLATES = len(list_templates(suite="todo"))
+
+
+def _cua(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cua.cli", *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "COLUMNS": "200"})
+
+
+def _records(out: Path) -> list[EpisodeRecord]:
+    lines = (out / "episodes.jsonl").read_text().splitlines()
+    return [EpisodeRecord.model_validate_json(line) for line in lines]
+
+
+def test_cli_eval_oracle_through_a_real_server(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = _cua("eval", "todo", "--policy", "oracle", "--parallel", "2", "--out", str(out), "--no-progress")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = _records(out)
+    assert len(records) == TODO_TEMPLATES
+    assert all(r.status == "completed" and r.verdict is not None and r.verdict.passed for r in records), \
+        [(r.task_id, r.status, r.error, r.verdict and r.verdict.evidence) for r in records if not (r.verdict and r.verdict.passed)]
+    assert all(r.steps > 0 or not r.tags["feasible"] for r in records)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["episodes"] == summary["passed"] == TODO_TEMPLATES
+    assert "success by task" in proc.stdout and "todo.mark_done@1" in proc.stdout
+
+
+def test_cli_eval_random_scores_low_and_still_exits_zero(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = _cua("eval", "todo.mark_done@1", "todo.rename@1", "--policy", "random", "--seeds", "2", "--local",
+                "--out", str(out), "--no-progress")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = _records(out)
+    assert len(records) == 4
+    assert sum(r.verdict.passed for r in records if r.verdict) == 0
+    assert all(r.actions and r.actions[0].action["type"] for r in records)
+
+
+def test_cli_eval_unknown_suite_is_a_clear_error(tmp_path: Path) -> None:
+    proc = _cua("eval", "no-such-suite", "--out", str(tmp_path / "x"), timeout=60)
+    assert proc.returncode == 2 and "no-such-suite" in proc.stderr
+
+
+class _KillBrowserOnce:
+    """Kills its sandbox's Chromium on the first turn of the first episode: a real infra fault."""
+
+    killed = False
+
+    def __init__(self) -> None:
+        self.name = "killer"
+        self.oracle = OracleAgent()
+        self.handle: LocalSandbox | None = None
+
+    async def begin(self, instance: TaskInstance, ctx: EpisodeContext) -> None:
+        assert isinstance(ctx.handle, LocalSandbox)
+        self.handle = ctx.handle
+        await self.oracle.begin(instance, ctx)
+
+    async def turn(self, observation: Observation) -> AgentTurn:
+        if not _KillBrowserOnce.killed:
+            _KillBrowserOnce.killed = True
+            assert self.handle is not None
+            os.kill(self.handle.sandbox.info().details["browser_pid"], signal.SIGKILL)
+        return await self.oracle.turn(observation)
+
+
+async def test_infra_fault_is_retried_on_a_fresh_sandbox(tmp_path: Path) -> None:
+    jobs = make_jobs([get_template("todo.mark_done@1")], [0])
+    summary, records = await run_jobs(jobs, opener=open_local, make_agent=lambda _i: _KillBrowserOnce(),
+                                      agent_name="killer", out_dir=tmp_path)
+    assert _KillBrowserOnce.killed
+    (record,) = records
+    assert record.status == "completed" and record.verdict is not None and record.verdict.passed
+    assert record.timings_ms.get("attempt") is None  # the retry is the one that completed
+    assert summary.infra_errors == 0 and summary.passed == 1
+    assert len((tmp_path / "episodes.jsonl").read_text().splitlines()) == 1
+
+
+async def test_infra_fault_without_retries_is_recorded_not_raised(tmp_path: Path) -> None:
+    _KillBrowserOnce.killed = False
+    jobs = make_jobs([get_template("todo.mark_done@1")], [0])
+    summary, (record,) = await run_jobs(jobs, opener=open_local, make_agent=lambda _i: _KillBrowserOnce(),
+                                        agent_name="killer", retries=0)
+    assert record.status == "infra_error" and record.error and record.error["code"] == "sandbox_crashed"
+    assert record.verdict is None and summary.infra_errors == 1
+
+
+async def test_noop_fails_and_oracle_passes_on_the_same_sandbox() -> None:
+    template = get_template("todo.delete_one@1")
+    instance = template.instantiate(1)
+    make_noop, _, _ = agent_factory("noop")
+    make_oracle, _, _ = agent_factory("oracle")
+    async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
+        noop = await run_episode(handle, instance, make_noop(instance))
+        oracle = await run_episode(handle, instance, make_oracle(instance))
+        again = await run_episode(handle, instance, make_noop(instance))  # reset really resets
+    assert noop.verdict is not None and not noop.verdict.passed
+    assert oracle.verdict is not None and oracle.verdict.passed and oracle.verdict.violations == []
+    assert again.verdict is not None and not again.verdict.passed
+    assert oracle.judge_input is not None and instance.judge.evaluate(oracle.judge_input).passed
+
+
+def test_open_remote_and_local_give_the_same_verdicts(tmp_path: Path) -> None:
+    remote, local = tmp_path / "remote", tmp_path / "local"
+    for out, extra in ((remote, []), (local, ["--local"])):
+        proc = _cua("eval", "todo.set_priority@1", "todo.count_open_high@1", "--seeds", "2", "--out", str(out),
+                    "--no-progress", *extra)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    key = lambda r: (r.task_id, r.seed)  # noqa: E731
+    a = {key(r): (r.verdict.score, r.steps) for r in _records(remote) if r.verdict}
+    b = {key(r): (r.verdict.score, r.steps) for r in _records(local) if r.verdict}
+    assert a == b and len(a) == 4
