@@ -13,6 +13,7 @@ Last line: `judge_p50_ms=<x>`.
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import statistics
 import time
 from typing import Any
@@ -44,8 +45,11 @@ def edit(app: Any) -> None:
         return
     for column, value in row.items():
         if column not in ("r", "id") and isinstance(value, str):
-            app.db.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (value + " (edited)", row["r"]))
-            return
+            try:
+                app.db.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (value + " (edited)", row["r"]))
+                return
+            except sqlite3.IntegrityError:  # a key or CHECK column: edit another one
+                continue
 
 
 def main() -> None:
