@@ -1,0 +1,1 @@
+"""The settings suite: templates over the bundled admin console (tasks/apps/settings)."""
