@@ -81,8 +81,8 @@ class Client:
 
     async def _open(self, token: str | None, client_name: str, timeout: float | None) -> None:
         self._reader = asyncio.get_running_loop().create_task(self._read_loop(), name="cua-client-reader")
-        hello = p.Hello(id=self._conn.next_id(), token=token, client=client_name)
-        self.session = await self._request(hello, timeout)
+        hello = p.Hello(id=self._conn.next_id(), token=token, client=client_name, timeout=timeout)
+        self.session = await self._request(hello)
 
     async def close(self) -> None:
         """Close the connection; the server closes this connection's sandboxes
@@ -173,7 +173,7 @@ class Client:
 
     # --- requests ---
 
-    async def _request(self, request: p.Request, timeout: float | None = None) -> Any:
+    async def _request(self, request: p.Request) -> Any:
         if self._closed_error is not None:
             raise self._closed_error
         loop = asyncio.get_running_loop()
@@ -189,7 +189,7 @@ class Client:
                     return await asyncio.shield(fut)
             except TimeoutError:
                 # the server answers `timeout` itself; this is for a server that went quiet
-                self._futures.pop(rid, None)
+                _discard(self._futures.pop(rid, fut))
                 cancel = self._conn.abandon(rid)
                 if cancel is not None and self._closed_error is None:
                     with contextlib.suppress(ConnectionClosed):
@@ -197,14 +197,17 @@ class Client:
                 raise Timeout(f"no answer to {request.type} request {rid} within {request.timeout}s "
                               f"(+{self._conn.DEADLINE_GRACE}s grace)", details={"timeout": request.timeout}) from None
         except asyncio.CancelledError:
-            self._futures.pop(rid, None)
+            _discard(self._futures.pop(rid, fut))
             cancel = self._conn.abandon(rid)
             if cancel is not None and self._closed_error is None:
                 with contextlib.suppress(ConnectionClosed):
                     await asyncio.shield(self._ws.send(cancel))
             raise
         except ConnectionClosed:
-            self._futures.pop(rid, None)
+            _discard(self._futures.pop(rid, fut))
+            if self._reader is not None:  # let it record why the server closed
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait({self._reader}, timeout=5)
             raise self._closed_error or ConnectionLost("the connection to the server closed") from None
 
     def _timeout(self, timeout: float | None) -> float | None:
@@ -386,6 +389,15 @@ class RemoteSandbox:
             pass  # already gone (reaped, or closed by another connection): the goal holds
         self.closed = True
         self.alive = False
+
+
+def _discard(fut: asyncio.Future[Any]) -> None:
+    """Drop a request's future without leaving an exception nobody retrieves."""
+    if fut.done():
+        if not fut.cancelled():
+            fut.exception()
+    else:
+        fut.cancel()
 
 
 def _snap_id(ref: SnapshotRef | str) -> str:

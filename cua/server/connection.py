@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import time
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -206,7 +205,7 @@ class Connection:
                 async for shot in frames:
                     if self._outbox.qsize() < STREAM_BACKLOG:
                         self._outbox.put_nowait(self.proto.stream_frame(stream_id, shot))
-                    managed.last_active = time.monotonic()
+                    managed.last_active = self.manager.now()
             finally:
                 if isinstance(frames, AsyncGenerator):  # closing it stops the screencast
                     await frames.aclose()

@@ -115,6 +115,10 @@ class SandboxManager:
         await asyncio.gather(*(self._close(m, reason="shutdown") for m in list(self._sandboxes.values())),
                              return_exceptions=True)
 
+    def now(self) -> float:
+        """The manager's clock (idle times are measured on it)."""
+        return self._clock()
+
     @property
     def live(self) -> int:
         return sum(1 for m in self._sandboxes.values() if m.sandbox is not None)
