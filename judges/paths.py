@@ -27,6 +27,9 @@ class PathError(ValueError):
     """A JSON path that does not parse."""
 
 
+_MISSING = object()
+
+
 @dataclass(frozen=True)
 class Cond:
     field: str
@@ -35,9 +38,14 @@ class Cond:
     value: Any
 
     def holds(self, row: Any) -> bool:
-        if not isinstance(row, dict) or self.field not in row:
+        if not isinstance(row, dict):
             return False
-        return _compare(row[self.field], self.op, self.value, self.text)
+        observed = row.get(self.field, _MISSING)
+        if observed is _MISSING:
+            return False
+        if self.op == "=" and type(observed) is type(self.value):  # the common case, decided at once
+            return bool(observed == self.value)
+        return _compare(observed, self.op, self.value, self.text)
 
 
 @dataclass(frozen=True)
@@ -165,7 +173,11 @@ def get_path(value: Any, path: str | None) -> Any:
                 elif kind == "star":
                     nxt.extend(item)
                 else:
-                    matches = [row for row in item if all(c.holds(row) for c in arg)]
+                    if len(arg) == 1:
+                        holds = arg[0].holds
+                        matches = [row for row in item if holds(row)]
+                    else:
+                        matches = [row for row in item if all(c.holds(row) for c in arg)]
                     # `[k=v]` is a lookup (the first match) unless a `[*]` asks for all of them
                     if all(c.op == "=" for c in arg) and not followed_by_star:
                         nxt.extend(matches[:1])
