@@ -460,3 +460,31 @@ async def test_service_death_is_reported() -> None:
             await sb.query([UrlQuery()])
     finally:
         await sb.close()
+
+
+async def test_settle_waits_for_page_work_and_popups(box: tuple[BrowserSandbox, list[SandboxEvent]]) -> None:
+    sb, _ = box
+    html = """<button id=b style='position:absolute;left:10px;top:10px;width:100px;height:40px'>go</button>
+<a id=pop href='about:blank#popup' target=_blank style='position:absolute;left:10px;top:100px'>popup</a>
+<ul id=list></ul>
+<script>
+document.getElementById('b').addEventListener('click', () => {
+  // renders in bursts: each mutation schedules the next, 10 ms apart, 8 times
+  let n = 0;
+  const step = () => { const li = document.createElement('li'); li.textContent = 'item ' + n;
+                       document.getElementById('list').append(li); if (++n < 8) setTimeout(step, 10); };
+  setTimeout(step, 0);
+});
+</script>"""
+    await sb.act(Goto(url="data:text/html," + quote(html)))
+    obs = await sb.act(Click(x=60, y=30))
+    assert obs.settle is not None and obs.settle.settled
+    (count,) = await sb.query([DomQuery(selector="#list li", prop="count")])
+    assert count.value == 8
+    before_url = obs.url
+    x, y = center(await bbox(sb, "#pop"))
+    obs = await sb.act(Click(x=x, y=y))
+    assert obs.url == "about:blank#popup" and obs.url != before_url
+    await sb.page.close()  # closing the popup hands the agent its previous page
+    obs = await sb.observe()
+    assert obs.url == before_url

@@ -30,7 +30,7 @@ from playwright.async_api import Browser, BrowserContext, CDPSession, Dialog, Fr
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, ValidationError
 
-from cua.actions import Action, ActionAdapter
+from cua.actions import Action, ActionAdapter, Wait
 from cua.errors import ActionFailed, BadRequest, InfraError, SandboxCrashed, Timeout
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
 from cua.sandbox import (EventSink, Sandbox, SandboxEvent, SandboxInfo, ServiceSpec, SnapshotRef, capabilities_of,
@@ -112,6 +112,8 @@ class BrowserSandbox(Sandbox):
         self._browser_pid: int | None = None
         self._uses_shared = False
         self._origins: set[str] = set()
+        self._adopting: asyncio.Future[None] | None = None
+        self._new_page = asyncio.Event()
         self._step = 0
         self._dead: str | None = None
         self._closed = False
@@ -345,7 +347,8 @@ class BrowserSandbox(Sandbox):
     def _on_new_page(self, page: Page) -> None:
         if self._page is None or page is self._page:
             return
-        asyncio.ensure_future(self._adopt_popup(page))
+        self._adopting = asyncio.ensure_future(self._adopt_popup(page))
+        self._new_page.set()
 
     async def _adopt_popup(self, page: Page) -> None:
         try:
@@ -358,7 +361,7 @@ class BrowserSandbox(Sandbox):
             return
         others = [p for p in self._context.pages if not p.is_closed()]
         if others:
-            asyncio.ensure_future(self._adopt_popup(others[-1]))
+            self._adopting = asyncio.ensure_future(self._adopt_popup(others[-1]))
 
     def _on_navigated(self, frame: Frame) -> None:
         if self._page is None or frame is not self._page.main_frame:
@@ -412,9 +415,25 @@ class BrowserSandbox(Sandbox):
 
     async def _settle(self) -> SettleInfo:
         assert self._activity is not None
-        return await self._guard(
-            self._activity.settle(timeout_ms=self.config.settle_timeout_ms, quiet_ms=self.config.settle_quiet_ms),
+        activity = self._activity
+        info = await self._guard(
+            activity.settle(timeout_ms=self.config.settle_timeout_ms, quiet_ms=self.config.settle_quiet_ms),
             "settle", timeout=self.config.settle_timeout_ms / 1000 + self.config.call_timeout_s)
+        if not activity.popup_requested:
+            return info
+        activity.popup_requested = False
+        # The page opened a window: wait (event-driven, bounded) for it, then settle it instead.
+        try:
+            await asyncio.wait_for(self._new_page.wait(), self.config.settle_timeout_ms / 1000)
+        except asyncio.TimeoutError:
+            return info.model_copy(update={"reason": info.reason + "+popup_not_opened"})
+        self._new_page.clear()
+        if self._adopting is not None:
+            adopting, self._adopting = self._adopting, None
+            await self._guard(adopting, "switch page")
+        popup = await self._settle()
+        return popup.model_copy(update={"waited_ms": round(info.waited_ms + popup.waited_ms, 2),
+                                        "reason": "popup+" + popup.reason})
 
     # --- observe and act ---
 
@@ -426,6 +445,11 @@ class BrowserSandbox(Sandbox):
                        settle: SettleInfo | None = None, error: ActionError | None = None) -> Observation:
         opts = options or ObserveOptions()
         started = time.perf_counter()
+        if self._adopting is not None:  # a popup opened or the page closed: show the page the agent now has
+            adopting, self._adopting = self._adopting, None
+            self._new_page.clear()
+            await self._guard(adopting, "switch page")
+            await self._settle()
         page, cdp = self.page, self._cdp
         assert cdp is not None
         shot_task = self._screenshot(opts) if opts.screenshot else None
@@ -475,8 +499,8 @@ class BrowserSandbox(Sandbox):
         try:
             parsed = action if isinstance(action, BaseModel) else ActionAdapter.validate_python(action)
             scaled = scale_action(parsed, frame or self._frame, self._screen)  # type: ignore[arg-type]
-            budget = self.config.call_timeout_s + getattr(scaled, "seconds", 0) + \
-                self.config.navigation_timeout_ms / 1000
+            budget = self.config.call_timeout_s + self.config.navigation_timeout_ms / 1000 + \
+                (scaled.seconds if isinstance(scaled, Wait) else 0.0)
             await self._guard(browser_input.perform(self.page, scaled, self._pointer,
                                                     navigation_timeout_ms=self.config.navigation_timeout_ms),
                               f"action {scaled.type}", timeout=budget)

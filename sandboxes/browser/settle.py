@@ -24,6 +24,9 @@ from cua.observation import SettleInfo
 
 __all__ = ["INIT_SCRIPT", "PageActivity"]
 
+#: Connections that stay open by design; they never count as network activity.
+_STREAMING = frozenset({"websocket", "eventsource"})
+
 INIT_SCRIPT = r"""
 (() => {
   if (window.__cuaSettle) return;
@@ -38,6 +41,19 @@ INIT_SCRIPT = r"""
   window.addEventListener("submit", (e) => { s.submit = e; s.pendingAt = performance.now(); }, true);
   const submit = HTMLFormElement.prototype.submit;
   HTMLFormElement.prototype.submit = function () { s.submit = null; s.pendingAt = performance.now(); return submit.call(this); };
+  // popupAt: the page asked for a new window (window.open, a link to another target);
+  // the host then waits for the new page to appear and shows it.
+  s.popupAt = null; s.popupClick = null;
+  const open = window.open;
+  window.open = function (...args) { s.popupClick = null; s.popupAt = performance.now(); return open.apply(this, args); };
+  document.addEventListener("click", (e) => {
+    const a = e.composedPath().find((n) => n instanceof HTMLAnchorElement && n.href);
+    if (!a) return;
+    const target = (a.target || "").toLowerCase();
+    if ((target && !["_self", "_top", "_parent"].includes(target)) || e.ctrlKey || e.metaKey || e.shiftKey) {
+      s.popupClick = e; s.popupAt = performance.now();
+    }
+  }, true);
   if (window.navigation) {
     window.navigation.addEventListener("navigate", (e) => {
       s.pendingAt = null;
@@ -60,14 +76,19 @@ _QUIET_CHECK = r"""
   const t0 = performance.now();
   const check = () => {
     const now = performance.now();
+    const popup = s.popupAt !== null && now - s.popupAt < 2000 && !(s.popupClick && s.popupClick.defaultPrevented);
+    s.popupAt = null;
     const pending = s.pendingAt !== null && now - s.pendingAt < 2000 && !(s.submit && s.submit.defaultPrevented);
-    if (s.navigating || pending) { resolve({ quiet: false, navigating: true }); return; }
+    if (s.navigating || pending) { resolve({ quiet: false, navigating: true, popup }); return; }
     const since = now - s.last;
-    if (since >= quiet) { resolve({ quiet: true, navigating: false }); return; }
-    if (now - t0 >= budget) { resolve({ quiet: false, navigating: false }); return; }
+    if (since >= quiet) { resolve({ quiet: true, navigating: false, popup }); return; }
+    if (now - t0 >= budget) { resolve({ quiet: false, navigating: false, popup }); return; }
     setTimeout(check, Math.min(quiet - since, budget - (now - t0)) + 1);
   };
-  check();
+  // One task turn first: work the action queued for "right after" (zero-delay timers,
+  // scheduled form submissions) runs, and its mutations count. rAF-driven rendering needs
+  // no wait: the screenshot's frame runs animation callbacks before it paints.
+  setTimeout(check, 0);
 })
 """
 
@@ -77,8 +98,14 @@ class PageActivity:
     """Network and load bookkeeping for one page, fed by Playwright events."""
 
     page: Page
-    inflight: set[Request] = field(default_factory=set)
+    #: Requests in flight -> when they started (monotonic seconds).
+    inflight: dict[Request, float] = field(default_factory=dict)
     loads: int = 0
+    #: A request older than this no longer holds the page unsettled: long polls, beacons
+    #: and streaming responses would otherwise make every action wait the full timeout.
+    long_request_s: float = 2.0
+    #: The page asked for a new window during the last settle; the sandbox waits for it.
+    popup_requested: bool = False
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def attach(self) -> None:
@@ -88,12 +115,19 @@ class PageActivity:
         self.page.on("load", self._on_load)
 
     def _on_request(self, request: Request) -> None:
-        self.inflight.add(request)
+        if request.resource_type in _STREAMING:
+            return
+        self.inflight[request] = time.monotonic()
         self._changed.set()
 
     def _on_done(self, request: Request) -> None:
-        self.inflight.discard(request)
+        self.inflight.pop(request, None)
         self._changed.set()
+
+    def busy(self) -> int:
+        """Requests in flight that still count (started less than `long_request_s` ago)."""
+        cutoff = time.monotonic() - self.long_request_s
+        return sum(1 for started in self.inflight.values() if started > cutoff)
 
     def _on_load(self, _page: Page) -> None:
         self.loads += 1
@@ -101,15 +135,19 @@ class PageActivity:
         self._changed.set()
 
     async def _until(self, predicate: Callable[[], bool], deadline: float) -> bool:
+        """Wait for `predicate` on each network/load event, up to `deadline`. Also wakes when
+        the oldest counted request turns long-lived, since that changes `busy()` without an event."""
         while not predicate():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return False
+            counted = [t for t in self.inflight.values() if t > time.monotonic() - self.long_request_s]
+            wake = min(remaining, (min(counted) + self.long_request_s - time.monotonic()) if counted else remaining)
             self._changed.clear()
             try:
-                await asyncio.wait_for(self._changed.wait(), remaining)
+                await asyncio.wait_for(self._changed.wait(), max(wake, 0.001))
             except asyncio.TimeoutError:
-                return predicate()
+                continue
         return True
 
     async def settle(self, *, timeout_ms: int, quiet_ms: int) -> SettleInfo:
@@ -118,8 +156,8 @@ class PageActivity:
         deadline = started + timeout_ms / 1000
         reasons: list[str] = []
         while True:
-            if not await self._until(lambda: not self.inflight, deadline):
-                return self._info(False, started, f"network busy ({len(self.inflight)} requests)")
+            if not await self._until(lambda: not self.busy(), deadline):
+                return self._info(False, started, f"network busy ({self.busy()} requests)")
             budget = max(0.0, (deadline - time.monotonic()) * 1000)
             seen = self.loads  # before the check, so a load racing its answer is not missed
             try:
@@ -129,6 +167,8 @@ class PageActivity:
                 result = {"quiet": False, "navigating": True}
             except asyncio.TimeoutError:
                 return self._info(False, started, "page unresponsive")
+            if result.get("popup"):
+                self.popup_requested = True
             if result.get("navigating"):
                 reasons.append("navigation")
                 if not await self._until(lambda seen=seen: self.loads > seen, deadline):
@@ -136,7 +176,7 @@ class PageActivity:
                 continue
             if not result.get("quiet"):
                 return self._info(False, started, "dom still changing")
-            if self.inflight:  # a request started while we checked the DOM
+            if self.busy():  # a request started while we checked the DOM
                 continue
             reasons.append("quiet")
             return self._info(True, started, "+".join(dict.fromkeys(reasons)))
