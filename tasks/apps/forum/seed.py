@@ -71,6 +71,7 @@ def seed_forum(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
                 created_c = now - dt.timedelta(minutes=rng.randint(1, 9))
             cid = int(db.execute(
                 "INSERT INTO comments (post_id, parent_id, author_id, body, created, score) VALUES (?, ?, ?, ?, ?, ?)",
-                (pid, parent, rng.randint(2, user_count), rng.choice(REPLIES), created_c.isoformat(timespec="minutes"),
+                (pid, parent, 1 if rng.random() < 0.05 else rng.randint(2, user_count), rng.choice(REPLIES),
+                 created_c.isoformat(timespec="minutes"),
                  rng.randint(-2, 40))).lastrowid)
             comment_ids.append(cid)

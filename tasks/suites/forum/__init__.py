@@ -1,0 +1,1 @@
+"""The forum suite: templates over the bundled forum app (tasks/apps/forum)."""
