@@ -119,7 +119,7 @@ def parse_path(path: str) -> tuple[Segment, ...]:
         key = path[start:i].strip() or None
         selectors: list[tuple[str, Any]] = []
         while i < n and path[i] == "[":
-            end = path.find("]", i)
+            end = _closing_bracket(path, i)
             if end < 0:
                 raise PathError(f"unclosed '[' in path {path!r}")
             body = path[i + 1:end].strip()
@@ -144,6 +144,17 @@ def parse_path(path: str) -> tuple[Segment, ...]:
             if i == n:
                 raise PathError(f"path {path!r} ends with '.'")
     return tuple(segments)
+
+
+def _closing_bracket(path: str, start: int) -> int:
+    """Index of the `]` closing the selector at `start`; a quoted value may hold `]` or `.`."""
+    match = re.compile(r"\[\s*[^=!<>\]]+?\s*(?:!=|<=|>=|=|<|>)\s*(['\"])").match(path, start)
+    if match:
+        close = path.find(match.group(1), match.end())
+        if close < 0:
+            return -1
+        return path.find("]", close)
+    return path.find("]", start)
 
 
 def get_path(value: Any, path: str | None) -> Any:

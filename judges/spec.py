@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+
+from cua.judges.paths import PathError, parse_path
 
 __all__ = [
     "AllNode",
@@ -35,11 +37,25 @@ class _Spec(BaseModel):
 
 # ---------------------------------------------------------------- getters
 
+def _valid_path(value: str | None) -> str | None:
+    if value is not None:
+        try:
+            parse_path(value)
+        except PathError as exc:
+            raise ValueError(str(exc)) from None
+    return value
+
+
 class _QueryGetter(_Spec):
     #: A JSON path applied to the query's value (see `cua.judges.paths`), e.g. `todos[id=4].done`.
     path: str | None = None
     #: Read the state as it was right after reset instead of at the end.
     at: Literal["final", "initial"] = "final"
+
+    @field_validator("path")
+    @classmethod
+    def _path(cls, value: str | None) -> str | None:
+        return _valid_path(value)
 
 
 class AppStateGetter(_QueryGetter):
@@ -221,6 +237,11 @@ class JsonPathCmp(_Spec):
     path: str
     expect: "ComparatorSpec"
 
+    @field_validator("path")
+    @classmethod
+    def _path(cls, value: str | None) -> str | None:
+        return _valid_path(value)
+
 
 class DateCmp(_Spec):
     """Same date (and time, when both carry one) across formats: "2026-03-05",
@@ -354,6 +375,13 @@ class JudgeSpec(_Spec):
     side_effects: bool | None = None
     #: The service whose state is diffed.
     service: str = "app"
+
+    @field_validator("expected_changes")
+    @classmethod
+    def _patterns(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            _valid_path(pattern)
+        return value
 
 
 for _model in (JsonPathCmp, AllNode, AnyNode, NotNode, WeightedItem, WeightedNode, CheckNode, JudgeSpec):

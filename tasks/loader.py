@@ -229,6 +229,12 @@ class YamlTemplate:
         has_app = bool(spec.sandbox.app) or bool(spec.sandbox.config.get("services"))
         judge = StateJudge(spec.judge, side_effects=has_app if spec.judge.side_effects is None else spec.judge.side_effects,
                            feasible=spec.tags.feasible)
+        try:
+            oracle = build_oracle(spec.oracle, params)
+            near_miss = build_oracle(spec.near_miss, params) if spec.near_miss is not None else None
+            setup_actions = build_oracle(spec.setup.actions, params) if spec.setup.actions else None
+        except GenerationError as exc:  # a python oracle that does not import
+            raise TaskFormatError([FormatProblem(self.file, where, str(exc))]) from None
         return TaskInstance(
             task_id=spec.id,
             seed=seed,
@@ -239,8 +245,7 @@ class YamlTemplate:
             params=params,
             tags=self.tags,
             judge=judge,
-            oracle=build_oracle(spec.oracle, params),
-            near_miss=build_oracle(spec.near_miss, params) if spec.near_miss is not None else None,
-            setup=TaskSetup(seed=app_seed, files=dict(spec.setup.files),
-                            actions=build_oracle(spec.setup.actions, params) if spec.setup.actions else None),
+            oracle=oracle,
+            near_miss=near_miss,
+            setup=TaskSetup(seed=app_seed, files=dict(spec.setup.files), actions=setup_actions),
         )

@@ -120,11 +120,16 @@ def generate_params(template: TemplateSpec, seed: int, app_seed: int) -> dict[st
         params[name] = _one(name, spec, rng, template.sandbox.app, app_seed, params)
     if template.generator:
         fn = import_function(template.generator)
-        if template.sandbox.app:
-            with seeded_app(template.sandbox.app, app_seed) as app:
-                extra = fn(app, rng)
-        else:
-            extra = fn(None, rng)
+        try:
+            if template.sandbox.app:
+                with seeded_app(template.sandbox.app, app_seed) as app:
+                    extra = fn(app, rng)
+            else:
+                extra = fn(None, rng)
+        except GenerationError:
+            raise
+        except Exception as exc:  # the task author's code: report it with the template, typed
+            raise GenerationError(f"generator {template.generator} raised {type(exc).__name__}: {exc}") from exc
         if not isinstance(extra, dict):
             raise GenerationError(f"generator {template.generator} returned {type(extra).__name__}, not a dict")
         params.update(extra)

@@ -201,7 +201,8 @@ def test_get_path() -> None:
     assert get_path(STATE, "meta.count") == 3 and get_path(STATE, "*") == [STATE["todos"], STATE["meta"]]
     assert get_path([{"n": 4}], "[0].n") == 4
     assert get_path(STATE, "todos[title='c'].id") == 7
-    for bad in ("todos[id=1", "todos..x", "todos.", "todos[]x"):
+    assert get_path({"t": [{"title": "a]b.c", "id": 1}]}, 't[title="a]b.c"].id') == 1  # quoted values
+    for bad in ("todos[id=1", "todos..x", "todos.", "todos[]x", 'todos[title="x].id'):
         with pytest.raises(PathError):
             parse_path(bad)
 

@@ -114,6 +114,12 @@ def test_errors_name_file_field_and_reason() -> None:
     err = problems_of(GOOD.replace("pick", "x").replace("ORDER BY id\"}", "ORDER BY id\", pick: 0}"))
     assert err.field == "templates[0] (demo.mark@1).params.todo.pick" and ">= 1" in err.reason
 
+    err = problems_of(GOOD.replace('expected_changes: ["todos[id={todo.id}].done"]', 'expected_changes: ["todos[id=1"]'))
+    assert err.field == "templates[0] (demo.mark@1).judge.expected_changes" and "unclosed '['" in err.reason
+
+    err = problems_of(GOOD.replace('path: "todos[id={todo.id}].done"', 'path: "todos..done"'))
+    assert err.field == "templates[0] (demo.mark@1).judge.checks[0].get.path" and "empty segment" in err.reason
+
     err = problems_of(GOOD.replace("tier: 2", "tier: 7"))
     assert err.field == "templates[0] (demo.mark@1).tags.tier"
 
