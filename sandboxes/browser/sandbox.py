@@ -390,28 +390,42 @@ class BrowserSandbox(Sandbox):
         except ValueError as exc:
             raise BadRequest(str(exc)) from exc
 
-    async def _goto(self, url: str, *, storage: dict[str, dict[str, dict[str, str]]] | None = None) -> None:
-        """Load `url`. With `storage` ({origin: {"local": ..., "session": ...}}), the tab's web
-        storage is replaced before any script of the new document runs: a one-shot script
-        clears it and writes the saved items for the matching origin."""
+    async def _seed_storage(self, storage: dict[str, dict[str, dict[str, str]]]) -> str:
+        """Register a one-shot script that replaces the tab's web storage ({origin: {"local": ...,
+        "session": ...}}) before any script of the next document runs; `_goto` removes it."""
+        assert self._cdp is not None
+        source = _SEED_STORAGE.replace("__DATA__", json.dumps(storage))
+        added = await self._guard(self._cdp.send("Page.addScriptToEvaluateOnNewDocument", {"source": source}),
+                                  "seed storage")
+        return str(added["identifier"])
+
+    async def _prepare_navigation(self, storage: dict[str, dict[str, dict[str, str]]], *work: Awaitable[Any]) -> str:
+        """Run `work` (app and cookie state) alongside seeding the storage for the next load.
+        If anything fails, the seeding script is withdrawn so no later page is touched."""
+        *results, seeded = await asyncio.gather(*work, self._seed_storage(storage), return_exceptions=True)
+        failures = [r for r in (*results, seeded) if isinstance(r, BaseException)]
+        if failures:
+            if isinstance(seeded, str) and self.alive:
+                assert self._cdp is not None
+                await self._guard(self._cdp.send("Page.removeScriptToEvaluateOnNewDocument",
+                                                 {"identifier": seeded}), "unseed storage")
+            raise failures[0]
+        return str(seeded)
+
+    async def _goto(self, url: str, *, seeded: str | None = None) -> None:
+        """Load `url` and wait for its load event; `seeded` is a `_seed_storage` script to drop after."""
         browser_input.check_url(url)
         page = self.page
-        assert self._cdp is not None
-        script_id: str | None = None
-        if storage is not None:
-            source = _SEED_STORAGE.replace("__DATA__", json.dumps(storage))
-            added = await self._guard(self._cdp.send("Page.addScriptToEvaluateOnNewDocument", {"source": source}),
-                                      "seed storage")
-            script_id = added["identifier"]
         try:
             await self._guard(page.goto(url, wait_until="load", timeout=self.config.navigation_timeout_ms),
                               f"goto {url}", timeout=self.config.navigation_timeout_ms / 1000 + 5)
         except PlaywrightError as exc:
             raise InfraError(f"sandbox {self.id} could not load {url}: {str(exc).splitlines()[0]}") from exc
         finally:
-            if script_id is not None and self.alive:
+            if seeded is not None and self.alive:
+                assert self._cdp is not None
                 await self._guard(self._cdp.send("Page.removeScriptToEvaluateOnNewDocument",
-                                                 {"identifier": script_id}), "unseed storage")
+                                                 {"identifier": seeded}), "unseed storage")
 
     async def _settle(self) -> SettleInfo:
         assert self._activity is not None
@@ -528,11 +542,12 @@ class BrowserSandbox(Sandbox):
         if options:
             raise BadRequest(f"unknown reset option(s): {', '.join(sorted(options))}; known: start_url")
         seed = self.config.seed if seed is None else seed
-        await asyncio.gather(*(self._guard(c.reset(seed), f"reset {c.name}") for c in self._controls.values()),
-                             self._clear_browser_state())
+        seeded = await self._prepare_navigation(
+            {}, *(self._guard(c.reset(seed), f"reset {c.name}") for c in self._controls.values()),
+            self._clear_browser_state())
         url = self._start_url() if start_url is None else (
             self.config.model_copy(update={"start_url": start_url}).resolve_start_url(self._ports))
-        await self._goto(url, storage={})
+        await self._goto(url, seeded=seeded)
         await self._move_pointer(0, 0)
         self._step = 0
         settle = await self._settle()
@@ -550,7 +565,7 @@ class BrowserSandbox(Sandbox):
         page_origin = _origin(self.page.url)
         origins = self._origins | ({page_origin} if page_origin else set())
         cdp = self._cdp
-        # sessionStorage lives with the tab, not the origin: the next _goto(storage=...) clears it.
+        # sessionStorage lives with the tab, not the origin: the `_seed_storage` script clears it.
         await asyncio.gather(*(self._guard(cdp.send("Storage.clearDataForOrigin",
                                                     {"origin": o, "storageTypes": _STORAGE_TYPES}), "clear storage")
                                for o in origins))
@@ -585,14 +600,16 @@ class BrowserSandbox(Sandbox):
         if set(blob.services) != set(self._controls):
             raise BadRequest(f"snapshot {ref.id} has services {sorted(blob.services)}, this sandbox has "
                              f"{sorted(self._controls)}")
-        await asyncio.gather(
-            *(self._guard(self._controls[name].restore(image), f"restore {name}") for name, image in blob.services.items()),
-            self._restore_cookies(blob))
         storage = {_origin(rebase_url(o + "/", blob.ports, self._ports)) or o: areas for o, areas in blob.storage.items()}
-        await self._goto(rebase_url(blob.url, blob.ports, self._ports), storage=storage)
+        seeded = await self._prepare_navigation(
+            storage, *(self._guard(self._controls[name].restore(image), f"restore {name}")
+                       for name, image in blob.services.items()),
+            self._restore_cookies(blob))
+        await self._goto(rebase_url(blob.url, blob.ports, self._ports), seeded=seeded)
+        after = [self._move_pointer(*blob.pointer)]
         if blob.scroll != (0, 0):
-            await self._guard(self.page.evaluate("([x, y]) => window.scrollTo(x, y)", list(blob.scroll)), "scroll")
-        await self._move_pointer(*blob.pointer)
+            after.append(self._guard(self.page.evaluate("([x, y]) => window.scrollTo(x, y)", list(blob.scroll)), "scroll"))
+        await asyncio.gather(*after)
         self._step = int(ref.meta.get("step", 0))
         settle = await self._settle()
         timings = {"restore": _ms(started)}
