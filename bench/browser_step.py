@@ -43,9 +43,9 @@ def pct(values: list[float], q: float) -> float:
 @contextlib.asynccontextmanager
 async def host_app() -> AsyncIterator[str]:
     """The todo app on a host port, for the raw Playwright reference."""
-    from cua.server.app import _free_port
+    from cua.server.app import free_port
 
-    port = _free_port()
+    port = free_port()
     sock = os.path.join(tempfile.mkdtemp(prefix="cua-bench-"), "app.sock")
     proc = await asyncio.create_subprocess_exec(*APP, "--port", str(port), "--socket", sock, "--seed", "0",
                                                 stdout=asyncio.subprocess.PIPE)

@@ -239,7 +239,7 @@ def run(settings: ServerSettings) -> None:
         sock.close()
 
 
-def _free_port(host: str = "127.0.0.1") -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
         return int(s.getsockname()[1])
@@ -262,7 +262,7 @@ async def serve_in_subprocess(*, token: str | None = None, max_sandboxes: int = 
     import httpx
 
     token = token or generate_token()
-    port = _free_port()
+    port = free_port()
     argv = [sys.executable, "-m", "cua.server", "--port", str(port),
             "--max-sandboxes", str(max_sandboxes), "--idle-timeout", str(idle_timeout or 0), "--log-level", log_level]
     proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.DEVNULL,
