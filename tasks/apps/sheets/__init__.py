@@ -132,16 +132,16 @@ class SheetsApp(WebApp):
             f"<label>by column <select name='column' aria-label='Sort by column'>{col_options}</select></label>"
             "<select name='order' aria-label='Sort order'><option value='asc'>A → Z, 0 → 9</option>"
             "<option value='desc'>Z → A, 9 → 0</option></select><button type='submit'>Sort</button></form></div>"
-            "<div class='formula-bar'><input id='namebox' class='namebox' aria-label='Cell name' value='A1'>"
-            "<span class='fx'>fx</span><input id='formula' class='formula' aria-label='Formula bar' autocomplete='off'></div>"
-            f"<div class='grid-wrap'><table class='grid' id='grid' role='grid' tabindex='0' aria-label='{_e(sheet['name'])} cells' data-sheet='{sid}'>"
-            f"<thead><tr><th class='corner'></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
             f"<div class='tabs'>{tabs}"
             "<form method='post' action='/sheets' class='inline'><button type='submit' class='tab add' aria-label='Add sheet'>+</button></form>"
             "<button type='button' id='rename-open' class='tab'>Rename…</button>"
             f"<form method='post' action='/sheets/{sid}/rename' class='row inline' id='rename-form' hidden>"
             f"<input type='text' name='name' id='rename-input' value='{_e(sheet['name'])}' aria-label='Sheet name' required>"
             "<button type='submit' class='primary'>Save</button></form></div>"
+            "<div class='formula-bar'><input id='namebox' class='namebox' aria-label='Cell name' value='A1'>"
+            "<span class='fx'>fx</span><input id='formula' class='formula' aria-label='Formula bar' autocomplete='off'></div>"
+            f"<div class='grid-wrap'><table class='grid' id='grid' role='grid' tabindex='0' aria-label='{_e(sheet['name'])} cells' data-sheet='{sid}'>"
+            f"<thead><tr><th class='corner'></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
             f"<script type='application/json' id='cells-data'>{raw_json}</script>")
         return html_page(self, sheet["name"], body, nav=[("Workbook", "/")], scripts=["/static/app/sheets.js"])
 
