@@ -184,9 +184,12 @@ def test_mail_forward_keeps_attachments_and_drafts_round_trip(mail: tuple[TestCl
 def test_shop_checkout_needs_an_explicit_card(tmp_path: Any) -> None:
     asgi = build_asgi(load_app("shop"))
     web, ctl = TestClient(asgi, follow_redirects=True), Control(asgi)
-    product = next(p for p in ctl.state()["products"] if p["stock"] > 3)
+    leftover = ctl.state()["cart"]
+    assert len(leftover) == 1, "the seeded cart holds one item left over from an earlier visit"
+    product = next(p for p in ctl.state()["products"] if p["stock"] > 3 and p["id"] != leftover[0]["product_id"])
+    web.post(f"/cart/remove/{leftover[0]['product_id']}")
     web.post("/cart/add", data={"product_id": str(product["id"]), "qty": "2"})
-    assert ctl.state()["cart"][0]["qty"] == 2
+    assert [(c["product_id"], c["qty"]) for c in ctl.state()["cart"]] == [(product["id"], 2)]
     resp = web.post("/checkout", data={"address": "1", "shipping": "standard"})
     assert "Choose a payment method" in resp.text and ctl.state()["orders"][-1]["status"] != "placed"
     resp = web.post("/checkout", data={"address": "1", "shipping": "express", "card": "new", "card_number": "4242 4242 4242 4241",

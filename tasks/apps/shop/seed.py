@@ -59,6 +59,9 @@ def seed_shop(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
             "INSERT INTO products (name, category_id, brand_id, price_cents, rating, reviews, stock, color, description) "
             "VALUES (?,?,?,?,?,?,?,?,?)",
             (name, cat_id, brand_ids[brand], price, round(rng.uniform(2.5, 5.0), 1), rng.randint(0, 2400), stock, color, desc))
+    # A cart left over from an earlier visit: agents must notice it before checking out.
+    leftover = rng.choice([r["id"] for r in db.all("SELECT id FROM products WHERE stock >= 5 ORDER BY id")])
+    db.execute("INSERT INTO cart_items (product_id, qty) VALUES (?, 1)", (leftover,))
     for label, holder, street, city, zip_code, country in ADDRESSES:
         db.execute("INSERT INTO addresses (label, name, street, city, zip, country) VALUES (?,?,?,?,?,?)",
                    (label, holder, street, city, zip_code, country))

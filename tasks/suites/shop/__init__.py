@@ -1,0 +1,1 @@
+"""The shop suite: templates over the bundled shop app (tasks/apps/shop)."""
