@@ -13,13 +13,16 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
+from pydantic import BaseModel
 from websockets.asyncio.client import connect as ws_connect
 
 import cua
 from cua.actions import Click, Wait
 from cua.client import Client, Event, RemoteSandbox
-from cua.errors import Capacity, SandboxCrashed, Timeout, Unauthorized, UnknownSandbox, UnknownSnapshot
+from cua.errors import (Capacity, InternalError, SandboxCrashed, Timeout, Unauthorized, UnknownSandbox,
+                        UnknownSnapshot)
 from cua.observation import ObserveOptions, Size
+from cua.sandbox import Sandbox, register_kind
 from cua.server.app import RunningServer, serve_in_background
 from cua.state import AppStateQuery, DomQuery, SqlQuery, TitleQuery, UrlQuery
 
@@ -294,3 +297,34 @@ async def test_disconnect_closes_unkept_sandboxes(server: RunningServer, client:
     handle = await client.attach(kept.id)
     assert handle.observation.sandbox_id == kept.id
     await handle.close()
+
+
+# --- a faulty third-party kind cannot take the server down ---
+
+class _FaultyConfig(BaseModel):
+    pass
+
+
+class _FaultyKind(Sandbox):
+    """A plugin kind whose start fails with a plain bug (not a cua error)."""
+
+    kind = "test-faulty"
+    config_model = _FaultyConfig
+
+    @classmethod
+    async def create(cls, config: BaseModel, *, sandbox_id: str, emit: Any = None) -> "Sandbox":
+        raise RuntimeError("bug in a plugin")
+
+
+async def test_unexpected_exception_is_internal_and_the_server_goes_on(server: RunningServer, client: Client) -> None:
+    register_kind(_FaultyKind)
+    with pytest.raises(InternalError) as caught:
+        await client.create("test-faulty")
+    assert "RuntimeError" in caught.value.message and "bug in a plugin" in caught.value.message
+    await client.ping()
+    assert server.token
+    base = server.url.replace("ws://", "http://").removesuffix("/v1/ws")
+    async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {server.token}"}) as http:
+        data = (await http.get("/v1/metrics", params={"format": "json"})).json()
+    assert {"type": "create", "code": "internal", "count": 1} in data["errors"]
+    assert data["sandboxes"]["create_failed"] >= 1

@@ -32,7 +32,7 @@ from cua.server.connection import Connection
 from cua.server.manager import SandboxManager
 from cua.server.metrics import Metrics
 
-__all__ = ["RunningServer", "ServerSettings", "create_app", "run", "serve_in_background", "serve_in_subprocess",
+__all__ = ["RunningServer", "ServerSettings", "create_app", "free_port", "run", "serve_in_background", "serve_in_subprocess",
            "serve_in_thread"]
 
 log = logging.getLogger("cua.server")
