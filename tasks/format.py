@@ -170,7 +170,8 @@ class ClickStep(_Spec):
 
 
 class FillStep(_Spec):
-    """Click a text field, select all, type the text (date inputs: typed segment-wise)."""
+    """Click a text field, select all, type the text. Date, time and datetime-local inputs
+    take ISO text, typed segment by segment and checked."""
 
     fill: FillArgs
 

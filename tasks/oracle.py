@@ -154,8 +154,8 @@ async def _fill(ctx: OracleContext, args: F.FillArgs) -> AsyncIterator[Action]:
     types = await _query(ctx, _dom(spec, "attr", "type")) or []
     kind = (types[index] or "").lower() if index < len(types) else ""
     target = _nth(spec, index)
-    if kind == "date":
-        async for action in _fill_date(ctx, target, index, args.text):
+    if kind in _TEMPORAL:
+        async for action in _fill_temporal(ctx, target, index, kind, args.text):
             yield action
     else:
         async for action in _click(ctx, target):
@@ -166,21 +166,47 @@ async def _fill(ctx: OracleContext, args: F.FillArgs) -> AsyncIterator[Action]:
         yield Key(keys=["Enter"])
 
 
-async def _fill_date(ctx: OracleContext, loc: F.LocatorSpec, index: int, text: str) -> AsyncIterator[Action]:
-    """A date input takes typed digits segment by segment, in the locale's order:
-    try month-first, then day-first, and check the value each time."""
+_TEMPORAL = ("date", "time", "datetime-local")
+
+
+def _temporal_keys(kind: str, text: str) -> tuple[str, list[list[Action]]]:
+    """(the value the input must end with, key sequences to try: en-US order first, then
+    day-first / 24-hour locales). Segments auto-advance, except after a year (up to 6 digits)."""
+    text = text.strip()
     try:
-        day = dt.date.fromisoformat(text.strip())
+        if kind == "date":
+            day = dt.date.fromisoformat(text)
+            return day.isoformat(), [[Type(text=day.strftime("%m%d%Y"))], [Type(text=day.strftime("%d%m%Y"))]]
+        if kind == "time":
+            t = dt.time.fromisoformat(text)
+            value = t.strftime("%H:%M:%S" if t.second else "%H:%M")
+            sec = t.strftime("%S") if t.second else ""
+            return value, [[Type(text=t.strftime("%I%M") + sec + ("P" if t.hour >= 12 else "A"))],
+                           [Type(text=t.strftime("%H%M") + sec)]]
+        moment = dt.datetime.fromisoformat(text)
+        value = moment.strftime("%Y-%m-%dT%H:%M:%S" if moment.second else "%Y-%m-%dT%H:%M")
+        sec = moment.strftime("%S") if moment.second else ""
+        us = moment.strftime("%I%M") + sec + ("P" if moment.hour >= 12 else "A")
+        return value, [[Type(text=moment.strftime("%m%d%Y")), Key(keys=["ArrowRight"]), Type(text=us)],
+                       [Type(text=moment.strftime("%d%m%Y")), Key(keys=["ArrowRight"]), Type(text=moment.strftime("%H%M") + sec)]]
     except ValueError:
-        raise OracleError(f"a date input needs an ISO date, got {text!r}") from None
-    for digits in (day.strftime("%m%d%Y"), day.strftime("%d%m%Y")):
+        raise OracleError(f"a {kind} input needs an ISO {kind} value, got {text!r}") from None
+
+
+async def _fill_temporal(ctx: OracleContext, loc: F.LocatorSpec, index: int, kind: str, text: str
+                         ) -> AsyncIterator[Action]:
+    """Date and time inputs take typed digits segment by segment in the locale's order:
+    try each order and check the value by query."""
+    value, attempts = _temporal_keys(kind, text)
+    for keys in attempts:
         # the first segment sits at the left edge; its centre is about 10 px in
         async for action in _click(ctx, loc, x_offset=10):
             yield action
-        yield Type(text=digits)
-        if await _value_of(ctx, loc, index) == day.isoformat():
+        for action in keys:
+            yield action
+        if await _value_of(ctx, loc, index) == value:
             return
-    raise OracleError(f"the date input {_describe(loc)} did not take {day.isoformat()}")
+    raise OracleError(f"the {kind} input {_describe(loc)} did not take {value}")
 
 
 async def _select(ctx: OracleContext, args: F.SelectArgs) -> AsyncIterator[Action]:
@@ -282,16 +308,27 @@ async def _step(ctx: OracleContext, step: Any) -> AsyncIterator[Action]:
 
 
 async def _drag(ctx: OracleContext, args: F.DragArgs) -> AsyncIterator[Action]:
-    async for item in _into_view(ctx, args.from_):
-        if not isinstance(item, tuple):
-            yield item
-    _, a = await locate(ctx, args.from_)
-    _, b = await locate(ctx, args.to)
-    ax, ay = _to_frame(ctx, a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
-    bx, by = _to_frame(ctx, b["x"] + b["width"] / 2, b["y"] + b["height"] / 2)
-    # intermediate points: drag-and-drop code often needs moves past a threshold
-    path = [Point(x=ax + (bx - ax) * t / 8, y=ay + (by - ay) * t / 8) for t in range(9)]
-    yield Drag(path=path)
+    """Bring both ends into view (scrolling their midpoint to the centre), then drag
+    through intermediate points: drag-and-drop code often waits for moves past a threshold."""
+    last: tuple[float, float] | None = None
+    for _ in range(MAX_SCROLLS + 1):
+        _, a = await locate(ctx, args.from_)
+        _, b = await locate(ctx, args.to)
+        screen = ctx.observation.screen
+        ays, bys = a["y"] + a["height"] / 2, b["y"] + b["height"] / 2
+        if all(1 <= y <= screen.height - 1 for y in (ays, bys)):
+            break
+        if last == (ays, bys):
+            raise OracleError("cannot scroll both ends of the drag into view")
+        last = (ays, bys)
+        px, py = _to_frame(ctx, screen.width / 2, screen.height / 2)
+        _, fdy = _to_frame(ctx, 0, (ays + bys) / 2 - screen.height / 2)
+        yield Scroll(x=px, y=py, dy=fdy)
+    else:
+        raise OracleError("could not scroll both ends of the drag into view")
+    ax, ay = _to_frame(ctx, a["x"] + a["width"] / 2, ays)
+    bx, by = _to_frame(ctx, b["x"] + b["width"] / 2, bys)
+    yield Drag(path=[Point(x=ax + (bx - ax) * t / 8, y=ay + (by - ay) * t / 8) for t in range(9)])
 
 
 _STEP_LIST: TypeAdapter[list[F.StepSpec]] = TypeAdapter(list[F.StepSpec])
