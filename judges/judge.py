@@ -7,6 +7,7 @@ few milliseconds, and deterministically: the same input always gives the same ve
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -151,7 +152,20 @@ class StateJudge:
         return out
 
 
+#: Evidence keeps observed values readable in run logs: bigger containers are summarised.
+MAX_EVIDENCE_ITEMS = 50
+MAX_EVIDENCE_CHARS = 2000
+
+
 def _jsonable(value: Any) -> Any:
-    if value is None or isinstance(value, (str, int, float, bool, list, dict)):
+    if isinstance(value, str):
+        return value if len(value) <= MAX_EVIDENCE_CHARS else value[:MAX_EVIDENCE_CHARS] + f"... ({len(value)} chars)"
+    if value is None or isinstance(value, (int, float, bool)):
         return value
+    if isinstance(value, (list, dict)):
+        if len(value) <= MAX_EVIDENCE_ITEMS:
+            return value
+        text = json.dumps(value, default=str)
+        kind = "list" if isinstance(value, list) else "object"
+        return f"<{kind} of {len(value)}> " + text[:MAX_EVIDENCE_CHARS] + "..."
     return repr(value)

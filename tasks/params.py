@@ -27,7 +27,7 @@ class GenerationError(RuntimeError):
 
 
 _apps: dict[str, Any] = {}
-_apps_lock = threading.Lock()
+_apps_lock = threading.RLock()  # re-entrant: a generator may read rows too
 
 
 class seeded_app:
