@@ -102,6 +102,13 @@ async def test_action_list_observes_once_and_reports_agent_faults(sb: RemoteSand
     await open_list(sb)
     obs = await sb.act([Wait(seconds=0), Click(x=5, y=5)], frame=Size(width=1280, height=720))
     assert obs.error is None and obs.screenshot is not None
+    # every action of a list is read in the frame the agent saw (here a half-size one)
+    x, y = await center_of(sb, "tr.todo input.toggle")
+    before = await open_todos(sb)
+    await sb.observe(ObserveOptions(frame=Size(width=640, height=360)))
+    obs = await sb.act([Wait(seconds=0), Click(x=x / 2, y=y / 2)])
+    assert obs.error is None and await open_todos(sb) == before - 1
+    assert obs.frame == Size(width=1280, height=720)  # this observation asked for no frame
     obs = await sb.act([Click(x=99_999, y=5), Click(x=5, y=5)])
     assert obs.error is not None and obs.error.reason == "out_of_bounds" and "action 0" in obs.error.message
     assert obs.screenshot is not None  # the sandbox goes on, and the agent sees the screen

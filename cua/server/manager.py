@@ -45,6 +45,7 @@ from cua.sandbox import (
     create_sandbox,
     unsupported,
 )
+from cua.observation import Size
 from cua.server.metrics import Metrics
 
 __all__ = ["EventSink", "Managed", "SandboxManager"]
@@ -70,6 +71,9 @@ class Managed:
     crashed: bool = False
     closed: bool = False
     snapshots: dict[str, SnapshotRef] = field(default_factory=dict)
+    #: The frame of the latest observation sent for this sandbox: the frame an agent's
+    #: coordinates refer to unless a request names another.
+    last_frame: Size | None = None
 
     def require(self) -> Sandbox:
         if self.sandbox is None:

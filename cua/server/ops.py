@@ -44,7 +44,8 @@ class Context:
         return self.manager.get(sandbox_id, self.conn_id)
 
 
-def _observation(ctx: Context, rid: int, obs: Observation) -> Frames:
+def _observation(ctx: Context, rid: int, managed: Managed, obs: Observation) -> Frames:
+    managed.last_frame = obs.frame
     return ctx.proto.observation_frames(rid, p.ObservationResult(observation=obs))
 
 
@@ -53,6 +54,7 @@ async def _new_sandbox_frames(ctx: Context, rid: int, managed: Managed, observe:
         async with ctx.manager.use(managed) as sandbox:
             obs = await sandbox.observe(observe)
             info = managed.info()
+            managed.last_frame = obs.frame
     except BaseException:
         # the caller never learns the id: do not leave the sandbox behind
         await ctx.manager.close(managed)
@@ -67,9 +69,10 @@ async def create(ctx: Context, req: p.Create) -> Frames:
 
 
 async def reset(ctx: Context, req: p.Reset) -> Frames:
-    async with ctx.manager.use(ctx.sandbox(req.sandbox_id)) as sandbox:
+    managed = ctx.sandbox(req.sandbox_id)
+    async with ctx.manager.use(managed) as sandbox:
         obs = await sandbox.reset(seed=req.seed, options=req.options, observe=req.observe)
-    return _observation(ctx, req.id, obs)
+    return _observation(ctx, req.id, managed, obs)
 
 
 async def perform_actions(sandbox: Sandbox, actions: list[Action], *, frame: Size | None,
@@ -78,7 +81,8 @@ async def perform_actions(sandbox: Sandbox, actions: list[Action], *, frame: Siz
 
     Intermediate steps observe only cheap text state (no screenshot, tree or focus);
     the first agent fault stops the sequence, and the final observation carries that
-    fault with the index of the failed action.
+    fault with the index of the failed action. Every action is read in `frame` (the
+    frame the agent saw), since an intermediate observation would otherwise change it.
     """
     if len(actions) == 1:
         return await sandbox.act(actions[0], frame=frame, observe=observe)
@@ -97,15 +101,18 @@ async def act(ctx: Context, req: p.Act) -> Frames:
     actions = req.action if isinstance(req.action, list) else [req.action]
     if not actions:
         raise BadRequest("`action` is an empty list")
-    async with ctx.manager.use(ctx.sandbox(req.sandbox_id)) as sandbox:
-        obs = await perform_actions(sandbox, actions, frame=req.frame, observe=req.observe)
-    return _observation(ctx, req.id, obs)
+    managed = ctx.sandbox(req.sandbox_id)
+    async with ctx.manager.use(managed) as sandbox:
+        frame = req.frame if len(actions) == 1 else (req.frame or managed.last_frame)
+        obs = await perform_actions(sandbox, actions, frame=frame, observe=req.observe)
+    return _observation(ctx, req.id, managed, obs)
 
 
 async def observe(ctx: Context, req: p.Observe) -> Frames:
-    async with ctx.manager.use(ctx.sandbox(req.sandbox_id)) as sandbox:
+    managed = ctx.sandbox(req.sandbox_id)
+    async with ctx.manager.use(managed) as sandbox:
         obs = await sandbox.observe(req.options)
-    return _observation(ctx, req.id, obs)
+    return _observation(ctx, req.id, managed, obs)
 
 
 async def query(ctx: Context, req: p.Query) -> Frames:
@@ -134,7 +141,7 @@ async def restore(ctx: Context, req: p.Restore) -> Frames:
             raise unsupported("restore", managed.kind)
         ref = ctx.manager.snapshot_ref(req.snapshot_id, kind=managed.kind)
         obs = await sandbox.restore(ref, observe=req.observe)
-    return _observation(ctx, req.id, obs)
+    return _observation(ctx, req.id, managed, obs)
 
 
 async def delete_snapshot(ctx: Context, req: p.DeleteSnapshot) -> Frames:
