@@ -8,6 +8,7 @@ loopback ports, and watches them for unexpected exits.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -144,12 +145,14 @@ class HostService:
     async def stop(self) -> None:
         self._closing = True
         if self.proc.returncode is None:
-            self.proc.terminate()
             try:
+                self.proc.terminate()
                 await asyncio.wait_for(self.proc.wait(), 3.0)
+            except ProcessLookupError:
+                pass  # it exited between the check and the signal: nothing left to stop
             except asyncio.TimeoutError:
                 self.proc.kill()
-                await self.proc.wait()
+            await self.proc.wait()
         if self._watch is not None:
             await asyncio.gather(self._watch, return_exceptions=True)
         try:
@@ -230,15 +233,20 @@ class AppHost:
         if self.proc.stdin is not None and not self.proc.stdin.is_closing():
             self.proc.stdin.close()
         try:
-            await asyncio.wait_for(self.proc.wait(), 5)
+            await asyncio.wait_for(self.proc.wait(), 10)
         except asyncio.TimeoutError:
-            self.proc.kill()
+            with contextlib.suppress(ProcessLookupError):  # it may exit just now: then it is stopped
+                self.proc.kill()
             await self.proc.wait()
         await asyncio.gather(self._reader, return_exceptions=True)
 
 
 _apphosts: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AppHost]" = weakref.WeakKeyDictionary()
 _apphost_locks: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock]" = weakref.WeakKeyDictionary()
+
+
+def _ignore_death(_name: str, _code: int | None) -> None:
+    return
 
 
 class HostedApp:
@@ -268,9 +276,14 @@ class HostedApp:
         return cls(spec, int(reply["port"]), socket_path, host)
 
     async def stop(self) -> None:
-        self.host._on_died.pop(self.socket_path, None)
-        if self.host.proc.returncode is None:
-            await self.host.request(op="stop", socket=self.socket_path)
+        # Counted as an instance until its stop is answered, so the host is not stopped under it;
+        # its death callback is silenced first, as this exit is wanted.
+        self.host._on_died[self.socket_path] = _ignore_death
+        try:
+            if self.host.proc.returncode is None:
+                await self.host.request(op="stop", socket=self.socket_path)
+        finally:
+            self.host._on_died.pop(self.socket_path, None)
         loop = asyncio.get_running_loop()
         async with _apphost_locks.setdefault(loop, asyncio.Lock()):
             if self.host.instances == 0 and _apphosts.get(loop) is self.host:
