@@ -399,6 +399,8 @@ class ProtocolError(BadRequest):
 
 def _loads(data: str | bytes, max_bytes: int) -> dict[str, Any]:
     size = len(data)
+    if isinstance(data, str) and 4 * size > max_bytes:  # only long texts can be over: count their bytes
+        size = len(data.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise BadRequest(f"message of {size} bytes exceeds the limit of {max_bytes}",
                          details={"size": size, "limit": max_bytes})

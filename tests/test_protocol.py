@@ -326,3 +326,11 @@ def test_frame_round_trip_property(rid: int, fmt: str, width: int, height: int, 
     frame = p.decode_frame(p.encode_frame(rid, shot))
     assert (frame.id, frame.format, frame.width, frame.height, frame.data, frame.stream) == (
         rid, fmt, width, height, data, False)
+
+
+def test_message_limit_counts_bytes_not_characters() -> None:
+    server = opened(max_message_bytes=1000)
+    text = json.dumps({"type": "ping", "id": 1, "pad": "é" * 600}, ensure_ascii=False)  # 600 chars, 1200 bytes
+    assert len(text) < 1000 < len(text.encode())
+    msg = error_of(server.receive(text).reply[0])
+    assert msg["code"] == "bad_request" and msg["details"]["limit"] == 1000 and msg["details"]["size"] > 1000
