@@ -22,6 +22,7 @@ from cua.errors import BadRequest, SandboxCrashed, UnknownSnapshot
 from cua.observation import ObserveOptions, Size
 from cua.sandbox import SandboxEvent, ServiceSpec, capabilities_of, create_sandbox
 from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
+from cua.sandboxes.browser.services import HostedApp
 from cua.state import (A11yQuery, AppStateQuery, CookiesQuery, DomQuery, FileQuery, LocalStorageQuery, SqlQuery,
                        TitleQuery, UrlQuery)
 
@@ -488,3 +489,25 @@ document.getElementById('b').addEventListener('click', () => {
     await sb.page.close()  # closing the popup hands the agent its previous page
     obs = await sb.observe()
     assert obs.url == before_url
+
+
+async def test_shared_app_host_death_is_reported() -> None:
+    died = asyncio.Event()
+    sb = await BrowserSandbox.create(todo_config(isolation="shared"), sandbox_id="bx-shared-victim",
+                                     emit=lambda e: died.set() if e.event == "died" else None)
+    try:
+        (svc,) = sb._host_services
+        assert isinstance(svc, HostedApp)  # bundled apps are served by the shared app host
+        os.kill(svc.host.proc.pid, signal.SIGKILL)
+        await asyncio.wait_for(died.wait(), 60)
+        assert not sb.alive
+        with pytest.raises(SandboxCrashed):
+            await sb.observe()
+    finally:
+        await sb.close()
+    # a new shared sandbox gets a fresh app host
+    sb2 = await BrowserSandbox.create(todo_config(isolation="shared"), sandbox_id="bx-shared-after")
+    try:
+        assert (await sb2.observe()).title == "Lists · Todo"
+    finally:
+        await sb2.close()
