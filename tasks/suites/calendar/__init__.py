@@ -1,0 +1,1 @@
+"""The calendar suite: templates over the bundled calendar app (tasks/apps/calendar)."""
