@@ -1,0 +1,244 @@
+"""Scripted solutions for MiniWoB++ tasks: read the page's request and its widgets with
+DOM queries, then act only through unified actions (clicks, typing), as an agent does.
+Whether they succeed is decided by MiniWoB's own JavaScript reward, not by these.
+
+Each solver is `async def fn(ctx, params) -> AsyncIterator[Action]`; `solve` dispatches on
+the task name in params, `near_miss` does a plausible wrong thing for the same task.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from cua.actions import Action, Wait
+from cua.state import DomQuery
+from cua.task import OracleContext
+from cua.tasks.oracle import OracleError, run_steps
+
+Steps = list[dict[str, Any]]
+
+
+async def _dom(ctx: OracleContext, selector: str, prop: str = "text", *, all: bool = False, attr: str | None = None) -> Any:
+    result = await ctx.query(DomQuery(selector=selector, prop=prop, all=all, attr=attr))  # type: ignore[arg-type]
+    if not result.ok:
+        raise OracleError(f"cannot read {selector}: {result.message}")
+    return result.value
+
+
+async def _utterance(ctx: OracleContext) -> str:
+    return re.sub(r"\s+", " ", str(await _dom(ctx, "#query") or "")).strip()
+
+
+def _quoted(text: str) -> list[str]:
+    return re.findall(r'"([^"]*)"', text)
+
+
+def _submit() -> dict[str, Any]:
+    return {"click": "#subbtn"}
+
+
+async def click_button(ctx: OracleContext, u: str) -> Steps:
+    return [{"click": {"selector": "#area button", "text": _quoted(u)[0]}}]
+
+
+async def click_button_sequence(ctx: OracleContext, u: str) -> Steps:
+    return [{"click": "#subbtn"}, {"click": "#subbtn2"}]
+
+
+def _names(u: str) -> list[str]:
+    m = re.match(r"Select (.*) and click Submit\.", u)
+    if not m or m.group(1) == "nothing":
+        return []
+    return [n.strip() for n in m.group(1).split(",") if n.strip()]
+
+
+async def click_checkboxes(ctx: OracleContext, u: str) -> Steps:
+    return [*({"click": {"selector": "#area label", "text": n}} for n in _names(u)), _submit()]
+
+
+async def click_collapsible(ctx: OracleContext, u: str) -> Steps:
+    return [{"click": "#area h3"}, {"wait_for": "#subbtn"}, _submit()]
+
+
+async def click_dialog(ctx: OracleContext, u: str) -> Steps:
+    return [{"click": ".ui-dialog-titlebar-close"}]
+
+
+async def click_dialog_2(ctx: OracleContext, u: str) -> Steps:
+    label = _quoted(u)[0]
+    if label == "x":
+        return [{"click": ".ui-dialog-titlebar-close"}]
+    return [{"click": {"selector": ".ui-dialog-buttonpane button", "text": label}}]
+
+
+async def click_link(ctx: OracleContext, u: str) -> Steps:
+    return [{"click": {"selector": "#area .alink", "text": _quoted(u)[0]}}]
+
+
+async def click_option(ctx: OracleContext, u: str) -> Steps:
+    return [{"click": {"selector": "#area label", "text": _names(u)[0]}}, _submit()]
+
+
+async def click_tab(ctx: OracleContext, u: str) -> Steps:
+    n = re.search(r"Tab #(\d+)", u)
+    if not n:
+        raise OracleError(f"unexpected request: {u!r}")
+    return [{"click": f'#area ul a[href="#tabs-{n.group(1)}"]'}]
+
+
+async def click_tab_2(ctx: OracleContext, u: str) -> Steps:
+    word = _quoted(u)[0]
+    tabs = await _dom(ctx, "#area ul a", "count")
+    for i in range(1, int(tabs or 0) + 1):
+        links = await _dom(ctx, f"#tabs-{i} .alink", all=True) or []
+        if word in [str(t).strip() for t in links]:
+            return [{"click": f'#area ul a[href="#tabs-{i}"]'},
+                    {"click": {"selector": f"#tabs-{i} .alink", "text": word}}]
+    raise OracleError(f"no tab holds the link {word!r}")
+
+
+async def click_test(ctx: OracleContext, u: str) -> Steps:
+    return [{"click": "#subbtn"}]
+
+
+async def click_test_2(ctx: OracleContext, u: str) -> Steps:
+    return [{"click": "#subbtn" if "ONE" in u else "#subbtn2"}]
+
+
+async def click_widget(ctx: OracleContext, u: str) -> Steps:
+    return [{"click": f'#area [data-type="{_quoted(u)[0]}"]'}]
+
+
+async def choose_list(ctx: OracleContext, u: str) -> Steps:
+    m = re.match(r"Select (.*) from the list and click Submit\.", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    return [{"select": {"selector": "#options", "option": m.group(1)}},
+            {"click": {"selector": "#area button", "text": "Submit"}}]
+
+
+async def copy_paste(ctx: OracleContext, u: str) -> Steps:
+    text = str(await _dom(ctx, "#to-copy", "value") or "")
+    return [{"fill": {"selector": "#answer-input", "text": text}}, _submit()]
+
+
+async def enter_date(ctx: OracleContext, u: str) -> Steps:
+    m = re.search(r"(\d{2})/(\d{2})/(\d{4})", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    return [{"fill": {"selector": "#tt", "text": f"{m.group(3)}-{m.group(1)}-{m.group(2)}"}}, _submit()]
+
+
+async def enter_password(ctx: OracleContext, u: str) -> Steps:
+    pw = _quoted(u)[0]
+    return [{"fill": {"selector": "#password", "text": pw}}, {"fill": {"selector": "#verify", "text": pw}}, _submit()]
+
+
+async def enter_text(ctx: OracleContext, u: str) -> Steps:
+    return [{"fill": {"selector": "#tt", "text": _quoted(u)[0]}}, _submit()]
+
+
+async def enter_text_2(ctx: OracleContext, u: str) -> Steps:
+    text = _quoted(u)[0]
+    text = text.upper() if "upper case" in u else text.lower()
+    return [{"fill": {"selector": "#tt", "text": text}}, _submit()]
+
+
+async def enter_time(ctx: OracleContext, u: str) -> Steps:
+    m = re.search(r"(\d{1,2}):(\d{2})\s*([AP]M)", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    hour = int(m.group(1)) % 12 + (12 if m.group(3) == "PM" else 0)
+    return [{"fill": {"selector": "#tt", "text": f"{hour:02d}:{m.group(2)}"}}, _submit()]
+
+
+async def find_word(ctx: OracleContext, u: str) -> Steps:
+    m = re.search(r"(\d+)(st|nd|rd|th) word", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    words = str(await _dom(ctx, "#area p") or "").split()
+    return [{"fill": {"selector": "#answer-input", "text": words[int(m.group(1)) - 1]}}, _submit()]
+
+
+async def focus_text(ctx: OracleContext, u: str) -> Steps:
+    return [{"click": "#tt"}]
+
+
+async def focus_text_2(ctx: OracleContext, u: str) -> Steps:
+    m = re.search(r"(\d)(st|nd|rd|th) input", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    return [{"click": f"#tt{m.group(1)}"}]
+
+
+async def login_user(ctx: OracleContext, u: str) -> Steps:
+    user, password = _quoted(u)[:2]
+    return [{"fill": {"selector": "#username", "text": user}}, {"fill": {"selector": "#password", "text": password}},
+            _submit()]
+
+
+async def read_table(ctx: OracleContext, u: str) -> Steps:
+    m = re.search(r"Enter the value of (.*) into the text field", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    cells = [str(c).strip() for c in (await _dom(ctx, "#tab td", all=True) or [])]
+    values = dict(zip(cells[0::2], cells[1::2]))
+    if m.group(1) not in values:
+        raise OracleError(f"the table has no {m.group(1)!r}")
+    return [{"fill": {"selector": "#tt", "text": values[m.group(1)]}}, _submit()]
+
+
+async def simple_arithmetic(ctx: OracleContext, u: str) -> Steps:
+    m = re.match(r"\s*(-?\d+)\s*([-+x])\s*(-?\d+)", str(await _dom(ctx, "#math-problem") or ""))
+    if not m:
+        raise OracleError("cannot read the math problem")
+    a, op, b = int(m.group(1)), m.group(2), int(m.group(3))
+    answer = a + b if op == "+" else a - b if op == "-" else a * b
+    return [{"fill": {"selector": "#math-answer", "text": str(answer)}}, _submit()]
+
+
+async def _episode_started(ctx: OracleContext) -> AsyncIterator[Action]:
+    """Wait until the shim has started the episode (its report element is hidden, so
+    `wait_for`, which wants a visible element, does not fit)."""
+    for _ in range(40):
+        if await _dom(ctx, "#cua-wob[data-utterance]", "count"):
+            return
+        yield Wait(seconds=0.25)
+    raise OracleError("the MiniWoB episode did not start (no #cua-wob report on the page)")
+
+
+SOLVERS: dict[str, Callable[[OracleContext, str], Awaitable[Steps]]] = {
+    "click-button": click_button, "click-button-sequence": click_button_sequence,
+    "click-checkboxes": click_checkboxes, "click-checkboxes-large": click_checkboxes,
+    "click-collapsible": click_collapsible, "click-dialog": click_dialog, "click-dialog-2": click_dialog_2,
+    "click-link": click_link, "click-option": click_option, "click-tab": click_tab, "click-tab-2": click_tab_2,
+    "click-test": click_test, "click-test-2": click_test_2, "click-widget": click_widget,
+    "choose-list": choose_list, "copy-paste": copy_paste, "enter-date": enter_date,
+    "enter-password": enter_password, "enter-text": enter_text, "enter-text-2": enter_text_2,
+    "enter-time": enter_time, "find-word": find_word, "focus-text": focus_text, "focus-text-2": focus_text_2,
+    "login-user": login_user, "read-table": read_table, "simple-arithmetic": simple_arithmetic,
+}
+
+
+async def solve(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Solve the task named by `params["task"]` once the page shows its request."""
+    task = str(params["task"])
+    solver = SOLVERS.get(task)
+    if solver is None:
+        raise OracleError(f"no scripted solution for MiniWoB task {task!r}")
+    async for action in _episode_started(ctx):
+        yield action
+    steps = await solver(ctx, await _utterance(ctx))
+    async for action in run_steps(ctx, steps):
+        yield action
+
+
+async def near_miss(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """A plausible wrong episode: act on the page without doing what was asked (click
+    the request text, then stop), which must leave MiniWoB's episode unrewarded."""
+    async for action in _episode_started(ctx):
+        yield action
+    async for action in run_steps(ctx, [{"click": "#query"}]):
+        yield action

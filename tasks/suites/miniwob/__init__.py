@@ -1,0 +1,1 @@
+"""The miniwob suite: MiniWoB++ tasks imported through tasks/miniwob (generated YAML)."""
