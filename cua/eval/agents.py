@@ -30,7 +30,7 @@ class PolicyAgent:
         self.instruction = ""
 
     async def begin(self, instance: TaskInstance, ctx: EpisodeContext) -> None:
-        self.session_id = f"{instance.task_id}#{instance.seed}#{uuid.uuid4().hex[:8]}"
+        self.session_id = f"{instance.task_id}-s{instance.seed}-{uuid.uuid4().hex[:8]}"
         self.instruction = instance.instruction
         await self.policy.reset(self.session_id)
 
