@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cua.eval.episode import EpisodeRecord, NoopAgent, OracleAgent, run_episode
+from cua.eval.episode import EpisodeRecord, NoopAgent, OracleAgent, gather_state, run_episode
 from cua.eval.local import LocalSandbox, open_local
 from cua.task import TaskInstance, Verdict
 
@@ -147,7 +147,9 @@ async def _check_variant(handle: Any, instance: TaskInstance) -> list[VariantFai
             reason += f" (ran out of max_steps={instance.max_steps})"
         out.append(VariantFailure(tid, seed, "oracle", reason, _evidence(verdict)))
     if verdict is not None and oracle.judge_input is not None:
-        again = instance.judge.evaluate(oracle.judge_input)
+        # The sandbox still shows the final state: read it again and judge it again.
+        reread = await gather_state(handle, instance.judge.queries())
+        again = instance.judge.evaluate(oracle.judge_input.model_copy(update={"final": reread}))
         if _verdict_key(again) != _verdict_key(verdict):
             out.append(VariantFailure(tid, seed, "determinism", "the same final state judged twice differs",
                                       _evidence(again)))
@@ -170,14 +172,20 @@ def _verdict_key(verdict: Verdict) -> str:
     return json.dumps(verdict.model_dump(mode="json", exclude={"judge_ms"}), sort_keys=True, default=str)
 
 
-async def _check_template(template: Any, seeds: Sequence[int]) -> TemplateReport:
+def _override(instance: TaskInstance, isolation: str | None) -> TaskInstance:
+    if isolation is None or instance.sandbox_kind != "browser":
+        return instance
+    return instance.model_copy(update={"sandbox_config": {**instance.sandbox_config, "isolation": isolation}})
+
+
+async def _check_template(template: Any, seeds: Sequence[int], isolation: str | None = None) -> TemplateReport:
     report = TemplateReport(template.id)
     started = time.perf_counter()
     groups: dict[str, list[TaskInstance]] = {}
     for seed in seeds:
         report.variants += 1
         try:
-            instance = template.instantiate(seed)
+            instance = _override(template.instantiate(seed), isolation)
         except Exception as exc:  # a broken template is reported, whatever it raised
             report.failures.append(VariantFailure(template.id, seed, "instantiate", f"{type(exc).__name__}: {exc}"))
             continue
@@ -210,14 +218,16 @@ def _alive(handle: LocalSandbox) -> bool:
 
 
 async def check_templates(templates: Sequence[Any], *, seeds: Sequence[int] = (0, 1, 2), parallel: int = 1,
+                          isolation: str | None = None,
                           on_template: Callable[[TemplateReport], None] | None = None) -> CheckReport:
-    """Check templates, `parallel` at a time (each with its own sandbox)."""
+    """Check templates, `parallel` at a time (each with its own sandbox); `isolation`
+    overrides the browser sandboxes' isolation mode (`shared` is faster, e.g. for CI)."""
     report = CheckReport()
     gate = asyncio.Semaphore(max(1, parallel))
 
     async def one(template: Any) -> TemplateReport:
         async with gate:
-            result = await _check_template(template, seeds)
+            result = await _check_template(template, seeds, isolation)
         if on_template is not None:
             on_template(result)
         return result

@@ -33,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     ck.add_argument("--seeds", type=int, default=3, help="seeds 0..K-1 per template (default 3)")
     ck.add_argument("--parallel", "-j", type=int, default=1, help="templates checked at once (default 1)")
     ck.add_argument("--split", choices=["train", "test", "all"], default="all")
+    ck.add_argument("--isolation", choices=["container", "shared"],
+                    help="override the browser sandboxes' isolation (shared: faster, weaker)")
     ck.add_argument("--json", type=Path, help="also write the full report as JSON here")
     ck.set_defaults(func=check_main)
 
@@ -107,7 +109,8 @@ def check_main(args: argparse.Namespace) -> int:
             print(f"ok   {t.template_id} ({t.variants} variant(s), {t.seconds:.1f} s)", flush=True)
 
     report: CheckReport = asyncio.run(check_templates(templates, seeds=list(range(args.seeds)),
-                                                      parallel=args.parallel, on_template=progress))
+                                                      parallel=args.parallel, isolation=args.isolation,
+                                                      on_template=progress))
     for problem in _load_problems(args.suites or None):
         failure = VariantFailure(problem.split(":", 1)[0], None, "load", problem)
         report.load_failures.append(failure)
