@@ -76,9 +76,8 @@ async def main() -> None:
     parser.add_argument("--in-process", action="store_true", help="run the server in this process's event loop")
     args = parser.parse_args()
 
-    from playwright.async_api import async_playwright
-
     from cua.sandboxes.browser.launcher import BASE_ARGS, find_executable
+    from playwright.async_api import async_playwright
 
     exe = find_executable()
     config = {"isolation": args.isolation, "start_url": PAGE,

@@ -23,7 +23,7 @@ import logging
 import weakref
 from collections.abc import AsyncIterator, Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from websockets.asyncio.client import ClientConnection as _WebSocket
 from websockets.asyncio.client import connect as _ws_connect
@@ -96,7 +96,7 @@ class Client:
     def closed(self) -> bool:
         return self._closed_error is not None
 
-    async def __aenter__(self) -> "Client":
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -219,19 +219,19 @@ class Client:
     # --- API ---
 
     async def create(self, kind: str, config: dict[str, Any] | None = None, *, observe: ObserveOptions | None = None,
-                     keep: bool = False, timeout: float | None = None) -> "RemoteSandbox":
+                     keep: bool = False, timeout: float | None = None) -> RemoteSandbox:
         """Start a sandbox of `kind` (e.g. "browser") with its config as a dict."""
         result: p.SandboxResult = await self._request(p.Create(
             id=self._id(), kind=kind, config=config or {}, observe=observe, keep=keep,
             timeout=self._timeout(timeout)))
         return self._adopt(result)
 
-    def _adopt(self, result: p.SandboxResult) -> "RemoteSandbox":
+    def _adopt(self, result: p.SandboxResult) -> RemoteSandbox:
         sandbox = RemoteSandbox(self, SandboxInfo.model_validate(result.sandbox), result.observation)
         self._sandboxes[sandbox.id] = sandbox
         return sandbox
 
-    async def attach(self, sandbox_id: str) -> "RemoteSandbox":
+    async def attach(self, sandbox_id: str) -> RemoteSandbox:
         """A handle to an existing sandbox (e.g. one created elsewhere with keep=True)."""
         for info in await self.list(all=True):
             if info.id == sandbox_id:
@@ -355,7 +355,7 @@ class RemoteSandbox:
                                               observe=observe, timeout=self._t(timeout)))
 
     async def fork(self, ref: SnapshotRef | str, *, observe: ObserveOptions | None = None, keep: bool = False,
-                   timeout: float | None = None) -> "RemoteSandbox":
+                   timeout: float | None = None) -> RemoteSandbox:
         """A new, independent sandbox started from one of this sandbox's snapshots."""
         result: p.SandboxResult = await self._client._request(p.Fork(
             id=self._client._id(), sandbox_id=self.id, snapshot_id=_snap_id(ref), observe=observe, keep=keep,
@@ -434,7 +434,7 @@ class _Connect:
     def __await__(self) -> Generator[Any, None, Client]:
         return self._connect().__await__()
 
-    async def __aenter__(self) -> Client:
+    async def __aenter__(self) -> Self:
         self._client = await self._connect()
         return self._client
 

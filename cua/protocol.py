@@ -25,7 +25,7 @@ import json
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import from_json
@@ -44,10 +44,10 @@ from cua.observation import ImageFormat, Observation, ObserveOptions, Screenshot
 from cua.state import StateQuery, StateResult
 
 __all__ = [
-    "PROTOCOL_VERSION",
     "DEFAULT_MAX_MESSAGE_BYTES",
     "FRAME_HEADER",
     "FRAME_HEADER_LAYOUT",
+    "PROTOCOL_VERSION",
     "BinaryFrame",
     "BinaryRef",
     "ClientConnection",
@@ -262,14 +262,10 @@ class Ping(_Request):
     type: Literal["ping"] = "ping"
 
 
-ClientMessage = Annotated[
-    Union[Hello, Create, Reset, Act, Observe, Query, Snapshot, Restore, DeleteSnapshot, Fork, Close,
-          ListSandboxes, Stream, Unstream, Cancel, Ping],
-    Field(discriminator="type"),
-]
+Request = (Hello | Create | Reset | Act | Observe | Query | Snapshot | Restore | DeleteSnapshot | Fork | Close
+           | ListSandboxes | Stream | Unstream | Cancel | Ping)
+ClientMessage = Annotated[Request, Field(discriminator="type")]
 ClientMessageAdapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
-Request = Union[Hello, Create, Reset, Act, Observe, Query, Snapshot, Restore, DeleteSnapshot, Fork, Close,
-                ListSandboxes, Stream, Unstream, Cancel, Ping]
 REQUEST_TYPES: tuple[str, ...] = ("hello", "create", "reset", "act", "observe", "query", "snapshot", "restore",
                                   "delete_snapshot", "fork", "close", "list", "stream", "unstream", "cancel", "ping")
 
@@ -373,7 +369,7 @@ class EventMessage(_Message):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
-ServerMessage = Annotated[Union[ResultMessage, ErrorMessage, EventMessage], Field(discriminator="type")]
+ServerMessage = Annotated[ResultMessage | ErrorMessage | EventMessage, Field(discriminator="type")]
 ServerMessageAdapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 
 
@@ -530,10 +526,9 @@ class ServerConnection:
             return Incoming(reply=[self.error(hello.id, BadRequest(
                 f"client speaks protocol version {hello.protocol}, server speaks {PROTOCOL_VERSION}",
                 details={"client": hello.protocol, "server": PROTOCOL_VERSION}))], refused=True)
-        if not self._header_auth:
-            if hello.token is None or self._token is None or not hmac.compare_digest(
-                    hello.token.encode(), self._token.encode()):
-                return self._unauthorized(hello.id, "missing or wrong token")
+        if not self._header_auth and (hello.token is None or self._token is None or not hmac.compare_digest(
+                hello.token.encode(), self._token.encode())):
+            return self._unauthorized(hello.id, "missing or wrong token")
         self.state = "open"
         self.client_name = hello.client
         payload = HelloResult(server=self.server_name, session=self.session, max_message_bytes=self.max_message_bytes)
@@ -645,7 +640,7 @@ class StreamFrame:
     screenshot: Screenshot
 
 
-Received = Union[Completed, Failed, EventReceived, StreamFrame]
+Received = Completed | Failed | EventReceived | StreamFrame
 
 
 @dataclass(slots=True)

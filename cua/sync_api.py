@@ -19,7 +19,7 @@ import asyncio
 import threading
 from collections.abc import Callable, Coroutine, Iterator, Sequence
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from cua import client as aio
 from cua.actions import Action
@@ -110,7 +110,7 @@ class Sandbox:
         return self._run(self.remote.restore(ref, observe=observe, timeout=timeout))
 
     def fork(self, ref: SnapshotRef | str, *, observe: ObserveOptions | None = None, keep: bool = False,
-             timeout: float | None = None) -> "Sandbox":
+             timeout: float | None = None) -> Sandbox:
         return Sandbox(self._runner, self._run(self.remote.fork(ref, observe=observe, keep=keep, timeout=timeout)))
 
     def delete_snapshot(self, ref: SnapshotRef | str) -> None:
@@ -164,7 +164,7 @@ class Client:
         finally:
             self._runner.stop()
 
-    def __enter__(self) -> "Client":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -15,12 +15,20 @@ import pytest
 import pytest_asyncio
 from pydantic import BaseModel
 from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
 
 import cua
 from cua.actions import Click, Wait
 from cua.client import Client, Event, RemoteSandbox
-from cua.errors import (Capacity, InternalError, SandboxCrashed, Timeout, Unauthorized, UnknownSandbox,
-                        UnknownSnapshot)
+from cua.errors import (
+    Capacity,
+    InternalError,
+    SandboxCrashed,
+    Timeout,
+    Unauthorized,
+    UnknownSandbox,
+    UnknownSnapshot,
+)
 from cua.observation import ObserveOptions, Size
 from cua.sandbox import Sandbox, register_kind
 from cua.server.app import RunningServer, serve_in_background
@@ -245,7 +253,7 @@ async def test_auth(server: RunningServer) -> None:
     async with ws_connect(server.url) as ws:  # no header: the token must come in hello
         await ws.send(json.dumps({"type": "ping", "id": 1}))
         assert json.loads(await ws.recv())["code"] == "unauthorized"
-        with pytest.raises(Exception):
+        with pytest.raises(ConnectionClosed):
             await asyncio.wait_for(ws.recv(), timeout=30)  # and the server closes
         assert ws.close_code == 1008
     async with cua.connect(server.url, server.token) as ok:  # token in the header
@@ -272,23 +280,23 @@ async def test_rest(server: RunningServer, sb: RemoteSandbox) -> None:
 # --- limits ---
 
 async def test_capacity_and_idle_reaping() -> None:
-    async with serve_in_background(max_sandboxes=1, idle_timeout=1.0) as running:
-        async with cua.connect(running.url, running.token, default_timeout=120) as c:
-            events: asyncio.Queue[Event] = asyncio.Queue()
-            c.on_event(events.put_nowait)
-            only = await c.create("browser", config={"isolation": "shared"})
-            with pytest.raises(Capacity):
-                await c.create("browser", config={"isolation": "shared"})
-            while True:  # left alone, it is reaped and announced
-                event = await asyncio.wait_for(events.get(), timeout=60)
-                if event.event == "closed":
-                    break
-            assert event.sandbox_id == only.id and event.data["reason"] == "idle"
-            assert only.closed and await c.list(all=True) == []
-            with pytest.raises(UnknownSandbox):
-                await only.observe()
-            again = await c.create("browser", config={"isolation": "shared"})  # the slot is free again
-            await again.close()
+    async with serve_in_background(max_sandboxes=1, idle_timeout=1.0) as running, \
+            cua.connect(running.url, running.token, default_timeout=120) as c:
+        events: asyncio.Queue[Event] = asyncio.Queue()
+        c.on_event(events.put_nowait)
+        only = await c.create("browser", config={"isolation": "shared"})
+        with pytest.raises(Capacity):
+            await c.create("browser", config={"isolation": "shared"})
+        while True:  # left alone, it is reaped and announced
+            event = await asyncio.wait_for(events.get(), timeout=60)
+            if event.event == "closed":
+                break
+        assert event.sandbox_id == only.id and event.data["reason"] == "idle"
+        assert only.closed and await c.list(all=True) == []
+        with pytest.raises(UnknownSandbox):
+            await only.observe()
+        again = await c.create("browser", config={"isolation": "shared"})  # the slot is free again
+        await again.close()
 
 
 async def test_disconnect_closes_unkept_sandboxes(server: RunningServer, client: Client) -> None:
@@ -319,7 +327,7 @@ class _FaultyKind(Sandbox):
     config_model = _FaultyConfig
 
     @classmethod
-    async def create(cls, config: BaseModel, *, sandbox_id: str, emit: Any = None) -> "Sandbox":
+    async def create(cls, config: BaseModel, *, sandbox_id: str, emit: Any = None) -> Sandbox:
         raise RuntimeError("bug in a plugin")
 
 

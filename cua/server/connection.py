@@ -113,7 +113,7 @@ class Connection:
                     await ws.send_text(frame)
                 else:
                     await ws.send_bytes(frame)
-            except Exception as exc:  # the peer went away; the reader sees the disconnect
+            except Exception as exc:  # noqa: BLE001 -- any send failure means the peer went away; the reader sees it
                 log.debug("connection %s: send failed: %r", self.id, exc)
                 return
 

@@ -36,6 +36,7 @@ from cua.errors import (
     UnknownSandbox,
     UnknownSnapshot,
 )
+from cua.observation import Size
 from cua.sandbox import (
     Sandbox,
     SandboxEvent,
@@ -45,7 +46,6 @@ from cua.sandbox import (
     create_sandbox,
     unsupported,
 )
-from cua.observation import Size
 from cua.server.metrics import Metrics
 
 __all__ = ["EventSink", "Managed", "SandboxManager"]

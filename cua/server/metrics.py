@@ -11,7 +11,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Metrics", "LatencySummary"]
+__all__ = ["LatencySummary", "Metrics"]
 
 _QUANTILES = (0.5, 0.9, 0.95, 0.99)
 

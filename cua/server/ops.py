@@ -30,7 +30,7 @@ Frames = list[str | bytes]
 @dataclass(slots=True)
 class Context:
     manager: SandboxManager
-    conn: "Connection"
+    conn: Connection
 
     @property
     def conn_id(self) -> str:
