@@ -51,9 +51,10 @@ def script() -> ScriptedPolicy:
     ]))
 
 
-async def test_remote_policy_multipart_round_trip():
+@pytest.mark.parametrize("transport", ["ws", "http"])
+async def test_remote_policy_round_trip(transport):
     async with serving(create_app(script(), token=TOKEN, info={"backend": "scripted"})) as url:
-        policy = make_policy(url, token=TOKEN)
+        policy = make_policy(url, token=TOKEN, transport=transport)
         obs = observation(screenshot())
         first = await policy.act("ep1", "click the thing", obs)
         assert first.actions == [Click(x=10, y=20)] and first.parse_error is None
@@ -117,17 +118,27 @@ async def test_auth_and_typed_errors_through_the_client():
             assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized"
             r = await client.get("/v1/metrics", headers={"Authorization": "Bearer wrong"})
             assert r.status_code == 401
-        with pytest.raises(Unauthorized):
-            await make_policy(url, token="wrong").act("s", "x", observation(screenshot()))
-        remote = make_policy(url, token=TOKEN)
-        too_long = "s" * 300
-        with pytest.raises(BadRequest, match="session_id"):
-            await remote.act(too_long, "x", observation(screenshot()))
-        await remote.aclose()
-    unreachable = make_policy(url, token=TOKEN)  # the server is gone now
-    with pytest.raises(InternalError, match="unreachable"):
-        await unreachable.act("s", "x", observation(None))
-    await unreachable.aclose()
+        for transport in ("ws", "http"):
+            wrong = make_policy(url, token="wrong", transport=transport)
+            with pytest.raises(Unauthorized):
+                await wrong.act("s", "x", observation(screenshot()))
+            await wrong.aclose()
+            remote = make_policy(url, token=TOKEN, transport=transport)
+            with pytest.raises(BadRequest, match="session_id"):
+                await remote.act("s" * 300, "x", observation(screenshot()))
+            assert (await remote.act("fine", "x", observation(screenshot()))).actions  # the connection survives
+            await remote.aclose()
+        survivor = make_policy(url, token=TOKEN)
+        assert (await survivor.act("a", "x", observation(None))).actions
+    # the server is gone now: the open websocket fails over to a typed error, and so do new connections
+    with pytest.raises(InternalError):
+        await survivor.act("a", "x", observation(None))
+    await survivor.aclose()
+    for transport in ("ws", "http"):
+        unreachable = make_policy(url, token=TOKEN, transport=transport)
+        with pytest.raises(InternalError, match="unreachable"):
+            await unreachable.act("s", "x", observation(None))
+        await unreachable.aclose()
     with pytest.raises(ValueError, match="token"):
         os.environ.pop("CUA_POLICY_TOKEN", None)
         make_policy(url)
