@@ -30,7 +30,7 @@ from playwright.async_api import Browser, BrowserContext, CDPSession, Dialog, Fr
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, ValidationError
 
-from cua.actions import Action, ActionAdapter, Wait
+from cua.actions import Action, ActionAdapter, Back, Forward, Goto, Wait
 from cua.errors import ActionFailed, BadRequest, InfraError, SandboxCrashed, Timeout
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
 from cua.sandbox import (EventSink, Sandbox, SandboxEvent, SandboxInfo, ServiceSpec, SnapshotRef, capabilities_of,
@@ -513,8 +513,8 @@ class BrowserSandbox(Sandbox):
         try:
             parsed = action if isinstance(action, BaseModel) else ActionAdapter.validate_python(action)
             scaled = scale_action(parsed, frame or self._frame, self._screen)  # type: ignore[arg-type]
-            budget = self.config.call_timeout_s + self.config.navigation_timeout_ms / 1000 + \
-                (scaled.seconds if isinstance(scaled, Wait) else 0.0)
+            budget = self.config.call_timeout_s + (scaled.seconds if isinstance(scaled, Wait) else 0.0) + \
+                (self.config.navigation_timeout_ms / 1000 if isinstance(scaled, (Goto, Back, Forward)) else 0.0)
             await self._guard(browser_input.perform(self.page, scaled, self._pointer,
                                                     navigation_timeout_ms=self.config.navigation_timeout_ms),
                               f"action {scaled.type}", timeout=budget)
