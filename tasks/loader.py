@@ -18,7 +18,7 @@ import yaml
 from pydantic import ValidationError
 
 from cua.task import TaskInstance, TaskSetup, TaskTags
-from cua.tasks.format import SandboxSpec, TaskFile, TemplateSpec
+from cua.tasks.format import RowsParam, SandboxSpec, TaskFile, TemplateSpec
 from cua.tasks.params import GenerationError, generate_params
 from cua.tasks.render import RenderError, render
 
@@ -109,10 +109,12 @@ def load_text(text: str, file: str = "<string>", *, suite: str | None = None) ->
     against the file's `suite:` and every template id's prefix."""
     try:
         data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise TaskFormatError([FormatProblem(file, where, f"not valid YAML: {getattr(exc, 'problem', None) or exc}")]) from None
+        raise TaskFormatError([FormatProblem(file, where, f"not valid YAML: {exc.problem or exc}")]) from None
+    except yaml.YAMLError as exc:
+        raise TaskFormatError([FormatProblem(file, "", f"not valid YAML: {exc}")]) from None
     if not isinstance(data, dict):
         raise TaskFormatError([FormatProblem(file, "", "a task file is a mapping with a `templates:` list")])
     defaults = data.get("defaults") or {}
@@ -154,7 +156,7 @@ def _static_checks(spec: TemplateSpec, file: str, where: str) -> list[FormatProb
         out.append(FormatProblem(file, f"{where}.judge.checks", "a feasible task needs at least one check"))
     from cua.tasks.apps import app_names
 
-    apps = {spec.sandbox.app} | {p.app for p in spec.params.values() if getattr(p, "app", None)}
+    apps = {spec.sandbox.app} | {p.app for p in spec.params.values() if isinstance(p, RowsParam) and p.app}
     for app in sorted(a for a in apps if a):
         if app not in app_names():
             out.append(FormatProblem(file, f"{where}.sandbox.app", f"unknown app {app!r}; bundled: {', '.join(app_names())}"))

@@ -44,7 +44,7 @@ class Suite:
 
     def add(self, template: Any) -> None:
         if template.id in self.templates:
-            raise TaskFormatError([FormatProblem(getattr(template, "file", self.source), "id",
+            raise TaskFormatError([FormatProblem(self.source, "id",
                                                  f"duplicate template id {template.id!r} in suite {self.name!r}")])
         self.templates[template.id] = template
 
