@@ -167,6 +167,12 @@ async def test_websocket_binary_frames_pipelining_and_errors():
             await ws.send(json.dumps({"op": "fly", "id": 7}))
             reply = json.loads(await ws.recv())
             assert reply["id"] == 7 and not reply["ok"] and "unknown op" in reply["error"]["message"]
+            await ws.send(b"\x89PNG stray binary")
+            assert "JSON text frame" in json.loads(await ws.recv())["error"]["message"]
+            await ws.send(json.dumps({"op": "act", "id": 11, **encode_act_header("c", "go", obs, None)}))
+            await ws.send("not the screenshot")
+            reply = json.loads(await ws.recv())
+            assert reply["id"] == 11 and "binary frame" in reply["error"]["message"]
             await ws.send(json.dumps({"op": "reset", "id": 8, "session_id": "a"}))
             assert json.loads(await ws.recv()) == {"id": 8, "ok": True}
             await ws.send(json.dumps({"op": "act", "id": 9, **encode_act_header("a", "go", obs, None)}))

@@ -179,12 +179,20 @@ def create_app(policy: Policy, *, token: str, info: dict[str, Any] | None = None
             overhead.add(step.timings_ms["server_total"], step.timings_ms["policy"])
             await send(f'{{"id": {json.dumps(request_id)}, "ok": true, "step": {step.model_dump_json()}}}')
 
+        async def next_frame() -> tuple[str | None, bytes | None]:
+            frame = await socket.receive()
+            if frame["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(frame.get("code", 1000))
+            return frame.get("text"), frame.get("bytes")
+
         try:
             while True:
-                text = await socket.receive_text()
+                text, _ = await next_frame()
                 received = time.perf_counter()
                 request_id: Any = None
                 try:
+                    if text is None:
+                        raise BadRequest("expected a JSON text frame (a binary frame may only follow an act header)")
                     message = json.loads(text)
                     if not isinstance(message, dict):
                         raise BadRequest("a message must be a JSON object")
@@ -194,7 +202,9 @@ def create_app(policy: Policy, *, token: str, info: dict[str, Any] | None = None
                         shot = (message.get("observation") or {}).get("screenshot")
                         data = None
                         if isinstance(shot, dict) and "data" not in shot:
-                            data = await socket.receive_bytes()
+                            _, data = await next_frame()
+                            if data is None:
+                                raise BadRequest("expected the screenshot as a binary frame after the act header")
                         parsed = decode_act_request(message, data)
                         task = asyncio.create_task(handle_act(request_id, parsed, received))
                         tasks.add(task)
@@ -207,9 +217,10 @@ def create_app(policy: Policy, *, token: str, info: dict[str, Any] | None = None
                         await send({"id": request_id, "ok": True})
                     else:
                         raise BadRequest(f"unknown op {op!r} (expected act or reset)")
-                except (json.JSONDecodeError, CuaError) as exc:
-                    error = exc if isinstance(exc, CuaError) else BadRequest(f"message is not JSON: {exc.msg}")
-                    await send({"id": request_id, "ok": False, "error": error.to_dict()})
+                except json.JSONDecodeError as exc:
+                    await send({"id": request_id, "ok": False, "error": BadRequest(f"message is not JSON: {exc.msg}").to_dict()})
+                except Exception as exc:  # answered on the socket, which stays open
+                    await send({"id": request_id, "ok": False, "error": _as_cua_error(exc).to_dict()})
         except WebSocketDisconnect:
             pass  # the client left; its in-flight requests are cancelled below
         finally:
