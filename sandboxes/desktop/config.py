@@ -27,12 +27,16 @@ CHROMIUM_FLAGS: tuple[str, ...] = (
 )
 
 
-def chromium_argv(url: str = "about:blank", binary: str = "chromium") -> list[str]:
-    return [binary, *CHROMIUM_FLAGS, url]
+def chromium_argv(*urls: str, binary: str = "chromium") -> list[str]:
+    return [binary, *CHROMIUM_FLAGS, *urls]
 
 
 class AppSpec(BaseModel):
-    """An app started in the desktop at create, reset and restore."""
+    """An app started in the desktop at create, reset and restore.
+
+    Given as a preset name ("mousepad"), or a dict; a dict naming a preset without `argv`
+    takes the preset's, and `args` are appended (files to open, a URL).
+    """
 
     model_config = ConfigDict(extra="forbid")
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
@@ -111,8 +115,16 @@ class DesktopConfig(BaseModel):
                 if item not in APP_PRESETS:
                     raise ValueError(f"unknown app preset {item!r}; known: {', '.join(sorted(APP_PRESETS))}")
                 out.append({"name": item, **APP_PRESETS[item]})
-            elif isinstance(item, dict) and "argv" not in item and item.get("name") in APP_PRESETS:
-                out.append({**APP_PRESETS[item["name"]], **item})
+            elif isinstance(item, dict):
+                item = dict(item)
+                if "argv" not in item and item.get("name") in APP_PRESETS:
+                    item = {**APP_PRESETS[item["name"]], **item}
+                args = item.pop("args", None) or []
+                if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+                    raise ValueError("app args must be a list of strings")
+                if "argv" in item:
+                    item["argv"] = [*item["argv"], *args]
+                out.append(item)
             else:
                 out.append(item)
         return out

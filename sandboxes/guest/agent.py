@@ -97,6 +97,8 @@ class Agent:
 
     async def start(self) -> None:
         self._screen = await self.on_x(lambda: Screen(self.display, input_backend=self._input_backend))
+        # The X server works for whoever draws (damage covers that) and for our own grabs.
+        self._screen.ignore_cpu_of(agent_protected_xserver)
 
     @property
     def screen(self) -> Screen:
@@ -370,6 +372,8 @@ OPS: dict[str, Handler] = {
 
 #: Pids of the X server and window manager, which `kill all` and `apps` leave alone.
 agent_protected: set[int] = set()
+#: The X server's pid, when we started it: its CPU time does not count as app activity.
+agent_protected_xserver: set[int] = set()
 
 
 # --- serving a stream ---
@@ -496,6 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.start_x:
         xvfb, display = start_xvfb(args.start_x, display)
         agent_protected.add(xvfb.pid)
+        agent_protected_xserver.add(xvfb.pid)
     if not display:
         raise SystemExit("no X display: give --display, set DISPLAY, or use --start-x")
     os.environ["DISPLAY"] = display

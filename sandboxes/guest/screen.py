@@ -43,6 +43,8 @@ SCROLL_NOTCH_PX = 100.0
 #: between intermediate motion events.
 DRAG_PAUSE_S = 0.04
 DRAG_STEP_S = 0.008
+#: An app using more CPU than this share of a settle window is still working.
+BUSY_FRACTION = 0.2
 #: Bound on the time any helper program (xdotool, xclip, wmctrl) may take.
 _TOOL_TIMEOUT = 10.0
 
@@ -51,6 +53,22 @@ def _optional(name: str) -> Any:
     try:
         return __import__(name, fromlist=["_"])
     except Exception:  # any import failure (missing, broken, no DISPLAY) means "not available"
+        return None
+
+
+def _mss_factory() -> Any:
+    """mss's screenshot class: `mss.MSS` since 10.2 (`mss.mss` before, now deprecated)."""
+    try:
+        from mss import MSS
+
+        return MSS
+    except ImportError:
+        pass
+    try:
+        from mss import mss
+
+        return mss
+    except ImportError:
         return None
 
 
@@ -213,6 +231,54 @@ class _XdotoolInput:
 
 # --- settle detection ---
 
+_PF_KTHREAD = 0x00200000
+
+
+class _CpuWatch:
+    """CPU time used by the desktop's processes (not the agent, not the X server), from
+    /proc/PID/schedstat (nanoseconds, main threads). An app that is still computing its
+    response (building a dialog, starting up) has not settled even before it draws."""
+
+    def __init__(self) -> None:
+        self.ignore: set[int] = {os.getpid()}
+        self._kernel: dict[int, bool] = {}
+        self.available = os.path.exists(f"/proc/{os.getpid()}/schedstat")
+
+    def _is_kernel(self, pid: int) -> bool:
+        known = self._kernel.get(pid)
+        if known is None:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                known = bool(int(fields[6]) & _PF_KTHREAD)
+            except (OSError, IndexError, ValueError):
+                known = True  # gone, or unreadable: leave it out
+            self._kernel[pid] = known
+        return known
+
+    def sample(self) -> dict[int, int]:
+        out: dict[int, int] = {}
+        if not self.available:
+            return out
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            pid = int(name)
+            if pid in self.ignore or self._is_kernel(pid):
+                continue
+            try:
+                with open(f"/proc/{name}/schedstat", "rb") as f:
+                    out[pid] = int(f.read().split()[0])
+            except (OSError, IndexError, ValueError):
+                continue  # exited between listing and reading
+        return out
+
+    @staticmethod
+    def used_ns(before: dict[int, int], after: dict[int, int]) -> int:
+        """CPU used between two samples; a process born in between counts in full."""
+        return sum(max(0, ns - before.get(pid, 0)) for pid, ns in after.items())
+
+
 class _DamageWatch:
     """Counts screen updates through the X DAMAGE extension on the root window."""
 
@@ -266,6 +332,7 @@ class Screen:
                 raise UnsupportedFault(f"cannot open X display {display_name}: {exc}", reason="no_display") from exc
         self.width, self.height = self._size()
         self._input = self._pick_input(input_backend)
+        self._cpu = _CpuWatch()
         self._damage: _DamageWatch | None = None
         self.settle_method = "poll"
         if self._disp is not None:
@@ -276,10 +343,10 @@ class Screen:
                 self._damage = None
         self._mss: Any = None
         self.capture_method = "xlib"
-        mss_mod = _optional("mss")
-        if mss_mod is not None:
+        mss_factory = _mss_factory()
+        if mss_factory is not None:
             try:
-                self._mss = mss_mod.mss(display=display_name)
+                self._mss = mss_factory(display=display_name)
                 self.capture_method = "mss"
             except Exception:  # mss present but unusable here (no XShm, no libX11): use Xlib
                 self._mss = None
@@ -302,6 +369,9 @@ class Screen:
         if wanted == "xtest":
             raise UnsupportedFault("XTest input needs python3-xlib and the XTEST extension")
         return _XdotoolInput(self.env)
+
+    def ignore_cpu_of(self, pids: set[int]) -> None:
+        self._cpu.ignore |= pids
 
     @property
     def input_method(self) -> str:
@@ -372,7 +442,15 @@ class Screen:
             text = a.get("text")
             if not isinstance(text, str):
                 raise BadRequestFault("type needs text")
-            return [("type", text)] if text else []
+            # xdotool types "\n" as the Linefeed keysym, which GTK apps ignore: newlines
+            # are pressed as Return between the typed segments.
+            steps = []
+            for i, segment in enumerate(text.replace("\r\n", "\n").split("\n")):
+                if i:
+                    steps += [("key", "Enter", True), ("key", "Enter", False)]
+                if segment:
+                    steps.append(("type", segment))
+            return steps
         if kind == "key":
             keys = a.get("keys")
             if isinstance(keys, str):
@@ -409,39 +487,54 @@ class Screen:
             time.sleep(seconds)  # the action itself asks for time to pass
 
     def settle(self, *, first_ms: float, quiet_ms: float, timeout_ms: float,
-               since: float | None = None, changed: bool = False) -> dict[str, Any]:
-        """Wait until the screen stops changing, bounded by `timeout_ms`.
+               since: float | None = None, changed: bool = False,
+               cpu_before: dict[int, int] | None = None) -> dict[str, Any]:
+        """Wait until the screen stops changing and the apps stop working, bounded by
+        `timeout_ms`.
 
-        No update within `first_ms` of the action (at `since`) means it drew nothing:
-        settled. Otherwise wait until `quiet_ms` pass without any update. Updates are X
-        DAMAGE events when the server has the extension, else grabs compared every
-        `quiet_ms`. `first_ms` must cover a toolkit's frame interval: GTK paints the
-        response to a key on its next frame-clock tick, up to ~17 ms later.
+        No screen update within `first_ms` of the action (at `since`), with the apps idle
+        meanwhile, means it changed nothing: settled. Otherwise wait for a window of
+        `quiet_ms` with no update and the apps idle (CPU under BUSY_FRACTION of the
+        window). Updates are X DAMAGE events when the server has the extension, else grabs
+        compared every `quiet_ms`. `first_ms` must cover a toolkit's frame interval: GTK
+        paints the response to a key on its next frame-clock tick, up to ~17 ms later.
         """
         t0 = time.monotonic() if since is None else since
         deadline = t0 + timeout_ms / 1000
+        busy_seen = False
 
         def done(settled: bool, reason: str) -> dict[str, Any]:
             return {"settled": settled, "waited_ms": round((time.monotonic() - t0) * 1000, 2), "reason": reason}
 
+        def idle(before: dict[int, int], start: float) -> bool:
+            nonlocal busy_seen
+            used = self._cpu.used_ns(before, self._cpu.sample())
+            quiet = used <= BUSY_FRACTION * (time.monotonic() - start) * 1e9
+            busy_seen = busy_seen or not quiet
+            return quiet
+
         if self._damage is not None:
-            if not changed and not self._damage.wait(max(0.0, t0 + first_ms / 1000 - time.monotonic())):
-                return done(True, "no_change")
+            if not changed:
+                before = cpu_before if cpu_before is not None else self._cpu.sample()
+                if not self._damage.wait(max(0.0, t0 + first_ms / 1000 - time.monotonic())) and idle(before, t0):
+                    return done(True, "no_change")
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return done(False, "timeout")
-                if not self._damage.wait(min(quiet_ms / 1000, left)):
-                    return done(True, "quiet")
+                start, before = time.monotonic(), self._cpu.sample()
+                if not self._damage.wait(min(quiet_ms / 1000, left)) and idle(before, start):
+                    return done(True, "quiet_after_busy" if busy_seen else "quiet")
         previous = zlib.crc32(self.grab()[0])
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 return done(False, "timeout")
             # No change notifications without DAMAGE: compare grabs one quiet window apart.
+            start, before = time.monotonic(), self._cpu.sample()
             time.sleep(min(quiet_ms / 1000, left))
             current = zlib.crc32(self.grab()[0])
-            if current == previous:
+            if current == previous and idle(before, start):
                 return done(True, "quiet")
             previous = current
 
@@ -456,6 +549,7 @@ class Screen:
         max(first_ms, grab+encode), not their sum.
         """
         t0 = time.monotonic()
+        cpu_before = self._cpu.sample()
         self.perform(action)
         t1 = time.monotonic()
         timings: dict[str, float] = {"input": round((t1 - t0) * 1000, 2)}
@@ -467,7 +561,7 @@ class Screen:
             if not changed:
                 data, meta = self.screenshot(*shot)
                 changed = self._damage.drain() > 0
-        result = self.settle(**settle, since=t1, changed=changed)
+        result = self.settle(**settle, since=t1, changed=changed, cpu_before=cpu_before)
         if result["reason"] != "no_change":
             data = None
         t2 = time.monotonic()
