@@ -201,6 +201,21 @@ def test_bundled_registry() -> None:
             assert instance.oracle is not None and instance.near_miss is not None and instance.instruction
 
 
+def test_generator_params_come_from_the_seeded_app() -> None:
+    template = registry.get_template("todo.extreme_list@1")
+    app = load_app("todo")
+    for seed in range(3):
+        params = template.instantiate(seed).params
+        app.reset(seed)
+        counts = {r["name"]: r["n"] for r in app.db.all(
+            "SELECT l.name, COUNT(t.id) AS n FROM lists l LEFT JOIN todos t ON t.list_id = l.id AND t.done = 0 "
+            "GROUP BY l.id")}
+        pick = max if params["which"] == "most" else min
+        assert counts[params["answer"]] == pick(counts.values()) == params["count"]
+        assert sum(1 for n in counts.values() if n == params["count"]) == 1
+        assert params["runner_up"] != params["answer"]
+
+
 def test_suite_folder_collects_every_bad_file(tmp_path: Path) -> None:
     folder = tmp_path / "demo"
     folder.mkdir()
