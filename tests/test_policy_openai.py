@@ -189,6 +189,19 @@ async def test_qwen3_tool_calls_on_the_message(model_server):
     await policy.aclose()
 
 
+async def test_tool_api_sends_tools_and_a_plain_system_prompt(model_server):
+    fake, base = model_server
+    fake.plan = [{"content": "", "tool_calls": [{"id": "c", "type": "function", "function": {
+        "name": "computer_use", "arguments": '{"action": "left_click", "coordinate": [500, 500]}'}}]}]
+    policy = make_policy(f"openai:m@{base}", family="qwen3-vl", family_options={"tool_api": True})
+    step = await policy.act("s", "go", observation())
+    assert step.actions == [Click(x=640, y=360)]
+    body = fake.requests[-1]
+    assert body["tools"][0]["function"]["name"] == "computer_use"
+    assert body["messages"][0] == {"role": "system", "content": "You are a helpful assistant."}
+    await policy.aclose()
+
+
 async def test_full_chain_through_the_policy_server(model_server):
     """make_policy(URL) -> policy server -> ModelPolicy -> OpenAI backend -> model server."""
     fake, base = model_server

@@ -227,7 +227,7 @@ class ModelPolicy:
             t1 = time.perf_counter()
             request = CompletionRequest(
                 temperature=opts.temperature, top_p=opts.top_p, max_tokens=opts.max_tokens, seed=opts.seed,
-                logprobs=opts.logprobs, top_logprobs=opts.top_logprobs, tools=None,
+                logprobs=opts.logprobs, top_logprobs=opts.top_logprobs, tools=family.request_tools(model),
             )
             try:
                 completion = await self.backend.complete(messages, request)

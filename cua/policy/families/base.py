@@ -294,6 +294,8 @@ class Family(ABC):
     name: ClassVar[str]
     #: Format the screenshot is re-encoded in when it must be resized.
     image_format: ClassVar[str] = "png"
+    #: Whether tools go in the request's `tools` field rather than in the prompt.
+    tool_api: bool = False
 
     def __init__(self, *, scroll_unit_px: float = DEFAULT_SCROLL_UNIT_PX) -> None:
         self.scroll_unit_px = scroll_unit_px
@@ -316,6 +318,12 @@ class Family(ABC):
     def tools(self, model: ModelFrame) -> list[dict[str, Any]] | None:
         """OpenAI-style tool definitions, for families whose servers take tools."""
         return None
+
+    def request_tools(self, model: ModelFrame) -> list[dict[str, Any]] | None:
+        """Tools to send in the request's `tools` field: only for families told to use
+        the server's tool calling (``tool_api=True``) instead of describing the tools in
+        the prompt."""
+        return self.tools(model) if self.tool_api else None
 
     def build_messages(
         self,

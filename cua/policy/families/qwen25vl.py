@@ -82,9 +82,19 @@ class Qwen25VL(Family):
     )
 
     def __init__(
-        self, *, min_pixels: int | None = None, max_pixels: int | None = None, factor: int | None = None, **kw: Any
+        self,
+        *,
+        min_pixels: int | None = None,
+        max_pixels: int | None = None,
+        factor: int | None = None,
+        tool_api: bool = False,
+        **kw: Any,
     ) -> None:
+        """`tool_api`: send the tool in the request's `tools` field and let the server's
+        chat template describe it (vLLM ``--enable-auto-tool-choice``), instead of
+        describing it in our system prompt."""
         super().__init__(**kw)
+        self.tool_api = tool_api
         if factor is not None:
             self.factor = factor  # type: ignore[misc] - a per-instance override of the class default
         self.min_pixels = min_pixels
@@ -159,6 +169,8 @@ class Qwen25VL(Family):
         return [self.tool_schema(model)]
 
     def system_prompt(self, model: ModelFrame) -> str:
+        if self.tool_api:
+            return "You are a helpful assistant."
         return (
             "You are a helpful assistant.\n\n# Tools\n\n"
             "You may call one or more functions to assist with the user query.\n\n"
