@@ -38,12 +38,16 @@
 
   // --- pointer drag ---
   let drag = null;
+  let suppressClick = false;
   function listAt(x, y) {
     const el = document.elementFromPoint(x, y);
     const col = el && el.closest(".kcol");
     return col ? col.querySelector(".klist") : null;
   }
   function placeholderIndex(list, y) {
+    // Below the list's visible bottom (e.g. over "+ Add a card"): the end, even when the
+    // list is scrolled and its hidden cards' boxes lie further down.
+    if (y > list.getBoundingClientRect().bottom) return null;
     const cards = Array.from(list.querySelectorAll(".kcard:not(.dragging)"));
     for (let i = 0; i < cards.length; i++) {
       const r = cards[i].getBoundingClientRect();
@@ -93,7 +97,8 @@
       d.card.classList.remove("dragging");
       const list = d.placeholder.parentElement;
       d.placeholder.replaceWith(d.card);
-      d.card.dataset.justDragged = "1";
+      suppressClick = true;
+      setTimeout(() => { suppressClick = false; }, 0);  // the click (if any) is dispatched right after this pointerup
       save(d.card, list);
     });
     document.addEventListener("pointercancel", () => {
@@ -102,10 +107,9 @@
       document.body.classList.remove("is-dragging");
       drag = null;
     });
-    // A drag ends with a click on the card: it must not open the card.
+    // A drag may end with a click on the card: it must not open the card.
     board.addEventListener("click", (e) => {
-      const card = e.target.closest(".kcard");
-      if (card && card.dataset.justDragged) { e.preventDefault(); delete card.dataset.justDragged; }
+      if (suppressClick) { e.preventDefault(); e.stopPropagation(); suppressClick = false; }
     }, true);
     board.addEventListener("dragstart", (e) => e.preventDefault());
 
