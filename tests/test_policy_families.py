@@ -16,7 +16,7 @@ from cua.observation import Size
 from cua.policy.engine import parse_output
 from cua.policy.families import FAMILIES, get_family
 from cua.policy.families.anthropic import api_image_size
-from cua.policy.imaging import ModelFrame, smart_resize, smart_resize_reference
+from cua.policy.imaging import smart_resize, smart_resize_reference
 
 SCREEN = Size(width=1280, height=720)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
 from pathlib import Path
 
 import pytest

@@ -148,7 +148,7 @@ class ModelFrame:
     @staticmethod
     def _edge(value: float, extent: float, scale: float, size: int) -> float:
         pixel = value * scale
-        if -1.0 <= value and value <= extent + 1.0:
+        if -1.0 <= value <= extent + 1.0:
             pixel = min(max(pixel, 0.0), size - 1.0)
         return round(pixel, 2)
 

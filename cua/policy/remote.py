@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import httpx
 
-from cua.errors import CuaError, InternalError, Timeout, error_for_code
+from cua.errors import CuaError, InternalError, Timeout, Unauthorized, error_for_code
 from cua.observation import Observation
 from cua.policy.base import PolicyOptions, PolicyStep
 from cua.policy.wire import encode_act_header
@@ -121,11 +121,9 @@ class RemotePolicy:
                 )
             except InvalidStatus as exc:
                 if exc.response.status_code in (401, 403):
-                    from cua.errors import Unauthorized
-
                     raise Unauthorized("missing or wrong bearer token") from exc
                 raise InternalError(f"policy server {self.url} refused the websocket: {exc}") from exc
-            except (OSError, asyncio.TimeoutError, WebSocketException) as exc:
+            except (TimeoutError, OSError, WebSocketException) as exc:
                 raise InternalError(f"policy server {self.url} unreachable: {exc!r}") from exc
             self._reader = asyncio.create_task(self._read(self._ws))
             return self._ws
@@ -160,7 +158,7 @@ class RemotePolicy:
                 if binary is not None:
                     await ws.send(binary)
             reply = await asyncio.wait_for(future, self.timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise Timeout(f"policy server {self.url} did not answer in {self.timeout} s") from None
         except CuaError:
             raise

@@ -147,7 +147,7 @@ class TransformersBackend:
                     break
                 try:
                     batch.append(await asyncio.wait_for(self._queue.get(), remaining))
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     break
             groups: dict[tuple[Any, ...], list[_Pending]] = {}
             for item in batch:
