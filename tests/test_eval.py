@@ -12,7 +12,7 @@ from pathlib import Path
 from cua.eval.agents import agent_factory
 from cua.eval.episode import AgentTurn, EpisodeContext, EpisodeRecord, OracleAgent, run_episode
 from cua.eval.local import LocalSandbox, open_local
-from cua.eval.runner import make_jobs, run_jobs
+from cua.eval.runner import LocalExecutor, make_jobs, run_jobs
 from cua.observation import Observation
 from cua.task import TaskInstance
 from cua.tasks.registry import get_template, list_templates
@@ -85,7 +85,7 @@ class _KillBrowserOnce:
 
 async def test_infra_fault_is_retried_on_a_fresh_sandbox(tmp_path: Path) -> None:
     jobs = make_jobs([get_template("todo.mark_done@1")], [0])
-    summary, records = await run_jobs(jobs, opener=open_local, make_agent=lambda _i: _KillBrowserOnce(),
+    summary, records = await run_jobs(jobs, executor=lambda: LocalExecutor(open_local, lambda _i: _KillBrowserOnce()),
                                       agent_name="killer", out_dir=tmp_path)
     assert _KillBrowserOnce.killed
     (record,) = records
@@ -98,8 +98,8 @@ async def test_infra_fault_is_retried_on_a_fresh_sandbox(tmp_path: Path) -> None
 async def test_infra_fault_without_retries_is_recorded_not_raised(tmp_path: Path) -> None:
     _KillBrowserOnce.killed = False
     jobs = make_jobs([get_template("todo.mark_done@1")], [0])
-    summary, (record,) = await run_jobs(jobs, opener=open_local, make_agent=lambda _i: _KillBrowserOnce(),
-                                        agent_name="killer", retries=0)
+    summary, (record,) = await run_jobs(
+        jobs, executor=lambda: LocalExecutor(open_local, lambda _i: _KillBrowserOnce(), retries=0), agent_name="killer")
     assert record.status == "infra_error" and record.error and record.error["code"] == "sandbox_crashed"
     assert record.verdict is None and summary.infra_errors == 1
 

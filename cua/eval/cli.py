@@ -36,6 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--server", help="ws:// URL of a running `cua serve` (default: start one in process)")
     p.add_argument("--token", default=os.environ.get("CUA_TOKEN"), help="token of that server")
     p.add_argument("--local", action="store_true", help="drive sandboxes in process, without a server")
+    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="run episodes on Ray actors (one per --parallel slot): a cluster address, 'auto', "
+                        "or nothing for a local Ray")
+    p.add_argument("--ray-cpus", type=float, default=1.0, help="CPUs Ray reserves per episode actor (default 1)")
     p.add_argument("--isolation", choices=["container", "shared"], help="override browser isolation")
     p.add_argument("--format", choices=["png", "jpeg", "webp"], default="jpeg", help="screenshot format")
     p.add_argument("--quality", type=int, default=80)
@@ -98,50 +102,39 @@ async def _openers(args: argparse.Namespace) -> AsyncIterator[Any]:
         yield open_remote
 
 
-def _apply_overrides(jobs: list[Any], args: argparse.Namespace) -> None:
-    if not args.isolation:
-        return
-    for job in jobs:
-        job.template = _IsolationOverride(job.template, args.isolation)
-
-
-class _IsolationOverride:
-    """A template whose browser instances use the isolation mode asked for on the command line."""
-
-    def __init__(self, template: Any, isolation: str) -> None:
-        self.template, self.isolation = template, isolation
-        self.id, self.tags = template.id, template.tags
-
-    def instantiate(self, seed: int) -> Any:
-        instance = self.template.instantiate(seed)
-        if instance.sandbox_kind == "browser":
-            instance.sandbox_config = {**instance.sandbox_config, "isolation": self.isolation}
-        return instance
-
-
 async def _run(args: argparse.Namespace, jobs: list[Any], out: Path) -> int:
     from cua.eval.agents import agent_factory
     from cua.eval.report import print_summary, progress
-    from cua.eval.runner import run_jobs
+    from cua.eval.runner import LocalExecutor, run_jobs
     from cua.observation import ObserveOptions
 
-    _apply_overrides(jobs, args)
     policy_kw: dict[str, Any] = {}
     if args.policy_token:
         policy_kw["token"] = args.policy_token
     if args.family:
         policy_kw["family"] = args.family
-    make_agent, agent_name, policy = agent_factory(args.policy, **policy_kw)
     observe = ObserveOptions(format=args.format, quality=args.quality)
+    overrides = {"browser": {"isolation": args.isolation}} if args.isolation else {}
     out.mkdir(parents=True, exist_ok=True)
-    try:
-        async with _openers(args) as opener:
-            with progress(len(jobs), enabled=not args.no_progress) as advance:
-                summary, _ = await run_jobs(jobs, opener=opener, make_agent=make_agent, agent_name=agent_name,
-                                            parallel=args.parallel, out_dir=out, observe=observe,
-                                            on_record=advance)
-    finally:
-        if policy is not None:
-            await policy.aclose()  # type: ignore[attr-defined]
+    async with AsyncExitStack() as stack:
+        if args.ray is not None:
+            from cua.eval.ray_backend import ray_executors
+
+            agent_name = args.policy
+            executor = await stack.enter_async_context(ray_executors(
+                args.ray, policy=args.policy, policy_kw=policy_kw, observe=observe, config_overrides=overrides,
+                num_cpus=args.ray_cpus))
+        else:
+            make_agent, agent_name, policy = agent_factory(args.policy, **policy_kw)
+            if policy is not None:
+                stack.push_async_callback(policy.aclose)  # type: ignore[attr-defined]
+            opener = await stack.enter_async_context(_openers(args))
+
+            def executor() -> LocalExecutor:
+                return LocalExecutor(opener, make_agent, observe=observe, config_overrides=overrides)
+
+        with progress(len(jobs), enabled=not args.no_progress) as advance:
+            summary, _ = await run_jobs(jobs, executor=executor, agent_name=agent_name, parallel=args.parallel,
+                                        out_dir=out, on_record=advance)
     print_summary(summary, out)
     return 0

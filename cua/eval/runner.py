@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -28,11 +29,13 @@ from cua.eval.handle import SandboxHandle
 from cua.observation import ObserveOptions
 from cua.task import TaskInstance, TaskTemplate
 
-__all__ = ["EpisodeJob", "RunSummary", "SandboxOpener", "TaskStats", "run_jobs", "make_jobs"]
+__all__ = ["EpisodeJob", "JobExecutor", "LocalExecutor", "RunSummary", "SandboxOpener", "TaskStats", "make_jobs",
+           "read_records", "run_jobs", "summarize"]
 
 #: Opens a sandbox for (kind, config) and closes it on exit: local or over a client.
 SandboxOpener = Callable[[str, dict[str, Any]], AbstractAsyncContextManager[SandboxHandle]]
 AgentFactory = Callable[[TaskInstance], EpisodeAgent]
+log = logging.getLogger(__name__)
 
 
 class EpisodeJob(BaseModel):
@@ -99,62 +102,83 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-class _Worker:
-    def __init__(self, opener: SandboxOpener) -> None:
-        self.opener = opener
+class JobExecutor(Protocol):
+    """Runs one episode job to a record. Local workers and Ray actors both are executors."""
+
+    async def run(self, job: EpisodeJob) -> EpisodeRecord: ...
+
+    async def aclose(self) -> None: ...
+
+
+class LocalExecutor:
+    """Runs jobs on sandboxes it opens itself (in process, or through a client), keeping its
+    sandbox for the next job whose sandbox config matches, and retrying infra faults on a
+    fresh sandbox. `config_overrides` maps a sandbox kind to settings merged into the
+    sandbox config of every instance of that kind (e.g. {"browser": {"isolation": "shared"}})."""
+
+    def __init__(self, opener: SandboxOpener, make_agent: AgentFactory, *, observe: ObserveOptions | None = None,
+                 retries: int = 1, config_overrides: dict[str, dict[str, Any]] | None = None) -> None:
+        self.opener, self.make_agent, self.observe, self.retries = opener, make_agent, observe, retries
+        self.config_overrides = config_overrides or {}
         self.key: str | None = None
         self.handle: SandboxHandle | None = None
         self._cm: AbstractAsyncContextManager[SandboxHandle] | None = None
 
-    async def handle_for(self, instance: TaskInstance) -> SandboxHandle:
+    async def _handle_for(self, instance: TaskInstance) -> SandboxHandle:
         key = _sandbox_key(instance)
         if self.handle is None or key != self.key:
-            await self.release()
+            await self.aclose()
             self._cm = self.opener(instance.sandbox_kind, instance.sandbox_config)
             self.handle = await self._cm.__aenter__()
             self.key = key
         return self.handle
 
-    async def release(self) -> None:
+    async def aclose(self) -> None:
         cm, self._cm, self.handle, self.key = self._cm, None, None, None
         if cm is not None:
             try:
                 await cm.__aexit__(None, None, None)
-            except Exception:  # closing a crashed sandbox may fail again; the run goes on
-                pass
+            except Exception as exc:  # closing a crashed sandbox may fail again; the run goes on
+                log.warning("closing a sandbox failed: %s: %s", type(exc).__name__, exc)
+
+    def instantiate(self, job: EpisodeJob) -> TaskInstance:
+        instance: TaskInstance = job.template.instantiate(job.seed)
+        overrides = self.config_overrides.get(instance.sandbox_kind)
+        if overrides:
+            instance.sandbox_config = {**instance.sandbox_config, **overrides}
+        return instance
+
+    async def run(self, job: EpisodeJob) -> EpisodeRecord:
+        instance = self.instantiate(job)
+        record: EpisodeRecord | None = None
+        for attempt in range(self.retries + 1):
+            t = time.perf_counter()
+            try:
+                handle = await self._handle_for(instance)
+            except Exception as exc:  # any failure to start a sandbox is an infrastructure fault
+                error = ({**exc.to_dict(), "fault": exc.fault} if isinstance(exc, CuaError)
+                         else {"code": "internal", "message": f"{type(exc).__name__}: {exc}", "fault": "infra"})
+                error["message"] = f"creating the sandbox failed: {error['message']}"
+                record = EpisodeRecord(task_id=instance.task_id, seed=instance.seed,
+                                       instruction=instance.instruction, agent="?",
+                                       tags=instance.tags.model_dump(), status="infra_error", error=error)
+                await self.aclose()
+                continue
+            setup_ms = (time.perf_counter() - t) * 1000
+            record = await run_episode(handle, instance, self.make_agent(instance), observe=self.observe)
+            record.timings_ms["sandbox"] = setup_ms
+            if record.status != "infra_error":
+                return record
+            await self.aclose()  # recreate the sandbox before retrying
+            record.timings_ms["attempt"] = attempt + 1
+        assert record is not None
+        return record
 
 
-async def _run_job(worker: _Worker, job: EpisodeJob, make_agent: AgentFactory,
-                   observe: ObserveOptions | None, retries: int) -> EpisodeRecord:
-    instance: TaskInstance = job.template.instantiate(job.seed)
-    record: EpisodeRecord | None = None
-    for attempt in range(retries + 1):
-        t = time.perf_counter()
-        try:
-            handle = await worker.handle_for(instance)
-        except Exception as exc:  # any failure to start a sandbox is an infrastructure fault
-            error = ({**exc.to_dict(), "fault": exc.fault} if isinstance(exc, CuaError)
-                     else {"code": "internal", "message": f"{type(exc).__name__}: {exc}", "fault": "infra"})
-            error["message"] = f"creating the sandbox failed: {error['message']}"
-            record = EpisodeRecord(task_id=instance.task_id, seed=instance.seed, instruction=instance.instruction,
-                                   agent="?", tags=instance.tags.model_dump(), status="infra_error", error=error)
-            await worker.release()
-            continue
-        setup_ms = (time.perf_counter() - t) * 1000
-        record = await run_episode(handle, instance, make_agent(instance), observe=observe)
-        record.timings_ms["sandbox"] = setup_ms
-        if record.status != "infra_error":
-            return record
-        await worker.release()  # recreate the sandbox before retrying
-        record.timings_ms["attempt"] = attempt + 1
-    assert record is not None
-    return record
-
-
-async def run_jobs(jobs: Sequence[EpisodeJob], *, opener: SandboxOpener, make_agent: AgentFactory,
-                   agent_name: str, parallel: int = 1, out_dir: Path | None = None,
-                   observe: ObserveOptions | None = None, retries: int = 1,
+async def run_jobs(jobs: Sequence[EpisodeJob], *, executor: Callable[[], JobExecutor], agent_name: str,
+                   parallel: int = 1, out_dir: Path | None = None,
                    on_record: Callable[[EpisodeRecord], None] | None = None) -> tuple[RunSummary, list[EpisodeRecord]]:
+    """Run `jobs` on `parallel` executors made by `executor()`, writing records as they finish."""
     queue: asyncio.Queue[EpisodeJob] = asyncio.Queue()
     for job in jobs:
         queue.put_nowait(job)
@@ -163,21 +187,21 @@ async def run_jobs(jobs: Sequence[EpisodeJob], *, opener: SandboxOpener, make_ag
     started = time.perf_counter()
 
     async def work() -> None:
-        worker = _Worker(opener)
+        runner = executor()
         try:
             while True:
                 try:
                     job = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                record = await _run_job(worker, job, make_agent, observe, retries)
+                record = await runner.run(job)
                 records.append(record)
                 if writer:
                     writer.write(record)
                 if on_record:
                     on_record(record)
         finally:
-            await worker.release()
+            await runner.aclose()
 
     try:
         await asyncio.gather(*(work() for _ in range(max(1, min(parallel, len(jobs) or 1)))))

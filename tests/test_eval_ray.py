@@ -1,0 +1,24 @@
+"""`cua eval --ray`: episodes on Ray actors give the same verdicts as a local run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from cua.eval.episode import EpisodeRecord
+
+
+def test_eval_on_a_local_ray_cluster(tmp_path: Path) -> None:
+    out = tmp_path / "ray"
+    proc = subprocess.run(
+        [sys.executable, "-m", "cua.cli", "eval", "todo.mark_done@1", "todo.count_open_high@1", "--seeds", "2",
+         "--ray", "--parallel", "2", "--ray-cpus", "0.5", "--isolation", "shared", "--out", str(out), "--no-progress"],
+        capture_output=True, text=True, timeout=900, env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = [EpisodeRecord.model_validate_json(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert sorted((r.task_id, r.seed) for r in records) == [
+        ("todo.count_open_high@1", 0), ("todo.count_open_high@1", 1), ("todo.mark_done@1", 0), ("todo.mark_done@1", 1)]
+    assert all(r.verdict is not None and r.verdict.passed for r in records), [r.error for r in records]
+    assert len({r.sandbox_id for r in records}) <= 2  # each actor reuses its sandbox across episodes
