@@ -220,6 +220,10 @@ async def test_snapshot_restore_round_trip(box: tuple[BrowserSandbox, list[Sandb
     await open_list(sb, 4)
     await sb.page.evaluate("() => { localStorage.setItem('draft', 'x'); sessionStorage.setItem('s', 'y'); "
                            "document.cookie = 'pref=dark; path=/'; }")
+    x, y = center(await bbox(sb, 'form.add-todo input[name="title"]'))
+    assert (await sb.act(Click(x=x, y=y))).error is None
+    await sb.act(Type(text="half-typed"))
+    await sb.act(Key(keys="Shift+ArrowLeft"))
     await sb.act(Scroll(x=600, y=400, dy=150))
     before = await sb.observe(ObserveOptions(format="png"))
     (state_before,) = await sb.query([AppStateQuery()])
@@ -235,12 +239,16 @@ async def test_snapshot_restore_round_trip(box: tuple[BrowserSandbox, list[Sandb
     assert changed.screenshot.data != before.screenshot.data
     restored = await sb.restore(ref, observe=ObserveOptions(format="png"))
     assert restored.url == before.url
-    assert ImageChops.difference(pixels(restored.screenshot.data), pixels(before.screenshot.data)).getbbox() is None
+    diff = ImageChops.difference(pixels(restored.screenshot.data), pixels(before.screenshot.data)).getbbox()
+    assert diff is None, f"restored screen differs from the saved one in {diff}"
     (state_after,) = await sb.query([AppStateQuery()])
     assert state_after.value == state_before.value
     local, cookie = await sb.query([LocalStorageQuery(key="draft"), CookiesQuery(name="pref")])
     assert local.value == "x" and [c["value"] for c in cookie.value] == ["dark"]
     assert await sb.page.evaluate("() => sessionStorage.getItem('s')") == "y"
+    focused = (await sb.observe(ObserveOptions(focused=True))).focused
+    assert focused is not None and focused["value"] == "half-typed"
+    assert await sb.page.evaluate("() => [document.activeElement.selectionStart, document.activeElement.selectionEnd]") == [9, 10]
     assert "restore_last" in sb.info().timings_ms
     await sb.delete_snapshot(ref)
     with pytest.raises(UnknownSnapshot):

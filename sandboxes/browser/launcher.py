@@ -27,6 +27,9 @@ BASE_ARGS: tuple[str, ...] = (
     "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
     "--disable-breakpad",
     "--mute-audio",
+    # Repaint whole tiles: partial raster can anti-alias an edge differently from a fresh
+    # paint, and a restored page must look exactly like the page that was saved.
+    "--disable-partial-raster",
 )
 
 _HEADLESS_SHELL = ("/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium-headless-shell")

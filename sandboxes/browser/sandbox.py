@@ -74,7 +74,48 @@ _PAGE_STORAGE = r"""
 () => {
   const out = { origin: location.origin, scroll: [window.scrollX, window.scrollY], local: {}, session: {} };
   try { out.local = { ...window.localStorage }; out.session = { ...window.sessionStorage }; } catch (e) {}
+  // Form controls whose state differs from the page's markup (typed, ticked, chosen).
+  const controls = Array.from(document.querySelectorAll("input, textarea, select"));
+  const fields = [];
+  controls.forEach((el, i) => {
+    if (el.tagName === "SELECT") {
+      const sel = Array.from(el.options).map((o) => o.selected);
+      if (Array.from(el.options).some((o) => o.selected !== o.defaultSelected)) fields.push({ i, selected: sel });
+    } else if (el.type === "checkbox" || el.type === "radio") {
+      if (el.checked !== el.defaultChecked) fields.push({ i, checked: el.checked });
+    } else if (el.type !== "file" && el.value !== el.defaultValue) {
+      fields.push({ i, value: el.value });
+    }
+  });
+  const active = controls.indexOf(document.activeElement);
+  let selection = null;
+  try { if (active >= 0) selection = [document.activeElement.selectionStart, document.activeElement.selectionEnd]; } catch (e) {}
+  out.forms = { count: controls.length, fields, focus: active >= 0 ? active : null, selection };
   return out;
+}
+"""
+
+# Puts unsubmitted form state back after a restore's page load, without firing events (as a
+# browser's own form restoration does), so page scripts do not act on it a second time.
+_RESTORE_VIEW = r"""
+([forms, scroll]) => {
+  window.scrollTo(scroll[0], scroll[1]);
+  const controls = Array.from(document.querySelectorAll("input, textarea, select"));
+  if (!forms.fields || controls.length !== forms.count) return false;  // another page: leave it as loaded
+  for (const f of forms.fields) {
+    const el = controls[f.i];
+    if ("selected" in f) Array.from(el.options).forEach((o, k) => { o.selected = !!f.selected[k]; });
+    else if ("checked" in f) el.checked = f.checked;
+    else el.value = f.value;
+  }
+  if (forms.focus !== null) {
+    const el = controls[forms.focus];
+    el.focus({ preventScroll: true });
+    if (forms.selection && forms.selection[0] !== null) {
+      try { el.setSelectionRange(forms.selection[0], forms.selection[1]); } catch (e) {}
+    }
+  }
+  return true;
 }
 """
 
@@ -585,7 +626,8 @@ class BrowserSandbox(Sandbox):
         storage = {origin: {"local": page_state["local"], "session": page_state["session"]}} if _origin(page.url) else {}
         blob = BrowserSnapshot(url=page.url, scroll=tuple(page_state["scroll"]), pointer=(self._pointer.x, self._pointer.y),
                                cookies=[dict(c) for c in cookies], storage=storage,
-                               services=dict(zip(self._controls, images, strict=True)), ports=dict(self._ports))
+                               services=dict(zip(self._controls, images, strict=True)), ports=dict(self._ports),
+                               forms=page_state.get("forms") or {})
         ref = SnapshotRef(id=f"bsnap-{uuid.uuid4().hex}", sandbox_id=self.id, kind=self.kind,
                           size_bytes=blob.size_bytes, meta={"url": page.url, "step": self._step,
                                                             "services": sorted(self._controls)})
@@ -607,8 +649,8 @@ class BrowserSandbox(Sandbox):
             self._restore_cookies(blob))
         await self._goto(rebase_url(blob.url, blob.ports, self._ports), seeded=seeded)
         after = [self._move_pointer(*blob.pointer)]
-        if blob.scroll != (0, 0):
-            after.append(self._guard(self.page.evaluate("([x, y]) => window.scrollTo(x, y)", list(blob.scroll)), "scroll"))
+        if blob.forms.get("fields") or blob.forms.get("focus") is not None or blob.scroll != (0, 0):
+            after.append(self._guard(self.page.evaluate(_RESTORE_VIEW, [blob.forms, list(blob.scroll)]), "restore view"))
         await asyncio.gather(*after)
         self._step = int(ref.meta.get("step", 0))
         settle = await self._settle()

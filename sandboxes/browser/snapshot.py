@@ -30,6 +30,9 @@ class BrowserSnapshot:
     services: dict[str, bytes]
     #: service name -> the port the page used; restoring elsewhere rebases URLs onto that sandbox's ports.
     ports: dict[str, int] = field(default_factory=dict)
+    #: Unsubmitted form state of the page: edited fields (by index among the page's form
+    #: controls) and the focused control with its selection; see sandbox._PAGE_FORMS.
+    forms: dict[str, Any] = field(default_factory=dict)
 
     @property
     def size_bytes(self) -> int:
