@@ -1,0 +1,332 @@
+"""Oracles for the desktop suite: they act only through unified actions (typing into the
+terminal, keys and clicks on windows), finding windows with the `windows` state query and
+waiting on real state (a marker file the shell writes, a window that appears) before the
+next step, as a careful agent would. No step touches the apps directly.
+
+A template names `oracles:shell_oracle` / `oracles:shell_near_miss` and gives, in its
+params (usually from a generator in `gen.py`), any of:
+  oracle_sh / near_sh          one shell command line, typed into the terminal
+  oracle_answer / near_answer  the final answer (done(answer=...))
+  oracle_status / near_status  the final status (done(status=...))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from cua.actions import Action, Click, Done, Key, Type
+from cua.state import FileQuery, WindowsQuery
+from cua.task import OracleContext
+from cua.tasks.oracle import OracleError
+
+#: Bound on waiting for a command, a window or a file (a slow, loaded machine).
+WAIT_S = 30.0
+#: Between re-reads of state while waiting: state changes come from the apps, not from us.
+POLL_S = 0.05
+
+
+async def _windows(ctx: OracleContext) -> dict[str, Any]:
+    result = await ctx.query(WindowsQuery())
+    if not result.ok:
+        raise OracleError(f"cannot list windows: {result.message}")
+    return result.value
+
+
+def _match(window: dict[str, Any], klass: str | None, title: str | None) -> bool:
+    if klass and klass.lower() not in (window.get("class") or "").lower():
+        return False
+    return not title or title.lower() in (window.get("title") or "").lower()
+
+
+async def wait_window(ctx: OracleContext, klass: str | None = None, title: str | None = None,
+                      *, gone: bool = False) -> dict[str, Any] | None:
+    """Wait until a matching window exists (or, with `gone`, until none does)."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        listing = await _windows(ctx)
+        found = next((w for w in listing["windows"] if _match(w, klass, title)), None)
+        if (found is None) == gone:
+            return found
+        if time.monotonic() > deadline:
+            raise OracleError(f"window class={klass!r} title={title!r} {'still there' if gone else 'never came'}")
+        await asyncio.sleep(POLL_S)
+
+
+def _clear_point(window: dict[str, Any], others: list[dict[str, Any]]) -> tuple[int, int]:
+    """A point on the window's title bar (clicking it moves no text cursor) that no other
+    window covers; the title bar's middle when every candidate is covered."""
+    def covered(px: int, py: int) -> bool:
+        return any(o["id"] != window["id"] and o["x"] - 2 <= px < o["x"] + o["width"] + 2
+                   and o["y"] - 24 <= py < o["y"] + o["height"] + 2 for o in others)
+
+    y = max(window["y"] - 10, 1)
+    left, width = window["x"], window["width"]
+    for frac in (0.5, 0.25, 0.75, 0.1, 0.9):
+        x = int(left + width * frac)
+        if not covered(x, y):
+            return x, y
+    return int(left + width / 2), y
+
+
+def _to_frame(ctx: OracleContext, x: float, y: float) -> tuple[float, float]:
+    obs = ctx.observation
+    return x * obs.frame.width / obs.screen.width, y * obs.frame.height / obs.screen.height
+
+
+async def focus(ctx: OracleContext, klass: str | None = None, title: str | None = None) -> AsyncIterator[Action]:
+    """Click the window's title bar (safe: it moves no text cursor) until it has the focus."""
+    for _ in range(3):
+        window = await wait_window(ctx, klass, title)
+        assert window is not None
+        if (await _windows(ctx))["focused"] == window["id"]:
+            return
+        x, y = _to_frame(ctx, *_clear_point(window, (await _windows(ctx))["windows"]))
+        yield Click(x=x, y=y)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if (await _windows(ctx))["focused"] == window["id"]:
+                return
+            await asyncio.sleep(POLL_S)
+    raise OracleError(f"could not focus window class={klass!r} title={title!r}")
+
+
+async def wait_file(ctx: OracleContext, path: str, *, contains: str | None = None) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        if contains is None:
+            result = await ctx.query(FileQuery(path=path, mode="exists"))
+            if result.ok and result.value:
+                return
+        else:
+            result = await ctx.query(FileQuery(path=path))
+            if result.ok and contains in (result.value or ""):
+                return
+        if time.monotonic() > deadline:
+            raise OracleError(f"{path} did not appear" + (f" with {contains!r}" if contains else ""))
+        await asyncio.sleep(POLL_S)
+
+
+async def shell(ctx: OracleContext, command: str) -> AsyncIterator[Action]:
+    """Type a command line into the terminal and wait until the shell has run it (it then
+    touches a marker in the container's private /tmp, outside the judged home)."""
+    async for action in focus(ctx, "xterm"):
+        yield action
+    marker = f"/tmp/.cua-oracle-{uuid.uuid4().hex[:12]}"
+    yield Type(text=f"{command}; touch {marker}\n")
+    await wait_file(ctx, marker)
+
+
+async def _scripted(ctx: OracleContext, params: dict[str, Any], prefix: str) -> AsyncIterator[Action]:
+    command = params.get(f"{prefix}_sh")
+    if command:
+        async for action in shell(ctx, str(command)):
+            yield action
+    answer = params.get(f"{prefix}_answer")
+    status = params.get(f"{prefix}_status", "success")
+    if answer is not None or status != "success":
+        yield Done(status=status, answer=None if answer is None else str(answer))
+
+
+async def shell_oracle(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _scripted(ctx, params, "oracle"):
+        yield action
+
+
+async def shell_near_miss(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _scripted(ctx, params, "near"):
+        yield action
+
+
+# --- the text editor (mousepad), by keyboard as a user would ---
+
+async def _editor(ctx: OracleContext, keys_then_text: list[Any], *, save: bool) -> AsyncIterator[Action]:
+    async for action in focus(ctx, "mousepad"):
+        yield action
+    for item in keys_then_text:
+        yield Key(keys=item[1]) if item[0] == "key" else Type(text=item[1])
+    if save:
+        yield Key(keys=["Control", "s"])
+
+
+async def _saved(ctx: OracleContext, params: dict[str, Any]) -> None:
+    await wait_file(ctx, params["file"], contains=params.get("saved_marker") or "")
+
+
+async def editor_append(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    steps = [("key", "ctrl+End"), ("text", f"{params['line']}\n")]
+    async for action in _editor(ctx, steps, save=True):
+        yield action
+    await wait_file(ctx, params["file"], contains=params["line"])
+
+
+async def editor_append_unsaved(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: the line is typed but the document is never saved."""
+    async for action in _editor(ctx, [("key", "ctrl+End"), ("text", f"{params['line']}\n")], save=False):
+        yield action
+
+
+async def editor_insert_top(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    steps = [("key", "ctrl+Home"), ("text", f"{params['line']}\n")]
+    async for action in _editor(ctx, steps, save=True):
+        yield action
+    await wait_file(ctx, params["file"], contains=params["line"])
+
+
+async def editor_insert_second(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: the line goes below the first line instead of above it."""
+    steps = [("key", "ctrl+Home"), ("key", "Down"), ("text", f"{params['line']}\n")]
+    async for action in _editor(ctx, steps, save=True):
+        yield action
+    await wait_file(ctx, params["file"], contains=params["line"])
+
+
+async def _delete_line(ctx: OracleContext, params: dict[str, Any], index: int) -> AsyncIterator[Action]:
+    steps: list[Any] = [("key", "ctrl+Home")] + [("key", "Down")] * index + [
+        ("key", "Home"), ("key", "shift+Down"), ("key", "Delete")]
+    async for action in _editor(ctx, steps, save=True):
+        yield action
+    deadline = time.monotonic() + WAIT_S
+    while True:  # saved when the line is gone from the file
+        result = await ctx.query(FileQuery(path=params["file"]))
+        lines = (result.value or "").splitlines() if result.ok else []
+        if result.ok and len(lines) == params["n_lines"] - 1:
+            return
+        if time.monotonic() > deadline:
+            raise OracleError("the line was not deleted")
+        await asyncio.sleep(POLL_S)
+
+
+async def editor_delete_line(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _delete_line(ctx, params, int(params["index"])):
+        yield action
+
+
+async def editor_delete_wrong_line(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _delete_line(ctx, params, int(params["wrong_index"])):
+        yield action
+
+
+async def _copy_line(ctx: OracleContext, index: int) -> AsyncIterator[Action]:
+    steps: list[Any] = [("key", "ctrl+Home")] + [("key", "Down")] * index + [
+        ("key", "Home"), ("key", "shift+End"), ("key", "ctrl+c")]
+    async for action in _editor(ctx, steps, save=False):
+        yield action
+
+
+async def editor_copy_line(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _copy_line(ctx, int(params["index"])):
+        yield action
+
+
+async def editor_copy_wrong_line(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _copy_line(ctx, int(params["wrong_index"])):
+        yield action
+
+
+async def editor_replace_all(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Search > Find and Replace (ctrl+r): both fields, match case, replace all, save."""
+    async for action in _replace(ctx, params, replace_all=True):
+        yield action
+
+
+async def editor_replace_unsaved(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: replaces every occurrence but never saves the file."""
+    async for action in _replace(ctx, params, replace_all=True, save=False):
+        yield action
+
+
+#: Where the controls of mousepad's Find and Replace dialog are, relative to the dialog's
+#: client area (read off the dialog as it shows with Debian's default GTK theme and fonts).
+#: "Replace" becomes "Replace All", a little to the left, once "Replace all in" is ticked.
+REPLACE_DIALOG = {"search": (250, 24), "replace": (250, 62), "match_case": (19, 132), "replace_all": (19, 216),
+                  "replace_button": (298, 256), "replace_all_button": (274, 256)}
+
+
+async def _replace(ctx: OracleContext, params: dict[str, Any], *, replace_all: bool,
+                   save: bool = True) -> AsyncIterator[Action]:
+    async for action in focus(ctx, "mousepad", params["file"]):
+        yield action
+    yield Key(keys=["Control", "Home"])
+    yield Key(keys=["Control", "r"])
+    dialog = await wait_window(ctx, "mousepad", "replace")
+    assert dialog is not None
+
+    def at(control: str) -> Click:
+        dx, dy = REPLACE_DIALOG[control]
+        x, y = _to_frame(ctx, dialog["x"] + dx, dialog["y"] + dy)
+        return Click(x=x, y=y)
+
+    # The replacement first: typing a search term starts a search that keeps the focus
+    # in the search field for a moment.
+    yield at("replace")
+    yield Type(text=str(params["new"]))
+    yield at("search")
+    yield Type(text=str(params["old"]))
+    yield at("match_case")
+    if replace_all:
+        yield at("replace_all")
+        yield at("replace_all_button")
+    else:
+        yield at("replace_button")
+    yield Key(keys=["Escape"])
+    await wait_window(ctx, "mousepad", "replace", gone=True)
+    if not save:
+        return
+    async for action in focus(ctx, "mousepad", params["file"]):
+        yield action
+    yield Key(keys=["Control", "s"])
+    await wait_file(ctx, params["file"], contains=str(params["new"]))
+
+
+async def close_editor(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in focus(ctx, "mousepad"):
+        yield action
+    yield Key(keys=["Control", "q"])
+    await wait_window(ctx, "mousepad", gone=True)
+
+
+async def close_terminal(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: closes the terminal instead of the editor."""
+    async for action in focus(ctx, "xterm"):
+        yield action
+    yield Type(text="exit\n")
+    await wait_window(ctx, "xterm", gone=True)
+
+
+# --- across apps ---
+
+async def browser_to_file(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Select all text in the browser page, copy it, and filter the clipboard in the terminal."""
+    await wait_window(ctx, "chromium", params["page_title"])
+    async for action in focus(ctx, "chromium"):
+        yield action
+    yield Key(keys=["Control", "a"])
+    yield Key(keys=["Control", "c"])
+    async for action in shell(ctx, str(params["oracle_sh"])):
+        yield action
+
+
+async def browser_to_file_near(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    await wait_window(ctx, "chromium", params["page_title"])
+    async for action in focus(ctx, "chromium"):
+        yield action
+    yield Key(keys=["Control", "a"])
+    yield Key(keys=["Control", "c"])
+    async for action in shell(ctx, str(params["near_sh"])):
+        yield action
+
+
+async def open_in_editor(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in shell(ctx, str(params["oracle_sh"])):
+        yield action
+    await wait_window(ctx, "mousepad", f"{params['name']}.txt")
+
+
+async def open_wrong_in_editor(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in shell(ctx, str(params["near_sh"])):
+        yield action
+    await wait_window(ctx, "mousepad")
