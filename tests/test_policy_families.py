@@ -16,7 +16,7 @@ from cua.observation import Size
 from cua.policy.engine import parse_output
 from cua.policy.families import FAMILIES, get_family
 from cua.policy.families.anthropic import api_image_size
-from cua.policy.imaging import smart_resize, smart_resize_reference
+from cua.policy.imaging import smart_resize, smart_resize_local
 
 SCREEN = Size(width=1280, height=720)
 
@@ -65,7 +65,7 @@ BUDGETS = [(28, 4 * 28 * 28, 16384 * 28 * 28), (28, 256 * 28 * 28, 1280 * 28 * 2
 @pytest.mark.parametrize("factor,min_pixels,max_pixels", BUDGETS)
 def test_smart_resize_matches_qwen_vl_utils_source(factor, min_pixels, max_pixels):
     for h, w in SIZES:
-        assert smart_resize(h, w, factor, min_pixels, max_pixels) == qwen_vl_utils_smart_resize(
+        assert smart_resize_local(h, w, factor, min_pixels, max_pixels) == qwen_vl_utils_smart_resize(
             h, w, factor, min_pixels, max_pixels
         ), (h, w)
 
@@ -85,7 +85,7 @@ def test_smart_resize_matches_transformers(factor, min_pixels, max_pixels):
     for h, w in SIZES:
         if round(h / factor) == 0 or round(w / factor) == 0:
             continue  # transformers rounds such a side to 0 (qwen-vl-utils keeps one factor)
-        assert smart_resize(h, w, factor, min_pixels, max_pixels) == tuple(
+        assert smart_resize_local(h, w, factor, min_pixels, max_pixels) == tuple(
             reference(h, w, factor=factor, min_pixels=min_pixels, max_pixels=max_pixels)
         ), (h, w)
         compared += 1
@@ -99,15 +99,16 @@ def test_smart_resize_matches_qwen_vl_utils_where_it_imports():
         pytest.skip(f"qwen-vl-utils does not import on this machine (it needs torchvision): {exc!r}")
     for factor, min_pixels, max_pixels in BUDGETS:
         for h, w in SIZES:
-            assert smart_resize(h, w, factor, min_pixels, max_pixels) == tuple(
+            assert smart_resize_local(h, w, factor, min_pixels, max_pixels) == tuple(
                 upstream(h, w, factor=factor, min_pixels=min_pixels, max_pixels=max_pixels)
             )
-            assert smart_resize_reference(h, w, factor, min_pixels, max_pixels) == smart_resize(
+            assert smart_resize(h, w, factor, min_pixels, max_pixels) == smart_resize_local(
                 h, w, factor, min_pixels, max_pixels
             )
 
 
 def test_smart_resize_keeps_the_budget_and_rejects_bad_sizes():
+    assert smart_resize(1080, 1920) == smart_resize_local(1080, 1920)  # our copy where upstream is absent
     h, w = smart_resize(1080, 1920)
     assert (h, w) == (1092, 1932) and h % 28 == 0 and w % 28 == 0
     assert smart_resize(4320, 7680, 28, 3136, 1280 * 28 * 28)[0] * smart_resize(4320, 7680, 28, 3136, 1280 * 28 * 28)[1] <= 1280 * 28 * 28

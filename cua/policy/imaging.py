@@ -11,6 +11,7 @@ exact way.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import math
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ __all__ = [
     "encode_image",
     "qwen_pixel_budget",
     "smart_resize",
-    "smart_resize_reference",
+    "smart_resize_local",
 ]
 
 #: qwen-vl-utils refuses images more elongated than this.
@@ -41,14 +42,14 @@ def qwen_pixel_budget(factor: int) -> tuple[int, int]:
     return 4 * factor * factor, 16384 * factor * factor
 
 
-def smart_resize(
+def smart_resize_local(
     height: int,
     width: int,
     factor: int = 28,
     min_pixels: int | None = None,
     max_pixels: int | None = None,
 ) -> tuple[int, int]:
-    """(height, width) that a Qwen-VL image processor resizes an image to.
+    """(height, width) that a Qwen-VL image processor resizes an image to (our own code).
 
     Both sides become multiples of `factor`, the area lands within
     [min_pixels, max_pixels], and the aspect ratio is kept as closely as the rounding
@@ -78,29 +79,29 @@ def smart_resize(
     return h_bar, w_bar
 
 
-def _load_reference() -> Any:
-    try:  # the upstream implementation, wherever it imports (it needs torchvision)
-        from qwen_vl_utils.vision_process import smart_resize as reference
+@functools.cache
+def _upstream() -> Any:
+    """qwen-vl-utils' smart_resize, when it imports here (it needs torchvision)."""
+    try:
+        from qwen_vl_utils.vision_process import smart_resize as upstream
     except Exception:  # noqa: BLE001 - any import failure means "not available here"
         return None
-    return reference
+    return upstream
 
 
-def smart_resize_reference(
+def smart_resize(
     height: int, width: int, factor: int = 28, min_pixels: int | None = None, max_pixels: int | None = None
 ) -> tuple[int, int]:
-    """`smart_resize` computed by qwen-vl-utils itself when it imports, else by ours."""
-    reference = _load_reference()
-    if reference is None:
-        return smart_resize(height, width, factor, min_pixels, max_pixels)
+    """`smart_resize_local`'s result, computed by qwen-vl-utils itself wherever that
+    imports (so the reference implementation decides), and by our copy elsewhere."""
+    upstream = _upstream()
+    if upstream is None:
+        return smart_resize_local(height, width, factor, min_pixels, max_pixels)
     default_min, default_max = qwen_pixel_budget(factor)
-    h, w = reference(
-        height,
-        width,
-        factor=factor,
-        min_pixels=default_min if min_pixels is None else min_pixels,
-        max_pixels=default_max if max_pixels is None else max_pixels,
-    )
+    min_pixels = default_min if min_pixels is None else min_pixels
+    max_pixels = default_max if max_pixels is None else max_pixels
+    smart_resize_local(height, width, factor, min_pixels, max_pixels)  # same validation and errors
+    h, w = upstream(height, width, factor=factor, min_pixels=min_pixels, max_pixels=max_pixels)
     return int(h), int(w)
 
 
