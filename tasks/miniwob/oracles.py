@@ -209,6 +209,31 @@ async def _episode_started(ctx: OracleContext) -> AsyncIterator[Action]:
     raise OracleError("the MiniWoB episode did not start (no #cua-wob report on the page)")
 
 
+async def use_spinner(ctx: OracleContext, u: str) -> Steps:
+    m = re.search(r"Select (-?\d+) with the spinner", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    n = int(m.group(1))
+    arrow = ".ui-spinner-up" if n > 0 else ".ui-spinner-down"
+    return [*({"click": arrow} for _ in range(abs(n))), _submit()]
+
+
+async def use_autocomplete(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Type the prefix, then pick the suggestion with the asked-for ending from the menu."""
+    quoted = _quoted(u)
+    start, end = quoted[0], quoted[1] if len(quoted) > 1 else ""
+    async for action in run_steps(ctx, [{"fill": {"selector": "#tags", "text": start}},
+                                        {"wait_for": ".ui-autocomplete .ui-menu-item"}]):
+        yield action
+    items = [str(t).strip() for t in (await _dom(ctx, ".ui-autocomplete .ui-menu-item-wrapper", all=True) or [])]
+    pick = next((t for t in items if t.startswith(start) and t.endswith(end)), None)
+    if pick is None:
+        raise OracleError(f"no suggestion starts with {start!r} and ends with {end!r}: {items}")
+    async for action in run_steps(ctx, [{"click": {"selector": ".ui-autocomplete .ui-menu-item-wrapper", "text": pick}},
+                                        _submit()]):
+        yield action
+
+
 SOLVERS: dict[str, Callable[[OracleContext, str], Awaitable[Steps]]] = {
     "click-button": click_button, "click-button-sequence": click_button_sequence,
     "click-checkboxes": click_checkboxes, "click-checkboxes-large": click_checkboxes,
@@ -219,6 +244,11 @@ SOLVERS: dict[str, Callable[[OracleContext, str], Awaitable[Steps]]] = {
     "enter-password": enter_password, "enter-text": enter_text, "enter-text-2": enter_text_2,
     "enter-time": enter_time, "find-word": find_word, "focus-text": focus_text, "focus-text-2": focus_text_2,
     "login-user": login_user, "read-table": read_table, "simple-arithmetic": simple_arithmetic,
+    "enter-text-dynamic": enter_text, "use-spinner": use_spinner,
+}
+#: Tasks whose later steps depend on what the page shows after the first ones.
+INTERACTIVE: dict[str, Callable[[OracleContext, str], AsyncIterator[Action]]] = {
+    "use-autocomplete": use_autocomplete,
 }
 
 
@@ -226,10 +256,16 @@ async def solve(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Act
     """Solve the task named by `params["task"]` once the page shows its request."""
     task = str(params["task"])
     solver = SOLVERS.get(task)
-    if solver is None:
+    interactive = INTERACTIVE.get(task)
+    if solver is None and interactive is None:
         raise OracleError(f"no scripted solution for MiniWoB task {task!r}")
     async for action in _episode_started(ctx):
         yield action
+    if interactive is not None:
+        async for action in interactive(ctx, await _utterance(ctx)):
+            yield action
+        return
+    assert solver is not None
     steps = await solver(ctx, await _utterance(ctx))
     async for action in run_steps(ctx, steps):
         yield action

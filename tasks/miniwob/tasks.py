@@ -41,6 +41,9 @@ WITH_ORACLE: dict[str, str] = {
     "login-user": "log in with the username and password given",
     "read-table": "type the value the table shows for the key asked for, then submit",
     "simple-arithmetic": "solve the arithmetic problem, then submit",
+    "enter-text-dynamic": "type the text asked for, then submit",
+    "use-autocomplete": "enter an item the autocomplete offers that matches the request",
+    "use-spinner": "set the spinner to the value asked for, then submit",
 }
 
 OTHER: dict[str, str] = {
@@ -58,7 +61,6 @@ OTHER: dict[str, str] = {
     "click-shape": "click the shape asked for",
     "count-shape": "count the shapes asked for and answer",
     "email-inbox": "do the email action asked for in the inbox",
-    "enter-text-dynamic": "type the text asked for, then submit",
     "grid-coordinate": "click the grid coordinate asked for",
     "guess-number": "guess the number with the hints given",
     "identify-shape": "click the button naming the shape shown",
@@ -71,7 +73,5 @@ OTHER: dict[str, str] = {
     "social-media-all": "do the action asked for on every matching post",
     "social-media-some": "do the action asked for on the given number of posts",
     "tic-tac-toe": "win the game of tic-tac-toe",
-    "use-autocomplete": "enter an item the autocomplete offers that matches the request",
     "use-slider": "set the slider to the value asked for, then submit",
-    "use-spinner": "set the spinner to the value asked for, then submit",
 }
