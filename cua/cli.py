@@ -14,6 +14,7 @@ from collections.abc import Sequence
 COMMAND_MODULES: tuple[str, ...] = (
     "cua.server.cli",        # cua serve, cua protocol schema
     "cua.eval.cli",          # cua eval
+    "cua.record.cli",        # cua record
     "cua.eval.tasks_cli",    # cua tasks list|check
     "cua.policy.cli",        # cua policy serve|parse
     "cua.sandboxes.vm.cli",  # cua vm build

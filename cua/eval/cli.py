@@ -12,8 +12,7 @@ import argparse
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -74,36 +73,9 @@ def _default_out(args: argparse.Namespace) -> Path:
     return Path("runs") / f"{'+'.join(args.suites)[:40]}-{policy}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-@asynccontextmanager
-async def _openers(args: argparse.Namespace) -> AsyncIterator[Any]:
-    """Yields a SandboxOpener: in process, through a given server, or through one we start."""
-    if args.local:
-        from cua.eval.local import open_local
-
-        yield open_local
-        return
-    import cua
-    from cua.server.app import serve_in_subprocess
-
-    async with AsyncExitStack() as stack:
-        url, token = args.server, args.token
-        if url is None:
-            url, token = await stack.enter_async_context(serve_in_subprocess(max_sandboxes=max(8, 2 * args.parallel)))
-        client = await stack.enter_async_context(cua.connect(url, token))
-
-        @asynccontextmanager
-        async def open_remote(kind: str, config: dict[str, Any]) -> AsyncIterator[Any]:
-            sandbox = await client.create(kind, config=config)
-            try:
-                yield sandbox
-            finally:
-                await sandbox.close()
-
-        yield open_remote
-
-
 async def _run(args: argparse.Namespace, jobs: list[Any], out: Path) -> int:
     from cua.eval.agents import agent_factory
+    from cua.eval.openers import sandbox_opener
     from cua.eval.report import print_summary, progress
     from cua.eval.runner import LocalExecutor, run_jobs
     from cua.observation import ObserveOptions
@@ -128,7 +100,8 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path) -> int:
             make_agent, agent_name, policy = agent_factory(args.policy, **policy_kw)
             if policy is not None:
                 stack.push_async_callback(policy.aclose)  # type: ignore[attr-defined]
-            opener = await stack.enter_async_context(_openers(args))
+            opener = await stack.enter_async_context(sandbox_opener(
+                local=args.local, server=args.server, token=args.token, max_sandboxes=max(8, 2 * args.parallel)))
 
             def executor() -> LocalExecutor:
                 return LocalExecutor(opener, make_agent, observe=observe, config_overrides=overrides)

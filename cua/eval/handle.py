@@ -6,15 +6,15 @@ process) both satisfy it, so an episode runs the same way wherever the sandbox l
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from cua.actions import Action
-from cua.observation import Observation, ObserveOptions, Size
+from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.sandbox import SnapshotRef
 from cua.state import StateQuery, StateResult
 
-__all__ = ["SandboxHandle"]
+__all__ = ["SandboxHandle", "StreamingHandle"]
 
 
 @runtime_checkable
@@ -37,3 +37,10 @@ class SandboxHandle(Protocol):
     async def restore(self, ref: SnapshotRef, *, observe: ObserveOptions | None = None) -> Observation: ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class StreamingHandle(Protocol):
+    """A handle whose screen can be watched as it changes (live views of demonstrations)."""
+
+    def stream(self, options: ObserveOptions | None = None, *, max_fps: float = 10.0) -> AsyncIterator[Screenshot]: ...

@@ -16,8 +16,8 @@ from pydantic import BaseModel
 
 from cua.actions import Action
 from cua.errors import Unsupported
-from cua.observation import Observation, ObserveOptions, Size
-from cua.sandbox import Queryable, Sandbox, Snapshottable, SnapshotRef, create_sandbox
+from cua.observation import Observation, ObserveOptions, Screenshot, Size
+from cua.sandbox import Queryable, Sandbox, Snapshottable, SnapshotRef, Streamable, create_sandbox
 from cua.state import StateQuery, StateResult
 
 __all__ = ["LocalSandbox", "open_local"]
@@ -60,6 +60,11 @@ class LocalSandbox:
 
     async def restore(self, ref: SnapshotRef, *, observe: ObserveOptions | None = None) -> Observation:
         return await self._snapshottable().restore(ref, observe=observe)
+
+    def stream(self, options: ObserveOptions | None = None, *, max_fps: float = 10.0) -> AsyncIterator[Screenshot]:
+        if not isinstance(self.sandbox, Streamable):
+            raise Unsupported(f"{self.sandbox.kind} sandboxes cannot stream")
+        return self.sandbox.frames(options or ObserveOptions(), max_fps=max_fps)
 
     async def close(self) -> None:
         await self.sandbox.close()

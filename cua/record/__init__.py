@@ -1,0 +1,1 @@
+"""Human demonstrations: a live view with input forwarding, and crash-safe recordings."""
