@@ -110,6 +110,30 @@ async def test_prompt_images_and_parsed_actions(model_server):
     await policy.aclose()
 
 
+async def test_per_call_history_and_text_state(model_server):
+    from cua.observation import ActionError
+
+    fake, base = model_server
+    policy = make_policy(f"openai:m@{base}", family="osworld", history_images=1)
+    fake.plan = [{"content": "pyautogui.click(10, 10)"}] * 3
+    obs = observation(url="http://shop/", title="Shop", axtree=[{"role": "button", "name": "Buy"}])
+    await policy.act("s", "Buy it", obs)
+    failed = obs.model_copy(update={"error": ActionError(reason="out_of_bounds", message="(5000, 10) is off the screen")})
+    await policy.act("s", "Buy it", failed, PolicyOptions(history_images=2))
+    messages = fake.requests[-1]["messages"]
+    images = [p for m in messages if isinstance(m["content"], list) for p in m["content"] if p["type"] == "image_url"]
+    assert len(images) == 1  # the first turn's screenshot was dropped when history_images was 1
+    last_texts = [p["text"] for p in messages[-1]["content"] if p["type"] == "text"]
+    assert any('Accessibility tree: [{"role":"button","name":"Buy"}]' in t for t in last_texts)
+    assert any("The previous action failed: (5000, 10) is off the screen" in t for t in last_texts)
+    assert sent_size(images[0]) == (1280, 720)  # osworld: the screenshot as it is
+    await policy.aclose()
+
+
+def sent_size(part: dict) -> tuple[int, int]:
+    return Image.open(io.BytesIO(base64.b64decode(part["image_url"]["url"].split(",", 1)[1]))).size
+
+
 async def test_logprobs_and_token_ids(model_server):
     fake, base = model_server
     policy = make_policy(f"openai:m@{base}", family="qwen2.5-vl")

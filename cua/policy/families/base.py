@@ -73,6 +73,11 @@ class PreparedImage:
     format: str
     _pil: Any = None
 
+    @property
+    def dropped(self) -> bool:
+        """Whether the bytes were let go (a screenshot older than any prompt shows)."""
+        return not self.data
+
     def pil(self) -> Any:
         if self._pil is None:
             from cua.policy.imaging import decode_image
@@ -348,7 +353,7 @@ class Family(ABC):
             image = images[index]
             state = text_state if turn is None else turn.text_state
             content: list[dict[str, Any]] = [task] if index == 0 else []
-            if image is not None and index >= keep_from:
+            if image is not None and not image.dropped and index >= keep_from:
                 content.append({"type": "image", "image": image})
             elif image is not None:
                 content.append({"type": "text", "text": "(earlier screenshot omitted)"})
