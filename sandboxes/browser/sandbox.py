@@ -508,7 +508,8 @@ class BrowserSandbox(Sandbox):
         page, cdp = self.page, self._cdp
         assert cdp is not None
         shot_task = self._screenshot(opts) if opts.screenshot else None
-        title_task = self._guard(page.title(), "title")
+        title_task = self._guard(page.title(), "title") if settle is None or not settle.settled or \
+            self._activity is None or self._activity.settled_title is None else _ready(self._activity.settled_title)
         ax_task = self._guard(accessibility_tree(cdp), "axtree") if opts.axtree else None
         focus_task = self._guard(focused_element(page), "focused") if opts.focused else None
         tasks = [t for t in (shot_task, title_task, ax_task, focus_task) if t is not None]
@@ -778,6 +779,10 @@ class BrowserSandbox(Sandbox):
                     await asyncio.wait_for(cdp.detach(), 5)
                 except (PlaywrightError, asyncio.TimeoutError) as exc:
                     log.warning("stopping the screencast of %s failed: %s", self.id, exc)
+
+
+async def _ready(value: T) -> T:
+    return value
 
 
 def _image_size(data: bytes, width: int, height: int) -> tuple[int, int]:

@@ -72,7 +72,7 @@ INIT_SCRIPT = r"""
 _QUIET_CHECK = r"""
 ([quiet, budget]) => new Promise((resolve) => {
   const s = window.__cuaSettle;
-  if (!s) { resolve({ quiet: true, navigating: false, noscript: true }); return; }
+  if (!s) { resolve({ quiet: true, navigating: false, noscript: true, title: document.title }); return; }
   const t0 = performance.now();
   const check = () => {
     const now = performance.now();
@@ -81,7 +81,7 @@ _QUIET_CHECK = r"""
     const pending = s.pendingAt !== null && now - s.pendingAt < 2000 && !(s.submit && s.submit.defaultPrevented);
     if (s.navigating || pending) { resolve({ quiet: false, navigating: true, popup }); return; }
     const since = now - s.last;
-    if (since >= quiet) { resolve({ quiet: true, navigating: false, popup }); return; }
+    if (since >= quiet) { resolve({ quiet: true, navigating: false, popup, title: document.title }); return; }
     if (now - t0 >= budget) { resolve({ quiet: false, navigating: false, popup }); return; }
     setTimeout(check, Math.min(quiet - since, budget - (now - t0)) + 1);
   };
@@ -106,6 +106,8 @@ class PageActivity:
     long_request_s: float = 2.0
     #: The page asked for a new window during the last settle; the sandbox waits for it.
     popup_requested: bool = False
+    #: document.title as read by the check that found the page settled (saves a round trip).
+    settled_title: str | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def attach(self) -> None:
@@ -154,6 +156,7 @@ class PageActivity:
         """Wait until navigation, network and DOM are quiet, or the timeout passes."""
         started = time.monotonic()
         deadline = started + timeout_ms / 1000
+        self.settled_title = None
         reasons: list[str] = []
         while True:
             if not await self._until(lambda: not self.busy(), deadline):
@@ -179,6 +182,7 @@ class PageActivity:
             if self.busy():  # a request started while we checked the DOM
                 continue
             reasons.append("quiet")
+            self.settled_title = result.get("title")
             return self._info(True, started, "+".join(dict.fromkeys(reasons)))
 
     @staticmethod
