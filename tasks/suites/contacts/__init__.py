@@ -1,0 +1,1 @@
+"""The contacts suite: templates over the bundled CRM app (tasks/apps/contacts)."""
