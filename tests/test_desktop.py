@@ -155,6 +155,7 @@ async def test_scroll_reaches_the_app_as_wheel_events(fresh: DesktopSandbox) -> 
     # xterm reports wheel events to the app once mouse tracking is on (X10 encoding:
     # ESC [ M then 96 for wheel up, 97 for wheel down); cat -v writes them visibly.
     await fresh.act(Type(text="printf '\\033[?1000h'; cat -v > wheel.txt\n"))
+    await until(lambda: _exists(fresh, "wheel.txt"), "cat running (tracking is on once it is)")
     w = (await windows(fresh))["windows"][0]
     cx, cy = w["x"] + w["width"] // 2, w["y"] + w["height"] // 2
     await fresh.act(Scroll(x=cx, y=cy, dy=300))

@@ -57,15 +57,30 @@ def _clear_dir(path: Path) -> None:
             os.unlink(entry.path)
 
 
-def _copy_contents(src: Path, dst: Path) -> None:
-    for entry in os.scandir(src):
+def _copy_tree(src: Path, dst: Path) -> None:
+    """Copy a live directory tree (apps may be writing in it): entries that vanish while
+    we copy are skipped, symlinks are copied as links, modes and times are kept."""
+    dst.mkdir(parents=True, exist_ok=True)
+    shutil.copystat(src, dst, follow_symlinks=False)
+    try:
+        entries = list(os.scandir(src))
+    except FileNotFoundError:
+        return
+    for entry in entries:
         target = dst / entry.name
-        if entry.is_dir(follow_symlinks=False):
-            shutil.copytree(entry.path, target, symlinks=True, dirs_exist_ok=True)
-        else:
-            if target.is_symlink() or target.exists():
-                target.unlink()
-            shutil.copy2(entry.path, target, follow_symlinks=False)
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                _copy_tree(Path(entry.path), target)
+            else:
+                if target.is_symlink() or target.exists():
+                    target.unlink()
+                shutil.copy2(entry.path, target, follow_symlinks=False)
+        except FileNotFoundError:
+            continue  # removed while we copied (a temporary file)
+
+
+def _copy_contents(src: Path, dst: Path) -> None:
+    _copy_tree(src, dst)
 
 
 def _tree_size(path: Path) -> int:
@@ -247,8 +262,7 @@ class DesktopSandbox(Sandbox):
             pid = await self.client.spawn(list(app["argv"]), env=dict(app.get("env") or {}),
                                           cwd=app.get("cwd"), name=app.get("name"))
             if app.get("wait_window", True):
-                klass = app.get("window_class")
-                await self.client.wait_window(pid=None if klass else pid, klass=klass,
+                await self.client.wait_window(pid=pid, klass=app.get("window_class"),
                                               timeout=float(app.get("start_timeout", 30.0)))
 
         await asyncio.gather(*(one(a) for a in apps))
@@ -268,7 +282,7 @@ class DesktopSandbox(Sandbox):
         sid = f"{name}-{uuid.uuid4().hex[:10]}"
         home = self._container.run_dir / "snapshots" / sid
         t0 = time.perf_counter()
-        await asyncio.to_thread(shutil.copytree, self._container.home, home, symlinks=True)
+        await asyncio.to_thread(_copy_tree, self._container.home, home)
         size = await asyncio.to_thread(_tree_size, home)
         ref = SnapshotRef(id=sid, sandbox_id=self.id, kind=self.kind, size_bytes=size,
                           meta={"apps": [a["name"] for a in apps], "home_bytes": size,

@@ -324,17 +324,18 @@ async def _wait_until(agent: Agent, predicate: Callable[[dict[str, Any]], bool],
 
 
 async def op_wait_window(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
-    """Wait (bounded) until a window matching `pid` or `class` (case-insensitive substring
-    of class or instance) is mapped; returns it."""
+    """Wait (bounded) until a window of process `pid`, or of `class` (case-insensitive
+    substring of class or instance), is mapped; returns it. With both, a window that
+    names its process (_NET_WM_PID) must be that process's; `class` matches the others."""
     pid = req.get("pid")
     klass = str(req.get("class") or "").lower()
     if pid is None and not klass:
         raise BadRequestFault("wait_window needs pid or class")
 
     def match(w: dict[str, Any]) -> bool:
-        if pid is not None and w.get("pid") == pid:
-            return True
-        return bool(klass) and (klass in (w.get("class") or "").lower() or klass in (w.get("instance") or "").lower())
+        if pid is not None and (w.get("pid") is not None or not klass):
+            return bool(w.get("pid") == pid)
+        return klass in (w.get("class") or "").lower() or klass in (w.get("instance") or "").lower()
 
     listing = await _wait_until(agent, lambda ls: any(match(w) and w["mapped"] for w in ls["windows"]),
                                 float(req.get("wait_s", 20.0)))

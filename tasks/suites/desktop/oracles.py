@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from cua.actions import Action, Click, Done, Key, Type
-from cua.state import FileQuery, WindowsQuery
+from cua.state import ClipboardQuery, FileQuery, WindowsQuery
 from cua.task import OracleContext
 from cua.tasks.oracle import OracleError
 
@@ -299,23 +299,35 @@ async def close_terminal(ctx: OracleContext, params: dict[str, Any]) -> AsyncIte
 
 # --- across apps ---
 
-async def browser_to_file(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
-    """Select all text in the browser page, copy it, and filter the clipboard in the terminal."""
+async def _copy_page(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Select all text of the page in the browser and copy it; checks the clipboard, and
+    tries again when the page was not ready to copy yet."""
     await wait_window(ctx, "chromium", params["page_title"])
-    async for action in focus(ctx, "chromium"):
+    for _ in range(5):
+        async for action in focus(ctx, "chromium"):
+            yield action
+        yield Key(keys=["Control", "a"])
+        yield Key(keys=["Control", "c"])
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            clip = await ctx.query(ClipboardQuery())
+            if clip.ok and clip.value and str(params["order"]) in clip.value:
+                return
+            await asyncio.sleep(POLL_S)
+    raise OracleError("the page text never reached the clipboard")
+
+
+async def browser_to_file(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Copy the page's text in the browser, then filter the clipboard in the terminal."""
+    async for action in _copy_page(ctx, params):
         yield action
-    yield Key(keys=["Control", "a"])
-    yield Key(keys=["Control", "c"])
     async for action in shell(ctx, str(params["oracle_sh"])):
         yield action
 
 
 async def browser_to_file_near(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
-    await wait_window(ctx, "chromium", params["page_title"])
-    async for action in focus(ctx, "chromium"):
+    async for action in _copy_page(ctx, params):
         yield action
-    yield Key(keys=["Control", "a"])
-    yield Key(keys=["Control", "c"])
     async for action in shell(ctx, str(params["near_sh"])):
         yield action
 
