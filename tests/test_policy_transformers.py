@@ -136,8 +136,9 @@ async def test_forced_recorded_output_parses_with_logprobs_and_batches(checkpoin
     tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     target = tokenizer.encode(RECORDED, add_special_tokens=False)
     assert tokenizer.decode(target) == RECORDED  # the tokenizer round-trips the recorded text
+    # float32 on any device (CUDA when present), so the logprob check below is exact enough
     backend = TransformersBackend(str(checkpoint), logits_processors=[ForceOutput(target, tokenizer.eos_token_id)],
-                                  max_new_tokens=len(target) + 4, batch_window_ms=50)
+                                  max_new_tokens=len(target) + 4, batch_window_ms=50, dtype="float32")
     policy = ModelPolicy(backend, family="qwen2.5-vl", history_images=2)
     obs = phone_screenshot()
     step = await policy.act("s1", "Open the file manager app", obs, PolicyOptions(logprobs=True, top_logprobs=3))
@@ -156,10 +157,10 @@ async def test_forced_recorded_output_parses_with_logprobs_and_batches(checkpoin
     # the logprobs are the model's own: a teacher-forced forward pass agrees
     model, processor = backend.model, backend.image_processor
     features = processor(images=[Image.open(io.BytesIO(obs.screenshot.data)).convert("RGB")], return_tensors="pt")
-    sequence = torch.tensor([step.prompt_token_ids + step.token_ids])
+    sequence = torch.tensor([step.prompt_token_ids + step.token_ids], device=model.device)
     with torch.inference_mode():
-        logits = model(input_ids=sequence, pixel_values=features["pixel_values"],
-                       image_grid_thw=features["image_grid_thw"]).logits[0].float().log_softmax(-1)
+        logits = model(input_ids=sequence, pixel_values=features["pixel_values"].to(model.device),
+                       image_grid_thw=features["image_grid_thw"].to(model.device)).logits[0].float().log_softmax(-1)
     prompt_len = len(step.prompt_token_ids)
     recomputed = [float(logits[prompt_len - 1 + i, t]) for i, t in enumerate(step.token_ids)]
     assert recomputed == pytest.approx([t.logprob for t in step.logprobs], abs=2e-3)
