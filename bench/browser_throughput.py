@@ -7,6 +7,11 @@ changes nothing and one that ticks a checkbox, so the page really re-renders) fo
 fixed wall-clock window after a warm-up. The server runs in its own process by default,
 as deployed.
 
+Besides the rate, it reports the CPU time every process of the run (this one, the
+server, Playwright's driver, Chromium, the app services) spent per step in the window,
+by process name: on a machine shared with other work the rate says little, while CPU
+per step says what a step costs and where (`cores / cpu_per_step` bounds the rate).
+
     python bench/browser_throughput.py [--sandboxes 8] [--seconds 20] [--in-process]
 
 Last line: steps_per_s_at_8=<aggregate steps per second>.
@@ -17,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import statistics
 import sys
 import time
@@ -30,6 +36,58 @@ from cua.state import DomQuery
 
 APP = [sys.executable, "-m", "cua.tasks.apps.serve", "todo"]
 FULL = ObserveOptions(format="jpeg", quality=80, axtree=True)
+
+
+_HZ = os.sysconf("SC_CLK_TCK")
+
+
+def _python_role(pid: int) -> str:
+    """Python processes told apart: the bench (client), the server, the app services."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return "python"
+    if b"cua.server" in argv:
+        return "server"
+    if b"cua.tasks.apps.serve" in argv:
+        return "app-services"
+    return "bench-client" if pid == os.getpid() else "python"
+
+
+def cpu_by_process() -> dict[int, tuple[str, float]]:
+    """{pid: (name, CPU seconds)} for this process and all its descendants."""
+    children: dict[int, list[int]] = {}
+    stats: dict[int, tuple[str, float]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue  # exited meanwhile
+        name, rest = stat.split("(", 1)[1].rsplit(")", 1)
+        fields = rest.split()
+        if name.startswith("python"):
+            name = _python_role(int(entry.name))
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+        stats[int(entry.name)] = (name, (int(fields[11]) + int(fields[12])) / _HZ)
+    out: dict[int, tuple[str, float]] = {}
+    stack = [os.getpid()]
+    while stack:
+        pid = stack.pop()
+        if pid in stats:
+            out[pid] = stats[pid]
+        stack += children.get(pid, [])
+    return out
+
+
+def cpu_delta(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> dict[str, float]:
+    by_name: dict[str, float] = {}
+    for pid, (name, cpu) in after.items():
+        by_name[name] = by_name.get(name, 0.0) + cpu - before.get(pid, (name, 0.0))[1]
+    return by_name
 
 
 @contextlib.asynccontextmanager
@@ -53,6 +111,7 @@ async def targets(sb: RemoteSandbox) -> list[tuple[float, float]]:
 
 async def drive(sb: RemoteSandbox, points: list[tuple[float, float]], start: float, stop: float,
                 latencies: list[float]) -> int:
+    """Step until `stop`; count the steps completed inside [start, stop)."""
     steps = 0
     i = 0
     while True:
@@ -65,9 +124,17 @@ async def drive(sb: RemoteSandbox, points: list[tuple[float, float]], start: flo
             raise RuntimeError(f"incomplete observation from {sb.id}: {obs.error}")
         if t1 >= stop:
             return steps
-        if t0 >= start:
+        if t1 >= start:
             steps += 1
             latencies.append(1000 * (t1 - t0))
+
+
+async def cpu_over(start: float, stop: float) -> dict[str, float]:
+    """CPU seconds by process name spent in the window [start, stop)."""
+    await asyncio.sleep(max(0.0, start - time.perf_counter()))  # the window's edges are times
+    before = cpu_by_process()
+    await asyncio.sleep(max(0.0, stop - time.perf_counter()))
+    return cpu_delta(before, cpu_by_process())
 
 
 async def main() -> None:
@@ -89,7 +156,8 @@ async def main() -> None:
         latencies: list[float] = []
         now = time.perf_counter()
         start, stop = now + args.warmup, now + args.warmup + args.seconds
-        counts = await asyncio.gather(*(drive(sb, pts, start, stop, latencies) for sb, pts in zip(sandboxes, points)))
+        cpu, *counts = await asyncio.gather(
+            cpu_over(start, stop), *(drive(sb, pts, start, stop, latencies) for sb, pts in zip(sandboxes, points)))
         await asyncio.gather(*(sb.close() for sb in sandboxes))
 
     total = sum(counts)
@@ -102,6 +170,12 @@ async def main() -> None:
     if ordered:
         print(f"step latency: p50 {ordered[len(ordered) // 2]:.1f} ms  p95 {ordered[int(0.95 * (len(ordered) - 1))]:.1f} ms"
               f"  mean {statistics.mean(ordered):.1f} ms")
+    if total:
+        per_step = {name: 1000 * sec / total for name, sec in sorted(cpu.items(), key=lambda kv: -kv[1]) if sec > 0}
+        cpu_ms = sum(per_step.values())
+        print(f"CPU per step: {cpu_ms:.0f} ms (" + ", ".join(f"{n} {v:.0f}" for n, v in per_step.items()) + ")")
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; with {os.cpu_count()} idle cores "
+              f"the CPU cost bounds the rate at {1000 * (os.cpu_count() or 1) / cpu_ms:.1f} steps/s")
     print(f"steps_per_s_at_{args.sandboxes}={rate:.2f}")
 
 
