@@ -81,7 +81,7 @@ def test_oracle_earns_miniwob_reward(template_id: str) -> None:
     assert record.status == "completed", record.error
     assert record.verdict is not None and record.verdict.passed, record.verdict
     observed = {e.check: e.observed for e in record.verdict.evidence}
-    assert observed == {"MiniWoB ended the episode": 1, "MiniWoB's reward is positive": 1}
+    assert observed == {"MiniWoB ended the episode": 1, "MiniWoB's raw reward is 1 (success)": 1}
 
 
 @needs_browser

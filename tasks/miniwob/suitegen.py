@@ -29,7 +29,8 @@ HEADER = """\
 # for a shim script) served by `python -m cua.tasks.miniwob.serve` in the sandbox. The
 # page starts one episode seeded with `wob_seed`, and MiniWoB's own JavaScript computes
 # the reward; the shim stores it in the service's SQLite (table episodes), which the
-# judge reads. Pass: the episode ended with a positive raw reward (MiniWoB's success).
+# judge reads. Pass: the episode ended with raw reward 1, MiniWoB's binary success
+# (miniwob.reward.get_binary_reward); partial rewards (e.g. one checkbox wrong) fail.
 # No time limit by default (add max_time_ms=10000 to the URL for MiniWoB's 10 s).
 """
 
@@ -60,9 +61,9 @@ def render() -> str:
                      "get": {"kind": "sql", "scalar": True,
                              "query": "SELECT COALESCE((SELECT done FROM episodes ORDER BY id DESC LIMIT 1), 0)"},
                      "expect": {"op": "equals", "value": 1}},
-                    {"check": "MiniWoB's reward is positive",
+                    {"check": "MiniWoB's raw reward is 1 (success)",
                      "get": {"kind": "sql", "scalar": True,
-                             "query": "SELECT COALESCE((SELECT raw_reward > 0 FROM episodes ORDER BY id DESC LIMIT 1), 0)"},
+                             "query": "SELECT COALESCE((SELECT raw_reward >= 1.0 FROM episodes ORDER BY id DESC LIMIT 1), 0)"},
                      "expect": {"op": "equals", "value": 1}},
                 ],
                 "side_effects": False,
