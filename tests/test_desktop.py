@@ -27,7 +27,7 @@ from cua.errors import SandboxCrashed
 from cua.observation import ObserveOptions, Size
 from cua.sandbox import SandboxEvent, create_sandbox, resolve_kind
 from cua.sandboxes.desktop import DesktopConfig, DesktopSandbox
-from cua.state import ClipboardQuery, CommandQuery, FileQuery, StateResult, UrlQuery, WindowsQuery
+from cua.state import A11yQuery, ClipboardQuery, CommandQuery, FileQuery, StateResult, UrlQuery, WindowsQuery
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -303,6 +303,34 @@ async def _has_text(sb: DesktopSandbox, path: str, needle: str) -> str | None:
 
 async def _clipboard(sb: DesktopSandbox) -> str | None:
     return (await q(sb, ClipboardQuery())).value
+
+
+async def test_accessibility_tree_of_a_gtk_app() -> None:
+    config = DesktopConfig(apps=[{"name": "mousepad", "args": ["a11y.txt"]}], files={"a11y.txt": "read me"},
+                           accessibility=True)
+    sb = await DesktopSandbox.create(config, sandbox_id="test-a11y")
+    try:
+        [tree] = await sb.query([A11yQuery()])
+        assert tree.ok, tree.message
+        nodes = list(_walk(tree.value))
+        assert any(n["role"] == "application" and n["name"] == "mousepad" for n in nodes)
+        [editor] = [n for n in nodes if n["role"] == "text" and "editable" in n["states"]]
+        assert editor["text"] == "read me" and editor["bbox"]["width"] > 100
+        obs = await sb.observe(ObserveOptions(axtree=True))
+        assert obs.axtree and obs.axtree[0]["role"] == "desktop"
+    finally:
+        await sb.close()
+
+
+def _walk(node: dict[str, Any]) -> Any:
+    yield node
+    for child in node.get("children", []):
+        yield from _walk(child)
+
+
+async def test_accessibility_is_unsupported_without_a_bus(fresh: DesktopSandbox) -> None:
+    [tree] = await fresh.query([A11yQuery()])
+    assert not tree.ok and tree.error == "unsupported"
 
 
 async def test_conformance() -> None:

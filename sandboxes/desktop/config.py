@@ -90,6 +90,9 @@ class DesktopConfig(BaseModel):
     #: "none": a private network namespace with only loopback; "host": the host's network.
     network: Literal["none", "host"] = "none"
     input: Literal["auto", "xtest", "xdotool"] = "auto"
+    #: Run a D-Bus session bus and let GTK apps expose their AT-SPI accessibility tree
+    #: (`A11yQuery`, `ObserveOptions(axtree=True)`); costs a bus and slower app start-up.
+    accessibility: bool = False
     settle: SettleSpec = Field(default_factory=SettleSpec)
     #: Python that runs the guest agent (default: this interpreter).
     agent_python: str | None = None

@@ -106,11 +106,14 @@ class DesktopContainer:
                  "--setenv", "HOME", GUEST_HOME, "--setenv", "USER", "user", "--setenv", "TMPDIR", "/tmp",
                  "--setenv", "XDG_RUNTIME_DIR", "/tmp/xdg", "--setenv", "LANG", "C.UTF-8",
                  # GSettings in a file under $HOME: app settings survive restarts and snapshots.
-                 "--setenv", "GSETTINGS_BACKEND", "keyfile", "--setenv", "NO_AT_BRIDGE", "1",
+                 "--setenv", "GSETTINGS_BACKEND", "keyfile",
+                 *([] if config.accessibility else ["--setenv", "NO_AT_BRIDGE", "1"]),
                  "--chdir", GUEST_HOME, "--",
                  python, "-E", "-s", str(GUEST_DIR / "agent.py"), "--listen", f"unix:{socket}",
                  "--display", display.name, "--start-x", f"{config.screen.width}x{config.screen.height}",
                  "--home", GUEST_HOME, "--input", config.input, "--app-log", str(run_dir / "apps.log")]
+        if config.accessibility:
+            argv.append("--dbus")
         if config.window_manager:
             argv += ["--wm", " ".join(config.window_manager)]
         script = "\n".join([*cgroup.join_lines(), "exec " + " ".join(shlex.quote(a) for a in argv)])

@@ -42,9 +42,16 @@ def dump(max_nodes: int) -> dict[str, Any]:
         out: dict[str, Any] = {"role": acc.get_role_name(), "name": acc.get_name() or ""}
         try:
             ext = acc.get_extents(atspi.CoordType.SCREEN)
-            out["bbox"] = {"x": ext.x, "y": ext.y, "width": ext.width, "height": ext.height}
+            if ext.x > -(2**31) and ext.width > 1:  # off-screen objects report INT_MIN
+                out["bbox"] = {"x": ext.x, "y": ext.y, "width": ext.width, "height": ext.height}
         except Exception:  # objects without the Component interface have no extents
             pass
+        if acc.get_text_iface() is not None:
+            try:
+                n = atspi.Text.get_character_count(acc)
+                out["text"] = atspi.Text.get_text(acc, 0, min(n, 100_000))
+            except Exception:  # a text object that will not give its text: leave it out
+                pass
         states = acc.get_state_set()
         out["states"] = [s.value_nick for s in states.get_states()] if states is not None else []
         children = []

@@ -82,6 +82,23 @@ def start_xvfb(size: str, display: str | None, timeout: float = 30.0) -> tuple[s
     return proc, f":{int(data.strip())}"
 
 
+def start_session_bus(timeout: float = 10.0) -> subprocess.Popen[bytes]:
+    """A D-Bus session bus (apps' AT-SPI bridges find the accessibility bus through it);
+    its address goes into our environment, which spawned apps inherit."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
+    path = os.path.join(runtime, f"cua-bus-{os.getpid()}")
+    proc = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--address=unix:path={path}"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(path):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit("the D-Bus session bus did not start")
+        time.sleep(0.01)  # the daemon creates its socket shortly; no event to wait on
+    os.environ["DBUS_SESSION_BUS_ADDRESS"] = f"unix:path={path}"
+    os.environ.pop("NO_AT_BRIDGE", None)
+    return proc
+
+
 class Agent:
     def __init__(self, display: str, *, home: str, input_backend: str = "auto", app_log: str | None = None) -> None:
         self.display = display
@@ -494,6 +511,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--home", default=os.environ.get("HOME", "/root"))
     parser.add_argument("--input", default="auto", choices=["auto", "xtest", "xdotool"])
     parser.add_argument("--app-log", help="append the output of spawned apps to this file")
+    parser.add_argument("--dbus", action="store_true",
+                        help="start a D-Bus session bus for the apps (needed for AT-SPI accessibility)")
     args = parser.parse_args(argv)
 
     xvfb = None
@@ -505,6 +524,9 @@ def main(argv: list[str] | None = None) -> int:
     if not display:
         raise SystemExit("no X display: give --display, set DISPLAY, or use --start-x")
     os.environ["DISPLAY"] = display
+    bus = start_session_bus() if args.dbus else None
+    if bus is not None:
+        agent_protected.add(bus.pid)
     agent = Agent(display, home=args.home, input_backend=args.input, app_log=args.app_log)
     wm = None
     if args.wm:
@@ -530,7 +552,7 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(run())
     finally:
         agent.shutdown()
-        for proc in (wm, xvfb):
+        for proc in (wm, bus, xvfb):
             if proc is not None and proc.poll() is None:
                 proc.terminate()
                 proc.wait(timeout=5)

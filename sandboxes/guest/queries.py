@@ -9,6 +9,7 @@ turns them into the base64 that `FileQuery(mode="bytes")` promises.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import select
@@ -163,8 +164,18 @@ def _windows(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
     return _ok(ctx.windows())
 
 
+def _a11y_python() -> str:
+    """A Python with the GObject bindings (gi): ours, else the system's."""
+    if importlib.util.find_spec("gi") is not None:
+        return sys.executable
+    return "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+
 def _a11y(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
-    result = bounded_run([sys.executable, A11Y_SCRIPT, str(int(q.get("max_nodes", 5000)))],
+    if not ctx.env.get("DBUS_SESSION_BUS_ADDRESS"):
+        return _fail("unsupported", "no D-Bus session bus in this desktop, so no AT-SPI accessibility tree "
+                                    "(start the agent with --dbus; the desktop config's accessibility: true)")
+    result = bounded_run([_a11y_python(), "-I", A11Y_SCRIPT, str(int(q.get("max_nodes", 5000)))],
                          timeout=20.0, max_bytes=50_000_000, env=ctx.env)
     if result["timed_out"]:
         return _fail("timeout", "the accessibility tree did not come within 20 s")
