@@ -486,10 +486,19 @@ document.getElementById('b').addEventListener('click', () => {
 });
 </script>"""
     await sb.act(Goto(url="data:text/html," + quote(html)))
-    obs = await sb.act(Click(x=60, y=30))
+    png = ObserveOptions(format="png")
+    obs = await sb.act(Click(x=60, y=30), observe=png)
     assert obs.settle is not None and obs.settle.settled
     (count,) = await sb.query([DomQuery(selector="#list li", prop="count")])
     assert count.value == 8
+    # the observation returned by the action shows the settled screen
+    later = await sb.observe(png)
+    assert ImageChops.difference(pixels(obs.screenshot.data), pixels(later.screenshot.data)).getbbox() is None
+    # also when the action changed nothing, or changed the page synchronously
+    for x, y in ((600, 600), (60, 30)):
+        obs = await sb.act(Click(x=x, y=y), observe=png)
+        later = await sb.observe(png)
+        assert ImageChops.difference(pixels(obs.screenshot.data), pixels(later.screenshot.data)).getbbox() is None
     before_url = obs.url
     x, y = center(await bbox(sb, "#pop"))
     obs = await sb.act(Click(x=x, y=y))

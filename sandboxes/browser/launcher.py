@@ -30,6 +30,8 @@ BASE_ARGS: tuple[str, ...] = (
     # Repaint whole tiles: partial raster can anti-alias an edge differently from a fresh
     # paint, and a restored page must look exactly like the page that was saved.
     "--disable-partial-raster",
+    # Wheel scrolls land at once: a screenshot never catches a scroll animation half way.
+    "--disable-smooth-scrolling",
 )
 
 _HEADLESS_SHELL = ("/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium-headless-shell")

@@ -497,7 +497,8 @@ class BrowserSandbox(Sandbox):
         return await self._observe(options, {})
 
     async def _observe(self, options: ObserveOptions | None, timings: dict[str, float], *,
-                       settle: SettleInfo | None = None, error: ActionError | None = None) -> Observation:
+                       settle: SettleInfo | None = None, error: ActionError | None = None,
+                       screenshot: Screenshot | None = None) -> Observation:
         opts = options or ObserveOptions()
         started = time.perf_counter()
         if self._adopting is not None:  # a popup opened or the page closed: show the page the agent now has
@@ -507,7 +508,7 @@ class BrowserSandbox(Sandbox):
             await self._settle()
         page, cdp = self.page, self._cdp
         assert cdp is not None
-        shot_task = self._screenshot(opts) if opts.screenshot else None
+        shot_task = (_ready(screenshot) if screenshot is not None else self._screenshot(opts)) if opts.screenshot else None
         title_task = self._guard(page.title(), "title") if settle is None or not settle.settled or \
             self._activity is None or self._activity.settled_title is None else _ready(self._activity.settled_title)
         ax_task = self._guard(accessibility_tree(cdp), "axtree") if opts.axtree else None
@@ -552,6 +553,9 @@ class BrowserSandbox(Sandbox):
         timings: dict[str, float] = {}
         error: ActionError | None = None
         self._step += 1
+        activity = self._activity
+        assert activity is not None
+        requests_before, loads_before = activity.requests_seen, activity.loads
         try:
             parsed = action if isinstance(action, BaseModel) else ActionAdapter.validate_python(action)
             scaled = scale_action(parsed, frame or self._frame, self._screen)  # type: ignore[arg-type]
@@ -569,11 +573,42 @@ class BrowserSandbox(Sandbox):
             error = ActionError(reason="failed", message=str(exc).splitlines()[0])
         timings["act"] = _ms(started)
         settle_started = time.perf_counter()
-        settle = await self._settle()
+        # Capture while the settle check runs. The capture is kept only when the check proves
+        # the action changed nothing that could still be on its way (see _capture_still_valid);
+        # otherwise the screen is captured again after settling, as usual.
+        opts = observe or ObserveOptions()
+        early = asyncio.ensure_future(self._early_screenshot(opts)) \
+            if opts.screenshot and self._adopting is None else None
+        try:
+            settle = await self._settle()
+        except BaseException:
+            if early is not None:
+                await asyncio.gather(early, return_exceptions=True)
+            raise
         timings["settle"] = _ms(settle_started)
-        obs = await self._observe(observe, timings, settle=settle, error=error)
+        shot = await early if early is not None else None
+        if shot is not None and not self._capture_still_valid(activity, settle, requests_before, loads_before, started):
+            shot = None
+        obs = await self._observe(observe, timings, settle=settle, error=error, screenshot=shot)
         timings["total"] = _ms(started)
         return obs
+
+    async def _early_screenshot(self, opts: ObserveOptions) -> Screenshot | None:
+        assert self._cdp is not None
+        try:
+            return await self._guard(capture_screenshot(self._cdp, opts, self._screen), "screenshot",
+                                     timeout=min(self.config.call_timeout_s, 10.0))
+        except (Timeout, PlaywrightError):
+            return None  # taken again after settling
+
+    def _capture_still_valid(self, activity: PageActivity, settle: SettleInfo, requests_before: int,
+                             loads_before: int, started: float) -> bool:
+        """A capture taken during settling shows the settled screen when the page was quiet at
+        the first check, nothing loaded or was fetched since the action began, and the DOM had
+        not changed since before the action (its idle time exceeds the action's age)."""
+        return (settle.settled and settle.reason == "quiet" and activity is self._activity and activity.checks == 1
+                and activity.requests_seen == requests_before and activity.loads == loads_before
+                and not activity.popup_requested and activity.idle_ms > (time.perf_counter() - started) * 1000)
 
     async def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
                     observe: ObserveOptions | None = None) -> Observation:

@@ -81,7 +81,10 @@ _QUIET_CHECK = r"""
     const pending = s.pendingAt !== null && now - s.pendingAt < 2000 && !(s.submit && s.submit.defaultPrevented);
     if (s.navigating || pending) { resolve({ quiet: false, navigating: true, popup }); return; }
     const since = now - s.last;
-    if (since >= quiet) { resolve({ quiet: true, navigating: false, popup, title: document.title }); return; }
+    if (since >= quiet) {
+      resolve({ quiet: true, navigating: false, popup, title: document.title, idle: Math.min(since, 1e9) });
+      return;
+    }
     if (now - t0 >= budget) { resolve({ quiet: false, navigating: false, popup }); return; }
     setTimeout(check, Math.min(quiet - since, budget - (now - t0)) + 1);
   };
@@ -108,6 +111,12 @@ class PageActivity:
     popup_requested: bool = False
     #: document.title as read by the check that found the page settled (saves a round trip).
     settled_title: str | None = None
+    #: Requests seen so far (never decremented): tells whether anything was fetched meanwhile.
+    requests_seen: int = 0
+    #: For the last settle: how many DOM checks it took, and how long the DOM had been
+    #: unchanged (ms) when the final check ran.
+    checks: int = 0
+    idle_ms: float = 0.0
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def attach(self) -> None:
@@ -119,6 +128,7 @@ class PageActivity:
     def _on_request(self, request: Request) -> None:
         if request.resource_type in _STREAMING:
             return
+        self.requests_seen += 1
         self.inflight[request] = time.monotonic()
         self._changed.set()
 
@@ -157,12 +167,15 @@ class PageActivity:
         started = time.monotonic()
         deadline = started + timeout_ms / 1000
         self.settled_title = None
+        self.checks = 0
+        self.idle_ms = 0.0
         reasons: list[str] = []
         while True:
             if not await self._until(lambda: not self.busy(), deadline):
                 return self._info(False, started, f"network busy ({self.busy()} requests)")
             budget = max(0.0, (deadline - time.monotonic()) * 1000)
             seen = self.loads  # before the check, so a load racing its answer is not missed
+            self.checks += 1
             try:
                 result = await asyncio.wait_for(self.page.evaluate(_QUIET_CHECK, [quiet_ms, budget]), budget / 1000 + 5)
             except PlaywrightError:
@@ -183,6 +196,7 @@ class PageActivity:
                 continue
             reasons.append("quiet")
             self.settled_title = result.get("title")
+            self.idle_ms = float(result.get("idle") or 0.0)
             return self._info(True, started, "+".join(dict.fromkeys(reasons)))
 
     @staticmethod
