@@ -167,6 +167,42 @@ async def test_stream_pushes_frames(sb: RemoteSandbox) -> None:
     assert (await sb.observe()).screenshot is not None
 
 
+async def test_same_sandbox_in_arrival_order_others_concurrently(sb: RemoteSandbox, client: Client) -> None:
+    other = await client.create("browser", config={"isolation": "shared"})
+    try:
+        done: list[str] = []
+
+        async def run(name: str, coro: Any) -> None:
+            await coro
+            done.append(name)
+
+        await asyncio.gather(
+            run("wait", sb.act(Wait(seconds=5))),
+            run("same", sb.observe(ObserveOptions(screenshot=False))),    # queued behind the wait
+            run("other", other.observe(ObserveOptions(screenshot=False))),  # not queued behind it
+        )
+        assert done.index("wait") < done.index("same")
+        assert done.index("other") < done.index("wait")
+    finally:
+        await other.close()
+
+
+async def test_events_iterator(sb: RemoteSandbox, client: Client) -> None:
+    seen: list[Event] = []
+
+    async def collect() -> None:
+        async for event in client.events():
+            seen.append(event)
+            if event.event == "navigated" and event.sandbox_id == sb.id:
+                return
+
+    collector = asyncio.create_task(collect())
+    await asyncio.sleep(0)  # let the iterator subscribe before the navigation
+    await open_list(sb)
+    await asyncio.wait_for(collector, timeout=60)
+    assert seen[-1].data.get("url", "").startswith("http://127.0.0.1")
+
+
 # --- faults: crash, timeout, cancel ---
 
 async def test_killed_browser_gives_sandbox_crashed_and_an_event(sb: RemoteSandbox, client: Client) -> None:
