@@ -65,5 +65,11 @@ def _schema(args: argparse.Namespace) -> int:
 
     from cua.protocol import json_schema
 
-    print(json.dumps(json_schema(), indent=args.indent or None))
+    try:
+        print(json.dumps(json_schema(), indent=args.indent or None))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `cua protocol schema | head`: the reader had enough
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
