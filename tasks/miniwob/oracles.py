@@ -209,6 +209,27 @@ async def _episode_started(ctx: OracleContext) -> AsyncIterator[Action]:
     raise OracleError("the MiniWoB episode did not start (no #cua-wob report on the page)")
 
 
+async def grid_coordinate(ctx: OracleContext, u: str) -> Steps:
+    m = re.search(r"\((-?\d+),\s*(-?\d+)\)", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    return [{"click": f'circle[id="({m.group(1)},{m.group(2)})"]'}]
+
+
+async def click_color(ctx: OracleContext, u: str) -> Steps:
+    """The colour is named in bold, or shown as a swatch whose style names it."""
+    named = await _dom(ctx, "#query .bold")
+    if named:
+        color = str(named).strip()
+    else:
+        style = str(await _dom(ctx, "#query-color", "attr", attr="style") or "")
+        m = re.search(r"background-color:\s*([^;]+)", style)
+        if not m:
+            raise OracleError("cannot tell which colour is asked for")
+        color = m.group(1).strip()
+    return [{"click": f'#area .color[data-color="{color}"]'}]
+
+
 async def use_spinner(ctx: OracleContext, u: str) -> Steps:
     m = re.search(r"Select (-?\d+) with the spinner", u)
     if not m:
@@ -216,6 +237,26 @@ async def use_spinner(ctx: OracleContext, u: str) -> Steps:
     n = int(m.group(1))
     arrow = ".ui-spinner-up" if n > 0 else ".ui-spinner-down"
     return [*({"click": arrow} for _ in range(abs(n))), _submit()]
+
+
+async def click_collapsible_2(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Find the section whose (hidden) text holds the link, open it, click the link."""
+    word = _quoted(u)[0]
+    sections = int(await _dom(ctx, "#area h3", "count") or 0)
+    for i in range(1, sections + 1):
+        panel = f"#area h3:nth-of-type({i}) + div"
+        links = [str(t).strip() for t in (await _dom(ctx, f"{panel} .alink", all=True) or [])]
+        if word in links:
+            async for action in run_steps(ctx, [{"click": f"#area h3:nth-of-type({i})"},
+                                                {"wait_for": {"selector": f"{panel} .alink", "text": word}}]):
+                yield action
+            # jQuery UI slides the panel open (~400 ms): wait until it has stopped moving,
+            # or the click lands where the link was a moment before.
+            yield Wait(seconds=0.6)
+            async for action in run_steps(ctx, [{"click": {"selector": f"{panel} .alink", "text": word}}]):
+                yield action
+            return
+    raise OracleError(f"no section holds the link {word!r}")
 
 
 async def use_autocomplete(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
@@ -244,11 +285,12 @@ SOLVERS: dict[str, Callable[[OracleContext, str], Awaitable[Steps]]] = {
     "enter-password": enter_password, "enter-text": enter_text, "enter-text-2": enter_text_2,
     "enter-time": enter_time, "find-word": find_word, "focus-text": focus_text, "focus-text-2": focus_text_2,
     "login-user": login_user, "read-table": read_table, "simple-arithmetic": simple_arithmetic,
-    "enter-text-dynamic": enter_text, "use-spinner": use_spinner,
+    "enter-text-dynamic": enter_text, "use-spinner": use_spinner, "grid-coordinate": grid_coordinate,
+    "click-color": click_color,
 }
 #: Tasks whose later steps depend on what the page shows after the first ones.
 INTERACTIVE: dict[str, Callable[[OracleContext, str], AsyncIterator[Action]]] = {
-    "use-autocomplete": use_autocomplete,
+    "use-autocomplete": use_autocomplete, "click-collapsible-2": click_collapsible_2,
 }
 
 

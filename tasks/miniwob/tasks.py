@@ -44,6 +44,9 @@ WITH_ORACLE: dict[str, str] = {
     "enter-text-dynamic": "type the text asked for, then submit",
     "use-autocomplete": "enter an item the autocomplete offers that matches the request",
     "use-spinner": "set the spinner to the value asked for, then submit",
+    "grid-coordinate": "click the grid coordinate asked for",
+    "click-color": "click the color asked for",
+    "click-collapsible-2": "expand sections to find the named link and click it",
 }
 
 OTHER: dict[str, str] = {
@@ -51,8 +54,6 @@ OTHER: dict[str, str] = {
     "choose-date": "pick the date asked for in the date picker, then submit",
     "click-checkboxes-soft": "tick the words similar to those asked for, then submit",
     "click-checkboxes-transfer": "tick the checkboxes asked for, then submit",
-    "click-collapsible-2": "expand sections to find the named link and click it",
-    "click-color": "click the color asked for",
     "click-menu": "select the menu item asked for",
     "click-menu-2": "select the menu item asked for",
     "click-pie": "expand the pie menu and click the item asked for",
@@ -61,7 +62,6 @@ OTHER: dict[str, str] = {
     "click-shape": "click the shape asked for",
     "count-shape": "count the shapes asked for and answer",
     "email-inbox": "do the email action asked for in the inbox",
-    "grid-coordinate": "click the grid coordinate asked for",
     "guess-number": "guess the number with the hints given",
     "identify-shape": "click the button naming the shape shown",
     "login-user-popup": "log in, dismissing the popup if it appears",
