@@ -259,6 +259,22 @@ async def click_collapsible_2(ctx: OracleContext, u: str) -> AsyncIterator[Actio
     raise OracleError(f"no section holds the link {word!r}")
 
 
+async def login_user_popup(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Log in; a popup may open when a field gets focus: dismiss it (Cancel, never OK,
+    which ends the episode) and fill that field again."""
+    user, password = _quoted(u)[:2]
+    for selector, text in (("#username", user), ("#password", password)):
+        for _ in range(2):
+            async for action in run_steps(ctx, [{"fill": {"selector": selector, "text": text}}]):
+                yield action
+            if not await _dom(ctx, "#popup", "count"):
+                break
+            async for action in run_steps(ctx, [{"click": "#popup-cancel"}]):
+                yield action
+    async for action in run_steps(ctx, [_submit()]):
+        yield action
+
+
 async def use_autocomplete(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
     """Type the prefix, then pick the suggestion with the asked-for ending from the menu."""
     quoted = _quoted(u)
@@ -291,6 +307,7 @@ SOLVERS: dict[str, Callable[[OracleContext, str], Awaitable[Steps]]] = {
 #: Tasks whose later steps depend on what the page shows after the first ones.
 INTERACTIVE: dict[str, Callable[[OracleContext, str], AsyncIterator[Action]]] = {
     "use-autocomplete": use_autocomplete, "click-collapsible-2": click_collapsible_2,
+    "login-user-popup": login_user_popup,
 }
 
 

@@ -47,6 +47,7 @@ WITH_ORACLE: dict[str, str] = {
     "grid-coordinate": "click the grid coordinate asked for",
     "click-color": "click the color asked for",
     "click-collapsible-2": "expand sections to find the named link and click it",
+    "login-user-popup": "log in, dismissing the popup if it appears",
 }
 
 OTHER: dict[str, str] = {
@@ -64,7 +65,6 @@ OTHER: dict[str, str] = {
     "email-inbox": "do the email action asked for in the inbox",
     "guess-number": "guess the number with the hints given",
     "identify-shape": "click the button naming the shape shown",
-    "login-user-popup": "log in, dismissing the popup if it appears",
     "multi-layouts": "fill in the form whatever its layout, then submit",
     "multi-orderings": "fill in the form whatever its field order, then submit",
     "navigate-tree": "open folders to find the named file and click it",
