@@ -25,6 +25,8 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--port", type=int, default=8765, help="0 picks a free port")
     serve.add_argument("--token", help="bearer token (default: generated and printed)")
     serve.add_argument("--history-images", type=int, default=3, help="screenshots kept in the prompt")
+    serve.add_argument("--tool-api", action="store_true",
+                       help="qwen families: send the tool in the request's `tools` (server-side tool calling)")
     serve.add_argument("--min-pixels", type=int)
     serve.add_argument("--max-pixels", type=int)
     serve.add_argument("--device", help="transformers: torch device (default: cuda when present, else cpu)")
@@ -44,6 +46,10 @@ def register(subparsers: Any) -> None:
 
 def _family_options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {}
+    if getattr(args, "tool_api", False):
+        if args.family not in ("qwen2.5-vl", "qwen3-vl"):
+            raise SystemExit("--tool-api applies only to qwen2.5-vl and qwen3-vl")
+        options["tool_api"] = True
     if args.family in ("qwen2.5-vl", "qwen3-vl", "ui-tars-1.5"):
         for name in ("min_pixels", "max_pixels", "factor"):
             value = getattr(args, name, None)

@@ -94,7 +94,7 @@ class RemotePolicy:
     async def health(self) -> dict[str, Any]:
         return (await self._request("GET", "/v1/health")).json()
 
-    async def metrics(self) -> dict[str, Any]:
+    async def server_metrics(self) -> dict[str, Any]:
         return (await self._request("GET", "/v1/metrics")).json()
 
     async def aclose(self) -> None:

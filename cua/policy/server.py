@@ -22,7 +22,7 @@ import statistics
 import time
 from collections import deque
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, Response
@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from cua.errors import BadRequest, CuaError, ErrorCode, InternalError, Unauthorized
 from cua.policy.base import Policy, PolicyStep
+from cua.policy.engine import PolicyMetrics
 from cua.policy.wire import ActRequest, decode_act_request
 
 __all__ = ["create_app", "generate_token"]
@@ -45,6 +46,14 @@ _STATUS = {
     ErrorCode.TIMEOUT: 504,
     ErrorCode.CAPACITY: 503,
 }
+
+
+@runtime_checkable
+class Metered(Protocol):
+    """A policy that counts its calls and parse errors (ModelPolicy, ScriptedPolicy)."""
+
+    @property
+    def metrics(self) -> PolicyMetrics: ...
 
 
 def generate_token() -> str:
@@ -150,8 +159,7 @@ def create_app(policy: Policy, *, token: str, info: dict[str, Any] | None = None
 
     @app.get("/v1/metrics")
     async def metrics() -> dict[str, Any]:
-        counters = getattr(policy, "metrics", None)
-        body = counters.snapshot() if counters is not None else {}
+        body = policy.metrics.snapshot() if isinstance(policy, Metered) else {}
         return {**body, "server_overhead_p50_ms": overhead.p50(), **(info or {})}
 
     @app.websocket("/v1/ws")

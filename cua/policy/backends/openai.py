@@ -119,10 +119,9 @@ class OpenAIBackend:
 
     def _body(self, messages: list[Message], request: CompletionRequest) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(messages)}
-        for name in ("temperature", "top_p", "max_tokens", "seed"):
-            value = getattr(request, name)
-            if value is not None:
-                body[name] = value
+        sampling = {"temperature": request.temperature, "top_p": request.top_p,
+                    "max_tokens": request.max_tokens, "seed": request.seed}
+        body.update({name: value for name, value in sampling.items() if value is not None})
         if request.logprobs:
             body["logprobs"] = True
             if request.top_logprobs is not None:

@@ -95,9 +95,10 @@ class TransformersBackend:
 
         device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
         dtype_name = self.dtype or ("bfloat16" if device.startswith("cuda") else "float32")
-        dtype = getattr(torch, dtype_name, None)
-        if not isinstance(dtype, torch.dtype):
-            raise ValueError(f"unknown torch dtype {dtype_name!r}")
+        dtypes = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+        if dtype_name not in dtypes:
+            raise ValueError(f"unknown dtype {dtype_name!r}; use one of {', '.join(dtypes)}")
+        dtype = dtypes[dtype_name]
         self.model = AutoModelForImageTextToText.from_pretrained(self.path, dtype=dtype, device_map=device)
         self.model.eval()
         self.tokenizer = AutoTokenizer.from_pretrained(self.path)
@@ -198,7 +199,7 @@ class TransformersBackend:
         if all_images:
             features = self.image_processor(images=all_images, return_tensors="pt")
             vision = {"pixel_values": features["pixel_values"], "image_grid_thw": features["image_grid_thw"]}
-            merge = int(getattr(self.image_processor, "merge_size", 2))
+            merge = int(self.image_processor.merge_size)  # patches merged per side into one token
             counts = iter(int(g.prod()) // (merge * merge) for g in features["image_grid_thw"])
             texts = [self._expand_images(t, counts) for t in texts]
         inputs = self.tokenizer(texts, return_tensors="pt", padding=True)

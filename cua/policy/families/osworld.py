@@ -55,6 +55,10 @@ _SIGNATURES: dict[str, tuple[str, ...]] = {
 }
 
 
+def _line(node: ast.AST) -> int | str:
+    return node.lineno if isinstance(node, (ast.stmt, ast.expr)) else "?"
+
+
 class OSWorld(Family):
     name: ClassVar[str] = "osworld"
 
@@ -210,7 +214,7 @@ class OSWorld(Family):
         if isinstance(node, ast.Name):
             if node.id in env:
                 return env[node.id]
-            raise FamilyParseError(f"unknown name {node.id!r} on line {getattr(where, 'lineno', '?')}")
+            raise FamilyParseError(f"unknown name {node.id!r} on line {_line(where)}")
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             value = self._eval(node.operand, env, where)
             return -number(value, "operand") if isinstance(node.op, ast.USub) else number(value, "operand")
@@ -223,7 +227,7 @@ class OSWorld(Family):
             except ZeroDivisionError:
                 raise FamilyParseError("division by zero in an argument") from None
         raise FamilyParseError(
-            f"unsupported expression on line {getattr(where, 'lineno', '?')}: {ast.unparse(node)[:80]!r}"
+            f"unsupported expression on line {_line(where)}: {ast.unparse(node)[:80]!r}"
         )
 
     def _call(self, call: ast.Call, env: dict[str, Any], b: ActionBuilder) -> None:
