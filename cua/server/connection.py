@@ -43,7 +43,6 @@ class Connection:
         self.manager = manager
         self.metrics = metrics
         self.id = f"c-{secrets.token_hex(6)}"
-        self._token = token
         header = bearer_token(ws.headers.get("authorization"))
         self._header_rejected = header is not None and not token_matches(token, header)
         self.proto = p.ServerConnection(token=token, authorized=header is not None and not self._header_rejected,

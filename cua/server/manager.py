@@ -38,6 +38,7 @@ from cua.errors import (
 )
 from cua.observation import Size
 from cua.sandbox import (
+    Forkable,
     Sandbox,
     SandboxEvent,
     SandboxInfo,
@@ -183,8 +184,6 @@ class SandboxManager:
 
     async def fork(self, parent: Managed, snapshot_id: str, *, owner: str, keep: bool = False) -> Managed:
         """Fork `parent` (whose lock the caller holds) from one of the snapshots."""
-        from cua.sandbox import Forkable
-
         source = parent.require()
         if not isinstance(source, Forkable):
             raise unsupported("fork", parent.kind)
