@@ -572,10 +572,22 @@ class BrowserSandbox(Sandbox):
             # The browser is alive (else _guard raised SandboxCrashed): the page refused the input.
             error = ActionError(reason="failed", message=str(exc).splitlines()[0])
         timings["act"] = _ms(started)
+        obs = await self._settle_and_observe(observe, timings, since=(started, requests_before, loads_before),
+                                             error=error)
+        timings["total"] = _ms(started)
+        return obs
+
+    async def _settle_and_observe(self, observe: ObserveOptions | None, timings: dict[str, float], *,
+                                  since: tuple[float, int, int] | None = None,
+                                  error: ActionError | None = None) -> Observation:
+        """Settle, then observe. The screen is captured while the settle check runs, and that
+        capture is kept only when the check proves nothing changed since `since` (a
+        perf_counter time with the request and load counts then) that could still be on its
+        way (see _capture_still_valid); otherwise it is captured again after settling."""
+        activity = self._activity
+        assert activity is not None
+        started, requests_before, loads_before = since or (time.perf_counter(), activity.requests_seen, activity.loads)
         settle_started = time.perf_counter()
-        # Capture while the settle check runs. The capture is kept only when the check proves
-        # the action changed nothing that could still be on its way (see _capture_still_valid);
-        # otherwise the screen is captured again after settling, as usual.
         opts = observe or ObserveOptions()
         early = asyncio.ensure_future(self._early_screenshot(opts)) \
             if opts.screenshot and self._adopting is None else None
@@ -589,9 +601,7 @@ class BrowserSandbox(Sandbox):
         shot = await early if early is not None else None
         if shot is not None and not self._capture_still_valid(activity, settle, requests_before, loads_before, started):
             shot = None
-        obs = await self._observe(observe, timings, settle=settle, error=error, screenshot=shot)
-        timings["total"] = _ms(started)
-        return obs
+        return await self._observe(observe, timings, settle=settle, error=error, screenshot=shot)
 
     async def _early_screenshot(self, opts: ObserveOptions) -> Screenshot | None:
         assert self._cdp is not None
@@ -627,10 +637,11 @@ class BrowserSandbox(Sandbox):
         await self._goto(url, seeded=seeded)
         await self._move_pointer(0, 0)
         self._step = 0
-        settle = await self._settle()
-        timings = {"reset": _ms(started)}
+        timings: dict[str, float] = {}
+        obs = await self._settle_and_observe(observe, timings)
+        timings["reset"] = _ms(started)
         self._timings["reset_last"] = timings["reset"]
-        return await self._observe(observe, timings, settle=settle)
+        return obs
 
     async def _move_pointer(self, x: float, y: float) -> None:
         await self._guard(self.page.mouse.move(x, y), "mouse move")
@@ -689,10 +700,11 @@ class BrowserSandbox(Sandbox):
             after.append(self._guard(self.page.evaluate(_RESTORE_VIEW, [blob.forms, list(blob.scroll)]), "restore view"))
         await asyncio.gather(*after)
         self._step = int(ref.meta.get("step", 0))
-        settle = await self._settle()
-        timings = {"restore": _ms(started)}
+        timings: dict[str, float] = {}
+        obs = await self._settle_and_observe(observe, timings)
+        timings["restore"] = _ms(started)
         self._timings["restore_last"] = timings["restore"]
-        return await self._observe(observe, timings, settle=settle)
+        return obs
 
     async def _restore_cookies(self, blob: BrowserSnapshot) -> None:
         assert self._context is not None
