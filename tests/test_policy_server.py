@@ -71,9 +71,13 @@ async def test_remote_policy_round_trip(transport):
         assert (await policy.act("ep2", "x", obs)).actions == [Click(x=10, y=20)]
         await policy.reset("ep1")
         assert (await policy.act("ep1", "x", obs)).actions == [Click(x=10, y=20)]
+        odd = "task/7 seed=3?#x"  # reset must reach this exact session over either transport
+        await policy.act(odd, "x", obs)
+        await policy.reset(odd)
+        assert (await policy.act(odd, "x", obs)).actions == [Click(x=10, y=20)]
         metrics = await policy.server_metrics()
         assert metrics["parse_errors"] == {"ui-tars-1.5": 1}
-        assert sum(metrics["calls"].values()) == 7 and metrics["server_overhead_p50_ms"] >= 0
+        assert sum(metrics["calls"].values()) == 9 and metrics["server_overhead_p50_ms"] >= 0
         # no screenshot at all: JSON body
         assert (await policy.act("ep3", "x", observation(None, url="http://a/"))).actions == [Click(x=10, y=20)]
         await policy.aclose()

@@ -17,6 +17,7 @@ import os
 import socket
 import uuid
 from typing import Any, Literal
+from urllib.parse import quote
 
 import httpx
 
@@ -89,7 +90,7 @@ class RemotePolicy:
         if self.transport == "ws":
             await self._ws_call({"op": "reset", "session_id": session_id}, None)
         else:
-            await self._request("POST", f"/v1/sessions/{session_id}/reset")
+            await self._request("POST", f"/v1/sessions/{quote(session_id, safe='')}/reset")
 
     async def health(self) -> dict[str, Any]:
         return (await self._request("GET", "/v1/health")).json()

@@ -152,7 +152,7 @@ def create_app(policy: Policy, *, token: str, info: dict[str, Any] | None = None
         overhead.add(step.timings_ms["server_total"], step.timings_ms["policy"])
         return Response(step.model_dump_json(), media_type="application/json")
 
-    @app.post("/v1/sessions/{session_id}/reset")
+    @app.post("/v1/sessions/{session_id:path}/reset")
     async def reset(session_id: str) -> Response:
         await policy.reset(session_id)
         return Response(status_code=204)
