@@ -148,7 +148,8 @@ async def test_drag_on_the_title_bar_moves_the_window(fresh: DesktopSandbox) -> 
     x, y = before["x"] + 80, before["y"] - 8  # the openbox title bar sits just above the client area
     await fresh.act(Drag(path=[Point(x=x, y=y), Point(x=x + 60, y=y + 20), Point(x=x + 120, y=y + 60)]))
     after = (await windows(fresh))["windows"][0]
-    assert (after["x"] - before["x"], after["y"] - before["y"]) == (120, 60)
+    # openbox's edge resistance may shift the end by a pixel or two
+    assert abs(after["x"] - before["x"] - 120) <= 3 and abs(after["y"] - before["y"] - 60) <= 3, (before, after)
 
 
 async def test_scroll_reaches_the_app_as_wheel_events(fresh: DesktopSandbox) -> None:
@@ -243,6 +244,27 @@ async def test_snapshot_change_restore(fresh: DesktopSandbox) -> None:
     main = next(w for w in (await windows(fresh))["windows"] if w["title"] == "xterm")
     await fresh.act(Click(x=main["x"] + 20, y=main["y"] + 20))
     await shell(fresh, "echo after > after.txt", "step3")
+    await fresh.delete_snapshot(ref)
+
+
+async def test_restore_brings_back_window_geometry_and_focus(fresh: DesktopSandbox) -> None:
+    await fresh.act(Type(text="xterm -T other -geometry 50x12+900+500 &\n"))
+    listing = await until(lambda: _two_windows(fresh), "a second xterm")
+    main = next(w for w in listing["windows"] if w["title"] == "xterm")
+    x, y = main["x"] + 80, main["y"] - 8
+    await fresh.act(Drag(path=[Point(x=x, y=y), Point(x=x - 100, y=y + 40)]))
+    await fresh.act(Click(x=main["x"] - 100 + 30, y=main["y"] + 40 + 30))  # focus the moved terminal
+    before = await windows(fresh)
+    moved = next(w for w in before["windows"] if w["title"] == "xterm")
+    # (openbox's edge resistance may add a few pixels to the drag; the exact spot is not the point)
+    assert (moved["x"], moved["y"]) != (main["x"], main["y"]) and before["focused"] == moved["id"]
+    ref = await fresh.snapshot()
+    await fresh.act(Drag(path=[Point(x=x - 100, y=y + 40), Point(x=x - 50, y=y + 100)]))
+    await fresh.restore(ref)
+    after = await windows(fresh)
+    geometry = sorted((w["title"], w["x"], w["y"], w["width"], w["height"]) for w in after["windows"])
+    assert geometry == sorted((w["title"], w["x"], w["y"], w["width"], w["height"]) for w in before["windows"])
+    assert next(w["title"] for w in after["windows"] if w["id"] == after["focused"]) == "xterm"
     await fresh.delete_snapshot(ref)
 
 

@@ -257,15 +257,28 @@ class DesktopSandbox(Sandbox):
             target.write_text(text)
 
     async def _start_apps(self, apps: list[dict[str, Any]]) -> None:
-        """Start apps and wait for each one's window (in parallel: they start independently)."""
-        async def one(app: dict[str, Any]) -> None:
+        """Start apps and wait for each one's window (in parallel: they start independently);
+        apps from a snapshot get their window's recorded geometry back, and the window
+        that had the focus gets it again."""
+        async def one(app: dict[str, Any]) -> dict[str, Any] | None:
             pid = await self.client.spawn(list(app["argv"]), env=dict(app.get("env") or {}),
                                           cwd=app.get("cwd"), name=app.get("name"))
-            if app.get("wait_window", True):
-                await self.client.wait_window(pid=pid, klass=app.get("window_class"),
-                                              timeout=float(app.get("start_timeout", 30.0)))
+            if not app.get("wait_window", True):
+                return None
+            return await self.client.wait_window(pid=pid, klass=app.get("window_class"),
+                                                 timeout=float(app.get("start_timeout", 30.0)))
 
-        await asyncio.gather(*(one(a) for a in apps))
+        windows = await asyncio.gather(*(one(a) for a in apps))
+        places, focus = [], None
+        for app, window in zip(apps, windows):
+            recorded = (app.get("windows") or [None])[0]
+            if window is None or recorded is None:
+                continue
+            places.append({"id": window["id"], **{k: recorded[k] for k in ("x", "y", "width", "height")}})
+            if recorded.get("focused"):
+                focus = window["id"]
+        if places:
+            await self.client.place_windows(places, focus=focus)
 
     async def _stop_apps(self) -> None:
         await self.client.kill(all=True, timeout=10.0)
@@ -273,7 +286,10 @@ class DesktopSandbox(Sandbox):
     async def _take_snapshot(self, name: str) -> _Snapshot:
         apps = []
         configured = {tuple(a.argv): a for a in self.config.apps}
+        focused = (await self.client.windows())["focused"]
         for app in await self.client.apps():
+            for window in app["windows"]:
+                window["focused"] = window["id"] == focused
             known: AppSpec | None = configured.get(tuple(app["argv"]))
             apps.append({"name": app["name"], "argv": app["argv"], "cwd": app["cwd"], "env": app.get("env") or {},
                          "window_class": known.window_class if known else (app["windows"][0]["class"] or None),
@@ -316,7 +332,7 @@ class DesktopSandbox(Sandbox):
             t0 = time.perf_counter()
             await self._return_to(self._initial, files)
             self._timings["reset_last"] = round((time.perf_counter() - t0) * 1000, 1)
-        return await self.observe(observe)
+        return await self._settled_observe(observe)
 
     async def observe(self, options: ObserveOptions | None = None) -> Observation:
         options = options or ObserveOptions()
@@ -328,6 +344,13 @@ class DesktopSandbox(Sandbox):
         obs = await self._observation(options, meta, data, None, None)
         obs.timings_ms["observe"] = round((time.perf_counter() - t0) * 1000, 2)
         return obs
+
+    async def _settled_observe(self, options: ObserveOptions | None) -> Observation:
+        """Observe once the restarted apps have drawn and the screen is still."""
+        options = options or ObserveOptions()
+        result, data = await self.client.act({"type": "wait", "seconds": 0}, settle=self.config.settle.model_dump(),
+                                             observe=self._shot_dict(options))
+        return await self._observation(options, result.get("screenshot") or {}, data, result.get("settle"), None)
 
     def _shot_args(self, options: ObserveOptions) -> tuple[str, int, int | None, int | None]:
         frame = options.frame
@@ -447,7 +470,7 @@ class DesktopSandbox(Sandbox):
             t0 = time.perf_counter()
             await self._return_to(snap)
             self._timings["restore_last"] = round((time.perf_counter() - t0) * 1000, 1)
-        return await self.observe(observe)
+        return await self._settled_observe(observe)
 
     async def delete_snapshot(self, ref: SnapshotRef) -> None:
         snap = self._get(ref)

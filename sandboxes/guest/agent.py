@@ -110,6 +110,8 @@ class Agent:
         self._screen: Screen | None = None
         self._input_backend = input_backend
         self.children: dict[int, dict[str, Any]] = {}
+        #: What the window manager adds to a requested window position (learnt once).
+        self.place_offset: tuple[int, int] = (0, 0)
         self.started = time.time()
 
     async def start(self) -> None:
@@ -374,6 +376,64 @@ async def op_write_file(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -
     return {"path": path, "bytes": len(blobs[0])}, []
 
 
+async def op_place_windows(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    """Move/resize windows (`places`: [{id, x, y, width, height}]) and focus `focus` (an id),
+    through the window manager; waits (bounded) until the window list shows it done."""
+    places = req.get("places")
+    if not isinstance(places, list):
+        raise BadRequestFault("place_windows needs a list of places")
+    focus = req.get("focus")
+    wanted = {int(p["id"]): (int(p["x"]), int(p["y"]), int(p["width"]), int(p["height"])) for p in places}
+    # Windows already in place get no request: a request the window manager answers late
+    # could move them after we found them in place.
+    current = await agent.on_x(agent.screen.windows)
+    now = {w["id"]: (w["x"], w["y"], w["width"], w["height"]) for w in current["windows"]}
+    wanted = {wid: g for wid, g in wanted.items() if now.get(wid) != g}
+    if focus is not None and current["focused"] == int(focus):
+        focus = None
+    if not wanted and focus is None:
+        return {"placed": True, "windows": current["windows"]}, []
+
+    def send() -> None:
+        ox, oy = agent.place_offset
+        for wid, (x, y, w, h) in wanted.items():
+            agent.screen.place_window(wid, x - ox, y - oy, w, h)
+        if focus is not None:
+            agent.screen.activate_window(int(focus))
+
+    def placed(listing: dict[str, Any]) -> bool:
+        geometry = {w["id"]: (w["x"], w["y"], w["width"], w["height"]) for w in listing["windows"]}
+        return all(geometry.get(wid) == g for wid, g in wanted.items()) and \
+            (focus is None or listing["focused"] == int(focus))
+
+    def correct(listing: dict[str, Any]) -> None:
+        # Window managers differ by a border width in how they read the requested
+        # position: learn what the request missed by (kept for later requests), ask again.
+        geometry = {w["id"]: (w["x"], w["y"]) for w in listing["windows"]}
+        missed = [(geometry[wid][0] - x, geometry[wid][1] - y) for wid, (x, y, _, _) in wanted.items()
+                  if wid in geometry]
+        if missed:
+            ox, oy = agent.place_offset
+            agent.place_offset = (ox + missed[0][0], oy + missed[0][1])
+        ox, oy = agent.place_offset
+        for wid, (x, y, w, h) in wanted.items():
+            agent.screen.place_window(wid, x - ox, y - oy, w, h)
+
+    wait_s = float(req.get("wait_s", 3.0))
+    await agent.on_x(send)
+    for attempt in range(2):
+        try:
+            # the window manager acts within milliseconds; a first miss is a position offset
+            listing = await _wait_until(agent, placed, min(0.3, wait_s) if attempt == 0 else wait_s)
+            return {"placed": True, "windows": listing["windows"]}, []
+        except GuestFault:
+            if attempt == 0:
+                listing = await agent.on_x(agent.screen.windows)
+                await agent.on_x(lambda: correct(listing))
+    # The window manager may refuse (a size below a window's minimum): report, not fail.
+    return {"placed": False, "windows": (await agent.on_x(agent.screen.windows))["windows"]}, []
+
+
 OPS: dict[str, Handler] = {
     "ping": op_ping,
     "info": op_info,
@@ -386,6 +446,7 @@ OPS: dict[str, Handler] = {
     "apps": op_apps,
     "wait_window": op_wait_window,
     "write_file": op_write_file,
+    "place_windows": op_place_windows,
 }
 
 #: Pids of the X server and window manager, which `kill all` and `apps` leave alone.

@@ -228,5 +228,12 @@ class GuestClient:
                                     **{"class": klass})
         return dict(result["window"])
 
+    async def place_windows(self, places: Sequence[dict[str, int]], *, focus: int | None = None,
+                            timeout: float = 3.0) -> bool:
+        """Move/resize windows and focus one through the window manager; True once done."""
+        result, _ = await self.call("place_windows", places=list(places), focus=focus, wait_s=timeout,
+                                    timeout=timeout + 10)
+        return bool(result.get("placed"))
+
     async def write_file(self, path: str, data: bytes, *, mode: int | None = None) -> None:
         await self.call("write_file", path=path, mode=mode, blobs=[data])

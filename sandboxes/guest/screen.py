@@ -647,6 +647,34 @@ class Screen:
             })
         return {"windows": out, "focused": focused}
 
+    def place_window(self, wid: int, x: int, y: int, width: int, height: int) -> None:
+        """Ask the window manager (EWMH) to put a window's client area at this geometry;
+        the caller checks the outcome."""
+        if self._disp is None:
+            _run_tool(["xdotool", "windowsize", str(wid), str(width), str(height),
+                       "windowmove", str(wid), str(x), str(y)], env=self.env)
+            return
+        # flags: StaticGravity (10: the client area's position), x/y/width/height given
+        # (bits 8-11), sent by a pager-like tool (source 2, bits 12-13).
+        self._wm_message(wid, "_NET_MOVERESIZE_WINDOW", [10 | (0xF << 8) | (2 << 12), x, y, width, height])
+
+    def activate_window(self, wid: int) -> None:
+        """Ask the window manager to raise and focus a window."""
+        if self._disp is None:
+            _run_tool(["xdotool", "windowactivate", str(wid)], env=self.env)
+            return
+        self._wm_message(wid, "_NET_ACTIVE_WINDOW", [2, 0, 0, 0, 0])  # source 2: a pager-like tool
+
+    def _wm_message(self, wid: int, message: str, data: list[int]) -> None:
+        from Xlib import X
+        from Xlib.protocol import event
+
+        d = self._disp
+        win = d.create_resource_object("window", wid)
+        d.screen().root.send_event(event.ClientMessage(window=win, client_type=d.intern_atom(message), data=(32, data)),
+                                   event_mask=X.SubstructureRedirectMask | X.SubstructureNotifyMask)
+        d.sync()
+
     def _windows_wmctrl(self) -> dict[str, Any]:
         proc = _run_tool(["wmctrl", "-lpGx"], env=self.env)
         if proc.returncode != 0:
