@@ -55,7 +55,7 @@ async def guest(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Guest
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env={"PATH": os.environ["PATH"]},
         start_new_session=True)
     assert proc.stdout is not None and proc.stdin is not None
-    client = await GuestClient._ready(proc.stdout, proc.stdin, 60.0, name="standalone")
+    client = await GuestClient.from_streams(proc.stdout, proc.stdin, timeout=60.0, name="standalone")
     yield Guest(proc, client, home)
     await client.close()
     if proc.returncode is None:
@@ -142,6 +142,63 @@ async def test_bad_requests_are_typed(guest: Guest) -> None:
     assert await guest.client.ping() > 0  # still serving
 
 
+async def _second_agent(guest: Guest, listen: str) -> asyncio.subprocess.Process:
+    display = guest.client.hello["display"] if guest.client.hello else ":0"
+    return await asyncio.create_subprocess_exec(
+        SYSTEM_PYTHON, "-I", str(AGENT), "--listen", listen, "--display", display, "--home", str(guest.home),
+        cwd="/", env={"PATH": os.environ["PATH"]}, stderr=asyncio.subprocess.DEVNULL)
+
+
+async def test_tcp_transport(guest: Guest) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = await _second_agent(guest, f"tcp:127.0.0.1:{port}")
+    try:
+        client = None
+        for _ in range(200):  # until the agent listens (bounded)
+            try:
+                client = await GuestClient.connect_tcp("127.0.0.1", port, timeout=10)
+                break
+            except OSError:
+                await asyncio.sleep(0.05)
+        assert client is not None, "the TCP agent never listened"
+        assert (await client.info())["screen"] == {"width": 800, "height": 600}
+        await client.close()
+    finally:
+        proc.terminate()
+        await proc.wait()
+
+
+async def test_serial_transport_over_a_raw_pty(guest: Guest) -> None:
+    """A character device stream, as virtio-serial gives inside a VM (here a pty in raw mode)."""
+    import tty
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    proc = await _second_agent(guest, f"serial:{os.ttyname(slave)}")
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    rtransport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader),
+                                                 os.fdopen(master, "rb", buffering=0))
+    wtransport, wprotocol = await loop.connect_write_pipe(
+        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), os.fdopen(os.dup(master), "wb", buffering=0))
+    writer = asyncio.StreamWriter(wtransport, wprotocol, reader, loop)
+    try:
+        client = await GuestClient.from_streams(reader, writer, timeout=30, name="serial")
+        meta, data = await client.screenshot("png")
+        assert data.startswith(b"\x89PNG") and meta["width"] == 800
+        await client.close()
+    finally:
+        proc.terminate()
+        await proc.wait()
+        rtransport.close()
+        os.close(slave)
+
+
+# Last: it kills the module's agent and its X server.
 async def test_killed_agent_fails_calls_with_sandbox_crashed(guest: Guest) -> None:
     pending = asyncio.create_task(guest.client.act({"type": "wait", "seconds": 20}))
     await asyncio.sleep(0.2)  # let the request reach the agent before it dies

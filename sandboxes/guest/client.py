@@ -68,6 +68,13 @@ class GuestClient:
         return await cls._ready(reader, writer, timeout, **kw)
 
     @classmethod
+    async def from_streams(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *,
+                           timeout: float = 10.0, **kw: Any) -> "GuestClient":
+        """A client over streams you opened (a subprocess's pipes, a serial port), once the
+        agent's hello has arrived."""
+        return await cls._ready(reader, writer, timeout, **kw)
+
+    @classmethod
     async def _ready(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, timeout: float,
                      **kw: Any) -> "GuestClient":
         client = cls(reader, writer, **kw)
