@@ -310,3 +310,10 @@ def browser_copy(_: Any, rng: random.Random) -> dict[str, Any]:
             "oracle_sh": "xclip -o -selection clipboard | grep -o 'order number: ORD-[0-9]*' "
                          "| grep -o 'ORD-[0-9]*' > order.txt",
             "near_sh": "xclip -o -selection clipboard | grep -o 'ORD-[0-9]*' | tail -n 1 > order.txt"}
+
+
+# --- the file manager ---
+
+def fm_new_folder(_: Any, rng: random.Random) -> dict[str, Any]:
+    name = f"{rng.choice(WORDS)}-{rng.choice(('2026', 'drafts', 'photos', 'notes'))}"
+    return {"name": name, "wrong": f"{name}s", "files": {"docs/readme.txt": "hello\n"}}

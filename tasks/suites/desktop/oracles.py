@@ -342,3 +342,27 @@ async def open_wrong_in_editor(ctx: OracleContext, params: dict[str, Any]) -> As
     async for action in shell(ctx, str(params["near_sh"])):
         yield action
     await wait_window(ctx, "mousepad")
+
+
+# --- the file manager (pcmanfm) ---
+
+async def _fm_new_folder(ctx: OracleContext, name: str) -> AsyncIterator[Action]:
+    """File > Create New > Folder (ctrl+shift+n), type the name in the dialog, Enter."""
+    async for action in focus(ctx, "pcmanfm"):
+        yield action
+    yield Key(keys=["Control", "Shift", "n"])
+    await wait_window(ctx, "pcmanfm", "new folder")
+    yield Key(keys=["Control", "a"])
+    yield Type(text=f"{name}\n")
+    await wait_window(ctx, "pcmanfm", "new folder", gone=True)
+    await wait_file(ctx, name)
+
+
+async def fm_new_folder(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _fm_new_folder(ctx, str(params["name"])):
+        yield action
+
+
+async def fm_new_folder_misnamed(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _fm_new_folder(ctx, str(params["wrong"])):
+        yield action
