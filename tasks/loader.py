@@ -237,12 +237,15 @@ class YamlTemplate:
             setup_actions = build_oracle(spec.setup.actions, params) if spec.setup.actions else None
         except GenerationError as exc:  # a python oracle that does not import
             raise TaskFormatError([FormatProblem(self.file, where, str(exc))]) from None
+        config = sandbox_config(spec.sandbox, spec.setup.start_url)
+        if spec.setup.files:  # desktop and VM sandboxes seed files into their home at reset
+            config["files"] = {**config.get("files", {}), **spec.setup.files}
         return TaskInstance(
             task_id=spec.id,
             seed=seed,
             instruction=str(spec.instruction),
             sandbox_kind=spec.sandbox.kind,
-            sandbox_config=sandbox_config(spec.sandbox, spec.setup.start_url),
+            sandbox_config=config,
             max_steps=spec.max_steps,
             params=params,
             tags=self.tags,

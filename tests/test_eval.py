@@ -14,6 +14,7 @@ from cua.eval.episode import AgentTurn, EpisodeContext, EpisodeRecord, OracleAge
 from cua.eval.local import LocalSandbox, open_local
 from cua.eval.runner import LocalExecutor, make_jobs, run_jobs
 from cua.observation import Observation
+from cua.state import AppStateQuery
 from cua.task import TaskInstance
 from cua.tasks.registry import get_template, list_templates
 
@@ -129,3 +130,24 @@ def test_open_remote_and_local_give_the_same_verdicts(tmp_path: Path) -> None:
     a = {key(r): (r.verdict.score, r.steps) for r in _records(remote) if r.verdict}
     b = {key(r): (r.verdict.score, r.steps) for r in _records(local) if r.verdict}
     assert a == b and len(a) == 4
+
+
+async def test_setup_steps_run_after_reset_and_are_not_the_agents() -> None:
+    from cua.actions import Goto
+    from cua.task import TaskSetup, actions_oracle
+
+    instance = get_template("todo.mark_done@1").instantiate(0)
+    instance.setup = TaskSetup(seed=7, actions=actions_oracle([Goto(url="http://127.0.0.1:8000/search?q=tickets")]))
+    make_noop, _, _ = agent_factory("noop")
+    async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
+        record = await run_episode(handle, instance, make_noop(instance))
+        url = (await handle.observe()).url
+        (after_setup,) = await handle.query([AppStateQuery()])
+        states = {}
+        for seed in (0, 7):
+            await handle.reset(seed=seed)
+            (states[seed],) = await handle.query([AppStateQuery()])
+    assert record.status == "completed", record.error
+    assert record.steps == 0 and record.actions == []
+    assert url is not None and url.endswith("/search?q=tickets")
+    assert after_setup.value == states[7].value != states[0].value  # reset with the pinned seed

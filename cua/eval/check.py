@@ -104,13 +104,6 @@ def _episode_problem(record: EpisodeRecord) -> str | None:
     return None
 
 
-def _for_run(instance: TaskInstance) -> TaskInstance:
-    # run_episode resets with `instance.seed`; a template may pin the app seed.
-    if instance.reset_seed != instance.seed:
-        return instance.model_copy(update={"seed": instance.reset_seed})
-    return instance
-
-
 async def _timed(coro: Any, what: str) -> EpisodeRecord:
     try:
         return await asyncio.wait_for(coro, EPISODE_TIMEOUT_S)
@@ -121,9 +114,8 @@ async def _timed(coro: Any, what: str) -> EpisodeRecord:
 async def _check_variant(handle: Any, instance: TaskInstance) -> list[VariantFailure]:
     tid, seed = instance.task_id, instance.seed
     out: list[VariantFailure] = []
-    run = _for_run(instance)
 
-    initial = await _timed(run_episode(handle, run, NoopAgent()), "the initial-state episode")
+    initial = await _timed(run_episode(handle, instance, NoopAgent()), "the initial-state episode")
     problem = _episode_problem(initial)
     if problem:
         return [VariantFailure(tid, seed, "initial", problem)]
@@ -131,7 +123,7 @@ async def _check_variant(handle: Any, instance: TaskInstance) -> list[VariantFai
         out.append(VariantFailure(tid, seed, "initial", "the initial state already passes",
                                   _evidence(initial.verdict)))
 
-    oracle = await _timed(run_episode(handle, run, OracleAgent("oracle")), "the oracle episode")
+    oracle = await _timed(run_episode(handle, instance, OracleAgent("oracle")), "the oracle episode")
     problem = _episode_problem(oracle)
     verdict = oracle.verdict
     if problem:
@@ -157,7 +149,7 @@ async def _check_variant(handle: Any, instance: TaskInstance) -> list[VariantFai
     if instance.near_miss is None:
         out.append(VariantFailure(tid, seed, "near_miss", "the template has no near miss"))
     else:
-        near = await _timed(run_episode(handle, run, OracleAgent("near_miss")), "the near-miss episode")
+        near = await _timed(run_episode(handle, instance, OracleAgent("near_miss")), "the near-miss episode")
         problem = _episode_problem(near)
         if problem:
             out.append(VariantFailure(tid, seed, "near_miss", problem))

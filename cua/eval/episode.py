@@ -17,7 +17,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from cua.actions import Action, Click, Done, Key, Scroll, Type
-from cua.errors import CuaError
+from cua.errors import CuaError, InternalError
 from cua.eval.handle import SandboxHandle
 from cua.observation import ActionError, Observation, ObserveOptions
 from cua.state import StateQuery, StateResult
@@ -196,8 +196,10 @@ async def run_episode(handle: SandboxHandle, instance: TaskInstance, agent: Epis
     done: Done | None = None
     try:
         t = time.perf_counter()
-        obs = await handle.reset(seed=instance.seed, options=_reset_options(instance), observe=observe) \
+        obs = await handle.reset(seed=instance.reset_seed, options=_reset_options(instance), observe=observe) \
             if reset else await handle.observe(observe)
+        if reset and instance.setup.actions is not None:
+            obs = await _run_setup(handle, instance, obs, observe)
         timings["reset"] = (time.perf_counter() - t) * 1000
         queries = instance.judge.queries()
         t = time.perf_counter()
@@ -262,6 +264,17 @@ async def run_episode(handle: SandboxHandle, instance: TaskInstance, agent: Epis
         record.error = {**exc.to_dict(), "fault": exc.fault}
     timings["total"] = (time.perf_counter() - t_start) * 1000
     return record
+
+
+async def _run_setup(handle: SandboxHandle, instance: TaskInstance, obs: Observation,
+                     observe: ObserveOptions | None) -> Observation:
+    """Play the template's setup steps (not the agent's: they are neither counted nor recorded)."""
+    ctx = EpisodeContext(handle, obs)
+    async for action in instance.setup.actions(ctx):
+        ctx.update(await handle.act(action, observe=observe))
+        if ctx.observation.error is not None:
+            raise InternalError(f"setup step {action.type} of {instance.task_id} failed: {ctx.observation.error.message}")
+    return ctx.observation
 
 
 def _reset_options(instance: TaskInstance) -> dict[str, Any] | None:
