@@ -1,5 +1,7 @@
 """The `cua` command line. Each part owns its subcommands in a small module exposing
-`register(subparsers)`; this file only wires them, and imports nothing heavy up front.
+`register(subparsers)`; this file only wires them. Only the module of the command being
+run is imported, so `cua tasks list` never loads Playwright or torch, and a part whose
+optional dependencies are missing breaks only its own commands, with a clear message.
 """
 
 from __future__ import annotations
@@ -9,32 +11,52 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-#: (module, attribute) of every part's `register(subparsers)`. Importing a part's CLI
-#: module must stay cheap: heavy imports belong inside the command functions.
-COMMAND_MODULES: tuple[str, ...] = (
-    "cua.server.cli",        # cua serve, cua protocol schema
-    "cua.eval.cli",          # cua eval
-    "cua.record.cli",        # cua record
-    "cua.eval.tasks_cli",    # cua tasks list|check
-    "cua.policy.cli",        # cua policy serve|parse
-    "cua.sandboxes.vm.cli",  # cua vm build
-)
+#: Top-level command -> the module whose `register(subparsers)` defines it (and the extra
+#: that provides its dependencies).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "serve": ("cua.server.cli", "browser"),
+    "protocol": ("cua.server.cli", ""),
+    "eval": ("cua.eval.cli", "browser"),
+    "record": ("cua.record.cli", "browser"),
+    "tasks": ("cua.eval.tasks_cli", "browser"),
+    "policy": ("cua.policy.cli", "policy"),
+    "vm": ("cua.sandboxes.vm.cli", "vm"),
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _register(sub: argparse._SubParsersAction, module_name: str, extra: str) -> None:
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        names = [name for name, (mod, _) in COMMANDS.items() if mod == module_name]
+        for name in names:
+            broken = sub.add_parser(name, help=f"(unavailable: {exc.name or exc})")
+            broken.set_defaults(func=lambda _args, exc=exc: _unavailable(exc, extra))
+        return
+    module.register(sub)
+
+
+def _unavailable(exc: ImportError, extra: str) -> int:
+    hint = f" (pip install 'cua[{extra}]')" if extra else ""
+    print(f"cua: this command needs {exc.name or 'a module'} that is not installed{hint}: {exc}", file=sys.stderr)
+    return 2
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cua", description="Sandboxes for browser and computer-use agents.")
     parser.add_argument("--version", action="version", version=f"cua {importlib.import_module('cua').__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
-        importlib.import_module(module_name).register(sub)
+    chosen = [COMMANDS[command]] if command in COMMANDS else list(COMMANDS.values())
+    for module_name, extra in {module: extra for module, extra in chosen}.items():
+        _register(sub, module_name, extra)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    result = args.func(args)
-    return int(result or 0)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    args = build_parser(command).parse_args(argv)
+    return int(args.func(args) or 0)
 
 
 if __name__ == "__main__":
