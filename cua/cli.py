@@ -31,6 +31,7 @@ def _register(sub: argparse._SubParsersAction, module_name: str, extra: str) -> 
         names = [name for name, (mod, _) in COMMANDS.items() if mod == module_name]
         for name in names:
             broken = sub.add_parser(name, help=f"(unavailable: {exc.name or exc})")
+            broken.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
             broken.set_defaults(func=lambda _args, exc=exc: _unavailable(exc, extra))
         return
     module.register(sub)
