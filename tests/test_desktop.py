@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import importlib.util
 import os
 import re
 import shutil
@@ -400,3 +401,30 @@ def _host_pid(sb: DesktopSandbox, ns_pid: int) -> int:
             children = (task / "children").read_text().split()
             todo += [int(c) for c in children if int(c) not in seen]
     raise AssertionError(f"no container process with namespace pid {ns_pid}")
+
+
+@pytest.mark.parametrize("backend", ["xdotool", "pyautogui"])
+async def test_other_input_backends_click_scroll_and_keys(backend: str) -> None:
+    if backend == "pyautogui" and importlib.util.find_spec("pyautogui") is None:  # importing it needs a DISPLAY
+        pytest.skip("pyautogui (an optional guest dependency) is not installed")
+    sb = await DesktopSandbox.create(DesktopConfig(apps=["xterm"], input=backend), sandbox_id=f"test-{backend}")
+    try:
+        assert sb.info().details["agent"]["input"] == backend
+        await sb.act(Type(text="echo "))
+        await sb.act(KeyDown(key="Shift"))
+        await sb.act(Key(keys=["q"]))
+        await sb.act(KeyUp(key="Shift"))
+        await sb.act(Type(text="'<x>' > keys.txt"))
+        await sb.act(Key(keys=["Enter"]))
+        assert await until(lambda: file_text(sb, "keys.txt"), "keys.txt") == "Q<x>\n"
+        w = (await windows(sb))["windows"][0]
+        await sb.act(Type(text="printf '\\033[?1000h'; cat -v > wheel.txt\n"))
+        await until(lambda: _exists(sb, "wheel.txt"), "cat running")
+        await sb.act(Scroll(x=w["x"] + 50, y=w["y"] + 50, dy=200))
+        await sb.act(Click(x=w["x"] + 60, y=w["y"] + 60))
+        await sb.act(Key(keys=["Enter"]))
+        await sb.act(Key(keys=["Control", "d"]))
+        content = await until(lambda: file_text(sb, "wheel.txt"), "wheel.txt")
+        assert content.count("^[[Ma") == 2 and "^[[M " in content, content  # 2 notches down, a left press
+    finally:
+        await sb.close()

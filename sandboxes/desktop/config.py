@@ -89,7 +89,7 @@ class DesktopConfig(BaseModel):
     pids: int | None = Field(1024, ge=16)
     #: "none": a private network namespace with only loopback; "host": the host's network.
     network: Literal["none", "host"] = "none"
-    input: Literal["auto", "xtest", "xdotool"] = "auto"
+    input: Literal["auto", "xtest", "xdotool", "pyautogui"] = "auto"
     #: Run a D-Bus session bus and let GTK apps expose their AT-SPI accessibility tree
     #: (`A11yQuery`, `ObserveOptions(axtree=True)`); costs a bus and slower app start-up.
     accessibility: bool = False

@@ -570,7 +570,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start-x", metavar="WxH", help="start Xvfb with this screen size first")
     parser.add_argument("--wm", help="window manager command to start after X (e.g. openbox)")
     parser.add_argument("--home", default=os.environ.get("HOME", "/root"))
-    parser.add_argument("--input", default="auto", choices=["auto", "xtest", "xdotool"])
+    parser.add_argument("--input", default="auto", choices=["auto", "xtest", "xdotool", "pyautogui"])
     parser.add_argument("--app-log", help="append the output of spawned apps to this file")
     parser.add_argument("--dbus", action="store_true",
                         help="start a D-Bus session bus for the apps (needed for AT-SPI accessibility)")

@@ -5,6 +5,8 @@ Standard library plus whatever the guest has, each optional and probed once:
   delays), settle detection through the DAMAGE extension, the window list through
   EWMH properties. This is the mechanism pyautogui uses on X11, minus its 100 ms PAUSE
   and its keymap bugs (it types '<' as '>': pyautogui #198).
+- pyautogui, on request (`--input pyautogui`): pointer and keys through it, with PAUSE=0
+  and FAILSAFE off; XTest directly is the default (the same mechanism, no extra layer).
 - xdotool: the input fallback when Xlib is absent, and always the way text is typed
   (`type --delay 0` looks each character up in the live keymap, remapping a spare
   keycode for characters the keymap lacks).
@@ -211,6 +213,55 @@ def _type_with_xdotool(text: str, env: dict[str, str]) -> None:
         raise ActionFault(f"xdotool type failed: {proc.stderr.decode(errors='replace').strip()}", reason="input_failed")
 
 
+#: Canonical key names -> pyautogui's names (single characters pass through).
+_PYAUTOGUI_KEYS = {
+    "Enter": "enter", "Tab": "tab", "Escape": "esc", "Backspace": "backspace", "Delete": "delete",
+    "Insert": "insert", "Space": "space", "ArrowUp": "up", "ArrowDown": "down", "ArrowLeft": "left",
+    "ArrowRight": "right", "Home": "home", "End": "end", "PageUp": "pageup", "PageDown": "pagedown",
+    "Shift": "shift", "Control": "ctrl", "Alt": "alt", "Meta": "win", "CapsLock": "capslock",
+    **{f"F{i}": f"f{i}" for i in range(1, 13)},
+}
+
+
+class _PyautoguiInput:
+    """pyautogui for pointer and keys (with its 100 ms PAUSE and the fail-safe corner off),
+    xdotool for text: pyautogui types some characters wrong on X11 ('<' as '>', #198)."""
+
+    name = "pyautogui"
+
+    def __init__(self, env: dict[str, str]) -> None:
+        os.environ["DISPLAY"] = env["DISPLAY"]  # pyautogui reads it once, at import
+        import pyautogui
+
+        pyautogui.PAUSE = 0
+        pyautogui.FAILSAFE = False
+        self._p = pyautogui
+        self._env = env
+
+    def run(self, steps: list[tuple[Any, ...]]) -> None:
+        p = self._p
+        buttons = {1: "left", 2: "middle", 3: "right"}
+        for step in steps:
+            op = step[0]
+            if op == "move":
+                p.moveTo(step[1], step[2], _pause=False)
+            elif op == "button" and step[1] in buttons:
+                (p.mouseDown if step[2] else p.mouseUp)(button=buttons[step[1]], _pause=False)
+            elif op == "button":  # wheel: 4 up, 5 down, 6 left, 7 right
+                if step[2]:
+                    if step[1] in (4, 5):
+                        p.scroll(1 if step[1] == 4 else -1, _pause=False)
+                    else:
+                        p.hscroll(-1 if step[1] == 6 else 1, _pause=False)
+            elif op == "key":
+                name = _PYAUTOGUI_KEYS.get(step[1], step[1])
+                (p.keyDown if step[2] else p.keyUp)(name, _pause=False)
+            elif op == "type":
+                _type_with_xdotool(step[1], self._env)
+            elif op == "pause":
+                time.sleep(step[1])
+
+
 class _XdotoolInput:
     name = "xdotool"
 
@@ -368,6 +419,11 @@ class Screen:
             return _XTestInput(self._xlib, self._disp, self.env)
         if wanted == "xtest":
             raise UnsupportedFault("XTest input needs python3-xlib and the XTEST extension")
+        if wanted == "pyautogui":
+            try:
+                return _PyautoguiInput(self.env)
+            except Exception as exc:  # pyautogui raises its own kinds when it cannot start
+                raise UnsupportedFault(f"pyautogui is not usable here: {exc}") from exc
         return _XdotoolInput(self.env)
 
     def ignore_cpu_of(self, pids: set[int]) -> None:
