@@ -40,6 +40,7 @@ __all__ = [
     "copy_sparse",
     "probe_accel",
     "qemu_binary",
+    "reap_stale",
     "runtime_dir",
 ]
 
@@ -179,6 +180,29 @@ class LaunchSpec:
         return self.workdir / "console.log"
 
 
+def _die_with_parent() -> None:
+    """In the forked child before exec: QEMU gets SIGKILL when the process that started it
+    dies, so a crashed host process leaves no VM running."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+def reap_stale(root: Path) -> list[Path]:
+    """Delete runtime folders whose owner process is gone (RAM files on tmpfs are memory)."""
+    removed = []
+    for owner in root.glob("*/owner.pid"):
+        try:
+            pid = int(owner.read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(owner.parent, ignore_errors=True)
+            removed.append(owner.parent)
+    return removed
+
+
 def _listening_socket(path: Path) -> socket.socket:
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
@@ -212,7 +236,8 @@ class QemuProcess:
             try:
                 proc = await asyncio.create_subprocess_exec(
                     *argv, stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr,
-                    pass_fds=(qmp_sock.fileno(), agent_sock.fileno()), start_new_session=True)
+                    pass_fds=(qmp_sock.fileno(), agent_sock.fileno()), start_new_session=True,
+                    preexec_fn=_die_with_parent)
             finally:
                 stderr.close()
         finally:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import shutil
 import time
 import uuid
@@ -46,7 +47,7 @@ from cua.sandboxes.vm import snapshots
 from cua.sandboxes.vm.config import VMConfig
 from cua.sandboxes.vm.image import BuiltImage, image_for
 from cua.sandboxes.vm.instance import Instance
-from cua.sandboxes.vm.qemu import Accel, LaunchSpec, copy_sparse, probe_accel, runtime_dir
+from cua.sandboxes.vm.qemu import Accel, LaunchSpec, copy_sparse, probe_accel, reap_stale, runtime_dir
 from cua.sandboxes.vm.snapshots import SnapshotFiles
 from cua.state import StateQuery, StateResult
 
@@ -84,8 +85,10 @@ class VMSandbox(Sandbox):
         self._created = time.time()
         self._last_active = time.time()
         self.timings_ms: dict[str, float] = {}
+        reap_stale(runtime_dir())
         self._root = runtime_dir() / f"{sandbox_id}-{uuid.uuid4().hex[:8]}"
         self._root.mkdir(parents=True)
+        (self._root / "owner.pid").write_text(str(os.getpid()))
 
     # --- creation ---
 

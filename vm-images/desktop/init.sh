@@ -52,8 +52,13 @@ export DBUS_SESSION_BUS_ADDRESS
 # until the window manager owns the screen, then serves the host on the virtio-serial port.
 AGENT_DEV=/dev/virtio-ports/$PORT
 cd "$HOME"
-as_user python3 /opt/cua/guest --listen "serial:$AGENT_DEV" --start-x "$SCREEN" --wm openbox \
-    --home "$HOME" >/tmp/agent.log 2>&1 &
+# If the agent ends, say so on the console (the host shows its tail in boot errors).
+(
+    as_user python3 -I /opt/cua/guest --listen "serial:$AGENT_DEV" --start-x "$SCREEN" --wm openbox \
+        --home "$HOME" >/tmp/agent.log 2>&1
+    echo "cua-init: the guest agent exited with status $?; its log:"
+    tail -n 30 /tmp/agent.log
+) >/dev/console 2>&1 &
 echo "cua-init: started screen=$SCREEN agent=$AGENT_DEV" >/dev/console
 
 # PID 1 must reap orphans forever; `wait` returns at once when no child is left, and the

@@ -1,0 +1,98 @@
+"""Restore latency of a running 512 MiB desktop VM under TCG, against a cold boot.
+
+A VM of the `desktop` recipe (image built or taken from the cache) boots, starts an
+xterm and is snapshotted. Each round types into the xterm (changing memory, the screen
+and, through the shell's history, nothing on disk yet) and restores the snapshot; the
+time counted is `restore` until the guest agent answered (`timings_ms["restore"]`).
+Two figures are measured:
+
+- with the standby VM (the default): after each snapshot and restore, a QEMU loaded with
+  copies of the snapshot's RAM and disk waits in the background; the benchmark waits for
+  it to be ready before the next round (as an RL loop's steps would), so a restore is
+  "load 1 MB of device state and continue";
+- without it: every restore copies the RAM file and the overlay and starts QEMU first.
+
+The cold boot is QEMU start to a guest agent that answers (kernel, init, Xvfb, window
+manager, agent), measured on fresh VMs.
+
+    python bench/vm_restore.py [--rounds 10] [--boots 3]
+
+Last line: vm_restore_p50_s=<x> vm_boot_p50_s=<y>   (restore with the standby VM)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+
+from cua.actions import Type
+from cua.observation import ObserveOptions
+from cua.sandboxes.vm import VMConfig, VMSandbox
+from cua.sandboxes.vm.image import image_for
+
+NO_SHOT = ObserveOptions(screenshot=False)
+
+
+async def restore_rounds(config: VMConfig, rounds: int, label: str) -> list[float]:
+    sb = await VMSandbox.create(config, sandbox_id=f"bench-restore-{label}")
+    try:
+        ref = await sb.snapshot()
+        times = []
+        for i in range(rounds):
+            await sb.act(Type(text=f"echo round {i}\n"), observe=NO_SHOT)
+            await sb.standby_ready()
+            await sb.restore(ref, observe=NO_SHOT)
+            times.append(sb.info().timings_ms["restore"] / 1000)
+            print(f"  {label} restore {i + 1}/{rounds}: {times[-1]:.3f} s", file=sys.stderr, flush=True)
+        snap_ms = sb.info().timings_ms["snapshot"]
+        print(f"  snapshot of the running VM: {snap_ms:.0f} ms (pause {sb.info().timings_ms['snapshot_pause']:.0f} ms)",
+              file=sys.stderr)
+        return times
+    finally:
+        await sb.close()
+
+
+async def boots(config: VMConfig, n: int) -> list[float]:
+    times = []
+    for i in range(n):
+        sb = await VMSandbox.create(config.model_copy(update={"apps": [], "standby": False}),
+                                    sandbox_id=f"bench-boot-{i}")
+        times.append(sb.info().timings_ms["boot"] / 1000)
+        await sb.close()
+        print(f"  cold boot {i + 1}/{n}: {times[-1]:.2f} s", file=sys.stderr, flush=True)
+    return times
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--boots", type=int, default=3)
+    parser.add_argument("--image", default="desktop")
+    args = parser.parse_args()
+
+    t0 = time.monotonic()
+    image = await asyncio.to_thread(image_for, args.image, log=lambda m: print(m, file=sys.stderr))
+    print(f"image {image.name} {image.hash}: {image.size_bytes / 2**20:.0f} MiB "
+          f"(ready in {time.monotonic() - t0:.1f} s)", file=sys.stderr)
+    config = VMConfig(image=args.image, accel="tcg", memory_mb=512, apps=[["xterm"]],
+                      boot_timeout=900, app_timeout=300)
+
+    boot = await boots(config, args.boots)
+    with_standby = await restore_rounds(config, args.rounds, "standby")
+    without = await restore_rounds(config.model_copy(update={"standby": False}), max(3, args.rounds // 2),
+                                   "no-standby")
+
+    boot_p50 = statistics.median(boot)
+    restore_p50 = statistics.median(with_standby)
+    print(f"cold boot to a ready agent: p50 {boot_p50:.2f} s over {len(boot)}")
+    print(f"restore with standby:    p50 {restore_p50:.3f} s over {len(with_standby)} "
+          f"({boot_p50 / restore_p50:.0f}x faster than a cold boot)")
+    print(f"restore without standby: p50 {statistics.median(without):.3f} s over {len(without)}")
+    print(f"vm_restore_p50_s={restore_p50:.3f} vm_boot_p50_s={boot_p50:.2f}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

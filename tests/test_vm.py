@@ -1,0 +1,194 @@
+"""VM sandbox on real QEMU (TCG), booted once per module and reused through snapshots.
+
+The image is the `desktop` recipe from vm-images/, built through `cua vm build`'s code
+path when it is not in the cache yet (a first build takes a few minutes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+
+import pytest
+import pytest_asyncio
+
+from cua.actions import Drag, Key, Point, Type
+from cua.conformance import _same_pixels, check_sandbox
+from cua.errors import SandboxCrashed, UnknownSnapshot
+from cua.observation import Observation, ObserveOptions
+from cua.sandbox import SandboxEvent, create_sandbox
+from cua.sandboxes.vm import VMConfig, VMSandbox
+from cua.state import CommandQuery, FileQuery, UrlQuery, WindowsQuery
+
+if shutil.which("qemu-system-x86_64") is None or shutil.which("qemu-img") is None:
+    pytest.skip("QEMU is not installed (apt-get install qemu-system-x86 qemu-utils)", allow_module_level=True)
+
+pytestmark = [pytest.mark.vm, pytest.mark.slow, pytest.mark.timeout(1500),
+              pytest.mark.asyncio(loop_scope="module")]
+
+PNG = ObserveOptions(format="png")
+CONFIG = VMConfig(accel="tcg", apps=[["xterm", "-geometry", "80x20+60+60"]],
+                  screen={"width": 1024, "height": 768}, boot_timeout=600, app_timeout=300)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def vm() -> VMSandbox:
+    sandbox = await create_sandbox("vm", CONFIG, sandbox_id="test-vm")
+    assert isinstance(sandbox, VMSandbox)
+    try:
+        yield sandbox
+    finally:
+        await sandbox.close()
+
+
+async def _xterm(sb: VMSandbox) -> dict:
+    [result] = await sb.query([WindowsQuery()])
+    assert result.ok, result
+    terms = [w for w in result.value["windows"] if w["class"] == "XTerm"]
+    assert len(terms) == 1, result.value
+    return terms[0]
+
+
+async def _exists(sb: VMSandbox, path: str) -> bool:
+    [result] = await sb.query([FileQuery(path=path, mode="exists")])
+    assert result.ok, result
+    return bool(result.value)
+
+
+async def _run_in_xterm(sb: VMSandbox, line: str, made: str) -> None:
+    """Type a shell line into the xterm and wait until the file it writes exists."""
+    await sb.act(Type(text=line + "\n"))
+    for _ in range(600):
+        if await _exists(sb, made):
+            return
+        await asyncio.sleep(0.1)  # the guest's shell runs on an emulated CPU; poll its effect
+    raise AssertionError(f"{made} never appeared after typing {line!r}")
+
+
+async def test_boots_under_tcg_with_its_apps(vm: VMSandbox) -> None:
+    info = vm.info()
+    assert info.kind == "vm" and info.status == "ready" and vm.alive
+    assert info.details["accel"] == "tcg"
+    assert {"snapshot", "fork", "query"} <= set(info.capabilities)
+    assert {"file", "command", "windows"} <= set(info.queries)
+    assert info.timings_ms["boot"] > 0 and info.timings_ms["snapshot"] > 0
+    obs = await vm.observe(PNG)
+    assert obs.screenshot is not None and (obs.frame.width, obs.frame.height) == (1024, 768)
+    term = await _xterm(vm)
+    assert term["width"] > 100 and term["height"] > 100
+    [who] = await vm.query([CommandQuery(argv=["id", "-un"])])
+    assert who.ok and who.value["stdout"].strip() == "user"
+    [url] = await vm.query([UrlQuery()])
+    assert not url.ok and url.error == "unsupported"
+
+
+async def test_restore_brings_back_memory_disk_and_screen(vm: VMSandbox) -> None:
+    await vm.act(Key(keys=["Control", "l"]))  # a clean terminal, so the screen is comparable
+    before = await vm.observe(PNG)
+    window = await _xterm(vm)
+    ref = await vm.snapshot()
+    assert ref.kind == "vm" and ref.size_bytes > 0
+
+    await _run_in_xterm(vm, "echo written > made.txt", "made.txt")
+    # Drag the xterm by its title bar (just above the client area).
+    grab = Point(x=window["x"] + window["width"] // 2, y=window["y"] - 8)
+    await vm.act(Drag(path=[grab, Point(x=grab.x + 150, y=grab.y + 90)]))
+    moved = await _xterm(vm)
+    assert (moved["x"], moved["y"]) != (window["x"], window["y"]), "the drag did not move the window"
+    assert not _same_pixels(before, await vm.observe(PNG))
+
+    restored = await vm.restore(ref, observe=PNG)
+    assert restored.timings_ms["restore"] > 0 and vm.info().timings_ms["restore"] > 0
+    assert not await _exists(vm, "made.txt"), "the file written after the snapshot survived the restore"
+    back = await _xterm(vm)
+    assert (back["x"], back["y"], back["id"]) == (window["x"], window["y"], window["id"])
+    assert _same_pixels(before, restored), "the screen after restore differs from the snapshot's"
+
+    # The same snapshot restores again (from the standby VM prepared in the background).
+    await _run_in_xterm(vm, "echo again > again.txt", "again.txt")
+    await vm.restore(ref)
+    assert not await _exists(vm, "again.txt")
+    await vm.delete_snapshot(ref)
+    with pytest.raises(UnknownSnapshot):
+        await vm.restore(ref)
+
+
+async def test_reset_returns_to_the_booted_desktop(vm: VMSandbox) -> None:
+    await _run_in_xterm(vm, "echo x > before_reset.txt", "before_reset.txt")
+    obs = await vm.reset()
+    assert obs.step == 0 and obs.screenshot is not None
+    assert not await _exists(vm, "before_reset.txt")
+    assert (await _xterm(vm))["width"] > 100
+
+
+async def test_fork_gives_two_independent_vms(vm: VMSandbox) -> None:
+    ref = await vm.snapshot()
+    events: list[SandboxEvent] = []
+    child = await vm.fork(ref, sandbox_id="test-vm-child", emit=events.append)
+    try:
+        assert child.alive and child.info().timings_ms["fork"] > 0
+        assert child.info().details["qemu_pid"] != vm.info().details["qemu_pid"]
+        await _run_in_xterm(child, "echo child > child.txt", "child.txt")
+        await _run_in_xterm(vm, "echo parent > parent.txt", "parent.txt")
+        assert not await _exists(vm, "child.txt")
+        assert not await _exists(child, "parent.txt")
+        [text] = await child.query([FileQuery(path="child.txt")])
+        assert text.value == "child\n"
+        # The fork's reset goes back to the snapshot it was forked from.
+        await child.reset()
+        assert not await _exists(child, "child.txt")
+    finally:
+        await child.close()
+    assert not child.alive and events == []  # a close is not a death
+    assert vm.alive
+    await vm.delete_snapshot(ref)
+
+
+async def test_conformance_on_a_fork(vm: VMSandbox) -> None:
+    ref = await vm.snapshot()
+    child = await vm.fork(ref, sandbox_id="test-vm-conformance")
+    report = await check_sandbox(child, changing_action=Type(text="echo conformance\n"))
+    assert report.ok, str(report)
+    await vm.delete_snapshot(ref)
+
+
+async def _crash_fork(vm: VMSandbox, name: str) -> tuple[VMSandbox, list[SandboxEvent], object]:
+    ref = await vm.snapshot()
+    events: list[SandboxEvent] = []
+    child = await vm.fork(ref, sandbox_id=name, emit=events.append)
+    return child, events, ref
+
+
+async def test_killed_guest_agent_gives_sandbox_crashed(vm: VMSandbox) -> None:
+    child, events, ref = await _crash_fork(vm, "test-vm-agent-killed")
+    try:
+        # The command's parent is the guest agent: it kills the agent mid-query.
+        with pytest.raises(SandboxCrashed):
+            await asyncio.wait_for(child.query([CommandQuery(argv=["sh", "-c", "kill -9 $PPID"])]), 120)
+        with pytest.raises(SandboxCrashed):
+            await asyncio.wait_for(child.observe(), 30)
+        assert not child.alive and child.info().status == "crashed"
+        assert [e.event for e in events] == ["died"]
+    finally:
+        await child.close()
+    assert vm.alive
+    await vm.delete_snapshot(ref)  # type: ignore[arg-type]
+
+
+async def test_dead_qemu_gives_sandbox_crashed(vm: VMSandbox) -> None:
+    child, events, ref = await _crash_fork(vm, "test-vm-qemu-killed")
+    try:
+        os.kill(child.info().details["qemu_pid"], signal.SIGKILL)
+        with pytest.raises(SandboxCrashed):
+            await asyncio.wait_for(_observe_until_crash(child), 60)
+        assert [e.event for e in events] == ["died"]
+    finally:
+        await child.close()
+    await vm.delete_snapshot(ref)  # type: ignore[arg-type]
+
+
+async def _observe_until_crash(sb: VMSandbox) -> Observation:
+    while True:  # the kill lands asynchronously; the first observe may still be answered
+        await sb.observe()
