@@ -506,6 +506,13 @@ document.getElementById('b').addEventListener('click', () => {
     await sb.page.close()  # closing the popup hands the agent its previous page
     obs = await sb.observe()
     assert obs.url == before_url
+    # when the last page closes, the agent gets a blank page, not a dead sandbox
+    assert len(sb.page.context.pages) == 1
+    await sb.page.close()
+    assert sb.alive
+    obs = await sb.observe()
+    assert obs.url == "about:blank" and obs.screenshot is not None
+    assert (await sb.act(Goto(url="http://127.0.0.1:8000/"))).title == "Lists · Todo"
 
 
 async def test_shared_app_host_death_is_reported() -> None:

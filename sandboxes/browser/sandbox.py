@@ -155,6 +155,7 @@ class BrowserSandbox(Sandbox):
         self._origins: set[str] = set()
         self._adopting: asyncio.Future[None] | None = None
         self._new_page = asyncio.Event()
+        self._replacing = False
         self._step = 0
         self._dead: str | None = None
         self._closed = False
@@ -363,7 +364,10 @@ class BrowserSandbox(Sandbox):
             raise Timeout(f"browser sandbox {self.id}: {what} took longer than {limit:g} s",
                           details={"sandbox": self.id, "operation": what}) from exc
         except PlaywrightError as exc:
-            if _is_closed_error(exc) or (self._browser is not None and not self._browser.is_connected()):
+            # "closed" errors also come from a page the page itself closed: the sandbox is dead
+            # only when the browser is (its process gone, or its connection).
+            if (self._browser is not None and not self._browser.is_connected()) or \
+                    (_is_closed_error(exc) and not _process_alive(self._browser_pid)):
                 self._check_alive()
                 self._die(f"browser connection lost: {str(exc).splitlines()[0]}")
                 self._check_alive()
@@ -386,7 +390,7 @@ class BrowserSandbox(Sandbox):
         self._page, self._activity = page, activity
 
     def _on_new_page(self, page: Page) -> None:
-        if self._page is None or page is self._page:
+        if self._page is None or page is self._page or self._replacing:
             return
         self._adopting = asyncio.ensure_future(self._adopt_popup(page))
         self._new_page.set()
@@ -398,11 +402,23 @@ class BrowserSandbox(Sandbox):
             log.warning("could not switch sandbox %s to its new page: %s", self.id, exc)
 
     def _on_page_close(self, page: Page) -> None:
-        if page is not self._page or self._context is None or self._closed:
+        if page is not self._page or self._context is None or self._closed or not self.alive:
             return
         others = [p for p in self._context.pages if not p.is_closed()]
-        if others:
-            self._adopting = asyncio.ensure_future(self._adopt_popup(others[-1]))
+        self._adopting = asyncio.ensure_future(self._adopt_popup(others[-1]) if others else self._replace_page())
+
+    async def _replace_page(self) -> None:
+        """The page closed and no other is open: give the agent a blank one. (When the whole
+        browser went away, this fails and the death is reported by the disconnect.)"""
+        assert self._context is not None
+        self._replacing = True
+        try:
+            page = await self._guard(self._context.new_page(), "new_page")
+            await self._adopt(page)
+        except (PlaywrightError, SandboxCrashed, Timeout) as exc:
+            log.info("sandbox %s could not open a page in place of the closed one: %s", self.id, exc)
+        finally:
+            self._replacing = False
 
     def _on_navigated(self, frame: Frame) -> None:
         if self._page is None or frame is not self._page.main_frame:
@@ -854,6 +870,17 @@ async def _accept(dialog: Dialog) -> None:
         await dialog.accept()
     except PlaywrightError as exc:
         log.debug("dialog already handled: %s", exc)
+
+
+def _process_alive(pid: int | None) -> bool:
+    """Whether `pid` runs (not gone, not a zombie). Unknown pids count as alive."""
+    if pid is None:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def _navigation_race(exc: PlaywrightError) -> bool:
