@@ -535,3 +535,17 @@ async def test_shared_app_host_death_is_reported() -> None:
         assert (await sb2.observe()).title == "Lists · Todo"
     finally:
         await sb2.close()
+
+
+async def test_container_runs_a_user_service_from_outside_the_project(tmp_path: Any) -> None:
+    script = tmp_path / "my_app.py"
+    script.write_text("import sys\nfrom cua.tasks.apps.serve import main\nsys.exit(main(['todo']))\n")
+    spec = ServiceSpec(name="mine", argv=[sys.executable, str(script)], port=9100)
+    sb = await BrowserSandbox.create(BrowserConfig(services=[spec], start_url="/lists/2"), sandbox_id="bx-user-app")
+    try:
+        obs = await sb.observe()
+        assert obs.url == "http://127.0.0.1:9100/lists/2" and obs.title.startswith("Work")
+        (health,) = await sb.query([AppStateQuery(service="mine")])
+        assert health.ok and len(health.value["lists"]) == 6
+    finally:
+        await sb.close()
