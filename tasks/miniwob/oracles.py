@@ -27,6 +27,13 @@ async def _dom(ctx: OracleContext, selector: str, prop: str = "text", *, all: bo
     return result.value
 
 
+async def _dom_x(ctx: OracleContext, xpath: str, prop: str = "text", *, all: bool = False) -> Any:
+    result = await ctx.query(DomQuery(selector=xpath, selector_type="xpath", prop=prop, all=all))  # type: ignore[arg-type]
+    if not result.ok:
+        raise OracleError(f"cannot read {xpath}: {result.message}")
+    return result.value
+
+
 async def _utterance(ctx: OracleContext) -> str:
     return re.sub(r"\s+", " ", str(await _dom(ctx, "#query") or "")).strip()
 
@@ -230,6 +237,17 @@ async def click_color(ctx: OracleContext, u: str) -> Steps:
     return [{"click": f'#area .color[data-color="{color}"]'}]
 
 
+async def multi_orderings(ctx: OracleContext, u: str) -> Steps:
+    """The fields come in a random order: find each input by its row's label."""
+    genre, director, year = [str(t).strip() for t in (await _dom(ctx, "#query b", all=True) or [])][:3]
+
+    def field(label: str, text: str) -> dict[str, Any]:
+        return {"fill": {"selector": {"selector": f"//tr[normalize-space(th)='{label}']//input", "xpath": True},
+                         "text": text}}
+
+    return [field("Genre", genre), field("Director", director), field("Year", year), {"click": "#area .final"}]
+
+
 async def use_spinner(ctx: OracleContext, u: str) -> Steps:
     m = re.search(r"Select (-?\d+) with the spinner", u)
     if not m:
@@ -275,6 +293,21 @@ async def login_user_popup(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
         yield action
 
 
+async def navigate_tree(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Open the folders on the path to the named item (outermost first), then click it."""
+    name = _quoted(u)[0]
+    target = f"//span[normalize-space()='{name}'][1]"
+    ancestors = f"{target}/parent::li/ancestor::li/span[contains(@class, 'folder')]"
+    names = [str(t).strip() for t in (await _dom_x(ctx, ancestors, all=True) or [])]
+    for folder in names:
+        async for action in run_steps(ctx, [{"click": {"selector": f"//span[contains(@class, 'folder')][normalize-space()='{folder}']",
+                                                       "xpath": True}}]):
+            yield action
+    async for action in run_steps(ctx, [{"wait_for": {"selector": target, "xpath": True}},
+                                        {"click": {"selector": target, "xpath": True}}]):
+        yield action
+
+
 async def use_autocomplete(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
     """Type the prefix, then pick the suggestion with the asked-for ending from the menu."""
     quoted = _quoted(u)
@@ -302,12 +335,12 @@ SOLVERS: dict[str, Callable[[OracleContext, str], Awaitable[Steps]]] = {
     "enter-time": enter_time, "find-word": find_word, "focus-text": focus_text, "focus-text-2": focus_text_2,
     "login-user": login_user, "read-table": read_table, "simple-arithmetic": simple_arithmetic,
     "enter-text-dynamic": enter_text, "use-spinner": use_spinner, "grid-coordinate": grid_coordinate,
-    "click-color": click_color,
+    "click-color": click_color, "multi-orderings": multi_orderings,
 }
 #: Tasks whose later steps depend on what the page shows after the first ones.
 INTERACTIVE: dict[str, Callable[[OracleContext, str], AsyncIterator[Action]]] = {
     "use-autocomplete": use_autocomplete, "click-collapsible-2": click_collapsible_2,
-    "login-user-popup": login_user_popup,
+    "login-user-popup": login_user_popup, "navigate-tree": navigate_tree,
 }
 
 

@@ -48,6 +48,8 @@ WITH_ORACLE: dict[str, str] = {
     "click-color": "click the color asked for",
     "click-collapsible-2": "expand sections to find the named link and click it",
     "login-user-popup": "log in, dismissing the popup if it appears",
+    "multi-orderings": "fill in the form whatever its field order, then submit",
+    "navigate-tree": "open folders to find the named file and click it",
 }
 
 OTHER: dict[str, str] = {
@@ -66,8 +68,6 @@ OTHER: dict[str, str] = {
     "guess-number": "guess the number with the hints given",
     "identify-shape": "click the button naming the shape shown",
     "multi-layouts": "fill in the form whatever its layout, then submit",
-    "multi-orderings": "fill in the form whatever its field order, then submit",
-    "navigate-tree": "open folders to find the named file and click it",
     "search-engine": "search and click the result asked for",
     "social-media": "do the action asked for on the named post",
     "social-media-all": "do the action asked for on every matching post",
