@@ -62,7 +62,15 @@ def _names(u: str) -> list[str]:
 
 
 async def click_checkboxes(ctx: OracleContext, u: str) -> Steps:
-    return [*({"click": {"selector": "#area label", "text": n}} for n in _names(u)), _submit()]
+    """Make each box's state match the request (some variants start with boxes ticked)."""
+    wanted = set(_names(u))
+    labels = [str(t).strip() for t in (await _dom(ctx, "#area label", all=True) or [])]
+    checked = await _dom(ctx, "#area label input", "checked", all=True) or []
+    if len(labels) != len(checked):
+        raise OracleError("cannot pair the checkboxes with their labels")
+    steps: Steps = [{"click": {"selector": "#area label", "text": name}}
+                    for name, on in zip(labels, checked) if (name in wanted) != bool(on)]
+    return [*steps, _submit()]
 
 
 async def click_collapsible(ctx: OracleContext, u: str) -> Steps:
@@ -308,6 +316,22 @@ async def navigate_tree(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
         yield action
 
 
+async def guess_number(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Binary search on 0..9 with the page's higher/lower feedback."""
+    low, high = 0, 9
+    for _ in range(5):
+        guess = (low + high) // 2
+        async for action in run_steps(ctx, [{"fill": {"selector": "#tt", "text": str(guess)}}, _submit()]):
+            yield action
+        if await _dom(ctx, "#higher:not(.hide)", "count"):
+            low = guess + 1
+        elif await _dom(ctx, "#lower:not(.hide)", "count"):
+            high = guess - 1
+        else:
+            return  # correct: the episode has ended
+    raise OracleError("the number was not found in five guesses")
+
+
 async def use_autocomplete(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
     """Type the prefix, then pick the suggestion with the asked-for ending from the menu."""
     quoted = _quoted(u)
@@ -335,12 +359,12 @@ SOLVERS: dict[str, Callable[[OracleContext, str], Awaitable[Steps]]] = {
     "enter-time": enter_time, "find-word": find_word, "focus-text": focus_text, "focus-text-2": focus_text_2,
     "login-user": login_user, "read-table": read_table, "simple-arithmetic": simple_arithmetic,
     "enter-text-dynamic": enter_text, "use-spinner": use_spinner, "grid-coordinate": grid_coordinate,
-    "click-color": click_color, "multi-orderings": multi_orderings,
+    "click-color": click_color, "multi-orderings": multi_orderings, "click-checkboxes-transfer": click_checkboxes,
 }
 #: Tasks whose later steps depend on what the page shows after the first ones.
 INTERACTIVE: dict[str, Callable[[OracleContext, str], AsyncIterator[Action]]] = {
     "use-autocomplete": use_autocomplete, "click-collapsible-2": click_collapsible_2,
-    "login-user-popup": login_user_popup, "navigate-tree": navigate_tree,
+    "login-user-popup": login_user_popup, "navigate-tree": navigate_tree, "guess-number": guess_number,
 }
 
 

@@ -50,13 +50,14 @@ WITH_ORACLE: dict[str, str] = {
     "login-user-popup": "log in, dismissing the popup if it appears",
     "multi-orderings": "fill in the form whatever its field order, then submit",
     "navigate-tree": "open folders to find the named file and click it",
+    "guess-number": "guess the number with the hints given",
+    "click-checkboxes-transfer": "tick the checkboxes asked for, then submit",
 }
 
 OTHER: dict[str, str] = {
     "book-flight": "book the flight that matches the request",
     "choose-date": "pick the date asked for in the date picker, then submit",
     "click-checkboxes-soft": "tick the words similar to those asked for, then submit",
-    "click-checkboxes-transfer": "tick the checkboxes asked for, then submit",
     "click-menu": "select the menu item asked for",
     "click-menu-2": "select the menu item asked for",
     "click-pie": "expand the pie menu and click the item asked for",
@@ -65,7 +66,6 @@ OTHER: dict[str, str] = {
     "click-shape": "click the shape asked for",
     "count-shape": "count the shapes asked for and answer",
     "email-inbox": "do the email action asked for in the inbox",
-    "guess-number": "guess the number with the hints given",
     "identify-shape": "click the button naming the shape shown",
     "multi-layouts": "fill in the form whatever its layout, then submit",
     "search-engine": "search and click the result asked for",
