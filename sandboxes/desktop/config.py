@@ -18,6 +18,8 @@ CHROMIUM_FLAGS: tuple[str, ...] = (
     "--disable-software-rasterizer", "--disable-background-networking", "--disable-component-update",
     "--disable-sync", "--no-first-run", "--no-default-browser-check", "--disable-default-apps",
     "--disable-extensions", "--disable-breakpad", "--disable-crash-reporter", "--password-store=basic",
+    # apps are killed on reset and restore: no "restore pages?" bubble afterwards
+    "--hide-crash-restore-bubble", "--disable-session-crashed-bubble", "--noerrdialogs",
     "--renderer-process-limit=1", "--disable-site-isolation-trials", "--process-per-site",
     "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication,"
     "CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,CalculateNativeWinOcclusion,"

@@ -302,10 +302,15 @@ async def close_terminal(ctx: OracleContext, params: dict[str, Any]) -> AsyncIte
 async def _copy_page(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
     """Select all text of the page in the browser and copy it; checks the clipboard, and
     tries again when the page was not ready to copy yet."""
-    await wait_window(ctx, "chromium", params["page_title"])
+    window = await wait_window(ctx, "chromium", params["page_title"])
+    assert window is not None
     for _ in range(5):
         async for action in focus(ctx, "chromium"):
             yield action
+        # A click on the page itself: the keyboard focus may be in the address bar, where
+        # ctrl+a would select the URL.
+        x, y = _to_frame(ctx, window["x"] + window["width"] * 0.6, window["y"] + window["height"] * 0.75)
+        yield Click(x=x, y=y)
         yield Key(keys=["Control", "a"])
         yield Key(keys=["Control", "c"])
         deadline = time.monotonic() + 3
