@@ -256,6 +256,21 @@ async def multi_orderings(ctx: OracleContext, u: str) -> Steps:
     return [field("Genre", genre), field("Director", director), field("Year", year), {"click": "#area .final"}]
 
 
+async def search_engine(ctx: OracleContext, u: str) -> Steps:
+    """Search, go to the results page holding the n-th result (three per page), click it."""
+    m = re.search(r"click the (\d+)(st|nd|rd|th) search result", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    n = int(m.group(1))
+    page = (n - 1) // 3 + 1
+    steps: Steps = [{"fill": {"selector": "#search-text", "text": _quoted(u)[0]}}, {"click": "#search"},
+                    {"wait_for": "#page-content a.search-title"}]
+    if page > 1:
+        steps.append({"click": {"selector": "#pagination a", "text": str(page)}})
+    target = f'#page-content a.search-title[data-result="{n - 1}"]'
+    return [*steps, {"wait_for": target}, {"click": target}]
+
+
 async def use_spinner(ctx: OracleContext, u: str) -> Steps:
     m = re.search(r"Select (-?\d+) with the spinner", u)
     if not m:
@@ -359,7 +374,7 @@ SOLVERS: dict[str, Callable[[OracleContext, str], Awaitable[Steps]]] = {
     "enter-time": enter_time, "find-word": find_word, "focus-text": focus_text, "focus-text-2": focus_text_2,
     "login-user": login_user, "read-table": read_table, "simple-arithmetic": simple_arithmetic,
     "enter-text-dynamic": enter_text, "use-spinner": use_spinner, "grid-coordinate": grid_coordinate,
-    "click-color": click_color, "multi-orderings": multi_orderings, "click-checkboxes-transfer": click_checkboxes,
+    "click-color": click_color, "multi-orderings": multi_orderings, "search-engine": search_engine, "click-checkboxes-transfer": click_checkboxes,
 }
 #: Tasks whose later steps depend on what the page shows after the first ones.
 INTERACTIVE: dict[str, Callable[[OracleContext, str], AsyncIterator[Action]]] = {

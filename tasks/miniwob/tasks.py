@@ -52,6 +52,7 @@ WITH_ORACLE: dict[str, str] = {
     "navigate-tree": "open folders to find the named file and click it",
     "guess-number": "guess the number with the hints given",
     "click-checkboxes-transfer": "tick the checkboxes asked for, then submit",
+    "search-engine": "search and click the result asked for",
 }
 
 OTHER: dict[str, str] = {
@@ -68,7 +69,6 @@ OTHER: dict[str, str] = {
     "email-inbox": "do the email action asked for in the inbox",
     "identify-shape": "click the button naming the shape shown",
     "multi-layouts": "fill in the form whatever its layout, then submit",
-    "search-engine": "search and click the result asked for",
     "social-media": "do the action asked for on the named post",
     "social-media-all": "do the action asked for on every matching post",
     "social-media-some": "do the action asked for on the given number of posts",
