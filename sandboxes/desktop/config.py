@@ -67,9 +67,10 @@ class SettleSpec(BaseModel):
     """How the guest decides the screen has settled after an action (all bounds in ms)."""
 
     model_config = ConfigDict(extra="forbid")
-    #: No screen update this soon after the action means it drew nothing. Must cover a
-    #: toolkit's frame interval (GTK paints on its ~17 ms frame clock).
-    first_ms: float = Field(20.0, ge=0, le=5000)
+    #: No screen update this soon after the action, with the apps idle, means it drew
+    #: nothing. An app still working on the input (building a dialog, waiting for its
+    #: next frame-clock tick after a burst of work) shows as CPU use and is waited for.
+    first_ms: float = Field(15.0, ge=0, le=5000)
     #: After an update, the screen must stay unchanged this long.
     quiet_ms: float = Field(25.0, ge=0, le=5000)
     #: Give up waiting (the observation says settled=false) after this long.

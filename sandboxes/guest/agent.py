@@ -44,7 +44,7 @@ AGENT_VERSION = "1.0"
 
 #: Default settle bounds (ms): how long to wait for the first screen update after an
 #: action, how long the screen must then stay still, and the overall cap.
-DEFAULT_SETTLE = {"first_ms": 20.0, "quiet_ms": 25.0, "timeout_ms": 2000.0}
+DEFAULT_SETTLE = {"first_ms": 15.0, "quiet_ms": 25.0, "timeout_ms": 2000.0}
 
 Handler = Callable[["Agent", dict[str, Any], list[bytes]], Awaitable[tuple[dict[str, Any], list[bytes]]]]
 

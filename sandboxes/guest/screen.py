@@ -46,7 +46,7 @@ SCROLL_NOTCH_PX = 100.0
 DRAG_PAUSE_S = 0.04
 DRAG_STEP_S = 0.008
 #: An app using more CPU than this share of a settle window is still working.
-BUSY_FRACTION = 0.2
+BUSY_FRACTION = 0.1
 #: Bound on the time any helper program (xdotool, xclip, wmctrl) may take.
 _TOOL_TIMEOUT = 10.0
 
@@ -552,8 +552,9 @@ class Screen:
         meanwhile, means it changed nothing: settled. Otherwise wait for a window of
         `quiet_ms` with no update and the apps idle (CPU under BUSY_FRACTION of the
         window). Updates are X DAMAGE events when the server has the extension, else grabs
-        compared every `quiet_ms`. `first_ms` must cover a toolkit's frame interval: GTK
-        paints the response to a key on its next frame-clock tick, up to ~17 ms later.
+        compared every `quiet_ms`. The CPU check is what lets `first_ms` be short: a
+        toolkit that has done its work but paints on its next frame-clock tick (GTK: up to
+        ~17 ms later) used CPU in the window and is waited for.
         """
         t0 = time.monotonic() if since is None else since
         deadline = t0 + timeout_ms / 1000
