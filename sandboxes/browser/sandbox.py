@@ -22,7 +22,7 @@ import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -469,20 +469,26 @@ class BrowserSandbox(Sandbox):
             raise failures[0]
         return str(seeded)
 
-    async def _goto(self, url: str, *, seeded: str | None = None) -> None:
-        """Load `url` and wait for its load event; `seeded` is a `_seed_storage` script to drop after."""
+    async def _unseed(self, seeded: str) -> None:
+        if self.alive:
+            assert self._cdp is not None
+            await self._guard(self._cdp.send("Page.removeScriptToEvaluateOnNewDocument", {"identifier": seeded}),
+                              "unseed storage")
+
+    async def _goto(self, url: str, *, seeded: str | None = None,
+                    then: Sequence[Callable[[], Awaitable[Any]]] = ()) -> None:
+        """Load `url` and wait for its load event; then drop the `_seed_storage` script
+        `seeded` while running `then` (pointer, view) alongside."""
         browser_input.check_url(url)
         page = self.page
         try:
             await self._guard(page.goto(url, wait_until="load", timeout=self.config.navigation_timeout_ms),
                               f"goto {url}", timeout=self.config.navigation_timeout_ms / 1000 + 5)
         except PlaywrightError as exc:
+            if seeded is not None:
+                await self._unseed(seeded)
             raise InfraError(f"sandbox {self.id} could not load {url}: {str(exc).splitlines()[0]}") from exc
-        finally:
-            if seeded is not None and self.alive:
-                assert self._cdp is not None
-                await self._guard(self._cdp.send("Page.removeScriptToEvaluateOnNewDocument",
-                                                 {"identifier": seeded}), "unseed storage")
+        await asyncio.gather(*([self._unseed(seeded)] if seeded is not None else []), *(step() for step in then))
 
     async def _settle(self) -> SettleInfo:
         assert self._activity is not None
@@ -650,8 +656,7 @@ class BrowserSandbox(Sandbox):
             self._clear_browser_state())
         url = self._start_url() if start_url is None else (
             self.config.model_copy(update={"start_url": start_url}).resolve_start_url(self._ports))
-        await self._goto(url, seeded=seeded)
-        await self._move_pointer(0, 0)
+        await self._goto(url, seeded=seeded, then=[lambda: self._move_pointer(0, 0)])
         self._step = 0
         timings: dict[str, float] = {}
         obs = await self._settle_and_observe(observe, timings)
@@ -710,11 +715,11 @@ class BrowserSandbox(Sandbox):
             storage, *(self._guard(self._controls[name].restore(image), f"restore {name}")
                        for name, image in blob.services.items()),
             self._restore_cookies(blob))
-        await self._goto(rebase_url(blob.url, blob.ports, self._ports), seeded=seeded)
-        after = [self._move_pointer(*blob.pointer)]
+        after: list[Callable[[], Awaitable[Any]]] = [lambda: self._move_pointer(*blob.pointer)]
         if blob.forms.get("fields") or blob.forms.get("focus") is not None or blob.scroll != (0, 0):
-            after.append(self._guard(self.page.evaluate(_RESTORE_VIEW, [blob.forms, list(blob.scroll)]), "restore view"))
-        await asyncio.gather(*after)
+            after.append(lambda: self._guard(self.page.evaluate(_RESTORE_VIEW, [blob.forms, list(blob.scroll)]),
+                                             "restore view"))
+        await self._goto(rebase_url(blob.url, blob.ports, self._ports), seeded=seeded, then=after)
         self._step = int(ref.meta.get("step", 0))
         timings: dict[str, float] = {}
         obs = await self._settle_and_observe(observe, timings)
