@@ -117,3 +117,20 @@ def test_config_validates() -> None:
         VMConfig(memory_mb=64)
     with pytest.raises(ValueError):
         VMConfig(accel="hvf")
+
+
+def test_old_images_are_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cua.sandboxes.vm.image import _prune
+
+    monkeypatch.setenv("CUA_CACHE", str(tmp_path))
+    root = tmp_path / "vm-images"
+    dirs = []
+    for i in range(4):
+        d = root / f"desktop-{i:016x}"
+        d.mkdir(parents=True)
+        os.utime(d, (1000 + i, 1000 + i))
+        dirs.append(d)
+    other = root / "other-0000000000000000"
+    other.mkdir()
+    _prune("desktop", keep={dirs[0]}, log=lambda _m: None)
+    assert sorted(p.name for p in root.iterdir()) == sorted([dirs[0].name, dirs[3].name, other.name])

@@ -324,7 +324,20 @@ def build_image(recipe: Recipe | str = "desktop", *, force: bool = False, log: L
         work.rename(out)  # atomic publish: a half-built image is never seen in the cache
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    _prune(recipe.name, keep={out, base}, log=say)
     return image
+
+
+def _prune(name: str, *, keep: set[Path], log: Log, keep_others: int = 1) -> None:
+    """Delete older images and bases of a recipe (each is most of a gigabyte), keeping the
+    ones just used and the `keep_others` most recent others (a branch switch back is cheap)."""
+    for folder in (cache_dir(), cache_dir() / "bases"):
+        old = sorted((p for p in folder.glob(f"{name}-*") if p.is_dir() and p not in keep
+                      and re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{16}}", p.name)),
+                     key=lambda p: p.stat().st_mtime, reverse=True)
+        for path in old[keep_others:]:
+            log(f"pruning old {path}")
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def image_for(recipe: str = "desktop", *, build: bool = True, log: Log | None = None) -> BuiltImage:
