@@ -16,8 +16,10 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from qemu.qmp import EventListener
+from qemu.qmp.events import ListenerError
 
 from cua.errors import CuaError, SandboxCrashed, Timeout
 from cua.sandboxes.guest.client import GuestClient
@@ -125,12 +127,12 @@ class Instance:
         listener = EventListener(("VSERPORT_CHANGE", "SHUTDOWN"))
         self.qemu.qmp.register_listener(listener)
         exited = asyncio.create_task(self.qemu.proc.wait())
+        event: asyncio.Task[Any] | None = None
         try:
             while True:
                 event = asyncio.create_task(listener.get())
                 done, _ = await asyncio.wait({exited, event}, return_when=asyncio.FIRST_COMPLETED)
                 if exited in done:
-                    event.cancel()
                     self._die(f"QEMU exited with status {exited.result()}")
                     return
                 msg = event.result()
@@ -143,7 +145,9 @@ class Instance:
                     return
         finally:
             exited.cancel()
-            with contextlib.suppress(Exception):
+            if event is not None:
+                event.cancel()
+            with contextlib.suppress(ListenerError):
                 self.qemu.qmp.remove_listener(listener)
 
     def _lost(self, reason: str) -> None:

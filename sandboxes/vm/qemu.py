@@ -402,7 +402,7 @@ class QemuProcess:
 
     async def kill(self) -> None:
         """Stop QEMU now (no guest shutdown: the state that matters is in snapshots)."""
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(QMPError, OSError, asyncio.TimeoutError):
             await asyncio.wait_for(self.qmp.disconnect(), 2.0)
         if self.proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
