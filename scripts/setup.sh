@@ -8,7 +8,9 @@ APT_PACKAGES=(
   bubblewrap                                   # containers: user/network namespaces
   chromium chromium-headless-shell             # browser sandboxes (headless-shell preferred)
   xvfb xdotool openbox xterm x11-utils xclip wmctrl   # desktop sandboxes
-  mousepad pcmanfm                             # desktop apps
+  mousepad pcmanfm git                         # desktop apps (git for config tasks)
+  python3-xlib python3-pil                     # the guest agent on the system Python
+  python3-gi gir1.2-atspi-2.0 at-spi2-core dbus-daemon   # accessibility trees on desktops
   qemu-system-x86 qemu-utils debootstrap       # VM sandboxes and image recipes
   fonts-dejavu-core procps iproute2 ca-certificates
 )
