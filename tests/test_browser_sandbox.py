@@ -350,6 +350,10 @@ async def test_screencast_frames(box: tuple[BrowserSandbox, list[SandboxEvent]])
     stream = sb.frames(ObserveOptions(format="jpeg", frame=Size(width=640, height=360)), max_fps=30)
     first = await asyncio.wait_for(stream.__anext__(), 30)
     assert first.format == "jpeg" and first.data[:3] == b"\xff\xd8\xff" and first.width <= 640
+    # a change on screen brings a new frame
+    await sb.page.evaluate("() => { document.body.style.background = 'rgb(200, 30, 30)'; }")
+    second = await asyncio.wait_for(stream.__anext__(), 30)
+    assert pixels(second.data).getpixel((second.width - 2, second.height - 2))[0] > 150
     await stream.aclose()
     assert (await sb.observe()).screenshot is not None
 
@@ -473,24 +477,26 @@ async def test_service_death_is_reported() -> None:
 
 async def test_settle_waits_for_page_work_and_popups(box: tuple[BrowserSandbox, list[SandboxEvent]]) -> None:
     sb, _ = box
-    html = """<button id=b style='position:absolute;left:10px;top:10px;width:100px;height:40px'>go</button>
-<a id=pop href='about:blank#popup' target=_blank style='position:absolute;left:10px;top:100px'>popup</a>
-<ul id=list></ul>
-<script>
-document.getElementById('b').addEventListener('click', () => {
-  // renders in bursts: each mutation schedules the next, 10 ms apart, 8 times
-  let n = 0;
-  const step = () => { const li = document.createElement('li'); li.textContent = 'item ' + n;
-                       document.getElementById('list').append(li); if (++n < 8) setTimeout(step, 10); };
-  setTimeout(step, 0);
-});
-</script>"""
-    await sb.act(Goto(url="data:text/html," + quote(html)))
+    # A page of the app's origin, so that its script can fetch from the app.
+    await sb.act(Goto(url="http://127.0.0.1:8000/search"))
+    await sb.page.evaluate("""() => {
+      document.body.innerHTML = `<button id=b style='position:fixed;left:10px;top:10px;width:100px;height:40px'>go</button>
+        <a id=pop href='about:blank#popup' target=_blank style='position:fixed;left:10px;top:100px'>popup</a>
+        <ul id=list style='position:fixed;left:300px;top:10px'></ul>`;
+      document.getElementById('b').addEventListener('click', () => {
+        // renders in steps: each response adds an item and starts the next fetch, 8 times
+        let n = 0;
+        const step = () => fetch('/static/app/todo.js?' + n).then((r) => r.text()).then(() => {
+          const li = document.createElement('li'); li.textContent = 'item ' + n;
+          document.getElementById('list').append(li); if (++n < 8) step(); });
+        setTimeout(step, 0);
+      });
+    }""")
     png = ObserveOptions(format="png")
     obs = await sb.act(Click(x=60, y=30), observe=png)
     assert obs.settle is not None and obs.settle.settled
     (count,) = await sb.query([DomQuery(selector="#list li", prop="count")])
-    assert count.value == 8
+    assert count.value == 8, obs.settle
     # the observation returned by the action shows the settled screen
     later = await sb.observe(png)
     assert ImageChops.difference(pixels(obs.screenshot.data), pixels(later.screenshot.data)).getbbox() is None

@@ -14,8 +14,6 @@ after the browser or a service dies, every call raises `cua.errors.SandboxCrashe
 from __future__ import annotations
 
 import asyncio
-import base64
-import io
 import json
 import logging
 import shutil
@@ -45,7 +43,9 @@ from cua.sandboxes.browser.queries import cookies_query, dom_query, local_storag
 from cua.sandboxes.browser.runtime import Runtime, find_browser_pid, runtime
 from cua.sandboxes.browser.services import HostedApp, HostService, ServiceControl, bundled_app_name
 from cua.sandboxes.browser.settle import INIT_SCRIPT, PageActivity
-from cua.sandboxes.browser.snapshot import STORE, BrowserSnapshot, rebase_url
+from cua.sandboxes.browser.stream import screencast
+from cua.sandboxes.browser.snapshot import (PAGE_STATE_JS, RESTORE_VIEW_JS, SEED_STORAGE_JS, STORE,
+                                            BrowserSnapshot, rebase_url)
 from cua.state import (A11yQuery, AppStateQuery, CookiesQuery, DomQuery, LocalStorageQuery, SqlQuery,
                        StateQuery, StateQueryAdapter, StateResult, TitleQuery, UrlQuery)
 
@@ -56,69 +56,6 @@ T = TypeVar("T")
 
 QUERY_KINDS = ["app_state", "sql", "url", "title", "dom", "local_storage", "cookies", "a11y"]
 _STORAGE_TYPES = "local_storage,session_storage,indexeddb,websql,cache_storage,service_workers,file_systems"
-
-_SEED_STORAGE = r"""
-(() => {
-  if (window !== window.top) return;
-  const saved = (__DATA__)[location.origin] || { local: {}, session: {} };
-  try {
-    window.localStorage.clear();
-    for (const [k, v] of Object.entries(saved.local)) window.localStorage.setItem(k, v);
-    window.sessionStorage.clear();
-    for (const [k, v] of Object.entries(saved.session)) window.sessionStorage.setItem(k, v);
-  } catch (e) { /* opaque origins (data:, about:) have no web storage */ }
-})();
-"""
-
-_PAGE_STORAGE = r"""
-() => {
-  const out = { origin: location.origin, scroll: [window.scrollX, window.scrollY], local: {}, session: {} };
-  try { out.local = { ...window.localStorage }; out.session = { ...window.sessionStorage }; } catch (e) {}
-  // Form controls whose state differs from the page's markup (typed, ticked, chosen).
-  const controls = Array.from(document.querySelectorAll("input, textarea, select"));
-  const fields = [];
-  controls.forEach((el, i) => {
-    if (el.tagName === "SELECT") {
-      const sel = Array.from(el.options).map((o) => o.selected);
-      if (Array.from(el.options).some((o) => o.selected !== o.defaultSelected)) fields.push({ i, selected: sel });
-    } else if (el.type === "checkbox" || el.type === "radio") {
-      if (el.checked !== el.defaultChecked) fields.push({ i, checked: el.checked });
-    } else if (el.type !== "file" && el.value !== el.defaultValue) {
-      fields.push({ i, value: el.value });
-    }
-  });
-  const active = controls.indexOf(document.activeElement);
-  let selection = null;
-  try { if (active >= 0) selection = [document.activeElement.selectionStart, document.activeElement.selectionEnd]; } catch (e) {}
-  out.forms = { count: controls.length, fields, focus: active >= 0 ? active : null, selection };
-  return out;
-}
-"""
-
-# Puts unsubmitted form state back after a restore's page load, without firing events (as a
-# browser's own form restoration does), so page scripts do not act on it a second time.
-_RESTORE_VIEW = r"""
-([forms, scroll]) => {
-  window.scrollTo(scroll[0], scroll[1]);
-  const controls = Array.from(document.querySelectorAll("input, textarea, select"));
-  if (!forms.fields || controls.length !== forms.count) return false;  // another page: leave it as loaded
-  for (const f of forms.fields) {
-    const el = controls[f.i];
-    if ("selected" in f) Array.from(el.options).forEach((o, k) => { o.selected = !!f.selected[k]; });
-    else if ("checked" in f) el.checked = f.checked;
-    else el.value = f.value;
-  }
-  if (forms.focus !== null) {
-    const el = controls[forms.focus];
-    el.focus({ preventScroll: true });
-    if (forms.selection && forms.selection[0] !== null) {
-      try { el.setSelectionRange(forms.selection[0], forms.selection[1]); } catch (e) {}
-    }
-  }
-  return true;
-}
-"""
-
 
 def _is_closed_error(exc: BaseException) -> bool:
     text = str(exc)
@@ -451,7 +388,7 @@ class BrowserSandbox(Sandbox):
         """Register a one-shot script that replaces the tab's web storage ({origin: {"local": ...,
         "session": ...}}) before any script of the next document runs; `_goto` removes it."""
         assert self._cdp is not None
-        source = _SEED_STORAGE.replace("__DATA__", json.dumps(storage))
+        source = SEED_STORAGE_JS.replace("__DATA__", json.dumps(storage))
         added = await self._guard(self._cdp.send("Page.addScriptToEvaluateOnNewDocument", {"source": source}),
                                   "seed storage")
         return str(added["identifier"])
@@ -688,7 +625,7 @@ class BrowserSandbox(Sandbox):
         page = self.page
         cookies, page_state, *images = await asyncio.gather(
             self._guard(self._context.cookies(), "cookies"),
-            self._guard(page.evaluate(_PAGE_STORAGE), "page storage"),
+            self._guard(page.evaluate(PAGE_STATE_JS), "page storage"),
             *(self._guard(c.snapshot(), f"snapshot {c.name}") for c in self._controls.values()))
         origin = page_state["origin"]
         storage = {origin: {"local": page_state["local"], "session": page_state["session"]}} if _origin(page.url) else {}
@@ -717,7 +654,7 @@ class BrowserSandbox(Sandbox):
             self._restore_cookies(blob))
         after: list[Callable[[], Awaitable[Any]]] = [lambda: self._move_pointer(*blob.pointer)]
         if blob.forms.get("fields") or blob.forms.get("focus") is not None or blob.scroll != (0, 0):
-            after.append(lambda: self._guard(self.page.evaluate(_RESTORE_VIEW, [blob.forms, list(blob.scroll)]),
+            after.append(lambda: self._guard(self.page.evaluate(RESTORE_VIEW_JS, [blob.forms, list(blob.scroll)]),
                                              "restore view"))
         await self._goto(rebase_url(blob.url, blob.ports, self._ports), seeded=seeded, then=after)
         self._step = int(ref.meta.get("step", 0))
@@ -798,48 +735,14 @@ class BrowserSandbox(Sandbox):
     # --- streaming ---
 
     async def frames(self, options: ObserveOptions, *, max_fps: float = 10.0) -> AsyncIterator[Screenshot]:
-        """Screencast frames (CDP `Page.startScreencast`) as the screen changes, at most `max_fps`.
-
-        WebP is not a screencast format; such requests get JPEG frames (the format says so).
-        """
+        """Screencast frames as the screen changes, at most `max_fps` a second (see stream.py);
+        the screencast stops when the iterator is closed."""
         self._check_alive()
         assert self._context is not None
-        fmt = "png" if options.format == "png" else "jpeg"
-        frame = options.frame or self._screen
         cdp = await self._guard(self._context.new_cdp_session(self.page), "screencast session")
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=4)
-
-        def on_frame(params: dict[str, Any]) -> None:
-            asyncio.ensure_future(_ack(cdp, params["sessionId"]))
-            if queue.full():
-                queue.get_nowait()  # drop the oldest: a live view wants the newest frame
-            queue.put_nowait(params)
-
-        cdp.on("Page.screencastFrame", on_frame)
-        params: dict[str, Any] = {"format": fmt, "maxWidth": frame.width, "maxHeight": frame.height,
-                                  "everyNthFrame": 1}
-        if fmt == "jpeg":
-            params["quality"] = options.quality
-        await self._guard(cdp.send("Page.startScreencast", params), "start screencast")
-        interval = 1.0 / max_fps if max_fps > 0 else 0.0
-        last = 0.0
         try:
-            while True:
-                self._check_alive()
-                try:
-                    item = await asyncio.wait_for(queue.get(), 1.0)
-                except asyncio.TimeoutError:
-                    continue  # no change on screen; check liveness and keep waiting
-                now = time.monotonic()
-                if now - last < interval and not queue.empty():
-                    continue
-                last = now
-                data = base64.b64decode(item["data"])
-                meta = item.get("metadata", {})
-                width = int(meta.get("deviceWidth", frame.width) * meta.get("pageScaleFactor", 1))
-                height = int(meta.get("deviceHeight", frame.height) * meta.get("pageScaleFactor", 1))
-                width, height = _image_size(data, width, height)
-                yield Screenshot(format=fmt, width=width, height=height, data=data)
+            async for shot in screencast(cdp, options, self._screen, max_fps=max_fps, check_alive=self._check_alive):
+                yield shot
         finally:
             if self.alive:
                 try:
@@ -851,23 +754,6 @@ class BrowserSandbox(Sandbox):
 
 async def _ready(value: T) -> T:
     return value
-
-
-def _image_size(data: bytes, width: int, height: int) -> tuple[int, int]:
-    from PIL import Image
-
-    try:
-        with Image.open(io.BytesIO(data)) as img:
-            return img.size
-    except OSError:
-        return width, height
-
-
-async def _ack(cdp: CDPSession, session_id: int) -> None:
-    try:
-        await cdp.send("Page.screencastFrameAck", {"sessionId": session_id})
-    except PlaywrightError:
-        pass  # the screencast was stopped or the page closed meanwhile: there is nothing to acknowledge
 
 
 async def _accept(dialog: Dialog) -> None:

@@ -54,6 +54,26 @@ INIT_SCRIPT = r"""
       s.popupClick = e; s.popupAt = performance.now();
     }
   }, true);
+  // In-flight fetch/XHR counted in the page too: the host learns of a request through
+  // another channel than this check's answer, and may hear of it only after the answer.
+  s.fetches = new Set();
+  const track = () => { const t = { at: performance.now() }; s.fetches.add(t); return () => { s.fetches.delete(t); stamp(); }; };
+  if (window.fetch) {
+    const fetch = window.fetch;
+    window.fetch = function (...args) {
+      const done = track();
+      let p;
+      try { p = fetch.apply(this, args); } catch (e) { done(); throw e; }
+      p.then(done, done);
+      return p;
+    };
+  }
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    const done = track();
+    this.addEventListener("loadend", done, { once: true });
+    try { return send.apply(this, args); } catch (e) { done(); throw e; }
+  };
   if (window.navigation) {
     window.navigation.addEventListener("navigate", (e) => {
       s.pendingAt = null;
@@ -68,20 +88,25 @@ INIT_SCRIPT = r"""
 })();
 """
 
-# Resolves once no mutation happened for `quiet` ms (at once if none recently), or at `budget`.
+# Resolves once no fetch/XHR younger than `longRequest` ms is in flight and no mutation happened
+# for `quiet` ms (at once if none recently), or at `budget`.
 _QUIET_CHECK = r"""
-([quiet, budget]) => new Promise((resolve) => {
+([quiet, budget, longRequest]) => new Promise((resolve) => {
   const s = window.__cuaSettle;
   if (!s) { resolve({ quiet: true, navigating: false, noscript: true, title: document.title }); return; }
   const t0 = performance.now();
+  let popup = false;
   const check = () => {
     const now = performance.now();
-    const popup = s.popupAt !== null && now - s.popupAt < 2000 && !(s.popupClick && s.popupClick.defaultPrevented);
+    if (s.popupAt !== null && now - s.popupAt < 2000 && !(s.popupClick && s.popupClick.defaultPrevented)) popup = true;
     s.popupAt = null;
     const pending = s.pendingAt !== null && now - s.pendingAt < 2000 && !(s.submit && s.submit.defaultPrevented);
     if (s.navigating || pending) { resolve({ quiet: false, navigating: true, popup }); return; }
     const since = now - s.last;
-    if (since >= quiet) {
+    let fetching = false;
+    for (const f of s.fetches) if (now - f.at < longRequest) fetching = true;
+    if (fetching && now - t0 < budget) { setTimeout(check, 5); return; }
+    if (since >= quiet && !fetching) {
       resolve({ quiet: true, navigating: false, popup, title: document.title, idle: Math.min(since, 1e9) });
       return;
     }
@@ -177,7 +202,7 @@ class PageActivity:
             seen = self.loads  # before the check, so a load racing its answer is not missed
             self.checks += 1
             try:
-                result = await asyncio.wait_for(self.page.evaluate(_QUIET_CHECK, [quiet_ms, budget]), budget / 1000 + 5)
+                result = await asyncio.wait_for(self.page.evaluate(_QUIET_CHECK, [quiet_ms, budget, self.long_request_s * 1000]), budget / 1000 + 5)
             except PlaywrightError:
                 # The document went away under the check: a navigation. Wait for its load.
                 result = {"quiet": False, "navigating": True}

@@ -15,7 +15,73 @@ from typing import Any
 from cua.errors import UnknownSnapshot
 from cua.sandbox import SnapshotRef
 
-__all__ = ["BrowserSnapshot", "SnapshotStore", "STORE", "rebase_url"]
+__all__ = ["BrowserSnapshot", "PAGE_STATE_JS", "RESTORE_VIEW_JS", "SEED_STORAGE_JS", "SnapshotStore", "STORE",
+           "rebase_url"]
+
+
+# --- page-side halves of snapshot and restore ---
+
+SEED_STORAGE_JS = r"""
+(() => {
+  if (window !== window.top) return;
+  const saved = (__DATA__)[location.origin] || { local: {}, session: {} };
+  try {
+    window.localStorage.clear();
+    for (const [k, v] of Object.entries(saved.local)) window.localStorage.setItem(k, v);
+    window.sessionStorage.clear();
+    for (const [k, v] of Object.entries(saved.session)) window.sessionStorage.setItem(k, v);
+  } catch (e) { /* opaque origins (data:, about:) have no web storage */ }
+})();
+"""
+
+PAGE_STATE_JS = r"""
+() => {
+  const out = { origin: location.origin, scroll: [window.scrollX, window.scrollY], local: {}, session: {} };
+  try { out.local = { ...window.localStorage }; out.session = { ...window.sessionStorage }; } catch (e) {}
+  // Form controls whose state differs from the page's markup (typed, ticked, chosen).
+  const controls = Array.from(document.querySelectorAll("input, textarea, select"));
+  const fields = [];
+  controls.forEach((el, i) => {
+    if (el.tagName === "SELECT") {
+      const sel = Array.from(el.options).map((o) => o.selected);
+      if (Array.from(el.options).some((o) => o.selected !== o.defaultSelected)) fields.push({ i, selected: sel });
+    } else if (el.type === "checkbox" || el.type === "radio") {
+      if (el.checked !== el.defaultChecked) fields.push({ i, checked: el.checked });
+    } else if (el.type !== "file" && el.value !== el.defaultValue) {
+      fields.push({ i, value: el.value });
+    }
+  });
+  const active = controls.indexOf(document.activeElement);
+  let selection = null;
+  try { if (active >= 0) selection = [document.activeElement.selectionStart, document.activeElement.selectionEnd]; } catch (e) {}
+  out.forms = { count: controls.length, fields, focus: active >= 0 ? active : null, selection };
+  return out;
+}
+"""
+
+# Puts unsubmitted form state back after a restore's page load, without firing events (as a
+# browser's own form restoration does), so page scripts do not act on it a second time.
+RESTORE_VIEW_JS = r"""
+([forms, scroll]) => {
+  window.scrollTo(scroll[0], scroll[1]);
+  const controls = Array.from(document.querySelectorAll("input, textarea, select"));
+  if (!forms.fields || controls.length !== forms.count) return false;  // another page: leave it as loaded
+  for (const f of forms.fields) {
+    const el = controls[f.i];
+    if ("selected" in f) Array.from(el.options).forEach((o, k) => { o.selected = !!f.selected[k]; });
+    else if ("checked" in f) el.checked = f.checked;
+    else el.value = f.value;
+  }
+  if (forms.focus !== null) {
+    const el = controls[forms.focus];
+    el.focus({ preventScroll: true });
+    if (forms.selection && forms.selection[0] !== null) {
+      try { el.setSelectionRange(forms.selection[0], forms.selection[1]); } catch (e) {}
+    }
+  }
+  return true;
+}
+"""
 
 
 @dataclass
