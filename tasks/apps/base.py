@@ -76,9 +76,27 @@ class AppDB:
     def snapshot(self) -> bytes:
         return self.conn.serialize()
 
-    def restore(self, image: bytes) -> None:
-        self.conn.deserialize(image)
-        self.conn.execute("PRAGMA foreign_keys = ON")
+    def restore(self, image: bytes, *, trusted: bool = False) -> None:
+        """Replace the database with `image`; on bad bytes raise sqlite3.DatabaseError and keep
+        the current database untouched (the image is loaded and checked on a fresh connection).
+        `trusted` images (the app's own cached seeds) skip the integrity check."""
+        if not image:
+            raise sqlite3.DatabaseError("empty database image")  # deserialize() raises MemoryError on b""
+        fresh = self._connect()
+        try:
+            fresh.deserialize(image)
+            if not trusted:
+                check = fresh.execute("PRAGMA quick_check").fetchone()
+                if check is None or check[0] != "ok":
+                    raise sqlite3.DatabaseError(f"database image fails its integrity check: {check}")
+                if not fresh.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                    raise sqlite3.DatabaseError("database image holds no tables")
+        except BaseException:
+            fresh.close()
+            raise
+        fresh.execute("PRAGMA foreign_keys = ON")
+        old, self.conn = self.conn, fresh
+        old.close()
 
     def tables(self) -> list[str]:
         rows = self.conn.execute(
@@ -142,7 +160,7 @@ class WebApp(abc.ABC):
             self._seed_images[seed] = image
             while len(self._seed_images) > 16:
                 self._seed_images.popitem(last=False)
-        self.db.restore(image)
+        self.db.restore(image, trusted=True)
         self.current_seed = seed
 
     def now(self) -> dt.datetime:
