@@ -13,9 +13,10 @@ import signal
 
 import pytest
 import pytest_asyncio
+from PIL import ImageChops
 
 from cua.actions import Drag, Key, Point, Type
-from cua.conformance import _same_pixels, check_sandbox
+from cua.conformance import check_sandbox, image_of
 from cua.errors import SandboxCrashed, UnknownSnapshot
 from cua.observation import Observation, ObserveOptions
 from cua.sandbox import SandboxEvent, create_sandbox
@@ -41,6 +42,10 @@ async def vm() -> VMSandbox:
         yield sandbox
     finally:
         await sandbox.close()
+
+
+def _same_pixels(a: Observation, b: Observation) -> bool:
+    return ImageChops.difference(image_of(a).convert("RGB"), image_of(b).convert("RGB")).getbbox() is None
 
 
 async def _xterm(sb: VMSandbox) -> dict:
