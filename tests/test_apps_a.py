@@ -224,6 +224,10 @@ def test_calendar_recurring_event_and_validation() -> None:
     bad = web.post("/event/new", data={"title": "Gym", "date": "2026-03-10", "start": "10:00", "end": "09:00", "calendar": "Personal",
                                        "recur": "none"})
     assert "end time must be after" in bad.text
+    bad = web.post("/event/new", data={"title": "Gym", "date": "2026-03-10", "start": "25:00", "end": "26:00", "calendar": "Personal"})
+    assert "must be HH:MM" in bad.text
+    web.post("/event/new", data={"title": "Gym", "date": "2026-03-10", "start": "930", "end": "10:15", "calendar": "Personal"})
+    assert (ctl.state()["events"][-1]["start"], ctl.state()["events"][-1]["title"]) == ("09:30", "Gym")
     resp = web.post("/event/new", data={"title": "Spanish class", "date": "2026-03-03", "start": "18:00", "end": "19:30",
                                         "calendar": "Personal", "recur": "weekly", "recur_until": "2026-03-31", "guests": ["1", "2"]})
     assert resp.status_code == 200 and "Spanish class" in resp.text

@@ -67,6 +67,12 @@ def _date(value: str) -> dt.date | None:
         return None
 
 
+def normalize_time(value: str) -> str:
+    """Accept the ways people type times ("9:30", "0930", "930") as HH:MM; leave the rest for validation."""
+    m = re.fullmatch(r"(\d{1,2}):?(\d{2})", value.strip())
+    return f"{int(m.group(1)):02d}:{m.group(2)}" if m else value.strip()
+
+
 def occurrences(event: dict[str, Any], start: dt.date, end: dt.date) -> list[dt.date]:
     """Dates in [start, end] on which an event (or its daily/weekly series) happens."""
     first = dt.date.fromisoformat(event["date"])
@@ -358,6 +364,8 @@ class CalendarApp(WebApp):
         v = {k: str(form.get(k, "") or "").strip() for k in ("title", "date", "start", "end", "recur", "recur_until", "calendar",
                                                            "location", "description")}
         v["all_day"] = bool(form.get("all_day"))
+        for key in ("start", "end"):
+            v[key] = normalize_time(v[key])
         guests = {int(str(g)) for g in form.getlist("guests") if str(g).isdigit()}
         errors = []
         if not v["title"]:
