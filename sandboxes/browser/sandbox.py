@@ -29,7 +29,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, ValidationError
 
 from cua.actions import Action, ActionAdapter, Back, Forward, Goto, Wait
-from cua.errors import ActionFailed, BadRequest, InfraError, SandboxCrashed, Timeout
+from cua.errors import ActionFailed, BadRequest, InfraError, InternalError, SandboxCrashed, Timeout
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
 from cua.sandbox import (EventSink, Sandbox, SandboxEvent, SandboxInfo, ServiceSpec, SnapshotRef, capabilities_of,
                          scale_action)
@@ -502,8 +502,14 @@ class BrowserSandbox(Sandbox):
             return await self._guard(capture_screenshot(self._cdp, opts, self._screen), "screenshot", timeout=first_try)
         except Timeout:
             log.warning("screenshot of %s unanswered after %g s; settling and retrying", self.id, first_try)
+        except PlaywrightError as exc:  # "Unable to capture screenshot": the surface was being replaced
+            log.warning("screenshot of %s failed (%s); settling and retrying", self.id, str(exc).splitlines()[0])
         await self._settle()
-        return await self._guard(capture_screenshot(self._cdp, opts, self._screen), "screenshot")
+        try:
+            return await self._guard(capture_screenshot(self._cdp, opts, self._screen), "screenshot")
+        except PlaywrightError as exc:
+            raise InternalError(f"browser sandbox {self.id}: screenshot failed twice: {str(exc).splitlines()[0]}",
+                                details={"sandbox": self.id}) from exc
 
     async def act(self, action: Action | dict[str, Any], *, frame: Size | None = None,
                   observe: ObserveOptions | None = None) -> Observation:
@@ -557,9 +563,15 @@ class BrowserSandbox(Sandbox):
                 await asyncio.gather(early, return_exceptions=True)
             raise
         timings["settle"] = _ms(settle_started)
-        shot = await early if early is not None else None
-        if shot is not None and not self._capture_still_valid(activity, settle, requests_before, loads_before, started):
-            shot = None
+        shot = None
+        if early is not None:
+            if self._capture_still_valid(activity, settle, requests_before, loads_before, started):
+                shot = await early
+            else:
+                # The page changed under it: the capture is useless, and one sent while a
+                # document was being replaced can go unanswered for seconds. Don't wait for it.
+                early.cancel()
+                await asyncio.gather(early, return_exceptions=True)
         return await self._observe(observe, timings, settle=settle, error=error, screenshot=shot)
 
     async def _early_screenshot(self, opts: ObserveOptions) -> Screenshot | None:
