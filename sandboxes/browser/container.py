@@ -12,51 +12,25 @@ host directory bound read-write at the same path inside the container.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
 import shlex
-import signal
 import shutil
 import sys
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import cua
 from cua.errors import InfraError
 from cua.sandbox import ServiceSpec
+from cua.sandboxes._container import Cgroup, ro_bind_paths
 
 __all__ = ["Cgroup", "Container", "ro_bind_paths"]
 
 log = logging.getLogger(__name__)
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
-_SYSTEM_PATHS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32", "/opt",
-                 "/var/cache/fontconfig")
-
-
-def _project_root() -> Path:
-    return Path(cua.__file__).resolve().parent.parent
-
-
-def ro_bind_paths(extra: list[str]) -> list[str]:
-    """Host paths the container sees read-only: the system, Python (base and venv), the project."""
-    wanted = [*_SYSTEM_PATHS, sys.base_prefix, sys.prefix, str(_project_root()), str(SUPERVISOR.parent), *extra]
-    out: list[str] = []
-    for p in wanted:
-        if not os.path.lexists(p):
-            continue
-        if os.path.islink(p):
-            out.append(p)  # bound as a symlink, below
-            continue
-        real = os.path.realpath(p)
-        if not any(real == q or real.startswith(q.rstrip("/") + "/") for q in out if not os.path.islink(q)):
-            out.append(real)
-    return out
-
 
 def _argv_paths(services: list[ServiceSpec]) -> list[str]:
     """Absolute host paths named in the services' argv (a user's app script or folder), so
@@ -67,87 +41,6 @@ def _argv_paths(services: list[ServiceSpec]) -> list[str]:
             if os.path.isabs(arg) and os.path.exists(arg):
                 out.append(arg if os.path.isdir(arg) else os.path.dirname(arg))
     return out
-
-
-@dataclass
-class Cgroup:
-    """A cgroup v1 memory+pids group for one container, if this host lets us make one."""
-
-    dirs: list[Path] = field(default_factory=list)
-    applied: bool = False
-    reason: str = ""
-
-    @classmethod
-    def create(cls, name: str, memory_mb: int | None, pids: int | None) -> "Cgroup":
-        group = cls()
-        root = Path("/sys/fs/cgroup")
-        if (root / "cgroup.controllers").exists():
-            group.reason = "cgroup v2 only host; limits not applied"
-            return group
-        try:
-            mine = {parts[1]: parts[2] for parts in (line.split(":", 2) for line in
-                                                       Path("/proc/self/cgroup").read_text().splitlines())}
-        except OSError as exc:
-            group.reason = f"cannot read /proc/self/cgroup: {exc}"
-            return group
-        for controller, limit_file, value in (("memory", "memory.limit_in_bytes", memory_mb and memory_mb << 20),
-                                              ("pids", "pids.max", pids)):
-            if value is None or controller not in mine:
-                continue
-            path = root / controller / mine[controller].lstrip("/") / name
-            try:
-                path.mkdir(exist_ok=True)
-                group.dirs.append(path)
-                (path / limit_file).write_text(str(value))
-            except OSError as exc:
-                group.reason = f"{controller}: {exc.strerror or exc}"
-                group.remove()
-                group.dirs = []
-                return group
-        group.applied = bool(group.dirs)
-        if not group.applied:
-            group.reason = group.reason or "no memory/pids controller"
-        return group
-
-    def join_lines(self) -> list[str]:
-        return [f"echo $$ > {shlex.quote(str(d / 'cgroup.procs'))} 2>/dev/null || true" for d in self.dirs]
-
-    def populated(self) -> bool:
-        try:
-            return any((d / "cgroup.procs").read_text().strip() for d in self.dirs)
-        except OSError:
-            return False
-
-    def remove(self) -> None:
-        """Remove the groups if they are empty (a failed setup); see `release` for a used one."""
-        for d in self.dirs:
-            try:
-                d.rmdir()
-            except FileNotFoundError:
-                continue
-            except OSError as exc:
-                log.warning("cgroup %s not removed: %s", d, exc)
-
-    async def release(self, grace_s: float = 3.0) -> None:
-        """Kill whatever still runs in the groups (only this sandbox's processes are there),
-        then remove them once the kernel has reaped those processes."""
-        deadline = time.monotonic() + grace_s
-        for d in self.dirs:
-            while d.exists():
-                try:
-                    pids = [int(p) for p in (d / "cgroup.procs").read_text().split()]
-                    for pid in pids:
-                        os.kill(pid, signal.SIGKILL)
-                    d.rmdir()
-                except ProcessLookupError:
-                    continue
-                except FileNotFoundError:
-                    break
-                except OSError as exc:
-                    if time.monotonic() > deadline:
-                        log.warning("cgroup %s not removed: %s", d, exc)
-                        break
-                    await asyncio.sleep(0.02)  # killed processes leave the group when the kernel reaps them
 
 
 @dataclass

@@ -162,7 +162,8 @@ class HostService:
 
 
 _SERVE_MODULE = "cua.tasks.apps.serve"
-_APPHOST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_apphost.py")
+#: The multi-instance host of bundled apps, run by module name: the sandbox never imports it.
+_APPHOST_MODULE = "cua.tasks.apps.multiserve"
 
 
 def bundled_app_name(spec: ServiceSpec) -> str | None:
@@ -174,7 +175,7 @@ def bundled_app_name(spec: ServiceSpec) -> str | None:
 
 
 class AppHost:
-    """The process-wide `_apphost.py` server (one per event loop), reference counted by instances."""
+    """The process-wide `cua.tasks.apps.multiserve` server (one per event loop), reference counted by instances."""
 
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
@@ -186,7 +187,7 @@ class AppHost:
 
     @classmethod
     async def start(cls) -> "AppHost":
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-P", _APPHOST, stdin=asyncio.subprocess.PIPE,
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-P", "-m", _APPHOST_MODULE, stdin=asyncio.subprocess.PIPE,
                                                     stdout=asyncio.subprocess.PIPE)
         assert proc.stdout is not None
         try:

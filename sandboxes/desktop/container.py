@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cua.errors import Capacity, InfraError
-from cua.sandboxes.browser.container import Cgroup, ro_bind_paths
+from cua.sandboxes._container import Cgroup, ro_bind_paths
 from cua.sandboxes.desktop.config import DesktopConfig
 
 __all__ = ["GUEST_DIR", "GUEST_HOME", "DisplayLease", "DesktopContainer"]

@@ -5,7 +5,8 @@ interpreters. This process hosts every instance instead: each is its own `WebApp
 in-memory SQLite database), its own uvicorn server, its own TCP port and unix control
 socket, so the app contract and isolation between instances are unchanged.
 
-Run by path with `python -P` (no script dir on sys.path). Commands arrive as JSON lines
+Run as `python -P -m cua.tasks.apps.multiserve` (the browser sandbox starts it for shared
+isolation, by module name, without importing it). Commands arrive as JSON lines
 on stdin, answers leave as JSON lines on stdout:
   {"id": 1, "op": "start", "app": "todo", "socket": "/tmp/x.sock", "seed": 0} -> {"id": 1, "ok": true, "port": 41234}
   {"id": 2, "op": "stop", "socket": "/tmp/x.sock"}                            -> {"id": 2, "ok": true}
