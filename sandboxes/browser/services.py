@@ -174,6 +174,12 @@ def bundled_app_name(spec: ServiceSpec) -> str | None:
     return None
 
 
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError):  # it may exit between the check and the signal
+            proc.kill()
+
+
 class AppHost:
     """The process-wide `cua.tasks.apps.multiserve` server (one per event loop), reference counted by instances."""
 
@@ -193,11 +199,11 @@ class AppHost:
         try:
             line = await asyncio.wait_for(proc.stdout.readline(), 60)
         except asyncio.TimeoutError as exc:
-            proc.kill()
+            _kill(proc)
             raise Timeout("the shared app host did not start within 60 s") from exc
         if line.strip() != b"ready":
-            proc.kill()
-            raise InfraError(f"the shared app host failed to start (said {line[:200]!r})")
+            _kill(proc)
+            raise InfraError(f"the shared app host failed to start (said {line[:200]!r}; exit code {proc.returncode})")
         return cls(proc)
 
     async def _read(self) -> None:
