@@ -159,6 +159,27 @@ async def test_type_key_and_queries(box: tuple[BrowserSandbox, list[SandboxEvent
     assert item.value is None and cookies.value == []
 
 
+async def test_axtree_reused_only_while_the_page_is_unchanged(box: tuple[BrowserSandbox, list[SandboxEvent]]) -> None:
+    sb, _ = box
+    await sb.act(Goto(url="http://127.0.0.1:8000/search"))
+    await sb.page.evaluate("""() => {
+      document.body.innerHTML = `<input id=q aria-label='query' style='position:absolute;left:10px;top:10px'>
+        <button style='position:absolute;left:10px;top:2000px'>far</button>`;
+    }""")
+    ax = ObserveOptions(axtree=True)
+    first = await sb.act(Move(x=600, y=600), observe=ax)
+    again = await sb.act(Move(x=610, y=600), observe=ax)  # nothing changed: the same tree
+    assert first.axtree == again.axtree
+    box_of = lambda obs, role: next(n for n in obs.axtree if n["role"] == role)  # noqa: E731
+    # Typing changes a value without any DOM mutation; the tree must show it.
+    await sb.act(Click(x=20, y=20))
+    typed = await sb.act(Type(text="hello"), observe=ax)
+    assert box_of(typed, "textbox").get("value") == "hello"
+    # Scrolling moves every box without any DOM mutation; the tree must show it.
+    scrolled = await sb.act(Scroll(x=600, y=300, dy=500), observe=ax)
+    assert box_of(scrolled, "button")["bbox"]["y"] < box_of(typed, "button")["bbox"]["y"] - 400
+
+
 async def test_shadow_dom_and_iframe_queries(box: tuple[BrowserSandbox, list[SandboxEvent]]) -> None:
     sb, _ = box
     html = ("<div id=host></div><iframe id=f srcdoc=\"<p class=inner style='margin:0'>in frame</p>\" "

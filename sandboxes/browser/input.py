@@ -13,6 +13,7 @@ from playwright.async_api import Page
 from cua.actions import (Action, Back, Click, Done, Drag, Forward, Goto, Key, KeyDown, KeyUp, MouseDown, MouseUp,
                          Move, Scroll, Type, Wait)
 from cua.errors import ActionFailed
+from cua.sandboxes.browser.settle import navigation_race
 
 __all__ = ["ALLOWED_SCHEMES", "Pointer", "perform"]
 
@@ -80,6 +81,28 @@ async def _navigate(page: Page, action: Goto | Back | Forward, timeout_ms: int) 
         raise ActionFailed(f"navigation failed: {first_line}", reason="navigation_failed") from exc
 
 
+#: Keys whose default action scrolls the page.
+_SCROLLING_KEYS = frozenset({"PageUp", "PageDown", "Home", "End", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight",
+                             "Space", " "})
+#: Resolves after two animation frames (bounded: a hidden or frozen page never runs them).
+_TWO_FRAMES = """() => new Promise((done) => {
+  const t = setTimeout(done, 200);
+  requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); done(); }));
+})"""
+
+
+async def _scrolled(page: Page) -> None:
+    """Chromium applies wheel and keyboard scrolling asynchronously, on a later frame: a scroll
+    action returns only once that frame ran, so settling and observing see the page scrolled
+    (scroll events fired, offsets and boxes updated) even when no screenshot forces a frame."""
+    try:
+        await page.evaluate(_TWO_FRAMES)
+    except PlaywrightError as exc:
+        if not navigation_race(exc):
+            raise
+        # The key started a navigation (Space on a submit button): the settle that follows waits for it.
+
+
 async def perform(page: Page, action: Action, pointer: Pointer, *, navigation_timeout_ms: int) -> None:
     """Do one action. Agent faults raise ActionFailed; browser failures raise PlaywrightError."""
     mouse, keyboard = page.mouse, page.keyboard
@@ -109,6 +132,7 @@ async def perform(page: Page, action: Action, pointer: Pointer, *, navigation_ti
     elif isinstance(action, Scroll):
         await _move(page, pointer, action.x, action.y)
         await mouse.wheel(action.dx, action.dy)
+        await _scrolled(page)
     elif isinstance(action, Type):
         await _type(page, action.text)
     elif isinstance(action, Key):
@@ -118,6 +142,8 @@ async def perform(page: Page, action: Action, pointer: Pointer, *, navigation_ti
         finally:
             for key in reversed(action.keys):
                 await keyboard.up(key)
+        if _SCROLLING_KEYS.intersection(action.keys):
+            await _scrolled(page)
     elif isinstance(action, KeyDown):
         await keyboard.down(action.key)
     elif isinstance(action, KeyUp):

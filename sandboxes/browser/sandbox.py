@@ -42,7 +42,7 @@ from cua.sandboxes.browser.observe import (accessibility_tree, accessibility_tre
 from cua.sandboxes.browser.queries import cookies_query, dom_query, local_storage_query
 from cua.sandboxes.browser.runtime import Runtime, find_browser_pid, runtime
 from cua.sandboxes.browser.services import HostedApp, HostService, ServiceControl, bundled_app_name
-from cua.sandboxes.browser.settle import INIT_SCRIPT, PageActivity
+from cua.sandboxes.browser.settle import INIT_SCRIPT, PageActivity, navigation_race
 from cua.sandboxes.browser.stream import screencast
 from cua.sandboxes.browser.snapshot import (PAGE_STATE_JS, RESTORE_VIEW_JS, SEED_STORAGE_JS, STORE,
                                             BrowserSnapshot, rebase_url)
@@ -88,6 +88,7 @@ class BrowserSandbox(Sandbox):
         self._ports: dict[str, int] = {}
         self._executable: Executable | None = None
         self._browser_pid: int | None = None
+        self._axtree_cache: tuple[tuple[int, int, int, str], list[dict[str, Any]]] | None = None
         self._uses_shared = False
         self._origins: set[str] = set()
         self._adopting: asyncio.Future[None] | None = None
@@ -470,13 +471,17 @@ class BrowserSandbox(Sandbox):
         shot_task = (_ready(screenshot) if screenshot is not None else self._screenshot(opts)) if opts.screenshot else None
         title_task = self._guard(page.title(), "title") if settle is None or not settle.settled or \
             self._activity is None or self._activity.settled_title is None else _ready(self._activity.settled_title)
-        ax_task = self._guard(accessibility_tree(cdp), "axtree") if opts.axtree else None
+        ax_key = self._axtree_key(settle)
+        cached = self._axtree_cache[1] if ax_key is not None and self._axtree_cache and self._axtree_cache[0] == ax_key \
+            else None
+        ax_task = (_ready(cached) if cached is not None else self._guard(accessibility_tree(cdp), "axtree")) \
+            if opts.axtree else None
         focus_task = self._guard(focused_element(page), "focused") if opts.focused else None
         tasks = [t for t in (shot_task, title_task, ax_task, focus_task) if t is not None]
         try:
             results = await asyncio.gather(*tasks)
         except PlaywrightError as exc:
-            if not _navigation_race(exc):
+            if not navigation_race(exc):
                 raise
             # The page navigated while we read it: settle on the new document and read again.
             await self._settle()
@@ -485,6 +490,8 @@ class BrowserSandbox(Sandbox):
         shot: Screenshot | None = next(it) if shot_task is not None else None
         title: str = next(it)
         axtree = next(it) if ax_task is not None else None
+        if axtree is not None and cached is None:
+            self._axtree_cache = (ax_key, axtree) if ax_key is not None else None
         focused = next(it) if focus_task is not None else None
         self._frame = opts.frame or self._screen
         timings["observe"] = _ms(started)
@@ -492,6 +499,14 @@ class BrowserSandbox(Sandbox):
         return Observation(sandbox_id=self.id, frame=self._frame, screen=self._screen, screenshot=shot,
                            url=page.url, title=title, axtree=axtree, focused=focused, settle=settle, error=error,
                            timings_ms=timings, step=self._step)
+
+    def _axtree_key(self, settle: SettleInfo | None) -> tuple[int, int, int, str] | None:
+        """Identifies the page content the accessibility tree reflects, when a quiet settle
+        just read it: same document, same loads, same content version, same URL."""
+        activity = self._activity
+        if settle is None or not settle.settled or activity is None or activity.version is None:
+            return None
+        return (id(activity), activity.loads, activity.version, self.page.url)
 
     async def _screenshot(self, opts: ObserveOptions) -> Screenshot:
         """A capture requested while a document is being replaced can go unanswered; such a
@@ -784,11 +799,6 @@ def _process_alive(pid: int | None) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
-
-
-def _navigation_race(exc: PlaywrightError) -> bool:
-    text = str(exc)
-    return "Execution context was destroyed" in text or "navigat" in text.lower()
 
 
 def _origin(url: str) -> str | None:

@@ -22,7 +22,7 @@ from playwright.async_api import Page, Request
 
 from cua.observation import SettleInfo
 
-__all__ = ["INIT_SCRIPT", "PageActivity"]
+__all__ = ["INIT_SCRIPT", "PageActivity", "navigation_race"]
 
 #: Connections that stay open by design; they never count as network activity.
 _STREAMING = frozenset({"websocket", "eventsource"})
@@ -33,9 +33,13 @@ INIT_SCRIPT = r"""
   // navigating: a cross-document navigation began (Navigation API `navigate` event).
   // pendingAt: a form submission was asked for; Chromium starts that navigation in a later
   // task, so without this an immediate check would see a quiet page that is about to go.
-  const s = { last: performance.now(), navigating: false, pendingAt: null, submit: null };
+  const s = { last: performance.now(), navigating: false, pendingAt: null, submit: null, version: 0 };
   Object.defineProperty(window, "__cuaSettle", { value: s, enumerable: false });
-  const stamp = () => { s.last = performance.now(); };
+  const stamp = () => { s.last = performance.now(); s.version++; };
+  // version: bumped by anything that can change what the accessibility tree shows (DOM,
+  // form values, scroll offsets, viewport), so an unchanged version lets the host reuse it.
+  const bump = () => { s.version++; };
+  for (const type of ["input", "change", "scroll", "resize"]) window.addEventListener(type, bump, true);
   new MutationObserver(stamp).observe(document,
       { subtree: true, childList: true, attributes: true, characterData: true });
   window.addEventListener("submit", (e) => { s.submit = e; s.pendingAt = performance.now(); }, true);
@@ -107,7 +111,8 @@ _QUIET_CHECK = r"""
     for (const f of s.fetches) if (now - f.at < longRequest) fetching = true;
     if (fetching && now - t0 < budget) { setTimeout(check, 5); return; }
     if (since >= quiet && !fetching) {
-      resolve({ quiet: true, navigating: false, popup, title: document.title, idle: Math.min(since, 1e9) });
+      resolve({ quiet: true, navigating: false, popup, title: document.title, idle: Math.min(since, 1e9),
+                version: s.version });
       return;
     }
     if (now - t0 >= budget) { resolve({ quiet: false, navigating: false, popup }); return; }
@@ -119,6 +124,12 @@ _QUIET_CHECK = r"""
   setTimeout(check, 0);
 })
 """
+
+
+def navigation_race(exc: PlaywrightError) -> bool:
+    """Whether a failed page call failed because the page navigated under it."""
+    text = str(exc)
+    return "Execution context was destroyed" in text or "navigat" in text.lower()
 
 
 @dataclass
@@ -142,6 +153,9 @@ class PageActivity:
     #: unchanged (ms) when the final check ran.
     checks: int = 0
     idle_ms: float = 0.0
+    #: The page's content version at the last quiet check (None when the settle was not
+    #: quiet): equal versions of one document mean an unchanged accessibility tree.
+    version: int | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def attach(self) -> None:
@@ -192,6 +206,7 @@ class PageActivity:
         started = time.monotonic()
         deadline = started + timeout_ms / 1000
         self.settled_title = None
+        self.version = None
         self.checks = 0
         self.idle_ms = 0.0
         reasons: list[str] = []
@@ -222,6 +237,7 @@ class PageActivity:
             reasons.append("quiet")
             self.settled_title = result.get("title")
             self.idle_ms = float(result.get("idle") or 0.0)
+            self.version = result.get("version")
             return self._info(True, started, "+".join(dict.fromkeys(reasons)))
 
     @staticmethod
