@@ -16,7 +16,7 @@ import sys
 import uvicorn
 
 from cua.tasks.apps import load_app
-from cua.tasks.apps.base import build_asgi
+from cua.tasks.apps.base import WebApp, build_asgi
 
 
 def _listen_tcp(port: int) -> socket.socket:
@@ -34,9 +34,8 @@ def _listen_unix(path: str) -> socket.socket:
     return sock
 
 
-async def serve(name: str, port: int, socket_path: str, seed: int) -> None:
-    app = load_app(name)
-    app.reset(seed)
+async def serve_app(app: WebApp, port: int, socket_path: str) -> None:
+    """Serve `app` (already reset) on TCP 127.0.0.1:`port` and the unix socket; print "ready"."""
     sockets = [_listen_tcp(port), _listen_unix(socket_path)]
     config = uvicorn.Config(build_asgi(app), log_level="warning", lifespan="off", access_log=False,
                             http="httptools" if _has("httptools") else "h11", loop="asyncio")
@@ -57,16 +56,26 @@ def _has(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cua.tasks.apps.serve")
-    parser.add_argument("name")
+def service_args(prog: str, argv: list[str] | None, *, named: bool) -> argparse.Namespace:
+    """The arguments every app service takes; port, socket and seed default to the
+    $CUA_APP_* variables a sandbox sets for its services."""
+    parser = argparse.ArgumentParser(prog=prog)
+    if named:
+        parser.add_argument("name")
     parser.add_argument("--port", type=int, default=int(os.environ.get("CUA_APP_PORT", "8000")))
     parser.add_argument("--socket", default=os.environ.get("CUA_APP_SOCKET", ""))
     parser.add_argument("--seed", type=int, default=int(os.environ.get("CUA_APP_SEED", "0")))
     args = parser.parse_args(argv)
     if not args.socket:
         parser.error("--socket (or $CUA_APP_SOCKET) is required")
-    asyncio.run(serve(args.name, args.port, args.socket, args.seed))
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = service_args("python -m cua.tasks.apps.serve", argv, named=True)
+    app = load_app(args.name)
+    app.reset(args.seed)
+    asyncio.run(serve_app(app, args.port, args.socket))
     return 0
 
 

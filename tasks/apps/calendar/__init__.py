@@ -135,7 +135,7 @@ class CalendarApp(WebApp):
         return html_page(self, title, body, nav=[
             ("Month", f"/month/{today:%Y-%m}"), ("Week", f"/week/{today.isoformat()}"), ("Day", f"/day/{today.isoformat()}"),
             (f"Invitations ({pending})", "/invites"), ("New event", "/event/new")],
-            scripts=["/static/app/pickers.js", "/static/app/calendar.js"], head=f'<meta name="today" content="{today.isoformat()}">')
+            scripts=["/static/cua/datepicker.js", "/static/app/pickers.js", "/static/app/calendar.js"], head=f'<meta name="today" content="{today.isoformat()}">')
 
     def _in_range(self, start: dt.date, end: dt.date) -> dict[dt.date, list[dict[str, Any]]]:
         by_day: dict[dt.date, list[dict[str, Any]]] = {}

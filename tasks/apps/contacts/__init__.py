@@ -72,7 +72,7 @@ def valid_phone(phone: str) -> bool:
 
 
 def listbox(name: str, label: str, options: list[tuple[str, str]], value: str, *, placeholder: str, ident: str) -> str:
-    """A custom div-based dropdown (see static/listbox.js) posting its value as `name`."""
+    """A custom div-based dropdown (see tasks/apps/static/listbox.js) posting its value as `name`."""
     current = dict(options).get(value, placeholder)
     opts = "".join(f'<li role="option" id="{ident}-opt-{i}" data-value="{_e(v)}" aria-selected="{"true" if v == value else "false"}">{_e(t)}</li>'
                    for i, (v, t) in enumerate(options))
@@ -131,7 +131,7 @@ class ContactsApp(WebApp):
         msg = request.query_params.get("msg", "") if request is not None else ""
         flash = f'<div class="flash" role="status">{_e(msg)}</div>' if msg else ""
         return html_page(self, title, flash + body, nav=[("Contacts", "/contacts"), ("Companies", "/companies"), ("Deals", "/deals")],
-                         scripts=["/static/app/listbox.js", "/static/app/contacts.js"])
+                         scripts=["/static/cua/listbox.js", "/static/app/contacts.js"])
 
     # --- the table ---
 

@@ -138,7 +138,7 @@ class KanbanApp(WebApp):
     def _page(self, title: str, body: str) -> Response:
         boards = [(b["name"], f"/b/{b['id']}") for b in self.db.all("SELECT id, name FROM boards ORDER BY id")]
         return html_page(self, title, body, nav=[("Boards", "/"), *boards],
-                         scripts=["/static/app/datepicker.js", "/static/app/kanban.js"],
+                         scripts=["/static/cua/datepicker.js", "/static/app/kanban.js"],
                          head=f'<meta name="today" content="{self.now().date().isoformat()}">')
 
     async def index(self, request: Request) -> Response:

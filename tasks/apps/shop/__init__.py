@@ -158,7 +158,7 @@ class ShopApp(WebApp):
                f'<a class="cart-link" href="/cart" aria-label="Cart, {count} items">Cart <span class="badge">{count}</span></a></div>'
                f'<nav class="catbar">{cats}</nav>')
         return html_page(self, title, top + body, nav=[("Home", "/"), ("Orders", "/orders"), ("Cart", "/cart")],
-                         scripts=["/static/app/listbox.js", "/static/app/shop.js"])
+                         scripts=["/static/cua/listbox.js", "/static/app/shop.js"])
 
     def _cards(self, products: list[dict[str, Any]]) -> str:
         return '<div class="grid">' + "".join(

@@ -1,4 +1,5 @@
-// The date picker widget (same behaviour as the calendar app's). The ▦ button (or Alt+ArrowDown in the field) opens a month grid; arrows move
+// The bundled apps' date picker widget (`.datepicker`), as agents meet them on real sites.
+// The ▦ button (or Alt+ArrowDown in the field) opens a month grid; arrows move
 // by day/week, PageUp/PageDown by month, Enter picks, Escape closes; the mouse clicks a day or
 // the ‹ › buttons. The field also accepts typed YYYY-MM-DD.
 (function () {
