@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec .venv/bin/cua eval todo --policy oracle --parallel 2 --seeds 2 --out runs/quickstart "$@"
+exec .venv/bin/cua eval todo --policy oracle --parallel 2 --seeds 2 "$@"
