@@ -97,10 +97,12 @@ class DesktopContainer:
         argv = [bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
                 *([] if config.network == "host" else ["--unshare-net"]),
                 "--die-with-parent", "--new-session", "--hostname", "cua-desktop"]
+        # Fresh /tmp and /home first, the host's read-only paths after them: a checkout or venv
+        # under /tmp or /home must stay visible inside the container.
+        argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/var/tmp", "--tmpfs", "/home"]
         for p in ro_bind_paths([str(GUEST_DIR)]):
             argv += ["--symlink", os.readlink(p), p] if os.path.islink(p) else ["--ro-bind", p, p]
-        argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/var/tmp",
-                 "--tmpfs", "/home", "--bind", str(home), GUEST_HOME,
+        argv += ["--bind", str(home), GUEST_HOME,
                  "--bind", str(run_dir), str(run_dir),
                  "--dir", "/tmp/xdg", "--chmod", "0700", "/tmp/xdg",
                  "--setenv", "HOME", GUEST_HOME, "--setenv", "USER", "user", "--setenv", "TMPDIR", "/tmp",
