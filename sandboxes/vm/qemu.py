@@ -402,7 +402,8 @@ class QemuProcess:
 
     async def kill(self) -> None:
         """Stop QEMU now (no guest shutdown: the state that matters is in snapshots)."""
-        with contextlib.suppress(QMPError, OSError, asyncio.TimeoutError):
+        # A QEMU that already died leaves its QMP reader at EOF, which disconnect() re-raises.
+        with contextlib.suppress(QMPError, OSError, EOFError, asyncio.TimeoutError):
             await asyncio.wait_for(self.qmp.disconnect(), 2.0)
         if self.proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
