@@ -6,9 +6,10 @@ import base64
 import io
 from typing import Any
 
-from playwright.async_api import CDPSession, Page
+from playwright.async_api import Page
 
 from cua.observation import ObserveOptions, Screenshot, Size
+from cua.sandboxes.browser.cdp import Cdp
 
 __all__ = ["capture_screenshot", "accessibility_tree", "accessibility_tree_nested", "focused_element", "resize_image"]
 
@@ -24,7 +25,7 @@ def resize_image(data: bytes, fmt: str, quality: int, frame: Size) -> bytes:
     return out.getvalue()
 
 
-async def capture_screenshot(cdp: CDPSession, options: ObserveOptions, screen: Size) -> Screenshot:
+async def capture_screenshot(cdp: Cdp, options: ObserveOptions, screen: Size) -> Screenshot:
     """`Page.captureScreenshot` of the viewport, downscaled to `options.frame` when given.
 
     When the frame keeps the viewport's aspect ratio the compositor scales it (a clip
@@ -48,7 +49,7 @@ async def capture_screenshot(cdp: CDPSession, options: ObserveOptions, screen: S
 _SKIP_ROLES = {"none", "generic", "InlineTextBox", "LineBreak", "presentation"}
 
 
-async def _ax_nodes(cdp: CDPSession, with_bbox: bool) -> tuple[list[dict[str, Any]], dict[int, dict[str, float]]]:
+async def _ax_nodes(cdp: Cdp, with_bbox: bool) -> tuple[list[dict[str, Any]], dict[int, dict[str, float]]]:
     tree = await cdp.send("Accessibility.getFullAXTree")
     boxes: dict[int, dict[str, float]] = {}
     if with_bbox:
@@ -89,7 +90,7 @@ def _compact(node: dict[str, Any], boxes: dict[int, dict[str, float]], states: b
     return item
 
 
-async def accessibility_tree(cdp: CDPSession, max_nodes: int = 5000, *, with_bbox: bool = True) -> list[dict[str, Any]]:
+async def accessibility_tree(cdp: Cdp, max_nodes: int = 5000, *, with_bbox: bool = True) -> list[dict[str, Any]]:
     """The CDP accessibility tree, compacted to a flat list in document order:
     [{role, name, value?, bbox?}], ignored and empty structural nodes dropped.
 
@@ -107,7 +108,7 @@ async def accessibility_tree(cdp: CDPSession, max_nodes: int = 5000, *, with_bbo
     return out
 
 
-async def accessibility_tree_nested(cdp: CDPSession, max_nodes: int = 5000) -> dict[str, Any]:
+async def accessibility_tree_nested(cdp: Cdp, max_nodes: int = 5000) -> dict[str, Any]:
     """The same tree nested ({..., states?, children?}), as the `a11y` state query returns it.
     Dropped nodes hand their children to their nearest kept ancestor."""
     nodes, boxes = await _ax_nodes(cdp, True)

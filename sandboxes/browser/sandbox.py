@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from playwright.async_api import Browser, BrowserContext, CDPSession, Dialog, Frame, Page
+from playwright.async_api import Browser, BrowserContext, Dialog, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, ValidationError
 
@@ -34,6 +34,7 @@ from cua.observation import ActionError, Observation, ObserveOptions, Screenshot
 from cua.sandbox import (EventSink, Sandbox, SandboxEvent, SandboxInfo, ServiceSpec, SnapshotRef, capabilities_of,
                          scale_action)
 from cua.sandboxes.browser import input as browser_input
+from cua.sandboxes.browser.cdp import Cdp
 from cua.sandboxes.browser.config import BrowserConfig
 from cua.sandboxes.browser.container import Container
 from cua.sandboxes.browser.launcher import Executable, chromium_args, find_executable
@@ -78,7 +79,7 @@ class BrowserSandbox(Sandbox):
         self._browser: Browser | None = None
         self._context: BrowserContext | None = None
         self._page: Page | None = None
-        self._cdp: CDPSession | None = None
+        self._cdp: Cdp | None = None
         self._activity: PageActivity | None = None
         self._pointer = browser_input.Pointer()
         self._container: Container | None = None
@@ -322,7 +323,7 @@ class BrowserSandbox(Sandbox):
         page.on("crash", self._on_crash)
         page.on("dialog", self._on_dialog)
         page.on("close", self._on_page_close)
-        self._cdp = await self._guard(self._context.new_cdp_session(page), "cdp session")
+        self._cdp = Cdp(await self._guard(self._context.new_cdp_session(page), "cdp session"))
         # Scripts added through this session (storage seeding) only run while its Page domain is on.
         await self._guard(self._cdp.send("Page.enable"), "page domain")
         self._page, self._activity = page, activity
@@ -766,7 +767,7 @@ class BrowserSandbox(Sandbox):
         the screencast stops when the iterator is closed."""
         self._check_alive()
         assert self._context is not None
-        cdp = await self._guard(self._context.new_cdp_session(self.page), "screencast session")
+        cdp = Cdp(await self._guard(self._context.new_cdp_session(self.page), "screencast session"))
         try:
             async for shot in screencast(cdp, options, self._screen, max_fps=max_fps, check_alive=self._check_alive):
                 yield shot

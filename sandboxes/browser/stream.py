@@ -10,10 +10,10 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from playwright.async_api import CDPSession
 from playwright.async_api import Error as PlaywrightError
 
 from cua.observation import ObserveOptions, Screenshot, Size
+from cua.sandboxes.browser.cdp import Cdp
 
 __all__ = ["screencast"]
 
@@ -28,14 +28,14 @@ def _image_size(data: bytes, fallback: tuple[int, int]) -> tuple[int, int]:
         return fallback
 
 
-async def _ack(cdp: CDPSession, session_id: int) -> None:
+async def _ack(cdp: Cdp, session_id: int) -> None:
     try:
         await cdp.send("Page.screencastFrameAck", {"sessionId": session_id})
     except PlaywrightError:
         pass  # the screencast was stopped or the page closed meanwhile: there is nothing to acknowledge
 
 
-async def screencast(cdp: CDPSession, options: ObserveOptions, screen: Size, *, max_fps: float,
+async def screencast(cdp: Cdp, options: ObserveOptions, screen: Size, *, max_fps: float,
                      check_alive: Callable[[], None]) -> AsyncIterator[Screenshot]:
     """Frames as the screen changes, at most `max_fps` a second; when frames come faster, the
     newest is sent. The caller stops the screencast (`Page.stopScreencast`) and detaches.
