@@ -534,9 +534,6 @@ class BrowserSandbox(Sandbox):
         timings: dict[str, float] = {}
         error: ActionError | None = None
         self._step += 1
-        activity = self._activity
-        assert activity is not None
-        requests_before, loads_before = activity.requests_seen, activity.loads
         try:
             parsed = action if isinstance(action, BaseModel) else ActionAdapter.validate_python(action)
             scaled = scale_action(parsed, frame or self._frame, self._screen)  # type: ignore[arg-type]
@@ -553,59 +550,23 @@ class BrowserSandbox(Sandbox):
             # The browser is alive (else _guard raised SandboxCrashed): the page refused the input.
             error = ActionError(reason="failed", message=str(exc).splitlines()[0])
         timings["act"] = _ms(started)
-        obs = await self._settle_and_observe(observe, timings, since=(started, requests_before, loads_before),
-                                             error=error)
+        obs = await self._settle_and_observe(observe, timings, error=error)
         timings["total"] = _ms(started)
         return obs
 
     async def _settle_and_observe(self, observe: ObserveOptions | None, timings: dict[str, float], *,
-                                  since: tuple[float, int, int] | None = None,
                                   error: ActionError | None = None) -> Observation:
-        """Settle, then observe. The screen is captured while the settle check runs, and that
-        capture is kept only when the check proves nothing changed since `since` (a
-        perf_counter time with the request and load counts then) that could still be on its
-        way (see _capture_still_valid); otherwise it is captured again after settling."""
-        activity = self._activity
-        assert activity is not None
-        started, requests_before, loads_before = since or (time.perf_counter(), activity.requests_seen, activity.loads)
+        """Settle, then observe.
+
+        The screen is captured only once the page has settled. Capturing during the settle
+        check and keeping the capture when the check found the page quiet saved a few
+        milliseconds on actions that changed nothing, but threw a full capture away on
+        every action that did (a navigation, a re-render): CPU a busy machine runs short of.
+        """
         settle_started = time.perf_counter()
-        opts = observe or ObserveOptions()
-        early = asyncio.ensure_future(self._early_screenshot(opts)) \
-            if opts.screenshot and self._adopting is None else None
-        try:
-            settle = await self._settle()
-        except BaseException:
-            if early is not None:
-                await asyncio.gather(early, return_exceptions=True)
-            raise
+        settle = await self._settle()
         timings["settle"] = _ms(settle_started)
-        shot = None
-        if early is not None:
-            if self._capture_still_valid(activity, settle, requests_before, loads_before, started):
-                shot = await early
-            else:
-                # The page changed under it: the capture is useless, and one sent while a
-                # document was being replaced can go unanswered for seconds. Don't wait for it.
-                early.cancel()
-                await asyncio.gather(early, return_exceptions=True)
-        return await self._observe(observe, timings, settle=settle, error=error, screenshot=shot)
-
-    async def _early_screenshot(self, opts: ObserveOptions) -> Screenshot | None:
-        assert self._cdp is not None
-        try:
-            return await self._guard(capture_screenshot(self._cdp, opts, self._screen), "screenshot",
-                                     timeout=min(self.config.call_timeout_s, 10.0))
-        except (Timeout, PlaywrightError):
-            return None  # taken again after settling
-
-    def _capture_still_valid(self, activity: PageActivity, settle: SettleInfo, requests_before: int,
-                             loads_before: int, started: float) -> bool:
-        """A capture taken during settling shows the settled screen when the page was quiet at
-        the first check, nothing loaded or was fetched since the action began, and the DOM had
-        not changed since before the action (its idle time exceeds the action's age)."""
-        return (settle.settled and settle.reason == "quiet" and activity is self._activity and activity.checks == 1
-                and activity.requests_seen == requests_before and activity.loads == loads_before
-                and not activity.popup_requested and activity.idle_ms > (time.perf_counter() - started) * 1000)
+        return await self._observe(observe, timings, settle=settle, error=error)
 
     async def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
                     observe: ObserveOptions | None = None) -> Observation:

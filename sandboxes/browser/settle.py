@@ -111,8 +111,7 @@ _QUIET_CHECK = r"""
     for (const f of s.fetches) if (now - f.at < longRequest) fetching = true;
     if (fetching && now - t0 < budget) { setTimeout(check, 5); return; }
     if (since >= quiet && !fetching) {
-      resolve({ quiet: true, navigating: false, popup, title: document.title, idle: Math.min(since, 1e9),
-                version: s.version });
+      resolve({ quiet: true, navigating: false, popup, title: document.title, version: s.version });
       return;
     }
     if (now - t0 >= budget) { resolve({ quiet: false, navigating: false, popup }); return; }
@@ -147,12 +146,6 @@ class PageActivity:
     popup_requested: bool = False
     #: document.title as read by the check that found the page settled (saves a round trip).
     settled_title: str | None = None
-    #: Requests seen so far (never decremented): tells whether anything was fetched meanwhile.
-    requests_seen: int = 0
-    #: For the last settle: how many DOM checks it took, and how long the DOM had been
-    #: unchanged (ms) when the final check ran.
-    checks: int = 0
-    idle_ms: float = 0.0
     #: The page's content version at the last quiet check (None when the settle was not
     #: quiet): equal versions of one document mean an unchanged accessibility tree.
     version: int | None = None
@@ -167,7 +160,6 @@ class PageActivity:
     def _on_request(self, request: Request) -> None:
         if request.resource_type in _STREAMING:
             return
-        self.requests_seen += 1
         self.inflight[request] = time.monotonic()
         self._changed.set()
 
@@ -207,15 +199,12 @@ class PageActivity:
         deadline = started + timeout_ms / 1000
         self.settled_title = None
         self.version = None
-        self.checks = 0
-        self.idle_ms = 0.0
         reasons: list[str] = []
         while True:
             if not await self._until(lambda: not self.busy(), deadline):
                 return self._info(False, started, f"network busy ({self.busy()} requests)")
             budget = max(0.0, (deadline - time.monotonic()) * 1000)
             seen = self.loads  # before the check, so a load racing its answer is not missed
-            self.checks += 1
             try:
                 result = await asyncio.wait_for(self.page.evaluate(_QUIET_CHECK, [quiet_ms, budget, self.long_request_s * 1000]), budget / 1000 + 5)
             except PlaywrightError:
@@ -236,7 +225,6 @@ class PageActivity:
                 continue
             reasons.append("quiet")
             self.settled_title = result.get("title")
-            self.idle_ms = float(result.get("idle") or 0.0)
             self.version = result.get("version")
             return self._info(True, started, "+".join(dict.fromkeys(reasons)))
 
