@@ -18,10 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import statistics
-import sys
-import tempfile
 import time
 from collections.abc import AsyncIterator
 
@@ -30,7 +27,8 @@ from cua.actions import Click
 from cua.observation import ObserveOptions
 from cua.state import DomQuery
 
-APP = [sys.executable, "-m", "cua.tasks.apps.serve", "todo"]
+from _apps import APP, host_app  # bench/ is this script's folder
+
 PAGE = "/lists/1"
 OBSERVE = ObserveOptions(format="jpeg", quality=80)
 
@@ -38,25 +36,6 @@ OBSERVE = ObserveOptions(format="jpeg", quality=80)
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-@contextlib.asynccontextmanager
-async def host_app() -> AsyncIterator[str]:
-    """The todo app on a host port, for the raw Playwright reference."""
-    from cua.server.app import free_port
-
-    port = free_port()
-    sock = os.path.join(tempfile.mkdtemp(prefix="cua-bench-"), "app.sock")
-    proc = await asyncio.create_subprocess_exec(*APP, "--port", str(port), "--socket", sock, "--seed", "0",
-                                                stdout=asyncio.subprocess.PIPE)
-    try:
-        assert proc.stdout is not None
-        while (line := await asyncio.wait_for(proc.stdout.readline(), timeout=60)) and b"ready" not in line:
-            pass
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        await proc.wait()
 
 
 @contextlib.asynccontextmanager

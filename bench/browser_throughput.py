@@ -15,7 +15,15 @@ server, Playwright's driver, Chromium, the app services) spent per step in the w
 by process name: on a machine shared with other work the rate says little, while CPU
 per step says what a step costs and where (`cores / cpu_per_step` bounds the rate).
 
-    python bench/browser_throughput.py [--sandboxes 8] [--seconds 20] [--in-process]
+Reference, in the same run: raw public Playwright on the same Chromium build and
+switches, 8 pages of one browser doing the same work with nothing in between: the same
+clicks (it is told which one navigates and waits for that load instead of detecting
+settling), then the same observation over CDP (JPEG q80 screenshot, title, and, when the
+page changed, `Accessibility.getFullAXTree` plus `DOMSnapshot.captureSnapshot` for boxes).
+It shows what the observations themselves cost on this machine: the floor under any kit
+built on Playwright.
+
+    python bench/browser_throughput.py [--sandboxes 8] [--seconds 20] [--no-axtree] [--no-reference]
 
 Last line: steps_per_s_at_8=<aggregate steps per second>.
 """
@@ -27,18 +35,22 @@ import asyncio
 import contextlib
 import os
 import statistics
-import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 
 import cua
 from cua.actions import Click
 from cua.client import RemoteSandbox
 from cua.observation import ObserveOptions
 from cua.state import DomQuery
+from playwright.async_api import CDPSession, Page
 
-APP = [sys.executable, "-m", "cua.tasks.apps.serve", "todo"]
-FULL = ObserveOptions(format="jpeg", quality=80, axtree=True)
+from _apps import APP, host_app  # bench/ is this script's folder
+
+#: All of list 4's todos, done or not: a tick moves a row, and the page keeps its 41 rows.
+PAGE = "/lists/4?show=all"
+SCREENSHOT = {"format": "jpeg", "quality": 80, "optimizeForSpeed": True}
 
 
 _HZ = os.sysconf("SC_CLK_TCK")
@@ -112,24 +124,51 @@ async def targets(sb: RemoteSandbox) -> list[tuple[float, float]]:
     return points
 
 
-async def drive(sb: RemoteSandbox, points: list[tuple[float, float]], start: float, stop: float,
-                latencies: list[float]) -> int:
-    """Step until `stop`; count the steps completed inside [start, stop)."""
+Step = Callable[[int], Awaitable[None]]
+
+
+async def drive(step: Step, start: float, stop: float, latencies: list[float]) -> int:
+    """Call `step(i)` for i = 0, 1, ... until `stop`; count the steps completed inside [start, stop)."""
     steps = 0
     i = 0
     while True:
-        x, y = points[i % len(points)]
-        i += 1
         t0 = time.perf_counter()
-        obs = await sb.act(Click(x=x, y=y), observe=FULL)
+        await step(i)
+        i += 1
         t1 = time.perf_counter()
-        if obs.error is not None or obs.screenshot is None or not obs.axtree or obs.url is None:
-            raise RuntimeError(f"incomplete observation from {sb.id}: {obs.error}")
         if t1 >= stop:
             return steps
         if t1 >= start:
             steps += 1
             latencies.append(1000 * (t1 - t0))
+
+
+def cua_step(sb: RemoteSandbox, points: list[tuple[float, float]], observe: ObserveOptions) -> Step:
+    async def step(i: int) -> None:
+        x, y = points[i % len(points)]
+        obs = await sb.act(Click(x=x, y=y), observe=observe)
+        if obs.error is not None or obs.screenshot is None or obs.url is None or (observe.axtree and not obs.axtree):
+            raise RuntimeError(f"incomplete observation from {sb.id}: {obs.error}")
+    return step
+
+
+def raw_step(page: Page, cdp: CDPSession, points: list[tuple[float, float]], axtree: bool) -> Step:
+    """Point 1 (the checkbox) posts a form and loads the page again; point 0 changes nothing."""
+    async def step(i: int) -> None:
+        x, y = points[i % len(points)]
+        navigates = i % len(points) == 1
+        if navigates:
+            async with page.expect_navigation(wait_until="load"):
+                await page.mouse.click(x, y)
+        else:
+            await page.mouse.click(x, y)
+        reads = [cdp.send("Page.captureScreenshot", SCREENSHOT), page.title()]
+        if axtree and navigates:
+            reads += [cdp.send("Accessibility.getFullAXTree"), cdp.send("DOMSnapshot.captureSnapshot", {"computedStyles": []})]
+        shot, *_ = await asyncio.gather(*reads)
+        if not shot["data"] or not page.url:
+            raise RuntimeError("incomplete raw observation")
+    return step
 
 
 async def cpu_over(start: float, stop: float) -> dict[str, float]:
@@ -140,6 +179,82 @@ async def cpu_over(start: float, stop: float) -> dict[str, float]:
     return cpu_delta(before, cpu_by_process())
 
 
+@dataclass
+class Phase:
+    """One measured window: steps per driver, latencies, and CPU by process name."""
+
+    counts: list[int]
+    latencies: list[float]
+    cpu: dict[str, float]
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        return sum(self.counts) / self.seconds
+
+    @property
+    def cpu_ms_per_step(self) -> float:
+        return 1000 * sum(v for v in self.cpu.values() if v > 0) / max(1, sum(self.counts))
+
+    def report(self, title: str) -> None:
+        total = sum(self.counts)
+        print(f"{title}: {self.rate:.2f} steps/s; steps per driver {self.counts}")
+        if not total:
+            return
+        ordered = sorted(self.latencies)
+        print(f"  step latency: p50 {ordered[len(ordered) // 2]:.1f} ms  p95 {ordered[int(0.95 * (len(ordered) - 1))]:.1f} ms"
+              f"  mean {statistics.mean(ordered):.1f} ms")
+        per_step = {name: 1000 * sec / total for name, sec in sorted(self.cpu.items(), key=lambda kv: -kv[1]) if sec > 0}
+        print(f"  CPU per step: {self.cpu_ms_per_step:.0f} ms (" + ", ".join(f"{n} {v:.0f}" for n, v in per_step.items())
+              + f"); on {os.cpu_count()} idle cores that bounds the rate at "
+              f"{1000 * (os.cpu_count() or 1) / self.cpu_ms_per_step:.1f} steps/s")
+
+
+async def measure(steps: list[Step], warmup: float, seconds: float) -> Phase:
+    latencies: list[float] = []
+    now = time.perf_counter()
+    start, stop = now + warmup, now + warmup + seconds
+    cpu, *counts = await asyncio.gather(cpu_over(start, stop), *(drive(step, start, stop, latencies) for step in steps))
+    return Phase(counts=list(counts), latencies=latencies, cpu=cpu, seconds=seconds)
+
+
+async def measure_cua(args: argparse.Namespace, observe: ObserveOptions) -> Phase:
+    config = {"isolation": args.isolation, "start_url": PAGE, "services": [{"name": "app", "argv": APP}]}
+    async with server(args.in_process, args.sandboxes) as (url, token), \
+            cua.connect(url, token, default_timeout=120) as client:
+        sandboxes = []
+        for _ in range(args.sandboxes):  # one by one: startup is not what this measures
+            sandboxes.append(await client.create("browser", config=config))
+        steps = [cua_step(sb, await targets(sb), observe) for sb in sandboxes]
+        phase = await measure(steps, args.warmup, args.seconds)
+        await asyncio.gather(*(sb.close() for sb in sandboxes))
+    return phase
+
+
+async def measure_raw(args: argparse.Namespace) -> Phase:
+    from playwright.async_api import async_playwright
+
+    from cua.sandboxes.browser.launcher import BASE_ARGS, find_executable
+
+    async with host_app() as app_url, async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=find_executable().path, args=list(BASE_ARGS))
+        steps = []
+        for _ in range(args.sandboxes):
+            context = await browser.new_context(viewport={"width": 1280, "height": 720})
+            page = await context.new_page()
+            await page.goto(app_url + PAGE)
+            cdp = await context.new_cdp_session(page)
+            points = []
+            for selector in ("h1", "tr.todo input.toggle"):
+                box = await page.locator(selector).first.bounding_box()
+                assert box is not None
+                points.append((box["x"] + min(4.0, box["width"] / 2), box["y"] + box["height"] / 2))
+            steps.append(raw_step(page, cdp, points, args.axtree))
+        phase = await measure(steps, args.warmup, args.seconds)
+        await browser.close()
+    return phase
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sandboxes", type=int, default=8)
@@ -147,39 +262,26 @@ async def main() -> None:
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--isolation", default="shared", choices=["shared", "container"])
     parser.add_argument("--in-process", action="store_true", help="run the server in this process's event loop")
+    parser.add_argument("--no-axtree", dest="axtree", action="store_false",
+                        help="observe without the accessibility tree (screenshot, URL and title only)")
+    parser.add_argument("--no-reference", dest="reference", action="store_false",
+                        help="skip the raw Playwright reference")
     args = parser.parse_args()
 
-    config = {"isolation": args.isolation, "start_url": "/lists/4?show=all", "services": [{"name": "app", "argv": APP}]}
-    async with server(args.in_process, args.sandboxes) as (url, token), \
-            cua.connect(url, token, default_timeout=120) as client:
-        sandboxes = []
-        for _ in range(args.sandboxes):  # one by one: startup is not what this measures
-            sandboxes.append(await client.create("browser", config=config))
-        points = [await targets(sb) for sb in sandboxes]
-        latencies: list[float] = []
-        now = time.perf_counter()
-        start, stop = now + args.warmup, now + args.warmup + args.seconds
-        cpu, *counts = await asyncio.gather(
-            cpu_over(start, stop), *(drive(sb, pts, start, stop, latencies) for sb, pts in zip(sandboxes, points)))
-        await asyncio.gather(*(sb.close() for sb in sandboxes))
-
-    total = sum(counts)
-    rate = total / args.seconds
-    ordered = sorted(latencies)
-    print(f"{args.sandboxes} {args.isolation} sandboxes, one server "
-          f"({'in this process' if args.in_process else 'own process'}), one connection; "
-          f"{args.seconds:.0f} s window after {args.warmup:.0f} s warm-up; full observations (jpeg q80 + url/title + axtree)")
-    print(f"steps per sandbox: {counts}")
-    if ordered:
-        print(f"step latency: p50 {ordered[len(ordered) // 2]:.1f} ms  p95 {ordered[int(0.95 * (len(ordered) - 1))]:.1f} ms"
-              f"  mean {statistics.mean(ordered):.1f} ms")
-    if total:
-        per_step = {name: 1000 * sec / total for name, sec in sorted(cpu.items(), key=lambda kv: -kv[1]) if sec > 0}
-        cpu_ms = sum(per_step.values())
-        print(f"CPU per step: {cpu_ms:.0f} ms (" + ", ".join(f"{n} {v:.0f}" for n, v in per_step.items()) + ")")
-        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; with {os.cpu_count()} idle cores "
-              f"the CPU cost bounds the rate at {1000 * (os.cpu_count() or 1) / cpu_ms:.1f} steps/s")
-    print(f"steps_per_s_at_{args.sandboxes}={rate:.2f}")
+    observe = ObserveOptions(format="jpeg", quality=80, axtree=args.axtree)
+    what = "jpeg q80 + url/title" + (" + axtree" if args.axtree else "")
+    print(f"{args.sandboxes} drivers at once, {args.seconds:.0f} s window after {args.warmup:.0f} s warm-up; "
+          f"observations: {what}; page {PAGE} (41 rows)")
+    cua_phase = await measure_cua(args, observe)
+    cua_phase.report(f"cua: {args.sandboxes} {args.isolation} sandboxes, one server "
+                     f"({'in this process' if args.in_process else 'own process'}), one websocket")
+    if args.reference:
+        raw_phase = await measure_raw(args)
+        raw_phase.report(f"raw Playwright: {args.sandboxes} pages of one browser, in this process")
+        print(f"throughput ratio cua/raw={cua_phase.rate / raw_phase.rate:.3f}; "
+              f"CPU per step ratio cua/raw={cua_phase.cpu_ms_per_step / raw_phase.cpu_ms_per_step:.3f}")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"steps_per_s_at_{args.sandboxes}={cua_phase.rate:.2f}")
 
 
 if __name__ == "__main__":
