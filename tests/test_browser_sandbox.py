@@ -276,6 +276,42 @@ async def test_snapshot_restore_round_trip(box: tuple[BrowserSandbox, list[Sandb
         await sb.restore(ref)
 
 
+_PANES = """<!doctype html><style>body{margin:0;height:2000px} .pane{height:150px;width:300px;overflow:auto}
+.pane p{height:40px;margin:0;border-bottom:1px solid #888} textarea{height:60px;width:300px}</style>
+<div id=list class=pane>""" + "".join(f"<p>row {i}</p>" for i in range(60)) + """</div>
+<div id=host></div><textarea id=notes>""" + "\n".join(f"line {i}" for i in range(40)) + """</textarea>
+<script>const r = document.getElementById("host").attachShadow({mode: "open"});
+r.innerHTML = '<style>.pane{height:100px;width:300px;overflow:auto}</style><div class=pane>' +
+  Array.from({length: 30}, (_, i) => "<p>shadow " + i + "</p>").join("") + "</div>";</script>"""
+
+_OFFSETS = """() => [document.getElementById("list").scrollTop, document.getElementById("notes").scrollTop,
+                     document.getElementById("host").shadowRoot.querySelector(".pane").scrollTop, window.scrollY]"""
+
+
+async def test_restore_puts_back_scrolled_panes(box: tuple[BrowserSandbox, list[SandboxEvent]]) -> None:
+    """Lists, editors and panes in shadow roots scroll on their own; a restore shows them where they were."""
+    sb, _ = box
+    await sb.act(Goto(url="data:text/html," + quote(_PANES)))
+    await sb.act(Scroll(x=100, y=60, dy=400))  # the list pane
+    x, y = center(await bbox(sb, "#notes"))
+    await sb.act(Scroll(x=x, y=y, dy=200))  # the textarea
+    _, y = center(await bbox(sb, "#host"))
+    await sb.act(Scroll(x=100, y=y, dy=120))  # the pane inside the shadow root (300 px wide)
+    saved = await sb.page.evaluate(_OFFSETS)
+    assert saved[0] > 0 and saved[1] > 0 and saved[2] > 0 and saved[3] == 0, saved
+    before = await sb.observe(ObserveOptions(format="png"))
+    ref = await sb.snapshot()
+    await sb.page.evaluate("""() => { document.getElementById("list").scrollTop = 0;
+                                      document.getElementById("notes").scrollTop = 0; }""")
+    await sb.act(Scroll(x=600, y=600, dy=300))  # and the page itself
+    assert await sb.page.evaluate(_OFFSETS) != saved
+    restored = await sb.restore(ref, observe=ObserveOptions(format="png"))
+    assert await sb.page.evaluate(_OFFSETS) == saved
+    diff = ImageChops.difference(pixels(restored.screenshot.data), pixels(before.screenshot.data)).getbbox()
+    assert diff is None, f"restored screen differs from the saved one in {diff}"
+    await sb.delete_snapshot(ref)
+
+
 async def test_fork_is_independent(box: tuple[BrowserSandbox, list[SandboxEvent]]) -> None:
     sb, _ = box
     await open_list(sb, 5)

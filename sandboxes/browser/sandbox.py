@@ -621,7 +621,7 @@ class BrowserSandbox(Sandbox):
         blob = BrowserSnapshot(url=page.url, scroll=tuple(page_state["scroll"]), pointer=(self._pointer.x, self._pointer.y),
                                cookies=[dict(c) for c in cookies], storage=storage,
                                services=dict(zip(self._controls, images, strict=True)), ports=dict(self._ports),
-                               forms=page_state.get("forms") or {})
+                               forms=page_state.get("forms") or {}, scrollers=page_state.get("scrollers") or {})
         ref = SnapshotRef(id=f"bsnap-{uuid.uuid4().hex}", sandbox_id=self.id, kind=self.kind,
                           size_bytes=blob.size_bytes, meta={"url": page.url, "step": self._step,
                                                             "services": sorted(self._controls)})
@@ -642,9 +642,10 @@ class BrowserSandbox(Sandbox):
                        for name, image in blob.services.items()),
             self._restore_cookies(blob))
         after: list[Callable[[], Awaitable[Any]]] = [lambda: self._move_pointer(*blob.pointer)]
-        if blob.forms.get("fields") or blob.forms.get("focus") is not None or blob.scroll != (0, 0):
-            after.append(lambda: self._guard(self.page.evaluate(RESTORE_VIEW_JS, [blob.forms, list(blob.scroll)]),
-                                             "restore view"))
+        if blob.forms.get("fields") or blob.forms.get("focus") is not None or blob.scroll != (0, 0) \
+                or blob.scrollers.get("items"):
+            after.append(lambda: self._guard(
+                self.page.evaluate(RESTORE_VIEW_JS, [blob.forms, list(blob.scroll), blob.scrollers]), "restore view"))
         await self._goto(rebase_url(blob.url, blob.ports, self._ports), seeded=seeded, then=after)
         self._step = int(ref.meta.get("step", 0))
         timings: dict[str, float] = {}

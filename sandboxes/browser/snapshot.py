@@ -34,8 +34,25 @@ SEED_STORAGE_JS = r"""
 })();
 """
 
+# The page's elements in tree order, into open shadow roots: snapshot and restore must walk
+# them alike, since scrolled elements are named by their place in this order.
+_ELEMENTS_JS = r"""
+  const elements = () => {
+    const out = [];
+    const walk = (root) => {
+      for (const el of root.querySelectorAll("*")) {
+        out.push(el);
+        if (el.shadowRoot) walk(el.shadowRoot);
+      }
+    };
+    walk(document);
+    return out;
+  };
+"""
+
 PAGE_STATE_JS = r"""
 () => {
+""" + _ELEMENTS_JS + r"""
   const out = { origin: location.origin, scroll: [window.scrollX, window.scrollY], local: {}, session: {} };
   try { out.local = { ...window.localStorage }; out.session = { ...window.sessionStorage }; } catch (e) {}
   // Form controls whose state differs from the page's markup (typed, ticked, chosen).
@@ -55,31 +72,53 @@ PAGE_STATE_JS = r"""
   let selection = null;
   try { if (active >= 0) selection = [document.activeElement.selectionStart, document.activeElement.selectionEnd]; } catch (e) {}
   out.forms = { count: controls.length, fields, focus: active >= 0 ? active : null, selection };
+  // Scrolled elements other than the document's own scroller (panes, lists, editors).
+  const all = elements();
+  const scrolled = [];
+  all.forEach((el, i) => {
+    if ((el.scrollTop || el.scrollLeft) && el !== document.scrollingElement) {
+      scrolled.push({ i, tag: el.tagName, top: el.scrollTop, left: el.scrollLeft });
+    }
+  });
+  out.scrollers = { count: all.length, items: scrolled };
   return out;
 }
 """
 
 # Puts unsubmitted form state back after a restore's page load, without firing events (as a
-# browser's own form restoration does), so page scripts do not act on it a second time.
+# browser's own form restoration does), so page scripts do not act on it a second time; then
+# the scroll offsets, last, since setting a field's value or selection can scroll it.
 RESTORE_VIEW_JS = r"""
-([forms, scroll]) => {
-  window.scrollTo(scroll[0], scroll[1]);
-  const controls = Array.from(document.querySelectorAll("input, textarea, select"));
-  if (!forms.fields || controls.length !== forms.count) return false;  // another page: leave it as loaded
-  for (const f of forms.fields) {
-    const el = controls[f.i];
-    if ("selected" in f) Array.from(el.options).forEach((o, k) => { o.selected = !!f.selected[k]; });
-    else if ("checked" in f) el.checked = f.checked;
-    else el.value = f.value;
-  }
-  if (forms.focus !== null) {
-    const el = controls[forms.focus];
-    el.focus({ preventScroll: true });
-    if (forms.selection && forms.selection[0] !== null) {
-      try { el.setSelectionRange(forms.selection[0], forms.selection[1]); } catch (e) {}
+([forms, scroll, scrollers]) => {
+""" + _ELEMENTS_JS + r"""
+  const restoreForms = () => {
+    const controls = Array.from(document.querySelectorAll("input, textarea, select"));
+    if (!forms.fields || controls.length !== forms.count) return false;  // another page: leave it as loaded
+    for (const f of forms.fields) {
+      const el = controls[f.i];
+      if ("selected" in f) Array.from(el.options).forEach((o, k) => { o.selected = !!f.selected[k]; });
+      else if ("checked" in f) el.checked = f.checked;
+      else el.value = f.value;
+    }
+    if (forms.focus !== null) {
+      const el = controls[forms.focus];
+      el.focus({ preventScroll: true });
+      if (forms.selection && forms.selection[0] !== null) {
+        try { el.setSelectionRange(forms.selection[0], forms.selection[1]); } catch (e) {}
+      }
+    }
+    return true;
+  };
+  const restored = restoreForms();
+  const all = elements();
+  if (scrollers && scrollers.items && all.length === scrollers.count) {
+    for (const p of scrollers.items) {
+      const el = all[p.i];
+      if (el.tagName === p.tag) { el.scrollTop = p.top; el.scrollLeft = p.left; }
     }
   }
-  return true;
+  window.scrollTo(scroll[0], scroll[1]);
+  return restored;
 }
 """
 
@@ -99,6 +138,10 @@ class BrowserSnapshot:
     #: Unsubmitted form state of the page: edited fields (by index among the page's form
     #: controls) and the focused control with its selection; see sandbox._PAGE_FORMS.
     forms: dict[str, Any] = field(default_factory=dict)
+    #: Scrolled elements besides the page itself: {"count": elements on the page, "items":
+    #: [{i, tag, top, left}]}, i an element's place in tree order; restored only onto a page
+    #: with as many elements (the same markup), and each only onto an element of that tag.
+    scrollers: dict[str, Any] = field(default_factory=dict)
 
     @property
     def size_bytes(self) -> int:
