@@ -58,7 +58,7 @@ INIT_SCRIPT = r"""
       s.popupClick = e; s.popupAt = performance.now();
     }
   }, true);
-  // In-flight fetch/XHR counted in the page too: the host learns of a request through
+  // In-flight fetch/XHR (and fetched bodies being read) counted in the page too: the host learns of a request through
   // another channel than this check's answer, and may hear of it only after the answer.
   s.fetches = new Set();
   const track = () => { const t = { at: performance.now() }; s.fetches.add(t); return () => { s.fetches.delete(t); stamp(); }; };
@@ -68,6 +68,19 @@ INIT_SCRIPT = r"""
       const done = track();
       let p;
       try { p = fetch.apply(this, args); } catch (e) { done(); throw e; }
+      p.then(done, done);
+      return p;
+    };
+  }
+  // Reading a response's body is part of the request: a page that fetches, reads the body,
+  // then renders and fetches again is never idle in between.
+  for (const method of ["arrayBuffer", "blob", "bytes", "formData", "json", "text"]) {
+    const read = Response.prototype[method];
+    if (!read) continue;
+    Response.prototype[method] = function (...args) {
+      const done = track();
+      let p;
+      try { p = read.apply(this, args); } catch (e) { done(); throw e; }
       p.then(done, done);
       return p;
     };
