@@ -118,7 +118,13 @@ RESTORE_VIEW_JS = r"""
     }
   }
   window.scrollTo(scroll[0], scroll[1]);
-  return restored;
+  // Resolve once a frame with these changes has been drawn: a capture right after a page
+  // load was seen to show the page as loaded, without the offsets set here. Bounded, since a
+  // hidden or frozen page runs no animation frames.
+  return new Promise((done) => {
+    const t = setTimeout(() => done(restored), 200);
+    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); done(restored); }));
+  });
 }
 """
 
