@@ -33,7 +33,7 @@ from cua import protocol as p
 from cua.actions import Action
 from cua.errors import CuaError, InternalError, Timeout, Unauthorized, UnknownSandbox
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
-from cua.sandbox import SandboxInfo, SnapshotRef
+from cua.info import SandboxInfo, SnapshotRef
 from cua.state import StateQuery, StateResult
 
 __all__ = ["Client", "ConnectionLost", "Event", "RemoteSandbox", "connect"]

@@ -40,6 +40,7 @@ from cua.errors import (
     Unauthorized,
     error_for_code,
 )
+from cua.info import SandboxInfo, SnapshotRef
 from cua.observation import ImageFormat, Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
@@ -286,7 +287,7 @@ class HelloResult(_Payload):
 class SandboxResult(_Payload):
     """create / fork: the new sandbox and its first observation."""
 
-    sandbox: Any  # cua.sandbox.SandboxInfo as a dict (the protocol does not import the interface)
+    sandbox: SandboxInfo
     observation: Observation
 
 
@@ -301,11 +302,11 @@ class QueryResult(_Payload):
 
 
 class SnapshotResult(_Payload):
-    snapshot: Any  # cua.sandbox.SnapshotRef as a dict
+    snapshot: SnapshotRef
 
 
 class ListResult(_Payload):
-    sandboxes: list[Any]
+    sandboxes: list[SandboxInfo]
 
 
 class StreamResult(_Payload):

@@ -15,15 +15,15 @@ imports a sandbox package), or registered explicitly with `register_kind`.
 from __future__ import annotations
 
 import abc
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from importlib.metadata import entry_points
-from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cua.actions import Action, Click, Drag, MouseDown, MouseUp, Move, Point, Scroll
 from cua.errors import ActionFailed, BadRequest, Unsupported
+from cua.info import SandboxEvent, SandboxInfo, SnapshotRef
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
@@ -63,41 +63,6 @@ class ServiceSpec(BaseModel):
     port: int = Field(8000, ge=1024, le=65535)
     env: dict[str, str] = Field(default_factory=dict)
     ready_timeout: float = Field(30.0, gt=0, le=300)
-
-
-class SandboxInfo(BaseModel):
-    id: str
-    kind: str
-    status: Literal["starting", "ready", "crashed", "closed"] = "ready"
-    screen: Size
-    capabilities: list[str] = Field(default_factory=list)
-    #: State query kinds this sandbox answers.
-    queries: list[str] = Field(default_factory=list)
-    created_at: float = Field(default_factory=time.time)
-    last_active: float = Field(default_factory=time.time)
-    #: e.g. {"create": 52.1, "restore_last": 31.0} in milliseconds.
-    timings_ms: dict[str, float] = Field(default_factory=dict)
-    #: Kind-specific facts, e.g. {"isolation": "container", "accel": "tcg"}.
-    details: dict[str, Any] = Field(default_factory=dict)
-
-
-class SnapshotRef(BaseModel):
-    """A handle to saved sandbox state. The bytes stay with the sandbox host."""
-
-    id: str
-    sandbox_id: str
-    kind: str
-    created_at: float = Field(default_factory=time.time)
-    size_bytes: int = 0
-    meta: dict[str, Any] = Field(default_factory=dict)
-
-
-class SandboxEvent(BaseModel):
-    """Something a sandbox reports on its own: it died, its page navigated, a frame."""
-
-    sandbox_id: str
-    event: Literal["died", "navigated", "console", "dialog", "closed"]
-    data: dict[str, Any] = Field(default_factory=dict)
 
 
 EventSink = Callable[[SandboxEvent], None]

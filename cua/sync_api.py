@@ -24,7 +24,7 @@ from typing import Any, Self, TypeVar
 from cua import client as aio
 from cua.actions import Action
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
-from cua.sandbox import SandboxInfo, SnapshotRef
+from cua.info import SandboxInfo, SnapshotRef
 from cua.state import StateQuery, StateResult
 
 __all__ = ["Client", "Sandbox", "connect"]

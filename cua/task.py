@@ -21,7 +21,6 @@ from cua.state import StateQuery, StateResult
 
 __all__ = [
     "Evidence",
-    "EpisodeOutcome",
     "Judge",
     "JudgeInput",
     "Oracle",

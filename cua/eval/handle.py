@@ -11,7 +11,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from cua.actions import Action
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
-from cua.sandbox import SnapshotRef
+from cua.info import SnapshotRef
 from cua.state import StateQuery, StateResult
 
 __all__ = ["SandboxHandle", "StreamingHandle"]

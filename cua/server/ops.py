@@ -59,7 +59,7 @@ async def _new_sandbox_frames(ctx: Context, rid: int, managed: Managed, observe:
         # the caller never learns the id: do not leave the sandbox behind
         await ctx.manager.close(managed)
         raise
-    payload = p.SandboxResult(sandbox=info.model_dump(mode="json"), observation=obs)
+    payload = p.SandboxResult(sandbox=info, observation=obs)
     return ctx.proto.observation_frames(rid, payload)
 
 
@@ -131,7 +131,7 @@ async def snapshot(ctx: Context, req: p.Snapshot) -> Frames:
             raise unsupported("snapshot", managed.kind)
         ref = await sandbox.snapshot()
         ctx.manager.add_snapshot(managed, ref)
-    return [ctx.proto.result(req.id, p.SnapshotResult(snapshot=ref.model_dump(mode="json")))]
+    return [ctx.proto.result(req.id, p.SnapshotResult(snapshot=ref))]
 
 
 async def restore(ctx: Context, req: p.Restore) -> Frames:
@@ -165,7 +165,7 @@ async def close(ctx: Context, req: p.Close) -> Frames:
 
 async def list_sandboxes(ctx: Context, req: p.ListSandboxes) -> Frames:
     infos = ctx.manager.list(None if req.all else ctx.conn_id)
-    return [ctx.proto.result(req.id, p.ListResult(sandboxes=[i.model_dump(mode="json") for i in infos]))]
+    return [ctx.proto.result(req.id, p.ListResult(sandboxes=infos))]
 
 
 async def stream(ctx: Context, req: p.Stream) -> Frames:

@@ -1,0 +1,51 @@
+"""What a sandbox host tells about its sandboxes: a sandbox's info, a snapshot's handle, an event.
+
+Plain data, shared by the sandbox interface, the wire protocol and the client, so that
+none of them imports another to name these.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from cua.observation import Size
+
+__all__ = ["SandboxEvent", "SandboxInfo", "SnapshotRef"]
+
+
+class SandboxInfo(BaseModel):
+    id: str
+    kind: str
+    status: Literal["starting", "ready", "crashed", "closed"] = "ready"
+    screen: Size
+    capabilities: list[str] = Field(default_factory=list)
+    #: State query kinds this sandbox answers.
+    queries: list[str] = Field(default_factory=list)
+    created_at: float = Field(default_factory=time.time)
+    last_active: float = Field(default_factory=time.time)
+    #: e.g. {"create": 52.1, "restore_last": 31.0} in milliseconds.
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    #: Kind-specific facts, e.g. {"isolation": "container", "accel": "tcg"}.
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class SnapshotRef(BaseModel):
+    """A handle to saved sandbox state. The bytes stay with the sandbox host."""
+
+    id: str
+    sandbox_id: str
+    kind: str
+    created_at: float = Field(default_factory=time.time)
+    size_bytes: int = 0
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class SandboxEvent(BaseModel):
+    """Something a sandbox reports on its own: it died, its page navigated, a frame."""
+
+    sandbox_id: str
+    event: Literal["died", "navigated", "console", "dialog", "closed"]
+    data: dict[str, Any] = Field(default_factory=dict)
