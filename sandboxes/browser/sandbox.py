@@ -458,8 +458,7 @@ class BrowserSandbox(Sandbox):
         return await self._observe(options, {})
 
     async def _observe(self, options: ObserveOptions | None, timings: dict[str, float], *,
-                       settle: SettleInfo | None = None, error: ActionError | None = None,
-                       screenshot: Screenshot | None = None) -> Observation:
+                       settle: SettleInfo | None = None, error: ActionError | None = None) -> Observation:
         opts = options or ObserveOptions()
         started = time.perf_counter()
         if self._adopting is not None:  # a popup opened or the page closed: show the page the agent now has
@@ -469,7 +468,7 @@ class BrowserSandbox(Sandbox):
             await self._settle()
         page, cdp = self.page, self._cdp
         assert cdp is not None
-        shot_task = (_ready(screenshot) if screenshot is not None else self._screenshot(opts)) if opts.screenshot else None
+        shot_task = self._screenshot(opts) if opts.screenshot else None
         title_task = self._guard(page.title(), "title") if settle is None or not settle.settled or \
             self._activity is None or self._activity.settled_title is None else _ready(self._activity.settled_title)
         ax_key = self._axtree_key(settle)
