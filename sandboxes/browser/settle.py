@@ -58,8 +58,9 @@ INIT_SCRIPT = r"""
       s.popupClick = e; s.popupAt = performance.now();
     }
   }, true);
-  // In-flight fetch/XHR (and fetched bodies being read) counted in the page too: the host learns of a request through
-  // another channel than this check's answer, and may hear of it only after the answer.
+  // In-flight fetch/XHR (and fetched bodies being read) counted in the page too: the host
+  // learns of a request through another channel than this check's answer, and may hear of
+  // it only after the answer.
   s.fetches = new Set();
   const track = () => { const t = { at: performance.now() }; s.fetches.add(t); return () => { s.fetches.delete(t); stamp(); }; };
   if (window.fetch) {
