@@ -7,8 +7,8 @@ changes nothing and one that ticks a checkbox, which posts a form and loads the 
 again) for a fixed wall-clock window after a warm-up. The page lists all of a list's
 todos, done or not, so each tick moves a row and the page keeps its size (41 rows): the
 work per step stays the same however long the run. (Under the default "open" filter
-every tick removed a row, and the steps got cheaper as the run went on.) The server runs in its own process by default,
-as deployed.
+every tick removed a row, and the steps got cheaper as the run went on.) The server runs
+in its own process, as deployed.
 
 Besides the rate, it reports the CPU time every process of the run (this one, the
 server, Playwright's driver, Chromium, the app services) spent per step in the window,
