@@ -8,7 +8,7 @@ again) for a fixed wall-clock window after a warm-up. The page lists all of a li
 todos, done or not, so each tick moves a row and the page keeps its size (41 rows): the
 work per step stays the same however long the run. (Under the default "open" filter
 every tick removed a row, and the steps got cheaper as the run went on.) The server runs
-in its own process, as deployed.
+in its own process, as deployed, unless `--in-process` puts it in this one.
 
 Besides the rate, it reports the CPU time every process of the run (this one, the
 server, Playwright's driver, Chromium, the app services) spent per step in the window,
@@ -23,7 +23,7 @@ page changed, `Accessibility.getFullAXTree` plus `DOMSnapshot.captureSnapshot` f
 It shows what the observations themselves cost on this machine: the floor under any kit
 built on Playwright.
 
-    python bench/browser_throughput.py [--sandboxes 8] [--seconds 20] [--no-axtree] [--no-reference]
+    python bench/browser_throughput.py [--sandboxes 8] [--seconds 20] [--no-axtree] [--no-reference] [--in-process]
 
 Last line: steps_per_s_at_8=<aggregate steps per second>.
 """
