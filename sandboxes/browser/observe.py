@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 from typing import Any
@@ -50,10 +51,16 @@ _SKIP_ROLES = {"none", "generic", "InlineTextBox", "LineBreak", "presentation"}
 
 
 async def _ax_nodes(cdp: Cdp, with_bbox: bool) -> tuple[list[dict[str, Any]], dict[int, dict[str, float]]]:
-    tree = await cdp.send("Accessibility.getFullAXTree")
-    boxes: dict[int, dict[str, float]] = {}
+    calls = [cdp.send("Accessibility.getFullAXTree")]
     if with_bbox:
-        snap = await cdp.send("DOMSnapshot.captureSnapshot", {"computedStyles": []})
+        calls.append(cdp.send("DOMSnapshot.captureSnapshot", {"computedStyles": []}))
+    results = await asyncio.gather(*calls, return_exceptions=True)  # each failure retrieved, the first raised
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    tree, *snaps = results
+    boxes: dict[int, dict[str, float]] = {}
+    for snap in snaps:
         if snap["documents"]:
             doc = snap["documents"][0]
             backend = doc["nodes"]["backendNodeId"]
