@@ -24,26 +24,11 @@ import time
 from cua.sandbox import ServiceSpec
 from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
 
+from _proc import process_tree  # bench/ is this script's folder
+
 
 def descendants(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(ppid, []).append(int(entry.name))
-    out, stack = [], [root]
-    while stack:
-        pid = stack.pop()
-        for child in children.get(pid, []):
-            out.append(child)
-            stack.append(child)
-    return out
+    return [p.pid for p in process_tree(root) if p.pid != root]
 
 
 def pss_kb(pid: int) -> int:

@@ -49,15 +49,13 @@ from playwright.async_api import CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
 from _apps import APP, host_app  # bench/ is this script's folder
+from _proc import process_tree
 
 #: All of list 4's todos, done or not: a tick moves a row, and the page keeps its 41 rows.
 PAGE = "/lists/4?show=all"
 SCREENSHOT = {"format": "jpeg", "quality": 80, "optimizeForSpeed": True}
 #: Captures the raw reference had to take twice (see raw_step).
 RAW_RETRIES = [0]
-
-
-_HZ = os.sysconf("SC_CLK_TCK")
 
 
 def _python_role(pid: int) -> str:
@@ -76,30 +74,8 @@ def _python_role(pid: int) -> str:
 
 def cpu_by_process() -> dict[int, tuple[str, float]]:
     """{pid: (name, CPU seconds)} for this process and all its descendants."""
-    children: dict[int, list[int]] = {}
-    stats: dict[int, tuple[str, float]] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue  # exited meanwhile
-        name, rest = stat.split("(", 1)[1].rsplit(")", 1)
-        fields = rest.split()
-        if name.startswith("python"):
-            name = _python_role(int(entry.name))
-        children.setdefault(int(fields[1]), []).append(int(entry.name))
-        stats[int(entry.name)] = (name, (int(fields[11]) + int(fields[12])) / _HZ)
-    out: dict[int, tuple[str, float]] = {}
-    stack = [os.getpid()]
-    while stack:
-        pid = stack.pop()
-        if pid in stats:
-            out[pid] = stats[pid]
-        stack += children.get(pid, [])
-    return out
+    return {p.pid: (_python_role(p.pid) if p.name.startswith("python") else p.name, p.cpu_s)
+            for p in process_tree(os.getpid())}
 
 
 def cpu_delta(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> dict[str, float]:
