@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tasks": ("cua.eval.tasks_cli", "browser"),
     "policy": ("cua.policy.cli", "policy"),
     "vm": ("cua.sandboxes.vm.cli", "vm"),
+    "trajectory": ("cua.trajectory_cli", ""),
 }
 
 
