@@ -79,6 +79,9 @@ class Recipe(BaseModel):
     kernel: str = "linux-image-cloud-amd64"
     initrd_modules: list[str] = Field(default_factory=list)
     packages: list[str] = Field(default_factory=list)
+    #: Installed with apt-get in the chroot after debootstrap: full dependency resolution
+    #: (virtual packages, alternatives), for big apps that debootstrap's resolver cannot place.
+    apt_packages: list[str] = Field(default_factory=list)
     setup: list[str] = Field(default_factory=list)
     files: list[FileSpec] = Field(default_factory=list)
     disk_size_mb: int = Field(2048, ge=256, le=65536)
@@ -164,7 +167,7 @@ def _hash_tree(h: "hashlib._Hash", path: Path) -> None:
 
 def base_hash(recipe: Recipe) -> str:
     h = hashlib.sha256(f"cua-vm-base:{BUILDER_VERSION}\0".encode())
-    spec = recipe.model_dump(include={"debian", "kernel", "initrd_modules", "packages", "setup"})
+    spec = recipe.model_dump(include={"debian", "kernel", "initrd_modules", "packages", "apt_packages", "setup"})
     spec["debian"]["mirror"] = None  # the mirror does not change what is installed
     h.update(json.dumps(spec, sort_keys=True).encode())
     for script in recipe.setup:
@@ -203,14 +206,55 @@ def host_debian_mirror() -> str:
 Log = Callable[[str], None]
 
 
-def _run(argv: list[str], log: Log, *, env: dict[str, str] | None = None, timeout: float = 3600) -> None:
+def _run(argv: list[str], log: Log, *, env: dict[str, str] | None = None, timeout: float = 3600,
+         progress: bool = False) -> None:
+    """Run a build step; with `progress`, stream its output as throttled progress lines
+    (debootstrap and apt-get print one line per package: minutes of silence otherwise)."""
     log("$ " + " ".join(argv[:8]) + (" ..." if len(argv) > 8 else ""))
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          env={**os.environ, **(env or {})}, timeout=timeout)
-    if proc.returncode != 0:
-        tail = "\n".join(proc.stdout.splitlines()[-40:])
-        raise InternalError(f"{argv[0]} failed with exit code {proc.returncode}:\n{tail}",
-                            details={"argv": argv, "returncode": proc.returncode})
+    started = time.monotonic()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, **(env or {})}, errors="replace")
+    assert proc.stdout is not None
+    lines: list[str] = []
+    last_said, count = 0.0, 0
+    try:
+        for raw in proc.stdout:
+            line = raw.rstrip()
+            lines.append(line)
+            del lines[:-40]
+            if not progress or not line:
+                continue
+            count += 1
+            phase = _phase(line)
+            now = time.monotonic()
+            if now - started > timeout:
+                proc.kill()
+                raise InternalError(f"{argv[0]} ran past {timeout:.0f} s", details={"argv": argv})
+            if phase != "routine" or now - last_said >= 5.0:
+                log(f"  [{now - started:5.0f} s, {count} lines] {line[:120]}")
+                last_said = now
+        returncode = proc.wait(timeout=max(1.0, timeout - (time.monotonic() - started)))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if returncode != 0:
+        tail = "\n".join(lines)
+        raise InternalError(f"{argv[0]} failed with exit code {returncode}:\n{tail}",
+                            details={"argv": argv, "returncode": returncode})
+    if progress:
+        log(f"  done in {time.monotonic() - started:.0f} s")
+
+
+#: One line per package (debootstrap's "I: Retrieving NAME VERSION", apt's "Unpacking ...",
+#: "Setting up ..."): shown at most every few seconds; any other line at once.
+_ROUTINE = re.compile(r"^(I: (Retrieving|Validating|Extracting|Unpacking|Configuring) |Get:\d+ |Unpacking |"
+                      r"Setting up |Selecting previously |Preparing to unpack |Processing triggers |"
+                      r"\(Reading database)")
+
+
+def _phase(line: str) -> str:
+    return "routine" if _ROUTINE.match(line) else line
 
 
 def _require_tools() -> None:
@@ -226,25 +270,53 @@ def _build_base(recipe: Recipe, dest: Path, log: Log) -> None:
     mirror = recipe.debian.mirror or host_debian_mirror()
     work = Path(tempfile.mkdtemp(prefix="base-", dir=dest.parent))
     rootfs = work / "rootfs"
+    debs = cache_dir() / "debs"  # downloaded packages, shared by every recipe's builds
+    debs.mkdir(parents=True, exist_ok=True)
+    env = {"DEBIAN_FRONTEND": "noninteractive", "CUA_INITRD_MODULES": " ".join(recipe.initrd_modules),
+           "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
     try:
         include = [recipe.kernel, *recipe.packages]
-        _run(["debootstrap", f"--variant={recipe.debian.variant}",
+        _run(["debootstrap", f"--variant={recipe.debian.variant}", f"--cache-dir={debs}",
               f"--components={','.join(recipe.debian.components)}", f"--include={','.join(include)}",
-              recipe.debian.suite, str(rootfs), mirror], log, env={"DEBIAN_FRONTEND": "noninteractive"})
-        env = {"DEBIAN_FRONTEND": "noninteractive", "CUA_INITRD_MODULES": " ".join(recipe.initrd_modules),
-               "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
+              recipe.debian.suite, str(rootfs), mirror], log, env={"DEBIAN_FRONTEND": "noninteractive"},
+             progress=True)
+        if recipe.apt_packages:
+            _apt_install(recipe, rootfs, mirror, debs, env, log)
         for script in recipe.setup:
             target = rootfs / "tmp" / Path(script).name
             shutil.copy2(recipe.resolve(script), target)
             _run(["mount", "-t", "proc", "proc", str(rootfs / "proc")], log)
             try:
-                _run(["chroot", str(rootfs), "/bin/sh", f"/tmp/{target.name}"], log, env=env)
+                _run(["chroot", str(rootfs), "/bin/sh", f"/tmp/{target.name}"], log, env=env, progress=True)
             finally:
                 subprocess.run(["umount", "-l", str(rootfs / "proc")], check=False)
             target.unlink()
         rootfs.rename(dest)
     finally:
+        for sub in ("var/cache/apt/archives", "proc"):
+            if (rootfs / sub).is_mount():
+                subprocess.run(["umount", "-l", str(rootfs / sub)], check=False)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _apt_install(recipe: Recipe, rootfs: Path, mirror: str, debs: Path, env: dict[str, str], log: Log) -> None:
+    """apt-get install the recipe's `apt_packages` in the chroot (no Recommends), through
+    the same mirror, with the shared package cache mounted as apt's archive folder."""
+    components = " ".join(recipe.debian.components)
+    (rootfs / "etc/apt/sources.list").write_text(f"deb {mirror} {recipe.debian.suite} {components}\n")
+    shutil.copyfile("/etc/resolv.conf", rootfs / "etc/resolv.conf")
+    archives = rootfs / "var/cache/apt/archives"
+    archives.mkdir(parents=True, exist_ok=True)
+    _run(["mount", "--bind", str(debs), str(archives)], log)
+    _run(["mount", "-t", "proc", "proc", str(rootfs / "proc")], log)
+    try:
+        _run(["chroot", str(rootfs), "apt-get", "update"], log, env=env, progress=True)
+        _run(["chroot", str(rootfs), "apt-get", "install", "-y", "--no-install-recommends",
+              "-o", "Dpkg::Use-Pty=0", *recipe.apt_packages], log, env=env, progress=True)
+    finally:
+        subprocess.run(["umount", "-l", str(rootfs / "proc")], check=False)
+        subprocess.run(["umount", "-l", str(archives)], check=False)
+    (rootfs / "etc/resolv.conf").unlink(missing_ok=True)
 
 
 def _copy_into(src: Path, dest: Path, spec: FileSpec) -> None:
