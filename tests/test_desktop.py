@@ -428,3 +428,35 @@ async def test_other_input_backends_click_scroll_and_keys(backend: str) -> None:
         assert content.count("^[[Ma") == 2 and "^[[M " in content, content  # 2 notches down, a left press
     finally:
         await sb.close()
+
+
+async def test_apps_run_as_an_unprivileged_user() -> None:
+    """Apps never run as root (mousepad would draw its red "root account" bar in every
+    screenshot), and what the host writes into $HOME belongs to that user."""
+    config = DesktopConfig(apps=["xterm", {"name": "mousepad", "args": ["notes/a.txt"]}],
+                           files={"notes/a.txt": "hi\n"})
+    sb = await DesktopSandbox.create(config, sandbox_id="test-unprivileged")
+    try:
+        listing = await windows(sb)
+        pids = {w["class"]: w["pid"] for w in listing["windows"]}
+        for klass in ("XTerm", "Mousepad"):
+            status = await q(sb, FileQuery(path=f"/proc/{pids[klass]}/status"))
+            uid = re.search(r"^Uid:\s+(\d+)\s+(\d+)", status.value, re.M)
+            assert uid and uid.groups() == ("1000", "1000"), (klass, status.value)
+        who = await q(sb, CommandQuery(argv=["sh", "-c", "id -un; stat -c %U notes notes/a.txt; echo $HOME"]))
+        assert who.value["stdout"].split() == ["user", "user", "user", "/home/user"], who.value
+        await sb.reset(options={"files": {"later/b.txt": "x"}})
+        owner = await q(sb, CommandQuery(argv=["stat", "-c", "%U", "later", "later/b.txt", "notes/a.txt"]))
+        assert owner.value["stdout"].split() == ["user", "user", "user"], owner.value
+    finally:
+        await sb.close()
+
+
+async def test_an_app_that_exits_fails_its_start_at_once() -> None:
+    """No fixed short limit on an app's first window, but an app that exits is not waited for."""
+    t0 = time.monotonic()
+    with pytest.raises(Exception, match="exited") as info:
+        await DesktopSandbox.create(DesktopConfig(apps=[{"name": "gone", "argv": ["sh", "-c", "sleep 0.2; exit 3"]}]),
+                                    sandbox_id="test-app-exits")
+    assert time.monotonic() - t0 < 60, "waited for an app that had exited"
+    assert "process" in str(info.value)

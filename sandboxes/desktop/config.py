@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from cua.observation import Size
 
-__all__ = ["APP_PRESETS", "AppSpec", "DesktopConfig", "SettleSpec", "chromium_argv"]
+__all__ = ["APP_PRESETS", "APP_START_TIMEOUT", "AppSpec", "DesktopConfig", "SettleSpec", "chromium_argv"]
 
 #: Chromium flags for a small, quiet, visible browser window in a container: no sandbox
 #: (we are the sandbox), software rendering in the browser process (no GPU process), one
@@ -27,6 +27,12 @@ CHROMIUM_FLAGS: tuple[str, ...] = (
     "--js-flags=--max-old-space-size=128",
     "--user-data-dir=/home/user/.config/chromium-cua", "--window-position=0,0", "--window-size=1024,640",
 )
+
+
+#: Outer bound (s) on an app's first window. Generous on purpose: the guest fails the wait
+#: early when the app exits or uses no CPU for two minutes, so this bound only matters for
+#: an app that keeps working without ever mapping a window.
+APP_START_TIMEOUT = 600.0
 
 
 def chromium_argv(*urls: str, binary: str = "chromium") -> list[str]:
@@ -51,7 +57,7 @@ class AppSpec(BaseModel):
     window_class: str | None = None
     #: Whether to wait for the window at all (a background helper has none).
     wait_window: bool = True
-    start_timeout: float = Field(30.0, gt=0, le=300)
+    start_timeout: float = Field(APP_START_TIMEOUT, gt=0, le=3600)
 
 
 APP_PRESETS: dict[str, dict[str, Any]] = {
@@ -59,7 +65,7 @@ APP_PRESETS: dict[str, dict[str, Any]] = {
               "window_class": "xterm"},
     "mousepad": {"argv": ["mousepad"], "window_class": "mousepad"},
     "pcmanfm": {"argv": ["pcmanfm", "--new-win", "."], "window_class": "pcmanfm"},
-    "chromium": {"argv": chromium_argv(), "window_class": "chromium", "start_timeout": 60.0},
+    "chromium": {"argv": chromium_argv(), "window_class": "chromium"},
 }
 
 

@@ -23,10 +23,27 @@ from cua.errors import Capacity, InfraError
 from cua.sandboxes._container import Cgroup, ro_bind_paths
 from cua.sandboxes.desktop.config import DesktopConfig
 
-__all__ = ["GUEST_DIR", "GUEST_HOME", "DisplayLease", "DesktopContainer"]
+__all__ = ["GUEST_DIR", "GUEST_GID", "GUEST_HOME", "GUEST_UID", "DisplayLease", "DesktopContainer", "own_tree"]
 
 GUEST_DIR = Path(__file__).resolve().parent.parent / "guest"
 GUEST_HOME = "/home/user"
+#: The unprivileged desktop user the apps run as (the VM image's `user` has the same ids).
+#: The container sees its own passwd and group files naming it `user`.
+GUEST_UID = GUEST_GID = 1000
+_PASSWD = (f"root:x:0:0:root:/root:/bin/sh\nuser:x:{GUEST_UID}:{GUEST_GID}:cua desktop user:{GUEST_HOME}:/bin/bash\n"
+           "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n")
+_GROUP = f"root:x:0:\ntty:x:5:\nuser:x:{GUEST_GID}:\nnogroup:x:65534:\n"
+
+
+def own_tree(path: Path) -> None:
+    """Give a tree under the desktop's $HOME to the desktop user (the host writes it as root)."""
+    os.lchown(path, GUEST_UID, GUEST_GID)
+    for root, dirs, files in os.walk(path):
+        for name in (*dirs, *files):
+            try:
+                os.lchown(os.path.join(root, name), GUEST_UID, GUEST_GID)
+            except FileNotFoundError:
+                continue  # removed while we walked (an app's temporary file)
 _LOCK_DIR = Path(tempfile.gettempdir()) / ".cua-displays"
 _FIRST_DISPLAY = 100
 _MAX_DISPLAYS = 1000
@@ -88,6 +105,13 @@ class DesktopContainer:
         run_dir = Path(tempfile.mkdtemp(prefix=f"cua-desktop-{sandbox_id[:20]}-"))
         home = run_dir / "home"
         home.mkdir()
+        os.chown(home, GUEST_UID, GUEST_GID)
+        # The agent (root in the container) logs and listens in run_dir; snapshots live in
+        # its root-only subfolder, out of the apps' reach.
+        run_dir.chmod(0o711)
+        (run_dir / "snapshots").mkdir(mode=0o700)
+        (run_dir / "passwd").write_text(_PASSWD)
+        (run_dir / "group").write_text(_GROUP)
         display = DisplayLease()
         cgroup = Cgroup.create(f"cua-desktop-{run_dir.name}", config.memory_mb, config.pids)
         socket = run_dir / "agent.sock"
@@ -99,13 +123,25 @@ class DesktopContainer:
                 "--die-with-parent", "--new-session", "--hostname", "cua-desktop"]
         # Fresh /tmp and /home first, the host's read-only paths after them: a checkout or venv
         # under /tmp or /home must stay visible inside the container.
-        argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/var/tmp", "--tmpfs", "/home"]
-        for p in ro_bind_paths([str(GUEST_DIR)]):
+        argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
+                 "--perms", "1777", "--dir", "/var/tmp", "--tmpfs", "/home"]
+        bound = ro_bind_paths([str(GUEST_DIR)])
+        # bwrap makes the missing parents of a bind 0700, which the desktop user could not
+        # pass: make them 0755 first (their contents stay what is bound).
+        made = {"/", "/tmp", "/home", "/var/tmp", "/proc", "/dev"}
+        for p in bound:
+            for parent in reversed(Path(p).parents):
+                if str(parent) not in made and not any(str(parent) == b for b in bound):
+                    made.add(str(parent))
+                    argv += ["--perms", "0755", "--dir", str(parent)]
+        for p in bound:
             argv += ["--symlink", os.readlink(p), p] if os.path.islink(p) else ["--ro-bind", p, p]
+        argv += ["--ro-bind", str(run_dir / "passwd"), "/etc/passwd", "--ro-bind", str(run_dir / "group"), "/etc/group"]
         argv += ["--bind", str(home), GUEST_HOME,
                  "--bind", str(run_dir), str(run_dir),
                  "--dir", "/tmp/xdg", "--chmod", "0700", "/tmp/xdg",
-                 "--setenv", "HOME", GUEST_HOME, "--setenv", "USER", "user", "--setenv", "TMPDIR", "/tmp",
+                 "--setenv", "HOME", GUEST_HOME, "--setenv", "USER", "user", "--setenv", "LOGNAME", "user",
+                 "--setenv", "TMPDIR", "/tmp",
                  "--setenv", "XDG_RUNTIME_DIR", "/tmp/xdg", "--setenv", "LANG", "C.UTF-8",
                  # GSettings in a file under $HOME: app settings survive restarts and snapshots.
                  "--setenv", "GSETTINGS_BACKEND", "keyfile",
@@ -113,7 +149,8 @@ class DesktopContainer:
                  "--chdir", GUEST_HOME, "--",
                  python, "-E", "-s", str(GUEST_DIR / "agent.py"), "--listen", f"unix:{socket}",
                  "--display", display.name, "--start-x", f"{config.screen.width}x{config.screen.height}",
-                 "--home", GUEST_HOME, "--input", config.input, "--app-log", str(run_dir / "apps.log")]
+                 "--home", GUEST_HOME, "--input", config.input, "--app-log", str(run_dir / "apps.log"),
+                 "--app-user", f"{GUEST_UID}:{GUEST_GID}"]
         if config.accessibility:
             argv.append("--dbus")
         if config.window_manager:

@@ -30,8 +30,8 @@ from cua.errors import ActionFailed, BadRequest, CuaError, InfraError, SandboxCr
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
 from cua.sandbox import EventSink, Sandbox, SandboxEvent, SandboxInfo, SnapshotRef, capabilities_of, register_kind, \
     scale_action
-from cua.sandboxes.desktop.config import AppSpec, DesktopConfig
-from cua.sandboxes.desktop.container import GUEST_HOME, DesktopContainer
+from cua.sandboxes.desktop.config import APP_START_TIMEOUT, AppSpec, DesktopConfig
+from cua.sandboxes.desktop.container import GUEST_GID, GUEST_HOME, GUEST_UID, DesktopContainer, own_tree
 from cua.sandboxes.guest.client import GuestClient
 from cua.state import StateQuery, StateResult
 
@@ -80,7 +80,9 @@ def _copy_tree(src: Path, dst: Path) -> None:
 
 
 def _copy_contents(src: Path, dst: Path) -> None:
+    """Copy a snapshot's $HOME back into the desktop's, owned by the desktop user."""
     _copy_tree(src, dst)
+    own_tree(dst)
 
 
 def _tree_size(path: Path) -> int:
@@ -255,6 +257,10 @@ class DesktopSandbox(Sandbox):
                 raise BadRequest(str(exc), details={"path": path}) from exc
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text)
+            # the new file and any folders made for it belong to the desktop user
+            home = self._container.home
+            for owned in [target, *(home / q for q in target.relative_to(home).parents)]:
+                os.lchown(owned, GUEST_UID, GUEST_GID)
 
     async def _start_apps(self, apps: list[dict[str, Any]]) -> None:
         """Start apps and wait for each one's window (in parallel: they start independently);
@@ -266,7 +272,7 @@ class DesktopSandbox(Sandbox):
             if not app.get("wait_window", True):
                 return None
             return await self.client.wait_window(pid=pid, klass=app.get("window_class"),
-                                                 timeout=float(app.get("start_timeout", 30.0)))
+                                                 timeout=float(app.get("start_timeout", APP_START_TIMEOUT)))
 
         windows = await asyncio.gather(*(one(a) for a in apps))
         places, focus = [], None
@@ -293,7 +299,7 @@ class DesktopSandbox(Sandbox):
             known: AppSpec | None = configured.get(tuple(app["argv"]))
             apps.append({"name": app["name"], "argv": app["argv"], "cwd": app["cwd"], "env": app.get("env") or {},
                          "window_class": known.window_class if known else (app["windows"][0]["class"] or None),
-                         "start_timeout": known.start_timeout if known else 30.0,
+                         "start_timeout": known.start_timeout if known else APP_START_TIMEOUT,
                          "windows": app["windows"]})
         sid = f"{name}-{uuid.uuid4().hex[:10]}"
         home = self._container.run_dir / "snapshots" / sid

@@ -82,13 +82,14 @@ def start_xvfb(size: str, display: str | None, timeout: float = 30.0) -> tuple[s
     return proc, f":{int(data.strip())}"
 
 
-def start_session_bus(timeout: float = 10.0) -> subprocess.Popen[bytes]:
+def start_session_bus(timeout: float = 10.0, user: dict[str, Any] | None = None) -> subprocess.Popen[bytes]:
     """A D-Bus session bus (apps' AT-SPI bridges find the accessibility bus through it);
     its address goes into our environment, which spawned apps inherit."""
     runtime = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
     path = os.path.join(runtime, f"cua-bus-{os.getpid()}")
     proc = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--address=unix:path={path}"],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
+                            **(user or {}))
     deadline = time.monotonic() + timeout
     while not os.path.exists(path):
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -100,10 +101,14 @@ def start_session_bus(timeout: float = 10.0) -> subprocess.Popen[bytes]:
 
 
 class Agent:
-    def __init__(self, display: str, *, home: str, input_backend: str = "auto", app_log: str | None = None) -> None:
+    def __init__(self, display: str, *, home: str, input_backend: str = "auto", app_log: str | None = None,
+                 app_user: tuple[int, int] | None = None) -> None:
         self.display = display
         self.app_log = app_log
         self.home = home
+        #: (uid, gid) the apps, the window manager and state commands run as, when the
+        #: agent itself runs as root (a container): apps never see a root account.
+        self.app_user = app_user
         self.env = {**os.environ, "DISPLAY": display, "HOME": home}
         # All X work happens on this one thread: Xlib connections are not thread-safe.
         self._x = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="x")
@@ -138,13 +143,25 @@ class Agent:
         try:
             proc = subprocess.Popen(argv, env={**self.env, **(env or {})},
                                     cwd=os.path.join(self.home, cwd) if cwd else self.home,
-                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                                    **self.as_user())
         finally:
             if log is not subprocess.DEVNULL:
                 log.close()
         self.children[proc.pid] = {"pid": proc.pid, "argv": argv, "name": name or os.path.basename(argv[0]),
                                    "env": env or {}, "cwd": cwd, "proc": proc}
         return proc.pid
+
+    def as_user(self) -> dict[str, Any]:
+        """Popen arguments that run a child as the app user (none when there is none)."""
+        if self.app_user is None:
+            return {}
+        uid, gid = self.app_user
+        return {"user": uid, "group": gid, "extra_groups": []}
+
+    def give_to_user(self, path: str) -> None:
+        if self.app_user is not None:
+            os.chown(path, *self.app_user)
 
     def reap(self) -> None:
         for pid, child in list(self.children.items()):
@@ -256,7 +273,8 @@ async def op_query(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tup
     if not isinstance(items, list):
         raise BadRequestFault("query needs a list of queries")
     loop = asyncio.get_running_loop()
-    contexts = [queries.QueryContext(agent.home, agent.env, agent.screen.windows) for _ in items]
+    contexts = [queries.QueryContext(agent.home, agent.env, agent.screen.windows, run_as=agent.as_user())
+                for _ in items]
 
     async def one(q: Any, ctx: queries.QueryContext) -> dict[str, Any]:
         if isinstance(q, dict) and q.get("kind") == "windows":
@@ -343,22 +361,78 @@ async def _wait_until(agent: Agent, predicate: Callable[[dict[str, Any]], bool],
 
 
 async def op_wait_window(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
-    """Wait (bounded) until a window of process `pid`, or of `class` (case-insensitive
-    substring of class or instance), is mapped; returns it. With both, a window that
-    names its process (_NET_WM_PID) must be that process's; `class` matches the others."""
+    """Wait until a window of process `pid`, or of `class` (case-insensitive substring of
+    class or instance), is mapped; returns it. With both, a window that names its process
+    (_NET_WM_PID) must be that process's; `class` matches the others.
+
+    No fixed short limit (a loaded machine starts apps slowly): with a `pid`, the wait
+    fails early only when the app's session has no process left, or when it used no CPU
+    for `stall_s` seconds; `wait_s` is the generous outer bound. Errors say what was
+    waited for, for how long, and what the app did meanwhile."""
     pid = req.get("pid")
     klass = str(req.get("class") or "").lower()
     if pid is None and not klass:
         raise BadRequestFault("wait_window needs pid or class")
+    wait_s = float(req.get("wait_s", 600.0))
+    stall_s = float(req.get("stall_s", 120.0))
 
     def match(w: dict[str, Any]) -> bool:
         if pid is not None and (w.get("pid") is not None or not klass):
             return bool(w.get("pid") == pid)
         return klass in (w.get("class") or "").lower() or klass in (w.get("instance") or "").lower()
 
-    listing = await _wait_until(agent, lambda ls: any(match(w) and w["mapped"] for w in ls["windows"]),
-                                float(req.get("wait_s", 20.0)))
-    return {"window": next(w for w in listing["windows"] if match(w) and w["mapped"])}, []
+    what = " and ".join(x for x in (f"process {pid}" if pid is not None else "",
+                                    f"class {klass!r}" if klass else "") if x)
+    started = time.monotonic()
+    cpu, progressed, checked = -1.0, started, 0.0
+    while True:
+        listing = await agent.on_x(agent.screen.windows)
+        found = next((w for w in listing["windows"] if match(w) and w["mapped"]), None)
+        if found is not None:
+            return {"window": found, "waited_s": round(time.monotonic() - started, 3)}, []
+        now = time.monotonic()
+        waited = now - started
+        if pid is not None and now - checked >= 1.0:
+            checked = now
+            alive, used = _session_cpu(int(pid))
+            if not alive:
+                child = agent.children.get(int(pid))
+                status = child["proc"].poll() if child else None
+                raise GuestFault(f"no window of {what}: the app exited (status {status}) after {waited:.1f} s "
+                                 "without mapping one", reason="exited")
+            if used > cpu:
+                cpu, progressed = used, now
+            elif now - progressed >= stall_s:
+                raise GuestFault(f"no window of {what} after {waited:.0f} s: the app used no CPU in the last "
+                                 f"{stall_s:g} s ({cpu:.1f} s in all); it is stuck", reason="timeout")
+        if waited >= wait_s:
+            raise GuestFault(f"no window of {what} within {wait_s:g} s"
+                             + (f" (the app used {cpu:.1f} s of CPU)" if cpu >= 0 else ""), reason="timeout")
+        # The window list changes without a cheap portable notification here (the EWMH
+        # property events need a second connection per waiter); poll at a short interval.
+        await asyncio.sleep(0.03)
+
+
+def _session_cpu(sid: int) -> tuple[bool, float]:
+    """Whether any process of session `sid` (an app started in its own session) lives, and
+    the CPU seconds its processes used (the leader's count includes its reaped children)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    alive, total = False, 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue  # exited while we looked
+        fields = stat[stat.rindex(b")") + 2:].split()
+        # fields: state ppid pgrp session ... utime(11) stime(12) cutime(13) cstime(14)
+        if int(fields[3]) != sid or fields[0] in (b"Z", b"X"):
+            continue
+        alive = True
+        total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+    return alive, total / tick
 
 
 async def op_write_file(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
@@ -372,6 +446,7 @@ async def op_write_file(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -
         f.write(blobs[0])
     if req.get("mode") is not None:
         os.chmod(tmp, int(req["mode"]))
+    agent.give_to_user(tmp)
     os.replace(tmp, path)
     return {"path": path, "bytes": len(blobs[0])}, []
 
@@ -572,6 +647,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--home", default=os.environ.get("HOME", "/root"))
     parser.add_argument("--input", default="auto", choices=["auto", "xtest", "xdotool", "pyautogui"])
     parser.add_argument("--app-log", help="append the output of spawned apps to this file")
+    parser.add_argument("--app-user", metavar="UID:GID",
+                        help="run apps, the window manager, the session bus and state commands as this user "
+                             "(when the agent runs as root)")
     parser.add_argument("--dbus", action="store_true",
                         help="start a D-Bus session bus for the apps (needed for AT-SPI accessibility)")
     args = parser.parse_args(argv)
@@ -585,14 +663,19 @@ def main(argv: list[str] | None = None) -> int:
     if not display:
         raise SystemExit("no X display: give --display, set DISPLAY, or use --start-x")
     os.environ["DISPLAY"] = display
-    bus = start_session_bus() if args.dbus else None
+    app_user = _parse_user(args.app_user)
+    if app_user is not None and os.environ.get("XDG_RUNTIME_DIR"):
+        os.chown(os.environ["XDG_RUNTIME_DIR"], *app_user)  # the bus and the apps keep sockets there
+    agent = Agent(display, home=args.home, input_backend=args.input, app_log=args.app_log, app_user=app_user)
+    bus = start_session_bus(user=agent.as_user()) if args.dbus else None
     if bus is not None:
         agent_protected.add(bus.pid)
-    agent = Agent(display, home=args.home, input_backend=args.input, app_log=args.app_log)
+        agent.env = {**os.environ, "DISPLAY": display, "HOME": args.home}
     wm = None
     if args.wm:
         wm = subprocess.Popen(args.wm.split(), env=agent.env, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                              **agent.as_user())
         agent_protected.add(wm.pid)
 
     async def run() -> None:
@@ -618,6 +701,18 @@ def main(argv: list[str] | None = None) -> int:
                 proc.terminate()
                 proc.wait(timeout=5)
     return 0
+
+
+def _parse_user(value: str | None) -> tuple[int, int] | None:
+    if not value:
+        return None
+    try:
+        uid, gid = (int(v) for v in value.split(":"))
+    except ValueError as exc:
+        raise SystemExit(f"--app-user wants UID:GID, got {value!r}") from exc
+    if os.geteuid() != 0 or uid == 0:
+        return None  # not root: everything runs as us already
+    return uid, gid
 
 
 async def _wait_wm(agent: Agent, timeout: float = 15.0) -> None:

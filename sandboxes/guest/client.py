@@ -40,7 +40,7 @@ def _error(err: dict[str, Any], op: str) -> CuaError:
 
 class GuestClient:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, name: str = "guest",
-                 on_lost: Callable[[str], None] | None = None) -> None:
+                 on_lost: Callable[[str], None] | None = None, explain: Callable[[str], str] | None = None) -> None:
         self.name = name
         self._reader = reader
         self._writer = writer
@@ -51,6 +51,9 @@ class GuestClient:
         self._lost: str | None = None
         self._closing = False
         self._on_lost = on_lost
+        #: Turns "the connection closed" into its cause when the owner knows it (the VM's
+        #: QEMU exited, the container died), before any caller sees the error.
+        self._explain = explain
         self.hello: dict[str, Any] | None = None
         self._hello = asyncio.get_running_loop().create_future()
         self._task = asyncio.create_task(self._read_loop(), name=f"guest-reader-{name}")
@@ -133,6 +136,8 @@ class GuestClient:
     def _fail_all(self, reason: str) -> None:
         if self._lost is not None:
             return
+        if self._explain is not None and not self._closing:
+            reason = self._explain(reason)
         self._lost = reason
         crashed = self._closing is False
         for fut in [self._hello, *self._pending.values()]:
@@ -230,8 +235,11 @@ class GuestClient:
         return list((await self.call("apps"))[0]["apps"])
 
     async def wait_window(self, *, pid: int | None = None, klass: str | None = None,
-                          timeout: float = 20.0) -> dict[str, Any]:
-        result, _ = await self.call("wait_window", pid=pid, wait_s=timeout, timeout=timeout + 10,
+                          timeout: float = 600.0, stall_s: float = 120.0) -> dict[str, Any]:
+        """The first mapped window of `pid` or `klass`. With a pid the guest gives up early
+        when the app exits or makes no progress (no CPU) for `stall_s`; `timeout` is the
+        outer bound."""
+        result, _ = await self.call("wait_window", pid=pid, wait_s=timeout, stall_s=stall_s, timeout=timeout + 10,
                                     **{"class": klass})
         return dict(result["window"])
 

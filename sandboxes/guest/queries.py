@@ -35,13 +35,14 @@ def _ok(value: Any) -> dict[str, Any]:
 
 
 def bounded_run(argv: list[str], *, timeout: float, max_bytes: int, cwd: str | None = None,
-                env: dict[str, str] | None = None, stdin: bytes | None = None) -> dict[str, Any]:
+                env: dict[str, str] | None = None, stdin: bytes | None = None,
+                run_as: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run argv (no shell) in its own session; keep at most max_bytes of each stream; kill
     the whole process group at the time limit. Returns {returncode, stdout, stderr,
     truncated, timed_out}."""
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
-                            start_new_session=True)
+                            start_new_session=True, **(run_as or {}))
     if stdin is not None and proc.stdin is not None:
         try:
             proc.stdin.write(stdin)
@@ -90,10 +91,13 @@ def bounded_run(argv: list[str], *, timeout: float, max_bytes: int, cwd: str | N
 
 
 class QueryContext:
-    def __init__(self, home: str, env: dict[str, str], windows: Callable[[], dict[str, Any]]) -> None:
+    def __init__(self, home: str, env: dict[str, str], windows: Callable[[], dict[str, Any]],
+                 run_as: dict[str, Any] | None = None) -> None:
         self.home = home
         self.env = env
         self.windows = windows
+        #: Popen arguments that run commands as the app user (see Agent.as_user).
+        self.run_as = run_as or {}
         self.blobs: list[bytes] = []
 
     def path(self, p: str) -> str:
@@ -141,7 +145,8 @@ def _command(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
         return _fail("not_found", f"command {argv[0]!r} not found")
     timeout = float(q.get("timeout", 10.0))
     cwd = ctx.path(q["cwd"]) if q.get("cwd") else ctx.home
-    result = bounded_run(argv, timeout=timeout, max_bytes=int(q.get("max_bytes", 100_000)), cwd=cwd, env=ctx.env)
+    result = bounded_run(argv, timeout=timeout, max_bytes=int(q.get("max_bytes", 100_000)), cwd=cwd, env=ctx.env,
+                         run_as=ctx.run_as)
     if result["timed_out"]:
         return _fail("timeout", f"{argv[0]} did not finish within {timeout:g} s")
     return _ok({k: result[k] for k in ("returncode", "stdout", "stderr", "truncated")})
@@ -152,7 +157,7 @@ def _clipboard(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
         return _fail("unsupported", "xclip is not installed in the guest")
     for target in ("UTF8_STRING", "STRING"):
         result = bounded_run(["xclip", "-selection", "clipboard", "-o", "-t", target],
-                             timeout=5.0, max_bytes=10_000_000, env=ctx.env)
+                             timeout=5.0, max_bytes=10_000_000, env=ctx.env, run_as=ctx.run_as)
         if result["timed_out"]:
             return _fail("timeout", "the clipboard owner did not answer within 5 s")
         if result["returncode"] == 0:
@@ -164,9 +169,10 @@ def _windows(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
     return _ok(ctx.windows())
 
 
-def _a11y_python() -> str:
-    """A Python with the GObject bindings (gi): ours, else the system's."""
-    if importlib.util.find_spec("gi") is not None:
+def _a11y_python(as_other_user: bool = False) -> str:
+    """A Python with the GObject bindings (gi): ours, else the system's (always the
+    system's for another user, who may not be able to read ours)."""
+    if importlib.util.find_spec("gi") is not None and not as_other_user:
         return sys.executable
     return "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
@@ -175,8 +181,8 @@ def _a11y(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
     if not ctx.env.get("DBUS_SESSION_BUS_ADDRESS"):
         return _fail("unsupported", "no D-Bus session bus in this desktop, so no AT-SPI accessibility tree "
                                     "(start the agent with --dbus; the desktop config's accessibility: true)")
-    result = bounded_run([_a11y_python(), "-I", A11Y_SCRIPT, str(int(q.get("max_nodes", 5000)))],
-                         timeout=20.0, max_bytes=50_000_000, env=ctx.env)
+    result = bounded_run([_a11y_python(bool(ctx.run_as)), "-I", A11Y_SCRIPT, str(int(q.get("max_nodes", 5000)))],
+                         timeout=20.0, max_bytes=50_000_000, env=ctx.env, run_as=ctx.run_as)
     if result["timed_out"]:
         return _fail("timeout", "the accessibility tree did not come within 20 s")
     if result["returncode"] == 3 or "accessibility bus" in result["stderr"]:
