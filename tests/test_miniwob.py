@@ -1,20 +1,27 @@
-"""MiniWoB++ in cua: the service (in process) and real episodes in the browser sandbox,
-where MiniWoB's own JavaScript decides the reward."""
+"""MiniWoB++ in cua: the service (in process), the generated suites, and real episodes
+in the browser sandbox, where MiniWoB's own JavaScript decides the reward."""
 
 from __future__ import annotations
 
 import asyncio
 import shutil
+import time
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
+from cua.actions import Goto, Wait
+from cua.episode import EpisodeContext, NoopAgent, OracleAgent, gather_state, open_local, run_episode
+from cua.state import DomQuery, UrlQuery
+from cua.task import JudgeInput
 from cua.tasks.apps.base import build_asgi
 from cua.tasks.miniwob import suitegen
 from cua.tasks.miniwob.app import MiniWobApp
-from cua.tasks.miniwob.oracles import INTERACTIVE, SOLVERS
-from cua.tasks.miniwob.tasks import WITH_ORACLE
+from cua.tasks.miniwob.oracles import solvers
+from cua.tasks.miniwob.tasks import shipped_tasks
+from cua.tasks.oracle import run_steps
+from cua.tasks.registry import get_template, list_templates
 
 
 class _Control:
@@ -27,37 +34,86 @@ class _Control:
         self.client = TestClient(no_client)
 
 
-def test_service_serves_pages_with_the_shim_and_stores_reports() -> None:
-    app = MiniWobApp()
-    asgi = build_asgi(app)
-    web, ctl = TestClient(asgi), _Control(asgi).client
+def _clients(**kwargs: Any) -> tuple[TestClient, TestClient]:
+    asgi = build_asgi(MiniWobApp(**kwargs))
+    return TestClient(asgi), _Control(asgi).client
+
+
+def test_service_serves_pages_with_the_shim() -> None:
+    web, _ = _clients()
     page = web.get("/miniwob/click-button.html?seed=3")
     assert page.status_code == 200 and '<script src="/cua/shim.js"></script></body>' in page.text
     assert web.get("/cua/shim.js").status_code == 200
     assert web.get("/core/core.js").status_code == 200
     assert web.get("/miniwob/no-such-task.html").status_code == 404
     assert web.get("/miniwob/..%2Fcore%2Fcore.html").status_code == 404
-    report = {"task": "click-button", "seed": "3", "utterance": 'Click on the "ok" button.', "done": True,
-              "reward": 0.93, "raw_reward": 1.0, "reason": None}
-    assert web.post("/cua/episode", json=report).json() == {"ok": True}
-    assert web.post("/cua/episode", json={"task": "x"}).status_code == 400
-    last = ctl.get("/__cua/state").json()["last"]
-    assert (last["done"], last["raw_reward"], last["utterance"]) == (True, 1.0, 'Click on the "ok" button.')
+
+
+def test_one_episode_per_task_and_seed_and_the_first_end_counts() -> None:
+    web, ctl = _clients()
+    key = {"task": "click-button", "seed": "3"}
+    first = web.post("/cua/episode/open", json={**key, "page_limit_ms": 20000}).json()
+    assert first == {"status": "new", "limit_ms": 20000, "elapsed_ms": 0}
+    web.post("/cua/episode/utterance", json={**key, "utterance": 'Click on the "ok" button.'})
+    again = web.post("/cua/episode/open", json={**key, "page_limit_ms": 1}).json()
+    assert again["status"] == "resume" and again["limit_ms"] == 20000  # the first load's limit stands
+    web.post("/cua/episode/utterance", json={**key, "utterance": "something else"})  # kept: the first one
+    assert web.post("/cua/episode/end", json={**key, "reward": -1, "raw_reward": -1, "reason": None}).json() == \
+        {"counted": True}
+    assert web.post("/cua/episode/end", json={**key, "reward": 0.9, "raw_reward": 1}).json() == {"counted": False}
+    over = web.post("/cua/episode/open", json=key).json()
+    assert (over["status"], over["raw_reward"], over["utterance"]) == ("over", -1, 'Click on the "ok" button.')
+    rows = ctl.get("/__cua/state").json()["episodes"]
+    assert [(r["done"], r["raw_reward"], r["loads"]) for r in rows] == [(True, -1.0, 3)]
+    other = web.post("/cua/episode/open", json={**key, "seed": "4"}).json()
+    assert other["status"] == "new" and other["limit_ms"] == 10000  # MiniWoB's default limit
     ctl.post("/__cua/reset", json={"seed": 0})
-    assert ctl.get("/__cua/state").json() == {"episodes": [], "last": None}
+    assert ctl.get("/__cua/state").json()["episodes"] == []
 
 
-def test_every_task_with_an_oracle_exists_and_the_suite_file_is_current() -> None:
-    names = set(MiniWobApp().task_names())
-    assert set(WITH_ORACLE) <= names
-    assert set(WITH_ORACLE) == set(SOLVERS) | set(INTERACTIVE)
+def test_untimed_service_records_that_it_has_no_limit() -> None:
+    web, ctl = _clients(timed=False)
+    assert web.post("/cua/episode/open", json={"task": "click-test", "seed": "1", "page_limit_ms": 10000}).json() == \
+        {"status": "new", "limit_ms": 0, "elapsed_ms": 0}
+    state = ctl.get("/__cua/state").json()
+    assert state["timed"] is False and state["episodes"][0]["time_limit_ms"] is None
+
+
+def test_bad_reports_are_refused() -> None:
+    web, _ = _clients()
+    assert web.post("/cua/episode/open", content=b"not json").status_code == 400
+    assert web.post("/cua/episode/open", json=[1]).status_code == 400
+    assert web.post("/cua/episode/open", json={"task": "x"}).status_code == 400
+    assert web.post("/cua/episode/end", json={"task": "x", "seed": "1", "reward": "high", "raw_reward": 1}).status_code == 400
+
+
+def test_every_shipped_task_is_a_template_and_the_suite_files_are_current() -> None:
+    shipped = shipped_tasks()
+    assert len(shipped) >= 100 and set(shipped) <= set(MiniWobApp().task_names())
+    assert solvers() <= set(shipped)
     assert suitegen.main(["--check"]) == 0
+    for suite in ("miniwob", "miniwob_untimed"):
+        templates = list_templates(suite)
+        assert len(templates) == len(shipped)
+        for template in templates:
+            instance = template.instantiate(0)
+            task = instance.params["task"]
+            assert instance.tags.oracle == (task in solvers()) == (instance.oracle is not None)
+            assert instance.setup.instruction_query is not None and instance.setup.end_query is not None
+            untimed = "--untimed" in instance.sandbox_config["services"][0]["argv"]
+            assert untimed == (suite == "miniwob_untimed")
+
+
+needs_browser = pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("chromium-headless-shell") is None
+                                   and shutil.which("chromium") is None,
+                                   reason="the browser sandbox needs bubblewrap and Chromium")
+
+
+def _run(coro: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, 240))
 
 
 def _episode(template_id: str, seed: int, agent_name: str) -> Any:
-    from cua.eval.episode import NoopAgent, OracleAgent, run_episode
-    from cua.eval.local import open_local
-    from cua.tasks.registry import get_template
 
     instance = get_template(template_id).instantiate(seed)
 
@@ -66,27 +122,129 @@ def _episode(template_id: str, seed: int, agent_name: str) -> Any:
             agent = OracleAgent("oracle") if agent_name == "oracle" else NoopAgent()
             return await run_episode(handle, instance, agent)
 
-    return asyncio.run(asyncio.wait_for(run(), 240))
+    return _run(run())
 
 
-needs_browser = pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("chromium-headless-shell") is None
-                                   and shutil.which("chromium") is None,
-                                   reason="the browser sandbox needs bubblewrap and Chromium")
+def _row(record: Any) -> dict[str, Any]:
+    (evidence,) = record.verdict.evidence
+    (row,) = evidence.observed
+    return row
 
 
+@pytest.mark.slow
 @needs_browser
 @pytest.mark.parametrize("template_id", ["miniwob.click_checkboxes@1", "miniwob.login_user@1"])
-def test_oracle_earns_miniwob_reward(template_id: str) -> None:
+def test_oracle_earns_miniwob_reward_and_the_instruction_is_the_utterance(template_id: str) -> None:
     record = _episode(template_id, 4, "oracle")
     assert record.status == "completed", record.error
     assert record.verdict is not None and record.verdict.passed, record.verdict
-    observed = {e.check: e.observed for e in record.verdict.evidence}
-    assert observed == {"MiniWoB ended the episode": 1, "MiniWoB's raw reward is 1 (success)": 1}
+    row = _row(record)
+    assert row["done"] == 1 and row["raw_reward"] == 1.0 and 0 < row["reward"] <= 1.0
+    assert row["time_limit_ms"] == 10000 and row["loads"] == 1
+    assert record.instruction == row["utterance"] and record.instruction.startswith(("Select", "Enter"))
+    assert record.ended  # MiniWoB ended the episode, so the run stopped there
 
 
+@pytest.mark.slow
 @needs_browser
-def test_doing_nothing_earns_nothing() -> None:
+def test_doing_nothing_earns_nothing_and_progress_does_not_pay_for_an_end() -> None:
     record = _episode("miniwob.click_button@1", 4, "noop")
     assert record.status == "completed", record.error
-    assert record.verdict is not None and not record.verdict.passed
-    assert {e.check: e.observed for e in record.verdict.evidence}["MiniWoB ended the episode"] == 0
+    assert record.verdict is not None and not record.verdict.passed and record.verdict.progress == 0.0
+    assert _row(record)["done"] == 0
+
+
+async def _solve(handle: Any, instance: Any, obs: Any) -> None:
+    ctx = EpisodeContext(handle, obs)
+    async for action in instance.oracle(ctx):
+        ctx.update(await handle.act(action))
+
+
+async def _steps(handle: Any, obs: Any, steps: list[dict[str, Any]]) -> None:
+    """Act as an agent does, through unified actions (oracle steps find where)."""
+    ctx = EpisodeContext(handle, obs)
+    async for action in run_steps(ctx, steps):
+        ctx.update(await handle.act(action))
+
+
+async def _value(handle: Any, query: Any) -> Any:
+    return next(iter((await gather_state(handle, [query])).values())).value
+
+
+@pytest.mark.slow
+@needs_browser
+def test_a_wrong_answer_then_a_reload_scores_zero_with_no_second_try() -> None:
+    """The reloaded page shows only the end screen: there is no problem left to answer right."""
+    instance = get_template("miniwob.click_button@1").instantiate(4)
+    judge = instance.judge
+
+    async def run() -> Any:
+        async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
+            obs = await handle.reset(seed=instance.reset_seed, options={"start_url": instance.sandbox_config["start_url"]})
+            initial = await gather_state(handle, judge.queries())
+            wanted = str(await _value(handle, DomQuery(selector="#query", prop="text")))
+            buttons = [str(b).strip() for b in await _value(handle, DomQuery(selector="#area button", all=True))]
+            wrong = next(i for i, b in enumerate(buttons) if f'"{b}"' not in wanted)
+            await _steps(handle, obs, [{"click": {"selector": "#area button", "index": wrong}}])  # a wrong answer
+            url = await _value(handle, UrlQuery())
+            obs = await handle.act(Goto(url=url))  # reload: MiniWoB has no second try
+            cover = await _value(handle, DomQuery(selector='#sync-task-cover[data-cua="episode-over"]', prop="visible"))
+            drawn = await _value(handle, DomQuery(selector="#area button", prop="count"))
+            final = await gather_state(handle, judge.queries())
+            return judge.evaluate(JudgeInput(initial=initial, final=final)), cover, drawn
+
+    verdict, cover, drawn = _run(run())
+    assert cover is True and drawn == 0  # the end screen only: the problem is not drawn again
+    assert not verdict.passed
+    (row,) = verdict.evidence[0].observed
+    assert row["done"] == 1 and row["raw_reward"] == -1.0 and row["loads"] == 2
+
+
+@pytest.mark.slow
+@needs_browser
+def test_a_reload_mid_episode_resumes_the_same_problem_and_the_clock() -> None:
+    instance = get_template("miniwob.enter_text@1").instantiate(2)
+
+    async def run() -> Any:
+        async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
+            await handle.reset(seed=instance.reset_seed, options={"start_url": instance.sandbox_config["start_url"]})
+            initial = await gather_state(handle, instance.judge.queries())
+            before = await _value(handle, instance.setup.instruction_query)
+            await handle.act(Wait(seconds=1.5))
+            obs = await handle.act(Goto(url=await _value(handle, UrlQuery())))
+            after = await _value(handle, instance.setup.instruction_query)
+            status = await _value(handle, DomQuery(selector="#cua-wob", prop="attr", attr="data-status"))
+            left = str(await _value(handle, DomQuery(selector="#timer-countdown", prop="text")))
+            await _solve(handle, instance, obs)
+            final = await gather_state(handle, instance.judge.queries())
+            return before, after, status, left, instance.judge.evaluate(JudgeInput(initial=initial, final=final))
+
+    before, after, status, left, verdict = _run(run())
+    assert before == after and status == "resume"
+    assert int(left.split("/")[0].strip()) < 10, left  # the time already spent is off the clock
+    assert verdict.passed, verdict
+    (row,) = verdict.evidence[0].observed
+    assert row["loads"] == 2 and row["raw_reward"] == 1.0
+
+
+@pytest.mark.slow
+@needs_browser
+def test_the_task_s_own_time_limit_ends_the_episode() -> None:
+    """use-colorwheel sets its own 7 s limit (MiniWoB's default is 10 s)."""
+
+
+    instance = get_template("miniwob.use_colorwheel@1").instantiate(0)
+
+    async def run() -> Any:
+        async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
+            await handle.reset(seed=instance.reset_seed, options={"start_url": instance.sandbox_config["start_url"]})
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and not await _value(handle, instance.setup.end_query):
+                await handle.act(Wait(seconds=1.0))
+            return await gather_state(handle, instance.judge.queries())
+
+    final = _run(run())
+    (rows,) = [r.value for r in final.values()]
+    assert rows[0]["done"] == 1 and rows[0]["reason"] == "timed out" and rows[0]["raw_reward"] == -1.0
+    assert rows[0]["time_limit_ms"] == 7000
+

@@ -383,6 +383,11 @@ INTERACTIVE: dict[str, Callable[[OracleContext, str], AsyncIterator[Action]]] = 
 }
 
 
+def solvers() -> set[str]:
+    """The tasks with a scripted solution."""
+    return set(SOLVERS) | set(INTERACTIVE)
+
+
 async def solve(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
     """Solve the task named by `params["task"]` once the page shows its request."""
     task = str(params["task"])

@@ -1,23 +1,25 @@
-// cua shim for MiniWoB++ pages: starts one seeded episode as soon as the page loads
-// and reports MiniWoB's own reward where judges can read it. MiniWoB's JavaScript
-// computes the reward; this file only starts the episode and copies the result.
+// cua shim for MiniWoB++ pages: starts the seeded episode when the page loads and
+// reports MiniWoB's own reward to the service. MiniWoB's JavaScript draws the problem
+// and computes the reward; this file only starts the episode and copies the result.
 //
-// URL parameters: seed (Math.seedrandom seed, as MiniWoB's Python env sets it),
-// mode (core.setDataMode, default "train"), max_time_ms (MiniWoB's episode time
-// limit; default 0 = no limit, since screenshot agents are far slower than the 10 s
-// the original limit assumes; pass 10000 to reproduce it).
+// The service decides what an episode is (tasks/miniwob/app.py): on load the shim asks
+// it (POST /cua/episode/open) and gets one of
+//   new    - start the episode with the task's own time limit (0: the service runs untimed);
+//   resume - the page was reloaded mid-episode: draw the same problem again (same seed)
+//            with the time already spent taken off the limit;
+//   over   - the episode has ended: show only the end screen, no problem.
+// Only the first end is stored (POST /cua/episode/end), so a reload never gives a
+// second try. URL parameter: seed (Math.seedrandom seed, as MiniWoB's Python env sets it).
 //
-// The result goes to (1) <div id="cua-wob"> data-* attributes (DomQuery), (2)
-// localStorage "cua.wob" (LocalStorageQuery), and (3) POST /cua/episode, stored by
-// the service in SQLite before it answers, so it survives leaving the page.
+// The result is also copied to <div id="cua-wob"> data-* attributes (DomQuery). Calls
+// are synchronous on purpose: the episode's start and end must be stored before the
+// load or the click that caused them has finished, so a state read right after sees them.
 (function () {
   var params = new URLSearchParams(window.location.search);
-  var seedText = params.get("seed");
-  var maxTime = parseInt(params.get("max_time_ms") || "0", 10);
-  var mode = params.get("mode") || "train";
+  var seedText = params.get("seed") || "";
   var task = (window.location.pathname.split("/").pop() || "").replace(/\.html$/, "");
+  var NO_LIMIT_MS = 2000000000;
   var started = false;
-  var reported = false;
   var originalStart = core.startEpisode;
   var originalEnd = core.endEpisode;
 
@@ -32,59 +34,89 @@
     return el;
   }
 
-  function record(done) {
-    var result = {
-      task: task, seed: seedText, utterance: core.getUtterance(), done: done,
-      reward: WOB_REWARD_GLOBAL, raw_reward: WOB_RAW_REWARD_GLOBAL, reason: WOB_REWARD_REASON,
-    };
-    var el = box();
-    el.setAttribute("data-task", result.task);
-    el.setAttribute("data-utterance", result.utterance);
-    el.setAttribute("data-done", done ? "true" : "false");
-    el.setAttribute("data-reward", String(result.reward));
-    el.setAttribute("data-raw-reward", String(result.raw_reward));
-    el.setAttribute("data-reason", result.reason === null || result.reason === undefined ? "" : String(result.reason));
-    try { window.localStorage.setItem("cua.wob", JSON.stringify(result)); } catch (e) { /* storage may be off */ }
-    return result;
+  function call(path, payload) {
+    var xhr = new XMLHttpRequest();
+    xhr.open("POST", path, false);
+    xhr.setRequestHeader("content-type", "application/json");
+    try {
+      xhr.send(JSON.stringify(payload));
+    } catch (e) {
+      box().setAttribute("data-post-error", String(e));
+      return null;
+    }
+    if (xhr.status !== 200) {
+      box().setAttribute("data-post-error", "HTTP " + xhr.status + ": " + xhr.responseText);
+      return null;
+    }
+    return JSON.parse(xhr.responseText);
   }
 
-  function post(result) {
-    var body = JSON.stringify(result);
-    var xhr = new XMLHttpRequest();
-    // Synchronous on purpose: the episode's end must be stored before the click that
-    // ended it has finished, so a judge reading right after the action sees it.
-    xhr.open("POST", "/cua/episode", false);
-    xhr.setRequestHeader("content-type", "application/json");
-    try { xhr.send(body); } catch (e) { box().setAttribute("data-post-error", String(e)); }
+  function utteranceText() {
+    var u = core.getUtterance();
+    // Some tasks give {utterance, fields} in train mode (as MiniWoB's env reads it).
+    return (u !== null && typeof u === "object") ? String(u.utterance) : String(u);
+  }
+
+  function show(state) {
+    var el = box();
+    el.setAttribute("data-task", task);
+    for (var key in state) {
+      var value = state[key];
+      el.setAttribute("data-" + key.replace(/_/g, "-"), value === null || value === undefined ? "" : String(value));
+    }
+  }
+
+  function showOver(answer) {
+    // The end screen only: the problem is not drawn again.
+    core.cover_div.innerHTML = "DONE";
+    core.cover_div.onclick = null;
+    core.cover_div.setAttribute("data-cua", "episode-over");
+    core.cover_div.style.display = "block";
+    if (answer) {
+      show({ done: true, utterance: answer.utterance, reward: answer.reward, raw_reward: answer.raw_reward,
+             reason: answer.reason });
+    }
+  }
+
+  function rearmTimer(limitMs, elapsedMs) {
+    // What core.startEpisodeReal set up, with the time already spent taken off.
+    if (core.EP_TIMER !== null) { clearTimeout(core.EP_TIMER); }
+    core.ept0 = new Date().getTime() - elapsedMs;
+    var left = limitMs - elapsedMs;
+    core.EP_TIMER = setTimeout(function () { core.endEpisode(-1, false, "timed out"); }, Math.max(0, left));
+    core.countdownTimer(Math.max(0, Math.ceil(left / 1000) * 1000));
   }
 
   core.startEpisode = function () {
-    if (started) {
-      // One episode per page load: show the end screen instead of a new START cover.
-      originalStart.call(core);
-      core.cover_div.innerHTML = "DONE";
-      core.cover_div.onclick = null;
-      core.cover_div.setAttribute("data-cua", "episode-over");
+    originalStart.call(core);
+    if (started) {  // MiniWoB shows its START cover after an end: the episode is over
+      showOver(null);
       return;
     }
     started = true;
-    originalStart.call(core);
-    if (seedText !== null) {
-      var n = Number(seedText);
-      Math.seedrandom(seedText !== "" && !isNaN(n) ? n : seedText);
-    }
-    if (typeof core.setDataMode === "function") core.setDataMode(mode);
-    core.EPISODE_MAX_TIME = maxTime > 0 ? maxTime : 2000000000;
+    var pageLimit = core.EPISODE_MAX_TIME;  // the task's own, as its script set it
+    var answer = call("/cua/episode/open", { task: task, seed: seedText, page_limit_ms: pageLimit });
+    if (answer === null) { showOver(null); return; }
+    if (answer.status === "over") { showOver(answer); return; }
+    var n = Number(seedText);
+    Math.seedrandom(seedText !== "" && !isNaN(n) ? n : seedText);
+    if (typeof core.setDataMode === "function") core.setDataMode("train");
+    core.EPISODE_MAX_TIME = answer.limit_ms > 0 ? answer.limit_ms : NO_LIMIT_MS;
     core.startEpisodeReal();
-    post(record(false));
+    var utterance = utteranceText();
+    call("/cua/episode/utterance", { task: task, seed: seedText, utterance: utterance });
+    show({ done: false, utterance: utterance, time_limit_ms: answer.limit_ms, status: answer.status });
+    if (answer.status === "resume") rearmTimer(core.EPISODE_MAX_TIME, answer.elapsed_ms);
   };
 
   core.endEpisode = function (reward, timeProportional, reason) {
     var live = core.EP_TIMER !== null;
     originalEnd.call(core, reward, timeProportional, reason);
-    if (live && !reported) {
-      reported = true;
-      post(record(true));
-    }
+    if (!live) return;  // MiniWoB ignores ends after the first, and so does the report
+    var result = { task: task, seed: seedText, reward: WOB_REWARD_GLOBAL, raw_reward: WOB_RAW_REWARD_GLOBAL,
+                   reason: WOB_REWARD_REASON === undefined ? null : WOB_REWARD_REASON };
+    var answer = call("/cua/episode/end", result);
+    show({ done: true, reward: result.reward, raw_reward: result.raw_reward, reason: result.reason,
+           counted: answer !== null && answer.counted });
   };
 })();
