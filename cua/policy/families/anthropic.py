@@ -14,8 +14,20 @@ import math
 from typing import Any, ClassVar
 
 from cua.observation import Size
-from cua.policy.families.base import ActionBuilder, Family, FamilyParseError, ParseContext, Parsed, number, pair
-from cua.policy.families.openai_cua import load_json_payload
+from cua.actions import Action, Click, Done, Drag, Key, MouseDown, MouseUp, Move, Scroll, Type, Wait
+from cua.policy.families.base import (
+    ActionBuilder,
+    Family,
+    FamilyParseError,
+    ParseContext,
+    Parsed,
+    RenderContext,
+    number,
+    pair,
+    render_number,
+    spell_key,
+)
+from cua.policy.families.openai_cua import load_json_payload, render_json_turn
 from cua.policy.imaging import ModelFrame
 
 __all__ = ["Anthropic", "api_image_size"]
@@ -29,6 +41,15 @@ SCALING_TARGETS: tuple[Size, ...] = (
 MAX_LONG_EDGE = 1568
 MAX_PIXELS = 1_150_000
 _DIRECTIONS = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
+#: Canonical key name -> its xdotool keysym (what Claude writes).
+_XDOTOOL = {"Control": "ctrl", "Shift": "shift", "Alt": "alt", "Meta": "super", "Enter": "Return",
+            "Escape": "Escape", "Backspace": "BackSpace", "Delete": "Delete", "Insert": "Insert",
+            "Space": "space", "Tab": "Tab", "ArrowUp": "Up", "ArrowDown": "Down", "ArrowLeft": "Left",
+            "ArrowRight": "Right", "Home": "Home", "End": "End", "PageUp": "Page_Up",
+            "PageDown": "Page_Down", "CapsLock": "Caps_Lock", "+": "plus",
+            **{f"F{i}": f"F{i}" for i in range(1, 13)}}
+#: What a finished turn says when the episode ends without an answer (approximate only).
+DONE_TEXT = "The task is complete."
 
 
 def api_image_size(frame: Size) -> Size:
@@ -166,3 +187,71 @@ class Anthropic(Family):
             raise FamilyParseError(f"unknown computer tool action {action!r}")
         for modifier in reversed(modifiers):
             b.key_up(modifier)
+
+    # -- rendering -------------------------------------------------------------------
+    def render_turn(self, actions: list[Action], thought: str | None, ctx: RenderContext) -> str:
+        """Tool inputs as JSON in the scaled display's pixels; the end of the task is a
+        plain-text turn (the answer).
+
+        Approximations (``approximate=True``): the end without an answer says
+        `DONE_TEXT`; the thought of a final turn is dropped (its text is the answer); a
+        drag through several points becomes a straight drag; a diagonal scroll keeps its
+        larger axis."""
+        if actions and isinstance(actions[-1], Done):
+            done = actions[-1]
+            if len(actions) > 1:
+                ctx.refuse("Claude ends its turn in plain text: the end must be a turn of its own")
+            if done.status != "success":
+                ctx.refuse("Claude's computer tool has no way to give up")
+            answer = done.answer
+            if answer is None or not answer.strip():
+                ctx.lossy(f"the end without an answer says {DONE_TEXT!r}")
+                answer = DONE_TEXT
+            if answer != answer.strip() or "{" in answer:
+                ctx.refuse("an answer with surrounding spaces or a brace (it would read as a tool call)")
+            if thought and thought.strip():
+                ctx.lossy("the thought of the final turn is dropped")
+            return answer
+        return render_json_turn([self.render_action(a, ctx) for a in actions], thought, ctx)
+
+    def render_action(self, action: Action, ctx: RenderContext) -> dict[str, Any]:
+        if isinstance(action, Click):
+            names = {("left", 1): "left_click", ("right", 1): "right_click", ("middle", 1): "middle_click",
+                     ("left", 2): "double_click", ("left", 3): "triple_click"}
+            name = names.get((action.button, action.count))
+            if name is None:
+                ctx.refuse(f"Claude cannot click the {action.button} button {action.count} times")
+            return {"action": name, "coordinate": list(ctx.at(action.x, action.y))}
+        if isinstance(action, Move):
+            return {"action": "mouse_move", "coordinate": list(ctx.at(action.x, action.y))}
+        if isinstance(action, Drag):
+            if action.button != "left":
+                ctx.refuse("Claude drags only with the left button")
+            start, end = ctx.endpoints(action)
+            return {"action": "left_click_drag", "start_coordinate": list(start), "coordinate": list(end)}
+        if isinstance(action, (MouseDown, MouseUp)):
+            if action.button != "left":
+                ctx.refuse("Claude presses and releases only the left button")
+            item: dict[str, Any] = {"action": "left_mouse_down" if isinstance(action, MouseDown) else "left_mouse_up"}
+            if action.x is not None and action.y is not None:
+                item["coordinate"] = list(ctx.at(action.x, action.y))
+            return item
+        if isinstance(action, Scroll):
+            dx, dy = ctx.dominant_scroll(action)
+            if dx:
+                direction = "right" if dx > 0 else "left"
+            else:
+                direction = "down" if dy >= 0 else "up"
+            return {"action": "scroll", "coordinate": list(ctx.at(action.x, action.y)),
+                    "scroll_direction": direction,
+                    "scroll_amount": render_number(abs(dx or dy) / self.scroll_unit_px)}
+        if isinstance(action, Type):
+            if not action.text:
+                ctx.refuse("typing nothing")
+            return {"action": "type", "text": action.text}
+        if isinstance(action, Key):
+            return {"action": "key", "text": "+".join(spell_key(k, _XDOTOOL) for k in action.keys)}
+        if isinstance(action, Wait):
+            return {"action": "wait", "duration": render_number(action.seconds)}
+        ctx.refuse(f"Claude's computer tool has no {action.type} action")
+        raise AssertionError  # unreachable: refuse raises

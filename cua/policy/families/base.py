@@ -48,7 +48,9 @@ __all__ = [
     "ParseContext",
     "Parsed",
     "PreparedImage",
+    "RenderContext",
     "Turn",
+    "UnrenderableAction",
     "keys_from_names",
 ]
 
@@ -61,6 +63,14 @@ DEFAULT_SCROLL_UNIT_PX = 100.0
 
 class FamilyParseError(ValueError):
     """The model's output does not follow the family's format."""
+
+
+class UnrenderableAction(ValueError):
+    """The family's output format cannot express this action (exactly, unless approximating).
+
+    Rendering is the inverse of parsing: a rendered action parses back to itself. What the
+    format cannot say (Qwen2.5-VL has no triple click, UI-TARS scrolls by a fixed step) is
+    refused rather than silently changed."""
 
 
 @dataclass
@@ -292,6 +302,69 @@ class ActionBuilder:
         self.add(Done(status=status, answer=answer))  # type: ignore[arg-type]
 
 
+#: Canonical key name -> the lower-case names Qwen-Agent and UI-TARS models write.
+LOWER_KEY_NAMES: dict[str, str] = {
+    "Control": "ctrl", "Shift": "shift", "Alt": "alt", "Meta": "meta", "Enter": "enter",
+    "Escape": "esc", "Backspace": "backspace", "Delete": "delete", "Insert": "insert",
+    "Space": "space", "Tab": "tab", "ArrowUp": "up", "ArrowDown": "down", "ArrowLeft": "left",
+    "ArrowRight": "right", "Home": "home", "End": "end", "PageUp": "pageup", "PageDown": "pagedown",
+    "CapsLock": "capslock", **{f"F{i}": f"f{i}" for i in range(1, 13)},
+}
+
+
+def spell_key(key: str, names: dict[str, str]) -> str:
+    """A canonical key name (`cua.actions.normalize_key`) in a family's spelling; single
+    characters stay as they are (their case is the key)."""
+    return names.get(key, key)
+
+
+def render_number(value: float) -> int | float:
+    """A number as a model writes it: an integer when it is one, else two decimals."""
+    rounded = round(value, 2)
+    return int(rounded) if rounded == int(rounded) else rounded
+
+
+class RenderContext:
+    """What rendering one turn needs: the model frame (observation pixels -> the model's
+    coordinates) and whether lossy approximations are allowed.
+
+    With ``approximate=False`` (the round-trip contract) anything the format cannot say
+    exactly raises `UnrenderableAction`. With ``approximate=True`` the documented nearest
+    expression is used instead (each family's `render` docstring lists them), and
+    `approximations` names each one, so an exporter can flag the row."""
+
+    def __init__(self, model: ModelFrame, approximate: bool = False) -> None:
+        self.model = model
+        self.approximate = approximate
+        self.approximations: list[str] = []
+
+    def at(self, x: float, y: float) -> tuple[int, int]:
+        return self.model.from_frame(x, y)
+
+    def lossy(self, what: str) -> None:
+        """Allow an approximation, or refuse it."""
+        if not self.approximate:
+            raise UnrenderableAction(what)
+        self.approximations.append(what)
+
+    def refuse(self, what: str) -> None:
+        raise UnrenderableAction(what)
+
+    def endpoints(self, action: Drag) -> tuple[tuple[int, int], tuple[int, int]]:
+        """A drag's start and end, for formats that name only those two points."""
+        if len(action.path) > 2:
+            self.lossy(f"a drag through {len(action.path)} points becomes a straight drag between its ends")
+        first, last = action.path[0], action.path[-1]
+        return self.at(first.x, first.y), self.at(last.x, last.y)
+
+    def dominant_scroll(self, action: Scroll) -> tuple[float, float]:
+        """(dx, dy) with only one axis, for formats that scroll one axis per action."""
+        if action.dx and action.dy:
+            self.lossy("a diagonal scroll keeps only its larger axis")
+            return (action.dx, 0.0) if abs(action.dx) >= abs(action.dy) else (0.0, action.dy)
+        return action.dx, action.dy
+
+
 class Family(ABC):
     """One model family's prompt layout and output parser. Instances are stateless
     apart from their configuration; sessions live in the engine."""
@@ -373,3 +446,24 @@ class Family(ABC):
         """Turn OpenAI-style `tool_calls` of a chat completion into actions. Families
         whose models answer in plain text only fall back to parsing the text."""
         return self.parse(content, ctx)
+
+    # -- rendering (the inverse of parsing) --------------------------------------------
+    def render(
+        self,
+        actions: Sequence[Action],
+        frame: Size,
+        *,
+        thought: str | None = None,
+        approximate: bool = False,
+    ) -> str:
+        """The text this family's model would write for one turn: `thought`, then
+        `actions` (observation-frame pixels of `frame`) in the model's own coordinates.
+
+        `parse` of the result gives `actions` back within one model coordinate unit
+        (under 1 px for frames up to about 2000 px), and the same thought. Raises
+        `UnrenderableAction` for what the format cannot express."""
+        ctx = RenderContext(self.model_frame(frame), approximate)
+        return self.render_turn(list(actions), thought, ctx)
+
+    def render_turn(self, actions: list[Action], thought: str | None, ctx: RenderContext) -> str:
+        raise UnrenderableAction(f"the {self.name} family has no renderer")

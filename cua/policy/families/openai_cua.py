@@ -12,13 +12,43 @@ import json
 import re
 from typing import Any, ClassVar
 
-from cua.policy.families.base import ActionBuilder, Family, FamilyParseError, ParseContext, Parsed, number
+from cua.actions import Action, Back, Click, Done, Drag, Forward, Key, Move, Scroll, Type, Wait
+from cua.policy.families.base import (
+    ActionBuilder,
+    Family,
+    FamilyParseError,
+    ParseContext,
+    Parsed,
+    RenderContext,
+    number,
+    render_number,
+    spell_key,
+)
 from cua.policy.imaging import ModelFrame
 
 __all__ = ["OpenAICUA", "load_json_payload"]
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 _BUTTONS = {"left": "left", "right": "right", "wheel": "middle", "middle": "middle"}
+#: Canonical key name -> the upper-case names OpenAI's computer-use model writes.
+_KEY_NAMES = {"Control": "CTRL", "Shift": "SHIFT", "Alt": "ALT", "Meta": "META", "Enter": "ENTER",
+              "Escape": "ESC", "Backspace": "BACKSPACE", "Delete": "DELETE", "Insert": "INSERT",
+              "Space": "SPACE", "Tab": "TAB", "ArrowUp": "ARROWUP", "ArrowDown": "ARROWDOWN",
+              "ArrowLeft": "ARROWLEFT", "ArrowRight": "ARROWRIGHT", "Home": "HOME", "End": "END",
+              "PageUp": "PAGEUP", "PageDown": "PAGEDOWN", "CapsLock": "CAPSLOCK",
+              **{f"F{i}": f"F{i}" for i in range(1, 13)}}
+
+
+def render_json_turn(items: list[dict[str, Any]], thought: str | None, ctx: RenderContext) -> str:
+    """One JSON object (or a list of them); a thought goes before it, with the JSON fenced."""
+    if not items:
+        ctx.refuse("a turn without actions")
+    body = json.dumps(items[0] if len(items) == 1 else items, ensure_ascii=False)
+    if not thought or not thought.strip():
+        return body
+    if "```" in thought:
+        ctx.refuse("a thought that contains a code fence")
+    return f"{thought.strip()}\n```json\n{body}\n```"
 
 
 def load_json_payload(raw: str) -> tuple[Any, str]:
@@ -150,3 +180,48 @@ class OpenAICUA(Family):
             b.done(str(action.get("status", "success")), action.get("answer"))
         else:
             raise FamilyParseError(f"unknown OpenAI computer action type {kind!r}")
+
+    # -- rendering -------------------------------------------------------------------
+    def render_turn(self, actions: list[Action], thought: str | None, ctx: RenderContext) -> str:
+        """Computer actions as JSON in screenshot pixels (exact: no approximations)."""
+        return render_json_turn([self.render_action(a, ctx) for a in actions], thought, ctx)
+
+    def render_action(self, action: Action, ctx: RenderContext) -> dict[str, Any]:
+        if isinstance(action, Click):
+            x, y = ctx.at(action.x, action.y)
+            if action.count == 1:
+                button = "wheel" if action.button == "middle" else action.button
+                return {"type": "click", "x": x, "y": y, "button": button}
+            if action.button != "left":
+                ctx.refuse(f"OpenAI has no {action.button} multi-click")
+            return {"type": "double_click" if action.count == 2 else "triple_click", "x": x, "y": y}
+        if isinstance(action, Move):
+            x, y = ctx.at(action.x, action.y)
+            return {"type": "move", "x": x, "y": y}
+        if isinstance(action, Drag):
+            if action.button != "left":
+                ctx.refuse("OpenAI drags only with the left button")
+            return {"type": "drag", "path": [dict(zip("xy", ctx.at(p.x, p.y), strict=True)) for p in action.path]}
+        if isinstance(action, Scroll):
+            x, y = ctx.at(action.x, action.y)
+            return {"type": "scroll", "x": x, "y": y, "scroll_x": render_number(action.dx),
+                    "scroll_y": render_number(action.dy)}
+        if isinstance(action, Type):
+            if not action.text:
+                ctx.refuse("typing nothing")
+            return {"type": "type", "text": action.text}
+        if isinstance(action, Key):
+            return {"type": "keypress", "keys": [spell_key(k, _KEY_NAMES) for k in action.keys]}
+        if isinstance(action, Wait):
+            return {"type": "wait", "ms": round(action.seconds * 1000)}
+        if isinstance(action, Done):
+            done: dict[str, Any] = {"type": "done"}
+            if action.status != "success":
+                done["status"] = action.status
+            if action.answer is not None:
+                done["answer"] = action.answer
+            return done
+        if isinstance(action, (Back, Forward)):
+            return {"type": "click", "button": action.type}
+        ctx.refuse(f"OpenAI has no {action.type} action")
+        raise AssertionError  # unreachable: refuse raises

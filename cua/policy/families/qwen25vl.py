@@ -12,15 +12,20 @@ import json
 import re
 from typing import Any, ClassVar
 
+from cua.actions import Action, Click, Done, Drag, Key, Move, Scroll, Type, Wait
 from cua.observation import Size
 from cua.policy.families.base import (
+    LOWER_KEY_NAMES,
     ActionBuilder,
     Family,
     FamilyParseError,
     ParseContext,
     Parsed,
+    RenderContext,
     number,
     pair,
+    render_number,
+    spell_key,
 )
 from cua.policy.imaging import ModelFrame, smart_resize
 
@@ -306,3 +311,71 @@ class Qwen25VL(Family):
                 b.done(status)
         else:  # pragma: no cover - guarded by actions_offered
             raise FamilyParseError(f"unsupported action {action!r}")
+
+    # -- rendering -------------------------------------------------------------------
+    def render_turn(self, actions: list[Action], thought: str | None, ctx: RenderContext) -> str:
+        """The thought as prose, then one ``<tool_call>`` block per call.
+
+        Approximations (``approximate=True``): a drag through several points becomes a
+        straight drag between its ends; a diagonal scroll keeps its larger axis; where the
+        tool has no `answer` (Qwen2.5-VL) a final answer is dropped; `infeasible` is
+        written as status failure."""
+        if thought is not None and any(tag in thought for tag in ("<tool_call>", "<think>", "</think>")):
+            ctx.refuse("a thought that contains the format's own tags")
+        calls: list[dict[str, Any]] = []
+        for action in actions:
+            for arguments in self.render_action(action, ctx):
+                if arguments["action"] not in self.actions_offered:
+                    ctx.refuse(f"{self.name} offers no {arguments['action']} action")
+                calls.append({"name": "computer_use", "arguments": arguments})
+        if not calls:
+            ctx.refuse("a turn without actions")
+        # "<" never occurs in JSON syntax, only in strings, where \u003c reads back the same
+        blocks = ["<tool_call>\n" + json.dumps(c, ensure_ascii=False).replace("<", "\\u003c") + "\n</tool_call>"
+                  for c in calls]
+        prose = thought.strip() + "\n" if thought and thought.strip() else ""
+        return prose + "\n".join(blocks)
+
+    def render_action(self, action: Action, ctx: RenderContext) -> list[dict[str, Any]]:
+        if isinstance(action, Click):
+            names = {("left", 1): "left_click", ("right", 1): "right_click", ("middle", 1): "middle_click",
+                     ("left", 2): "double_click", ("left", 3): "triple_click"}
+            name = names.get((action.button, action.count))
+            if name is None:
+                ctx.refuse(f"{self.name} cannot click the {action.button} button {action.count} times")
+            return [{"action": name, "coordinate": list(ctx.at(action.x, action.y))}]
+        if isinstance(action, Move):
+            return [{"action": "mouse_move", "coordinate": list(ctx.at(action.x, action.y))}]
+        if isinstance(action, Drag):
+            if action.button != "left":
+                ctx.refuse(f"{self.name} drags only with the left button")
+            start, end = ctx.endpoints(action)
+            return [{"action": "left_click_drag", "start_coordinate": list(start), "coordinate": list(end)}]
+        if isinstance(action, Scroll):
+            dx, dy = ctx.dominant_scroll(action)
+            at = list(ctx.at(action.x, action.y))
+            if dx:
+                return [{"action": "hscroll", "coordinate": at, "pixels": render_number(dx)}]
+            return [{"action": "scroll", "coordinate": at, "pixels": render_number(-dy)}]
+        if isinstance(action, Type):
+            if not action.text:
+                ctx.refuse("typing nothing")
+            return [{"action": "type", "text": action.text}]
+        if isinstance(action, Key):
+            return [{"action": "key", "keys": [spell_key(k, LOWER_KEY_NAMES) for k in action.keys]}]
+        if isinstance(action, Wait):
+            return [{"action": "wait", "time": render_number(action.seconds)}]
+        if isinstance(action, Done):
+            status = action.status
+            if status == "infeasible":
+                ctx.lossy("infeasible is written as status failure")
+                status = "failure"
+            calls: list[dict[str, Any]] = []
+            if action.answer is not None:
+                if "answer" in self.actions_offered:
+                    calls.append({"action": "answer", "text": action.answer})
+                else:
+                    ctx.lossy(f"{self.name} has no answer action: the answer is dropped")
+            return [*calls, {"action": "terminate", "status": status}]
+        ctx.refuse(f"{self.name} has no {action.type} action")
+        raise AssertionError  # unreachable: refuse raises

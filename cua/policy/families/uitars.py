@@ -13,8 +13,19 @@ import ast
 import re
 from typing import Any, ClassVar
 
+from cua.actions import Action, Click, Done, Drag, Key, KeyDown, KeyUp, Move, Scroll, Type, Wait
 from cua.observation import Size
-from cua.policy.families.base import ActionBuilder, Family, FamilyParseError, ParseContext, Parsed, pair
+from cua.policy.families.base import (
+    LOWER_KEY_NAMES,
+    ActionBuilder,
+    Family,
+    FamilyParseError,
+    ParseContext,
+    Parsed,
+    RenderContext,
+    pair,
+    spell_key,
+)
 from cua.policy.imaging import ModelFrame, smart_resize
 
 __all__ = ["UITars15"]
@@ -213,3 +224,101 @@ class UITars15(Family):
             b.done("failure", "the agent asked for a human (call_user)")
         else:
             raise FamilyParseError(f"unknown UI-TARS action {name}()")
+
+    # -- rendering -------------------------------------------------------------------
+    def render_turn(self, actions: list[Action], thought: str | None, ctx: RenderContext) -> str:
+        """``Thought: ...`` then ``Action: `` and the calls, separated by blank lines; a
+        typed text followed by Enter is one ``type(content='...\\n')``.
+
+        Approximations (``approximate=True``): a scroll of another amount than the fixed
+        step becomes one step in its direction (the larger axis of a diagonal one); any
+        wait becomes ``wait()`` (5 s); a drag through several points a straight drag;
+        giving up (failure or infeasible) becomes ``call_user()``; an empty answer none."""
+        if thought is not None and "Action:" in thought:
+            ctx.refuse("a thought that contains `Action:`")
+        calls: list[str] = []
+        index = 0
+        while index < len(actions):
+            action = actions[index]
+            following = actions[index + 1] if index + 1 < len(actions) else None
+            if isinstance(action, Type) and isinstance(following, Key) and following.keys == ["Enter"] \
+                    and not action.text.endswith("\n"):
+                calls.append(self._content_call("type", action.text + "\n", ctx))
+                index += 2
+                continue
+            calls.append(self.render_action(action, ctx))
+            index += 1
+        if not calls:
+            ctx.refuse("a turn without actions")
+        if any(c.startswith(("type(", "finished(")) for c in calls[:-1]):
+            ctx.refuse("UI-TARS reads type() and finished() to the end of the output: they must come last")
+        head = f"Thought: {thought.strip()}\n" if thought and thought.strip() else ""
+        return head + "Action: " + "\n\n".join(calls)
+
+    @staticmethod
+    def _box(point: tuple[int, int]) -> str:
+        return f"'<|box_start|>({point[0]},{point[1]})<|box_end|>'"
+
+    @staticmethod
+    def _content_call(name: str, content: str, ctx: RenderContext) -> str:
+        escaped = content.replace("\n", "\\n").replace("'", "\\'")
+        call = f"{name}(content='{escaped}')"
+        if _unescape(escaped) != content or _normalize(call) != call or "\r" in content:
+            ctx.refuse(f"{name}() content that UI-TARS' escaping cannot carry: {content[:80]!r}")
+        return call
+
+    def render_action(self, action: Action, ctx: RenderContext) -> str:
+        if isinstance(action, Click):
+            names = {("left", 1): "click", ("left", 2): "left_double", ("left", 3): "left_triple",
+                     ("right", 1): "right_single"}
+            name = names.get((action.button, action.count))
+            if name is None:
+                ctx.refuse(f"UI-TARS cannot click the {action.button} button {action.count} times")
+            return f"{name}(start_box={self._box(ctx.at(action.x, action.y))})"
+        if isinstance(action, Move):
+            return f"hover(start_box={self._box(ctx.at(action.x, action.y))})"
+        if isinstance(action, Drag):
+            if action.button != "left":
+                ctx.refuse("UI-TARS drags only with the left button")
+            start, end = ctx.endpoints(action)
+            return f"drag(start_box={self._box(start)}, end_box={self._box(end)})"
+        if isinstance(action, Scroll):
+            step = self.scroll_notches * self.scroll_unit_px
+            dx, dy = ctx.dominant_scroll(action)
+            amount = dx or dy
+            if amount == 0:
+                ctx.refuse("UI-TARS cannot scroll by nothing")
+            if abs(abs(amount) - step) > 1e-6:
+                ctx.lossy(f"a scroll of {abs(amount):g} px becomes UI-TARS' fixed step of {step:g} px")
+            direction = ("right" if amount > 0 else "left") if dx else ("down" if amount > 0 else "up")
+            return f"scroll(start_box={self._box(ctx.at(action.x, action.y))}, direction='{direction}')"
+        if isinstance(action, Type):
+            if not action.text:
+                ctx.refuse("typing nothing")
+            if action.text.endswith("\n"):
+                ctx.refuse("a text ending in a newline (UI-TARS reads it as type-then-Enter)")
+            return self._content_call("type", action.text, ctx)
+        if isinstance(action, Key):
+            names = [spell_key(k, LOWER_KEY_NAMES) for k in action.keys]
+            if len(names) > 1 and "+" in names:
+                ctx.refuse("UI-TARS separates keys with spaces or '+': a combination with '+' cannot be written")
+            return f"hotkey(key={' '.join(names)!r})"
+        if isinstance(action, (KeyDown, KeyUp)):
+            name = "keydown" if isinstance(action, KeyDown) else "keyup"
+            return f"{name}(key={spell_key(action.key, LOWER_KEY_NAMES)!r})"
+        if isinstance(action, Wait):
+            if action.seconds != 5.0:
+                ctx.lossy(f"a wait of {action.seconds:g} s becomes wait() (5 s)")
+            return "wait()"
+        if isinstance(action, Done):
+            if action.status != "success":
+                ctx.lossy("giving up becomes call_user()")
+                return "call_user()"
+            if action.answer is None:
+                return "finished()"
+            if action.answer == "":
+                ctx.lossy("an empty answer becomes none")
+                return "finished()"
+            return self._content_call("finished", action.answer, ctx)
+        ctx.refuse(f"UI-TARS has no {action.type} action")
+        raise AssertionError  # unreachable: refuse raises
