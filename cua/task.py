@@ -100,6 +100,9 @@ class TaskTags(BaseModel):
     tier: Literal[1, 2, 3, 4] = 1
     split: Literal["train", "test"] = "test"
     feasible: bool = True
+    #: False: the template has no scripted solution (`TaskInstance.oracle` is None), so
+    #: judge QA can run only the checks that need none (doing nothing fails, determinism).
+    oracle: bool = True
 
 
 class TaskSetup(BaseModel):

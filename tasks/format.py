@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
 from cua.judges.spec import JudgeSpec
+from cua.state import StateQuery
 from cua.task import TaskTags
 
 __all__ = [
@@ -317,6 +318,13 @@ class SetupSpec(_Spec):
     files: dict[str, str] = Field(default_factory=dict)
     #: Steps run after reset, before the agent starts (same vocabulary as an oracle).
     actions: list[StepSpec] = Field(default_factory=list)
+    #: A state query read after reset (and after `actions`) whose string value becomes the
+    #: instruction, for tasks whose request the page draws (e.g. MiniWoB's utterance);
+    #: the template's `instruction` is the fallback when it cannot be read.
+    instruction_query: StateQuery | None = None
+    #: A state query read after every step whose truthy value means the app itself ended
+    #: the episode (MiniWoB++'s episode end): the runner stops and the judge reads the end.
+    end_query: StateQuery | None = None
 
 
 # ---------------------------------------------------------------- template and file
@@ -337,7 +345,8 @@ class TemplateSpec(_Spec):
     setup: SetupSpec = Field(default_factory=SetupSpec)
     judge: JudgeSpec
     max_steps: int = Field(30, ge=1, le=1000)
-    oracle: OracleSpec
+    #: None only with `tags.oracle: false` (a task without a scripted solution).
+    oracle: OracleSpec | None = None
     near_miss: OracleSpec | None = None
     tags: TagsSpec = Field(default_factory=TagsSpec)
 

@@ -154,6 +154,9 @@ def _static_checks(spec: TemplateSpec, file: str, where: str) -> list[FormatProb
                                  "this sandbox runs no app"))
     if not spec.judge.checks and spec.tags.feasible:
         out.append(FormatProblem(file, f"{where}.judge.checks", "a feasible task needs at least one check"))
+    if (spec.oracle is None) == spec.tags.oracle:
+        out.append(FormatProblem(file, f"{where}.oracle", "a template without an oracle says so with tags.oracle: false"
+                                 if spec.oracle is None else "tags.oracle: false, but the template has an oracle"))
     from cua.tasks.apps import app_names
 
     apps = {spec.sandbox.app} | {p.app for p in spec.params.values() if isinstance(p, RowsParam) and p.app}
@@ -232,7 +235,7 @@ class YamlTemplate:
         judge = StateJudge(spec.judge, side_effects=has_app if spec.judge.side_effects is None else spec.judge.side_effects,
                            feasible=spec.tags.feasible)
         try:
-            oracle = build_oracle(spec.oracle, params)
+            oracle = build_oracle(spec.oracle, params) if spec.oracle is not None else None
             near_miss = build_oracle(spec.near_miss, params) if spec.near_miss is not None else None
             setup_actions = build_oracle(spec.setup.actions, params) if spec.setup.actions else None
         except GenerationError as exc:  # a python oracle that does not import
@@ -252,5 +255,6 @@ class YamlTemplate:
             judge=judge,
             oracle=oracle,
             near_miss=near_miss,
-            setup=TaskSetup(seed=app_seed, files=dict(spec.setup.files), actions=setup_actions),
+            setup=TaskSetup(seed=app_seed, files=dict(spec.setup.files), actions=setup_actions,
+                            instruction_query=spec.setup.instruction_query, end_query=spec.setup.end_query),
         )
