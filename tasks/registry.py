@@ -1,13 +1,19 @@
 """The task registry: every suite, and every template by id.
 
 Suites come from the YAML files under `tasks/suites/<suite>/*.yaml` (shipped as package
-data of `cua.tasks.suites`) and from other packages through the entry-point group
-`cua.suites`: an entry point loads a `Suite`, a path (a suite folder or one YAML file),
-or a zero-argument callable returning either.
+data of `cua.tasks.suites`), from other packages through the entry-point group
+`cua.suites` (an entry point loads a `Suite`, a path (a suite folder or one YAML file),
+or a zero-argument callable returning either), and from anywhere on disk: every command
+that takes a suite name also takes a folder of task files or one file (`cua tasks check
+path/to/suite`, `cua eval my-tasks.yaml`), which `use_path` adds to the registry. Such
+paths are also read from `$CUA_SUITE_PATHS` (`os.pathsep`-separated), and `use_path`
+appends to it, so child processes (a sandbox server, Ray workers started from this
+environment) resolve the same template ids.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,16 +26,22 @@ from cua.tasks.loader import FormatProblem, TaskFormatError, load_file
 __all__ = [
     "ENTRY_POINT_GROUP",
     "SUITES_DIR",
+    "SUITE_PATHS_ENV",
     "Suite",
     "get_template",
+    "is_suite_path",
     "list_templates",
     "load_suite_dir",
+    "load_suite_path",
     "reload",
+    "resolve_suite",
     "select_templates",
     "suites",
+    "use_path",
 ]
 
 ENTRY_POINT_GROUP = "cua.suites"
+SUITE_PATHS_ENV = "CUA_SUITE_PATHS"
 SUITES_DIR = Path(__file__).parent / "suites"
 
 
@@ -71,6 +83,72 @@ def load_suite_dir(path: str | Path, name: str | None = None, *, strict: bool = 
     return suite
 
 
+def load_suite_path(path: str | Path) -> Suite:
+    """A suite from a folder of task files or from one file, anywhere on disk (strict: one
+    TaskFormatError lists every problem). Its name is the `suite:` its files declare (or
+    their ids' common prefix), not the folder's name, so one suite may live in any folder."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise TaskFormatError([FormatProblem(str(path), "", "no such file or folder")])
+    files = sorted([*path.glob("*.yaml"), *path.glob("*.yml")]) if path.is_dir() else [path]
+    if not files:
+        raise TaskFormatError([FormatProblem(str(path), "", "no task files (*.yaml, *.yml) in this folder")])
+    templates: list[Any] = []
+    problems: list[FormatProblem] = []
+    for file in files:
+        try:
+            templates += load_file(file)
+        except TaskFormatError as exc:
+            problems += exc.problems
+    names = sorted({t.suite for t in templates})
+    if len(names) > 1:
+        problems.append(FormatProblem(str(path), "suite", f"one suite per folder or file; found {', '.join(names)}"))
+    if problems:
+        raise TaskFormatError(problems)
+    suite = Suite(names[0] if names else path.stem, source=str(path.resolve()))
+    for template in templates:
+        suite.add(template)
+    return suite
+
+
+def is_suite_path(name: str) -> bool:
+    """Whether a command-line name means a path rather than a registered suite or template id."""
+    if name.endswith((".yaml", ".yml")) or "/" in name or os.sep in name:
+        return True
+    return name not in suites() and "." not in name and Path(name).is_dir()
+
+
+def _add(found: dict[str, Suite], suite: Suite) -> None:
+    other = found.get(suite.name)
+    if other is not None and other.source != suite.source:
+        raise TaskFormatError([FormatProblem(suite.source, "suite", f"suite {suite.name!r} is already defined by "
+                                             f"{other.source}")])
+    found[suite.name] = suite
+
+
+def use_path(path: str | Path) -> Suite:
+    """Load the suite at `path` and add it to the registry (and to `$CUA_SUITE_PATHS`, for
+    child processes); returns it. Loading the same path again re-reads its files."""
+    suite = load_suite_path(path)
+    found = suites()
+    with _lock:
+        _add(found, suite)
+    known = [p for p in os.environ.get(SUITE_PATHS_ENV, "").split(os.pathsep) if p]
+    if suite.source not in known:
+        os.environ[SUITE_PATHS_ENV] = os.pathsep.join([*known, suite.source])
+    return suite
+
+
+def resolve_suite(name: str) -> Suite:
+    """A suite by registered name, or by path (see `is_suite_path`); KeyError if unknown."""
+    if is_suite_path(name):
+        return use_path(name)
+    found = suites()
+    if name not in found:
+        raise KeyError(f"unknown suite {name!r}; suites: {', '.join(sorted(found))} (or give a folder or a .yaml file)")
+    return found[name]
+
+
 def _from_object(obj: Any, origin: str) -> Suite:
     if isinstance(obj, Suite):
         return obj
@@ -110,6 +188,11 @@ def _discover() -> dict[str, Suite]:
             raise TaskFormatError([FormatProblem(ep.value, "", f"suite {suite.name!r} is already defined by "
                                                  f"{found[suite.name].source}")])
         found[suite.name] = suite
+    for extra in (p for p in os.environ.get(SUITE_PATHS_ENV, "").split(os.pathsep) if p):
+        try:
+            _add(found, load_suite_path(extra))
+        except TaskFormatError as exc:
+            found.setdefault(Path(extra).stem, Suite(Path(extra).stem, source=extra, problems=exc.problems))
     return found
 
 
@@ -148,22 +231,23 @@ def get_template(template_id: str) -> Any:
 def list_templates(suite: str | None = None, split: str | None = None,
                    where: Callable[[Any], bool] | None = None) -> list[Any]:
     """Templates sorted by id, filtered by suite, split ("train"/"test") and a predicate."""
-    all_suites = suites()
-    if suite is not None and suite not in all_suites:
-        raise KeyError(f"unknown suite {suite!r}; suites: {', '.join(sorted(all_suites))}")
-    chosen = [all_suites[suite]] if suite is not None else list(all_suites.values())
+    chosen = [resolve_suite(suite)] if suite is not None else list(suites().values())
     out = [t for s in chosen for t in s.templates.values()
            if (split is None or t.tags.split == split) and (where is None or where(t))]
     return sorted(out, key=lambda t: t.id)
 
 
 def select_templates(names: list[str] | tuple[str, ...], split: str | None = None) -> list[Any]:
-    """Templates named by suite names and/or template ids (`todo`, `todo.rename@1`,
-    `todo.rename`), in the given order, without duplicates; KeyError for unknown names."""
+    """Templates named by suite names, suite paths and/or template ids (`todo`,
+    `path/to/suite`, `tasks.yaml`, `todo.rename@1`, `todo.rename`), in the given order,
+    without duplicates; KeyError for unknown names, TaskFormatError for a bad suite path."""
     out: list[Any] = []
     seen: set[str] = set()
     for name in names:
-        chosen = list_templates(suite=name) if "." not in name else [get_template(name)]
+        if is_suite_path(name):
+            chosen = sorted(use_path(name).templates.values(), key=lambda t: t.id)
+        else:
+            chosen = list_templates(suite=name) if "." not in name else [get_template(name)]
         for t in chosen:
             if t.id not in seen and (split is None or t.tags.split == split):
                 seen.add(t.id)
