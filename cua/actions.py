@@ -10,20 +10,28 @@ agent that receives a downscaled screenshot clicks where it meant to.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 __all__ = [
+    "BROWSER_ONLY",
+    "KEY_NAMES",
+    "MAX_COORDINATE",
+    "MAX_SCROLL",
+    "POINTER_ACTIONS",
     "Action",
     "ActionAdapter",
     "Back",
-    "BROWSER_ONLY",
     "Click",
+    "ClickElement",
+    "Coordinate",
     "Done",
     "Drag",
+    "ElementId",
     "Forward",
     "Goto",
+    "HoverElement",
     "Key",
     "KeyDown",
     "KeyUp",
@@ -32,11 +40,9 @@ __all__ = [
     "MouseUp",
     "Move",
     "Point",
-    "POINTER_ACTIONS",
     "Scroll",
     "Type",
     "Wait",
-    "KEY_NAMES",
     "normalize_key",
     "parse_action",
     "parse_actions",
@@ -96,28 +102,41 @@ def normalize_key(name: str) -> str:
     return canonical
 
 
+#: Largest |coordinate| accepted, in frame pixels (frames are at most 16384 wide). Points
+#: off the frame are the agent's fault and come back in the observation; values past
+#: this bound never reach a browser or X server, which misbehave on them (Chromium
+#: stops taking pointer input after a wheel delta beyond float32).
+MAX_COORDINATE = 100_000.0
+#: Largest |dx| or |dy| of one scroll, in pixels (500 wheel notches on X).
+MAX_SCROLL = 50_000.0
+
+#: A finite, bounded number of pixels; numbers only (no strings, no booleans).
+Coordinate = Annotated[float, Field(ge=-MAX_COORDINATE, le=MAX_COORDINATE, allow_inf_nan=False, strict=True)]
+ScrollDelta = Annotated[float, Field(ge=-MAX_SCROLL, le=MAX_SCROLL, allow_inf_nan=False, strict=True)]
+
+
 class _Action(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Point(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    x: float
-    y: float
+    x: Coordinate
+    y: Coordinate
 
 
 class Click(_Action):
     type: Literal["click"] = "click"
-    x: float
-    y: float
+    x: Coordinate
+    y: Coordinate
     button: MouseButton = "left"
-    count: int = Field(1, ge=1, le=3)
+    count: int = Field(1, ge=1, le=3, strict=True)
 
 
 class Move(_Action):
     type: Literal["move"] = "move"
-    x: float
-    y: float
+    x: Coordinate
+    y: Coordinate
 
 
 class Drag(_Action):
@@ -133,25 +152,25 @@ class MouseDown(_Action):
 
     type: Literal["mouse_down"] = "mouse_down"
     button: MouseButton = "left"
-    x: float | None = None
-    y: float | None = None
+    x: Coordinate | None = None
+    y: Coordinate | None = None
 
 
 class MouseUp(_Action):
     type: Literal["mouse_up"] = "mouse_up"
     button: MouseButton = "left"
-    x: float | None = None
-    y: float | None = None
+    x: Coordinate | None = None
+    y: Coordinate | None = None
 
 
 class Scroll(_Action):
     """Scroll by (dx, dy) pixels with the pointer at (x, y); positive dy scrolls down."""
 
     type: Literal["scroll"] = "scroll"
-    x: float
-    y: float
-    dx: float = 0
-    dy: float = 0
+    x: Coordinate
+    y: Coordinate
+    dx: ScrollDelta = 0
+    dy: ScrollDelta = 0
 
 
 class Type(_Action):
@@ -205,7 +224,7 @@ class Wait(_Action):
     """Let time pass (the sandbox still settles and observes afterwards)."""
 
     type: Literal["wait"] = "wait"
-    seconds: float = Field(1.0, ge=0, le=60)
+    seconds: float = Field(1.0, ge=0, le=60, allow_inf_nan=False, strict=True)
 
 
 class Done(_Action):
@@ -229,11 +248,33 @@ class Forward(_Action):
     type: Literal["forward"] = "forward"
 
 
+#: An element id from an observation's accessibility tree (`ObserveOptions.element_ids`).
+ElementId = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+
+
+class ClickElement(_Action):
+    """Click the centre of the element with this id, as the sandbox finds it at act time.
+
+    For agents that ground by accessibility ids or set-of-marks. The sandbox resolves the
+    id to a point (scrolling the element into view first) and reports the pointer action it
+    performed in `Observation.resolved_action`, so a trajectory replays in pixels.
+    """
+
+    type: Literal["click_element"] = "click_element"
+    element: ElementId
+    button: MouseButton = "left"
+    count: int = Field(1, ge=1, le=3, strict=True)
+
+
+class HoverElement(_Action):
+    """Move the pointer to the centre of the element with this id (see `ClickElement`)."""
+
+    type: Literal["hover_element"] = "hover_element"
+    element: ElementId
+
+
 Action = Annotated[
-    Union[
-        Click, Move, Drag, MouseDown, MouseUp, Scroll, Type, Key, KeyDown, KeyUp,
-        Wait, Done, Goto, Back, Forward,
-    ],
+    Click | Move | Drag | MouseDown | MouseUp | Scroll | Type | Key | KeyDown | KeyUp | Wait | Done | Goto | Back | Forward | ClickElement | HoverElement,
     Field(discriminator="type"),
 ]
 
@@ -241,7 +282,7 @@ ActionAdapter: TypeAdapter[Action] = TypeAdapter(Action)
 _ActionListAdapter: TypeAdapter[list[Action]] = TypeAdapter(list[Action])
 
 #: Action types that only a browser sandbox can perform.
-BROWSER_ONLY: frozenset[str] = frozenset({"goto", "back", "forward"})
+BROWSER_ONLY: frozenset[str] = frozenset({"goto", "back", "forward", "click_element", "hover_element"})
 #: Action types that carry screen coordinates.
 POINTER_ACTIONS: frozenset[str] = frozenset({"click", "move", "drag", "mouse_down", "mouse_up", "scroll"})
 

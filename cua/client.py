@@ -31,9 +31,9 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from cua import protocol as p
 from cua.actions import Action
-from cua.errors import CuaError, InternalError, Timeout, Unauthorized, UnknownSandbox
-from cua.observation import Observation, ObserveOptions, Screenshot, Size
+from cua.errors import CuaError, InternalError, SlowConsumer, Timeout, Unauthorized, UnknownSandbox
 from cua.info import SandboxInfo, SnapshotRef
+from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
 __all__ = ["Client", "ConnectionLost", "Event", "RemoteSandbox", "connect"]
@@ -120,6 +120,8 @@ class Client:
         except ConnectionClosed as exc:
             if exc.rcvd is not None and exc.rcvd.code == 1008:
                 error = Unauthorized(exc.rcvd.reason or "the server refused the connection")
+            elif exc.rcvd is not None and exc.rcvd.code == 4008:  # the server's slow-consumer close
+                error = SlowConsumer(exc.rcvd.reason or "the server closed a connection that was not read")
         finally:
             error = self._refusal or error
             self._closed_error = error

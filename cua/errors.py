@@ -21,9 +21,11 @@ __all__ = [
     "ClientError",
     "CuaError",
     "ErrorCode",
+    "Forbidden",
     "InfraError",
     "InternalError",
     "SandboxCrashed",
+    "SlowConsumer",
     "Timeout",
     "Unauthorized",
     "UnknownSandbox",
@@ -36,6 +38,7 @@ __all__ = [
 class ErrorCode(StrEnum):
     BAD_REQUEST = "bad_request"
     UNAUTHORIZED = "unauthorized"
+    FORBIDDEN = "forbidden"
     UNKNOWN_SANDBOX = "unknown_sandbox"
     UNKNOWN_SNAPSHOT = "unknown_snapshot"
     UNSUPPORTED = "unsupported"
@@ -44,6 +47,7 @@ class ErrorCode(StrEnum):
     TIMEOUT = "timeout"
     CAPACITY = "capacity"
     CANCELLED = "cancelled"
+    SLOW_CONSUMER = "slow_consumer"
     INTERNAL = "internal"
 
 
@@ -78,6 +82,20 @@ class BadRequest(ClientError):
 
 class Unauthorized(ClientError):
     code = ErrorCode.UNAUTHORIZED
+
+
+class Forbidden(ClientError):
+    """The credential is valid but lacks the scope the request needs (e.g. a view-only
+    token asked to act)."""
+
+    code = ErrorCode.FORBIDDEN
+
+
+class SlowConsumer(ClientError):
+    """The client stopped reading: its unsent answers outgrew the server's bound, and the
+    server closed the connection rather than buffer without end."""
+
+    code = ErrorCode.SLOW_CONSUMER
 
 
 class UnknownSandbox(ClientError):
@@ -135,7 +153,7 @@ class InternalError(InfraError):
 _BY_CODE: dict[ErrorCode, type[CuaError]] = {
     cls.code: cls
     for cls in (
-        BadRequest, Unauthorized, UnknownSandbox, UnknownSnapshot, Unsupported, Cancelled,
+        BadRequest, Unauthorized, Forbidden, SlowConsumer, UnknownSandbox, UnknownSnapshot, Unsupported, Cancelled,
         ActionFailed, SandboxCrashed, Timeout, Capacity, InternalError,
     )
 }

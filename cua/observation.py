@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
+    "MAX_FRAME_PIXELS",
     "ActionError",
     "ImageFormat",
     "Observation",
@@ -29,6 +30,11 @@ class Size(BaseModel):
     height: int = Field(gt=0, le=16384)
 
 
+#: Largest observation frame (width x height) a client may ask for: a 4096x4096 image.
+#: Bigger frames cost seconds of encoding and hundreds of MiB per observation.
+MAX_FRAME_PIXELS = 4096 * 4096
+
+
 class ObserveOptions(BaseModel):
     """What to put in an observation. Cheap by default: a JPEG and the URL/title."""
 
@@ -40,6 +46,17 @@ class ObserveOptions(BaseModel):
     frame: Size | None = None
     axtree: bool = False
     focused: bool = False
+    #: Give each interactive element of the accessibility tree a stable `id` (implies
+    #: `axtree`). The ids survive later steps and snapshot restores, and `click_element` /
+    #: `hover_element` actions name them.
+    element_ids: bool = False
+
+    @field_validator("frame")
+    @classmethod
+    def _bounded_frame(cls, value: Size | None) -> Size | None:
+        if value is not None and value.width * value.height > MAX_FRAME_PIXELS:
+            raise ValueError(f"a frame of {value.width}x{value.height} exceeds the limit of {MAX_FRAME_PIXELS} pixels")
+        return value
 
 
 class Screenshot(BaseModel):
@@ -81,6 +98,9 @@ class Observation(BaseModel):
     focused: dict[str, Any] | None = None
     settle: SettleInfo | None = None
     error: ActionError | None = None
+    #: The pointer action an element action (`click_element`, `hover_element`) was resolved
+    #: to, in this observation's frame: what a pixel replay performs.
+    resolved_action: dict[str, Any] | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
     #: Monotonic counter of actions performed since the last reset.
     step: int = 0

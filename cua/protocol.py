@@ -23,11 +23,11 @@ from __future__ import annotations
 import hmac
 import json
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, TypeAdapter, ValidationError
 from pydantic_core import from_json
 
 from cua.actions import Action
@@ -137,15 +137,21 @@ def decode_frame(data: bytes | bytearray | memoryview) -> BinaryFrame:
 
 # --- client -> server requests -------------------------------------------------------
 
+#: A request id: an integer (never a string or a boolean) that fits the frame header's u32.
+RequestId = Annotated[int, Field(ge=0, le=MAX_REQUEST_ID, strict=True)]
+#: A sandbox or snapshot id as the server hands them out.
+ObjectId = Annotated[str, Field(min_length=1, max_length=256)]
+
+
 class _Message(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    v: int = PROTOCOL_VERSION
+    v: StrictInt = PROTOCOL_VERSION
 
 
 class _Request(_Message):
-    id: int = Field(ge=0, le=MAX_REQUEST_ID)
+    id: RequestId
     #: Seconds the server may spend on this request before answering `timeout`.
-    timeout: float | None = Field(None, gt=0, le=3600)
+    timeout: float | None = Field(None, gt=0, le=3600, allow_inf_nan=False, strict=True)
 
 
 class Hello(_Request):
@@ -153,8 +159,8 @@ class Hello(_Request):
     `Authorization: Bearer` header on the websocket handshake."""
 
     type: Literal["hello"] = "hello"
-    protocol: int = PROTOCOL_VERSION
-    token: str | None = None
+    protocol: StrictInt = PROTOCOL_VERSION
+    token: str | None = Field(None, max_length=4096)
     client: str = Field("", max_length=200)
 
 
@@ -163,15 +169,15 @@ class Create(_Request):
     kind: str = Field(min_length=1, max_length=64)
     config: dict[str, Any] = Field(default_factory=dict)
     observe: ObserveOptions | None = None
-    #: Keep the sandbox when this connection closes (reachable by id from any
-    #: authenticated connection; closed by `close`, idle reaping or server shutdown).
-    keep: bool = False
+    #: Keep the sandbox when this connection closes (reachable by id from the same
+    #: principal's connections; closed by `close`, idle reaping or server shutdown).
+    keep: StrictBool = False
 
 
 class Reset(_Request):
     type: Literal["reset"] = "reset"
-    sandbox_id: str
-    seed: int | None = None
+    sandbox_id: ObjectId
+    seed: Annotated[int, Field(ge=-(2**63), le=2**63 - 1, strict=True)] | None = None
     options: dict[str, Any] | None = None
     observe: ObserveOptions | None = None
 
@@ -180,7 +186,7 @@ class Act(_Request):
     """One action, or several performed in order with a single observation at the end."""
 
     type: Literal["act"] = "act"
-    sandbox_id: str
+    sandbox_id: ObjectId
     action: Action | list[Action]
     #: The frame the action coordinates refer to (default: the last observation's).
     frame: Size | None = None
@@ -189,25 +195,25 @@ class Act(_Request):
 
 class Observe(_Request):
     type: Literal["observe"] = "observe"
-    sandbox_id: str
+    sandbox_id: ObjectId
     options: ObserveOptions | None = None
 
 
 class Query(_Request):
     type: Literal["query"] = "query"
-    sandbox_id: str
+    sandbox_id: ObjectId
     queries: list[StateQuery] = Field(max_length=1000)
 
 
 class Snapshot(_Request):
     type: Literal["snapshot"] = "snapshot"
-    sandbox_id: str
+    sandbox_id: ObjectId
 
 
 class Restore(_Request):
     type: Literal["restore"] = "restore"
-    sandbox_id: str
-    snapshot_id: str
+    sandbox_id: ObjectId
+    snapshot_id: ObjectId
     observe: ObserveOptions | None = None
 
 
@@ -215,26 +221,27 @@ class DeleteSnapshot(_Request):
     """Free a snapshot's saved state (long RL runs take many)."""
 
     type: Literal["delete_snapshot"] = "delete_snapshot"
-    snapshot_id: str
+    snapshot_id: ObjectId
 
 
 class Fork(_Request):
     type: Literal["fork"] = "fork"
-    sandbox_id: str
-    snapshot_id: str
+    sandbox_id: ObjectId
+    snapshot_id: ObjectId
     observe: ObserveOptions | None = None
-    keep: bool = False
+    keep: StrictBool = False
 
 
 class Close(_Request):
     type: Literal["close"] = "close"
-    sandbox_id: str
+    sandbox_id: ObjectId
 
 
 class ListSandboxes(_Request):
     type: Literal["list"] = "list"
-    #: All sandboxes of the server, not only those this connection created or used.
-    all: bool = False
+    #: Every sandbox this caller may see (an admin: all of the server's), not only those
+    #: this connection created or used.
+    all: StrictBool = False
 
 
 class Stream(_Request):
@@ -242,21 +249,21 @@ class Stream(_Request):
     request's id until `unstream`, or the sandbox closes (then an event `stream_ended`)."""
 
     type: Literal["stream"] = "stream"
-    sandbox_id: str
+    sandbox_id: ObjectId
     options: ObserveOptions | None = None
-    max_fps: float = Field(10.0, gt=0, le=60)
+    max_fps: float = Field(10.0, gt=0, le=60, allow_inf_nan=False, strict=True)
 
 
 class Unstream(_Request):
     type: Literal["unstream"] = "unstream"
-    stream_id: int = Field(ge=0, le=MAX_REQUEST_ID)
+    stream_id: RequestId
 
 
 class Cancel(_Request):
     """Abort the in-flight request `target`; it is answered with error `cancelled`."""
 
     type: Literal["cancel"] = "cancel"
-    target: int = Field(ge=0, le=MAX_REQUEST_ID)
+    target: RequestId
 
 
 class Ping(_Request):
@@ -461,10 +468,16 @@ class ServerConnection:
     """
 
     def __init__(self, *, token: str | None, authorized: bool = False, server_name: str = "cua",
-                 session: str = "", max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
+                 session: str = "", max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+                 authenticate: Callable[[str], object | None] | None = None, grant: object | None = None) -> None:
         self._token = token
+        #: Resolves a hello token to the caller's grant (None: refused). Without it, the
+        #: token must equal `token`, and the grant is True.
+        self._authenticate = authenticate
         #: Whether the handshake already proved the token (Authorization header).
         self._header_auth = authorized or token is None
+        #: Who the peer is, once authenticated (opaque to the protocol: the server's grant).
+        self.grant: object | None = grant if self._header_auth else None
         self.server_name = server_name
         self.session = session
         self.max_message_bytes = max_message_bytes
@@ -477,8 +490,8 @@ class ServerConnection:
     def receive(self, data: str | bytes, now: float = 0.0) -> Incoming:
         if self.state == "closed":
             return Incoming()
-        if isinstance(data, (bytes, bytearray)) and not self._looks_textual(data):
-            return self._refuse(None, BadRequest("clients do not send binary frames"))
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            return self._refuse(None, BadRequest("clients send JSON in text frames; binary frames are refused"))
         try:
             obj = _loads(data, self.max_message_bytes)
         except BadRequest as exc:
@@ -504,11 +517,6 @@ class ServerConnection:
         self._deadlines[message.id] = None if message.timeout is None else now + message.timeout
         return Incoming(request=message)
 
-    @staticmethod
-    def _looks_textual(data: bytes | bytearray) -> bool:
-        # Some clients send JSON in binary frames; accept it, reject screenshots and noise.
-        return data[:1] == b"{"
-
     def _refuse(self, rid: int | None, exc: CuaError) -> Incoming:
         """Answer a bad frame. Before a successful hello, an unauthenticated peer gets
         `unauthorized` and the connection closes; anyone else gets the error."""
@@ -527,13 +535,25 @@ class ServerConnection:
             return Incoming(reply=[self.error(hello.id, BadRequest(
                 f"client speaks protocol version {hello.protocol}, server speaks {PROTOCOL_VERSION}",
                 details={"client": hello.protocol, "server": PROTOCOL_VERSION}))], refused=True)
-        if not self._header_auth and (hello.token is None or self._token is None or not hmac.compare_digest(
-                hello.token.encode(), self._token.encode())):
-            return self._unauthorized(hello.id, "missing or wrong token")
+        if not self._header_auth:
+            grant = self._check_token(hello.token)
+            if grant is None:
+                return self._unauthorized(hello.id, "missing or wrong token")
+            self.grant = grant
         self.state = "open"
         self.client_name = hello.client
         payload = HelloResult(server=self.server_name, session=self.session, max_message_bytes=self.max_message_bytes)
         return Incoming(reply=[self.result(hello.id, payload)])
+
+    def _check_token(self, token: str | None) -> object | None:
+        if token is None:
+            return None
+        if self._authenticate is not None:
+            return self._authenticate(token)
+        if self._token is None or not hmac.compare_digest(token.encode("utf-8", "surrogatepass"),
+                                                          self._token.encode("utf-8", "surrogatepass")):
+            return None
+        return True
 
     # in-flight bookkeeping
 

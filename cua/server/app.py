@@ -8,32 +8,42 @@
 - `serve_in_thread(...)`: the same on a private event-loop thread, for synchronous code
   (the sync facade, scripts) that would otherwise block the server's loop.
 - `run(settings)`: the blocking `cua serve` entry point.
+
+Exposure rules (`check_exposure`): a server bound off loopback must require a token,
+unless `unsafe_public_no_auth` says otherwise (logged loudly at startup). Every HTTP
+request and websocket handshake that carries a browser `Origin` not on
+`allowed_origins` is refused (403), with or without auth, so no web page -- not even
+one inside a sandbox of this server -- can drive it; on a loopback bind the `Host` must
+name loopback too, which defeats DNS rebinding.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import socket
 import threading
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from pathlib import Path
+from typing import Annotated, Any, NamedTuple
 
 import uvicorn
 from fastapi import Depends, FastAPI, HTTPException, Request, WebSocket
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 import cua
 from cua import protocol as p
-from cua.server.auth import bearer_token, generate_token, token_matches
-from cua.server.connection import Connection
+from cua.server.auth import Grant, TokenStore, bearer_token, generate_token
+from cua.server.connection import Connection, ConnectionLimits
 from cua.server.manager import SandboxManager
 from cua.server.metrics import Metrics
 
-__all__ = ["RunningServer", "ServerSettings", "create_app", "free_port", "run", "serve_in_background", "serve_in_subprocess",
-           "serve_in_thread"]
+__all__ = ["RunningServer", "ServerSettings", "check_exposure", "create_app", "free_port", "is_loopback", "run",
+           "serve_in_background", "serve_in_subprocess", "serve_in_thread"]
 
 log = logging.getLogger("cua.server")
 
@@ -49,6 +59,14 @@ class ServerSettings:
     idle_timeout: float | None = 900.0
     max_message_bytes: int = p.DEFAULT_MAX_MESSAGE_BYTES
     name: str = f"cua/{cua.__version__}"
+    #: Browser origins (e.g. "http://localhost:5173") allowed to open the websocket or call
+    #: the REST API. Requests without an Origin header (every non-browser client) pass.
+    allowed_origins: tuple[str, ...] = ()
+    #: Issued tokens (`cua token issue --file F`); re-read when it changes.
+    tokens_file: Path | None = None
+    #: Serve off loopback without auth: an explicit, logged opt-out of `check_exposure`.
+    unsafe_public_no_auth: bool = False
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
 
     @property
     def ws_transport_limit(self) -> int:
@@ -57,7 +75,79 @@ class ServerSettings:
         return max(4 * self.max_message_bytes, 16 * 1024 * 1024)
 
 
-def create_app(settings: ServerSettings) -> FastAPI:
+_LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost"})
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (an interface to bind, or a Host header's name) is loopback only."""
+    host = host.strip("[]")
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_exposure(settings: ServerSettings) -> None:
+    """Refuse a server that anyone on the network could drive; raises ValueError."""
+    if settings.token is None and not is_loopback(settings.host) and not settings.unsafe_public_no_auth:
+        raise ValueError(f"refusing to serve {settings.host} without auth: anyone who can reach it could run "
+                         "commands on this host; use a token, bind 127.0.0.1, or pass --unsafe-public-no-auth")
+    for origin in settings.allowed_origins:
+        if origin == "*" or "://" not in origin:
+            raise ValueError(f"allowed origin {origin!r} must be a scheme://host[:port] origin (no wildcards)")
+
+
+def _host_name(host_header: str) -> str:
+    if host_header.startswith("["):
+        return host_header[1:].split("]", 1)[0]
+    return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
+
+
+class _OriginGuard:
+    """Refuses browser-made requests: an `Origin` not on the allow-list, or (on a loopback
+    bind) a `Host` that is not loopback (a DNS-rebound page). Websocket handshakes are
+    refused before they are accepted (the client sees HTTP 403)."""
+
+    def __init__(self, app: ASGIApp, settings: ServerSettings, metrics: Metrics) -> None:
+        self.app = app
+        self.allowed = frozenset(o.rstrip("/").lower() for o in settings.allowed_origins)
+        self.check_host = is_loopback(settings.host)
+        self.metrics = metrics
+
+    def _refusal(self, scope: Scope) -> str | None:
+        headers = {k: v for k, v in scope.get("headers", ()) if k in (b"origin", b"host")}
+        origin = headers.get(b"origin")
+        if origin is not None and origin.decode("latin-1").rstrip("/").lower() not in self.allowed:
+            return f"origin {origin.decode('latin-1')!r} is not allowed"
+        host = headers.get(b"host")
+        if self.check_host and host is not None and not is_loopback(_host_name(host.decode("latin-1"))):
+            return f"host {host.decode('latin-1')!r} is not loopback"
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            why = self._refusal(scope)
+            if why is not None:
+                self.metrics.refused_origins += 1
+                log.warning("refused a %s request to %s: %s", scope["type"], scope.get("path"), why)
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008, "reason": why})
+                else:
+                    await JSONResponse({"detail": {"code": "forbidden", "message": why}}, status_code=403)(
+                        scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(settings: ServerSettings) -> ASGIApp:
+    check_exposure(settings)
+    if settings.token is None and not is_loopback(settings.host):
+        for line in ("*" * 72, f"cua serve: AUTH IS DISABLED ON {settings.host}, a non-loopback address.",
+                     "Anyone who can reach this port controls its sandboxes and runs commands on this host.",
+                     "*" * 72):
+            log.warning(line)
     metrics = Metrics()
     manager = SandboxManager(max_sandboxes=settings.max_sandboxes, idle_timeout=settings.idle_timeout,
                              metrics=metrics)
@@ -71,26 +161,34 @@ def create_app(settings: ServerSettings) -> FastAPI:
             await manager.shutdown()
 
     app = FastAPI(title="cua", version=cua.__version__, lifespan=lifespan, docs_url=None, redoc_url=None)
+    tokens = TokenStore(settings.token, settings.tokens_file)
     app.state.manager = manager
     app.state.metrics = metrics
     app.state.settings = settings
+    app.state.tokens = tokens
 
-    def require_token(request: Request) -> None:
-        if not token_matches(settings.token, bearer_token(request.headers.get("authorization"))):
+    def require_token(request: Request) -> Grant:
+        grant = tokens.authenticate(bearer_token(request.headers.get("authorization")))
+        if grant is None:
             raise HTTPException(status_code=401, detail={"code": "unauthorized", "message": "missing or wrong token"},
                                 headers={"WWW-Authenticate": "Bearer"})
+        return grant
 
     @app.get("/v1/health")
     async def health() -> dict[str, Any]:
         return {"ok": True, "server": settings.name, "protocol": p.PROTOCOL_VERSION, "sandboxes": manager.live,
                 "max_sandboxes": settings.max_sandboxes}
 
-    @app.get("/v1/sandboxes", dependencies=[Depends(require_token)])
-    async def sandboxes() -> JSONResponse:
-        return JSONResponse({"sandboxes": [i.model_dump(mode="json") for i in manager.list()]})
+    Authenticated = Annotated[Grant, Depends(require_token)]
 
-    @app.get("/v1/metrics", dependencies=[Depends(require_token)])
-    async def get_metrics(format: str = "prometheus") -> Response:
+    @app.get("/v1/sandboxes")
+    async def sandboxes(grant: Authenticated) -> JSONResponse:
+        return JSONResponse({"sandboxes": [i.model_dump(mode="json") for i in manager.list_for(grant)]})
+
+    @app.get("/v1/metrics")
+    async def get_metrics(grant: Authenticated, format: str = "prometheus") -> Response:
+        if not (grant.has("view") or grant.has("admin")):
+            raise HTTPException(status_code=403, detail={"code": "forbidden", "message": "metrics need `view` or `admin`"})
         if format == "json":
             return JSONResponse(metrics.as_dict(live=manager.live))
         if format != "prometheus":
@@ -101,11 +199,11 @@ def create_app(settings: ServerSettings) -> FastAPI:
 
     @app.websocket("/v1/ws")
     async def websocket(ws: WebSocket) -> None:
-        connection = Connection(ws, manager, metrics, token=settings.token,
-                                max_message_bytes=settings.max_message_bytes, server_name=settings.name)
+        connection = Connection(ws, manager, metrics, tokens=tokens, max_message_bytes=settings.max_message_bytes,
+                                server_name=settings.name, limits=settings.limits)
         await connection.run()
 
-    return app
+    return _OriginGuard(app, settings, metrics)
 
 
 class _Server(uvicorn.Server):
@@ -117,7 +215,7 @@ class _Server(uvicorn.Server):
         yield
 
 
-def _config(settings: ServerSettings, app: FastAPI) -> uvicorn.Config:
+def _config(settings: ServerSettings, app: ASGIApp) -> uvicorn.Config:
     return uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning", access_log=False,
                           ws="websockets-sansio", ws_max_size=settings.ws_transport_limit,
                           ws_per_message_deflate=False, ws_ping_interval=20.0, ws_ping_timeout=60.0,

@@ -4,10 +4,14 @@
   slow start, so concurrent creates cannot overshoot); beyond that `capacity`.
 - Serialization: each sandbox has a FIFO lock; requests to one sandbox run one at a
   time in arrival order, requests to different sandboxes run concurrently.
-- Ownership: a sandbox belongs to the connection that created it and is closed when
-  that connection goes away, unless created with `keep=True` (then it lives until
-  `close`, idle reaping or server shutdown, and any authenticated connection may use it
-  by id). Events go to every connection that created or used the sandbox.
+- Ownership: a sandbox belongs to the connection that created it, and to that
+  connection's principal (see `cua.server.auth`). It is closed when that connection
+  goes away, unless created with `keep=True`; then it lives until `close`, idle reaping
+  or server shutdown, and only connections of the same principal may drive it. Anyone
+  else gets `unknown_sandbox`, exactly as for an id that never existed: no one learns
+  another principal's ids. Viewers (scope `view`) watch their principal's sandboxes;
+  admins list every sandbox and close any. Events go to every connection that created
+  or used the sandbox.
 - Snapshots: ids map to the sandbox that took them. A snapshot lives as long as that
   sandbox (or until `delete_snapshot`); it can be restored into that sandbox and into
   other sandboxes of the same kind that share its store (its forks).
@@ -20,13 +24,14 @@
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
 import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from cua.errors import (
     BadRequest,
@@ -47,14 +52,27 @@ from cua.sandbox import (
     create_sandbox,
     unsupported,
 )
+from cua.server.auth import OPERATOR, Grant
 from cua.server.metrics import Metrics
 
-__all__ = ["EventSink", "Managed", "SandboxManager"]
+__all__ = ["Access", "Caller", "EventSink", "Managed", "SandboxManager"]
 
 log = logging.getLogger("cua.server")
 
 #: Receives (sandbox_id, event name, data) for a connection.
 EventSink = Callable[[str, str, dict[str, Any]], None]
+
+#: What a request does with a sandbox: `drive` it (act, reset, snapshot...), `view` it
+#: (observe, stream, query, list) or `close` it.
+Access = Literal["drive", "view", "close"]
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who makes a request: the connection and the grant its token resolved to."""
+
+    conn_id: str
+    grant: Grant = OPERATOR
 
 
 @dataclass(eq=False)
@@ -62,7 +80,10 @@ class Managed:
     id: str
     kind: str
     keep: bool
+    #: The connection that created it.
     owner: str
+    #: The principal of that connection: the only one who may reattach a kept sandbox.
+    principal: str = OPERATOR.principal
     sandbox: Sandbox | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     subscribers: set[str] = field(default_factory=set)
@@ -80,6 +101,18 @@ class Managed:
         if self.sandbox is None:
             raise UnknownSandbox(f"sandbox {self.id} is still starting", details={"sandbox_id": self.id})
         return self.sandbox
+
+    def drivable_by(self, caller: Caller) -> bool:
+        return self.owner == caller.conn_id or (self.keep and self.principal == caller.grant.principal)
+
+    def allows(self, caller: Caller, access: Access) -> bool:
+        grant = caller.grant
+        if access == "view":
+            return (self.drivable_by(caller) or grant.has("admin")
+                    or (grant.has("view") and self.principal == grant.principal))
+        if grant.has("drive") and self.drivable_by(caller):
+            return True
+        return access == "close" and grant.has("admin")
 
     def info(self) -> SandboxInfo:
         sandbox = self.require()
@@ -149,13 +182,13 @@ class SandboxManager:
 
     # --- sandboxes ---
 
-    def _reserve(self, kind: str, owner: str, keep: bool) -> Managed:
+    def _reserve(self, kind: str, owner: str, keep: bool, principal: str) -> Managed:
         if self._closing:
             raise Capacity("the server is shutting down")
         if len(self._sandboxes) >= self.max_sandboxes:
             raise Capacity(f"the server holds its maximum of {self.max_sandboxes} sandboxes",
                            details={"max_sandboxes": self.max_sandboxes})
-        managed = Managed(id=f"sb-{secrets.token_hex(6)}", kind=kind, keep=keep, owner=owner,
+        managed = Managed(id=f"sb-{secrets.token_hex(6)}", kind=kind, keep=keep, owner=owner, principal=principal,
                           subscribers={owner}, last_active=self._clock())
         self._sandboxes[managed.id] = managed
         return managed
@@ -171,8 +204,9 @@ class SandboxManager:
             self._send(managed, event.event, event.data)
         return emit
 
-    async def create(self, kind: str, config: dict[str, Any], *, owner: str, keep: bool = False) -> Managed:
-        managed = self._reserve(kind, owner, keep)
+    async def create(self, kind: str, config: dict[str, Any], *, owner: str, keep: bool = False,
+                     principal: str = OPERATOR.principal) -> Managed:
+        managed = self._reserve(kind, owner, keep, principal)
         try:
             managed.sandbox = await create_sandbox(kind, config, sandbox_id=managed.id, emit=self._emitter(managed))
         except BaseException:
@@ -182,13 +216,14 @@ class SandboxManager:
         self.metrics.sandboxes["created"] += 1
         return managed
 
-    async def fork(self, parent: Managed, snapshot_id: str, *, owner: str, keep: bool = False) -> Managed:
+    async def fork(self, parent: Managed, snapshot_id: str, *, owner: str, keep: bool = False,
+                   principal: str = OPERATOR.principal, caller: Caller | None = None) -> Managed:
         """Fork `parent` (whose lock the caller holds) from one of the snapshots."""
         source = parent.require()
         if not isinstance(source, Forkable):
             raise unsupported("fork", parent.kind)
-        ref = self.snapshot_ref(snapshot_id, kind=parent.kind)
-        managed = self._reserve(parent.kind, owner, keep)
+        ref = self.snapshot_ref(snapshot_id, kind=parent.kind, caller=caller)
+        managed = self._reserve(parent.kind, owner, keep, principal)
         try:
             managed.sandbox = await source.fork(ref, sandbox_id=managed.id, emit=self._emitter(managed))
         except BaseException:
@@ -198,21 +233,33 @@ class SandboxManager:
         self.metrics.sandboxes["created"] += 1
         return managed
 
-    def get(self, sandbox_id: str, conn_id: str | None = None) -> Managed:
+    def get(self, sandbox_id: str, caller: Caller | None = None, access: Access = "drive") -> Managed:
+        """The sandbox, if `caller` may use it that way (None: the server itself). A sandbox
+        the caller may not reach is reported exactly like one that does not exist."""
         managed = self._sandboxes.get(sandbox_id)
-        if managed is None or managed.sandbox is None:
+        if managed is None or managed.sandbox is None or (caller is not None and not managed.allows(caller, access)):
             raise UnknownSandbox(f"no sandbox {sandbox_id!r}", details={"sandbox_id": sandbox_id})
-        if conn_id is not None:
-            managed.subscribers.add(conn_id)
+        if caller is not None and access != "close":
+            managed.subscribers.add(caller.conn_id)
         return managed
 
-    def list(self, conn_id: str | None = None) -> list[SandboxInfo]:
+    def list(self, caller: Caller | None = None, *, all: bool = False) -> list[SandboxInfo]:
+        """What `caller` may see (None: everything): with `all`, every sandbox it may view;
+        without, those among them its connection created or used."""
         out = []
         for managed in list(self._sandboxes.values()):
-            if managed.sandbox is None or (conn_id is not None and conn_id not in managed.subscribers):
+            if managed.sandbox is None:
+                continue
+            if caller is not None and (not managed.allows(caller, "view")
+                                       or (not all and caller.conn_id not in managed.subscribers)):
                 continue
             out.append(managed.info())
         return out
+
+    def list_for(self, grant: Grant) -> builtins.list[SandboxInfo]:
+        """Every sandbox a credential may view, whichever connection made it (REST)."""
+        return [m.info() for m in list(self._sandboxes.values()) if m.sandbox is not None
+                and (grant.has("admin") or (m.principal == grant.principal and (grant.has("view") or grant.has("drive"))))]
 
     @contextlib.asynccontextmanager
     async def use(self, managed: Managed) -> AsyncIterator[Sandbox]:
@@ -278,19 +325,22 @@ class SandboxManager:
         managed.snapshots[ref.id] = ref
         self._snapshots[ref.id] = managed
 
-    def snapshot_ref(self, snapshot_id: str, *, kind: str) -> SnapshotRef:
+    def _snapshot_owner(self, snapshot_id: str, caller: Caller | None) -> Managed:
         owner = self._snapshots.get(snapshot_id)
-        if owner is None:
+        if owner is None or (caller is not None and not owner.drivable_by(caller)):
             raise UnknownSnapshot(f"no snapshot {snapshot_id!r}", details={"snapshot_id": snapshot_id})
+        return owner
+
+    def snapshot_ref(self, snapshot_id: str, *, kind: str, caller: Caller | None = None) -> SnapshotRef:
+        """A snapshot's handle, if `caller` may drive the sandbox that took it."""
+        owner = self._snapshot_owner(snapshot_id, caller)
         if owner.kind != kind:
             raise BadRequest(f"snapshot {snapshot_id} is of a {owner.kind} sandbox, not {kind}",
                              details={"snapshot_id": snapshot_id})
         return owner.snapshots[snapshot_id]
 
-    async def delete_snapshot(self, snapshot_id: str) -> None:
-        owner = self._snapshots.get(snapshot_id)
-        if owner is None:
-            raise UnknownSnapshot(f"no snapshot {snapshot_id!r}", details={"snapshot_id": snapshot_id})
+    async def delete_snapshot(self, snapshot_id: str, caller: Caller | None = None) -> None:
+        owner = self._snapshot_owner(snapshot_id, caller)
         async with self.use(owner) as sandbox:
             ref = owner.snapshots.pop(snapshot_id)
             self._snapshots.pop(snapshot_id, None)
@@ -313,7 +363,7 @@ class SandboxManager:
 
     # --- idle reaping ---
 
-    async def reap_idle(self) -> list[str]:
+    async def reap_idle(self) -> builtins.list[str]:
         """Close sandboxes idle longer than `idle_timeout`; returns their ids."""
         if self.idle_timeout is None:
             return []

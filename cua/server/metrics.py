@@ -49,6 +49,13 @@ class Metrics:
         self.connections_total = 0
         self.connections_open = 0
         self.protocol_errors = 0
+        #: Frames not sent because the client read too slowly (stream frames, console/dialog events).
+        self.frames_dropped = 0
+        #: Connections closed because the client stopped reading, or sent no hello in time.
+        self.slow_consumers = 0
+        self.hello_timeouts = 0
+        #: Handshakes refused for a browser Origin or Host not on the allow-list.
+        self.refused_origins = 0
 
     def request_done(self, rtype: str, seconds: float, error_code: str | None = None) -> None:
         self.requests[rtype] += 1
@@ -64,6 +71,10 @@ class Metrics:
             "sandboxes": {"live": live, **dict(self.sandboxes)},
             "connections": {"open": self.connections_open, "total": self.connections_total},
             "protocol_errors": self.protocol_errors,
+            "frames_dropped": self.frames_dropped,
+            "slow_consumers": self.slow_consumers,
+            "hello_timeouts": self.hello_timeouts,
+            "refused_origins": self.refused_origins,
             "requests": dict(self.requests),
             "errors": [{"type": t, "code": c, "count": n} for (t, c), n in sorted(self.errors.items())],
             "latency_ms": {
@@ -91,6 +102,16 @@ class Metrics:
             "# HELP cua_protocol_errors_total Malformed or out-of-protocol frames received.",
             "# TYPE cua_protocol_errors_total counter",
             f"cua_protocol_errors_total {self.protocol_errors}",
+            "# HELP cua_frames_dropped_total Stream frames and console/dialog events not sent to a slow client.",
+            "# TYPE cua_frames_dropped_total counter",
+            f"cua_frames_dropped_total {self.frames_dropped}",
+            "# TYPE cua_slow_consumers_total counter",
+            f"cua_slow_consumers_total {self.slow_consumers}",
+            "# TYPE cua_hello_timeouts_total counter",
+            f"cua_hello_timeouts_total {self.hello_timeouts}",
+            "# HELP cua_refused_origins_total Handshakes refused for their Origin or Host header.",
+            "# TYPE cua_refused_origins_total counter",
+            f"cua_refused_origins_total {self.refused_origins}",
             "# HELP cua_requests_total Requests answered, by type.",
             "# TYPE cua_requests_total counter",
         ]

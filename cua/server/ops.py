@@ -17,7 +17,7 @@ from cua.actions import Action
 from cua.errors import BadRequest
 from cua.observation import ActionError, Observation, ObserveOptions, Size
 from cua.sandbox import Queryable, Sandbox, Snapshottable, Streamable, unsupported
-from cua.server.manager import Managed, SandboxManager
+from cua.server.manager import Access, Caller, Managed, SandboxManager
 
 if TYPE_CHECKING:
     from cua.server.connection import Connection
@@ -40,12 +40,18 @@ class Context:
     def proto(self) -> p.ServerConnection:
         return self.conn.proto
 
-    def sandbox(self, sandbox_id: str) -> Managed:
-        return self.manager.get(sandbox_id, self.conn_id)
+    @property
+    def caller(self) -> Caller:
+        return self.conn.caller
+
+    def sandbox(self, sandbox_id: str, access: Access = "drive") -> Managed:
+        """The sandbox, if this connection may use it so (else `unknown_sandbox`)."""
+        return self.manager.get(sandbox_id, self.caller, access)
 
 
 def _observation(ctx: Context, rid: int, managed: Managed, obs: Observation) -> Frames:
-    managed.last_frame = obs.frame
+    if managed.drivable_by(ctx.caller):  # a viewer's frame is not the one the agent acts in
+        managed.last_frame = obs.frame
     return ctx.proto.observation_frames(rid, p.ObservationResult(observation=obs))
 
 
@@ -64,7 +70,8 @@ async def _new_sandbox_frames(ctx: Context, rid: int, managed: Managed, observe:
 
 
 async def create(ctx: Context, req: p.Create) -> Frames:
-    managed = await ctx.manager.create(req.kind, req.config, owner=ctx.conn_id, keep=req.keep)
+    managed = await ctx.manager.create(req.kind, req.config, owner=ctx.conn_id, keep=req.keep,
+                                       principal=ctx.caller.grant.principal)
     return await _new_sandbox_frames(ctx, req.id, managed, req.observe)
 
 
@@ -109,14 +116,14 @@ async def act(ctx: Context, req: p.Act) -> Frames:
 
 
 async def observe(ctx: Context, req: p.Observe) -> Frames:
-    managed = ctx.sandbox(req.sandbox_id)
+    managed = ctx.sandbox(req.sandbox_id, "view")
     async with ctx.manager.use(managed) as sandbox:
         obs = await sandbox.observe(req.options)
     return _observation(ctx, req.id, managed, obs)
 
 
 async def query(ctx: Context, req: p.Query) -> Frames:
-    managed = ctx.sandbox(req.sandbox_id)
+    managed = ctx.sandbox(req.sandbox_id, "view")
     async with ctx.manager.use(managed) as sandbox:
         if not isinstance(sandbox, Queryable):
             raise unsupported("answer state queries", managed.kind)
@@ -139,37 +146,38 @@ async def restore(ctx: Context, req: p.Restore) -> Frames:
     async with ctx.manager.use(managed) as sandbox:
         if not isinstance(sandbox, Snapshottable):
             raise unsupported("restore", managed.kind)
-        ref = ctx.manager.snapshot_ref(req.snapshot_id, kind=managed.kind)
+        ref = ctx.manager.snapshot_ref(req.snapshot_id, kind=managed.kind, caller=ctx.caller)
         obs = await sandbox.restore(ref, observe=req.observe)
     return _observation(ctx, req.id, managed, obs)
 
 
 async def delete_snapshot(ctx: Context, req: p.DeleteSnapshot) -> Frames:
-    await ctx.manager.delete_snapshot(req.snapshot_id)
+    await ctx.manager.delete_snapshot(req.snapshot_id, ctx.caller)
     return [ctx.proto.result(req.id, p.EmptyResult())]
 
 
 async def fork(ctx: Context, req: p.Fork) -> Frames:
     parent = ctx.sandbox(req.sandbox_id)
     async with ctx.manager.use(parent):
-        child = await ctx.manager.fork(parent, req.snapshot_id, owner=ctx.conn_id, keep=req.keep)
+        child = await ctx.manager.fork(parent, req.snapshot_id, owner=ctx.conn_id, keep=req.keep,
+                                       principal=ctx.caller.grant.principal, caller=ctx.caller)
     return await _new_sandbox_frames(ctx, req.id, child, req.observe)
 
 
 async def close(ctx: Context, req: p.Close) -> Frames:
-    managed = ctx.sandbox(req.sandbox_id)
+    managed = ctx.sandbox(req.sandbox_id, "close")
     ctx.conn.stop_streams_of(managed.id)
     await ctx.manager.close(managed)
     return [ctx.proto.result(req.id, p.EmptyResult())]
 
 
 async def list_sandboxes(ctx: Context, req: p.ListSandboxes) -> Frames:
-    infos = ctx.manager.list(None if req.all else ctx.conn_id)
+    infos = ctx.manager.list(ctx.caller, all=req.all)
     return [ctx.proto.result(req.id, p.ListResult(sandboxes=infos))]
 
 
 async def stream(ctx: Context, req: p.Stream) -> Frames:
-    managed = ctx.sandbox(req.sandbox_id)
+    managed = ctx.sandbox(req.sandbox_id, "view")
     async with ctx.manager.use(managed) as sandbox:
         if not isinstance(sandbox, Streamable):
             raise unsupported("stream", managed.kind)
