@@ -31,7 +31,10 @@ __all__ = [
     "CompletionRequest",
     "ModelPolicy",
     "PolicyMetrics",
+    "Prompt",
+    "build_prompt",
     "parse_output",
+    "remember_turn",
     "prepare_image",
     "text_state",
 ]
@@ -133,6 +136,49 @@ def text_state(observation: Observation, axtree_chars: int = 20000) -> str | Non
     return "\n".join(lines) or None
 
 
+@dataclass
+class Prompt:
+    """What the model is sent for one observation: the messages (system text, task, the
+    screenshot history, the text state) and what they were built from."""
+
+    messages: list[Message]
+    model: ModelFrame
+    image: PreparedImage | None
+    text_state: str | None
+    #: Tools for the request's `tools` field (families with ``tool_api``), else None.
+    tools: list[dict[str, Any]] | None
+
+
+def build_prompt(
+    family: Family,
+    instruction: str,
+    turns: list[Turn],
+    observation: Observation,
+    max_images: int,
+    image: PreparedImage | None = None,
+) -> Prompt:
+    """The prompt for `observation` after `turns`: the one code path that serving
+    (`ModelPolicy.act`) and training-data export (`cua.export`) both use, so the system
+    text, the image size and the screenshot history cannot drift apart. `image` is the
+    observation's screenshot already prepared for the model, when the caller has it."""
+    model = family.model_frame(observation.frame)
+    if image is None:
+        image = prepare_image(observation, model, family.image_format)
+    state = text_state(observation)
+    messages = family.build_messages(instruction, turns, image, state, model, max_images)
+    return Prompt(messages=messages, model=model, image=image, text_state=state, tools=family.request_tools(model))
+
+
+def remember_turn(turns: list[Turn], prompt: Prompt, text: str, max_images: int) -> None:
+    """Append the answer given to `prompt` to the history and let go of screenshot bytes
+    that no later prompt shows (the next one shows the last `max_images - 1` past ones)."""
+    turns.append(Turn(image=prompt.image, raw=text, text_state=prompt.text_state))
+    keep = max(0, max_images - 1)
+    for turn in turns[: max(0, len(turns) - keep)]:
+        if turn.image is not None and not turn.image.dropped:
+            turn.image = PreparedImage(size=turn.image.size, data=b"", format=turn.image.format)
+
+
 def parse_output(
     family: Family,
     raw: str,
@@ -217,17 +263,16 @@ class ModelPolicy:
             t0 = time.perf_counter()
             model = family.model_frame(observation.frame)
             shot = observation.screenshot
+            image: PreparedImage | None = None
             if shot is not None and (shot.width, shot.height) != (model.image.width, model.image.height):
                 # decoding and resizing takes tens of ms: keep the event loop serving
                 image = await asyncio.to_thread(prepare_image, observation, model, family.image_format)
-            else:
-                image = prepare_image(observation, model, family.image_format)
-            state = text_state(observation)
-            messages = family.build_messages(instruction, session.turns, image, state, model, max_images)
+            prompt = build_prompt(family, instruction, session.turns, observation, max_images, image)
+            messages = prompt.messages
             t1 = time.perf_counter()
             request = CompletionRequest(
                 temperature=opts.temperature, top_p=opts.top_p, max_tokens=opts.max_tokens, seed=opts.seed,
-                logprobs=opts.logprobs, top_logprobs=opts.top_logprobs, tools=family.request_tools(model),
+                logprobs=opts.logprobs, top_logprobs=opts.top_logprobs, tools=prompt.tools,
             )
             try:
                 completion = await self.backend.complete(messages, request)
@@ -240,8 +285,7 @@ class ModelPolicy:
             )
             t3 = time.perf_counter()
             history_text = parsed.history_text if parsed is not None and parsed.history_text else completion.text
-            session.turns.append(Turn(image=image, raw=history_text, text_state=state))
-            self._forget_old_images(session, max_images)
+            remember_turn(session.turns, prompt, history_text, max_images)
             session.pointer = pointer
             step = PolicyStep(
                 actions=parsed.actions if parsed is not None else [],
@@ -263,15 +307,6 @@ class ModelPolicy:
             )
         self.metrics.count(family.name, step)
         return step
-
-    @staticmethod
-    def _forget_old_images(session: _Session, max_images: int) -> None:
-        """Drop screenshot bytes that no prompt will show again (the next prompt shows
-        the last `max_images - 1` past ones beside the new one)."""
-        keep = max(0, max_images - 1)
-        for turn in session.turns[: max(0, len(session.turns) - keep)]:
-            if turn.image is not None:
-                turn.image = PreparedImage(size=turn.image.size, data=b"", format=turn.image.format)
 
     async def reset(self, session_id: str) -> None:
         self._sessions.pop(session_id, None)
