@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from cua.actions import Action, Click, Drag, MouseDown, MouseUp, Move, Point, Scroll
 from cua.errors import ActionFailed, BadRequest, Unsupported
 from cua.info import SandboxEvent, SandboxInfo, SnapshotRef
-from cua.observation import Observation, ObserveOptions, Screenshot, Size
+from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "capabilities_of",
     "create_sandbox",
     "kinds",
+    "perform_actions",
     "register_kind",
     "resolve_kind",
     "scale_action",
@@ -237,3 +238,31 @@ def scale_action(action: Action, frame: Size, screen: Size, *, foreign: frozense
 
 def unsupported(what: str, kind: str) -> Unsupported:
     return Unsupported(f"{kind} sandboxes cannot {what}", details={"kind": kind, "capability": what})
+
+
+# --- several actions, one observation ---
+
+async def perform_actions(sandbox: Sandbox, actions: Sequence[Action], *, frame: Size | None,
+                          observe: ObserveOptions | None) -> Observation:
+    """Perform actions in order and observe once at the end: the one rule for a list of
+    actions, wherever the sandbox is driven from (the server's `act`, `LocalSandbox.act`).
+
+    Intermediate steps observe only cheap text state (no screenshot, tree or focus);
+    the first agent fault stops the sequence, and the final observation carries that
+    fault with the index of the failed action. Every action is read in `frame` (the
+    frame the agent saw; the caller passes the last observation's frame when the agent
+    gave none), since an intermediate observation would otherwise change it.
+    """
+    if not actions:
+        raise BadRequest("`action` is an empty list")
+    if len(actions) == 1:
+        return await sandbox.act(actions[0], frame=frame, observe=observe)
+    options = observe or ObserveOptions()
+    quiet = options.model_copy(update={"screenshot": False, "axtree": False, "focused": False})
+    for index, action in enumerate(actions[:-1]):
+        obs = await sandbox.act(action, frame=frame, observe=quiet)
+        if obs.error is not None:
+            final = await sandbox.observe(options)
+            error = ActionError(reason=obs.error.reason, message=f"action {index} ({action.type}): {obs.error.message}")
+            return final.model_copy(update={"error": error, "step": obs.step})
+    return await sandbox.act(actions[-1], frame=frame, observe=options)

@@ -106,7 +106,17 @@ class TaskTags(BaseModel):
 
 
 class TaskSetup(BaseModel):
-    """How a runner prepares the sandbox before the agent's first observation."""
+    """How a runner prepares the sandbox before the agent's first observation, and what
+    it reads beside the judge while the episode runs (`cua.episode.Episode` does both).
+
+    - `instruction_query`: for tasks whose instruction is only known once the page is up
+      (MiniWoB++ draws its utterance in the page): read after reset and the setup steps,
+      its string value (stripped; it must be non-empty) becomes the instance's
+      instruction, so the agent, the trajectory and the index all see the real one.
+    - `end_query`: for apps that end the episode themselves (MiniWoB++'s episode-done
+      flag): read after every step; a truthy value ends the episode (RL: `terminated`),
+      and the judge then reads the final state as usual.
+    """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     #: The seed to reset the sandbox (its apps) with; None: the instance's seed.
@@ -115,6 +125,10 @@ class TaskSetup(BaseModel):
     files: dict[str, str] = Field(default_factory=dict)
     #: An Oracle run after reset and before the agent starts (its actions are not the agent's).
     actions: Any = None
+    #: A query read after reset and setup whose string value becomes the instruction.
+    instruction_query: StateQuery | None = None
+    #: A query read after every step whose truthy value means the app ended the episode.
+    end_query: StateQuery | None = None
 
 
 class TaskInstance(BaseModel):

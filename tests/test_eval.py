@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from cua.eval.agents import agent_factory
-from cua.eval.episode import AgentTurn, EpisodeContext, EpisodeRecord, OracleAgent, run_episode
-from cua.eval.local import LocalSandbox, open_local
+from cua.episode import AgentTurn, EpisodeContext, EpisodeRecord, OracleAgent, run_episode
+from cua.episode.local import LocalSandbox, open_local
 from cua.eval.runner import LocalExecutor, make_jobs, run_jobs
 from cua.observation import Observation
 from cua.state import AppStateQuery

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import httpx
 
-from cua.eval.episode import OracleAgent, run_episode
-from cua.eval.local import open_local
+from cua.episode import OracleAgent, run_episode
+from cua.episode.local import open_local
 from cua.tasks.registry import get_template
 
 TASK, SEED = "todo.mark_done@1", 0

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cua.eval.episode import EpisodeRecord
+from cua.episode import EpisodeRecord
 
 
 def test_eval_on_a_local_ray_cluster(tmp_path: Path) -> None:

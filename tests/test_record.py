@@ -1,5 +1,5 @@
-"""Human demonstrations: the live view forwards a person's real input, and the recording is
-crash-safe and replayable.
+"""Human demonstrations: the live view forwards a person's real input, and the recording is a
+trajectory (the format eval writes) that keeps what the person saw and replays.
 
 The "person" is a second headless Chromium that opens the live view page and uses its
 mouse and keyboard on the screen image; the task's oracle only decides where to aim.
@@ -8,7 +8,6 @@ mouse and keyboard on the screen image; the task's oracle only decides where to 
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 from pathlib import Path
 
@@ -17,11 +16,12 @@ import uvicorn
 from playwright.async_api import async_playwright
 
 from cua.actions import Click, Done, Key, Scroll, Type
-from cua.eval.episode import EpisodeContext
-from cua.eval.local import open_local
+from cua.episode import EpisodeContext
+from cua.episode.local import open_local
 from cua.record.live import LiveSession, build_live_app
-from cua.record.recording import Recording, read_recording
+from cua.trajectory import TrajectoryWriter, read_trajectory, validate
 from cua.sandboxes.browser.launcher import find_executable
+from cua.state import DomQuery
 from cua.tasks.registry import get_template
 
 KEYS = {"Control": "Control", "Enter": "Enter", "Tab": "Tab", "Escape": "Escape", "Backspace": "Backspace"}
@@ -35,11 +35,14 @@ async def _wait_for(predicate, timeout: float = 30.0) -> None:
         await asyncio.sleep(0.05)  # polling state that another task updates
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["todo.mark_done@1", "todo.add_todo@1"])
 async def test_a_person_demonstrates_through_the_live_view(tmp_path: Path, task: str) -> None:
     instance = get_template(task).instantiate(3)
+    typed: list[str] = []
+    kinds: list[str] = []
     async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
-        session = LiveSession(handle=handle, instance=instance, recording=Recording(tmp_path / "rec", instance))
+        session = LiveSession(handle=handle, instance=instance, writer=TrajectoryWriter(tmp_path / "rec"))
         await session.start()
         app = build_live_app(session)
         sock = socket.socket()
@@ -58,15 +61,19 @@ async def test_a_person_demonstrates_through_the_live_view(tmp_path: Path, task:
                 box = await page.locator("#screen").bounding_box()
                 assert box is not None and round(box["width"]) == 1280  # shown unscaled
 
+                assert session.last is not None
                 ctx = EpisodeContext(handle, session.last)
                 async for action in instance.oracle(ctx):
-                    before = session.recording.count
+                    before = session.last.step  # the sandbox's action counter
+                    performed = 1
                     if isinstance(action, Click):
                         await page.mouse.click(box["x"] + action.x, box["y"] + action.y)
                     elif isinstance(action, Type):
                         await page.focus("#screen")
                         for char in action.text:  # one keydown per character, as a person types
                             await page.keyboard.press(char)
+                        performed = len(action.text)
+                        typed.append(action.text)
                     elif isinstance(action, Key):
                         await page.focus("#screen")
                         await page.keyboard.press("+".join(KEYS.get(k, k) for k in action.keys))
@@ -77,7 +84,8 @@ async def test_a_person_demonstrates_through_the_live_view(tmp_path: Path, task:
                         break
                     else:
                         raise AssertionError(f"this test does not forward {action.type}")
-                    await _wait_for(lambda: session.recording.count > before)
+                    kinds.append(action.type)
+                    await _wait_for(lambda: session.last is not None and session.last.step >= before + performed)
                     await _wait_for(lambda: session.lock.locked() is False)
                     ctx.update(session.last)
                 await page.click("#done")
@@ -88,42 +96,50 @@ async def test_a_person_demonstrates_through_the_live_view(tmp_path: Path, task:
             server.should_exit = True
             await serving
 
-    meta, steps, result = read_recording(tmp_path / "rec")
-    assert meta.task_id == task and result is not None and result.status == "done"
-    assert result.verdict is not None and result.verdict.passed, result.verdict
-    assert steps and steps[-1].action["type"] == "done"
-    assert all((tmp_path / "rec" / s.frame).exists() for s in steps if s.frame)
-    assert (tmp_path / "rec" / "frames" / "000000.jpg").exists()
+    traj = read_trajectory(tmp_path / "rec")
+    assert validate(tmp_path / "rec").ok, validate(tmp_path / "rec").problems
+    assert traj.meta is not None and traj.meta.producer == "record" and traj.meta.task_id == task
+    assert traj.meta.agent.kind == "human" and traj.meta.reset_seed == instance.reset_seed
+    assert traj.end is not None and traj.end.status == "completed" and traj.end.done is not None
+    assert traj.end.verdict is not None and traj.end.verdict.passed, traj.end.verdict
+    actions = [s.action for s in traj.steps]
+    assert actions and actions[-1] is not None and actions[-1]["type"] == "done"
+    # consecutive keystrokes are one type step with its typing time, not one step per key
+    assert [a["type"] for a in actions if a] == [*kinds, "done"]
+    assert [a["text"] for a in actions if a and a["type"] == "type"] == typed
+    assert all("typing" in s.timings_ms for s in traj.steps if s.action and s.action["type"] == "type"
+               and len(s.action["text"]) > 1)
+    # every step keeps the screen the person acted on; n steps, n + 1 frames
+    refs = traj.observations()
+    assert len(refs) == len(traj.steps) + 1 and all(traj.frame_bytes(r) for r in refs)
+    assert len({r.frame for r in refs}) == len(refs)
 
 
-def test_a_torn_recording_reads_back_as_a_consistent_prefix(tmp_path: Path) -> None:
-    instance = get_template("todo.mark_done@1").instantiate(0)
-    rec = Recording(tmp_path / "r", instance)
-    from cua.observation import Observation, Screenshot, Size
-
-    size = Size(width=4, height=4)
-    obs = Observation(sandbox_id="x", frame=size, screen=size,
-                      screenshot=Screenshot(format="png", width=4, height=4, data=b"png"))
-    rec.add(Click(x=1, y=1), obs)
-    rec.add(Type(text="hi"), obs)
-    # The writer dies while appending a third line.
-    with (tmp_path / "r" / "steps.jsonl").open("a") as fh:
-        fh.write('{"index": 3, "t": 1.0, "action": {"type": "cli')
-    meta, steps, result = read_recording(tmp_path / "r")
-    assert [s.index for s in steps] == [1, 2] and result is None
-    # A recording never overwrites another.
-    with pytest.raises(FileExistsError):
-        Recording(tmp_path / "r", instance)
-
-
-def test_recorded_steps_replay_through_the_scripted_policy(tmp_path: Path) -> None:
+@pytest.mark.slow
+async def test_a_recording_keeps_the_screen_before_each_action_and_replays(tmp_path: Path) -> None:
     from cua.policy.backends.scripted import load_script
 
-    instance = get_template("todo.mark_done@1").instantiate(0)
-    rec = Recording(tmp_path / "r", instance)
-    rec.add(Click(x=10, y=20), None)
-    rec.add(Key(keys="ctrl+s"), None)
-    rec.finish(done=None, verdict=None)
+    instance = get_template("todo.add_todo@1").instantiate(0)
+    async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
+        session = LiveSession(handle=handle, instance=instance, writer=TrajectoryWriter(tmp_path / "r"))
+        first = await session.start()
+        (box,) = await handle.query([DomQuery(selector="input[name=title], input[type=text]", prop="bbox")])
+        assert box.ok and box.value, box
+        await session.act({"type": "click", "x": box.value["x"] + 5, "y": box.value["y"] + 5})
+        after_click = session.last
+        for char in "hello":
+            await session.act({"type": "type", "text": char})
+        await session.act({"type": "key", "keys": ["Control", "a"]})
+        record = await session.finish(None)  # Ctrl-C: kept, not judged
+    assert record.steps == 3 and record.verdict is None
+    traj = read_trajectory(tmp_path / "r")
+    assert [s.action["type"] for s in traj.steps if s.action] == ["click", "type", "key"]
+    assert traj.steps[1].action == {"type": "type", "text": "hello"}
+    assert traj.end is not None and traj.end.failure == "abandoned" and traj.end.verdict is None
+    # the observation kept with each step is the one before it: the click acted on the first screen
+    assert first.screenshot is not None and after_click is not None and after_click.screenshot is not None
+    assert traj.frame_bytes(traj.steps[0].observation) == first.screenshot.data
+    assert traj.frame_bytes(traj.steps[1].observation) == after_click.screenshot.data
     script = load_script(tmp_path / "r" / "steps.jsonl")
-    assert [step.actions for step in script] == [[Click(x=10, y=20)], [Key(keys=["Control", "s"])]]
-    assert json.loads((tmp_path / "r" / "result.json").read_text())["status"] == "aborted"
+    assert [step.actions for step in script] == [[Click(x=box.value["x"] + 5, y=box.value["y"] + 5)],
+                                                 [Type(text="hello")], [Key(keys=["Control", "a"])]]

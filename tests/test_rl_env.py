@@ -7,7 +7,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from cua.actions import Click, Done
-from cua.eval.episode import EpisodeContext
+from cua.episode import EpisodeContext
 from cua.rl.env import CuaEnv
 from cua.server.app import serve_in_thread
 
@@ -18,7 +18,7 @@ def _play_oracle(env: CuaEnv, seed: int) -> tuple[float, bool, dict]:
     """Drive the task's oracle through env.step (the oracle only reads state to aim)."""
     obs, info = env.reset(seed=seed)
     assert obs["screenshot"].shape == (720, 1280, 3)
-    instance = env.template.instantiate(seed)
+    instance = env.episode.instance
     ctx = EpisodeContext(env._handle, env._loop.call(env._handle.observe(env.observe)))  # noqa: SLF001
     actions = env._loop.call(_collect(instance.oracle(ctx), ctx, env))  # noqa: SLF001
     total, terminated, info = 0.0, False, {}
@@ -38,9 +38,8 @@ async def _collect(gen, ctx, env):
     async for action in gen:
         out.append(action)
         ctx.update(await env._handle.act(action, observe=env.observe))  # noqa: SLF001
-    instance = env._instance  # noqa: SLF001
-    await env._handle.reset(seed=instance.seed, options={"start_url": instance.sandbox_config.get("start_url")},  # noqa: SLF001
-                            observe=env.observe)
+    ep = env.episode
+    await env._handle.reset(seed=ep.instance.reset_seed, options=ep.reset_options(), observe=env.observe)  # noqa: SLF001
     return out
 
 

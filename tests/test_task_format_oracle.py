@@ -10,8 +10,8 @@ from urllib.parse import quote
 import pytest
 
 from cua.actions import Action, Done, Drag, Scroll
-from cua.eval.episode import EpisodeContext
-from cua.eval.local import open_local
+from cua.episode import EpisodeContext
+from cua.episode.local import open_local
 from cua.state import DomQuery, UrlQuery
 from cua.tasks.oracle import OracleError, run_steps
 

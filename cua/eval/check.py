@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cua.eval.episode import EpisodeRecord, NoopAgent, OracleAgent, gather_state, run_episode
-from cua.eval.local import LocalSandbox, open_local
+from cua.episode import EpisodeRecord, NoopAgent, OracleAgent, gather_state, run_episode
+from cua.episode.local import LocalSandbox, open_local
 from cua.task import TaskInstance, Verdict
 
 __all__ = ["CheckReport", "TemplateReport", "VariantFailure", "check_templates"]

@@ -3,7 +3,8 @@
 By default the episodes run through a real sandbox server started as a child process
 on a loopback port (the same websocket path remote users take); `--server URL` uses a
 running `cua serve`, and `--local` drives sandboxes in process without a server.
-Exit code 0 when the run completed, whatever the scores.
+Every episode writes its trajectory to OUT/trajectories/<task>__s<seed>/ (check a run with
+`cua trajectory validate OUT`). Exit code 0 when the run completed, whatever the scores.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--isolation", choices=["container", "shared"], help="override browser isolation")
     p.add_argument("--format", choices=["png", "jpeg", "webp"], default="jpeg", help="screenshot format")
     p.add_argument("--quality", type=int, default=80)
+    p.add_argument("--frames", choices=["all", "last", "none"], default="all",
+                   help="screenshots each trajectory keeps (OUT/trajectories/<task>__s<seed>/): every step's, "
+                        "the final one, or none (default all)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=main)
 
@@ -75,7 +79,7 @@ def _default_out(args: argparse.Namespace) -> Path:
 
 async def _run(args: argparse.Namespace, jobs: list[Any], out: Path) -> int:
     from cua.eval.agents import agent_factory
-    from cua.eval.openers import sandbox_opener
+    from cua.episode.openers import sandbox_opener
     from cua.eval.report import print_summary, progress
     from cua.eval.runner import LocalExecutor, run_jobs
     from cua.observation import ObserveOptions
@@ -95,7 +99,7 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path) -> int:
             agent_name = args.policy
             executor = await stack.enter_async_context(ray_executors(
                 args.ray, policy=args.policy, policy_kw=policy_kw, observe=observe, config_overrides=overrides,
-                num_cpus=args.ray_cpus))
+                num_cpus=args.ray_cpus, run_dir=out, frames=args.frames))
         else:
             make_agent, agent_name, policy = agent_factory(args.policy, **policy_kw)
             if policy is not None:
@@ -104,7 +108,8 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path) -> int:
                 local=args.local, server=args.server, token=args.token, max_sandboxes=max(8, 2 * args.parallel)))
 
             def executor() -> LocalExecutor:
-                return LocalExecutor(opener, make_agent, observe=observe, config_overrides=overrides)
+                return LocalExecutor(opener, make_agent, observe=observe, config_overrides=overrides,
+                                     run_dir=out, frames=args.frames, run_id=out.name)
 
         with progress(len(jobs), enabled=not args.no_progress) as advance:
             summary, _ = await run_jobs(jobs, executor=executor, agent_name=agent_name, parallel=args.parallel,

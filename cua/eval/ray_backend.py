@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import ray
 
-from cua.eval.episode import EpisodeRecord
+from cua.episode.episode import EpisodeRecord
 from cua.eval.runner import EpisodeJob, JobExecutor
 from cua.observation import ObserveOptions
 
@@ -26,14 +27,17 @@ class EpisodeActor:
     """Runs episodes inside a Ray worker; becomes a Ray actor class through `ray.remote`."""
 
     def __init__(self, policy: str, policy_kw: dict[str, Any], observe: dict[str, Any] | None,
-                 config_overrides: dict[str, dict[str, Any]]) -> None:
+                 config_overrides: dict[str, dict[str, Any]], run_dir: str | None = None,
+                 frames: str = "all") -> None:
+        from cua.episode.local import open_local
         from cua.eval.agents import agent_factory
-        from cua.eval.local import open_local
         from cua.eval.runner import LocalExecutor
 
         make_agent, _, self._policy = agent_factory(policy, **policy_kw)
         self._executor = LocalExecutor(open_local, make_agent, config_overrides=config_overrides,
-                                       observe=ObserveOptions.model_validate(observe) if observe else None)
+                                       observe=ObserveOptions.model_validate(observe) if observe else None,
+                                       run_dir=Path(run_dir) if run_dir else None,
+                                       frames=frames)  # type: ignore[arg-type]
 
     async def run(self, template_id: str, seed: int) -> str:
         from cua.tasks.registry import get_template
@@ -65,9 +69,11 @@ class _ActorExecutor:
 async def ray_executors(address: str, *, policy: str, policy_kw: dict[str, Any] | None = None,
                         observe: ObserveOptions | None = None,
                         config_overrides: dict[str, dict[str, Any]] | None = None,
-                        num_cpus: float = 1.0) -> AsyncIterator[Callable[[], JobExecutor]]:
+                        num_cpus: float = 1.0, run_dir: Path | None = None,
+                        frames: str = "all") -> AsyncIterator[Callable[[], JobExecutor]]:
     """Yields a factory of executors, each a new actor. `address`: a Ray cluster address,
-    "auto", or "local" to start a Ray instance in this process (shut down on exit)."""
+    "auto", or "local" to start a Ray instance in this process (shut down on exit).
+    `run_dir`: where the actors write trajectories (a path every worker sees)."""
     started_here = not ray.is_initialized()
     if started_here:
         ray.init(address=None if address == "local" else address, include_dashboard=False,
@@ -76,7 +82,8 @@ async def ray_executors(address: str, *, policy: str, policy_kw: dict[str, Any] 
     observe_dict = observe.model_dump(mode="json") if observe else None
 
     def make() -> JobExecutor:
-        return _ActorExecutor(actor_class.remote(policy, policy_kw or {}, observe_dict, config_overrides or {}))
+        return _ActorExecutor(actor_class.remote(policy, policy_kw or {}, observe_dict, config_overrides or {},
+                                                 str(run_dir.resolve()) if run_dir else None, frames))
 
     try:
         yield make

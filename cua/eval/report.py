@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from cua.eval.episode import EpisodeRecord
+from cua.episode.episode import EpisodeRecord
 from cua.eval.runner import RunSummary
 
 __all__ = ["print_summary", "progress"]

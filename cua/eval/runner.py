@@ -6,6 +6,10 @@ An infrastructure fault (crash, timeout) closes that sandbox and retries the epi
 once on a fresh one; an agent fault is the agent's score. Every finished episode is
 appended to `episodes.jsonl` as one whole line, so an interrupted run loses nothing
 already done; `summary.json` is written atomically at the end.
+
+With a run folder, every episode also writes its trajectory (`cua.trajectory`) to
+`trajectories/<task_id>__s<seed>/` as it happens (the index line names it); a retried
+episode keeps the lost attempt in the same trajectory, with its typed error.
 """
 
 from __future__ import annotations
@@ -23,17 +27,18 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from cua.errors import CuaError
-from cua.eval.episode import EpisodeAgent, EpisodeRecord, run_episode
-from cua.eval.handle import SandboxHandle
+from cua.episode.agent import EpisodeAgent
+from cua.episode.episode import EpisodeRecord, error_dict, run_episode, trajectory_name
+from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.observation import ObserveOptions
 from cua.task import TaskInstance, TaskTemplate
+from cua.trajectory import FramePolicy, TrajectoryEnd, TrajectoryWriter
 
-__all__ = ["EpisodeJob", "JobExecutor", "LocalExecutor", "RunSummary", "SandboxOpener", "TaskStats", "make_jobs",
+__all__ = ["EpisodeJob", "JobExecutor", "LocalExecutor", "RunSummary", "TaskStats", "make_jobs",
            "read_records", "run_jobs", "summarize"]
 
-#: Opens a sandbox for (kind, config) and closes it on exit: local or over a client.
-SandboxOpener = Callable[[str, dict[str, Any]], AbstractAsyncContextManager[SandboxHandle]]
+#: Where a run folder keeps its episodes' trajectories.
+TRAJECTORIES_DIR = "trajectories"
 AgentFactory = Callable[[TaskInstance], EpisodeAgent]
 log = logging.getLogger(__name__)
 
@@ -114,12 +119,16 @@ class LocalExecutor:
     """Runs jobs on sandboxes it opens itself (in process, or through a client), keeping its
     sandbox for the next job whose sandbox config matches, and retrying infra faults on a
     fresh sandbox. `config_overrides` maps a sandbox kind to settings merged into the
-    sandbox config of every instance of that kind (e.g. {"browser": {"isolation": "shared"}})."""
+    sandbox config of every instance of that kind (e.g. {"browser": {"isolation": "shared"}}).
+    With `run_dir`, each episode writes its trajectory under `run_dir/trajectories/`,
+    keeping `frames` ("all", "last" or "none")."""
 
     def __init__(self, opener: SandboxOpener, make_agent: AgentFactory, *, observe: ObserveOptions | None = None,
-                 retries: int = 1, config_overrides: dict[str, dict[str, Any]] | None = None) -> None:
+                 retries: int = 1, config_overrides: dict[str, dict[str, Any]] | None = None,
+                 run_dir: Path | None = None, frames: FramePolicy = "all", run_id: str | None = None) -> None:
         self.opener, self.make_agent, self.observe, self.retries = opener, make_agent, observe, retries
         self.config_overrides = config_overrides or {}
+        self.run_dir, self.frames, self.run_id = run_dir, frames, run_id
         self.key: str | None = None
         self.handle: SandboxHandle | None = None
         self._cm: AbstractAsyncContextManager[SandboxHandle] | None = None
@@ -148,30 +157,54 @@ class LocalExecutor:
             instance.sandbox_config = {**instance.sandbox_config, **overrides}
         return instance
 
+    def _writer(self, instance: TaskInstance) -> tuple[TrajectoryWriter | None, str | None]:
+        if self.run_dir is None:
+            return None, None
+        name = trajectory_name(instance)
+        rel = f"{TRAJECTORIES_DIR}/{name}"
+        n = 1
+        while (self.run_dir / rel).exists():  # a rerun into the same folder never overwrites a trajectory
+            n += 1
+            rel = f"{TRAJECTORIES_DIR}/{name}-{n}"
+        return TrajectoryWriter(self.run_dir / rel, frames=self.frames), rel
+
     async def run(self, job: EpisodeJob) -> EpisodeRecord:
         instance = self.instantiate(job)
+        writer, rel = self._writer(instance)
         record: EpisodeRecord | None = None
+        attempts = 0
         for attempt in range(self.retries + 1):
+            attempts = attempt + 1
+            last = attempt == self.retries
             t = time.perf_counter()
             try:
                 handle = await self._handle_for(instance)
             except Exception as exc:  # any failure to start a sandbox is an infrastructure fault
-                error = ({**exc.to_dict(), "fault": exc.fault} if isinstance(exc, CuaError)
-                         else {"code": "internal", "message": f"{type(exc).__name__}: {exc}", "fault": "infra"})
+                error = error_dict(exc)
                 error["message"] = f"creating the sandbox failed: {error['message']}"
                 record = EpisodeRecord(task_id=instance.task_id, seed=instance.seed,
                                        instruction=instance.instruction, agent="?",
                                        tags=instance.tags.model_dump(), status="infra_error", error=error)
+                if writer is not None:
+                    if not last:
+                        writer.new_attempt(error=error)
+                    elif writer.meta is not None:  # an earlier attempt began the trajectory: end it
+                        writer.end(TrajectoryEnd(status="infra_error", failure=str(error["code"]), error=error))
                 await self.aclose()
                 continue
             setup_ms = (time.perf_counter() - t) * 1000
-            record = await run_episode(handle, instance, self.make_agent(instance), observe=self.observe)
+            record = await run_episode(handle, instance, self.make_agent(instance), observe=self.observe,
+                                       writer=writer, run_id=self.run_id, last_attempt=last)
             record.timings_ms["sandbox"] = setup_ms
             if record.status != "infra_error":
-                return record
+                break
             await self.aclose()  # recreate the sandbox before retrying
             record.timings_ms["attempt"] = attempt + 1
         assert record is not None
+        record.attempts = attempts
+        if writer is not None:
+            writer.close()
+            record.trajectory = rel if writer.meta is not None else None
         return record
 
 

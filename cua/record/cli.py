@@ -3,7 +3,11 @@
 Opens a sandbox for the task variant of `--seed`, serves the live view on loopback and
 prints its URL (with a one-time token). Click, drag, scroll and type in the page; press
 Done (with an answer for questions) or Infeasible to end: the episode is judged and the
-verdict is written into the recording. Ctrl-C ends it as "aborted", keeping the steps.
+verdict is written into the recording. Ctrl-C ends it unjudged ("abandoned"), keeping the steps.
+
+The recording is a trajectory folder (`cua.trajectory`, producer "record"), the same
+format `cua eval` writes: `cua trajectory show OUT` prints it, and export and replay read
+it like any other episode.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--server", help="ws:// URL of a running `cua serve` (default: sandboxes in this process)")
     p.add_argument("--token", default=os.environ.get("CUA_TOKEN"), help="token of that server")
     p.add_argument("--fps", type=float, default=8.0, help="live view frame rate")
+    p.add_argument("--frames", choices=["all", "last", "none"], default="all",
+                   help="screenshots the trajectory keeps (default all)")
+    p.add_argument("--operator", default="human", help="who demonstrates (kept in the trajectory's meta)")
     p.set_defaults(func=main)
 
 
@@ -37,6 +44,9 @@ def main(args: argparse.Namespace) -> int:
         print(f"cua record: {exc.args[0]}", file=sys.stderr)
         return 2
     out = args.out or Path("recordings") / f"{args.task.replace('@', '-v')}-s{args.seed}-{_stamp()}"
+    if out.exists() and any(out.iterdir()):
+        print(f"cua record: {out} is not empty: a recording never overwrites another", file=sys.stderr)
+        return 2
     try:
         return asyncio.run(_record(args, template.instantiate(args.seed), out))
     except KeyboardInterrupt:
@@ -49,19 +59,19 @@ def _stamp() -> str:
     return time.strftime("%Y%m%d-%H%M%S")
 
 
-async def _record(args: argparse.Namespace, instance, out: Path) -> int:  # noqa: ANN001
+async def _record(args: argparse.Namespace, instance, out: Path) -> int:
     import socket
 
     import uvicorn
 
-    from cua.eval.openers import sandbox_opener
+    from cua.episode.openers import sandbox_opener
     from cua.record.live import LiveSession, build_live_app
-    from cua.record.recording import Recording
+    from cua.trajectory import TrajectoryWriter
 
-    recording = Recording(out, instance)
+    writer = TrajectoryWriter(out, frames=args.frames)
     async with sandbox_opener(local=args.server is None, server=args.server, token=args.token) as opener, \
             opener(instance.sandbox_kind, instance.sandbox_config) as handle:
-        session = LiveSession(handle=handle, instance=instance, recording=recording)
+        session = LiveSession(handle=handle, instance=instance, writer=writer, operator=args.operator)
         await session.start()
         app = build_live_app(session, max_fps=args.fps)
         sock = socket.socket()
@@ -70,7 +80,7 @@ async def _record(args: argparse.Namespace, instance, out: Path) -> int:  # noqa
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
         serving = asyncio.create_task(server.serve(sockets=[sock]))
         print(f"live view: http://127.0.0.1:{sock.getsockname()[1]}/?t={app.state.token}", flush=True)
-        print(f"task: {instance.instruction}", flush=True)
+        print(f"task: {session.instance.instruction}", flush=True)
         try:
             await session.finished.wait()
         finally:
@@ -79,5 +89,5 @@ async def _record(args: argparse.Namespace, instance, out: Path) -> int:  # noqa
             await serving
     verdict = result.verdict
     print(f"recorded {result.steps} steps in {out} · "
-          + (f"{'passed' if verdict.passed else 'failed'} (score {verdict.score:.2f})" if verdict else result.status))
+          + (f"{'passed' if verdict.passed else 'failed'} (score {verdict.score:.2f})" if verdict else "not judged"))
     return 0

@@ -1,11 +1,18 @@
 """The live view: a local web page that shows a sandbox's screen as it changes and forwards
-a person's mouse and keyboard to it as unified actions, recording every step.
+a person's mouse and keyboard to it as unified actions, recording every step as a trajectory.
 
 The page talks to this server over one websocket: screen frames arrive as binary
 messages (JPEG bytes, never base64), status as JSON; the page sends `{"type": "action",
 "action": {...}}` (validated here with `parse_action`, so a person's input is held to
 the same schema as an agent's) and `{"type": "done", "status", "answer"}` to finish, at
 which point the episode is judged and the verdict is shown and recorded.
+
+The demonstration is a `cua.episode.Episode` (producer "record"), exactly as an eval
+episode: the same reset seed, setup steps, initial state and judge, written in the same
+trajectory format (`cua.trajectory`). What is kept is what the person saw and did: each
+step's observation is the screen they acted on (the latest streamed frame when it is
+newer than the last action's observation), and consecutive keystrokes are one `type`
+step ("hello", not five steps) with the time it took to type them.
 
 Frames come from the sandbox's stream (CDP screencast for browsers), and after each
 action the action's own observation is pushed at once, so feedback does not wait for
@@ -32,47 +39,56 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cua.actions import Done, parse_action
+from cua.episode.episode import Episode, EpisodeRecord
+from cua.episode.handle import SandboxHandle, StreamingHandle
 from cua.errors import CuaError, Unsupported
-from cua.eval.episode import gather_state
-from cua.eval.handle import SandboxHandle, StreamingHandle
 from cua.observation import Observation, ObserveOptions, Screenshot
-from cua.record.recording import Recording, RecordingResult
-from cua.task import JudgeInput, TaskInstance
+from cua.task import TaskInstance
+from cua.trajectory import AgentInfo, TrajectoryWriter
 
 __all__ = ["LiveSession", "build_live_app"]
 
 log = logging.getLogger(__name__)
 PAGE = Path(__file__).with_name("live.html")
+#: A person's demonstration is not held to an agent's step budget (the task format's cap).
+MAX_STEPS = 1000
 
 
 @dataclass
 class LiveSession:
-    """One demonstration: a sandbox reset to a task, its recording, and the viewers."""
+    """One demonstration: a sandbox reset to a task, its episode (and trajectory), and the viewers."""
 
     handle: SandboxHandle
     instance: TaskInstance
-    recording: Recording
+    writer: TrajectoryWriter | None = None
     observe: ObserveOptions = field(default_factory=lambda: ObserveOptions(format="jpeg", quality=75))
+    operator: str = "human"
     viewers: set[WebSocket] = field(default_factory=set)
-    initial: dict[str, Any] = field(default_factory=dict)
     last: Observation | None = None
-    result: RecordingResult | None = None
+    result: EpisodeRecord | None = None
     finished: asyncio.Event = field(default_factory=asyncio.Event)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    episode: Episode | None = None
+    #: The newest streamed frame, when it came after the last action's observation.
+    _seen: Screenshot | None = None
 
     async def start(self) -> Observation:
-        start_url = self.instance.sandbox_config.get("start_url")
-        obs = await self.handle.reset(seed=self.instance.seed, options={"start_url": start_url} if start_url else None,
-                                      observe=self.observe)
-        self.initial = await gather_state(self.handle, self.instance.judge.queries())
-        self.recording.start(obs)
+        self.episode = Episode(self.handle, self.instance, observe=self.observe, writer=self.writer,
+                               producer="record", agent=AgentInfo(name=self.operator, kind="human"),
+                               max_steps=MAX_STEPS, extra={"operator": self.operator})
+        obs = await self.episode.reset()
+        self.instance = self.episode.instance  # its instruction may have been read from the page
         self.last = obs
         return obs
+
+    @property
+    def steps(self) -> int:
+        return self.episode.steps if self.episode is not None else 0
 
     def status(self, obs: Observation | None = None) -> dict[str, Any]:
         obs = obs or self.last
         return {"type": "status", "task_id": self.instance.task_id, "instruction": self.instance.instruction,
-                "steps": self.recording.count, "url": obs.url if obs else None, "title": obs.title if obs else None,
+                "steps": self.steps, "url": obs.url if obs else None, "title": obs.title if obs else None,
                 "frame": obs.frame.model_dump() if obs else None,
                 "error": obs.error.model_dump() if obs and obs.error else None}
 
@@ -87,35 +103,49 @@ class LiveSession:
             with contextlib.suppress(WebSocketDisconnect, RuntimeError):
                 await ws.send_text(text)
 
+    def _sync_seen(self, episode: Episode) -> None:
+        """Keep the step as acting on the screen the person last saw (a newer streamed frame)."""
+        shot, self._seen = self._seen, None
+        if shot is not None and self.last is not None and \
+                (shot.width, shot.height) == (self.last.frame.width, self.last.frame.height):
+            episode.saw(self.last.model_copy(update={"screenshot": shot}))
+
     async def act(self, data: Any) -> None:
         action = parse_action(data)
         if isinstance(action, Done):
             await self.finish(action)
             return
         async with self.lock:
-            if self.result is not None:
+            episode = self.episode
+            if self.result is not None or episode is None or episode.over:
                 return
-            obs = await self.handle.act(action, observe=self.observe)
-            self.recording.add(action, obs)
-            self.last = obs
+            self._sync_seen(episode)
+            step = await episode.step(action, merge_typing=True)
+            obs = self.last = step.observation
+            self._seen = None
         if obs.screenshot is not None:
             await self.broadcast_frame(obs.screenshot)
         await self.broadcast_json(self.status(obs))
 
-    async def finish(self, done: Done | None) -> RecordingResult:
+    async def finish(self, done: Done | None) -> EpisodeRecord:
+        """End the demonstration: with a Done it is judged; without (Ctrl-C, a closed page) it is kept unjudged."""
         async with self.lock:
             if self.result is not None:
                 return self.result
-            verdict = None
+            episode = self.episode
+            assert episode is not None, "start() first"
+            if done is not None and not episode.over:
+                self._sync_seen(episode)
+                await episode.step(done)
             if done is not None:
-                self.recording.add(done, None)
-                final = await gather_state(self.handle, self.instance.judge.queries())
-                verdict = self.instance.judge.evaluate(
-                    JudgeInput(initial=self.initial, final=final, done=done, steps=self.recording.count))
-            self.result = self.recording.finish(done=done, verdict=verdict)
-        await self.broadcast_json({"type": "result", **json.loads(self.result.model_dump_json())})
+                await episode.judge()
+            self.result = episode.finish()
+        record = self.result
+        await self.broadcast_json({"type": "result", "status": "done" if record.done else "aborted",
+                                   "steps": record.steps,
+                                   "verdict": json.loads(record.verdict.model_dump_json()) if record.verdict else None})
         self.finished.set()
-        return self.result
+        return record
 
     async def stream(self, max_fps: float) -> None:
         """Forward the sandbox's screen stream to the viewers until the session ends."""
@@ -125,6 +155,8 @@ class LiveSession:
         async for shot in frames:
             if self.finished.is_set():
                 return
+            if not self.lock.locked():  # a frame during an action may predate it
+                self._seen = shot
             await self.broadcast_frame(shot)
 
 

@@ -7,10 +7,19 @@ page, not a relaunch); `step(action) -> (obs, reward, terminated, truncated, inf
 - Observations are `{"screenshot": uint8 array (H, W, 3)}`; URL, title, the action error
   and the instruction are in `info`. The frame is the task's viewport (or `observe.frame`).
 - Actions are `cua.actions` models (or their dicts). `Done` ends the episode.
+- Every episode is a `cua.episode.Episode`, as in `cua eval` and `cua record`: the reset
+  uses the task's reset seed and plays its setup steps, and the instruction may be read
+  from the page after reset (`info["instruction"]`).
+- `terminated`: the task ended (the agent's `Done`, the app ending the episode itself
+  (`TaskSetup.end_query`), or success with `terminate_on_success`); `truncated`: the
+  step limit. The final `info` carries the `verdict`.
 - The episode's return is the judge's score of the final state. `reward="sparse"` pays it
   at the end; `reward="dense"` pays the change in the judge's progress (fraction of
-  subgoal checks met) every step and the rest at the end, so the sum is the same score.
-  Dense reward reads the judge's state after every step (one query round trip).
+  subgoal checks met) every step and the rest at the end, so the sum is the same score
+  and ending the episode pays nothing by itself. Dense reward reads the judge's state
+  after every step (one query round trip).
+- `trajectory_dir=PATH`: every episode is written there as a trajectory (`cua.trajectory`,
+  producer "rl"), one folder per episode; `info["trajectory"]` names it.
 - Infrastructure faults raise the typed `cua.errors.InfraError`: recreate the env.
 
 The sandbox lives in this process (`server=None`) or on a `cua serve` (`server=URL`).
@@ -20,6 +29,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -28,11 +38,12 @@ from gymnasium import spaces
 from PIL import Image
 
 from cua.actions import Action, Click, Done, Drag, Key, MouseDown, MouseUp, Move, Scroll, Type, parse_action
-from cua.eval.episode import gather_state
-from cua.eval.handle import SandboxHandle
+from cua.episode.episode import Episode, error_dict, trajectory_name
+from cua.episode.handle import SandboxHandle
 from cua.observation import Observation, ObserveOptions, Size
 from cua.sync_api import _LoopThread
-from cua.task import JudgeInput, TaskInstance, TaskTemplate, Verdict
+from cua.task import TaskInstance, TaskTemplate
+from cua.trajectory import AgentInfo, FramePolicy, TrajectoryWriter
 
 __all__ = ["ActionSpace", "CuaEnv"]
 
@@ -93,7 +104,8 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
     def __init__(self, task: str | TaskTemplate, *, server: str | None = None, token: str | None = None,
                  reward: Literal["sparse", "dense"] = "sparse", observe: ObserveOptions | None = None,
                  max_steps: int | None = None, terminate_on_success: bool = False,
-                 render_mode: Literal["rgb_array"] | None = None) -> None:
+                 render_mode: Literal["rgb_array"] | None = None, trajectory_dir: str | Path | None = None,
+                 frames: FramePolicy = "all", agent: AgentInfo | None = None) -> None:
         if isinstance(task, str):
             from cua.tasks.registry import get_template
 
@@ -104,6 +116,9 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         self.render_mode = render_mode
         self._max_steps = max_steps
         self._server, self._token = server, token
+        self.trajectory_dir = Path(trajectory_dir) if trajectory_dir is not None else None
+        self.frames: FramePolicy = frames
+        self.agent = agent or AgentInfo(name="rl", kind="policy")
         probe = self.template.instantiate(0)
         self.frame = (observe.frame if observe and observe.frame else None) or _viewport(probe) or DEFAULT_FRAME
         self.observe = (observe or ObserveOptions()).model_copy(update={"frame": self.frame, "screenshot": True})
@@ -116,10 +131,12 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         self._handle: SandboxHandle | None = None
         self._handle_cm: Any = None
         self._handle_key: str | None = None
-        self._instance: TaskInstance | None = None
-        self._initial: dict[str, Any] = {}
+        #: The episode in progress (None before the first reset).
+        self.episode: Episode | None = None
+        #: The trajectory folder of the episode in progress, when `trajectory_dir` is given.
+        self.trajectory: Path | None = None
+        self._episodes = 0
         self._progress = 0.0
-        self._steps = 0
         self._last: np.ndarray | None = None
         self._closed = False
 
@@ -130,30 +147,33 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         super().reset(seed=seed)
         variant = seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
         instance = self.template.instantiate(variant)
-        obs, initial = self._loop.call(self._reset(instance, options))
-        self._instance, self._initial, self._steps = instance, initial, 0
-        self._progress = self._judge({}).progress if self.reward_mode == "dense" else 0.0
+        self._end_episode()
+        obs = self._loop.call(self._reset(instance, options))
+        self._progress = self._loop.call(self._episode().progress()) if self.reward_mode == "dense" else 0.0
         return self._obs(obs), self._info(obs)
 
     def step(self, action: Action | dict[str, Any]) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
-        if self._instance is None or self._handle is None:
-            raise gym.error.ResetNeeded("call reset() before step()")
+        ep = self.episode
+        if ep is None or ep.over:
+            raise gym.error.ResetNeeded("call reset() before step(), and after the episode ended")
         act = action if not isinstance(action, dict) else parse_action(action)
-        self._steps += 1
-        max_steps = self._max_steps or self._instance.max_steps
         if isinstance(act, Done):
-            verdict = self._loop.call(self._verdict(act))
-            return self._finish(None, verdict, terminated=True, truncated=False)
-        obs = self._loop.call(self._handle.act(act, observe=self.observe))
-        truncated = self._steps >= max_steps
-        if self.reward_mode == "sparse" and not truncated:
-            return self._obs(obs), 0.0, False, False, self._info(obs)
-        verdict = self._loop.call(self._verdict(None))
-        if truncated or (self.terminate_on_success and verdict.passed):
-            return self._finish(obs, verdict, terminated=not truncated, truncated=truncated)
-        reward = verdict.progress - self._progress
-        self._progress = verdict.progress
-        return self._obs(obs), reward, False, False, {**self._info(obs), "progress": verdict.progress}
+            self._loop.call(ep.step(act))
+            return self._finish(ep.observation, terminated=True, truncated=False)
+        wants_progress = self.reward_mode == "dense" or self.terminate_on_success
+        result = self._loop.call(ep.step(act, progress=wants_progress))
+        obs = result.observation
+        if result.ended or (self.terminate_on_success and result.passed):
+            return self._finish(obs, terminated=True, truncated=False)
+        if result.truncated:
+            return self._finish(obs, terminated=False, truncated=True)
+        info = self._info(obs)
+        if self.reward_mode == "sparse":
+            return self._obs(obs), 0.0, False, False, info
+        assert result.progress is not None
+        reward = result.progress - self._progress
+        self._progress = result.progress
+        return self._obs(obs), reward, False, False, {**info, "progress": result.progress}
 
     def render(self) -> np.ndarray | None:
         return self._last if self.render_mode == "rgb_array" else None
@@ -162,33 +182,38 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         if self._closed:
             return
         self._closed = True
-        self._loop.call(self._close_handle())
-        if self._connection is not None:
-            self._loop.call(self._connection.__aexit__(None, None, None))
-        self._loop.stop()
+        try:
+            self._end_episode()
+            self._loop.call(self._close_handle())
+            if self._connection is not None:
+                self._loop.call(self._connection.__aexit__(None, None, None))
+        finally:
+            self._loop.stop()
 
     # --- internals ---
 
-    def _finish(self, obs: Observation | None, verdict: Verdict, *, terminated: bool, truncated: bool
+    def _episode(self) -> Episode:
+        assert self.episode is not None
+        return self.episode
+
+    def _finish(self, obs: Observation, *, terminated: bool, truncated: bool
                 ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """The episode's last step: judge the final state; the return sums to the judge's score
+        (dense: the score minus the progress already paid, so ending pays nothing by itself)."""
+        ep = self._episode()
+        verdict = self._loop.call(ep.judge())
+        ep.finish()
         reward = verdict.score - (self._progress if self.reward_mode == "dense" else 0.0)
         self._progress = verdict.score
-        info = {**(self._info(obs) if obs else {}), "verdict": verdict, "progress": verdict.progress}
-        frame = self._obs(obs) if obs else {"screenshot": self._last}
-        return frame, reward, terminated, truncated, info  # type: ignore[return-value]
+        info = {**self._info(obs), "verdict": verdict, "progress": verdict.progress, "ended": ep.ended}
+        return self._obs(obs), reward, terminated, truncated, info
 
-    def _judge(self, final: dict[str, Any], done: Done | None = None) -> Verdict:
-        assert self._instance is not None
-        return self._instance.judge.evaluate(
-            JudgeInput(initial=self._initial, final=final or self._initial, done=done, steps=self._steps))
+    def _end_episode(self) -> None:
+        """Close an episode left unfinished (reset or close mid-episode): its trajectory ends as abandoned."""
+        if self.episode is not None:
+            self.episode.finish()
 
-    async def _verdict(self, done: Done | None) -> Verdict:
-        assert self._instance is not None and self._handle is not None
-        final = await gather_state(self._handle, self._instance.judge.queries())
-        return self._judge(final, done)
-
-    async def _reset(self, instance: TaskInstance, options: dict[str, Any] | None
-                     ) -> tuple[Observation, dict[str, Any]]:
+    async def _reset(self, instance: TaskInstance, options: dict[str, Any] | None) -> Observation:
         key = json.dumps([instance.sandbox_kind, {k: v for k, v in instance.sandbox_config.items() if k != "start_url"}],
                          sort_keys=True, default=str)
         if self._handle is None or key != self._handle_key:
@@ -197,14 +222,22 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
             self._handle = await self._handle_cm.__aenter__()
             self._handle_key = key
         assert self._handle is not None
-        start = instance.sandbox_config.get("start_url")
-        reset_options = {**({"start_url": start} if start else {}), **(options or {})}
-        obs = await self._handle.reset(seed=instance.seed, options=reset_options or None, observe=self.observe)
-        return obs, await gather_state(self._handle, instance.judge.queries())
+        writer = None
+        if self.trajectory_dir is not None:
+            self._episodes += 1
+            self.trajectory = self.trajectory_dir / f"{trajectory_name(instance)}__e{self._episodes:06d}"
+            writer = TrajectoryWriter(self.trajectory, frames=self.frames)
+        self.episode = Episode(self._handle, instance, observe=self.observe, writer=writer, producer="rl",
+                               agent=self.agent, max_steps=self._max_steps)
+        try:
+            return await self.episode.reset(options)
+        except BaseException as exc:
+            self.episode.finish(status="infra_error", error=error_dict(exc))
+            raise
 
     async def _opener(self, instance: TaskInstance) -> Any:
         if self._server is None:
-            from cua.eval.local import open_local
+            from cua.episode.local import open_local
 
             return open_local(instance.sandbox_kind, instance.sandbox_config)
         if self._client is None:
@@ -228,10 +261,11 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         return {"screenshot": self._last}
 
     def _info(self, obs: Observation) -> dict[str, Any]:
-        assert self._instance is not None
-        return {"instruction": self._instance.instruction, "task_id": self._instance.task_id,
-                "seed": self._instance.seed, "url": obs.url, "title": obs.title,
-                "action_error": obs.error.model_dump() if obs.error else None, "step": self._steps}
+        ep = self._episode()
+        return {"instruction": ep.instruction, "task_id": ep.instance.task_id,
+                "seed": ep.instance.seed, "url": obs.url, "title": obs.title,
+                "action_error": obs.error.model_dump() if obs.error else None, "step": ep.steps,
+                "trajectory": str(self.trajectory) if self.trajectory is not None else None}
 
 
 class _RemoteSandboxCM:

@@ -13,16 +13,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cua import protocol as p
-from cua.actions import Action
 from cua.errors import BadRequest
-from cua.observation import ActionError, Observation, ObserveOptions, Size
-from cua.sandbox import Queryable, Sandbox, Snapshottable, Streamable, unsupported
+from cua.observation import Observation, ObserveOptions
+from cua.sandbox import Queryable, Snapshottable, Streamable, perform_actions, unsupported
 from cua.server.manager import Access, Caller, Managed, SandboxManager
 
 if TYPE_CHECKING:
     from cua.server.connection import Connection
 
-__all__ = ["HANDLERS", "Context", "perform_actions"]
+__all__ = ["HANDLERS", "Context"]
 
 Frames = list[str | bytes]
 
@@ -82,32 +81,8 @@ async def reset(ctx: Context, req: p.Reset) -> Frames:
     return _observation(ctx, req.id, managed, obs)
 
 
-async def perform_actions(sandbox: Sandbox, actions: list[Action], *, frame: Size | None,
-                          observe: ObserveOptions | None) -> Observation:
-    """Perform actions in order and observe once at the end.
-
-    Intermediate steps observe only cheap text state (no screenshot, tree or focus);
-    the first agent fault stops the sequence, and the final observation carries that
-    fault with the index of the failed action. Every action is read in `frame` (the
-    frame the agent saw), since an intermediate observation would otherwise change it.
-    """
-    if len(actions) == 1:
-        return await sandbox.act(actions[0], frame=frame, observe=observe)
-    options = observe or ObserveOptions()
-    quiet = options.model_copy(update={"screenshot": False, "axtree": False, "focused": False})
-    for index, action in enumerate(actions[:-1]):
-        obs = await sandbox.act(action, frame=frame, observe=quiet)
-        if obs.error is not None:
-            final = await sandbox.observe(options)
-            error = ActionError(reason=obs.error.reason, message=f"action {index} ({action.type}): {obs.error.message}")
-            return final.model_copy(update={"error": error, "step": obs.step})
-    return await sandbox.act(actions[-1], frame=frame, observe=options)
-
-
 async def act(ctx: Context, req: p.Act) -> Frames:
     actions = req.action if isinstance(req.action, list) else [req.action]
-    if not actions:
-        raise BadRequest("`action` is an empty list")
     managed = ctx.sandbox(req.sandbox_id)
     async with ctx.manager.use(managed) as sandbox:
         frame = req.frame if len(actions) == 1 else (req.frame or managed.last_frame)

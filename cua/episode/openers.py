@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
-from cua.eval.runner import SandboxOpener
+from cua.episode.handle import SandboxHandle, SandboxOpener
 
 __all__ = ["sandbox_opener"]
 
@@ -17,7 +17,7 @@ async def sandbox_opener(*, local: bool = False, server: str | None = None, toke
     """Yields a SandboxOpener. `local`: sandboxes in this process. Else through the client:
     to `server` if given, or to a `cua serve` started as a child process on loopback."""
     if local:
-        from cua.eval.local import open_local
+        from cua.episode.local import open_local
 
         yield open_local
         return
@@ -31,7 +31,7 @@ async def sandbox_opener(*, local: bool = False, server: str | None = None, toke
         client = await stack.enter_async_context(cua.connect(url, token))
 
         @asynccontextmanager
-        async def open_remote(kind: str, config: dict[str, Any]) -> AsyncIterator[Any]:
+        async def open_remote(kind: str, config: dict[str, Any]) -> AsyncIterator[SandboxHandle]:
             sandbox = await client.create(kind, config=config)
             try:
                 yield sandbox

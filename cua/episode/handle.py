@@ -1,0 +1,77 @@
+"""The one interface everything drives a sandbox through, local or remote.
+
+`cua.client.RemoteSandbox` (over the websocket) and `cua.episode.local.LocalSandbox` (in
+process) both satisfy `SandboxHandle` and behave the same, so an episode runs the same way
+wherever the sandbox lives (tests/test_handle_conformance.py holds both, and the blocking
+facade `cua.sync_api.Sandbox`, to that):
+
+- a list of actions is performed in order and observed once at the end
+  (`cua.sandbox.perform_actions`, the rule the server applies too);
+- a capability the sandbox lacks (queries, snapshots, streams) raises `Unsupported`;
+  a query kind a queryable sandbox does not answer is a `StateResult` failure;
+- `on_event` callbacks get the sandbox's own events (`died`, `navigated`, `closed`...) as
+  `cua.client.Event`; `refresh()` returns the current `SandboxInfo`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol, runtime_checkable
+
+from cua.actions import Action
+from cua.client import Event
+from cua.info import SandboxInfo, SnapshotRef
+from cua.observation import Observation, ObserveOptions, Screenshot, Size
+from cua.state import StateQuery, StateResult
+
+__all__ = ["EventCallback", "SandboxHandle", "SandboxOpener", "StreamingHandle"]
+
+EventCallback = Callable[[Event], None]
+
+
+@runtime_checkable
+class SandboxHandle(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    #: What the host knows about the sandbox (kind, screen, capabilities, queries).
+    info: SandboxInfo
+    #: The latest observation this handle returned.
+    observation: Observation
+
+    @property
+    def alive(self) -> bool: ...
+
+    async def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
+                    observe: ObserveOptions | None = None) -> Observation: ...
+
+    async def act(self, action: Action | Sequence[Action], *, frame: Size | None = None,
+                  observe: ObserveOptions | None = None) -> Observation: ...
+
+    async def observe(self, options: ObserveOptions | None = None) -> Observation: ...
+
+    async def query(self, queries: Sequence[StateQuery]) -> list[StateResult]: ...
+
+    async def snapshot(self) -> SnapshotRef: ...
+
+    async def restore(self, ref: SnapshotRef, *, observe: ObserveOptions | None = None) -> Observation: ...
+
+    async def delete_snapshot(self, ref: SnapshotRef) -> None: ...
+
+    async def refresh(self) -> SandboxInfo: ...
+
+    def on_event(self, callback: EventCallback) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+@runtime_checkable
+class StreamingHandle(Protocol):
+    """A handle whose screen can be watched as it changes (live views of demonstrations)."""
+
+    def stream(self, options: ObserveOptions | None = None, *, max_fps: float = 10.0) -> AsyncIterator[Screenshot]: ...
+
+
+#: Opens a sandbox for (kind, config) and closes it on exit: in process or over a client.
+SandboxOpener = Callable[[str, dict[str, Any]], AbstractAsyncContextManager[SandboxHandle]]

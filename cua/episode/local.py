@@ -1,0 +1,159 @@
+"""In-process sandbox handles: the same interface and behaviour as the remote client, with no server.
+
+Used by `cua tasks check` (judge QA wants speed and no ports), by `--local` runs, and by
+users who embed sandboxes in their own process. Capabilities a kind lacks raise
+`Unsupported`, as the server answers; a list of actions follows the server's rule
+(`cua.sandbox.perform_actions`), reading every action in the frame the agent last saw.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+from pydantic import BaseModel
+
+from cua.actions import Action
+from cua.client import Event
+from cua.episode.handle import EventCallback
+from cua.info import SandboxEvent, SandboxInfo, SnapshotRef
+from cua.observation import Observation, ObserveOptions, Screenshot, Size
+from cua.sandbox import (
+    Queryable,
+    Sandbox,
+    Snapshottable,
+    Streamable,
+    create_sandbox,
+    perform_actions,
+    unsupported,
+)
+from cua.state import StateQuery, StateResult
+
+__all__ = ["LocalSandbox", "open_local"]
+
+log = logging.getLogger(__name__)
+
+
+class LocalSandbox:
+    """Wraps a `cua.sandbox.Sandbox` in the `SandboxHandle` interface."""
+
+    def __init__(self, sandbox: Sandbox, observation: Observation | None = None) -> None:
+        self.sandbox = sandbox
+        self._observation = observation
+        self._callbacks: list[EventCallback] = []
+        self.closed = False
+
+    @classmethod
+    async def create(cls, kind: str, config: dict[str, Any] | BaseModel | None = None, *,
+                     sandbox_id: str | None = None, observe: ObserveOptions | None = None) -> LocalSandbox:
+        """Start a sandbox of `kind` in this process (close it with `close()`)."""
+        handle = cls.__new__(cls)
+        sandbox = await create_sandbox(kind, config, sandbox_id=sandbox_id or f"local-{uuid.uuid4().hex[:8]}",
+                                       emit=handle._emit)
+        cls.__init__(handle, sandbox)
+        try:
+            handle._observation = await sandbox.observe(observe)
+        except BaseException:
+            await sandbox.close()
+            raise
+        return handle
+
+    @property
+    def id(self) -> str:
+        return self.sandbox.id
+
+    @property
+    def info(self) -> SandboxInfo:
+        return self.sandbox.info()
+
+    @property
+    def observation(self) -> Observation:
+        if self._observation is None:
+            raise RuntimeError("no observation yet: reset() or observe() first")
+        return self._observation
+
+    @property
+    def alive(self) -> bool:
+        return self.sandbox.alive
+
+    def __repr__(self) -> str:
+        return f"LocalSandbox({self.id!r}, kind={self.sandbox.kind!r}, alive={self.alive})"
+
+    def _emit(self, event: SandboxEvent) -> None:
+        message = Event(event.sandbox_id, event.event, dict(event.data))
+        for callback in list(self._callbacks):
+            try:
+                callback(message)
+            except Exception:
+                log.exception("sandbox event callback failed")
+
+    def on_event(self, callback: EventCallback) -> None:
+        self._callbacks.append(callback)
+
+    def _seen(self, obs: Observation) -> Observation:
+        self._observation = obs
+        return obs
+
+    async def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
+                    observe: ObserveOptions | None = None) -> Observation:
+        return self._seen(await self.sandbox.reset(seed=seed, options=options, observe=observe))
+
+    async def act(self, action: Action | Sequence[Action], *, frame: Size | None = None,
+                  observe: ObserveOptions | None = None) -> Observation:
+        """Perform one action (or several in order) and observe once at the end."""
+        if not isinstance(action, (list, tuple)):
+            return self._seen(await self.sandbox.act(action, frame=frame, observe=observe))  # type: ignore[arg-type]
+        if frame is None and len(action) > 1 and self._observation is not None:
+            frame = self._observation.frame
+        return self._seen(await perform_actions(self.sandbox, list(action), frame=frame, observe=observe))
+
+    async def observe(self, options: ObserveOptions | None = None) -> Observation:
+        return self._seen(await self.sandbox.observe(options))
+
+    async def query(self, queries: Sequence[StateQuery]) -> list[StateResult]:
+        if not isinstance(self.sandbox, Queryable):
+            raise unsupported("answer state queries", self.sandbox.kind)
+        return await self.sandbox.query(queries)
+
+    def _snapshottable(self, what: str) -> Snapshottable:
+        if not isinstance(self.sandbox, Snapshottable):
+            raise unsupported(what, self.sandbox.kind)
+        return self.sandbox
+
+    async def snapshot(self) -> SnapshotRef:
+        return await self._snapshottable("snapshot").snapshot()
+
+    async def restore(self, ref: SnapshotRef, *, observe: ObserveOptions | None = None) -> Observation:
+        return self._seen(await self._snapshottable("restore").restore(ref, observe=observe))
+
+    async def delete_snapshot(self, ref: SnapshotRef) -> None:
+        await self._snapshottable("delete snapshots").delete_snapshot(ref)
+
+    async def refresh(self) -> SandboxInfo:
+        return self.sandbox.info()
+
+    def stream(self, options: ObserveOptions | None = None, *, max_fps: float = 10.0) -> AsyncIterator[Screenshot]:
+        if not isinstance(self.sandbox, Streamable):
+            raise unsupported("stream", self.sandbox.kind)
+        return self.sandbox.frames(options or ObserveOptions(), max_fps=max_fps)
+
+    async def close(self) -> None:
+        """Close the sandbox; closing twice does nothing."""
+        if self.closed:
+            return
+        self.closed = True
+        await self.sandbox.close()
+
+
+@asynccontextmanager
+async def open_local(kind: str, config: dict[str, Any] | BaseModel | None = None,
+                     *, sandbox_id: str | None = None) -> AsyncIterator[LocalSandbox]:
+    """Create a sandbox in this process; it is closed when the block exits."""
+    handle = await LocalSandbox.create(kind, config, sandbox_id=sandbox_id)
+    try:
+        yield handle
+    finally:
+        await handle.close()
