@@ -1,0 +1,238 @@
+"""`cua report`: the static run report, driven in a real headless Chromium.
+
+The runs here are written by the real trajectory writer (frames drawn with PIL, so where
+an action lands is known to the pixel); `test_report_of_a_real_eval` in test_eval_resume.py
+reports a run of `cua eval` itself. The checks are what a person would see: the steps, the
+frames loaded, the action drawn where it happened, the evidence, the delta between runs.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image, ImageDraw
+from playwright.async_api import Page, async_playwright
+
+from cua.observation import ActionError, Observation, Screenshot, Size
+from cua.report import build_report, compare_runs, load_run
+from cua.sandboxes.browser.launcher import find_executable
+from cua.task import Evidence, Verdict
+from cua.trajectory import AgentInfo, StepLine, TrajectoryEnd, TrajectoryMeta, TrajectoryWriter
+
+SIZE = Size(width=640, height=400)
+CLICK = (212.0, 131.0)
+DRAG = [(50.0, 300.0), (200.0, 350.0), (410.0, 322.0)]
+TYPED = "hello <b>world</b>"  # markup in data must show as text
+
+
+def _obs(i: int, axtree: bool = False) -> Observation:
+    im = Image.new("RGB", (SIZE.width, SIZE.height), (240, 240, 250))
+    ImageDraw.Draw(im).rectangle([100, 100, 300, 160], fill=(30, 100, 200))
+    out = io.BytesIO()
+    im.save(out, "JPEG")
+    shot = Screenshot(format="jpeg", width=SIZE.width, height=SIZE.height, data=out.getvalue())
+    return Observation(sandbox_id="sb", frame=SIZE, screen=SIZE, screenshot=shot, url=f"http://app/{i}",
+                       title=f"page {i}", step=i,
+                       axtree=[{"role": "button", "name": "Save item", "children": []}] if axtree else None)
+
+
+ACTIONS: list[dict[str, Any] | None] = [
+    {"type": "click", "x": CLICK[0], "y": CLICK[1]},
+    {"type": "type", "text": TYPED},
+    {"type": "drag", "path": [{"x": x, "y": y} for x, y in DRAG]},
+    {"type": "scroll", "x": 320.0, "y": 200.0, "dx": 0.0, "dy": 300.0},
+    None,  # an output that did not parse
+    {"type": "done", "status": "success"},
+]
+
+
+def write_episode(run: Path, task: str, seed: int, *, passed: bool, lost_attempt: bool = False,
+                  finish: bool = True) -> TrajectoryWriter:
+    rel = f"trajectories/{task}__s{seed}"
+    writer = TrajectoryWriter(run / rel)
+    meta = TrajectoryMeta(producer="eval", task_id=task, task_version=1, seed=seed, instruction=f"Please do {task}.",
+                          sandbox_kind="browser",
+                          tags={"app": task.split(".")[0], "tier": 2, "split": "test", "skills": ["click", "form"],
+                                "feasible": True},
+                          agent=AgentInfo(name="fake", kind="policy", family="qwen2.5-vl", model="fake-7b",
+                                          settings={"temperature": 0.0}))
+    ref = writer.begin(meta, _obs(0, axtree=True))
+    if lost_attempt:
+        writer.step(StepLine(index=0, observation=ref, action={"type": "click", "x": 5.0, "y": 5.0}, raw="lost click"))
+        writer.new_attempt(error={"code": "sandbox_crashed", "message": "the browser died", "fault": "infra"}, steps=1)
+        ref = writer.begin(meta, _obs(0, axtree=True))
+    for i, action in enumerate(ACTIONS):
+        after = writer.observation(_obs(i + 1))
+        writer.step(StepLine(index=i, turn=i, observation=ref, action=action, raw=f"model output {i}: {action}",
+                             thought=f"thinking about step {i}", parse_error="no action in the output" if action is None else None,
+                             error=ActionError(reason="out_of_bounds", message="scrolled past the end") if i == 3 else None,
+                             timings_ms={"policy": 100.0, "act": 50.0, "settle": 20.0}))
+        ref = after
+    if finish:
+        verdict = Verdict(score=1.0 if passed else 0.0, passed=passed, progress=0.5, evidence=[
+            Evidence(check="title is renamed", getter="app_state", observed="Milk", expected="Buy milk",
+                     passed=passed, detail="compared exactly")])
+        writer.end(TrajectoryEnd(status="completed", failure=None if passed else "judged_wrong", steps=len(ACTIONS),
+                                 verdict=verdict, timings_ms={"judge": 4.0}))
+        with (run / "episodes.jsonl").open("a") as fh:
+            fh.write(json.dumps({"task_id": task, "seed": seed, "trajectory": rel, "status": "completed",
+                                 "failure": None if passed else "judged_wrong"}) + "\n")
+    return writer
+
+
+def make_run(run: Path, outcomes: dict[tuple[str, int], bool]) -> Path:
+    for (task, seed), passed in outcomes.items():
+        write_episode(run, task, seed, passed=passed, lost_attempt=task.startswith("shop"))
+    return run
+
+
+async def _open(pw: Any, url: str) -> tuple[Any, Page, list[str]]:
+    browser = await pw.chromium.launch(executable_path=find_executable().path,
+                                       args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+    page = await browser.new_page(viewport={"width": 1400, "height": 900})
+    requests: list[str] = []
+    errors: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(url)
+    await page.wait_for_function("document.body.dataset.ready === '1'")
+    assert not errors, errors
+    return browser, page, requests
+
+
+def test_rows_breakdowns_and_delta_are_computed_from_the_files(tmp_path: Path) -> None:
+    a = make_run(tmp_path / "a", {("todo.rename@1", 0): True, ("todo.rename@1", 1): False, ("shop.buy@1", 0): False})
+    b = make_run(tmp_path / "b", {("todo.rename@1", 0): True, ("todo.rename@1", 1): True, ("shop.buy@1", 0): False})
+    run = load_run(a)
+    assert [(r.task_id, r.seed, r.passed, r.attempts) for r in run.rows] == [
+        ("shop.buy@1", 0, False, 2), ("todo.rename@1", 0, True, 1), ("todo.rename@1", 1, False, 1)]
+    assert all(r.timing_ms == {"policy": 600.0, "environment": 420.0, "judge": 4.0} for r in run.rows)
+    deltas = {d.task_id: d for d in compare_runs(run, load_run(b))}
+    assert deltas["todo.rename@1"].delta == pytest.approx(0.5) and deltas["shop.buy@1"].delta == 0.0
+    assert deltas["todo.rename@1"].seeds == {0: [True, True], 1: [False, True]}
+
+
+@pytest.mark.slow
+async def test_the_report_opens_from_disk_and_shows_each_step_with_its_action(tmp_path: Path) -> None:
+    run = make_run(tmp_path / "run", {("todo.rename@1", 0): False, ("todo.rename@1", 1): True,
+                                      ("shop.buy@1", 0): False})
+    index = build_report(run)
+    assert index == run / "report" / "index.html"
+    async with async_playwright() as pw:
+        browser, page, requests = await _open(pw, index.resolve().as_uri())
+        try:
+            assert await page.inner_text("[data-card=episodes] .v") == "3"
+            assert await page.inner_text("[data-card=success] .v") == "33.3%"
+            assert await page.inner_text("table.failures [data-failure=judged_wrong] td.num") == "2"
+            await page.click("[data-tab=app]")
+            assert await page.locator("table.success tr[data-group=shop]").count() == 1
+
+            await page.click("table.episodes tr[data-key='todo.rename@1__s0'] a")
+            await page.wait_for_selector(".episode")
+            assert "Please do todo.rename@1." in await page.inner_text(".instruction")
+            steps = page.locator(".episode > section.step:not(.final)")
+            assert await steps.count() == len(ACTIONS)
+            # every frame loaded: each step's and the final one
+            widths = await page.eval_on_selector_all(".episode .shot img", "els => els.map(e => e.complete ? e.naturalWidth : 0)")
+            assert widths == [SIZE.width] * (len(ACTIONS) + 1), widths
+
+            # the click is drawn where it happened: the marker's centre, in the displayed
+            # image's coordinates, is the action's point scaled to the displayed size
+            img = await page.locator("#step-0-0 .shot img").bounding_box()
+            dot = await page.locator("#step-0-0 [data-marker=click] circle").bounding_box()
+            assert img is not None and dot is not None
+            scale = img["width"] / SIZE.width
+            assert abs(dot["x"] + dot["width"] / 2 - (img["x"] + CLICK[0] * scale)) < 1.5
+            assert abs(dot["y"] + dot["height"] / 2 - (img["y"] + CLICK[1] * scale)) < 1.5
+            # the drag's path goes through its points, start and end marked
+            start = await page.locator("#step-0-2 [data-marker=drag] circle").bounding_box()
+            assert start is not None
+            assert abs(start["x"] + start["width"] / 2 - (img["x"] + DRAG[0][0] * scale)) < 1.5
+            points = await page.get_attribute("#step-0-2 polyline", "points")
+            assert points == " ".join(f"{x:g},{y:g}" for x, y in DRAG)
+            # typed text is shown as text (markup in it is not interpreted)
+            assert await page.inner_text("#step-0-1 .badge") == f"type “{TYPED}”"
+            assert await page.locator("#step-0-1 .badge b").count() == 0
+            # the model's output and thought, the action error, the parse error
+            assert "model output 0" in await page.inner_text("#step-0-0 pre.raw")
+            assert await page.inner_text("#step-0-0 pre.thought") == "thinking about step 0"
+            assert "scrolled past the end" in await page.inner_text("#step-0-3 .action-error")
+            assert "no action in the output" in await page.inner_text("#step-0-4 .parse-error")
+            # the verdict with each check's evidence
+            row = page.locator("table.evidence tr[data-check='title is renamed']")
+            assert "Buy milk" in await row.inner_text() and "Milk" in await row.inner_text()
+            assert await page.inner_text(".verdict .failure") == "judged_wrong"
+            # the accessibility tree, loaded when opened
+            await page.click("#step-0-0 details.axtree summary")
+            await page.wait_for_function("document.querySelector('#step-0-0 pre.ax').textContent.includes('Save item')")
+
+            # an infrastructure retry is kept as an attempt, with its error
+            await page.goto(index.resolve().as_uri() + "#/ep/0/shop.buy@1__s0")
+            await page.wait_for_selector(".episode[data-key='shop.buy@1__s0']")
+            lost = page.locator("details.attempt-lost[data-attempt='0']")
+            assert "sandbox_crashed" in await lost.inner_text()
+            await page.screenshot(path=str(tmp_path / "viewer.png"), full_page=True)
+        finally:
+            await browser.close()
+        assert requests and all(url.startswith("file://") for url in requests), \
+            [u for u in requests if not u.startswith("file://")]
+
+
+@pytest.mark.slow
+async def test_two_runs_side_by_side_as_a_per_task_delta(tmp_path: Path) -> None:
+    a = make_run(tmp_path / "a", {("todo.rename@1", 0): True, ("todo.rename@1", 1): False})
+    b = make_run(tmp_path / "b", {("todo.rename@1", 0): True, ("todo.rename@1", 1): True})
+    out = tmp_path / "cmp"
+    proc = subprocess.run([sys.executable, "-m", "cua.cli", "report", str(a), "--compare", str(b), "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    # written outside both runs: the frames were copied in, so the folder stands alone
+    assert len(list((out / "frames").rglob("*.jpg"))) == 2 * 2 * (len(ACTIONS) + 1)
+    async with async_playwright() as pw:
+        browser, page, _ = await _open(pw, (out / "index.html").resolve().as_uri())
+        try:
+            row = page.locator("#compare tr[data-task='todo.rename@1']")
+            text = await row.inner_text()
+            assert "50.0% (1/2)" in text and "100.0% (2/2)" in text and "+50.0 pt" in text
+            await row.locator("a").nth(3).click()  # seed 1 in run B
+            await page.wait_for_selector(".episode")
+            widths = await page.eval_on_selector_all(".episode .shot img", "els => els.map(e => e.naturalWidth)")
+            assert widths and all(w == SIZE.width for w in widths)
+            assert "passed" in await page.inner_text(".verdict")
+        finally:
+            await browser.close()
+
+
+@pytest.mark.slow
+async def test_serve_follows_a_run_in_progress(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    make_run(run, {("todo.rename@1", 0): True})
+    writer = write_episode(run, "todo.rename@1", 1, passed=True, finish=False)
+    proc = subprocess.Popen([sys.executable, "-m", "cua.cli", "report", str(run), "--serve", "--interval", "0.3"],
+                            stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), url
+        async with async_playwright() as pw:
+            browser, page, _ = await _open(pw, url)
+            try:
+                assert await page.inner_text("[data-card=running] .v") == "1"
+                assert await page.is_visible("#live")
+                writer.end(TrajectoryEnd(status="completed", steps=len(ACTIONS),
+                                         verdict=Verdict(score=1.0, passed=True, progress=1.0)))
+                await page.wait_for_function(
+                    "document.querySelector('[data-card=running] .v').textContent === '0' && "
+                    "document.querySelector('[data-card=passed] .v').textContent === '2'", timeout=20_000)
+            finally:
+                await browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
