@@ -47,6 +47,7 @@ from cua.sandboxes.browser.settle import INIT_SCRIPT, PageActivity, navigation_r
 from cua.sandboxes.browser.stream import screencast
 from cua.sandboxes.browser.snapshot import (PAGE_STATE_JS, RESTORE_VIEW_JS, SEED_STORAGE_JS, STORE,
                                             BrowserSnapshot, rebase_url)
+from cua.sandboxes.browser.spares import ForkSpares
 from cua.state import (A11yQuery, AppStateQuery, CookiesQuery, DomQuery, LocalStorageQuery, SqlQuery,
                        StateQuery, StateQueryAdapter, StateResult, TitleQuery, UrlQuery)
 
@@ -101,6 +102,11 @@ class BrowserSandbox(Sandbox):
         self._timings: dict[str, float] = {}
         self._created_at = time.time()
         self._last_active = time.time()
+        #: Counted among the sandboxes the loop's fork spares serve (a spare is not, until taken).
+        self._counted = False
+        #: A fork's restore observation, with the page's load count then: the host's first
+        #: observe of the new sandbox gets it instead of a second capture of the same screen.
+        self._fork_observation: tuple[Observation, int] | None = None
 
     # --- lifecycle ---
 
@@ -119,6 +125,26 @@ class BrowserSandbox(Sandbox):
             await self._start()
             await self._goto(self._start_url())
             await self._settle()
+        except BaseException:
+            await self.close()
+            raise
+        self._timings["create"] = _ms(started)
+        self._count_live()
+        return self
+
+    def _count_live(self) -> None:
+        self._counted = True
+        loop = asyncio.get_running_loop()
+        _live[loop] = _live.get(loop, 0) + 1
+
+    @classmethod
+    async def _spawn(cls, config: BrowserConfig, *, sandbox_id: str, emit: EventSink | None) -> "BrowserSandbox":
+        """A started sandbox whose page has loaded nothing yet: for a fork, whose first
+        load is the snapshot's page (loading the start URL first was a third of its cost)."""
+        self = cls(config, sandbox_id, emit)
+        started = time.perf_counter()
+        try:
+            await self._start()
         except BaseException:
             await self.close()
             raise
@@ -224,6 +250,12 @@ class BrowserSandbox(Sandbox):
         if problems:
             log.warning("browser sandbox %s closed with problems: %s", self.id, "; ".join(problems))
         self._emit("closed", {})
+        if self._counted:
+            self._counted = False
+            loop = asyncio.get_running_loop()
+            _live[loop] = _live.get(loop, 1) - 1
+            if _live[loop] <= 0 and loop in _spares:
+                await _spares[loop].close()
 
     @property
     def alive(self) -> bool:
@@ -240,6 +272,7 @@ class BrowserSandbox(Sandbox):
             "browser_version": self._browser.version if self._browser is not None else None,
             "services": {name: {"port": port} for name, port in self._ports.items()},
             "url": self._page.url if self._page is not None and not self._page.is_closed() else None,
+            "fork_spares": _spares_ready(self.config),
         }
         if self._container is not None:
             cg = self._container.cgroup
@@ -455,6 +488,9 @@ class BrowserSandbox(Sandbox):
 
     async def observe(self, options: ObserveOptions | None = None) -> Observation:
         self._check_alive()
+        fresh, self._fork_observation = self._fork_observation, None
+        if fresh is not None and options is None and self._activity is not None and self._activity.loads == fresh[1]:
+            return fresh[0]
         return await self._observe(options, {})
 
     async def _observe(self, options: ObserveOptions | None, timings: dict[str, float], *,
@@ -533,6 +569,7 @@ class BrowserSandbox(Sandbox):
         timings: dict[str, float] = {}
         error: ActionError | None = None
         self._step += 1
+        self._fork_observation = None
         try:
             parsed = action if isinstance(action, BaseModel) else ActionAdapter.validate_python(action)
             scaled = scale_action(parsed, frame or self._frame, self._screen)  # type: ignore[arg-type]
@@ -583,6 +620,7 @@ class BrowserSandbox(Sandbox):
             self.config.model_copy(update={"start_url": start_url}).resolve_start_url(self._ports))
         await self._goto(url, seeded=seeded, then=[lambda: self._move_pointer(0, 0)])
         self._step = 0
+        self._fork_observation = None
         timings: dict[str, float] = {}
         obs = await self._settle_and_observe(observe, timings)
         timings["reset"] = _ms(started)
@@ -647,6 +685,7 @@ class BrowserSandbox(Sandbox):
                 self.page.evaluate(RESTORE_VIEW_JS, [blob.forms, list(blob.scroll), blob.scrollers]), "restore view"))
         await self._goto(rebase_url(blob.url, blob.ports, self._ports), seeded=seeded, then=after)
         self._step = int(ref.meta.get("step", 0))
+        self._fork_observation = None
         timings: dict[str, float] = {}
         obs = await self._settle_and_observe(observe, timings)
         timings["restore"] = _ms(started)
@@ -663,13 +702,28 @@ class BrowserSandbox(Sandbox):
         STORE.delete(ref)
 
     async def fork(self, ref: SnapshotRef, *, sandbox_id: str, emit: EventSink | None = None) -> "BrowserSandbox":
+        """A new sandbox restored from `ref`: a pre-started spare when one is ready
+        (see spares.py), else one started now."""
         STORE.get(ref)  # fail fast, before starting a browser, when the snapshot is unknown
-        child = await type(self).create(self.config, sandbox_id=sandbox_id, emit=emit)
+        spares = _fork_spares()
+        started = time.perf_counter()
+        child = spares.begin(self.config)
         try:
-            await child.restore(ref)
-        except BaseException:
-            await child.close()
-            raise
+            if child is None:
+                child = await type(self)._spawn(self.config, sandbox_id=sandbox_id, emit=emit)
+            else:
+                child.id, child._emit_sink, child._created_at = sandbox_id, emit, time.time()
+            child._count_live()
+            try:
+                obs = await child.restore(ref)
+                assert child._activity is not None
+                child._fork_observation = (obs, child._activity.loads)
+            except BaseException:
+                await child.close()
+                raise
+        finally:
+            spares.end(self.config)
+        child._timings["fork"] = _ms(started)
         return child
 
     # --- queries ---
@@ -739,6 +793,30 @@ class BrowserSandbox(Sandbox):
                     await asyncio.wait_for(cdp.detach(), 5)
                 except (PlaywrightError, asyncio.TimeoutError) as exc:
                     log.warning("stopping the screencast of %s failed: %s", self.id, exc)
+
+
+_live: dict[asyncio.AbstractEventLoop, int] = {}
+_spares: dict[asyncio.AbstractEventLoop, ForkSpares] = {}
+
+
+async def _spawn_spare(config: BrowserConfig, sandbox_id: str) -> BrowserSandbox:
+    return await BrowserSandbox._spawn(config, sandbox_id=sandbox_id, emit=None)
+
+
+def _spares_ready(config: BrowserConfig) -> int:
+    """Spares ready for forks of this config (0 outside an event loop)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return 0
+    return _spares[loop].ready(config) if loop in _spares else 0
+
+
+def _fork_spares() -> ForkSpares:
+    loop = asyncio.get_running_loop()
+    if loop not in _spares:
+        _spares[loop] = ForkSpares(_spawn_spare)
+    return _spares[loop]
 
 
 async def _ready(value: T) -> T:

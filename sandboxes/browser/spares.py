@@ -1,0 +1,109 @@
+"""Pre-started fork targets, so a group of forks is ready to act in one page load.
+
+A fork is a new sandbox (services, browser context, page) restored from a snapshot.
+Starting the sandbox costs more than the restore, and a group rollout forks k at once
+from one snapshot, again and again. So each config keeps spares: sandboxes started
+with nothing loaded, taken by the next forks, which then only restore.
+
+- The pool learns its size from demand: after k forks of a config ran at once it keeps
+  k spares of that config (at most `CUA_BROWSER_FORK_SPARES`, default 8; 0 turns the
+  pool off), refilled one at a time in the background once the forks are done, so the
+  refill does not compete with the forks it replaces.
+- A spare serves any fork of the same config: the restore replaces its app databases,
+  cookies, storage and page with the snapshot's.
+- Spares never outlive the sandboxes they serve: when the last other browser sandbox of
+  the event loop closes, the spares close too. A spare whose browser died is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+__all__ = ["ForkSpares", "spares_limit"]
+
+log = logging.getLogger(__name__)
+
+
+def spares_limit() -> int:
+    try:
+        return max(0, int(os.environ.get("CUA_BROWSER_FORK_SPARES", "8")))
+    except ValueError:
+        return 8
+
+
+def config_key(config: Any) -> str:
+    return json.dumps(config.model_dump(mode="json"), sort_keys=True)
+
+
+class ForkSpares:
+    """The spares of one event loop (one Playwright runtime)."""
+
+    def __init__(self, spawn: Callable[[Any, str], Awaitable[Any]]) -> None:
+        self._spawn = spawn
+        self._ready: dict[str, list[Any]] = {}
+        self._configs: dict[str, Any] = {}
+        self._inflight: dict[str, int] = {}
+        self._demand: dict[str, int] = {}
+        self._refill: asyncio.Task[None] | None = None
+        self._closing = False
+
+    def ready(self, config: Any) -> int:
+        return len(self._ready.get(config_key(config), []))
+
+    def begin(self, config: Any) -> Any | None:
+        """A fork of `config` starts: note the demand; a live spare if one is ready."""
+        key = config_key(config)
+        self._configs[key] = config
+        self._inflight[key] = self._inflight.get(key, 0) + 1
+        self._demand[key] = min(spares_limit(), max(self._demand.get(key, 0), self._inflight[key]))
+        pool = self._ready.get(key, [])
+        while pool:
+            spare = pool.pop()
+            if spare.alive:
+                return spare
+            asyncio.ensure_future(spare.close())
+        return None
+
+    def end(self, config: Any) -> None:
+        """A fork of `config` finished (either way): refill once none is running."""
+        key = config_key(config)
+        self._inflight[key] = max(0, self._inflight.get(key, 0) - 1)
+        if self._inflight[key] == 0 and not self._closing and (self._refill is None or self._refill.done()):
+            self._refill = asyncio.ensure_future(self._fill())
+
+    async def _fill(self) -> None:
+        while not self._closing:
+            short = [k for k, want in self._demand.items()
+                     if len(self._ready.get(k, [])) < want and self._inflight.get(k, 0) == 0]
+            if not short:
+                return
+            key = short[0]
+            try:
+                spare = await self._spawn(self._configs[key], f"spare-{uuid.uuid4().hex[:12]}")
+            except Exception as exc:  # a failed spare costs a slower fork later, nothing else
+                log.warning("could not start a fork spare: %s: %s", type(exc).__name__, exc)
+                self._demand[key] = len(self._ready.get(key, []))
+                continue
+            if self._closing:
+                await spare.close()
+                return
+            self._ready.setdefault(key, []).append(spare)
+
+    async def close(self) -> None:
+        """Close every spare (the last sandbox they could serve has closed)."""
+        self._closing = True
+        refill, self._refill = self._refill, None
+        if refill is not None and not refill.done():
+            refill.cancel()
+            await asyncio.gather(refill, return_exceptions=True)
+        spares = [s for pool in self._ready.values() for s in pool]
+        self._ready.clear()
+        self._demand.clear()
+        await asyncio.gather(*(s.close() for s in spares), return_exceptions=True)
+        self._closing = False
