@@ -132,10 +132,11 @@ async def delete_snapshot(ctx: Context, req: p.DeleteSnapshot) -> Frames:
 
 
 async def fork(ctx: Context, req: p.Fork) -> Frames:
+    # A fork starts from the snapshot's data, never the parent's live state, so the parent's
+    # lock is not held: the forks of a group rollout (k at once from one parent) run together.
     parent = ctx.sandbox(req.sandbox_id)
-    async with ctx.manager.use(parent):
-        child = await ctx.manager.fork(parent, req.snapshot_id, owner=ctx.conn_id, keep=req.keep,
-                                       principal=ctx.caller.grant.principal, caller=ctx.caller)
+    child = await ctx.manager.fork(parent, req.snapshot_id, owner=ctx.conn_id, keep=req.keep,
+                                   principal=ctx.caller.grant.principal, caller=ctx.caller)
     return await _new_sandbox_frames(ctx, req.id, child, req.observe)
 
 

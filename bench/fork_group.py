@@ -1,0 +1,122 @@
+"""Group-rollout start: 8 forks of one live browser sandbox, through the client.
+
+A todo task is reset and changed (a todo ticked, so the start state is not the app's
+seed state), a snapshot is taken, and 8 forks of it are requested at once over one
+connection to a `cua serve` child process. The figure is the time from sending the
+requests until all 8 forks have answered with their first observation (ready to act).
+The forks must start identical: the same screenshot pixels and the same judge state
+(the task judge's queries answered alike), and that state must be the parent's.
+
+    python bench/fork_group.py [--rounds 3] [--forks 8]
+
+Last line: fork8_ms_shared=<p50> fork8_ms_container=<p50>
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import statistics
+import time
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+import cua
+from cua.actions import Click
+from cua.client import RemoteSandbox
+from cua.server.app import serve_in_subprocess
+from cua.state import DomQuery
+from cua.tasks.registry import get_template
+
+TASK = "todo.mark_done@1"
+
+
+def pixels(obs: Any) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(obs.screenshot.data)).convert("RGB"))
+
+
+async def judge_state(sb: RemoteSandbox, queries: list[Any]) -> list[Any]:
+    return [(r.ok, r.value) for r in await sb.query(queries)]
+
+
+async def prepare(client: cua.client.Client, isolation: str) -> tuple[RemoteSandbox, Any, list[Any]]:
+    instance = get_template(TASK).instantiate(0)
+    config = {**instance.sandbox_config, "isolation": isolation}
+    sb = await client.create(instance.sandbox_kind, config=config)
+    await sb.reset(seed=instance.seed)
+    (card,) = await sb.query([DomQuery(selector="a.list-card", prop="bbox")])
+    b = card.value
+    await sb.act(Click(x=b["x"] + b["width"] / 2, y=b["y"] + b["height"] / 2))
+    (box,) = await sb.query([DomQuery(selector="tr.todo input.toggle", prop="bbox")])
+    b = box.value
+    await sb.act(Click(x=b["x"] + b["width"] / 2, y=b["y"] + b["height"] / 2))
+    return sb, await sb.snapshot(), list(instance.judge.queries())
+
+
+async def spares_ready(parent: RemoteSandbox, forks: int, timeout: float = 120.0) -> int:
+    """Wait until the server holds `forks` pre-started fork targets for this config (the
+    browser sandbox refills them in the background after a group; in a training loop the
+    group's episodes cover that time). Polls the parent's info: the server has no event for it."""
+    deadline = time.monotonic() + timeout
+    while (ready := int((await parent.refresh()).details.get("fork_spares", 0))) < forks:
+        if time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.2)
+    return ready
+
+
+async def one_round(parent: RemoteSandbox, ref: Any, queries: list[Any], forks: int) -> float:
+    started = time.perf_counter()
+    children = await asyncio.gather(*(parent.fork(ref) for _ in range(forks)))
+    elapsed = (time.perf_counter() - started) * 1000
+    try:
+        expected = pixels(parent.observation)
+        want = await judge_state(parent, queries)
+        states = await asyncio.gather(*(judge_state(c, queries) for c in children))
+        for child, state in zip(children, states, strict=True):
+            got = pixels(child.observation)
+            if got.shape != expected.shape or not np.array_equal(got, expected):
+                diff = int((got != expected).any(axis=-1).sum()) if got.shape == expected.shape else -1
+                raise AssertionError(f"fork {child.id} starts with another screen ({diff} pixels differ)")
+            if state != want:
+                raise AssertionError(f"fork {child.id} starts with another judge state: {state} != {want}")
+    finally:
+        await asyncio.gather(*(c.close() for c in children))
+    return elapsed
+
+
+async def bench(isolation: str, rounds: int, forks: int) -> float:
+    async with serve_in_subprocess(max_sandboxes=forks + 4) as server:
+        async with cua.connect(server.url, server.token, default_timeout=180) as client:
+            parent, ref, queries = await prepare(client, isolation)
+            # the parent's observation after the snapshot is the reference screen
+            await parent.restore(ref)
+            cold = await one_round(parent, ref, queries, forks)  # also teaches the server the group size
+            times, spares = [], []
+            for _ in range(rounds):
+                spares.append(await spares_ready(parent, forks))
+                times.append(await one_round(parent, ref, queries, forks))
+            await parent.close()
+    p50 = statistics.median(times)
+    print(f"{isolation}: fork{forks} cold {cold:.0f} ms; with spares ready {spares}: ms per round "
+          f"{[round(t) for t in times]}, p50 {p50:.0f}", flush=True)
+    return p50
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--forks", type=int, default=8)
+    ap.add_argument("--isolation", choices=["shared", "container", "both"], default="both")
+    args = ap.parse_args()
+    figures: dict[str, float] = {}
+    for isolation in (["shared", "container"] if args.isolation == "both" else [args.isolation]):
+        figures[isolation] = await bench(isolation, args.rounds, args.forks)
+    print(" ".join(f"fork{args.forks}_ms_{k}={v:.0f}" for k, v in figures.items()))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
