@@ -11,6 +11,7 @@ from playwright.async_api import Page
 
 from cua.observation import ObserveOptions, Screenshot, Size
 from cua.sandboxes.browser.cdp import Cdp
+from cua.sandboxes.browser.elements import ElementIds
 
 __all__ = ["capture_screenshot", "accessibility_tree", "accessibility_tree_nested", "focused_element", "resize_image"]
 
@@ -74,8 +75,9 @@ async def _ax_nodes(cdp: Cdp, with_bbox: bool) -> tuple[list[dict[str, Any]], di
 _STATES = ("focused", "checked", "selected", "expanded", "disabled", "pressed", "required", "invalid", "readonly")
 
 
-def _compact(node: dict[str, Any], boxes: dict[int, dict[str, float]], states: bool) -> dict[str, Any] | None:
-    """{role, name, value?, bbox?, states?} for a node worth showing, else None."""
+def _compact(node: dict[str, Any], boxes: dict[int, dict[str, float]], states: bool,
+             ids: dict[int, str] | None = None) -> dict[str, Any] | None:
+    """{id?, role, name, value?, bbox?, states?} for a node worth showing, else None."""
     if node.get("ignored"):
         return None
     role = (node.get("role") or {}).get("value", "")
@@ -83,6 +85,10 @@ def _compact(node: dict[str, Any], boxes: dict[int, dict[str, float]], states: b
     if (role in _SKIP_ROLES and not name) or (role == "StaticText" and not name.strip()):
         return None
     item: dict[str, Any] = {"role": role, "name": name}
+    if ids is not None:
+        eid = ids.get(node.get("backendDOMNodeId", -1))
+        if eid is not None:
+            item = {"id": eid, **item}
     value = (node.get("value") or {}).get("value")
     if value not in (None, ""):
         item["value"] = value
@@ -97,17 +103,21 @@ def _compact(node: dict[str, Any], boxes: dict[int, dict[str, float]], states: b
     return item
 
 
-async def accessibility_tree(cdp: Cdp, max_nodes: int = 5000, *, with_bbox: bool = True) -> list[dict[str, Any]]:
+async def accessibility_tree(cdp: Cdp, max_nodes: int = 5000, *, with_bbox: bool = True,
+                             element_ids: ElementIds | None = None) -> list[dict[str, Any]]:
     """The CDP accessibility tree, compacted to a flat list in document order:
-    [{role, name, value?, bbox?}], ignored and empty structural nodes dropped.
+    [{id?, role, name, value?, bbox?, states?}], ignored and empty structural nodes dropped.
 
     Boxes come from one `DOMSnapshot.captureSnapshot` (layout of every node at once),
-    in viewport pixels.
+    in viewport pixels. `states` lists what is on (checked, expanded, selected, disabled,
+    focused, ...), so a ticked checkbox differs from an unticked one. With `element_ids`,
+    interactive nodes carry their stable id (`ElementIds`).
     """
     nodes, boxes = await _ax_nodes(cdp, with_bbox)
+    ids = element_ids.assign(nodes) if element_ids is not None else None
     out: list[dict[str, Any]] = []
     for node in nodes:
-        item = _compact(node, boxes, states=False)
+        item = _compact(node, boxes, states=True, ids=ids)
         if item is not None:
             out.append(item)
             if len(out) >= max_nodes:

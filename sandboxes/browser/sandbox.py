@@ -28,7 +28,7 @@ from playwright.async_api import Browser, BrowserContext, Dialog, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, ValidationError
 
-from cua.actions import Action, ActionAdapter, Back, Forward, Goto, Wait
+from cua.actions import Action, ActionAdapter, Back, Click, ClickElement, Forward, Goto, HoverElement, Move, Wait
 from cua.errors import ActionFailed, BadRequest, InfraError, InternalError, SandboxCrashed, Timeout
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
 from cua.sandbox import (EventSink, Sandbox, SandboxEvent, SandboxInfo, ServiceSpec, SnapshotRef, capabilities_of,
@@ -37,6 +37,7 @@ from cua.sandboxes.browser import input as browser_input
 from cua.sandboxes.browser.cdp import Cdp
 from cua.sandboxes.browser.config import BrowserConfig
 from cua.sandboxes.browser.container import Container
+from cua.sandboxes.browser.elements import ElementIds, element_centre
 from cua.sandboxes.browser.launcher import Executable, chromium_args, find_executable
 from cua.sandboxes.browser.observe import (accessibility_tree, accessibility_tree_nested, capture_screenshot,
                                            focused_element)
@@ -90,7 +91,8 @@ class BrowserSandbox(Sandbox):
         self._ports: dict[str, int] = {}
         self._executable: Executable | None = None
         self._browser_pid: int | None = None
-        self._axtree_cache: tuple[tuple[int, int, int, str], list[dict[str, Any]]] | None = None
+        self._axtree_cache: tuple[tuple[int, int, int, str, bool], list[dict[str, Any]]] | None = None
+        self._elements = ElementIds()
         self._uses_shared = False
         self._origins: set[str] = set()
         self._adopting: asyncio.Future[None] | None = None
@@ -507,11 +509,13 @@ class BrowserSandbox(Sandbox):
         shot_task = self._screenshot(opts) if opts.screenshot else None
         title_task = self._guard(page.title(), "title") if settle is None or not settle.settled or \
             self._activity is None or self._activity.settled_title is None else _ready(self._activity.settled_title)
-        ax_key = self._axtree_key(settle)
+        ax_key = self._axtree_key(settle, opts.element_ids)
         cached = self._axtree_cache[1] if ax_key is not None and self._axtree_cache and self._axtree_cache[0] == ax_key \
             else None
-        ax_task = (_ready(cached) if cached is not None else self._guard(accessibility_tree(cdp), "axtree")) \
-            if opts.axtree else None
+        ids = self._elements if opts.element_ids else None
+        ax_task = (_ready(cached) if cached is not None else
+                   self._guard(accessibility_tree(cdp, element_ids=ids), "axtree")) \
+            if opts.axtree or opts.element_ids else None
         focus_task = self._guard(focused_element(page), "focused") if opts.focused else None
         tasks = [t for t in (shot_task, title_task, ax_task, focus_task) if t is not None]
         try:
@@ -536,13 +540,13 @@ class BrowserSandbox(Sandbox):
                            url=page.url, title=title, axtree=axtree, focused=focused, settle=settle, error=error,
                            timings_ms=timings, step=self._step)
 
-    def _axtree_key(self, settle: SettleInfo | None) -> tuple[int, int, int, str] | None:
+    def _axtree_key(self, settle: SettleInfo | None, element_ids: bool) -> tuple[int, int, int, str, bool] | None:
         """Identifies the page content the accessibility tree reflects, when a quiet settle
         just read it: same document, same loads, same content version, same URL."""
         activity = self._activity
         if settle is None or not settle.settled or activity is None or activity.version is None:
             return None
-        return (id(activity), activity.loads, activity.version, self.page.url)
+        return (id(activity), activity.loads, activity.version, self.page.url, element_ids)
 
     async def _screenshot(self, opts: ObserveOptions) -> Screenshot:
         """A capture requested while a document is being replaced can go unanswered; such a
@@ -568,11 +572,16 @@ class BrowserSandbox(Sandbox):
         started = time.perf_counter()
         timings: dict[str, float] = {}
         error: ActionError | None = None
+        resolved: dict[str, Any] | None = None
         self._step += 1
         self._fork_observation = None
         try:
             parsed = action if isinstance(action, BaseModel) else ActionAdapter.validate_python(action)
-            scaled = scale_action(parsed, frame or self._frame, self._screen)  # type: ignore[arg-type]
+            if isinstance(parsed, (ClickElement, HoverElement)):
+                scaled = await self._resolve_element(parsed)
+                resolved = scale_action(scaled, self._screen, frame or self._frame).model_dump(mode="json")
+            else:
+                scaled = scale_action(parsed, frame or self._frame, self._screen)  # type: ignore[arg-type]
             budget = self.config.call_timeout_s + (scaled.seconds if isinstance(scaled, Wait) else 0.0) + \
                 (self.config.navigation_timeout_ms / 1000 if isinstance(scaled, (Goto, Back, Forward)) else 0.0)
             await self._guard(browser_input.perform(self.page, scaled, self._pointer,
@@ -588,7 +597,16 @@ class BrowserSandbox(Sandbox):
         timings["act"] = _ms(started)
         obs = await self._settle_and_observe(observe, timings, error=error)
         timings["total"] = _ms(started)
-        return obs
+        return obs.model_copy(update={"resolved_action": resolved}) if resolved is not None else obs
+
+    async def _resolve_element(self, action: ClickElement | HoverElement) -> Click | Move:
+        """The pointer action at the element's centre, in screen pixels (`ElementIds`)."""
+        assert self._cdp is not None
+        backend = self._elements.backend_of(action.element)
+        x, y = await self._guard(element_centre(self._cdp, backend, action.element), f"find {action.element}")
+        if isinstance(action, HoverElement):
+            return Move(x=x, y=y)
+        return Click(x=x, y=y, button=action.button, count=action.count)
 
     async def _settle_and_observe(self, observe: ObserveOptions | None, timings: dict[str, float], *,
                                   error: ActionError | None = None) -> Observation:
@@ -619,6 +637,7 @@ class BrowserSandbox(Sandbox):
         url = self._start_url() if start_url is None else (
             self.config.model_copy(update={"start_url": start_url}).resolve_start_url(self._ports))
         await self._goto(url, seeded=seeded, then=[lambda: self._move_pointer(0, 0)])
+        self._elements = ElementIds()  # a reset numbers elements afresh, as a new episode sees them
         self._step = 0
         self._fork_observation = None
         timings: dict[str, float] = {}
@@ -658,7 +677,8 @@ class BrowserSandbox(Sandbox):
         blob = BrowserSnapshot(url=page.url, scroll=tuple(page_state["scroll"]), pointer=(self._pointer.x, self._pointer.y),
                                cookies=[dict(c) for c in cookies], storage=storage,
                                services=dict(zip(self._controls, images, strict=True)), ports=dict(self._ports),
-                               forms=page_state.get("forms") or {}, scrollers=page_state.get("scrollers") or {})
+                               forms=page_state.get("forms") or {}, scrollers=page_state.get("scrollers") or {},
+                               element_ids=self._elements.export())
         ref = SnapshotRef(id=f"bsnap-{uuid.uuid4().hex}", sandbox_id=self.id, kind=self.kind,
                           size_bytes=blob.size_bytes, meta={"url": page.url, "step": self._step,
                                                             "services": sorted(self._controls)})
@@ -684,6 +704,7 @@ class BrowserSandbox(Sandbox):
             after.append(lambda: self._guard(
                 self.page.evaluate(RESTORE_VIEW_JS, [blob.forms, list(blob.scroll), blob.scrollers]), "restore view"))
         await self._goto(rebase_url(blob.url, blob.ports, self._ports), seeded=seeded, then=after)
+        self._elements.load(blob.element_ids)
         self._step = int(ref.meta.get("step", 0))
         self._fork_observation = None
         timings: dict[str, float] = {}

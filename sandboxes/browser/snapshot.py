@@ -148,6 +148,8 @@ class BrowserSnapshot:
     #: [{i, tag, top, left}]}, i an element's place in tree order; restored only onto a page
     #: with as many elements (the same markup), and each only onto an element of that tag.
     scrollers: dict[str, Any] = field(default_factory=dict)
+    #: The page's element ids (`ElementIds.export()`), so ids survive restore and fork.
+    element_ids: dict[str, Any] = field(default_factory=dict)
 
     @property
     def size_bytes(self) -> int:
