@@ -130,6 +130,9 @@ class StepLine(BaseModel):
     #: The same action in the model's own coordinate frame, where its family has one.
     model_action: dict[str, Any] | None = None
     model_frame: Size | None = None
+    #: The pointer action an element action was resolved to (`Observation.resolved_action`),
+    #: in the observation's frame: what a pixel replay performs instead.
+    resolved_action: dict[str, Any] | None = None
     raw: str | None = None
     thought: str | None = None
     parse_error: str | None = None
