@@ -44,6 +44,8 @@ log = logging.getLogger("cua.client")
 class ConnectionLost(InternalError):
     """The websocket to the server closed while requests were pending."""
 
+    failure = "server_lost"
+
 
 @dataclass(frozen=True, slots=True)
 class Event:

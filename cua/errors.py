@@ -5,6 +5,10 @@
   recreate the sandbox; the episode is not the agent's fault.
 - AgentError: the agent's action could not be performed. Reported in the observation
   (`Observation.error`) so that the episode goes on.
+
+Each type also names the failure class a run files an episode under (`failure_class`):
+its code, unless the type says more (a lost server connection is `server_lost`, a model
+that could not be reached is `model_unreachable`), so runs classify failures by type.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ __all__ = [
     "Forbidden",
     "InfraError",
     "InternalError",
+    "ModelUnreachable",
     "SandboxCrashed",
     "SlowConsumer",
     "Timeout",
@@ -59,6 +64,8 @@ class CuaError(Exception):
     fault: ClassVar[Fault] = "infra"
     #: Whether the same request may succeed if simply sent again.
     retryable: ClassVar[bool] = False
+    #: The failure class of an episode this ends, where it is more precise than the code.
+    failure: ClassVar[str | None] = None
 
     def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
@@ -67,6 +74,11 @@ class CuaError(Exception):
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code.value, "message": self.message, "details": self.details}
+
+    @property
+    def failure_class(self) -> str:
+        """The failure class a run's records file this under (see the module docstring)."""
+        return self.failure or self.code.value
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.message!r})"
@@ -148,6 +160,13 @@ class Capacity(InfraError):
 
 class InternalError(InfraError):
     code = ErrorCode.INTERNAL
+
+
+class ModelUnreachable(InternalError):
+    """The policy's model server did not answer (refused, dropped, overloaded past its retries)."""
+
+    retryable = True
+    failure = "model_unreachable"
 
 
 _BY_CODE: dict[ErrorCode, type[CuaError]] = {

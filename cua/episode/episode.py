@@ -43,7 +43,8 @@ from cua.trajectory import (
     TrajectoryWriter,
 )
 
-__all__ = ["Episode", "EpisodeRecord", "StepRecord", "StepResult", "gather_state", "run_episode", "trajectory_name"]
+__all__ = ["INFRA_FAILURES", "Episode", "EpisodeRecord", "StepRecord", "StepResult", "failure_class", "gather_state",
+           "run_episode", "trajectory_name"]
 
 Status = Literal["completed", "infra_error", "agent_error"]
 
@@ -87,6 +88,8 @@ class EpisodeRecord(BaseModel):
     trajectory: str | None = None
     #: Infrastructure attempts this episode took (1 = no retry).
     attempts: int = 1
+    #: Why it did not pass (None when it passed): the failure taxonomy, see `failure_class`.
+    failure: str | None = None
     started_at: float = Field(default_factory=time.time)
     #: The state the judge saw (kept in memory for judge QA; not written to JSONL).
     judge_input: JudgeInput | None = Field(default=None, exclude=True)
@@ -118,14 +121,50 @@ def trajectory_name(instance: TaskInstance) -> str:
 
 
 def error_dict(exc: BaseException) -> dict[str, Any]:
-    """A failure as records keep it: the typed error's dict and whose fault it is."""
+    """A failure as records keep it: the typed error's dict, whose fault it is, and its
+    failure class (by type: `CuaError.failure_class`)."""
     if isinstance(exc, CuaError):
         return _error_dict(exc)
-    return {"code": "internal", "message": f"{type(exc).__name__}: {exc}", "fault": "infra"}
+    return {"code": "internal", "message": f"{type(exc).__name__}: {exc}", "fault": "infra", "failure": "internal"}
 
 
 def _error_dict(exc: CuaError) -> dict[str, Any]:
-    return {**exc.to_dict(), "fault": exc.fault}
+    return {**exc.to_dict(), "fault": exc.fault, "failure": exc.failure_class}
+
+
+#: The failure classes. Infrastructure (retried, never scored against the agent):
+#: sandbox_crashed, timeout, server_lost, capacity, model_unreachable, internal. The agent's:
+#: agent_error (its own code raised), parse_error, step_limit, wrong_infeasible_claim (it
+#: said infeasible of a feasible task), missed_infeasible (it did not say so of an
+#: infeasible one), action_errors (most of its steps failed to act), judged_wrong.
+#: abandoned: closed before it was judged.
+INFRA_FAILURES = ("sandbox_crashed", "timeout", "server_lost", "capacity", "model_unreachable", "internal")
+
+
+def failure_class(record: EpisodeRecord, verdict: Verdict | None, *, feasible: bool = True) -> str | None:
+    """The one failure class of an episode that did not pass (None when it passed)."""
+    if record.status == "infra_error":
+        error = record.error or {}
+        return str(error.get("failure") or error.get("code") or "internal")
+    if record.status == "agent_error":
+        return str((record.error or {}).get("failure") or "agent_error")
+    if verdict is None:
+        return "abandoned"  # closed before it was judged (an RL reset mid-episode, a recorder stopped)
+    if verdict.passed:
+        return None
+    if record.truncated:
+        return "step_limit"
+    claimed = (record.done or {}).get("status")
+    if feasible and claimed == "infeasible":
+        return "wrong_infeasible_claim"
+    if not feasible and claimed != "infeasible":
+        return "missed_infeasible"
+    if record.parse_errors and record.done is None:
+        return "parse_error"
+    errors = sum(1 for step in record.actions if step.error is not None)
+    if record.steps and errors * 2 >= record.steps:
+        return "action_errors"
+    return "judged_wrong"
 
 
 async def gather_state(handle: SandboxHandle, queries: Sequence[StateQuery]) -> dict[str, StateResult]:
@@ -445,6 +484,7 @@ class Episode:
         record.truncated = status == "completed" and self.truncated
         record.ended = self.ended
         record.done = self.done.model_dump(mode="json") if self.done else None
+        record.failure = self._failure()
         record.timings_ms["total"] = (time.perf_counter() - self._t0) * 1000
         writer = self.writer
         if writer is None:
@@ -469,20 +509,7 @@ class Episode:
         return record
 
     def _failure(self) -> str | None:
-        record = self.record
-        if record.status == "infra_error":
-            return str((record.error or {}).get("code") or "infra_error")
-        if record.status == "agent_error":
-            return "agent_error"
-        if self.verdict is None:
-            return "abandoned"  # closed before it was judged (an RL reset mid-episode, a recorder stopped)
-        if self.verdict.passed:
-            return None
-        if record.truncated:
-            return "step_limit"
-        if record.parse_errors and self.done is None:
-            return "parse_error"
-        return "judged_wrong"
+        return failure_class(self.record, self.verdict, feasible=self.instance.tags.feasible)
 
 
 async def run_episode(handle: SandboxHandle, instance: TaskInstance, agent: EpisodeAgent, *,
