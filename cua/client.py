@@ -36,7 +36,7 @@ from cua.info import SandboxInfo, SnapshotRef
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
-__all__ = ["Client", "ConnectionLost", "Event", "RemoteSandbox", "connect"]
+__all__ = ["Client", "ConnectionLost", "Event", "EventStream", "RemoteSandbox", "connect"]
 
 log = logging.getLogger("cua.client")
 
@@ -257,15 +257,10 @@ class Client:
         self._callbacks.append(callback)
         return lambda: self._callbacks.remove(callback) if callback in self._callbacks else None
 
-    async def events(self) -> AsyncIterator[Event]:
-        """Events from now on, until the connection closes."""
-        queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        self._event_queues.append(queue)
-        try:
-            while (event := await queue.get()) is not None:
-                yield event
-        finally:
-            self._event_queues.remove(queue)
+    def events(self) -> EventStream:
+        """Events from this call on (subscribed at once, not at the first iteration), until the
+        connection closes or the stream is closed: `async for event in client.events(): ...`."""
+        return EventStream(self)
 
     async def _stream(self, sandbox_id: str, options: ObserveOptions | None, max_fps: float
                       ) -> AsyncIterator[Screenshot]:
@@ -281,6 +276,36 @@ class Client:
             if self._closed_error is None and request.id in self._conn.streams():
                 with contextlib.suppress(CuaError, ConnectionClosed):
                     await self._request(p.Unstream(id=self._id(), stream_id=request.id))
+
+
+class EventStream:
+    """An async iterator of a connection's events; `aclose()` unsubscribes."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+        self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        self._open = True
+        if client.closed:
+            self._queue.put_nowait(None)
+        else:
+            client._event_queues.append(self._queue)
+
+    def __aiter__(self) -> EventStream:
+        return self
+
+    async def __anext__(self) -> Event:
+        if not self._open:
+            raise StopAsyncIteration
+        event = await self._queue.get()
+        if event is None:
+            await self.aclose()
+            raise StopAsyncIteration
+        return event
+
+    async def aclose(self) -> None:
+        self._open = False
+        if self._queue in self._client._event_queues:
+            self._client._event_queues.remove(self._queue)
 
 
 class RemoteSandbox:

@@ -116,6 +116,15 @@ class Sandbox:
     def delete_snapshot(self, ref: SnapshotRef | str) -> None:
         self._run(self.remote.delete_snapshot(ref))
 
+    def refresh(self) -> SandboxInfo:
+        """Fetch the current `info` (status, timings) from the server."""
+        return self._run(self.remote.refresh())
+
+    def on_event(self, callback: Callable[[aio.Event], None]) -> None:
+        """Call `callback(event)` for this sandbox's events. It runs on the connection's loop
+        thread: keep it short and thread-safe."""
+        self.remote.on_event(callback)
+
     def stream(self, options: ObserveOptions | None = None, *, max_fps: float = 10.0) -> Iterator[Screenshot]:
         """Live screenshots; break out of the loop (or close the iterator) to stop."""
         agen = self.remote.stream(options, max_fps=max_fps)
@@ -157,6 +166,25 @@ class Client:
     def on_event(self, callback: Callable[[aio.Event], None]) -> Callable[[], None]:
         """`callback` runs on the client's loop thread: keep it short and thread-safe."""
         return self.aio.on_event(callback)
+
+    def events(self, *, timeout: float | None = None) -> Iterator[aio.Event]:
+        """The connection's events from this call on, blocking for each, until the connection
+        closes (or, with `timeout`, until none came for that many seconds). Break out of the
+        loop (or close the iterator) to unsubscribe."""
+        return self._events(self.aio.events(), timeout)  # subscribed now, before the first next()
+
+    def _events(self, stream: aio.EventStream, timeout: float | None) -> Iterator[aio.Event]:
+        async def next_event() -> aio.Event | None:
+            try:
+                return await asyncio.wait_for(stream.__anext__(), timeout)
+            except (StopAsyncIteration, TimeoutError):
+                return None
+
+        try:
+            while (event := self._run(next_event())) is not None:
+                yield event
+        finally:
+            self._run(stream.aclose())
 
     def close(self) -> None:
         try:

@@ -90,3 +90,21 @@ def test_sync_wrong_token(server: RunningServer) -> None:
     with connect(server.url, server.token) as c:
         c.ping()
     assert threading.active_count() == before  # the private loop thread is gone
+
+
+def test_sync_refresh_sandbox_events_and_the_event_stream(client: Client) -> None:
+    stream = client.events(timeout=30)  # subscribed here, before anything happens
+    seen: list[Event] = []
+    sb = client.create("browser", config=CONFIG)
+    sb.on_event(seen.append)
+    try:
+        info = sb.refresh()
+        assert info.id == sb.id and info.kind == "browser" and info.status == "ready"
+        click(sb, 'a.list-card[href="/lists/1"]')
+        went = next(e for e in stream if e.event == "navigated" and e.sandbox_id == sb.id
+                    and e.data["url"].endswith("/lists/1"))
+        assert went.sandbox_id == sb.id
+        assert any(e.event == "navigated" and e.data["url"].endswith("/lists/1") for e in list(seen))
+    finally:
+        sb.close()
+        stream.close()  # type: ignore[attr-defined]

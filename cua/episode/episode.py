@@ -474,7 +474,8 @@ class Episode:
         """Close the episode: fill in the record and write how it ended.
 
         For an infrastructure fault that the caller will retry (`last_attempt=False`) the
-        trajectory starts a new attempt instead of ending, so the lost attempt stays on record.
+        trajectory starts a new attempt instead of ending, so the lost attempt stays on record;
+        any other outcome ends the trajectory.
         """
         if self._finished:
             return self.record
@@ -489,13 +490,14 @@ class Episode:
         writer = self.writer
         if writer is None:
             return record
+        retried = status == "infra_error" and not last_attempt
         try:
             self._flush()
             if writer.meta is None:  # never reset: nothing of this attempt is on disk
-                if not last_attempt:
+                if retried:
                     writer.new_attempt(status=status, error=error, steps=0)
                 return record
-            if not last_attempt:
+            if retried:
                 writer.new_attempt(status=status, error=error, steps=self.steps)
                 return record
             final = self._current_ref() if self._observation is not None else None

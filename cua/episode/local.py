@@ -40,26 +40,28 @@ log = logging.getLogger(__name__)
 class LocalSandbox:
     """Wraps a `cua.sandbox.Sandbox` in the `SandboxHandle` interface."""
 
-    def __init__(self, sandbox: Sandbox, observation: Observation | None = None) -> None:
+    def __init__(self, sandbox: Sandbox, observation: Observation | None = None, *,
+                 callbacks: list[EventCallback] | None = None) -> None:
         self.sandbox = sandbox
         self._observation = observation
-        self._callbacks: list[EventCallback] = []
+        #: Shared with the sink the sandbox was created with (see `create`).
+        self._callbacks: list[EventCallback] = callbacks if callbacks is not None else []
         self.closed = False
 
     @classmethod
     async def create(cls, kind: str, config: dict[str, Any] | BaseModel | None = None, *,
                      sandbox_id: str | None = None, observe: ObserveOptions | None = None) -> LocalSandbox:
-        """Start a sandbox of `kind` in this process (close it with `close()`)."""
-        handle = cls.__new__(cls)
+        """Start a sandbox of `kind` in this process (close it with `close()`); its own events
+        go to the callbacks given to `on_event`."""
+        callbacks: list[EventCallback] = []
         sandbox = await create_sandbox(kind, config, sandbox_id=sandbox_id or f"local-{uuid.uuid4().hex[:8]}",
-                                       emit=handle._emit)
-        cls.__init__(handle, sandbox)
+                                       emit=lambda event: _deliver(callbacks, event))
         try:
-            handle._observation = await sandbox.observe(observe)
+            observation = await sandbox.observe(observe)
         except BaseException:
             await sandbox.close()
             raise
-        return handle
+        return cls(sandbox, observation, callbacks=callbacks)
 
     @property
     def id(self) -> str:
@@ -81,14 +83,6 @@ class LocalSandbox:
 
     def __repr__(self) -> str:
         return f"LocalSandbox({self.id!r}, kind={self.sandbox.kind!r}, alive={self.alive})"
-
-    def _emit(self, event: SandboxEvent) -> None:
-        message = Event(event.sandbox_id, event.event, dict(event.data))
-        for callback in list(self._callbacks):
-            try:
-                callback(message)
-            except Exception:
-                log.exception("sandbox event callback failed")
 
     def on_event(self, callback: EventCallback) -> None:
         self._callbacks.append(callback)
@@ -146,6 +140,15 @@ class LocalSandbox:
             return
         self.closed = True
         await self.sandbox.close()
+
+
+def _deliver(callbacks: list[EventCallback], event: SandboxEvent) -> None:
+    message = Event(event.sandbox_id, event.event, dict(event.data))
+    for callback in list(callbacks):
+        try:
+            callback(message)
+        except Exception:  # one failing callback must not stop the sandbox or the others
+            log.exception("sandbox event callback failed")
 
 
 @asynccontextmanager
