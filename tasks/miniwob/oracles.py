@@ -414,3 +414,168 @@ async def near_miss(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator
         yield action
     async for action in run_steps(ctx, [{"click": "#query"}]):
         yield action
+
+
+# ---------------------------------------------------------------- more tasks (DOM read, then unified actions)
+
+async def _center(ctx: OracleContext, selector: str) -> tuple[float, float]:
+    box = await _dom(ctx, selector, "bbox")
+    if not box:
+        raise OracleError(f"{selector} is not on the page")
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+async def _act(ctx: OracleContext, steps: Steps) -> AsyncIterator[Action]:
+    async for action in run_steps(ctx, steps):
+        yield action
+
+
+async def click_test_transfer(ctx: OracleContext, u: str) -> Steps:
+    m = re.search(r"Click button (\w+)\.", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    return [{"click": {"selector": "#area button", "text": m.group(1)}}]
+
+
+async def copy_paste_2(ctx: OracleContext, u: str) -> Steps:
+    m = re.search(r"(\d)(st|nd|rd|th) text area", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    text = str(await _dom(ctx, f"#text-{m.group(1)}", "value") or "")
+    return [{"fill": {"selector": "#answer-input", "text": text}}, _submit()]
+
+
+async def read_table_2(ctx: OracleContext, u: str) -> Steps:
+    cells = [str(c).strip() for c in (await _dom(ctx, "#tab td", all=True) or [])]
+    values = dict(zip(cells[0::2], cells[1::2]))
+    steps: Steps = []
+    for n in (1, 2):
+        key = str(await _dom(ctx, f"#ll{n}", "attr", attr="data-key") or "")
+        if key not in values:
+            raise OracleError(f"the table has no {key!r}")
+        steps.append({"fill": {"selector": f"#tt{n}", "text": values[key]}})
+    return [*steps, _submit()]
+
+
+async def text_transform(ctx: OracleContext, u: str) -> Steps:
+    text = "".join(str(t) for t in (await _dom(ctx, "#captcha span", all=True) or []))
+    return [{"fill": {"selector": "#tt", "text": text}}, _submit()]
+
+
+async def find_greatest(ctx: OracleContext, u: str) -> Steps:
+    values = [int(str(v).strip()) for v in (await _dom(ctx, "#cardholder .card .card-value", all=True) or [])]
+    if not values:
+        raise OracleError("no cards on the page")
+    best = values.index(max(values))
+    return [{"click": f'#cardholder .card[data-index="{best}"]'}, {"click": "#submit"}]
+
+
+async def odd_or_even(ctx: OracleContext, u: str) -> Steps:
+    numbers = [int(str(v).strip()) for v in (await _dom(ctx, "#numbers .display-number", all=True) or [])]
+    steps: Steps = [{"click": {"selector": "#numbers .row " + (".odd" if n % 2 else ".even"), "index": i}}
+                    for i, n in enumerate(numbers)]
+    return [*steps, {"click": "#submit"}]
+
+
+async def simple_algebra(ctx: OracleContext, u: str) -> Steps:
+    problem = re.sub(r"\s+", " ", str(await _dom(ctx, "#math-problem") or "")).strip()
+    m = re.fullmatch(r"x ([-+]) (\d+) = (-?\d+)", problem)
+    n = re.fullmatch(r"(\d+) ([-+]) x = (-?\d+)", problem)
+    if m:
+        d, total = int(m.group(2)), int(m.group(3))
+        answer = total - d if m.group(1) == "+" else total + d
+    elif n:
+        d, total = int(n.group(1)), int(n.group(3))
+        answer = total - d if n.group(2) == "+" else d - total
+    else:
+        raise OracleError(f"cannot read the problem {problem!r}")
+    return [{"fill": {"selector": "#math-answer", "text": str(answer)}}, _submit()]
+
+
+async def identify_shape(ctx: OracleContext, u: str) -> Steps:
+    kinds = {"rect": "rectangle", "circle": "circle", "polygon": "triangle"}
+    for tag, kind in kinds.items():
+        if await _dom(ctx, f"#area_svg {tag}", "count"):
+            return [{"click": f'#area-buttons button[data-type="{kind}"]'}]
+    text = str(await _dom(ctx, "#area_svg text") or "").strip()
+    if not text:
+        raise OracleError("no figure on the page")
+    return [{"click": f'#area-buttons button[data-type="{"digit" if text.isdigit() else "letter"}"]'}]
+
+
+async def scroll_text(ctx: OracleContext, u: str) -> Steps:
+    words = str(await _dom(ctx, "#text-area", "value") or "").split()
+    if not words:
+        raise OracleError("the text area is empty")
+    return [{"fill": {"selector": "#answer-input", "text": re.sub(r"[^A-Za-z0-9]", "", words[-1])}}, _submit()]
+
+
+async def generate_number(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Press Generate until the shown number meets the request, then Submit."""
+    less, more = re.search(r"less than (\d+)", u), re.search(r"greater than (\d+)", u)
+
+    def fits(n: int) -> bool:
+        if less:
+            return n < int(less.group(1))
+        if more:
+            return n > int(more.group(1))
+        return n % 2 == (1 if "odd" in u else 0)
+
+    for _ in range(30):
+        async for action in _act(ctx, [{"click": "#generate"}]):
+            yield action
+        shown = str(await _dom(ctx, "#display-number") or "").strip()
+        if shown.lstrip("-").isdigit() and fits(int(shown)):
+            async for action in _act(ctx, [{"click": "#submit"}]):
+                yield action
+            return
+    raise OracleError("no fitting number in 30 tries")
+
+
+async def _scroll_inside(ctx: OracleContext, selector: str, dy: int) -> AsyncIterator[Action]:
+    from cua.actions import Scroll
+
+    x, y = await _center(ctx, selector)
+    yield Scroll(x=round(x), y=round(y), dy=dy)
+
+
+async def scroll_text_2(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    async for action in _scroll_inside(ctx, "#text-area", 5000 if "bottom" in u else -5000):
+        yield action
+    async for action in _act(ctx, [_submit()]):
+        yield action
+
+
+async def sign_agreement(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    if u.startswith("Click the cancel button"):
+        async for action in _act(ctx, [{"click": "#cancel"}]):
+            yield action
+        return
+    name = _quoted(u)[0]
+    async for action in _scroll_inside(ctx, "#text-area", 20000):
+        yield action
+    button = "#agree" if u.endswith('"Agree"') else "#cancel"
+    async for action in _act(ctx, [{"wait_for": "#name:not([disabled])"}, {"fill": {"selector": "#name", "text": name}},
+                                   {"click": button}]):
+        yield action
+
+
+async def click_tab_2_medium(ctx: OracleContext, u: str) -> Steps:
+    """As click-tab-2, but the link may be on no tab: then the empty second tab is the answer."""
+    try:
+        return await click_tab_2(ctx, u)
+    except OracleError:
+        return [{"click": '#area ul a[href="#tabs-2"]'}]
+
+
+SOLVERS.update({
+    "click-collapsible-nodelay": click_collapsible, "click-tab-2-easy": click_tab_2,
+    "click-tab-2-medium": click_tab_2_medium, "click-tab-2-hard": click_tab_2, "click-test-transfer": click_test_transfer,
+    "unicode-test": click_button, "copy-paste-2": copy_paste_2, "read-table-2": read_table_2,
+    "text-transform": text_transform, "find-greatest": find_greatest, "odd-or-even": odd_or_even,
+    "simple-algebra": simple_algebra, "identify-shape": identify_shape, "scroll-text": scroll_text,
+})
+INTERACTIVE.update({
+    "click-collapsible-2-nodelay": click_collapsible_2, "use-autocomplete-nodelay": use_autocomplete,
+    "generate-number": generate_number, "scroll-text-2": scroll_text_2, "sign-agreement": sign_agreement,
+})
