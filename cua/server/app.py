@@ -25,7 +25,7 @@ import ipaddress
 import logging
 import socket
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
@@ -343,6 +343,32 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
+def _die_with_parent(parent: int) -> Callable[[], None] | None:
+    """A preexec function asking Linux to SIGTERM the child when its parent dies. libc and
+    prctl are resolved here, before the fork: the child only calls them."""
+    import ctypes
+    import ctypes.util
+    import os
+    import signal
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig = 1
+
+    def preexec() -> None:
+        prctl(pr_set_pdeathsig, int(signal.SIGTERM), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os._exit(1)
+
+    return preexec
+
+
 @contextlib.asynccontextmanager
 async def serve_in_subprocess(*, token: str | None = None, max_sandboxes: int = 16,
                               idle_timeout: float | None = 900.0, startup_timeout: float = 60.0,
@@ -352,6 +378,11 @@ async def serve_in_subprocess(*, token: str | None = None, max_sandboxes: int = 
     The deployment shape (the server has its own process and core), for benchmarks
     and for callers whose own event loop is busy. Yields `(url, token)`; on exit the
     server is stopped (SIGINT, then SIGKILL) and has closed its sandboxes.
+
+    The child dies with its parent: it gets SIGTERM (and shuts down, closing its sandboxes)
+    when this process ends in any way, SIGKILL included (Linux `PR_SET_PDEATHSIG`). It runs
+    in its own session, so a Ctrl-C at the terminal reaches only the parent, which then
+    stops it in order instead of losing its episodes to a server that quit first.
     """
     import os
     import signal
@@ -364,7 +395,8 @@ async def serve_in_subprocess(*, token: str | None = None, max_sandboxes: int = 
     argv = [sys.executable, "-m", "cua.server", "--port", str(port),
             "--max-sandboxes", str(max_sandboxes), "--idle-timeout", str(idle_timeout or 0), "--log-level", log_level]
     proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.DEVNULL,
-                                                env={**os.environ, "CUA_TOKEN": token})  # not on argv, where `ps` shows it
+                                                env={**os.environ, "CUA_TOKEN": token},  # not on argv, where `ps` shows it
+                                                start_new_session=True, preexec_fn=_die_with_parent(os.getpid()))
     try:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + startup_timeout
