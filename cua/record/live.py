@@ -61,7 +61,8 @@ class LiveSession:
     handle: SandboxHandle
     instance: TaskInstance
     writer: TrajectoryWriter | None = None
-    observe: ObserveOptions = field(default_factory=lambda: ObserveOptions(format="jpeg", quality=75))
+    #: The same observation an eval episode gets by default, so both start from the same screen.
+    observe: ObserveOptions = field(default_factory=ObserveOptions)
     operator: str = "human"
     viewers: set[WebSocket] = field(default_factory=set)
     last: Observation | None = None
