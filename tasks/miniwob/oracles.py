@@ -579,3 +579,73 @@ INTERACTIVE.update({
     "click-collapsible-2-nodelay": click_collapsible_2, "use-autocomplete-nodelay": use_autocomplete,
     "generate-number": generate_number, "scroll-text-2": scroll_text_2, "sign-agreement": sign_agreement,
 })
+
+
+def _xpath_text(text: str) -> str:
+    return f'"{text}"' if '"' not in text else f"'{text}'"
+
+
+async def _into_pane(ctx: OracleContext, target: DomQuery, pane: str) -> AsyncIterator[Action]:
+    """Scroll the pane (a scrolled list inside the page) until the target is inside it."""
+    from cua.actions import Scroll
+
+    for _ in range(12):
+        box = (await ctx.query(target.model_copy(update={"prop": "bbox"}))).value
+        area = await _dom(ctx, pane, "bbox")
+        if not box or not area:
+            raise OracleError(f"cannot find {target.selector} in {pane}")
+        top, bottom = box["y"], box["y"] + box["height"]
+        if top >= area["y"] and bottom <= area["y"] + area["height"]:
+            return
+        dy = round(top - area["y"] - 5) if top < area["y"] else round(bottom - area["y"] - area["height"] + 5)
+        yield Scroll(x=round(area["x"] + area["width"] / 2), y=round(area["y"] + area["height"] / 2), dy=dy)
+    raise OracleError(f"could not scroll {target.selector} into {pane}")
+
+
+async def email_inbox(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    async for action in _into_pane(ctx, DomQuery(selector=_email_thread((await _bold(ctx, u))[0]), selector_type="xpath"),
+                                   "#main"):
+        yield action
+    async for action in _act(ctx, await _email_steps(ctx, u)):
+        yield action
+
+
+async def _bold(ctx: OracleContext, u: str) -> list[str]:
+    bold = [str(t).strip() for t in (await _dom(ctx, "#query .bold", all=True) or [])]
+    if not bold:
+        raise OracleError(f"unexpected request: {u!r}")
+    return bold
+
+
+def _email_thread(name: str) -> str:
+    return (f"//div[@id='main']//div[contains(@class, 'email-thread')]"
+            f"[.//*[contains(@class, 'email-sender')][normalize-space()={_xpath_text(name)}]]")
+
+
+async def _email_steps(ctx: OracleContext, u: str) -> Steps:
+    """Find the sender's thread in the inbox, then delete, star, reply or forward."""
+    bold = await _bold(ctx, u)
+    thread = _email_thread(bold[0])
+
+    def x(path: str) -> dict[str, Any]:
+        return {"selector": path, "xpath": True}
+
+    if "trash icon" in u:
+        return [{"click": x(f"{thread}//span[contains(@class, 'trash')]")}]
+    if "star icon" in u:
+        return [{"click": x(f"{thread}//span[contains(@class, 'star')]")}]
+    if not ("reply to them" in u or "forward that email" in u):
+        raise OracleError(f"unexpected request: {u!r}")
+    opened = [{"click": x(f"{thread}//*[contains(@class, 'email-sender')]")}, {"wait_for": "#email"}]
+    if "reply to them" in u:
+        return [*opened, {"click": "#email .email-reply"}, {"fill": {"selector": "#reply-text", "text": bold[1]}},
+                {"click": "#send-reply"}]
+    if "forward that email" in u:
+        return [*opened, {"click": "#email .email-forward"},
+                {"fill": {"selector": "#forward .forward-sender", "text": bold[1]}}, {"click": "#send-forward"}]
+    raise OracleError(f"unexpected request: {u!r}")
+
+
+INTERACTIVE.update({name: email_inbox for name in (
+    "email-inbox", "email-inbox-delete", "email-inbox-forward", "email-inbox-important", "email-inbox-noscroll",
+    "email-inbox-reply", "email-inbox-star-reply")})
