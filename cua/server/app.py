@@ -38,7 +38,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 import cua
 from cua import protocol as p
 from cua.server.auth import Grant, TokenStore, bearer_token, generate_token
-from cua.server.connection import Connection, ConnectionLimits
+from cua.server.connection import TRANSPORT_EXTENSION, Connection, ConnectionLimits
 from cua.server.manager import SandboxManager
 from cua.server.metrics import Metrics
 
@@ -127,6 +127,13 @@ class _OriginGuard:
         return None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            # The socket under the websocket, so that a peer that stopped reading can be cut
+            # off: a close frame cannot reach it through a full send buffer (uvicorn's
+            # protocol object is the `self` of its ASGI `send`).
+            transport = getattr(getattr(send, "__self__", None), "transport", None)
+            if isinstance(transport, asyncio.BaseTransport):
+                scope = {**scope, "extensions": {**(scope.get("extensions") or {}), TRANSPORT_EXTENSION: transport}}
         if scope["type"] in ("http", "websocket"):
             why = self._refusal(scope)
             if why is not None:
@@ -139,6 +146,19 @@ class _OriginGuard:
                         scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def _require_grant(request: Request) -> Grant:
+    tokens: TokenStore = request.app.state.tokens
+    grant = tokens.authenticate(bearer_token(request.headers.get("authorization")))
+    if grant is None:
+        raise HTTPException(status_code=401, detail={"code": "unauthorized", "message": "missing or wrong token"},
+                            headers={"WWW-Authenticate": "Bearer"})
+    return grant
+
+
+#: A REST route's caller, from its Bearer token.
+Authenticated = Annotated[Grant, Depends(_require_grant)]
 
 
 def create_app(settings: ServerSettings) -> ASGIApp:
@@ -167,19 +187,11 @@ def create_app(settings: ServerSettings) -> ASGIApp:
     app.state.settings = settings
     app.state.tokens = tokens
 
-    def require_token(request: Request) -> Grant:
-        grant = tokens.authenticate(bearer_token(request.headers.get("authorization")))
-        if grant is None:
-            raise HTTPException(status_code=401, detail={"code": "unauthorized", "message": "missing or wrong token"},
-                                headers={"WWW-Authenticate": "Bearer"})
-        return grant
 
     @app.get("/v1/health")
     async def health() -> dict[str, Any]:
         return {"ok": True, "server": settings.name, "protocol": p.PROTOCOL_VERSION, "sandboxes": manager.live,
                 "max_sandboxes": settings.max_sandboxes}
-
-    Authenticated = Annotated[Grant, Depends(require_token)]
 
     @app.get("/v1/sandboxes")
     async def sandboxes(grant: Authenticated) -> JSONResponse:

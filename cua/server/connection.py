@@ -37,7 +37,7 @@ from cua.server.manager import Caller, Managed, SandboxManager
 from cua.server.metrics import Metrics
 from cua.server.ops import HANDLERS, Context
 
-__all__ = ["CLOSE_SLOW_CONSUMER", "CLOSE_UNAUTHORIZED", "SCOPE_OF", "Connection", "ConnectionLimits"]
+__all__ = ["CLOSE_SLOW_CONSUMER", "CLOSE_UNAUTHORIZED", "SCOPE_OF", "TRANSPORT_EXTENSION", "Connection", "ConnectionLimits"]
 
 log = logging.getLogger("cua.server")
 
@@ -45,6 +45,9 @@ log = logging.getLogger("cua.server")
 #: time, a revoked token) and a client that stopped reading.
 CLOSE_UNAUTHORIZED = 1008
 CLOSE_SLOW_CONSUMER = 4008
+
+#: The ASGI scope extension under which the server's app passes the websocket's transport.
+TRANSPORT_EXTENSION = "cua.transport"
 
 #: Stream frames are dropped (not queued) while this many frames wait to be sent: a
 #: live view wants the newest frame, not a backlog.
@@ -151,10 +154,14 @@ class Connection:
                 await asyncio.wait_for(writer, timeout=5.0)
             if self.proto.state == "closed" and self._close_code == 1000:
                 self._close_code = CLOSE_UNAUTHORIZED
-            with contextlib.suppress(BaseException):
+            try:
                 # a peer that stopped reading may never take the close frame: do not wait on it
                 await asyncio.wait_for(self.ws.close(code=self._close_code,
                                                      reason="slow_consumer" if slow else ""), timeout=2.0)
+            except BaseException:  # noqa: BLE001 -- the peer is gone or not reading: cut the socket
+                transport = (self.ws.scope.get("extensions") or {}).get(TRANSPORT_EXTENSION)
+                if isinstance(transport, asyncio.Transport):
+                    transport.abort()
             self.metrics.connections_open -= 1
 
     async def _receive(self) -> MutableMapping[str, Any] | None:
