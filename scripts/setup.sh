@@ -33,4 +33,8 @@ PYTHON=${PYTHON:-python3}
 # torch first, pinned: a later unpinned requirement must not pull a CUDA build.
 .venv/bin/python -m pip install -q "torch==2.13.0"
 .venv/bin/python -m pip install -q -e ".[all]"
+# BrowserGym's utilities, for the BrowserGym-compatible env's tests and users: without its
+# pins (playwright==1.44 would replace ours, and its screenshots are slower), with what it imports.
+.venv/bin/python -m pip install -q --no-deps "browsergym-core==0.14.3"
+.venv/bin/python -m pip install -q "beautifulsoup4>=4.12" "lxml>=4.9,<6" "pyparsing>=3"
 echo "setup: done ($(.venv/bin/python -c 'import cua; print("cua", cua.__version__)'))"

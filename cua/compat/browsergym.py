@@ -1,0 +1,188 @@
+"""Any cua browser task as a BrowserGym environment, for agents written to BrowserGym's
+interface (AgentLab's among them): the same observation keys and the same high-level
+action strings, over cua's sandboxes, judges, snapshots and trajectories.
+
+    env = BrowserGymEnv("miniwob.click_button@1")
+    obs, info = env.reset(seed=3)
+    obs, reward, terminated, truncated, info = env.step('click("e12")')
+
+Observation keys as BrowserGym gives them: `chat_messages`, `goal`, `goal_object`,
+`open_pages_urls`, `open_pages_titles`, `active_page_index`, `url`, `screenshot` (uint8
+H x W x 3), `dom_object`, `axtree_object` (CDP-shaped nodes, each interactive one with its
+`browsergym_id`), `extra_element_properties` ({bid: visibility, bbox, clickable,
+set_of_marks}), `focused_element_bid`, `last_action`, `last_action_error`, `elapsed_time`.
+`browsergym.utils.obs.flatten_axtree_to_str` reads `axtree_object` as it reads BrowserGym's.
+The accessibility tree is flat (every node a child of the page), in document order.
+`dom_object` is an empty DOM snapshot: cua does not ship the page's full DOM.
+
+Actions are BrowserGym's strings, parsed by `cua.compat.browsergym_actions` (with `ast`,
+never executed). A string that does not parse, or names an element that is not there,
+becomes `last_action_error` and the episode goes on, as in BrowserGym. One string may
+expand into several cua actions (`fill` clicks, selects all, types): they are performed in
+order, their rewards summed, and the episode's trajectory keeps each of them.
+
+Everything else is `cua.rl.CuaEnv`'s: the episode (reset seed, setup steps, the instruction
+read after reset), the judge's reward, termination, `trajectory_dir`, `server`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from cua.actions import Action, Done
+from cua.compat.browsergym_actions import BrowserGymActionError, parse_browsergym_action
+from cua.observation import ObserveOptions
+from cua.rl.env import CuaEnv
+from cua.task import TaskTemplate
+
+__all__ = ["BrowserGymEnv", "to_axtree_object"]
+
+_WELCOME = "Hi! I am your UI assistant, I can perform web tasks for you. What can I help you with?"
+
+
+def _property(state: str) -> dict[str, Any]:
+    if state in ("checked", "pressed"):
+        return {"name": state, "value": {"type": "tristate", "value": "true"}}
+    return {"name": state, "value": {"type": "booleanOrUndefined", "value": True}}
+
+
+def to_axtree_object(nodes: list[dict[str, Any]]) -> dict[str, Any]:
+    """cua's compact tree as CDP `Accessibility.getFullAXTree` nodes, which BrowserGym's
+    utilities walk: the page's root node, whose children are the tree's other nodes in
+    order. Inline text boxes are left out (each repeats its static text)."""
+    kept = [n for n in nodes if n.get("role") != "InlineTextBox"]
+    root = kept.pop(0) if kept and kept[0].get("role") == "RootWebArea" else {"role": "RootWebArea", "name": ""}
+    out: list[dict[str, Any]] = []
+    for i, node in enumerate([root, *kept]):
+        item: dict[str, Any] = {"nodeId": str(i), "ignored": False,
+                                "role": {"type": "role", "value": node.get("role", "")},
+                                "name": {"type": "computedString", "value": node.get("name", "")},
+                                "properties": [_property(s) for s in node.get("states", ())],
+                                "childIds": [str(j + 1) for j in range(len(kept))] if i == 0 else []}
+        if i:
+            item["parentId"] = "0"
+        if "value" in node:
+            item["value"] = {"type": "string", "value": str(node["value"])}
+        if node.get("id"):
+            item["browsergym_id"] = node["id"]
+        out.append(item)
+    return {"nodes": out}
+
+
+class _AnyDict(spaces.Space[dict[str, Any]]):
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, dict)
+
+
+class BrowserGymEnv(gym.Env[dict[str, Any], str]):
+    """See the module docstring."""
+
+    metadata = {"render_modes": ["rgb_array"]}
+
+    def __init__(self, task: str | TaskTemplate, **cua_env: Any) -> None:
+        observe = cua_env.pop("observe", None) or ObserveOptions()
+        self.env = CuaEnv(task, observe=observe.model_copy(update={"element_ids": True}), **cua_env)
+        frame = self.env.frame
+        text = spaces.Text(max_length=1_000_000)
+        self.observation_space = spaces.Dict({
+            "chat_messages": spaces.Sequence(_AnyDict()), "goal": text, "goal_object": spaces.Sequence(_AnyDict()),
+            "open_pages_urls": spaces.Sequence(text), "open_pages_titles": spaces.Sequence(text),
+            "active_page_index": spaces.Box(0, 255, (1,), np.int64), "url": text,
+            "screenshot": spaces.Box(0, 255, (frame.height, frame.width, 3), np.uint8),
+            "dom_object": _AnyDict(), "axtree_object": _AnyDict(), "extra_element_properties": _AnyDict(),
+            "focused_element_bid": text, "last_action": text, "last_action_error": text,
+            "elapsed_time": spaces.Box(0, np.inf, (1,), np.float64)})
+        self.action_space = spaces.Text(max_length=100_000)
+        self._elements: dict[str, dict[str, Any]] = {}
+        self._chat: list[dict[str, Any]] = []
+        self._started = 0.0
+        self._ended = False
+        self._last_info: dict[str, Any] = {}
+        self._last_screenshot: np.ndarray | None = None
+
+    @property
+    def unwrapped_cua(self) -> CuaEnv:
+        """The cua env underneath (its episode, trajectory, snapshots)."""
+        return self.env
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        frame, info = self.env.reset(seed=seed, options=options)
+        self._started = time.time()
+        self._ended = False
+        goal = str(info["instruction"])
+        self._chat = [{"role": "assistant", "timestamp": self._started, "message": _WELCOME},
+                      {"role": "user", "timestamp": self._started, "message": goal}]
+        return self._obs(frame["screenshot"], info, "", ""), {**info, "task_info": {"task_id": info["task_id"]}}
+
+    def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        if self._ended:
+            raise gym.error.ResetNeeded("the episode ended: call reset()")
+        ep = self.env.episode
+        assert ep is not None, "call reset() first"
+        try:
+            actions: list[Action] = parse_browsergym_action(action, elements=self._elements,
+                                                            viewport=(self.env.frame.width, self.env.frame.height))
+        except BrowserGymActionError as exc:
+            actions, parse_error = [], str(exc)
+        else:
+            parse_error = ""
+        reward, terminated, truncated = 0.0, False, False
+        info: dict[str, Any] = {}
+        screenshot: np.ndarray | None = None
+        error = parse_error
+        for act in actions:
+            frame, r, terminated, truncated, info = self.env.step(act)
+            reward += float(r)
+            screenshot = frame["screenshot"]
+            if info.get("action_error"):
+                error = str(info["action_error"].get("message", ""))
+                break
+            if terminated or truncated:
+                break
+        if actions and isinstance(actions[-1], Done):
+            self._chat.append({"role": "assistant", "timestamp": time.time(), "message": actions[-1].answer or ""})
+        if not actions:
+            info = self._last_info
+        self._ended = terminated or truncated
+        shot = screenshot if screenshot is not None else self._last_screenshot
+        return self._obs(shot, info, action, error), reward, terminated, truncated, info
+
+    def render(self) -> np.ndarray | None:
+        return self._last_screenshot
+
+    def close(self) -> None:
+        self.env.close()
+
+    def _obs(self, screenshot: np.ndarray | None, info: dict[str, Any], last_action: str,
+             last_error: str) -> dict[str, Any]:
+        ep = self.env.episode
+        assert ep is not None
+        obs = ep.observation
+        self._last_info, self._last_screenshot = info, screenshot
+        nodes = obs.axtree or []
+        self._elements = {n["id"]: n for n in nodes if n.get("id")}
+        extra = {bid: {"visibility": 1.0 if "bbox" in n else 0.0,
+                       "bbox": [n["bbox"]["x"], n["bbox"]["y"], n["bbox"]["width"], n["bbox"]["height"]]
+                       if "bbox" in n else None,
+                       "clickable": True, "set_of_marks": "bbox" in n}
+                 for bid, n in self._elements.items()}
+        focused = next((bid for bid, n in self._elements.items() if "focused" in n.get("states", ())), "")
+        goal = ep.instruction
+        return {
+            "chat_messages": list(self._chat), "goal": goal, "goal_object": [{"type": "text", "text": goal}],
+            "open_pages_urls": [obs.url or ""], "open_pages_titles": [obs.title or ""],
+            "active_page_index": np.array([0]), "url": obs.url or "",
+            "screenshot": screenshot if screenshot is not None else np.zeros(
+                (self.env.frame.height, self.env.frame.width, 3), np.uint8),
+            "dom_object": {"documents": [], "strings": []}, "axtree_object": to_axtree_object(nodes),
+            "extra_element_properties": extra, "focused_element_bid": focused,
+            "last_action": last_action, "last_action_error": last_error,
+            "elapsed_time": np.array([time.time() - self._started]),
+        }
