@@ -295,6 +295,30 @@ class Episode:
             sandbox_kind=instance.sandbox_kind, sandbox_config=instance.sandbox_config, agent=self.agent,
             observe=(self.observe or ObserveOptions()).model_dump(mode="json"), extra=self.extra)
 
+    def fork(self, handle: SandboxHandle, observation: Observation, *, writer: TrajectoryWriter | None = None,
+             start_snapshot: dict[str, Any] | None = None) -> Episode:
+        """This episode, continued on `handle`: a fork of its sandbox made at the current state
+        (group rollouts: k continuations of one live state), whose first observation is
+        `observation`.
+
+        The fork keeps the instance and the judge's initial state, so its verdict and its
+        side-effect diff are those this episode would get from the same end state. Its steps
+        count from 0 within the steps left (its trajectory starts at the fork point, with
+        `start_snapshot` and `extra["forked_at_step"]` in the meta).
+        """
+        if self._observation is None:
+            raise RuntimeError("Episode.reset() first")
+        if self._finished or self.over:
+            raise RuntimeError("the episode is over; fork it before it ends")
+        child = Episode(handle, self.instance, observe=self.observe, writer=writer, producer=self.producer,
+                        agent=self.agent, max_steps=self.max_steps - self.steps, run_id=self.run_id,
+                        extra={**self.extra, "forked_at_step": self.steps})
+        child.initial = dict(self.initial)
+        child._observation = observation
+        if writer is not None:
+            child._ref = writer.begin(child._meta().model_copy(update={"start_snapshot": start_snapshot}), observation)
+        return child
+
     # --- steps ---
 
     def saw(self, observation: Observation) -> None:

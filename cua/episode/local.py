@@ -22,6 +22,7 @@ from cua.episode.handle import EventCallback
 from cua.info import SandboxEvent, SandboxInfo, SnapshotRef
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.sandbox import (
+    Forkable,
     Queryable,
     Sandbox,
     Snapshottable,
@@ -125,6 +126,22 @@ class LocalSandbox:
 
     async def delete_snapshot(self, ref: SnapshotRef) -> None:
         await self._snapshottable("delete snapshots").delete_snapshot(ref)
+
+    async def fork(self, ref: SnapshotRef | str, *, observe: ObserveOptions | None = None) -> LocalSandbox:
+        """A new, independent sandbox in this process started from one of this sandbox's
+        snapshots (as `RemoteSandbox.fork`); close it with `close()`."""
+        if not isinstance(self.sandbox, Forkable):
+            raise unsupported("fork", self.sandbox.kind)
+        snapshot = ref if isinstance(ref, SnapshotRef) else SnapshotRef(id=ref, sandbox_id=self.id, kind=self.sandbox.kind)
+        callbacks: list[EventCallback] = []
+        child = await self.sandbox.fork(snapshot, sandbox_id=f"local-{uuid.uuid4().hex[:8]}",
+                                        emit=lambda event: _deliver(callbacks, event))
+        try:
+            observation = await child.observe(observe)
+        except BaseException:
+            await child.close()
+            raise
+        return LocalSandbox(child, observation, callbacks=callbacks)
 
     async def refresh(self) -> SandboxInfo:
         return self.sandbox.info()
