@@ -192,8 +192,12 @@ def validate_config(kind: str, config: dict[str, Any] | BaseModel | None) -> Bas
     try:
         return cls.config_model.model_validate(config or {})
     except ValidationError as exc:
-        raise BadRequest(f"invalid {kind} config: {exc.error_count()} error(s)",
-                         details={"errors": exc.errors(include_url=False, include_context=False)}) from exc
+        errors = exc.errors(include_url=False, include_context=False)
+        first = errors[0] if errors else {}
+        field = ".".join(str(part) for part in first.get("loc", ())) or "config"
+        raise BadRequest(f"invalid {kind} config: {field}: {first.get('msg', 'invalid')}"
+                         + (f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""),
+                         details={"errors": errors, "field": field}) from exc
 
 
 async def create_sandbox(kind: str, config: dict[str, Any] | BaseModel | None, *, sandbox_id: str,

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
+import zoneinfo
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from cua.observation import Size
 from cua.sandbox import ServiceSpec
 
-__all__ = ["BrowserConfig", "Isolation"]
+__all__ = ["BrowserConfig", "Isolation", "check_start_url"]
+
+_LOCALE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,4}")
+
+
+def check_start_url(url: object, *, has_service: bool) -> None:
+    """Raises ValueError unless `url` is a non-empty string, and a path only beside a service."""
+    if not isinstance(url, str) or not url or len(url) > 8192:
+        raise ValueError(f"start_url must be a URL or a path of 1 to 8192 characters, got {type(url).__name__}")
+    if url.startswith("/") and not has_service:
+        raise ValueError(f"start_url {url!r} is a path but the sandbox has no service")
 
 #: `container`: own Chromium in its own bubblewrap namespaces (network: loopback only).
 #: `shared`: a context in one browser per process; services on host loopback (weaker).
@@ -22,7 +36,7 @@ class BrowserConfig(BaseModel):
     isolation: Isolation = "container"
     viewport: Size = Size(width=1280, height=720)
     #: Absolute URL, or a path ("/lists/1") resolved against the first service.
-    start_url: str = "about:blank"
+    start_url: str = Field("about:blank", min_length=1, max_length=8192)
     services: list[ServiceSpec] = Field(default_factory=list)
     seed: int = 0
     #: Upper bound of the settle wait after each action.
@@ -33,10 +47,10 @@ class BrowserConfig(BaseModel):
     call_timeout_s: float = Field(30.0, gt=0, le=600)
     #: Bound on navigations (goto/back/forward/reset/restore), reported as agent faults.
     navigation_timeout_ms: int = Field(15_000, ge=100, le=300_000)
-    #: Extra Chromium switches.
-    extra_args: list[str] = Field(default_factory=list)
+    #: Extra Chromium switches (container isolation only: they are browser-wide).
+    extra_args: list[str] = Field(default_factory=list, max_length=64)
     #: Extra host paths bound read-only into the container (e.g. a user's app code).
-    extra_ro_binds: list[str] = Field(default_factory=list)
+    extra_ro_binds: list[str] = Field(default_factory=list, max_length=64)
     #: cgroup v1 limits for the container (best effort; see info().details["cgroup"]).
     memory_limit_mb: int | None = Field(2048, ge=64)
     pids_limit: int | None = Field(512, ge=16)
@@ -44,8 +58,48 @@ class BrowserConfig(BaseModel):
     #: process-wide app host (each instance its own database, port and socket) instead of
     #: one Python process per sandbox. Other services always get their own process.
     shared_app_host: bool = True
-    locale: str = "en-US"
-    timezone: str = "UTC"
+    locale: str = Field("en-US", max_length=35)
+    timezone: str = Field("UTC", max_length=64)
+
+    @field_validator("locale")
+    @classmethod
+    def _bcp47(cls, value: str) -> str:
+        if not _LOCALE.fullmatch(value):
+            raise ValueError(f"{value!r} is not a BCP 47 language tag such as 'en-US'")
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _iana_zone(cls, value: str) -> str:
+        try:
+            zoneinfo.ZoneInfo(value)
+        except (ValueError, zoneinfo.ZoneInfoNotFoundError):
+            raise ValueError(f"{value!r} is not an IANA time zone such as 'Europe/Paris'") from None
+        return value
+
+    @field_validator("services")
+    @classmethod
+    def _executable(cls, value: list[ServiceSpec]) -> list[ServiceSpec]:
+        for spec in value:
+            program = spec.argv[0]
+            found = shutil.which(program) if os.sep not in program else program
+            if found is None or not os.path.isfile(found) or not os.access(found, os.X_OK):
+                raise ValueError(f"service {spec.name!r}: {program!r} is not an executable file")
+        return value
+
+    @model_validator(mode="after")
+    def _start_url_resolves(self) -> "BrowserConfig":
+        check_start_url(self.start_url, has_service=bool(self.services))
+        return self
+
+    @model_validator(mode="after")
+    def _switches_need_own_browser(self) -> "BrowserConfig":
+        # Chromium switches are browser-wide, and shared isolation shares one browser:
+        # another client's sandbox would run with this one's switches (or it with theirs).
+        if self.isolation == "shared" and self.extra_args:
+            raise ValueError("extra_args are browser-wide Chromium switches; shared isolation shares one browser "
+                             "between clients, so they need isolation 'container'")
+        return self
 
     @field_validator("services")
     @classmethod
@@ -57,8 +111,7 @@ class BrowserConfig(BaseModel):
 
     def resolve_start_url(self, ports: dict[str, int]) -> str:
         """The start URL with a bare path resolved against the first service's port."""
+        check_start_url(self.start_url, has_service=bool(self.services))
         if self.start_url.startswith("/"):
-            if not self.services:
-                raise ValueError(f"start_url {self.start_url!r} is a path but the sandbox has no service")
             return f"http://127.0.0.1:{ports[self.services[0].name]}{self.start_url}"
         return self.start_url

@@ -35,7 +35,7 @@ from cua.sandbox import (EventSink, Sandbox, SandboxEvent, SandboxInfo, ServiceS
                          scale_action)
 from cua.sandboxes.browser import input as browser_input
 from cua.sandboxes.browser.cdp import Cdp
-from cua.sandboxes.browser.config import BrowserConfig
+from cua.sandboxes.browser.config import BrowserConfig, check_start_url
 from cua.sandboxes.browser.container import Container
 from cua.sandboxes.browser.elements import ElementIds, element_centre
 from cua.sandboxes.browser.launcher import Executable, chromium_args, find_executable
@@ -630,6 +630,11 @@ class BrowserSandbox(Sandbox):
         start_url = options.pop("start_url", None)
         if options:
             raise BadRequest(f"unknown reset option(s): {', '.join(sorted(options))}; known: start_url")
+        if start_url is not None:
+            try:
+                check_start_url(start_url, has_service=bool(self.config.services))
+            except ValueError as exc:
+                raise BadRequest(f"options.start_url: {exc}", details={"field": "options.start_url"}) from exc
         seed = self.config.seed if seed is None else seed
         seeded = await self._prepare_navigation(
             {}, *(self._guard(c.reset(seed), f"reset {c.name}") for c in self._controls.values()),

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from cua.errors import InfraError, Timeout
+from cua.errors import BadRequest, InfraError, Timeout
 from cua.sandbox import ServiceSpec
 
 __all__ = ["AppHost", "HostedApp", "HostService", "ServiceControl", "bundled_app_name", "free_port"]
@@ -229,6 +229,8 @@ class AppHost:
         await self.proc.stdin.drain()
         reply = await asyncio.wait_for(fut, 60)
         if not reply.get("ok"):
+            if reply.get("fault") == "client":
+                raise BadRequest(f"shared app host: {reply.get('error')}", details={"field": "services"})
             raise InfraError(f"shared app host: {reply.get('error')}")
         return reply
 

@@ -41,6 +41,12 @@ FIXED_NOW = dt.datetime(2026, 3, 2, 9, 0, 0)
 _READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
 
 
+#: Longest a read-only state query may run. Every instance of the shared app host runs
+#: on one event loop, so one sandbox's slow query (a recursive CTE) would otherwise hold
+#: every other sandbox's pages and state reads for as long as it runs.
+READ_QUERY_TIME_LIMIT_S = 0.5
+
+
 def _read_only(action: int, *_: Any) -> int:
     return sqlite3.SQLITE_OK if action in _READ_ACTIONS else sqlite3.SQLITE_DENY
 
@@ -107,11 +113,17 @@ class AppDB:
         """Every table's rows, ordered by rowid: the default state a judge reads."""
         return {t: self.all(f'SELECT * FROM "{t}" ORDER BY rowid') for t in self.tables()}
 
-    def read_only_query(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    def read_only_query(self, sql: str, params: list[Any], *,
+                        time_limit_s: float = READ_QUERY_TIME_LIMIT_S) -> list[dict[str, Any]]:
+        """Rows of a read-only query; one running past `time_limit_s` is interrupted
+        (sqlite3.OperationalError "interrupted")."""
+        deadline = time.monotonic() + time_limit_s
         self.conn.set_authorizer(_read_only)
+        self.conn.set_progress_handler(lambda: time.monotonic() > deadline, 1000)
         try:
             return self.all(sql, params)
         finally:
+            self.conn.set_progress_handler(None, 0)
             self.conn.set_authorizer(None)
 
 
@@ -123,6 +135,10 @@ class WebApp(abc.ABC):
     schema: ClassVar[str]
     #: Folder of the app's own static files, served under /static/app/.
     static_dir: ClassVar[Path | None] = None
+    #: table -> the columns the app fills itself on rows it creates (a reference number,
+    #: the sender of a sent message, a copied price): no agent input reaches them, so
+    #: judge QA does not damage them in its probes. Timestamps need no entry.
+    assigned: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def __init__(self) -> None:
         self.db = AppDB(self.schema)

@@ -91,7 +91,9 @@ async def main() -> None:
             else:
                 reply.update(ok=False, error=f"unknown op {cmd['op']!r}")
         except Exception as exc:  # reported to the caller, who raises it as a typed error
-            reply.update(ok=False, error=f"{type(exc).__name__}: {exc}")
+            # an unknown app name is the caller's mistake, anything else the host's
+            reply.update(ok=False, error=f"{type(exc).__name__}: {exc}",
+                         fault="client" if isinstance(exc, LookupError) else "infra")
         print(json.dumps(reply), flush=True)
     for path in list(instances):
         await _stop(path, instances)
