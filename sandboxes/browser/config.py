@@ -88,12 +88,12 @@ class BrowserConfig(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _start_url_resolves(self) -> "BrowserConfig":
+    def _start_url_resolves(self) -> BrowserConfig:
         check_start_url(self.start_url, has_service=bool(self.services))
         return self
 
     @model_validator(mode="after")
-    def _switches_need_own_browser(self) -> "BrowserConfig":
+    def _switches_need_own_browser(self) -> BrowserConfig:
         # Chromium switches are browser-wide, and shared isolation shares one browser:
         # another client's sandbox would run with this one's switches (or it with theirs).
         if self.isolation == "shared" and self.extra_args:
