@@ -21,6 +21,9 @@ page, not a relaunch); `step(action) -> (obs, reward, terminated, truncated, inf
 - `trajectory_dir=PATH`: every episode is written there as a trajectory (`cua.trajectory`,
   producer "rl"), one folder per episode; `info["trajectory"]` names it.
 - Infrastructure faults raise the typed `cua.errors.InfraError`: recreate the env.
+- `fork(k)`: k new envs continuing this env's live episode, all forked from one snapshot
+  (group rollouts: the k start identical). They share this env's event loop and
+  connection; closing this env closes them.
 
 The sandbox lives in this process (`server=None`) or on a `cua serve` (`server=URL`).
 """
@@ -139,6 +142,8 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         self._progress = 0.0
         self._last: np.ndarray | None = None
         self._closed = False
+        self._forks: list[CuaEnv] = []
+        self._parent: CuaEnv | None = None
 
     # --- gymnasium API ---
 
@@ -182,13 +187,63 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         if self._closed:
             return
         self._closed = True
+        if self._parent is not None:  # a fork: its sandbox only; the loop is the parent's
+            self._end_episode()
+            if not self._parent._closed:
+                self._loop.call(self._close_handle())
+            return
         try:
+            for child in self._forks:
+                child.close()
             self._end_episode()
             self._loop.call(self._close_handle())
             if self._connection is not None:
                 self._loop.call(self._connection.__aexit__(None, None, None))
         finally:
             self._loop.stop()
+
+    # --- group rollouts ---
+
+    def fork(self, k: int) -> list[CuaEnv]:
+        """k envs continuing this env's live episode, each on its own fork of the sandbox, all
+        from one snapshot and started at once. Each keeps the task instance, the judge's
+        baseline, the progress paid so far and the steps left; its first observation is
+        `fork.render()`/`fork.observation()`."""
+        ep = self.episode
+        if ep is None or ep.over:
+            raise gym.error.ResetNeeded("fork a live episode: call reset() first, and fork before it ends")
+        handles = self._loop.call(self._fork_handles(k))
+        children = []
+        for handle in handles:
+            child = CuaEnv.__new__(CuaEnv)
+            child.__dict__.update({k_: v for k_, v in self.__dict__.items()
+                                   if k_ not in ("_forks", "_np_random", "_np_random_seed")})
+            child._parent, child._forks, child._closed = self, [], False
+            child._handle, child._handle_cm, child._handle_key = handle, _Owned(handle), self._handle_key
+            child._connection = None
+            child.action_space = ActionSpace(self.frame)
+            writer = None
+            if self.trajectory_dir is not None:
+                self._episodes += 1
+                child.trajectory = self.trajectory_dir / f"{trajectory_name(ep.instance)}__e{self._episodes:06d}f"
+                writer = TrajectoryWriter(child.trajectory, frames=self.frames)
+            child.episode = ep.fork(handle, handle.observation, writer=writer, start_snapshot=self._forked_from)
+            child._obs(handle.observation)
+            children.append(child)
+        self._forks.extend(children)
+        return children
+
+    def observation(self) -> dict[str, np.ndarray]:
+        """The current observation (the one the next step acts on)."""
+        return self._obs(self._episode().observation)
+
+    async def _fork_handles(self, k: int) -> list[Any]:
+        from cua.episode.group import fork_handles
+
+        assert self._handle is not None
+        ref, handles = await fork_handles(self._handle, k, observe=self.observe)
+        self._forked_from = ref.model_dump(mode="json")
+        return handles
 
     # --- internals ---
 
@@ -266,6 +321,16 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
                 "seed": ep.instance.seed, "url": obs.url, "title": obs.title,
                 "action_error": obs.error.model_dump() if obs.error else None, "step": ep.steps,
                 "trajectory": str(self.trajectory) if self.trajectory is not None else None}
+
+
+class _Owned:
+    """Closes a forked handle when the fork env is done with it."""
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.handle.close()
 
 
 class _RemoteSandboxCM:
