@@ -11,7 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from cua.judges import spec as S
-from cua.judges.normalize import norm_text, parse_datetime, parse_number, to_text
+from cua.judges.normalize import (
+    formula_refs, norm_address, norm_phone, norm_text, parse_datetime, parse_number, rich_text, to_text,
+)
 from cua.judges.paths import PathError, get_path
 
 __all__ = ["Result", "compare", "expected_of", "register_comparator"]
@@ -164,7 +166,7 @@ def _json_subset(spec: S.JsonSubsetCmp, observed: Any) -> Result:
 @register_comparator(S.JsonPathCmp)
 def _json_path(spec: S.JsonPathCmp, observed: Any) -> Result:
     try:
-        value = get_path(observed, spec.path)
+        value = get_path(observed, spec.path, unique=True)
     except PathError as exc:
         return False, str(exc)
     ok, detail = compare(spec.expect, value)
@@ -202,6 +204,13 @@ def _cell_equal(a: Any, b: Any, how: str) -> bool:
         return x is not None and y is not None and abs(x - y) <= 1e-9 * max(1.0, abs(y))
     if how == "date":
         return _same_datetime(a, b, False, False)[0]
+    if how == "phone":
+        x, y = norm_phone(a), norm_phone(b)
+        return x is not None and x == y
+    if how == "address":
+        return norm_address(a) == norm_address(b)
+    if how == "rich_text":
+        return _rich(a, True, True) == _rich(b, True, True)
     return _same_json(a, b)
 
 
@@ -255,3 +264,60 @@ def _present(spec: S.PresentCmp, observed: Any) -> Result:
 def _absent(spec: S.AbsentCmp, observed: Any) -> Result:
     ok = observed is None or observed == [] or observed == {}
     return ok, "" if ok else "present"
+
+
+def _rich(value: Any, formatting: bool, case: bool) -> Any:
+    lines = rich_text(value)
+    if not formatting:
+        text = " ".join(t for _, runs in lines for t, _ in runs)
+        return norm_text(text, case=case)
+    if case:
+        return lines
+    return tuple((b, tuple((t.casefold(), m) for t, m in runs)) for b, runs in lines)
+
+
+@register_comparator(S.RichTextCmp)
+def _rich_text(spec: S.RichTextCmp, observed: Any) -> Result:
+    if observed is None or isinstance(observed, (dict, list)):
+        return False, f"not text: {type(observed).__name__}"
+    a, b = _rich(observed, spec.formatting, spec.case), _rich(spec.value, spec.formatting, spec.case)
+    return a == b, "" if a == b else f"shows {a!r}, expected {b!r}"[:500]
+
+
+@register_comparator(S.PhoneCmp)
+def _phone(spec: S.PhoneCmp, observed: Any) -> Result:
+    a, b = norm_phone(observed, country=spec.country), norm_phone(spec.value, country=spec.country)
+    if b is None:
+        return False, f"expected value is not a phone number: {spec.value!r}"
+    if a is None:
+        return False, f"not a phone number: {observed!r}"
+    return a == b, "" if a == b else f"digits {a} != {b}"
+
+
+@register_comparator(S.AddressCmp)
+def _address(spec: S.AddressCmp, observed: Any) -> Result:
+    if observed is None or isinstance(observed, (dict, list)):
+        return False, f"not an address: {type(observed).__name__}"
+    a, b = norm_address(observed), norm_address(spec.value)
+    return a == b, "" if a == b else f"normalised {a!r} != {b!r}"
+
+
+@register_comparator(S.FormulaCmp)
+def _formula(spec: S.FormulaCmp, observed: Any) -> Result:
+    got = formula_refs(observed)
+    if got is None:
+        return False, f"not a formula (a typed value?): {observed!r}"
+    cells, functions = got
+    want: set[str] = set()
+    for ref in spec.refs:
+        parsed = formula_refs("=" + ref)
+        if parsed is not None:
+            want |= parsed[0]
+    ok = want <= cells if spec.subset else want == cells
+    if not ok:
+        return False, f"references {sorted(cells)}, expected {sorted(want)}"
+    if spec.functions is not None:
+        need = {f.upper() for f in spec.functions}
+        if not need <= functions:
+            return False, f"calls {sorted(functions)}, expected {sorted(need)}"
+    return True, ""

@@ -55,7 +55,7 @@ class Getter:
         if not result.ok:
             raise GetterError(f"{self.describe}: {result.error}: {result.message or ''}".rstrip(": "))
         try:
-            return get_path(self.post(result.value), self.path)
+            return get_path(self.post(result.value), self.path, unique=True)
         except PathError as exc:
             raise GetterError(str(exc)) from None
 

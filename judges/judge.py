@@ -65,11 +65,12 @@ class StateJudge:
         self.side_effects = side_effects
         self.feasible = feasible
         self._root = _Node("all", [_compile(n) for n in spec.checks], [])
+        self._subgoals = _Node("all", [_compile(n) for n in spec.subgoals], [])
         self._state_query = AppStateQuery(service=spec.service)
         self._state_key = query_key(self._state_query)
         self._queries: list[StateQuery] = []
         seen: set[str] = set()
-        for leaf in self._leaves(self._root):
+        for leaf in self._leaves(self._root) + self._leaves(self._subgoals):
             if leaf.getter.query is not None and leaf.getter.key not in seen:
                 seen.add(leaf.getter.key)
                 self._queries.append(leaf.getter.query)
@@ -90,8 +91,17 @@ class StateJudge:
         # The root decides: a failed leaf under `any`, `not` or a `weighted` node above
         # its threshold need not fail the task.
         score, passed = self._eval(self._root, data, evidence)
-        leaves_met = sum(1 for e in evidence if e.passed)
-        leaves = len(evidence)
+        # Progress counts what the agent achieved in the state: never how it ended.
+        counted = [e for e in evidence if e.getter != "done_status"]
+        milestones: list[Evidence] = []
+        reached = 0
+        for i, node in enumerate(self._subgoals.children, start=1):
+            found: list[Evidence] = []
+            if self._eval(node, data, found)[1]:
+                reached = i  # subgoals are in order: reaching one counts those before it
+            milestones += [e.model_copy(update={"check": f"subgoal {i}: {e.check}"}) for e in found]
+        leaves_met = sum(1 for e in counted if e.passed) + reached
+        leaves = len(counted) + len(self._subgoals.children)
         status = data.done.status if data.done is not None else None
         if self.feasible:
             if status == "infeasible":
@@ -111,7 +121,15 @@ class StateJudge:
                                      observed=violations[:MAX_VIOLATIONS], expected=list(self.spec.expected_changes),
                                      passed=False))
             passed, score = False, 0.0
-        progress = leaves_met / leaves if leaves else (1.0 if passed else 0.0)
+        progress = leaves_met / leaves if leaves else 0.0
+        if passed and score >= 1.0 - 1e-9:
+            progress = 1.0
+        elif not passed:
+            # short of passing is short of full progress; damage done halves what was earned
+            progress = min(progress, 1.0 - 1.0 / (2 * max(1, leaves)))
+            if violations:
+                progress *= 0.5
+        evidence += milestones
         return Verdict(score=max(0.0, min(1.0, score)), passed=passed, progress=progress, evidence=evidence,
                        violations=violations, judge_ms=(time.perf_counter() - started) * 1000)
 
@@ -145,7 +163,8 @@ class StateJudge:
         if not before.ok or not after.ok:
             bad = before if not before.ok else after
             return [f"app state of {self.spec.service!r} unreadable: {bad.error}: {bad.message or ''}"]
-        changes = unexpected_changes(before.value, after.value, list(self.spec.expected_changes))
+        changes = unexpected_changes(before.value, after.value,
+                                     [*self.spec.expected_changes, *self.spec.incidental_changes])
         out = [str(c) for c in changes[:MAX_VIOLATIONS]]
         if len(changes) > MAX_VIOLATIONS:
             out.append(f"... and {len(changes) - MAX_VIOLATIONS} more")

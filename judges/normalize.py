@@ -1,6 +1,8 @@
 """Normalisation for comparing what an agent produced with what a task expects:
-text (Unicode, case, whitespace, punctuation), numbers written by people, and dates and
-times in the formats people and apps write them."""
+text (Unicode, case, whitespace, punctuation), numbers written by people, dates and
+times in the formats people and apps write them, phone numbers (digits, country code),
+addresses (abbreviations spelled out), rich text (what it shows, not its markup) and
+spreadsheet formulas (what they reference)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ import re
 import unicodedata
 from typing import Any
 
-__all__ = ["norm_text", "parse_datetime", "parse_number", "to_text"]
+__all__ = ["formula_refs", "norm_address", "norm_phone", "norm_text", "parse_datetime", "parse_number", "rich_text",
+           "rich_text_plain", "to_text"]
 
 _WS = re.compile(r"\s+")
 
@@ -157,3 +160,167 @@ def _find_time(text: str) -> dt.time | None:
         return dt.time(hour, minute, second)
     except ValueError:
         return None
+
+
+# ---------------------------------------------------------------- phones, addresses, rich text, formulas
+
+def norm_phone(value: Any, *, country: str = "1") -> str | None:
+    """The digits of a phone number, with the country code `country` put in front of a
+    national number: "+1 (555) 010-2000", "555.010.2000" and "1 555 010 2000" are all
+    "15550102000". None when the value holds fewer than 7 digits or letters other than
+    an extension mark ("x", "ext")."""
+    if value is None or isinstance(value, bool):
+        return None
+    text = unicodedata.normalize("NFKC", to_text(value)).strip().lower()
+    text = re.split(r"\s*(?:x|ext\.?|extension)\s*\d+$", text)[0]
+    if re.search(r"[a-z]", text):
+        return None
+    digits = "".join(ch for ch in text if ch.isdigit())
+    if text.startswith("00"):
+        digits = digits[2:]
+    elif not text.startswith("+") and country and len(digits) == 10:
+        digits = country + digits
+    return digits if len(digits) >= 7 else None
+
+
+_ADDRESS_WORDS = {
+    "st": "street", "str": "street", "ave": "avenue", "av": "avenue", "rd": "road", "blvd": "boulevard",
+    "dr": "drive", "ln": "lane", "ct": "court", "pl": "place", "sq": "square", "hwy": "highway", "pkwy": "parkway",
+    "ste": "suite", "apt": "apartment", "fl": "floor", "n": "north", "s": "south", "e": "east", "w": "west",
+    "ne": "northeast", "nw": "northwest", "se": "southeast", "sw": "southwest", "no": "number", "#": "number",
+}
+
+
+def norm_address(value: Any) -> str:
+    """An address for comparison: casefolded, punctuation dropped, the usual abbreviations
+    spelled out ("St." -> "street", "Ave" -> "avenue", "Apt" -> "apartment", "N" -> "north"),
+    whitespace collapsed. Line breaks and commas between parts do not matter."""
+    text = norm_text(value, punctuation=False).replace("#", " # ")
+    return " ".join(_ADDRESS_WORDS.get(w, w) for w in text.split())
+
+
+_INLINE_EQUIV = {"strong": "b", "em": "i", "ins": "u", "strike": "s", "del": "s"}
+_BLOCKS = {"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul", "ol", "blockquote", "pre", "tr", "table",
+           "br"}
+
+
+def rich_text(value: Any) -> tuple[tuple[str, tuple[tuple[str, frozenset[str]], ...]], ...]:
+    """Rich text as what it shows: its lines, each (block kind, runs of (text, inline
+    marks)). Tag spellings that look the same are one (`strong` = `b`, `em` = `i`; `p` and
+    `div` are both a paragraph), attributes other than a link's href are ignored,
+    whitespace is collapsed (a space between two bold words may be bold or not), adjacent
+    runs with the same marks merge, and empty lines vanish. Plain text is one paragraph."""
+    from html.parser import HTMLParser
+
+    lines: list[tuple[str, tuple[tuple[str, frozenset[str]], ...]]] = []
+    blocks: list[str] = []
+    marks: list[str] = []
+    pending: list[tuple[str, frozenset[str]]] = []
+
+    def flush() -> None:
+        merged: list[tuple[str, frozenset[str]]] = []
+        for text, mark in pending:
+            text = _WS.sub(" ", unicodedata.normalize("NFKC", text))
+            if merged and merged[-1][0].endswith(" ") and text.startswith(" "):
+                text = text[1:]
+            if not text:
+                continue
+            if not merged and not text.strip():
+                continue
+            if merged and (merged[-1][1] == mark or not text.strip()):
+                merged[-1] = (merged[-1][0] + text, merged[-1][1])
+            elif merged and not merged[-1][0].strip():
+                merged[-1] = (merged[-1][0] + text, mark)
+            else:
+                merged.append((text, mark))
+        pending.clear()
+        for i in range(len(merged) - 1):  # a space between two runs belongs to the later one
+            if merged[i][0].endswith(" "):
+                merged[i] = (merged[i][0].rstrip(), merged[i][1])
+                merged[i + 1] = (" " + merged[i + 1][0].lstrip(), merged[i + 1][1])
+        if merged:
+            merged[0] = (merged[0][0].lstrip(), merged[0][1])
+            merged[-1] = (merged[-1][0].rstrip(), merged[-1][1])
+            runs = tuple((t, m) for t, m in merged if t)
+            if runs:
+                lines.append(("/".join(b for b in blocks if b not in ("p", "div")) or "p", runs))
+
+    class _P(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            tag = _INLINE_EQUIV.get(tag, tag)
+            if tag in _BLOCKS:
+                flush()
+                if tag != "br":
+                    blocks.append(tag)
+            elif tag == "a":
+                marks.append("a:" + (dict(attrs).get("href") or ""))
+            elif tag in ("b", "i", "u", "s", "code", "sub", "sup", "mark"):
+                marks.append(tag)
+
+        def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.handle_starttag(tag, attrs)
+            if tag not in ("br",):
+                self.handle_endtag(tag)
+
+        def handle_endtag(self, tag: str) -> None:
+            tag = _INLINE_EQUIV.get(tag, tag)
+            if tag in _BLOCKS and tag != "br":
+                flush()
+                if tag in blocks:
+                    del blocks[len(blocks) - 1 - blocks[::-1].index(tag):]
+            elif tag == "a":
+                for i in range(len(marks) - 1, -1, -1):
+                    if marks[i].startswith("a:"):
+                        del marks[i]
+                        break
+            elif tag in marks:
+                del marks[len(marks) - 1 - marks[::-1].index(tag)]
+
+        def handle_data(self, data: str) -> None:
+            pending.append((data, frozenset(marks)))
+
+    parser = _P(convert_charrefs=True)
+    parser.feed(to_text(value))
+    parser.close()
+    flush()
+    return tuple(lines)
+
+
+def rich_text_plain(value: Any) -> str:
+    """Only the text rich text shows, whitespace collapsed."""
+    return _WS.sub(" ", " ".join(t for _, runs in rich_text(value) for t, _ in runs)).strip()
+
+
+_REF = re.compile(r"(?<![A-Za-z0-9_])\$?([A-Za-z]{1,3})\$?(\d{1,5})(?:\s*:\s*\$?([A-Za-z]{1,3})\$?(\d{1,5}))?(?![A-Za-z0-9_(])")
+_FUNC = re.compile(r"([A-Za-z][A-Za-z0-9_.]*)\s*\(")
+
+
+def _col(letters: str) -> int:
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + ord(ch) - 64
+    return n
+
+
+def formula_refs(value: Any) -> tuple[frozenset[str], frozenset[str]] | None:
+    """(cells referenced, function names) of a spreadsheet formula, ranges expanded and
+    `$` ignored ("=SUM($B$2:B4)" -> {B2, B3, B4}, {SUM}); None when the value is not a
+    formula (it does not start with "="). Text inside string literals is ignored."""
+    text = to_text(value).strip()
+    if not text.startswith("="):
+        return None
+    body = re.sub(r'"[^"]*"', '""', text[1:])
+    functions = frozenset(m[1].upper() for m in _FUNC.finditer(body))
+    cells: set[str] = set()
+    for m in _REF.finditer(body):
+        c1, r1 = _col(m[1]), int(m[2])
+        c2, r2 = (_col(m[3]), int(m[4])) if m[3] else (c1, r1)
+        for c in range(min(c1, c2), max(c1, c2) + 1):
+            for r in range(min(r1, r2), max(r1, r2) + 1):
+                name = ""
+                n = c
+                while n:
+                    n, rem = divmod(n - 1, 26)
+                    name = chr(65 + rem) + name
+                cells.add(f"{name}{r}")
+    return frozenset(cells), functions

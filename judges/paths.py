@@ -157,8 +157,12 @@ def _closing_bracket(path: str, start: int) -> int:
     return path.find("]", start)
 
 
-def get_path(value: Any, path: str | None) -> Any:
-    """The value at `path` (None when absent); a list when the path fans out (`*`, filters)."""
+def get_path(value: Any, path: str | None, *, unique: bool = False) -> Any:
+    """The value at `path` (None when absent); a list when the path fans out (`*`, filters).
+
+    With `unique` (as judges read), a lookup `[k=v]` that matches more than one element
+    raises PathError instead of taking the first: a check that names one row must not be
+    satisfied by the first of two copies (`[k=v][*]` reads them all, `[k=v][0]` picks)."""
     if not path:
         return value
     current = [value]
@@ -173,7 +177,7 @@ def get_path(value: Any, path: str | None) -> Any:
         groups = _group(seg.selectors)
         filtered = False  # `current` holds lists of matches still to be flattened
         for g, (kind, arg) in enumerate(groups):
-            followed_by_star = g + 1 < len(groups) and groups[g + 1][0] == "star"
+            followed_by_star = g + 1 < len(groups) and groups[g + 1][0] in ("star", "index")
             nxt: list[Any] = []
             for item in current:
                 if not isinstance(item, list):
@@ -191,6 +195,10 @@ def get_path(value: Any, path: str | None) -> Any:
                         matches = [row for row in item if all(c.holds(row) for c in arg)]
                     # `[k=v]` is a lookup (the first match) unless a `[*]` asks for all of them
                     if all(c.op == "=" for c in arg) and not followed_by_star:
+                        if unique and len(matches) > 1:
+                            conds = "".join(f"[{c.field}{c.op}{c.text}]" for c in arg)
+                            raise PathError(f"{conds} matches {len(matches)} elements; a lookup names one "
+                                            f"(read them all with {conds}[*])")
                         nxt.extend(matches[:1])
                     else:
                         nxt.append(matches)

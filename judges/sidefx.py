@@ -6,7 +6,10 @@ delete does not shift every later row); other lists by position. A change is one
 scalar field, one added or removed key, or one inserted or deleted element. Each is
 matched against the task's `expected_changes` patterns (see `cua.judges.paths`): a
 pattern allows a change when it matches a prefix of the change's path, where a pattern's
-row selectors are tested against the row as it was before and after.
+row selectors are tested against the row as it was before and after. A pattern that
+ends at a row (`todos[id=4]`) allows only adding or removing that row: a change to a
+field of an existing row is allowed only by a pattern that names the field
+(`todos[id=4].title`), so that damage to the target's other fields is caught.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 
 from cua.judges.paths import Segment, parse_path, row_matches
 
-__all__ = ["Change", "diff", "unexpected_changes"]
+__all__ = ["Change", "allowed_by", "diff", "unexpected_changes"]
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,8 @@ def diff(before: Any, after: Any, steps: tuple[Step, ...] = ()) -> Iterator[Chan
 def _allows(pattern: tuple[Segment, ...], change: Change) -> bool:
     steps = change.steps
     i = 0
+    if not pattern:
+        return False
     for seg in pattern:
         if seg.key is not None:
             if i >= len(steps) or steps[i].key is None:
@@ -122,10 +127,17 @@ def _allows(pattern: tuple[Segment, ...], change: Change) -> bool:
             if not row_matches(seg.selectors, steps[i].rows, steps[i].index):
                 return False
             i += 1
-    return True
+    # A pattern that ends at a row allows the row to be added or removed; a change
+    # inside an existing row needs the field named (no collateral edits on the target).
+    return not (pattern[-1].selectors and i < len(steps))
 
 
 def unexpected_changes(before: Any, after: Any, expected: list[str]) -> list[Change]:
     """The changes from `before` to `after` that no pattern of `expected` allows."""
     patterns = [parse_path(p) for p in expected]
     return [c for c in diff(before, after) if not any(_allows(p, c) for p in patterns)]
+
+
+def allowed_by(change: Change, patterns: list[str]) -> bool:
+    """Whether one of `patterns` allows `change`."""
+    return any(_allows(parse_path(p), change) for p in patterns)

@@ -19,6 +19,7 @@ from cua.judges.paths import PathError, parse_path
 
 __all__ = [
     "AllNode",
+    "collection_wide",
     "AnyNode",
     "CheckNode",
     "ComparatorSpec",
@@ -254,7 +255,49 @@ class DateCmp(_Spec):
     seconds: bool = False
 
 
-ColumnNorm = Literal["exact", "text", "number", "date"]
+class RichTextCmp(_Spec):
+    """Rich text (HTML) equal by what it shows, not its markup: the same lines (paragraph,
+    heading, list item) with the same text and the same inline formatting (bold, italic,
+    underline, links); `strong` is `b`, `em` is `i`, `p` is `div`, whitespace collapsed,
+    attributes other than href ignored. `formatting: false` compares the text only;
+    `case: false` ignores case."""
+
+    op: Literal["rich_text"]
+    value: Any
+    formatting: bool = True
+    case: bool = True
+
+
+class PhoneCmp(_Spec):
+    """The same phone number however it is grouped: digits compared, a 10-digit national
+    number given the country code `country` ("(555) 010-2000" = "+1 555 010 2000")."""
+
+    op: Literal["phone"]
+    value: Any
+    country: str = "1"
+
+
+class AddressCmp(_Spec):
+    """The same postal address: case, punctuation and line breaks ignored, the usual
+    abbreviations spelled out ("St." = "Street", "Apt" = "Apartment", "N" = "North")."""
+
+    op: Literal["address"]
+    value: Any
+
+
+class FormulaCmp(_Spec):
+    """A spreadsheet formula (the text starts with "=") that references exactly the
+    cells of `refs` (ranges expanded, `$` ignored: "B2:B4" = "B2,B3,B4") and, when given,
+    calls the `functions` (case ignored). A typed-in value is not a formula: it fails.
+    With `subset: true` the formula may reference more cells than `refs`."""
+
+    op: Literal["formula"]
+    refs: list[str] = Field(min_length=1)
+    functions: list[str] | None = None
+    subset: bool = False
+
+
+ColumnNorm = Literal["exact", "text", "number", "date", "phone", "address", "rich_text"]
 
 
 class TableCmp(_Spec):
@@ -292,7 +335,8 @@ class AbsentCmp(_Spec):
 ComparatorSpec = Annotated[
     Union[
         EqualsCmp, TextCmp, ContainsCmp, RegexCmp, NumberCmp, SetCmp, MultisetCmp, JsonSubsetCmp,
-        JsonPathCmp, DateCmp, TableCmp, LengthCmp, PresentCmp, AbsentCmp,
+        JsonPathCmp, DateCmp, TableCmp, LengthCmp, PresentCmp, AbsentCmp, RichTextCmp, PhoneCmp, AddressCmp,
+        FormulaCmp,
     ],
     Field(discriminator="op"),
 ]
@@ -368,9 +412,21 @@ class JudgeSpec(_Spec):
 
     #: All must pass (an implicit `all`). Progress = fraction of leaf checks met.
     checks: list[NodeSpec] = Field(default_factory=list)
-    #: JSON paths into the app state that the task may change (wildcards `*`, row
-    #: selectors `[id=42]`, `[title=Buy milk]`). Any other change is a violation.
+    #: Checks that count toward dense progress only (never toward passing): the
+    #: milestones on the way, in order. Reaching one counts every one before it (the
+    #: record's page was open before its form was filled), so a milestone that no longer
+    #: shows (a form cleared by saving) does not take back what a later one proves.
+    subgoals: list[NodeSpec] = Field(default_factory=list)
+    #: JSON paths into the app state that the task may change, naming records and
+    #: fields: `todos[id=42].done` (a field of one row), `todos[title=Buy milk]` (that
+    #: row added or removed; a change inside a row needs its field named),
+    #: `todos[list_id=3][*].done` (one field of the rows a selector names). A pattern
+    #: that names every row (`todos[*]`, `*`) is refused. Any other change is a violation.
     expected_changes: list[str] = Field(default_factory=list)
+    #: Changes that merely using the app makes anywhere (a message marked read when
+    #: opened): allowed, and never taken for the task's subject by judge QA. Each names
+    #: one field (`messages[*].read`), never whole rows.
+    incidental_changes: list[str] = Field(default_factory=list)
     #: Diff the app state from reset to the end. Default: on when the sandbox runs an app.
     side_effects: bool | None = None
     #: The service whose state is diffed.
@@ -381,7 +437,37 @@ class JudgeSpec(_Spec):
     def _patterns(cls, value: list[str]) -> list[str]:
         for pattern in value:
             _valid_path(pattern)
+            problem = collection_wide(pattern)
+            if problem:
+                raise ValueError(f"expected change {pattern!r} {problem}: name the rows and their fields")
         return value
+
+    @field_validator("incidental_changes")
+    @classmethod
+    def _incidental(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            _valid_path(pattern)
+            segments = parse_path(pattern)
+            if not segments or segments[-1].key in (None, "*") or segments[-1].selectors:
+                raise ValueError(f"incidental change {pattern!r} must end with a field name (e.g. messages[*].read): "
+                                 "using an app never adds or removes rows")
+        return value
+
+
+def collection_wide(pattern: str) -> str | None:
+    """Why a change pattern allows "anything under this collection", or None when it
+    names records: no `*` key, and no `[*]` unless a condition on the same list (or an
+    earlier one) says which rows."""
+    narrowed = False
+    for seg in parse_path(pattern):
+        if seg.key == "*":
+            return "allows a change under any key"
+        kinds = [k for k, _ in seg.selectors]
+        if "cond" in kinds or "index" in kinds:
+            narrowed = True
+        if "star" in kinds and not narrowed:
+            return "allows every row"
+    return None
 
 
 for _model in (JsonPathCmp, AllNode, AnyNode, NotNode, WeightedItem, WeightedNode, CheckNode, JudgeSpec):

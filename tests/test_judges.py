@@ -346,8 +346,10 @@ def test_expected_change_patterns() -> None:
 
     assert left([]) == ["todos[id=1].done", "todos[id=8]", "meta.count"]
     assert left(["todos[id=1].done", "todos[title=new]", "meta"]) == []
-    assert left(["todos[id=1]", "todos[*]"]) == ["meta.count"]
-    assert left(["todos"]) == ["meta.count"]
+    # a pattern that ends at a row allows adding or removing it, not editing it
+    assert left(["todos[id=1]", "todos[*]"]) == ["todos[id=1].done", "meta.count"]
+    assert left(["todos[id=1].done", "todos[*]"]) == ["meta.count"]
+    assert left(["todos"]) == ["meta.count"]  # a field (here a list) allows its whole value
     assert left(["*"]) == []
     assert left(["todos[id=1].title", "meta.count"]) == ["todos[id=1].done", "todos[id=8]"]
     assert left(["todos[list_id=3][due<2026-03-02].done", "todos[id=8]", "meta.*"]) == []
@@ -383,7 +385,8 @@ def test_wrong_row_deleted_or_extra_change_fails_on_real_app_state(todo_app) -> 
     assert not v.passed and v.violations and f"todos[id={other['id']}]" in v.violations[0]
     both = _todo_state(todo_app, 5, ("DELETE FROM todos WHERE id IN (?, ?)", (target["id"], other["id"])))
     v = j.evaluate(state_input(before, both))
-    assert not v.passed and v.score == 0 and v.progress == 1.0 and len(v.violations) == 1
+    # the right deletion earns progress, the damage halves it
+    assert not v.passed and v.score == 0 and v.progress == pytest.approx(0.25) and len(v.violations) == 1
 
 
 def test_doing_it_twice_fails(todo_app) -> None:

@@ -4,7 +4,13 @@ For every template and K seeds:
 1. the initial state fails (an agent that does nothing must not pass);
 2. the oracle reaches score 1 with no side-effect violation;
 3. the near miss (a plausible wrong solution) fails;
-4. the same final state judged twice gives the same verdict.
+4. the same final state judged twice gives the same verdict;
+5. along the oracle, every strict prefix of its actions fails and progress never falls
+   (tier 3+: at least 3 distinct progress values);
+6. adversarial end states built from the oracle's database changes (`cua.eval.probes`):
+   over-reach, wrong target, collateral, duplicate must fail; an equivalent end state
+   written differently must pass. The report says which probes ran for each template
+   and, for a probe that had nothing to change, why.
 
 A broken task (bad file, no rows at a seed, an oracle that raises, a sandbox that will
 not start) is reported as a failure with its reason, never crashes the check. One
@@ -22,6 +28,8 @@ from typing import Any
 
 from cua.episode import EpisodeRecord, NoopAgent, OracleAgent, gather_state, run_episode
 from cua.episode.local import LocalSandbox, open_local
+from cua.eval.judge_qa import StepJudgingOracle, db_image, run_probes, trace_problems
+from cua.eval.probes import bundled_app_of
 from cua.task import TaskInstance, Verdict
 
 __all__ = ["CheckReport", "TemplateReport", "VariantFailure", "check_templates"]
@@ -34,7 +42,9 @@ EPISODE_TIMEOUT_S = 240.0
 class VariantFailure:
     template_id: str
     seed: int | None
-    stage: str  # load | instantiate | sandbox | initial | oracle | near_miss | determinism
+    #: load | instantiate | sandbox | initial | oracle | near_miss | determinism | prefix | progress
+    #: | probe:over_reach | probe:wrong_target | probe:collateral | probe:duplicate | probe:equivalent | probe_mirror
+    stage: str
     reason: str
     evidence: list[dict[str, Any]] = field(default_factory=list)
 
@@ -55,10 +65,20 @@ class TemplateReport:
     variants: int = 0
     failures: list[VariantFailure] = field(default_factory=list)
     seconds: float = 0.0
+    #: probe kind -> how many ran over all variants.
+    probes_ran: dict[str, int] = field(default_factory=dict)
+    #: probe kind -> why it did not run (for kinds that never ran).
+    probes_skipped: dict[str, str] = field(default_factory=dict)
 
     @property
     def failed_variants(self) -> int:
         return len({f.seed for f in self.failures})
+
+    def probe_lines(self) -> list[str]:
+        ran = ", ".join(f"{k}={n}" for k, n in sorted(self.probes_ran.items())) or "none"
+        out = [f"    probes ran: {ran}"]
+        out += [f"    no {k}: {why}" for k, why in sorted(self.probes_skipped.items()) if k not in self.probes_ran]
+        return out
 
 
 @dataclass
@@ -81,6 +101,8 @@ class CheckReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "templates": [{"id": t.template_id, "variants": t.variants, "seconds": round(t.seconds, 2),
+                           "probes_ran": t.probes_ran,
+                           "probes_skipped": {k: v for k, v in t.probes_skipped.items() if k not in t.probes_ran},
                            "failures": [f.__dict__ for f in t.failures]} for t in self.templates],
             "load_failures": [f.__dict__ for f in self.load_failures],
             "summary": self.summary(),
@@ -111,9 +133,10 @@ async def _timed(coro: Any, what: str) -> EpisodeRecord:
         raise TimeoutError(f"{what} took more than {EPISODE_TIMEOUT_S:g} s") from None
 
 
-async def _check_variant(handle: Any, instance: TaskInstance) -> list[VariantFailure]:
+async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateReport) -> list[VariantFailure]:
     tid, seed = instance.task_id, instance.seed
     out: list[VariantFailure] = []
+    app = bundled_app_of(instance.sandbox_config)
 
     initial = await _timed(run_episode(handle, instance, NoopAgent()), "the initial-state episode")
     problem = _episode_problem(initial)
@@ -122,8 +145,10 @@ async def _check_variant(handle: Any, instance: TaskInstance) -> list[VariantFai
     if initial.verdict is not None and initial.verdict.passed:
         out.append(VariantFailure(tid, seed, "initial", "the initial state already passes",
                                   _evidence(initial.verdict)))
+    initial_db = await db_image(handle, app) if app else None
 
-    oracle = await _timed(run_episode(handle, instance, OracleAgent("oracle")), "the oracle episode")
+    stepper = StepJudgingOracle()
+    oracle = await _timed(run_episode(handle, instance, stepper), "the oracle episode")
     problem = _episode_problem(oracle)
     verdict = oracle.verdict
     if problem:
@@ -140,11 +165,29 @@ async def _check_variant(handle: Any, instance: TaskInstance) -> list[VariantFai
         out.append(VariantFailure(tid, seed, "oracle", reason, _evidence(verdict)))
     if verdict is not None and oracle.judge_input is not None:
         # The sandbox still shows the final state: read it again and judge it again.
+        _count(report, "determinism", 1)
         reread = await gather_state(handle, instance.judge.queries())
         again = instance.judge.evaluate(oracle.judge_input.model_copy(update={"final": reread}))
         if _verdict_key(again) != _verdict_key(verdict):
             out.append(VariantFailure(tid, seed, "determinism", "the same final state judged twice differs",
                                       _evidence(again)))
+        oracle_ok = not problem and verdict.passed and not verdict.violations
+        if oracle_ok:
+            for stage, reason, v in trace_problems(stepper.trace, verdict, oracle.judge_input.final,
+                                                   instance.tags.tier):
+                out.append(VariantFailure(tid, seed, stage, reason, _evidence(v)))
+            _count(report, "prefix", max(0, len(stepper.trace.verdicts) - 1), "the oracle takes one action")
+        if oracle_ok and app and initial_db is not None:
+            final_db = await db_image(handle, app)
+            outcome = run_probes(instance, app, initial_db, final_db, oracle.judge_input)
+            for kind, n in outcome.ran.items():
+                _count(report, kind, n)
+            for kind, why in outcome.skipped.items():
+                report.probes_skipped.setdefault(kind, why)
+            for stage, reason, v in outcome.wrong:
+                out.append(VariantFailure(tid, seed, stage, reason, _evidence(v)))
+        elif oracle_ok:
+            report.probes_skipped.setdefault("state probes", "the sandbox runs no bundled app")
 
     if instance.near_miss is None:
         out.append(VariantFailure(tid, seed, "near_miss", "the template has no near miss"))
@@ -158,6 +201,13 @@ async def _check_variant(handle: Any, instance: TaskInstance) -> list[VariantFai
                                                if near.truncated else "")
             out.append(VariantFailure(tid, seed, "near_miss", reason, _evidence(near.verdict)))
     return out
+
+
+def _count(report: TemplateReport, kind: str, n: int, why_none: str = "") -> None:
+    if n:
+        report.probes_ran[kind] = report.probes_ran.get(kind, 0) + n
+    elif why_none:
+        report.probes_skipped.setdefault(kind, why_none)
 
 
 def _verdict_key(verdict: Verdict) -> str:
@@ -189,7 +239,7 @@ async def _check_template(template: Any, seeds: Sequence[int], isolation: str | 
             async with open_local(first.sandbox_kind, first.sandbox_config) as handle:
                 for instance in instances:
                     try:
-                        report.failures += await _check_variant(handle, instance)
+                        report.failures += await _check_variant(handle, instance, report)
                     except Exception as exc:
                         report.failures.append(VariantFailure(template.id, instance.seed, "episode",
                                                               f"{type(exc).__name__}: {exc}"))

@@ -57,6 +57,7 @@ class ForumApp(WebApp):
     name = "forum"
     title = "DevTalk"
     schema = SCHEMA
+    assigned = {"comments": ("author_id", "score"), "posts": ("author_id", "score")}
     static_dir = Path(__file__).parent / "static"
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:

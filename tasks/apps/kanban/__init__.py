@@ -60,6 +60,7 @@ class KanbanApp(WebApp):
     name = "kanban"
     title = "Kanban"
     schema = SCHEMA
+    assigned = {"cards": ("position",), "comments": ("member_id",)}
     static_dir = Path(__file__).parent / "static"
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:

@@ -84,6 +84,7 @@ class MailApp(WebApp):
     name = "mail"
     title = "Mail"
     schema = SCHEMA
+    assigned = {"messages": ("thread_id", "from_name", "from_email", "read", "starred"), "attachments": ("content_type", "size", "data")}
     static_dir = Path(__file__).parent / "static"
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:

@@ -62,6 +62,7 @@ class SettingsApp(WebApp):
     name = "settings"
     title = "Northwind Admin"
     schema = SCHEMA
+    assigned = {"users": ("status", "last_login"), "api_keys": ("secret", "rotated", "revoked"), "audit": ("actor", "action", "detail")}
     static_dir = Path(__file__).parent / "static"
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:

@@ -51,6 +51,7 @@ class SheetsApp(WebApp):
     name = "sheets"
     title = "Sheets"
     schema = SCHEMA
+    assigned = {"sheets": ("position",)}
     static_dir = Path(__file__).parent / "static"
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:

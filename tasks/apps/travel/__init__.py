@@ -68,6 +68,7 @@ class TravelApp(WebApp):
     name = "travel"
     title = "Skyway Travel"
     schema = SCHEMA
+    assigned = {"bookings": ("ref", "total", "status")}
     static_dir = Path(__file__).parent / "static"
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:

@@ -1,0 +1,191 @@
+"""The adversarial half of judge QA: what `cua tasks check` proves beyond "the oracle
+passes and doing nothing fails".
+
+- Along the oracle (`StepJudgingOracle`): after every action the judge is asked again.
+  Every strict prefix whose judged state differs from the end must fail (an agent that
+  stops half way is not done), and progress must never fall; a tier-3+ template must show
+  at least 3 distinct progress values (its dense reward says something before the end).
+- From the oracle's end state (`run_probes`): over-reach, wrong target, collateral,
+  duplicate (each must fail) and an equivalent, differently written end state (must
+  pass), built by `cua.eval.probes` from the database rows the oracle changed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cua.episode import AgentTurn, EpisodeContext, OracleAgent, gather_state
+from cua.eval import probes as P
+from cua.judges.sidefx import allowed_by, diff
+from cua.observation import Observation
+from cua.state import StateResult
+from cua.task import JudgeInput, TaskInstance, Verdict
+
+__all__ = ["ProbeOutcome", "ProgressTrace", "StepJudgingOracle", "db_image", "run_probes", "trace_problems"]
+
+#: Tier 3 and up: the oracle must show at least this many distinct progress values.
+MIN_PROGRESS_VALUES = 3
+
+
+def _fingerprint(states: dict[str, StateResult]) -> str:
+    return json.dumps({k: v.model_dump(mode="json") for k, v in sorted(states.items())}, sort_keys=True, default=str)
+
+
+@dataclass
+class ProgressTrace:
+    """The judge's verdict after each oracle action (index = actions done)."""
+
+    verdicts: list[Verdict] = field(default_factory=list)
+    fingerprints: list[str] = field(default_factory=list)
+
+
+class StepJudgingOracle:
+    """The oracle, judged again before each of its actions (so after every one)."""
+
+    name = "oracle"
+
+    def __init__(self) -> None:
+        self._inner = OracleAgent("oracle")
+        self.trace = ProgressTrace()
+        self._instance: TaskInstance | None = None
+        self._ctx: EpisodeContext | None = None
+        self._initial: dict[str, StateResult] = {}
+
+    async def begin(self, instance: TaskInstance, ctx: EpisodeContext) -> None:
+        self._instance, self._ctx = instance, ctx
+        self._initial = await gather_state(ctx.handle, instance.judge.queries())
+        await self._inner.begin(instance, ctx)
+
+    async def turn(self, observation: Observation) -> AgentTurn:
+        assert self._instance is not None and self._ctx is not None
+        final = await gather_state(self._ctx.handle, self._instance.judge.queries())
+        steps = len(self.trace.verdicts)
+        self.trace.verdicts.append(self._instance.judge.evaluate(
+            JudgeInput(initial=self._initial, final=final, done=None, steps=steps)))
+        self.trace.fingerprints.append(_fingerprint(final))
+        return await self._inner.turn(observation)
+
+
+def trace_problems(trace: ProgressTrace, final: Verdict, final_states: dict[str, StateResult],
+                   tier: int) -> list[tuple[str, str, Verdict | None]]:
+    """(stage, reason, verdict) for every prefix that passes and every fall of progress."""
+    out: list[tuple[str, str, Verdict | None]] = []
+    end = _fingerprint(final_states)
+    # the last judged turn saw the end state (the oracle had nothing more, or only `done`)
+    for k, (verdict, fp) in enumerate(zip(trace.verdicts, trace.fingerprints)):
+        if k > 0 and verdict.passed and fp != end:
+            out.append(("prefix", f"the oracle's first {k} action(s) already pass (the state differs from its end)",
+                        verdict))
+            break
+    values = [v.progress for v in trace.verdicts] + [final.progress]
+    for k in range(1, len(values)):
+        if values[k] + 1e-9 < values[k - 1]:
+            out.append(("progress", f"progress falls from {values[k - 1]:.3g} to {values[k]:.3g} after action {k}", None))
+            break
+    distinct = sorted({round(v, 6) for v in values})
+    if tier >= 3 and len(distinct) < MIN_PROGRESS_VALUES:
+        out.append(("progress", f"tier {tier}: progress along the oracle takes {len(distinct)} value(s) "
+                                f"{distinct}, fewer than {MIN_PROGRESS_VALUES} (declare subgoals)", None))
+    return out
+
+
+# ---------------------------------------------------------------- probes
+
+_apps: dict[str, tuple[Any, list[P.TableInfo]]] = {}
+
+
+def _app(name: str) -> tuple[Any, list[P.TableInfo]]:
+    """One in-process instance per bundled app (probes are evaluated without awaiting,
+    so concurrent checks never interleave on it)."""
+    if name not in _apps:
+        from cua.tasks.apps import load_app
+
+        app = load_app(name)
+        _apps[name] = (app, P.table_infos(app.db.conn, type(app).assigned))
+    return _apps[name]
+
+
+async def db_image(handle: Any, app_name: str) -> P.DbImage:
+    """Every row of the live app's database, through its read-only SQL endpoint."""
+    _, infos = _app(app_name)
+    results = await handle.query(P.dump_queries(infos))
+    return P.DbImage.from_results(infos, results)
+
+
+@dataclass
+class ProbeOutcome:
+    #: kind -> how many probes of it ran.
+    ran: dict[str, int] = field(default_factory=dict)
+    #: kind -> why none ran.
+    skipped: dict[str, str] = field(default_factory=dict)
+    #: (kind, reason, verdict) of every probe the judge got wrong.
+    wrong: list[tuple[str, str, Verdict | None]] = field(default_factory=list)
+
+
+def _mirrored_keys(instance: TaskInstance) -> list[str]:
+    from cua.task import query_key
+
+    return [query_key(q) for q in P.ProbeMirror.mirrored(instance.judge.queries())]
+
+
+def run_probes(instance: TaskInstance, app_name: str, initial_db: P.DbImage, final_db: P.DbImage,
+               judge_input: JudgeInput) -> ProbeOutcome:
+    """Judge every probe end state of one oracle run (in process: milliseconds each)."""
+    outcome = ProbeOutcome()
+    app, infos = _app(app_name)
+    mirror = P.ProbeMirror(app, infos)
+    queries = instance.judge.queries()
+    keys = _mirrored_keys(instance)
+    if not keys:
+        reason = "the judge reads no app state (only the page or the answer)"
+        outcome.skipped = {k: reason for k in (*P.MUST_FAIL, "equivalent")}
+        return outcome
+    oracle_final = judge_input.final
+    mirror.load(final_db)
+    seen = mirror.answer(queries, oracle_final)
+    for key in keys:
+        if _fingerprint({key: seen[key]}) != _fingerprint({key: oracle_final[key]}):
+            outcome.wrong.append(("probe_mirror", f"the in-process copy of app {app_name!r} answers {key} "
+                                                  "differently from the live app", None))
+            return outcome
+    diff_db = P.DbDiff.between(initial_db, final_db)
+    probes, why = P.generate_probes(infos, initial_db, final_db, diff_db, seed=instance.seed)
+    outcome.skipped.update(why)
+    spec = getattr(instance.judge, "spec", None)
+    incidental = list(getattr(spec, "incidental_changes", []) or [])
+    state_key = next((k for k in keys if k.startswith("app_state")), None)
+    for probe in probes:
+        try:
+            mirror.load(final_db, probe.writes)
+        except Exception as exc:  # sqlite3.Error: the schema refuses the probe's rows
+            outcome.skipped.setdefault(probe.kind, f"the schema refuses it ({type(exc).__name__}: {exc})")
+            continue
+        final = mirror.answer(queries, oracle_final)
+        if all(_fingerprint({k: final[k]}) == _fingerprint({k: oracle_final[k]}) for k in keys):
+            outcome.skipped.setdefault(probe.kind, f"invisible to the judge's queries ({probe.description})")
+            continue
+        if incidental and state_key and _only_incidental(oracle_final[state_key], final[state_key], incidental):
+            outcome.skipped.setdefault(probe.kind, f"changes only incidental fields ({probe.description})")
+            continue
+        outcome.ran[probe.kind] = outcome.ran.get(probe.kind, 0) + 1
+        verdict = instance.judge.evaluate(judge_input.model_copy(update={"final": final}))
+        if probe.kind == "equivalent":
+            if not verdict.passed:
+                outcome.wrong.append((f"probe:{probe.kind}", f"a correct end state written differently fails: "
+                                                             f"{probe.description}", verdict))
+        elif verdict.passed:
+            outcome.wrong.append((f"probe:{probe.kind}", f"passes: {probe.description}", verdict))
+    for kind in outcome.ran:
+        outcome.skipped.pop(kind, None)
+    mirror.load(final_db)
+    return outcome
+
+
+def _only_incidental(before: StateResult, after: StateResult, patterns: Sequence[str]) -> bool:
+    if not before.ok or not after.ok:
+        return False
+    changes = list(diff(before.value, after.value))
+    return bool(changes) and all(allowed_by(c, list(patterns)) for c in changes)

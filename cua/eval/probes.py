@@ -1,0 +1,568 @@
+"""Adversarial end states for judge QA, generated from the oracle's own changes.
+
+The oracle's run tells QA what the task is about: the rows of the app's database that
+it changed, added or removed, and the columns it wrote. From that diff (read through the
+app's read-only SQL control endpoint, so no sandbox needs a special door) QA builds end
+states that a correct judge must FAIL:
+
+- `over_reach`: the oracle's end state plus the same change on a row the oracle left
+  alone (a bulk action: "select all", then the change);
+- `wrong_target`: the change moved to a sibling record (same parent, same name or same
+  table), the target left as it was;
+- `collateral`: the oracle's end state with another field of the target damaged;
+- `partial`: one of the fields the oracle wrote on an existing row written with another
+  value (a compound value judged by one of its parts; the wrong value);
+- `duplicate`: every row the oracle added, added a second time;
+
+and one it must PASS:
+
+- `equivalent`: the oracle's end state with a value it wrote spelled differently (a
+  number as "971.00", a phone number grouped otherwise, rich text with other markup,
+  a formula with other spacing and case).
+
+Each probe is a list of SQL writes on a copy of the oracle's final database. The copy
+lives in an in-process instance of the same bundled app, which answers the judge's
+`app_state` and `sql` queries with its own code; a mirror check first proves that the
+copy answers exactly as the live app did. Queries of the page (dom, url, title) keep
+the oracle's values, since the page is not re-rendered for a probe.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cua.state import AppStateQuery, SqlQuery, StateQuery, StateResult
+from cua.task import query_key
+
+__all__ = [
+    "DbImage",
+    "DbDiff",
+    "MUST_FAIL",
+    "Probe",
+    "ProbeMirror",
+    "RowChange",
+    "TableInfo",
+    "bundled_app_of",
+    "dump_queries",
+    "equivalent_spellings",
+    "generate_probes",
+    "table_infos",
+]
+
+#: The probes whose end state a correct judge fails.
+MUST_FAIL = ("over_reach", "wrong_target", "collateral", "partial", "duplicate")
+#: Columns an app keeps for itself (timestamps): no agent controls them, so no probe damages them.
+_BOOKKEEPING = re.compile(r"^(created|updated|modified|changed|sent|received|joined|last_seen|last_login|viewed|placed|"
+                         r"rotated)(_at|_on)?$|_at$")
+#: Columns that only order rows on screen; a new row's place is the app's choice.
+_ORDER = re.compile(r"^(position|sort|sort_order|rank|ord|order_index|seq)$")
+#: At most this many collateral probes per target row.
+MAX_COLLATERAL = 6
+
+
+def bundled_app_of(sandbox_config: dict[str, Any], service: str = "app") -> str | None:
+    """The bundled app a sandbox runs as `service` (`python -m cua.tasks.apps.serve NAME`)."""
+    for spec in sandbox_config.get("services") or []:
+        argv = spec.get("argv") or []
+        if spec.get("name") == service and len(argv) == 4 and argv[1:3] == ["-m", "cua.tasks.apps.serve"]:
+            return str(argv[3])
+    return None
+
+
+# ---------------------------------------------------------------- the database as rows
+
+@dataclass(frozen=True)
+class TableInfo:
+    name: str
+    columns: tuple[str, ...]
+    types: tuple[str, ...]
+    #: The declared primary key's columns (the row key); empty: keyed by rowid.
+    pk: tuple[str, ...]
+    #: Columns that reference another table (a row's parent).
+    foreign: tuple[str, ...]
+    #: Columns (single) that are UNIQUE: a copy of a row must change them.
+    unique: tuple[str, ...]
+    #: Columns the app fills itself on rows it creates (`WebApp.assigned`).
+    assigned: tuple[str, ...] = ()
+
+    def key(self, row: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(row[c] for c in self.pk) if self.pk else (row["__rowid"],)
+
+
+def table_infos(conn: sqlite3.Connection, assigned: dict[str, tuple[str, ...]] | None = None) -> list[TableInfo]:
+    """Every table of a database (the app's schema), read with PRAGMAs in process;
+    `assigned`: the app's `WebApp.assigned`."""
+    out = []
+    names = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")]
+    for name in names:
+        info = conn.execute(f'PRAGMA table_info("{name}")').fetchall()
+        cols = tuple(r[1] for r in info)
+        types = tuple(str(r[2]).upper() for r in info)
+        pk = tuple(r[1] for r in sorted((r for r in info if r[5]), key=lambda r: r[5]))
+        foreign = tuple(r[3] for r in conn.execute(f'PRAGMA foreign_key_list("{name}")').fetchall())
+        unique: list[str] = []
+        for idx in conn.execute(f'PRAGMA index_list("{name}")').fetchall():
+            if idx[2]:  # unique
+                idx_cols = [r[2] for r in conn.execute(f'PRAGMA index_info("{idx[1]}")').fetchall()]
+                if len(idx_cols) == 1:
+                    unique.append(idx_cols[0])
+        out.append(TableInfo(name, cols, types, pk, foreign, tuple(unique), tuple((assigned or {}).get(name, ()))))
+    return out
+
+
+def dump_queries(tables: Sequence[TableInfo], service: str = "app") -> list[StateQuery]:
+    """Read-only SQL that reads every row of every table (BLOBs as hex)."""
+    out: list[StateQuery] = []
+    for t in tables:
+        cols = ", ".join(f'hex("{c}") AS "{c}"' if "BLOB" in ty else f'"{c}"' for c, ty in zip(t.columns, t.types))
+        out.append(SqlQuery(service=service, query=f'SELECT rowid AS "__rowid", {cols} FROM "{t.name}" ORDER BY rowid'))
+    return out
+
+
+@dataclass
+class DbImage:
+    """A database as rows: table -> key -> row (with its `__rowid`)."""
+
+    tables: dict[str, dict[tuple[Any, ...], dict[str, Any]]]
+
+    @classmethod
+    def from_results(cls, infos: Sequence[TableInfo], results: Sequence[StateResult]) -> "DbImage":
+        tables: dict[str, dict[tuple[Any, ...], dict[str, Any]]] = {}
+        for info, result in zip(infos, results, strict=True):
+            if not result.ok or not isinstance(result.value, list):
+                raise ValueError(f"table {info.name} could not be read: {result.error}: {result.message}")
+            tables[info.name] = {info.key(r): r for r in result.value}
+        return cls(tables)
+
+    def build(self, schema: str, infos: Sequence[TableInfo]) -> sqlite3.Connection:
+        """A fresh database holding exactly these rows."""
+        conn = sqlite3.connect(":memory:", isolation_level=None)
+        conn.executescript(schema)
+        conn.execute("PRAGMA foreign_keys = OFF")
+        conn.execute("BEGIN")
+        for info in infos:
+            conn.execute(f'DELETE FROM "{info.name}"')  # a schema may seed rows of its own
+            blob = {c for c, ty in zip(info.columns, info.types) if "BLOB" in ty}
+            cols = ", ".join(f'"{c}"' for c in ("rowid", *info.columns))
+            marks = ", ".join("?" for _ in range(len(info.columns) + 1))
+            for row in self.tables.get(info.name, {}).values():
+                values = [row["__rowid"], *(bytes.fromhex(row[c]) if c in blob and row[c] is not None else row[c]
+                                             for c in info.columns)]
+                conn.execute(f'INSERT INTO "{info.name}" ({cols}) VALUES ({marks})', values)
+        conn.execute("COMMIT")
+        return conn
+
+
+@dataclass
+class RowChange:
+    table: str
+    key: tuple[Any, ...]
+    kind: str  # changed | added | removed
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+    @property
+    def columns(self) -> list[str]:
+        """The columns the change wrote (every column for an added row)."""
+        if self.kind == "changed":
+            assert self.before is not None and self.after is not None
+            return [c for c in self.after if c != "__rowid" and self.before.get(c) != self.after.get(c)]
+        row = self.after if self.kind == "added" else self.before
+        return [c for c in (row or {}) if c != "__rowid"]
+
+    def describe(self) -> str:
+        return f"{self.table}{list(self.key)}"
+
+
+@dataclass
+class DbDiff:
+    changes: list[RowChange]
+
+    @classmethod
+    def between(cls, before: DbImage, after: DbImage) -> "DbDiff":
+        out: list[RowChange] = []
+        for table in after.tables.keys() | before.tables.keys():
+            old, new = before.tables.get(table, {}), after.tables.get(table, {})
+            for key, row in old.items():
+                if key not in new:
+                    out.append(RowChange(table, key, "removed", row, None))
+                elif {k: v for k, v in row.items() if k != "__rowid"} != {k: v for k, v in new[key].items() if k != "__rowid"}:
+                    out.append(RowChange(table, key, "changed", row, new[key]))
+            for key, row in new.items():
+                if key not in old:
+                    out.append(RowChange(table, key, "added", None, row))
+        out.sort(key=lambda c: (c.table, c.kind, json.dumps(c.key, default=str)))
+        return cls(out)
+
+    def touched(self, table: str) -> set[tuple[Any, ...]]:
+        return {c.key for c in self.changes if c.table == table}
+
+
+# ---------------------------------------------------------------- probes
+
+@dataclass
+class Probe:
+    kind: str
+    description: str
+    #: (sql, params) run in order on the copy of the oracle's final database.
+    writes: list[tuple[str, list[Any]]] = field(default_factory=list)
+
+
+def _where(info: TableInfo, row: dict[str, Any]) -> tuple[str, list[Any]]:
+    if info.pk:
+        return " AND ".join(f'"{c}" IS ?' for c in info.pk), [row[c] for c in info.pk]
+    return "rowid = ?", [row["__rowid"]]
+
+
+def _update(info: TableInfo, row: dict[str, Any], values: dict[str, Any]) -> tuple[str, list[Any]]:
+    where, params = _where(info, row)
+    sets = ", ".join(f'"{c}" = ?' for c in values)
+    return f'UPDATE "{info.name}" SET {sets} WHERE {where}', [*values.values(), *params]
+
+
+def _delete(info: TableInfo, row: dict[str, Any]) -> tuple[str, list[Any]]:
+    where, params = _where(info, row)
+    return f'DELETE FROM "{info.name}" WHERE {where}', params
+
+
+def _insert(info: TableInfo, row: dict[str, Any]) -> tuple[str, list[Any]]:
+    cols = [c for c in info.columns if c in row]
+    blob = {c for c, ty in zip(info.columns, info.types) if "BLOB" in ty}
+    values = [bytes.fromhex(row[c]) if c in blob and isinstance(row[c], str) else row[c] for c in cols]
+    return (f'INSERT INTO "{info.name}" ({", ".join(chr(34) + c + chr(34) for c in cols)}) '
+            f'VALUES ({", ".join("?" for _ in cols)})', values)
+
+
+def _perturbed(value: Any, others: Sequence[Any]) -> Any:
+    """A different value of the same kind: another row's value when there is one."""
+    for other in others:
+        if other != value and other is not None and (value is None or type(other) is type(value)):
+            return other
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return 0 if value == 1 else 1 if value == 0 else value + 1
+    if isinstance(value, float):
+        return value + 1.5
+    if isinstance(value, str):
+        return value + " (x)" if value else "x"
+    if value is None:
+        return "x"
+    return None
+
+
+def _siblings(info: TableInfo, image: DbImage, target: dict[str, Any], exclude: set[tuple[Any, ...]],
+              rng: random.Random) -> list[dict[str, Any]]:
+    """Rows of the target's table the oracle left alone, nearest kin first: same name,
+    then same parent (a shared foreign key), then the rest."""
+    rows = [r for k, r in image.tables.get(info.name, {}).items() if k not in exclude]
+    rng.shuffle(rows)
+    names = [c for c in ("name", "title", "subject", "email") if c in info.columns]
+
+    def kin(row: dict[str, Any]) -> int:
+        score = 0
+        if any(target.get(c) is not None and row.get(c) == target.get(c) for c in names):
+            score += 4
+        score += sum(1 for c in info.foreign if target.get(c) is not None and row.get(c) == target.get(c))
+        return -score
+
+    return sorted(rows, key=kin)
+
+
+def _values_of(image: DbImage, table: str, column: str, exclude: Any = None) -> list[Any]:
+    seen: list[Any] = []
+    for row in image.tables.get(table, {}).values():
+        v = row.get(column)
+        if v != exclude and v not in seen:
+            seen.append(v)
+    return seen
+
+
+def _free_columns(info: TableInfo, change: RowChange) -> list[str]:
+    """The target's columns a probe may damage: not its key, not the app's bookkeeping."""
+    written = set(change.columns) if change.kind == "changed" else set()
+    out = []
+    for c in info.columns:
+        if c in info.pk or c in written or _BOOKKEEPING.search(c):
+            continue
+        if change.kind == "added" and c in info.assigned:
+            continue
+        if change.kind == "added" and (c in info.foreign or _ORDER.match(c) or c == "id"):
+            continue
+        out.append(c)
+    return out
+
+
+def generate_probes(infos: Sequence[TableInfo], initial: DbImage, final: DbImage, diff: DbDiff,
+                    seed: int = 0) -> tuple[list[Probe], dict[str, str]]:
+    """The probes for one oracle run, and for each probe kind that has none, why."""
+    rng = random.Random(f"probes#{seed}")
+    by_name = {i.name: i for i in infos}
+    probes: list[Probe] = []
+    why: dict[str, str] = {}
+    if not diff.changes:
+        reason = "the oracle changes no row of the app (an answer or navigation task)"
+        return [], {k: reason for k in (*MUST_FAIL, "equivalent")}
+    # the subject of the task: the changes of the table with most of them, in order
+    subjects = diff.changes
+
+    for kind, make in (("over_reach", _over_reach), ("wrong_target", _wrong_target), ("collateral", _collateral),
+                       ("partial", _partial), ("duplicate", _duplicate), ("equivalent", _equivalent)):
+        made: list[Probe] = []
+        reasons: list[str] = []
+        for table in sorted({c.table for c in subjects}):
+            info = by_name.get(table)
+            if info is None:
+                continue
+            changes = [c for c in subjects if c.table == table]
+            got, reason = make(info, initial, final, diff, changes, rng)
+            made += got
+            if reason:
+                reasons.append(f"{table}: {reason}")
+        if made:
+            probes += made
+        else:
+            why[kind] = "; ".join(reasons) or "nothing to change"
+    return probes, why
+
+
+Maker = Any
+
+
+def _over_reach(info: TableInfo, initial: DbImage, final: DbImage, diff: DbDiff, changes: list[RowChange],
+                rng: random.Random) -> tuple[list[Probe], str]:
+    touched = diff.touched(info.name)
+    change = changes[0]
+    target = change.after or change.before or {}
+    siblings = _siblings(info, final, target, touched, rng)
+    if not siblings:
+        return [], "no row the oracle left alone"
+    out: list[Probe] = []
+    if change.kind == "changed":
+        values = {c: change.after[c] for c in change.columns}  # type: ignore[index]
+        for sib in siblings:
+            if any(sib.get(c) != v for c, v in values.items()):
+                out.append(Probe("over_reach", f"also {info.name}{list(info.key(sib))}: {_fmt(values)}",
+                                 [_update(info, sib, values)]))
+                break
+    elif change.kind == "removed":
+        sib = siblings[0]
+        out.append(Probe("over_reach", f"also delete {info.name}{list(info.key(sib))}", [_delete(info, sib)]))
+    else:  # an added row: the bulk action damages an untouched row of the same table
+        sib = siblings[0]
+        cols = [c for c in info.columns if c not in info.pk and c not in info.foreign and not _BOOKKEEPING.search(c)
+                and not _ORDER.match(c) and c not in info.assigned]
+        for c in cols:
+            new = _perturbed(sib.get(c), _values_of(final, info.name, c, sib.get(c)))
+            if new is not None and new != sib.get(c) and not (c in info.unique and new in _values_of(final, info.name, c)):
+                out.append(Probe("over_reach", f"also {info.name}{list(info.key(sib))}.{c}: {sib.get(c)!r} -> {new!r}",
+                                 [_update(info, sib, {c: new})]))
+                break
+    return out, "" if out else "no untouched row differs in the changed columns"
+
+
+def _wrong_target(info: TableInfo, initial: DbImage, final: DbImage, diff: DbDiff, changes: list[RowChange],
+                  rng: random.Random) -> tuple[list[Probe], str]:
+    touched = diff.touched(info.name)
+    change = changes[0]
+    if change.kind == "changed":
+        assert change.before is not None and change.after is not None
+        values = {c: change.after[c] for c in change.columns}
+        revert = {c: change.before[c] for c in change.columns}
+        for sib in _siblings(info, final, change.before, touched, rng):
+            if any(sib.get(c) != v for c, v in values.items()):
+                return [Probe("wrong_target", f"the change on {info.name}{list(info.key(sib))} instead of "
+                                              f"{change.describe()}: {_fmt(values)}",
+                              [_update(info, change.after, revert), _update(info, sib, values)])], ""
+        return [], "no sibling row to move the change to"
+    if change.kind == "removed":
+        assert change.before is not None
+        for sib in _siblings(info, final, change.before, touched, rng):
+            return [Probe("wrong_target", f"deletes {info.name}{list(info.key(sib))} instead of {change.describe()}",
+                          [_insert(info, change.before), _delete(info, sib)])], ""
+        return [], "no sibling row to delete instead"
+    assert change.after is not None
+    parents = [c for c in info.foreign if (c not in info.pk or len(info.pk) > 1) and c not in info.assigned]
+    for c in parents:
+        others = _values_of(initial, info.name, c, change.after.get(c))
+        others = [v for v in others if v is not None]
+        if others:
+            new = rng.choice(others)
+            probe = Probe("wrong_target", f"the new {info.name} row under {c}={new!r} instead of {change.after.get(c)!r}",
+                          [_update(info, change.after, {c: new})])
+            return [probe], ""
+    return [], "the added row has no parent to move it to"
+
+
+def _collateral(info: TableInfo, initial: DbImage, final: DbImage, diff: DbDiff, changes: list[RowChange],
+                rng: random.Random) -> tuple[list[Probe], str]:
+    out: list[Probe] = []
+    for change in changes:
+        if change.kind == "removed" or change.after is None:
+            continue
+        row = change.after
+        for c in _free_columns(info, change):
+            new = _perturbed(row.get(c), _values_of(final, info.name, c, row.get(c)))
+            if new is None or new == row.get(c):
+                continue
+            if c in info.unique and new in _values_of(final, info.name, c):
+                new = f"{row.get(c)} (x)" if isinstance(row.get(c), str) else None
+                if new is None:
+                    continue
+            out.append(Probe("collateral", f"{change.describe()}.{c}: {row.get(c)!r} -> {new!r}",
+                             [_update(info, row, {c: new})]))
+            if len(out) >= MAX_COLLATERAL:
+                return out, ""
+        if out:
+            break  # one target row is enough
+    return out, "" if out else "the target row has no other field"
+
+
+def _partial(info: TableInfo, initial: DbImage, final: DbImage, diff: DbDiff, changes: list[RowChange],
+             rng: random.Random) -> tuple[list[Probe], str]:
+    out: list[Probe] = []
+    for change in changes:
+        if change.kind != "changed" or change.after is None or change.before is None:
+            continue
+        written = [c for c in change.columns if not _BOOKKEEPING.search(c) and not _ORDER.match(c)]
+        for c in written:
+            before, after = change.before.get(c), change.after.get(c)
+            others = [v for v in _values_of(final, info.name, c, after) if v != before]
+            new = _perturbed(after, others)
+            if new is None or new == after or new == before:
+                continue  # leaving a field undone is what the prefix probe tries
+            if c in info.unique and new in _values_of(final, info.name, c):
+                continue
+            out.append(Probe("partial", f"{change.describe()}.{c} written {new!r} instead of {after!r}",
+                             [_update(info, change.after, {c: new})]))
+            if len(out) >= MAX_COLLATERAL:
+                return out, ""
+        if out:
+            break
+    return out, "" if out else "no field of an existing row is written with a value that has an alternative"
+
+
+def _duplicate(info: TableInfo, initial: DbImage, final: DbImage, diff: DbDiff, changes: list[RowChange],
+               rng: random.Random) -> tuple[list[Probe], str]:
+    added = [c for c in changes if c.kind == "added" and c.after is not None]
+    if not added:
+        return [], "adds no row"
+    if info.pk and len(info.pk) > 1:
+        return [], "its primary key admits one copy"
+    writes = []
+    for change in added:
+        assert change.after is not None
+        row = {k: v for k, v in change.after.items() if k != "__rowid" and k not in info.pk}
+        for c in info.unique:
+            if c in row and isinstance(row[c], str):
+                return [], f"column {c} is unique: the schema admits one copy"
+        writes.append(_insert(info, row))
+    return [Probe("duplicate", f"{len(added)} new {info.name} row(s) added twice", writes)], ""
+
+
+_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+#: Columns that hold a quantity typed as text (a spreadsheet cell, an amount): "971" and
+#: "971.00" are the same there. A digit string elsewhere (a card's last four, a zip code,
+#: a setting the app writes itself) is a code, not a number.
+_QUANTITY = re.compile(r"^(raw|amount|price|cost|budget|total|salary|fee|balance|quantity|qty|estimate|score_text)$")
+_PHONE = re.compile(r"^\+?[\d\s().-]{7,}$")
+_TAG = re.compile(r"<(/?)(b|strong|i|em|p|div)>")
+
+
+def equivalent_spellings(column: str, value: Any) -> list[tuple[str, Any]]:
+    """Other ways to write `value` that mean the same, with what each shows."""
+    if not isinstance(value, str) or not value.strip():
+        return []
+    out: list[tuple[str, Any]] = []
+    if value.startswith("=") and len(value) > 1:  # a formula: case and spacing do not change it
+        spaced = re.sub(r"([,+*/()-])", r" \1 ", value[1:]).strip()
+        out.append(("formula in lower case, spaced", "=" + re.sub(r"\s+", " ", spaced).lower()))
+    elif (_QUANTITY.match(column) and _NUMBER.match(value)
+          and not (len(value) > 1 and value.lstrip("-").startswith("0") and "." not in value)):
+        number = float(value)
+        two = f"{number:.2f}"
+        out.append(("the number written with other decimals", two if two != value else f"{number:f}".rstrip("0").rstrip(".")))
+    elif "phone" in column.lower() and _PHONE.match(value) and sum(ch.isdigit() for ch in value) >= 7:
+        digits = "".join(ch for ch in value if ch.isdigit())
+        plus = "+" if value.strip().startswith("+") else ""
+        head, tail = digits[:-7], digits[-7:]
+        regrouped = f"{plus}{head + '.' if head else ''}{tail[:3]}.{tail[3:]}"
+        out.append(("phone grouped differently", regrouped))
+    elif "<" in value and _TAG.search(value):
+        swap = {"b": "strong", "strong": "b", "i": "em", "em": "i"}
+        rewritten = _TAG.sub(lambda m: f"<{m[1]}{swap.get(m[2], m[2])}>", value)
+        rewritten = re.sub(r"</(p|div|li|h[1-3])>", r"</\1>\n", rewritten)
+        out.append(("the same rich text in other markup", rewritten))
+    return [(w, v) for w, v in out if v != value]
+
+
+def _equivalent(info: TableInfo, initial: DbImage, final: DbImage, diff: DbDiff, changes: list[RowChange],
+                rng: random.Random) -> tuple[list[Probe], str]:
+    for change in changes:
+        if change.after is None:
+            continue
+        for c in change.columns:
+            if c in info.pk or c in info.unique:
+                continue
+            for what, new in equivalent_spellings(c, change.after.get(c)):
+                return [Probe("equivalent", f"{change.describe()}.{c}: {change.after.get(c)!r} -> {new!r} ({what})",
+                              [_update(info, change.after, {c: new})])], ""
+    return [], "no value the oracle wrote has another spelling (flags, ids, choices, plain text)"
+
+
+def _fmt(values: dict[str, Any]) -> str:
+    text = ", ".join(f"{k}={v!r}" for k, v in values.items())
+    return text if len(text) <= 100 else text[:97] + "..."
+
+
+# ---------------------------------------------------------------- the in-process mirror
+
+class ProbeMirror:
+    """An in-process instance of the bundled app that answers a judge's state queries
+    over a database QA wrote (the live app is never written by a probe)."""
+
+    def __init__(self, app: Any, infos: Sequence[TableInfo], service: str = "app") -> None:
+        self.app = app
+        self.infos = list(infos)
+        self.service = service
+
+    def load(self, image: DbImage, writes: Sequence[tuple[str, list[Any]]] = ()) -> None:
+        conn = image.build(self.app.schema, self.infos)
+        try:
+            for sql, params in writes:
+                conn.execute(sql, params)
+            data = conn.serialize()
+        finally:
+            conn.close()
+        self.app.db.restore(data, trusted=True)
+
+    def answer(self, queries: Sequence[StateQuery], fallback: dict[str, StateResult]) -> dict[str, StateResult]:
+        """The judge's state as the mirror sees it; queries it cannot answer keep `fallback`'s."""
+        out: dict[str, StateResult] = {}
+        for q in queries:
+            key = query_key(q)
+            if isinstance(q, AppStateQuery) and q.service == self.service:
+                out[key] = StateResult(value=json.loads(json.dumps(self.app.state())))
+            elif isinstance(q, SqlQuery) and q.service == self.service:
+                try:
+                    rows = self.app.db.read_only_query(q.query, list(q.params))
+                except sqlite3.Error as exc:
+                    out[key] = StateResult.failure("failed", f"{type(exc).__name__}: {exc}")
+                else:
+                    out[key] = StateResult(value=json.loads(json.dumps(rows)))
+            elif key in fallback:
+                out[key] = fallback[key]
+        return out
+
+    @staticmethod
+    def mirrored(queries: Sequence[StateQuery], service: str = "app") -> Iterator[StateQuery]:
+        for q in queries:
+            if isinstance(q, (AppStateQuery, SqlQuery)) and q.service == service:
+                yield q

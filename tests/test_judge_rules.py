@@ -1,0 +1,270 @@
+"""The rules that keep judges from being fooled: semantic comparators (rich text, numbers,
+phones, addresses, formulas), exact expected changes, unique lookups, dense progress,
+and the probe generator of judge QA — on plain values and on real app databases."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import TypeAdapter, ValidationError
+
+from cua.eval import probes as P
+from cua.judges import spec as S
+from cua.judges.comparators import compare
+from cua.judges.judge import StateJudge
+from cua.judges.normalize import formula_refs, norm_address, norm_phone, rich_text
+from cua.judges.paths import PathError, get_path
+from cua.judges.sidefx import unexpected_changes
+from cua.state import AppStateQuery, StateResult
+from cua.task import JudgeInput, query_key
+from cua.tasks.apps import load_app
+
+CMP: TypeAdapter[S.ComparatorSpec] = TypeAdapter(S.ComparatorSpec)
+
+
+def cmp(observed: object, **spec: object) -> bool:
+    return compare(CMP.validate_python(spec), observed)[0]
+
+
+# ---------------------------------------------------------------- comparators
+
+@pytest.mark.parametrize("observed", [
+    "<p><b>Agenda</b> for Monday</p><ul><li>budget</li><li>hiring</li></ul>",
+    "<div><strong>Agenda</strong> for Monday</div>\n<ul>\n  <li>budget</li>\n  <li>hiring</li>\n</ul>",
+    "<p><b>Agenda</b><b> </b>for   Monday</p><ul><li>budget</li><li>hiring</li></ul><p></p>",
+    '<p class="x"><b style="color:red">Agenda</b> for Monday</p><ul><li>budget</li><li>hiring</li></ul>',
+])
+def test_rich_text_is_judged_by_what_it_shows(observed: str) -> None:
+    expected = "<p><b>Agenda</b> for Monday</p><ul><li>budget</li><li>hiring</li></ul>"
+    assert cmp(observed, op="rich_text", value=expected)
+
+
+@pytest.mark.parametrize("observed", [
+    "<p>Agenda for Monday</p><ul><li>budget</li><li>hiring</li></ul>",          # bold lost
+    "<p><b>Agenda for Monday</b></p><ul><li>budget</li><li>hiring</li></ul>",   # too much bold
+    "<p><b>Agenda</b> for Monday</p><ol><li>budget</li><li>hiring</li></ol>",   # another list kind
+    "<p><b>Agenda</b> for Monday</p><ul><li>budget hiring</li></ul>",          # items merged
+    "<p><b>Agenda</b> for Monday</p>",
+])
+def test_rich_text_differences_that_show_fail(observed: str) -> None:
+    expected = "<p><b>Agenda</b> for Monday</p><ul><li>budget</li><li>hiring</li></ul>"
+    assert not cmp(observed, op="rich_text", value=expected)
+
+
+def test_rich_text_options() -> None:
+    assert cmp("<p>Agenda for <i>Monday</i></p>", op="rich_text", value="Agenda for Monday", formatting=False)
+    assert not cmp("<p>agenda</p>", op="rich_text", value="Agenda")
+    assert cmp("<p>agenda</p>", op="rich_text", value="<div>Agenda</div>", case=False)
+    assert rich_text("<p>a<br>b</p>") == (("p", (("a", frozenset()),)), ("p", (("b", frozenset()),)))
+
+
+@pytest.mark.parametrize("observed", [971, 971.0, "971", "971.00", " 971.0 ", "$971.00", "971.000"])
+def test_numbers_by_value(observed: object) -> None:
+    assert cmp(observed, op="number", value=971)
+    assert cmp(observed, op="table", rows=[{"n": "971.00"}], normalize={"n": "number"}) is False  # not a row list
+    assert compare(CMP.validate_python({"op": "table", "rows": [{"n": "971.00"}], "normalize": {"n": "number"}}),
+                   [{"n": observed}])[0]
+
+
+@pytest.mark.parametrize("observed", ["+1 (555) 010-2000", "555-010-2000", "555.010.2000", "(555) 0102000",
+                                      "+15550102000", "1 555 010 2000"[2:], "+1 555 010 2000 "])
+def test_phone_numbers_however_grouped(observed: str) -> None:
+    assert cmp(observed, op="phone", value="+1 555 010 2000")
+    assert norm_phone(observed) == "15550102000"
+
+
+def test_phone_numbers_that_differ() -> None:
+    assert not cmp("+44 555 010 2000", op="phone", value="+1 555 010 2000")
+    assert not cmp("555 010 2001", op="phone", value="555 010 2000")
+    assert not cmp("call me", op="phone", value="555 010 2000")
+    assert cmp("+44 20 7946 0958", op="phone", value="+44 (0)20 7946 0958".replace("(0)", ""))
+    assert norm_phone("555-0100") is not None and norm_phone("12") is None
+
+
+def test_addresses_through_stated_abbreviations() -> None:
+    assert cmp("12 Main St., Apt 4, Springfield", op="address", value="12 main street apartment 4 springfield")
+    assert cmp("400 N. Elm Ave\nBoston", op="address", value="400 North Elm Avenue, Boston")
+    assert not cmp("12 Main St., Apt 5", op="address", value="12 Main Street, Apt 4")
+    assert norm_address("Suite 3, 9 Oak Rd") == "suite 3 9 oak road"
+
+
+def test_formulas_by_what_they_reference() -> None:
+    want = {"op": "formula", "refs": ["B2:B5"], "functions": ["SUM"]}
+    for written in ("=SUM(B2:B5)", "=sum(b2:b5)", "= SUM( $B$2 : B5 )", "=SUM(B2,B3,B4,B5)", "=SUM(B2:B3)+SUM(B4:B5)"):
+        assert cmp(written, **want), written
+    assert not cmp("971", **want)                         # the answer instead of the method
+    assert not cmp("=971", **want)                        # a formula that references nothing
+    assert not cmp("=SUM(B2:B4)", **want)                 # one cell short
+    assert not cmp("=AVERAGE(B2:B5)", **want)             # another function
+    assert not cmp('=SUM(B2:B5)&"B6"', op="formula", refs=["B2:B6"])  # text in a string is no reference
+    assert cmp("=B2+B3+B4+B5", op="formula", refs=["B2:B5"])
+    assert formula_refs("=AA1+$c$3") == (frozenset({"AA1", "C3"}), frozenset())
+
+
+# ---------------------------------------------------------------- exact expected changes
+
+def test_collection_wide_patterns_are_refused() -> None:
+    for bad in ("todos[*]", "*", "orders[*]", "todos[*].done", "settings.*"):
+        with pytest.raises(ValidationError, match="name the rows"):
+            S.JudgeSpec.model_validate({"expected_changes": [bad]})
+    for good in ("todos[id=4].done", "todos[title=Buy milk]", "todos[list_id=3][*].done", "cart", "settings.theme",
+                 "boards[id=2].columns[*].cards"):
+        S.JudgeSpec.model_validate({"expected_changes": [good]})
+    with pytest.raises(ValidationError, match="field name"):
+        S.JudgeSpec.model_validate({"incidental_changes": ["messages[*]"]})
+    S.JudgeSpec.model_validate({"incidental_changes": ["messages[*].read"]})
+
+
+STATE = {"todos": [{"id": 1, "title": "a", "done": False, "tags": ""}, {"id": 2, "title": "b", "done": False, "tags": ""}]}
+
+
+def _edit(**changes: object) -> dict:
+    rows = [dict(r) for r in STATE["todos"]]
+    for key, value in changes.items():
+        rid, field = key.split("__")
+        next(r for r in rows if r["id"] == int(rid[1:]))[field] = value
+    return {"todos": rows}
+
+
+def test_a_row_pattern_allows_adding_and_removing_it_not_editing_it() -> None:
+    edited = _edit(r1__title="A", r1__tags="x")
+    assert [c.path for c in unexpected_changes(STATE, edited, ["todos[id=1]"])] == ["todos[id=1].title", "todos[id=1].tags"]
+    assert [c.path for c in unexpected_changes(STATE, edited, ["todos[id=1].title"])] == ["todos[id=1].tags"]
+    removed = {"todos": STATE["todos"][1:]}
+    assert unexpected_changes(STATE, removed, ["todos[id=1]"]) == []
+    added = {"todos": [*STATE["todos"], {"id": 3, "title": "c", "done": False, "tags": ""}]}
+    assert unexpected_changes(STATE, added, ["todos[title=c]"]) == []
+
+
+def test_incidental_changes_are_allowed_anywhere() -> None:
+    spec = S.JudgeSpec.model_validate({
+        "checks": [{"check": "renamed", "get": {"kind": "app_state", "path": "todos[id=1].title"},
+                    "expect": {"op": "equals", "value": "A"}}],
+        "expected_changes": ["todos[id=1].title"], "incidental_changes": ["todos[*].done"]})
+    j = StateJudge(spec, side_effects=True)
+    assert j.evaluate(_input(STATE, _edit(r1__title="A", r2__done=True))).passed
+    assert not j.evaluate(_input(STATE, _edit(r1__title="A", r2__tags="x"))).passed
+
+
+def test_a_lookup_that_matches_two_rows_fails_the_check() -> None:
+    twice = {"todos": [*STATE["todos"], {"id": 3, "title": "a", "done": True, "tags": ""}]}
+    with pytest.raises(PathError, match="matches 2"):
+        get_path(twice, "todos[title=a].done", unique=True)
+    assert get_path(twice, "todos[title=a].done") is False
+    assert get_path(twice, "todos[title=a][0].id", unique=True) == 1
+    assert get_path(twice, "todos[title=a][*].id", unique=True) == [1, 3]
+    spec = S.JudgeSpec.model_validate({"checks": [{"check": "done", "get": {"kind": "app_state",
+                                                                            "path": "todos[title=a].done"},
+                                                   "expect": {"op": "equals", "value": True}}]})
+    v = StateJudge(spec).evaluate(_input(STATE, twice))
+    assert not v.passed and "matches 2" in (v.evidence[0].detail or "")
+
+
+# ---------------------------------------------------------------- progress
+
+def _input(before: dict, after: dict, done: object = None) -> JudgeInput:
+    key = query_key(AppStateQuery())
+    return JudgeInput(initial={key: StateResult(value=before)}, final={key: StateResult(value=after)}, done=done)
+
+
+def _check(name: str, path: str, value: object) -> dict:
+    return {"check": name, "get": {"kind": "app_state", "path": path}, "expect": {"op": "equals", "value": value}}
+
+
+def test_subgoals_make_progress_dense_and_never_decide() -> None:
+    spec = S.JudgeSpec.model_validate({
+        "checks": [_check("b done", "todos[id=2].done", True)],
+        "subgoals": [_check("a tagged", "todos[id=1].tags", "x"), _check("a done", "todos[id=1].done", True)]})
+    j = StateJudge(spec)
+    steps = [STATE, _edit(r1__tags="x"), _edit(r1__tags="x", r1__done=True),
+             _edit(r1__tags="x", r1__done=True, r2__done=True)]
+    verdicts = [j.evaluate(_input(STATE, s)) for s in steps]
+    progress = [v.progress for v in verdicts]
+    assert progress == sorted(progress) and len(set(progress)) == 4 and progress[-1] == 1.0
+    assert [v.passed for v in verdicts] == [False, False, False, True]
+    assert j.evaluate(_input(STATE, _edit(r2__done=True))).passed  # subgoals never decide
+    assert any(e.check == "subgoal 1: a tagged" for e in verdicts[1].evidence)
+
+
+def test_progress_never_pays_for_ending() -> None:
+    from cua.actions import Done
+
+    spec = S.JudgeSpec.model_validate({"checks": [
+        _check("b done", "todos[id=2].done", True),
+        {"check": "ended", "get": {"kind": "done_status"}, "expect": {"op": "equals", "value": "success"}}]})
+    j = StateJudge(spec)
+    assert j.evaluate(_input(STATE, STATE, Done(status="success"))).progress == 0.0
+    half = j.evaluate(_input(STATE, _edit(r2__done=True)))
+    assert not half.passed and 0 < half.progress < 1
+
+
+def test_damage_halves_progress() -> None:
+    spec = S.JudgeSpec.model_validate({"checks": [_check("a", "todos[id=1].done", True), _check("b", "todos[id=2].done", True)],
+                                       "expected_changes": ["todos[id=1].done", "todos[id=2].done"]})
+    j = StateJudge(spec, side_effects=True)
+    clean = j.evaluate(_input(STATE, _edit(r1__done=True)))
+    dirty = j.evaluate(_input(STATE, _edit(r1__done=True, r2__title="oops")))
+    assert clean.progress == 0.5 and dirty.progress == 0.25 and not dirty.passed
+
+
+# ---------------------------------------------------------------- probe generation on a real app
+
+@pytest.fixture(scope="module")
+def todo():
+    app = load_app("todo")
+    return app, P.table_infos(app.db.conn)
+
+
+def _image(app, infos) -> P.DbImage:
+    results = [StateResult(value=app.db.read_only_query(q.query, [])) for q in P.dump_queries(infos)]
+    return P.DbImage.from_results(infos, results)
+
+
+def test_probes_from_an_edit(todo) -> None:
+    app, infos = todo
+    app.reset(3)
+    before = _image(app, infos)
+    target = app.db.one("SELECT id, title FROM todos ORDER BY id LIMIT 1")
+    app.db.execute("UPDATE todos SET title = ?, priority = 'high' WHERE id = ?", ("Renamed", target["id"]))
+    after = _image(app, infos)
+    diff = P.DbDiff.between(before, after)
+    assert [(c.table, c.kind) for c in diff.changes] == [("todos", "changed")]
+    assert {"priority", "title"} <= set(diff.changes[0].columns)
+    probes, why = P.generate_probes(infos, before, after, diff, seed=1)
+    kinds = {p.kind for p in probes}
+    assert {"over_reach", "wrong_target", "collateral", "partial"} <= kinds
+    assert "duplicate" in why and "adds no row" in why["duplicate"]
+    mirror = P.ProbeMirror(app, infos)
+    for probe in probes:  # each probe is a real, different end state of the same schema
+        mirror.load(after, probe.writes)
+        assert _image(app, infos).tables != after.tables, probe
+    mirror.load(after)
+    assert _image(app, infos).tables == after.tables
+
+
+def test_probes_from_an_addition(todo) -> None:
+    app, infos = todo
+    app.reset(4)
+    before = _image(app, infos)
+    app.db.execute("INSERT INTO todos (list_id, title, priority) VALUES (1, 'Pay rent', 'high')")
+    after = _image(app, infos)
+    probes, why = P.generate_probes(infos, before, after, P.DbDiff.between(before, after), seed=0)
+    kinds = {p.kind for p in probes}
+    assert {"duplicate", "wrong_target", "collateral", "over_reach"} <= kinds
+    mirror = P.ProbeMirror(app, infos)
+    dup = next(p for p in probes if p.kind == "duplicate")
+    mirror.load(after, dup.writes)
+    assert app.db.scalar("SELECT count(*) FROM todos WHERE title = 'Pay rent'") == 2
+
+
+@pytest.mark.parametrize("column,value,expected", [
+    ("amount", "971", "971.00"), ("amount", "12.50", "12.5"), ("zip", "02139", None),
+    ("phone", "+1 555-010-2000", "+1555.010.2000"), ("raw", "=SUM(B2:B5)", "=sum ( b2:b5 )"),
+    ("body", "<p><b>x</b></p>", "<p><strong>x</strong></p>\n"), ("title", "Buy milk", None), ("n", 3, None),
+])
+def test_equivalent_spellings(column: str, value: object, expected: str | None) -> None:
+    got = P.equivalent_spellings(column, value)
+    assert (got[0][1] if got else None) == expected
+    if expected is not None and column == "raw":
+        assert formula_refs(expected) == formula_refs(value)
+    if expected is not None and column == "body":
+        assert rich_text(expected) == rich_text(value)
