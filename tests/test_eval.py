@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-from cua.eval.agents import agent_factory
+from cua.tasks.registry import get_template, list_templates
+
 from cua.episode import AgentTurn, EpisodeContext, EpisodeRecord, OracleAgent, run_episode
 from cua.episode.local import LocalSandbox, open_local
+from cua.eval.agents import agent_factory
 from cua.eval.runner import LocalExecutor, make_jobs, run_jobs
 from cua.observation import Observation
 from cua.state import AppStateQuery
 from cua.task import TaskInstance
-from cua.tasks.registry import get_template, list_templates
+from cua.trajectory import read_trajectory
 
 TODO_TEMPLATES = len(list_templates(suite="todo"))
 
@@ -43,6 +47,16 @@ def test_cli_eval_oracle_through_a_real_server(tmp_path: Path) -> None:
     summary = json.loads((out / "summary.json").read_text())
     assert summary["episodes"] == summary["passed"] == TODO_TEMPLATES
     assert "success by task" in proc.stdout and "todo.mark_done@1" in proc.stdout
+    # every episode left its trajectory; the run validates; n steps have n + 1 frames
+    check = _cua("trajectory", "validate", str(out), timeout=120)
+    assert check.returncode == 0, check.stdout[-3000:] + check.stderr[-3000:]
+    for r in records:
+        assert r.trajectory == f"trajectories/{r.task_id}__s{r.seed}"
+        traj = read_trajectory(out / r.trajectory)
+        assert traj.complete and traj.meta is not None and traj.meta.producer == "eval"
+        assert traj.end is not None and traj.end.verdict == r.verdict and len(traj.steps) == r.steps
+        frames = sorted((out / r.trajectory / "frames").iterdir())
+        assert len(frames) == r.steps + 1 and all(traj.frame_bytes(ref) for ref in traj.observations())
 
 
 def test_cli_eval_random_scores_low_and_still_exits_zero(tmp_path: Path) -> None:
@@ -54,6 +68,45 @@ def test_cli_eval_random_scores_low_and_still_exits_zero(tmp_path: Path) -> None
     assert len(records) == 4
     assert sum(r.verdict.passed for r in records if r.verdict) == 0
     assert all(r.actions and r.actions[0].action["type"] for r in records)
+
+
+def test_cli_eval_frames_last_and_none(tmp_path: Path) -> None:
+    for frames in ("last", "none"):
+        out = tmp_path / frames
+        proc = _cua("eval", "todo.mark_done@1", "--local", "--frames", frames, "--out", str(out), "--no-progress")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        (record,) = _records(out)
+        traj = read_trajectory(out / str(record.trajectory))
+        assert traj.complete and len(traj.steps) == record.steps > 0
+        kept = sorted(p.name for p in (out / str(record.trajectory) / "frames").glob("*.jpg")) \
+            if (out / str(record.trajectory) / "frames").exists() else []
+        assert kept == (["last.jpg"] if frames == "last" else [])
+        assert all(s.observation.frame is None for s in traj.steps)
+        assert _cua("trajectory", "validate", str(out), timeout=120).returncode == 0
+
+
+def test_cli_eval_killed_mid_episode_leaves_valid_prefixes(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "cua.cli", "eval", "todo.add_todo@1", "todo.plan_three@1",
+                             "--local", "--isolation", "shared", "--out", str(out), "--no-progress"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    steps = out / "trajectories" / "todo.add_todo@1__s0" / "steps.jsonl"
+    try:
+        deadline = time.monotonic() + 300
+        while not (steps.exists() and len(steps.read_bytes().splitlines()) >= 3):
+            assert proc.poll() is None and time.monotonic() < deadline, "the episode did not get going"
+            time.sleep(0.02)  # watching another process's files
+        os.killpg(proc.pid, signal.SIGKILL)  # the eval and its browser, mid-episode
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+    check = _cua("trajectory", "validate", str(out), timeout=120)
+    assert check.returncode == 0, check.stdout[-3000:] + check.stderr[-3000:]
+    traj = read_trajectory(steps.parent)
+    assert not traj.complete and traj.meta is not None and len(traj.steps) >= 3
+    assert [s.index for s in traj.steps] == list(range(len(traj.steps)))
+    assert all(traj.frame_bytes(s.observation) for s in traj.steps)
 
 
 def test_cli_eval_unknown_suite_is_a_clear_error(tmp_path: Path) -> None:
@@ -86,14 +139,22 @@ class _KillBrowserOnce:
 
 async def test_infra_fault_is_retried_on_a_fresh_sandbox(tmp_path: Path) -> None:
     jobs = make_jobs([get_template("todo.mark_done@1")], [0])
-    summary, records = await run_jobs(jobs, executor=lambda: LocalExecutor(open_local, lambda _i: _KillBrowserOnce()),
-                                      agent_name="killer", out_dir=tmp_path)
+    summary, records = await run_jobs(
+        jobs, executor=lambda: LocalExecutor(open_local, lambda _i: _KillBrowserOnce(), run_dir=tmp_path),
+        agent_name="killer", out_dir=tmp_path)
     assert _KillBrowserOnce.killed
     (record,) = records
     assert record.status == "completed" and record.verdict is not None and record.verdict.passed
     assert record.timings_ms.get("attempt") is None  # the retry is the one that completed
-    assert summary.infra_errors == 0 and summary.passed == 1
+    assert summary.infra_errors == 0 and summary.passed == 1 and record.attempts == 2
     assert len((tmp_path / "episodes.jsonl").read_text().splitlines()) == 1
+    # the lost attempt stays in the trajectory, with its typed error
+    traj = read_trajectory(tmp_path / str(record.trajectory))
+    assert traj.end is not None and traj.end.attempt == 1 and traj.end.status == "completed"
+    lost, final = traj.end.attempts
+    assert lost.status == "infra_error" and lost.error is not None and lost.error["code"] == "sandbox_crashed"
+    assert final.attempt == 1 and len(traj.steps) == record.steps
+    assert {s.attempt for s in traj.all_steps} <= {0, 1}
 
 
 async def test_infra_fault_without_retries_is_recorded_not_raised(tmp_path: Path) -> None:
@@ -126,7 +187,7 @@ def test_open_remote_and_local_give_the_same_verdicts(tmp_path: Path) -> None:
         proc = _cua("eval", "todo.set_priority@1", "todo.count_open_high@1", "--seeds", "2", "--out", str(out),
                     "--no-progress", *extra)
         assert proc.returncode == 0, proc.stderr[-3000:]
-    key = lambda r: (r.task_id, r.seed)  # noqa: E731
+    key = lambda r: (r.task_id, r.seed)
     a = {key(r): (r.verdict.score, r.steps) for r in _records(remote) if r.verdict}
     b = {key(r): (r.verdict.score, r.steps) for r in _records(local) if r.verdict}
     assert a == b and len(a) == 4

@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 import uvicorn
+from cua.sandboxes.browser.launcher import find_executable
+from cua.tasks.registry import get_template
 from playwright.async_api import async_playwright
 
 from cua.actions import Click, Done, Key, Scroll, Type
-from cua.episode import EpisodeContext
+from cua.episode import EpisodeContext, OracleAgent, run_episode
 from cua.episode.local import open_local
 from cua.record.live import LiveSession, build_live_app
-from cua.trajectory import TrajectoryWriter, read_trajectory, validate
-from cua.sandboxes.browser.launcher import find_executable
 from cua.state import DomQuery
-from cua.tasks.registry import get_template
+from cua.trajectory import TrajectoryWriter, read_trajectory, validate
 
 KEYS = {"Control": "Control", "Enter": "Enter", "Tab": "Tab", "Escape": "Escape", "Backspace": "Backspace"}
 
@@ -113,6 +113,19 @@ async def test_a_person_demonstrates_through_the_live_view(tmp_path: Path, task:
     refs = traj.observations()
     assert len(refs) == len(traj.steps) + 1 and all(traj.frame_bytes(r) for r in refs)
     assert len({r.frame for r in refs}) == len(refs)
+
+    # an eval of the same task variant loads through the same reader, and tells the same story
+    async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
+        record = await run_episode(handle, instance, OracleAgent(), writer=TrajectoryWriter(tmp_path / "eval"))
+    evaluated = read_trajectory(tmp_path / "eval")
+    assert record.verdict is not None and record.verdict.passed
+    assert evaluated.meta is not None and evaluated.meta.producer == "eval"
+    for a, b in ((traj.meta, evaluated.meta),):
+        assert (a.task_id, a.seed, a.reset_seed, a.instruction, a.sandbox_kind) == \
+            (b.task_id, b.seed, b.reset_seed, b.instruction, b.sandbox_kind)
+    eval_kinds = [s.action["type"] for s in evaluated.steps if s.action]
+    assert [k for k in eval_kinds if k != "done"] == kinds
+    assert evaluated.end is not None and evaluated.end.verdict is not None and evaluated.end.verdict.passed
 
 
 @pytest.mark.slow
