@@ -4,7 +4,18 @@ By default the episodes run through a real sandbox server started as a child pro
 on a loopback port (the same websocket path remote users take); `--server URL` uses a
 running `cua serve`, and `--local` drives sandboxes in process without a server.
 Every episode writes its trajectory to OUT/trajectories/<task>__s<seed>/ (check a run with
-`cua trajectory validate OUT`). Exit code 0 when the run completed, whatever the scores.
+`cua trajectory validate OUT`); OUT/manifest.json says how the run was made, and the run
+ends by writing its report (OUT/report/index.html, see `cua report`).
+
+An infrastructure fault (a crashed browser, a lost server, an unreachable model) is
+retried on a fresh sandbox up to --retries times, each lost attempt kept in the
+trajectory, and never scored against the agent; a lost server is waited for (and a child
+server restarted). A rerun into a folder that holds a run refuses, unless --resume: then
+finished episodes are kept and the rest run, provided the run is the same experiment
+(same tasks, seeds, policy and settings; --force overrides). Ctrl-C stops cleanly: the
+finished episodes stay, the summary is written, and --resume finishes the run.
+
+Exit code 0 when the run completed, whatever the scores; 130 when it was interrupted.
 """
 
 from __future__ import annotations
@@ -47,7 +58,67 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="screenshots each trajectory keeps (OUT/trajectories/<task>__s<seed>/): every step's, "
                         "the final one, or none (default all)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    g = p.add_argument_group("the agent and its sampling")
+    g.add_argument("--agent", metavar="MODULE:FACTORY",
+                   help="a Python agent (the EpisodeAgent protocol, docs/agents.md) instead of --policy")
+    g.add_argument("--temperature", type=float, help="sampling temperature sent to the model")
+    g.add_argument("--top-p", type=float, help="nucleus sampling top_p sent to the model")
+    g.add_argument("--max-tokens", type=int, help="the most tokens the model may generate per turn")
+    g.add_argument("--seed", type=int, dest="sampling_seed",
+                   help="the model's sampling seed (task seeds are --seeds / --seed-list)")
+    g.add_argument("--history", type=int, metavar="N", help="screenshots the prompt keeps, the current one included")
+    g.add_argument("--observe", default="screenshot", metavar="WHAT",
+                   help="what each observation holds, comma-separated: screenshot, axtree (the accessibility "
+                        "tree), focused (the focused element) (default: screenshot)")
+    r = p.add_argument_group("resuming and surviving faults")
+    r.add_argument("--resume", action="store_true",
+                   help="continue the run in --out: keep finished episodes, redo unfinished ones")
+    r.add_argument("--force", action="store_true", help="with --resume: continue even if the manifest differs")
+    r.add_argument("--retries", type=int, default=2,
+                   help="infrastructure retries per episode, each kept as an attempt (default 2)")
+    r.add_argument("--reconnect-s", type=float, default=300.0,
+                   help="how long a lost sandbox server is waited for before episodes fail (default 300)")
+    p.add_argument("--no-report", action="store_true", help="do not write OUT/report/ at the end")
     p.set_defaults(func=main)
+
+
+OBSERVE_PARTS = ("screenshot", "axtree", "focused")
+
+
+def _observe(args: argparse.Namespace) -> Any:
+    from cua.observation import ObserveOptions
+
+    parts = {part.strip() for part in args.observe.split(",") if part.strip()}
+    unknown = sorted(parts - set(OBSERVE_PARTS))
+    if unknown or not parts:
+        raise ValueError(f"--observe {args.observe!r}: choose from {', '.join(OBSERVE_PARTS)}")
+    return ObserveOptions(format=args.format, quality=args.quality, screenshot="screenshot" in parts,
+                          axtree="axtree" in parts, focused="focused" in parts)
+
+
+def _policy_options(args: argparse.Namespace) -> Any:
+    from pydantic import ValidationError
+
+    from cua.policy.base import PolicyOptions
+
+    try:
+        return PolicyOptions(family=args.family, temperature=args.temperature, top_p=args.top_p,
+                             max_tokens=args.max_tokens, seed=args.sampling_seed, history_images=args.history)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ValueError(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from None
+
+
+def _policy_facts(args: argparse.Namespace, options: Any) -> dict[str, Any]:
+    """The manifest's policy: what acted and how it was asked to sample (never a token)."""
+    if args.agent:
+        return {"spec": args.agent, "kind": "python"}
+    kind = args.policy if args.policy in ("oracle", "random", "noop") else args.policy.partition(":")[0]
+    if args.policy.startswith(("http://", "https://")):
+        kind = "policy_server"
+    model = args.policy.partition(":")[2].partition("@")[0] if kind in ("openai", "transformers") else None
+    return {"spec": args.policy, "kind": kind, "family": args.family, "model": model or None,
+            "sampling": options.model_dump(mode="json", exclude_none=True, exclude_defaults=True, exclude={"family"})}
 
 
 def main(args: argparse.Namespace) -> int:
@@ -67,7 +138,71 @@ def main(args: argparse.Namespace) -> int:
     seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
     jobs = make_jobs(templates, seeds)
     out = args.out or _default_out(args)
-    return asyncio.run(_run(args, jobs, out))
+    try:
+        options, observe = _policy_options(args), _observe(args)
+        if args.agent:
+            from cua.eval.agents import python_agent_factory
+
+            python_agent_factory(args.agent)  # a spec that does not load fails here, before any sandbox
+    except ValueError as exc:
+        print(f"cua eval: {exc}", file=sys.stderr)
+        return 2
+    from cua.eval.manifest import build_manifest
+
+    manifest = build_manifest(
+        run_id=out.name, templates=templates, seeds=seeds, split=args.split, policy=_policy_facts(args, options),
+        observe={**observe.model_dump(mode="json", exclude_defaults=True), "history": args.history},
+        runner={"parallel": args.parallel, "retries": args.retries, "frames": args.frames,
+                "sandboxes": "local" if args.local else ("ray" if args.ray is not None else
+                                                         ("server" if args.server else "child server")),
+                "isolation": args.isolation, "kind": getattr(args, "kind", None)})
+    prepared = _prepare_out(args, out, jobs, manifest)
+    if isinstance(prepared, int):
+        return prepared
+    todo, kept = prepared
+    return asyncio.run(_run(args, todo, out, kept=kept, options=options, observe=observe))
+
+
+def _prepare_out(args: argparse.Namespace, out: Path, jobs: list[Any], manifest: Any) -> tuple[list[Any], list[Any]] | int:
+    """Refuse to mix two runs in one folder; for --resume, keep what is finished. Writes the manifest."""
+    from cua.eval.manifest import read_manifest
+    from cua.eval.runner import resume_state, run_contents
+
+    contents = run_contents(out) if out.exists() else []
+    kept: list[Any] = []
+    if contents and not args.resume:
+        print(f"cua eval: {out} already holds a run ({', '.join(contents)}); --resume continues it, "
+              "or choose another --out", file=sys.stderr)
+        return 2
+    if args.resume and contents:
+        try:
+            old = read_manifest(out)
+        except ValueError as exc:
+            old = None
+            print(f"cua eval: {out}/manifest.json is unreadable: {exc}", file=sys.stderr)
+        if old is None and not args.force:
+            print(f"cua eval: {out} has no readable manifest.json, so it cannot be checked to be the same run; "
+                  "--force resumes it anyway", file=sys.stderr)
+            return 2
+        differences = old.differences(manifest) if old is not None else []
+        if differences and not args.force:
+            print(f"cua eval: {out} holds another run than this command describes (--force resumes it anyway):\n  "
+                  + "\n  ".join(differences[:20]), file=sys.stderr)
+            return 2
+        state = resume_state(out, jobs)
+        kept = state.kept
+        if old is not None:
+            history = old.invocations or [{"argv": old.argv, "created_at": old.created_at}]
+            manifest = manifest.model_copy(update={"run_id": old.run_id, "created_at": old.created_at})
+            manifest.invocations = [*history, {"argv": manifest.argv, "resumed_at": manifest.created_at,
+                                               "forced": bool(differences), "differences": differences}]
+        print(f"cua eval: resuming {out}: {len(kept)} finished episode(s) kept, {len(state.todo)} to run"
+              + (f", {len(state.removed)} unfinished trajectory folder(s) removed" if state.removed else ""),
+              file=sys.stderr)
+        jobs = state.todo
+    out.mkdir(parents=True, exist_ok=True)
+    manifest.write(out)
+    return jobs, kept
 
 
 def _default_out(args: argparse.Namespace) -> Path:
@@ -77,21 +212,20 @@ def _default_out(args: argparse.Namespace) -> Path:
     return Path("runs") / f"{'+'.join(args.suites)[:40]}-{policy}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-async def _run(args: argparse.Namespace, jobs: list[Any], out: Path) -> int:
+async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, kept: list[Any], options: Any,
+               observe: Any) -> int:
     from cua.eval.agents import agent_factory
     from cua.episode.openers import sandbox_opener
     from cua.eval.report import print_summary, progress
     from cua.eval.runner import LocalExecutor, run_jobs
-    from cua.observation import ObserveOptions
 
     policy_kw: dict[str, Any] = {}
     if args.policy_token:
         policy_kw["token"] = args.policy_token
     if args.family:
         policy_kw["family"] = args.family
-    observe = ObserveOptions(format=args.format, quality=args.quality)
     overrides = {"browser": {"isolation": args.isolation}} if args.isolation else {}
-    out.mkdir(parents=True, exist_ok=True)
+    stop = _stop_on_signals()
     async with AsyncExitStack() as stack:
         if args.ray is not None:
             from cua.eval.ray_backend import ray_executors
@@ -101,18 +235,62 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path) -> int:
                 args.ray, policy=args.policy, policy_kw=policy_kw, observe=observe, config_overrides=overrides,
                 num_cpus=args.ray_cpus, run_dir=out, frames=args.frames))
         else:
-            make_agent, agent_name, policy = agent_factory(args.policy, **policy_kw)
-            if policy is not None:
-                stack.push_async_callback(policy.aclose)  # type: ignore[attr-defined]
+            if args.agent:
+                from cua.eval.agents import python_agent_factory
+
+                make_agent, agent_name = python_agent_factory(args.agent)
+            else:
+                make_agent, agent_name, policy = agent_factory(args.policy, options=options, **policy_kw)
+                if policy is not None:
+                    stack.push_async_callback(policy.aclose)  # type: ignore[attr-defined]
             opener = await stack.enter_async_context(sandbox_opener(
-                local=args.local, server=args.server, token=args.token, max_sandboxes=max(8, 2 * args.parallel)))
+                local=args.local, server=args.server, token=args.token, max_sandboxes=max(8, 2 * args.parallel),
+                reconnect_s=args.reconnect_s))
 
             def executor() -> LocalExecutor:
                 return LocalExecutor(opener, make_agent, observe=observe, config_overrides=overrides,
-                                     run_dir=out, frames=args.frames, run_id=out.name)
+                                     run_dir=out, frames=args.frames, run_id=out.name, retries=args.retries)
 
         with progress(len(jobs), enabled=not args.no_progress) as advance:
             summary, _ = await run_jobs(jobs, executor=executor, agent_name=agent_name, parallel=args.parallel,
-                                        out_dir=out, on_record=advance)
+                                        out_dir=out, on_record=advance, previous=kept, stop=stop)
     print_summary(summary, out)
+    if not args.no_report:
+        _write_report(out)
+    if summary.interrupted:
+        print(f"cua eval: interrupted; {summary.not_run} episode(s) not run. `cua eval ... --out {out} --resume` "
+              "finishes the run.", file=sys.stderr)
+        return 130
     return 0
+
+
+def _stop_on_signals() -> asyncio.Event:
+    """SIGINT/SIGTERM set the returned event (the run stops cleanly); a second SIGINT kills."""
+    import signal
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def first(signum: int) -> None:
+        if not stop.is_set():
+            print(f"\ncua eval: {signal.Signals(signum).name}: stopping; finished episodes are kept "
+                  "(again to stop at once)", file=sys.stderr)
+            stop.set()
+            return
+        loop.remove_signal_handler(signal.SIGINT)
+        signal.raise_signal(signal.SIGINT)
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, first, signum)
+    return stop
+
+
+def _write_report(out: Path) -> None:
+    from cua.report import build_report
+
+    try:
+        index = build_report(out)
+    except Exception as exc:  # the run's files are written; a report that fails must not fail the run
+        print(f"cua eval: writing the report failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return
+    print(f"report: {index.resolve().as_uri()}")
