@@ -1,22 +1,26 @@
-"""Agents for `cua eval`: the oracle, random, noop, and any `cua.policy.Policy`.
+"""Agents for `cua eval`: the oracle, random, noop, any `cua.policy.Policy`, and Python agents.
 
-`agent_factory(spec)` turns the `--policy` argument into a factory of fresh agents.
+`agent_factory(spec)` turns the `--policy` argument into a factory of fresh agents;
+`python_agent_factory("module:factory")` does the same for `--agent` (see docs/agents.md).
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 from cua.actions import Action, Click, Drag, MouseDown, MouseUp, Move, Scroll
+from cua.errors import CuaError, ModelUnreachable
 from cua.episode.agent import AgentTurn, EpisodeAgent, EpisodeContext, NoopAgent, OracleAgent, RandomAgent
 from cua.observation import Observation, Size
 from cua.task import TaskInstance
 from cua.trajectory import AgentInfo, TokenTrace
 
-__all__ = ["BUILTIN_AGENTS", "PolicyAgent", "agent_factory"]
+__all__ = ["BUILTIN_AGENTS", "PolicyAgent", "agent_factory", "python_agent_factory"]
 
 
 class PolicyAgent:
@@ -24,13 +28,16 @@ class PolicyAgent:
     and passes on what the trajectory keeps: raw output, thought, parse error, token ids and
     logprobs, and (for an in-process model policy) the actions in the model's own frame."""
 
-    def __init__(self, policy: object, name: str) -> None:
-        from cua.policy.base import Policy
+    def __init__(self, policy: object, name: str, options: Any = None) -> None:
+        from cua.policy.base import Policy, PolicyOptions
 
         if not isinstance(policy, Policy):
             raise TypeError(f"{policy!r} is not a cua.policy.Policy")
         self.policy = policy
         self.name = name
+        #: Sent with every call (sampling settings, screenshot history, family): `cua eval
+        #: --temperature/--max-tokens/--top-p/--seed/--history`.
+        self.options: PolicyOptions | None = options
         self.session_id = ""
         self.instruction = ""
 
@@ -38,20 +45,27 @@ class PolicyAgent:
     def info(self) -> AgentInfo:
         from cua.policy.engine import ModelPolicy
 
+        asked = self.options.model_dump(mode="json", exclude_none=True, exclude_defaults=True) if self.options else {}
         if isinstance(self.policy, ModelPolicy):
             return AgentInfo(name=self.name, kind="policy", family=self.policy.family_name,
                              settings={"backend": self.policy.backend.name,
-                                       **self.policy.defaults.model_dump(mode="json", exclude_none=True)})
-        return AgentInfo(name=self.name, kind="policy")
+                                       **self.policy.defaults.model_dump(mode="json", exclude_none=True), **asked})
+        return AgentInfo(name=self.name, kind="policy", family=asked.get("family"), settings=asked)
 
     async def begin(self, instance: TaskInstance, ctx: EpisodeContext) -> None:
         self.session_id = f"{instance.task_id}-s{instance.seed}-{uuid.uuid4().hex[:8]}"
         self.instruction = instance.instruction
-        await self.policy.reset(self.session_id)
+        try:
+            await self.policy.reset(self.session_id)
+        except CuaError as exc:
+            raise _unreachable(self.name, exc) from exc
 
     async def turn(self, observation: Observation) -> AgentTurn:
         started = time.perf_counter()
-        step = await self.policy.act(self.session_id, self.instruction, observation)
+        try:
+            step = await self.policy.act(self.session_id, self.instruction, observation, self.options)
+        except CuaError as exc:
+            raise _unreachable(self.name, exc) from exc
         policy_ms = (time.perf_counter() - started) * 1000
         tokens = None
         if step.tokens or step.token_ids or step.logprobs or step.prompt_token_ids:
@@ -96,6 +110,14 @@ class PolicyAgent:
         return out, grid
 
 
+def _unreachable(name: str, exc: CuaError) -> CuaError:
+    """An infrastructure fault of the policy is the model's (`model_unreachable`), whatever
+    the transport said; the original code stays in the details. Other faults pass as they are."""
+    if exc.fault != "infra" or isinstance(exc, ModelUnreachable):
+        return exc
+    return ModelUnreachable(f"the policy {name} failed: {exc.message}", details={"code": exc.code.value, **exc.details})
+
+
 BUILTIN_AGENTS: dict[str, Callable[[], EpisodeAgent]] = {
     "oracle": OracleAgent,
     "random": RandomAgent,
@@ -103,12 +125,50 @@ BUILTIN_AGENTS: dict[str, Callable[[], EpisodeAgent]] = {
 }
 
 
-def agent_factory(spec: str, **policy_kw: object) -> tuple[Callable[[TaskInstance], EpisodeAgent], str, object | None]:
-    """(factory, display name, policy to close at the end or None) for a --policy value."""
+def agent_factory(spec: str, *, options: Any = None,
+                  **policy_kw: object) -> tuple[Callable[[TaskInstance], EpisodeAgent], str, object | None]:
+    """(factory, display name, policy to close at the end or None) for a --policy value.
+    `options` (a `cua.policy.PolicyOptions`) go with every policy call."""
     if spec in BUILTIN_AGENTS:
         make = BUILTIN_AGENTS[spec]
         return (lambda _instance: make()), spec, None
     from cua.policy.base import make_policy
 
     policy = make_policy(spec, **policy_kw)
-    return (lambda _instance: PolicyAgent(policy, spec)), spec, policy
+    return (lambda _instance: PolicyAgent(policy, spec, options)), spec, policy
+
+
+def python_agent_factory(spec: str) -> tuple[Callable[[TaskInstance], EpisodeAgent], str]:
+    """(factory, display name) for `--agent module:factory`.
+
+    `factory` is a class or a callable, called once per episode: with the `TaskInstance`
+    when it takes an argument, else with none. What it returns must have a `name`, and the
+    coroutines `begin(instance, ctx)` and `turn(observation) -> AgentTurn` (the
+    `cua.episode.agent.EpisodeAgent` protocol). Raises ValueError for a spec that does not load."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"--agent {spec!r}: expected module:factory, e.g. my_agents:make_agent")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"--agent {spec!r}: cannot import {module_name!r}: {exc}") from exc
+    target: Any = module
+    for part in attr.split("."):
+        if not hasattr(target, part):
+            raise ValueError(f"--agent {spec!r}: {module_name} has no {attr!r}")
+        target = getattr(target, part)
+    if not callable(target):
+        raise ValueError(f"--agent {spec!r}: {attr} is not callable")
+    try:
+        takes_instance = bool(inspect.signature(target).parameters)
+    except (TypeError, ValueError):
+        takes_instance = False
+
+    def make(instance: TaskInstance) -> EpisodeAgent:
+        agent = target(instance) if takes_instance else target()
+        for member in ("name", "begin", "turn"):
+            if not hasattr(agent, member):
+                raise TypeError(f"--agent {spec}: the agent {agent!r} has no {member!r} (see docs/agents.md)")
+        return agent  # type: ignore[no-any-return]
+
+    return make, spec

@@ -78,6 +78,8 @@ class RunManifest(BaseModel):
     machine: dict[str, Any] = Field(default_factory=dict)
     argv: list[str] = Field(default_factory=list)
     cwd: str = ""
+    #: Every invocation that wrote into the run: the first, then each `--resume`.
+    invocations: list[dict[str, Any]] = Field(default_factory=list)
 
     def identity(self) -> dict[str, Any]:
         """What must match for two invocations to be the same run (see `--resume`)."""
@@ -218,7 +220,9 @@ def build_manifest(*, run_id: str, templates: Sequence[Any], seeds: Sequence[int
         source = str(Path(t.source).parent) if t.source else None
         if source and source not in entry["sources"]:
             entry["sources"].append(source)
-    return RunManifest(run_id=run_id, cua={"version": cua.__version__, **_git()}, versions=tool_versions(),
-                       suites=list(suites.values()), tasks=tasks, seeds=list(seeds), split=split, policy=policy,
-                       observe=observe, runner=runner, machine=machine_facts(),
-                       argv=list(sys.argv if argv is None else argv), cwd=os.getcwd())
+    argv = list(sys.argv if argv is None else argv)
+    created = time.time()
+    return RunManifest(run_id=run_id, created_at=created, cua={"version": cua.__version__, **_git()},
+                       versions=tool_versions(), suites=list(suites.values()), tasks=tasks, seeds=list(seeds),
+                       split=split, policy=policy, observe=observe, runner=runner, machine=machine_facts(),
+                       argv=argv, cwd=os.getcwd(), invocations=[{"argv": argv, "created_at": created}])

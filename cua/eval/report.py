@@ -38,6 +38,8 @@ def progress(total: int, *, enabled: bool = True) -> Iterator[Callable[[EpisodeR
 
 
 def print_summary(summary: RunSummary, out: Path | None = None, *, console: Console | None = None) -> None:
+    """The table of success by task, the failure classes, and the one-line totals. Success is
+    over scored episodes (those not lost to the infrastructure after their retries)."""
     console = console or Console(width=None if sys.stdout.isatty() else 140)
     table = Table(title=f"success by task · {summary.agent}", show_lines=False)
     table.add_column("task")
@@ -48,14 +50,19 @@ def print_summary(summary: RunSummary, out: Path | None = None, *, console: Cons
     table.add_column("infra errors", justify="right")
     for stats in summary.by_task.values():
         table.add_row(stats.task_id, str(stats.episodes), str(stats.passed), f"{stats.success_rate:.0%}",
-                      f"{stats.score_sum / max(1, stats.episodes):.2f}", str(stats.infra_errors))
+                      f"{stats.score_sum / max(1, stats.scored):.2f}", str(stats.infra_errors))
     table.add_section()
     table.add_row("all", str(summary.episodes), str(summary.passed), f"{summary.success_rate:.0%}",
                   f"{summary.mean_score:.2f}", str(summary.infra_errors))
     console.print(table)
+    if summary.failures:
+        console.print("failures: " + ", ".join(f"{name}={n}" for name, n in summary.failures.items()))
     step = summary.timings_p50_ms.get("step_act")
-    console.print(f"episodes={summary.episodes} passed={summary.passed} success_rate={summary.success_rate:.3f} "
-                  f"infra_errors={summary.infra_errors} agent_errors={summary.agent_errors} wall_s={summary.wall_s:.1f}"
-                  + (f" step_p50_ms={step:.1f}" if step is not None else ""))
+    console.print(f"episodes={summary.episodes} scored={summary.scored} passed={summary.passed} "
+                  f"success_rate={summary.success_rate:.3f} infra_errors={summary.infra_errors} "
+                  f"agent_errors={summary.agent_errors} retried_attempts={summary.attempts_retried} "
+                  f"wall_s={summary.wall_s:.1f}" + (f" step_p50_ms={step:.1f}" if step is not None else "")
+                  + (f" interrupted=true not_run={summary.not_run}" if summary.interrupted else ""))
     if out is not None:
-        console.print(f"episodes: {out / 'episodes.jsonl'}  summary: {out / 'summary.json'}")
+        console.print(f"episodes: {out / 'episodes.jsonl'}  summary: {out / 'summary.json'}  "
+                      f"manifest: {out / 'manifest.json'}")

@@ -2,10 +2,15 @@
 
 N workers share one queue of (template, seed) jobs. Each worker keeps its sandbox and
 reuses it for the next episode whose sandbox config matches (a reset, not a relaunch).
-An infrastructure fault (crash, timeout) closes that sandbox and retries the episode
-once on a fresh one; an agent fault is the agent's score. Every finished episode is
-appended to `episodes.jsonl` as one whole line, so an interrupted run loses nothing
-already done; `summary.json` is written atomically at the end.
+An infrastructure fault (crash, timeout, lost server) closes that sandbox and retries the
+episode on a fresh one, up to `retries` times, each lost attempt kept in the trajectory;
+an agent fault is the agent's score. Every finished episode is appended to
+`episodes.jsonl` as one whole line, so an interrupted run loses nothing already done;
+`summary.json` is written atomically at the end, also when the run is stopped (`stop`).
+
+`resume_state` reads a run folder back for `--resume`: the finished episodes are kept
+(the index is rewritten without duplicates or infrastructure failures), unfinished
+trajectories are removed, and the jobs still to run are returned.
 
 With a run folder, every episode also writes its trajectory (`cua.trajectory`) to
 `trajectories/<task_id>__s<seed>/` as it happens (the index line names it); a retried
@@ -18,6 +23,7 @@ import asyncio
 import json
 import logging
 import os
+import shutil
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -28,14 +34,14 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from cua.episode.agent import EpisodeAgent
-from cua.episode.episode import EpisodeRecord, error_dict, run_episode, trajectory_name
+from cua.episode.episode import EpisodeRecord, error_dict, failure_class, run_episode, trajectory_name
 from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.observation import ObserveOptions
 from cua.task import TaskInstance, TaskTemplate
 from cua.trajectory import FramePolicy, TrajectoryEnd, TrajectoryWriter
 
-__all__ = ["EpisodeJob", "JobExecutor", "LocalExecutor", "RunSummary", "TaskStats", "make_jobs",
-           "read_records", "run_jobs", "summarize"]
+__all__ = ["EpisodeJob", "JobExecutor", "LocalExecutor", "ResumeState", "RunSummary", "TaskStats", "make_jobs",
+           "read_records", "resume_state", "run_jobs", "run_contents", "summarize"]
 
 #: Where a run folder keeps its episodes' trajectories.
 TRAJECTORIES_DIR = "trajectories"
@@ -57,19 +63,38 @@ class TaskStats(BaseModel):
     infra_errors: int = 0
 
     @property
+    def scored(self) -> int:
+        """Episodes that count toward the agent's score: not lost to the infrastructure."""
+        return self.episodes - self.infra_errors
+
+    @property
     def success_rate(self) -> float:
-        return self.passed / self.episodes if self.episodes else 0.0
+        return self.passed / self.scored if self.scored else 0.0
 
 
 class RunSummary(BaseModel):
+    """The run in figures. Success and mean score are over the scored episodes: an episode
+    lost to the infrastructure after its retries is counted in `infra_errors`, never
+    against the agent."""
+
     agent: str
     episodes: int = 0
+    #: Episodes that count toward the score (episodes - infra_errors).
+    scored: int = 0
     passed: int = 0
     infra_errors: int = 0
     agent_errors: int = 0
     mean_score: float = 0.0
     success_rate: float = 0.0
     steps_total: int = 0
+    #: Failure class -> episodes (see `cua.episode.episode.failure_class`).
+    failures: dict[str, int] = Field(default_factory=dict)
+    #: Attempts lost to the infrastructure and retried (each kept in its trajectory).
+    attempts_retried: int = 0
+    #: The run was stopped (SIGINT/SIGTERM) before every job ran; `--resume` finishes it.
+    interrupted: bool = False
+    #: Jobs not run (interrupted); 0 for a complete run.
+    not_run: int = 0
     wall_s: float = 0.0
     by_task: dict[str, TaskStats] = Field(default_factory=dict)
     timings_p50_ms: dict[str, float] = Field(default_factory=dict)
@@ -124,7 +149,7 @@ class LocalExecutor:
     keeping `frames` ("all", "last" or "none")."""
 
     def __init__(self, opener: SandboxOpener, make_agent: AgentFactory, *, observe: ObserveOptions | None = None,
-                 retries: int = 1, config_overrides: dict[str, dict[str, Any]] | None = None,
+                 retries: int = 2, config_overrides: dict[str, dict[str, Any]] | None = None,
                  run_dir: Path | None = None, frames: FramePolicy = "all", run_id: str | None = None) -> None:
         self.opener, self.make_agent, self.observe, self.retries = opener, make_agent, observe, retries
         self.config_overrides = config_overrides or {}
@@ -133,14 +158,16 @@ class LocalExecutor:
         self.handle: SandboxHandle | None = None
         self._cm: AbstractAsyncContextManager[SandboxHandle] | None = None
 
-    async def _handle_for(self, instance: TaskInstance) -> SandboxHandle:
+    async def _handle_for(self, instance: TaskInstance) -> tuple[SandboxHandle, bool]:
+        """The sandbox for `instance`, and whether it is one kept from an earlier episode."""
         key = _sandbox_key(instance)
         if self.handle is None or key != self.key:
             await self.aclose()
             self._cm = self.opener(instance.sandbox_kind, instance.sandbox_config)
             self.handle = await self._cm.__aenter__()
             self.key = key
-        return self.handle
+            return self.handle, False
+        return self.handle, True
 
     async def aclose(self) -> None:
         cm, self._cm, self.handle, self.key = self._cm, None, None, None
@@ -173,18 +200,22 @@ class LocalExecutor:
         writer, rel = self._writer(instance)
         record: EpisodeRecord | None = None
         attempts = 0
-        for attempt in range(self.retries + 1):
-            attempts = attempt + 1
-            last = attempt == self.retries
+        budget = self.retries + 1
+        stale_excused = False
+        while attempts < budget:
+            attempt = attempts
+            attempts += 1
+            last = attempts == budget
             t = time.perf_counter()
             try:
-                handle = await self._handle_for(instance)
+                handle, reused = await self._handle_for(instance)
             except Exception as exc:  # any failure to start a sandbox is an infrastructure fault
                 error = error_dict(exc)
                 error["message"] = f"creating the sandbox failed: {error['message']}"
                 record = EpisodeRecord(task_id=instance.task_id, seed=instance.seed,
                                        instruction=instance.instruction, agent="?",
-                                       tags=instance.tags.model_dump(), status="infra_error", error=error)
+                                       tags=instance.tags.model_dump(), status="infra_error", error=error,
+                                       failure=str(error.get("failure") or error["code"]))
                 if writer is not None:
                     if not last:
                         writer.new_attempt(error=error)
@@ -200,6 +231,11 @@ class LocalExecutor:
                 break
             await self.aclose()  # recreate the sandbox before retrying
             record.timings_ms["attempt"] = attempt + 1
+            if reused and not stale_excused and record.steps == 0:
+                # the sandbox kept from the last episode had died in between (its server was
+                # lost): that attempt never ran the agent, so it does not use up a retry
+                stale_excused = True
+                budget += 1
         assert record is not None
         record.attempts = attempts
         if writer is not None:
@@ -210,8 +246,15 @@ class LocalExecutor:
 
 async def run_jobs(jobs: Sequence[EpisodeJob], *, executor: Callable[[], JobExecutor], agent_name: str,
                    parallel: int = 1, out_dir: Path | None = None,
-                   on_record: Callable[[EpisodeRecord], None] | None = None) -> tuple[RunSummary, list[EpisodeRecord]]:
-    """Run `jobs` on `parallel` executors made by `executor()`, writing records as they finish."""
+                   on_record: Callable[[EpisodeRecord], None] | None = None,
+                   previous: Sequence[EpisodeRecord] = (), stop: asyncio.Event | None = None,
+                   close_timeout: float = 60.0) -> tuple[RunSummary, list[EpisodeRecord]]:
+    """Run `jobs` on `parallel` executors made by `executor()`, writing records as they finish.
+
+    `previous`: records of a resumed run, counted in the summary (not rewritten). When `stop`
+    is set, no new job starts and the episodes in flight are cancelled (their trajectories
+    stay unfinished, for `--resume` to redo); the summary says `interrupted`.
+    """
     queue: asyncio.Queue[EpisodeJob] = asyncio.Queue()
     for job in jobs:
         queue.put_nowait(job)
@@ -222,7 +265,7 @@ async def run_jobs(jobs: Sequence[EpisodeJob], *, executor: Callable[[], JobExec
     async def work() -> None:
         runner = executor()
         try:
-            while True:
+            while stop is None or not stop.is_set():
                 try:
                     job = queue.get_nowait()
                 except asyncio.QueueEmpty:
@@ -234,28 +277,52 @@ async def run_jobs(jobs: Sequence[EpisodeJob], *, executor: Callable[[], JobExec
                 if on_record:
                     on_record(record)
         finally:
-            await runner.aclose()
+            try:
+                await asyncio.wait_for(asyncio.shield(runner.aclose()), close_timeout)
+            except (TimeoutError, asyncio.CancelledError) as exc:
+                log.warning("closing a worker's sandbox did not finish: %s", type(exc).__name__)
 
+    workers = [asyncio.create_task(work()) for _ in range(max(1, min(parallel, len(jobs) or 1)))]
+    stopper = asyncio.create_task(_cancel_on(stop, workers)) if stop is not None else None
     try:
-        await asyncio.gather(*(work() for _ in range(max(1, min(parallel, len(jobs) or 1)))))
+        results = await asyncio.gather(*workers, return_exceptions=True)
     finally:
+        if stopper is not None:
+            stopper.cancel()
         if writer:
             writer.close()
-    summary = summarize(records, agent_name, time.perf_counter() - started)
+    failed = [r for r in results if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError)]
+    if failed:
+        raise failed[0]
+    summary = summarize([*previous, *records], agent_name, time.perf_counter() - started)
+    summary.interrupted = stop is not None and stop.is_set()
+    summary.not_run = len(jobs) - len(records)
     if out_dir:
         _write_atomic(out_dir / "summary.json", summary.model_dump_json(indent=2))
     return summary, records
+
+
+async def _cancel_on(stop: asyncio.Event, workers: list[asyncio.Task[None]]) -> None:
+    await stop.wait()
+    for task in workers:
+        task.cancel()
 
 
 def summarize(records: Sequence[EpisodeRecord], agent: str, wall_s: float) -> RunSummary:
     summary = RunSummary(agent=agent, wall_s=round(wall_s, 3))
     by_task: dict[str, TaskStats] = {}
     timings: dict[str, list[float]] = defaultdict(list)
+    failures: dict[str, int] = defaultdict(int)
     for r in records:
         stats = by_task.setdefault(r.task_id, TaskStats(task_id=r.task_id))
         stats.episodes += 1
         summary.episodes += 1
         summary.steps_total += r.steps
+        summary.attempts_retried += max(0, r.attempts - 1)
+        failure = r.failure or (None if r.verdict is not None and r.verdict.passed
+                                else failure_class(r, r.verdict, feasible=bool(r.tags.get("feasible", True))))
+        if failure:
+            failures[failure] += 1
         if r.status == "infra_error":
             stats.infra_errors += 1
             summary.infra_errors += 1
@@ -272,17 +339,73 @@ def summarize(records: Sequence[EpisodeRecord], agent: str, wall_s: float) -> Ru
         for step in r.actions:
             if step.act_ms:
                 timings["step_act"].append(step.act_ms)
-    if summary.episodes:
-        summary.mean_score /= summary.episodes
-        summary.success_rate = summary.passed / summary.episodes
+    summary.scored = summary.episodes - summary.infra_errors
+    if summary.scored:
+        summary.mean_score /= summary.scored
+        summary.success_rate = summary.passed / summary.scored
+    summary.failures = dict(sorted(failures.items(), key=lambda kv: (-kv[1], kv[0])))
     summary.by_task = dict(sorted(by_task.items()))
     summary.timings_p50_ms = {k: round(sorted(v)[len(v) // 2], 2) for k, v in sorted(timings.items()) if v}
     return summary
 
 
 def read_records(path: Path) -> Iterator[EpisodeRecord]:
-    """Read a run's episodes back (e.g. to resume or re-judge)."""
+    """Read a run's episodes back (e.g. to resume or re-judge). A last line without its
+    newline (the writer was killed mid-write) is not a record and is skipped."""
     with path.open(encoding="utf-8") as fh:
         for line in fh:
-            if line.strip():
+            if line.endswith("\n") and line.strip():
                 yield EpisodeRecord.model_validate_json(line)
+
+
+def run_contents(out_dir: Path) -> list[str]:
+    """What of a run is already in `out_dir` (empty: a fresh folder a run may start in)."""
+    found = []
+    for name in ("episodes.jsonl", "summary.json", "manifest.json"):
+        if (out_dir / name).exists() and (out_dir / name).stat().st_size > 0:
+            found.append(name)
+    trajectories = out_dir / TRAJECTORIES_DIR
+    if trajectories.is_dir() and any(trajectories.iterdir()):
+        found.append(f"{TRAJECTORIES_DIR}/")
+    return found
+
+
+class ResumeState(BaseModel):
+    model_config = {"arbitrary_types_allowed": True}
+    #: The finished episodes kept from the earlier invocations.
+    kept: list[EpisodeRecord]
+    #: The jobs still to run (never run, unfinished, or lost to the infrastructure).
+    todo: list[EpisodeJob]
+    #: Trajectory folders removed (unfinished, or superseded).
+    removed: list[str]
+
+
+def _complete(out_dir: Path, record: EpisodeRecord) -> bool:
+    return record.trajectory is None or (out_dir / record.trajectory / "end.json").exists()
+
+
+def resume_state(out_dir: Path, jobs: Sequence[EpisodeJob]) -> ResumeState:
+    """Prepare `out_dir` to be continued with `jobs`: keep each finished episode once (the last
+    line of it, when an earlier rerun appended a duplicate), drop infrastructure failures and
+    episodes whose trajectory has no end (they run again), rewrite `episodes.jsonl` with what
+    is kept (atomically), and remove every trajectory folder no kept record names."""
+    wanted = {(job.template.id, job.seed) for job in jobs}
+    kept: dict[tuple[str, int], EpisodeRecord] = {}
+    index = out_dir / "episodes.jsonl"
+    if index.exists():
+        for record in read_records(index):
+            key = (record.task_id, record.seed)
+            if key in wanted and record.status != "infra_error" and _complete(out_dir, record):
+                kept[key] = record
+    _write_atomic(index, "".join(r.model_dump_json() + "\n" for r in kept.values()))
+    named = {r.trajectory for r in kept.values() if r.trajectory}
+    removed: list[str] = []
+    root = out_dir / TRAJECTORIES_DIR
+    if root.is_dir():
+        for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+            rel = f"{TRAJECTORIES_DIR}/{folder.name}"
+            if rel not in named:
+                shutil.rmtree(folder)
+                removed.append(rel)
+    todo = [job for job in jobs if (job.template.id, job.seed) not in kept]
+    return ResumeState(kept=list(kept.values()), todo=todo, removed=removed)
