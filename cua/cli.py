@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "policy": ("cua.policy.cli", "policy"),
     "vm": ("cua.sandboxes.vm.cli", "vm"),
     "trajectory": ("cua.trajectory_cli", ""),
+    "export": ("cua.export.cli", ""),
     "report": ("cua.report.cli", ""),
 }
 
