@@ -649,3 +649,70 @@ async def _email_steps(ctx: OracleContext, u: str) -> Steps:
 INTERACTIVE.update({name: email_inbox for name in (
     "email-inbox", "email-inbox-delete", "email-inbox-forward", "email-inbox-important", "email-inbox-noscroll",
     "email-inbox-reply", "email-inbox-star-reply")})
+
+
+SOCIAL_ACTIONS = {"Share via DM": "share", "Copy link to Tweet": "copy", "Embed Tweet": "embed", "Mute": "menu-user",
+                  "Block": "block-user", "Report": "report", "Reply": "reply", "Retweet": "retweet", "Like": "like",
+                  "Share": "share"}
+
+
+async def _click_in_pane(ctx: OracleContext, selector: str, pane: str | None = "#area") -> AsyncIterator[Action]:
+    """Scroll the target into the pane, point at it first (the icons swap to a hover image
+    that loads on first hover; a click before it has loaded misses), then click."""
+    from cua.actions import Move
+
+    if pane is not None:
+        async for action in _into_pane(ctx, DomQuery(selector=selector), pane):
+            yield action
+    x, y = await _center(ctx, selector)
+    yield Move(x=round(x), y=round(y))
+    async for action in _act(ctx, [{"click": selector}]):
+        yield action
+
+
+async def _posts_by(ctx: OracleContext, user: str) -> list[int]:
+    names = [str(t).strip() for t in (await _dom(ctx, "#area .media .username", all=True) or [])]
+    found = [i for i, name in enumerate(names) if name == user]
+    if not found:
+        raise OracleError(f"no post by {user!r}")
+    return found
+
+
+async def social_media(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    user, label = (await _bold(ctx, u))[:2]
+    kind = SOCIAL_ACTIONS.get(label)
+    if kind is None:
+        raise OracleError(f"unknown action {label!r}")
+    post = f'#area .media[data-result="{(await _posts_by(ctx, user))[0]}"]'
+    if kind in ("reply", "retweet", "like"):
+        async for action in _click_in_pane(ctx, f"{post} .{kind}"):
+            yield action
+        return
+    for _ in range(3):  # the first click can land while the icon swaps to its hover image
+        async for action in _click_in_pane(ctx, f"{post} .more"):
+            yield action
+        if await _dom(ctx, f"{post} ul", "visible"):
+            break
+    async for action in _click_in_pane(ctx, f"{post} ul li.{kind}"):
+        yield action
+
+
+async def social_media_all(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Toggle the action on every post by the user (social-media-some: on the first N), then Submit."""
+    bold = await _bold(ctx, u)
+    label, user = bold[0], bold[-1]
+    kind = SOCIAL_ACTIONS.get(label)
+    if kind is None:
+        raise OracleError(f"unknown action {label!r}")
+    posts = await _posts_by(ctx, user)
+    if len(bold) == 3:
+        posts = posts[:int(bold[1])]
+    for index in posts:
+        async for action in _click_in_pane(ctx, f'#area .media[data-result="{index}"] .{kind}'):
+            yield action
+    async for action in _click_in_pane(ctx, "#submitRow button"):
+        yield action
+
+
+INTERACTIVE.update({"social-media": social_media, "social-media-all": social_media_all,
+                    "social-media-some": social_media_all})
