@@ -12,7 +12,7 @@ import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from cua.actions import Action, Wait
+from cua.actions import Action, Click, Wait
 from cua.state import DomQuery
 from cua.task import OracleContext
 from cua.tasks.oracle import OracleError, run_steps
@@ -716,3 +716,129 @@ async def social_media_all(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
 
 INTERACTIVE.update({"social-media": social_media, "social-media-all": social_media_all,
                     "social-media-some": social_media_all})
+
+
+async def _press(ctx: OracleContext, key: str, times: int = 1) -> AsyncIterator[Action]:
+    from cua.actions import Key
+
+    for _ in range(times):
+        yield Key(keys=[key])
+
+
+async def _int_of(ctx: OracleContext, selector: str) -> int:
+    text = str(await _dom(ctx, selector) or "").strip()
+    if not re.fullmatch(r"-?\d+", text):
+        raise OracleError(f"{selector} shows {text!r}, not a number")
+    return int(text)
+
+
+async def _slider_to(ctx: OracleContext, slider: str, shown: str, target: int) -> AsyncIterator[Action]:
+    """Set a jQuery UI slider by keyboard, as a person can: focus its handle, find its
+    ends with Home and End, page down (a fifth of the range a press), then arrow keys."""
+    async for action in _act(ctx, [{"click": f"{slider} .ui-slider-handle"}]):
+        yield action
+    async for action in _press(ctx, "Home"):
+        yield action
+    low = await _int_of(ctx, shown)
+    async for action in _press(ctx, "End"):
+        yield action
+    high = await _int_of(ctx, shown)
+    if not low <= target <= high:
+        raise OracleError(f"{target} is outside the slider's range {low}..{high}")
+    page = max(1, (high - low) // 5)
+    async for action in _press(ctx, "PageDown", (high - target) // page):
+        yield action
+    for _ in range(40):
+        value = await _int_of(ctx, shown)
+        if value == target:
+            return
+        async for action in _press(ctx, "ArrowRight" if value < target else "ArrowLeft"):
+            yield action
+    raise OracleError(f"the slider did not reach {target}")
+
+
+async def use_slider(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    m = re.search(r"Select (-?\d+) with the slider", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    async for action in _slider_to(ctx, "#slider", "#val", int(m.group(1))):
+        yield action
+    async for action in _act(ctx, [_submit()]):
+        yield action
+
+
+async def use_slider_2(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    m = re.search(r"combination \[([-\d, ]+)\]", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    for i, value in enumerate(int(v) for v in m.group(1).split(",")):
+        async for action in _slider_to(ctx, f"#slider-{i + 1}", f"#val-{i + 1}", value):
+            yield action
+    async for action in _act(ctx, [_submit()]):
+        yield action
+
+
+async def form_sequence(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    m = re.search(r"Select (-?\d+) with the slider, click the (\d)(st|nd|rd|th) checkbox", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    async for action in _slider_to(ctx, "#slider", "#val", int(m.group(1))):
+        yield action
+    async for action in _act(ctx, [{"click": f"#checkbox-{m.group(2)}"}, _submit()]):
+        yield action
+
+
+async def form_sequence_2(ctx: OracleContext, u: str) -> Steps:
+    m = re.search(r"Check the (\d)(st|nd|rd|th) radio button and enter the number \"(-?\d+)\" into the (\d)", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    return [{"click": f'#area input[type=radio][value="{m.group(1)}"]'},
+            {"fill": {"selector": f"#input-{m.group(4)}", "text": m.group(3)}}, _submit()]
+
+
+async def form_sequence_3(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """A selectric dropdown: open it, scroll the item into its list (100 px tall), click it."""
+    m = re.search(r"Choose (.+) from the dropdown, then click the button labeled \"(\w+)\"", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    items = "#dropdown-container .selectric-items li"
+    async for action in _act(ctx, [{"click": "#dropdown-container .selectric"}, {"wait_for": items}]):
+        yield action
+    names = [str(t).strip() for t in (await _dom(ctx, items, all=True) or [])]
+    if m.group(1) not in names:
+        raise OracleError(f"no item {m.group(1)!r}")
+    item = f"{items}:nth-child({names.index(m.group(1)) + 1})"
+    async for action in _click_in_pane(ctx, item, "#dropdown-container .selectric-scroll"):
+        yield action
+    async for action in _act(ctx, [{"click": {"selector": "#buttons button", "text": m.group(2)}}]):
+        yield action
+
+
+async def click_scroll_list(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Select the named options of a multiple-select list: click the first, ctrl+click the rest."""
+    from cua.actions import KeyDown, KeyUp
+
+    m = re.match(r"Select (.*) from the scroll list and click Submit\.", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    options = [str(t).strip() for t in (await _dom(ctx, "#options option", all=True) or [])]
+    wanted = [w.strip() for w in m.group(1).split(", ")]
+    for n, name in enumerate(wanted):
+        if name not in options:
+            raise OracleError(f"no option {name!r}")
+        target = DomQuery(selector=f"#options option:nth-child({options.index(name) + 1})")
+        async for action in _into_pane(ctx, target, "#options"):
+            yield action
+        x, y = await _center(ctx, target.selector)
+        if n:
+            yield KeyDown(key="Control")
+        yield Click(x=round(x), y=round(y))
+        if n:
+            yield KeyUp(key="Control")
+    async for action in _act(ctx, [{"click": {"selector": "#area button", "text": "Submit"}}]):
+        yield action
+
+
+SOLVERS.update({"form-sequence-2": form_sequence_2})
+INTERACTIVE.update({"use-slider": use_slider, "use-slider-2": use_slider_2, "form-sequence": form_sequence,
+                    "click-scroll-list": click_scroll_list, "form-sequence-3": form_sequence_3})
