@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "vm": ("cua.sandboxes.vm.cli", "vm"),
     "trajectory": ("cua.trajectory_cli", ""),
     "export": ("cua.export.cli", ""),
+    "replay": ("cua.replay.cli", "browser"),
     "report": ("cua.report.cli", ""),
 }
 
