@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("cua.export.cli", ""),
     "replay": ("cua.replay.cli", "browser"),
     "report": ("cua.report.cli", ""),
+    "rollout": ("cua.rollout.cli", "browser"),
 }
 
 

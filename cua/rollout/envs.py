@@ -1,0 +1,196 @@
+"""Environment handles over HTTP and websocket: reset, step, snapshot, fork, close.
+
+For trainers that run their own agent loop (SkyRL's `Env.step`, OpenRLHF's
+`AgentInstanceBase.step`, NeMo Gym's `/seed_session` + `/run` + `/verify`): each handle is
+one sandbox with its current `cua.episode.Episode`.
+
+- `create(task, seed)` opens a sandbox and resets it to the task instance;
+  `reset(env, task=, seed=)` starts the next episode on the same sandbox, and
+  `reset(env, snapshot=)` restores a snapshot taken of it (`snapshot(env)`) and continues
+  the episode the snapshot was taken in;
+- `step(env, action)` returns the observation, the reward (sparse: the judge's score at
+  the end; dense: the change in progress each step, summing to the same score),
+  `terminated`, `truncated` and the verdict at the end;
+- `fork(env, k)` gives k new handles continuing the live episode from one snapshot.
+
+Observations go out as JSON with the screenshot as base64 JPEG.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import uuid
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from cua.actions import Done, parse_action
+from cua.episode.episode import Episode
+from cua.episode.group import fork_handles
+from cua.episode.handle import SandboxHandle, SandboxOpener
+from cua.errors import BadRequest, CuaError, UnknownSandbox
+from cua.observation import Observation, ObserveOptions
+from cua.task import TaskInstance
+
+__all__ = ["EnvHandles", "observation_json"]
+
+Reward = Literal["sparse", "dense"]
+
+
+def observation_json(obs: Observation) -> dict[str, Any]:
+    shot = obs.screenshot
+    return {"url": obs.url, "title": obs.title, "frame": obs.frame.model_dump(),
+            "screenshot": {"format": shot.format, "width": shot.width, "height": shot.height,
+                           "data": base64.b64encode(shot.data).decode()} if shot else None,
+            "error": obs.error.model_dump(mode="json") if obs.error else None, "step": obs.step}
+
+
+@dataclass
+class _Env:
+    id: str
+    handle: SandboxHandle
+    cm: Any  # the opener's context (None for forks, which are closed directly)
+    episode: Episode
+    reward: Reward
+    progress: float = 0.0
+    lock: asyncio.Lock | None = None
+    #: snapshot id -> the episode it was taken in (a restore continues it).
+    snapshots: dict[str, tuple[Any, Episode]] | None = None
+
+
+class EnvHandles:
+    def __init__(self, opener: SandboxOpener, observe: ObserveOptions | None = None, max_envs: int = 64) -> None:
+        self.opener = opener
+        self.observe = observe or ObserveOptions()
+        self.max_envs = max_envs
+        self._envs: dict[str, _Env] = {}
+
+    def _get(self, env_id: str) -> _Env:
+        env = self._envs.get(env_id)
+        if env is None:
+            raise UnknownSandbox(f"no environment {env_id!r}", details={"env_id": env_id})
+        return env
+
+    @staticmethod
+    def _instance(task: str, seed: int) -> TaskInstance:
+        from cua.tasks.registry import get_template
+
+        try:
+            return get_template(task).instantiate(seed)
+        except KeyError as exc:
+            raise BadRequest(str(exc.args[0]), details={"task": task}) from None
+
+    async def create(self, task: str, seed: int = 0, *, reward: Reward = "sparse",
+                     isolation: str | None = None) -> dict[str, Any]:
+        if len(self._envs) >= self.max_envs:
+            raise BadRequest(f"at most {self.max_envs} environments at once", details={"max_envs": self.max_envs})
+        instance = self._instance(task, seed)
+        config = dict(instance.sandbox_config)
+        if isolation is not None:
+            config["isolation"] = isolation
+        cm = self.opener(instance.sandbox_kind, config)
+        handle = await cm.__aenter__()
+        try:
+            episode = Episode(handle, instance, observe=self.observe, producer="rl")
+            obs = await episode.reset()
+            env = _Env(f"env-{uuid.uuid4().hex[:12]}", handle, cm, episode, reward, lock=asyncio.Lock(), snapshots={})
+            if reward == "dense":
+                env.progress = await episode.progress()
+        except BaseException:
+            await cm.__aexit__(None, None, None)
+            raise
+        self._envs[env.id] = env
+        return {"env_id": env.id, **self._state(env, obs)}
+
+    async def reset(self, env_id: str, *, task: str | None = None, seed: int | None = None,
+                    snapshot: str | None = None) -> dict[str, Any]:
+        env = self._get(env_id)
+        assert env.lock is not None and env.snapshots is not None
+        async with env.lock:
+            env.episode.finish()
+            if snapshot is not None:
+                if snapshot not in env.snapshots:
+                    raise BadRequest(f"no snapshot {snapshot!r} of {env_id}", details={"snapshot": snapshot})
+                ref, taken_in = env.snapshots[snapshot]
+                obs = await env.handle.restore(ref, observe=self.observe)
+                env.episode = taken_in.fork(env.handle, obs)
+            else:
+                instance = self._instance(task or env.episode.instance.task_id,
+                                          seed if seed is not None else env.episode.instance.seed)
+                env.episode = Episode(env.handle, instance, observe=self.observe, producer="rl")
+                obs = await env.episode.reset()
+            env.progress = await env.episode.progress() if env.reward == "dense" else 0.0
+            return self._state(env, obs)
+
+    async def step(self, env_id: str, action: dict[str, Any]) -> dict[str, Any]:
+        env = self._get(env_id)
+        assert env.lock is not None
+        try:
+            act = parse_action(action)
+        except ValueError as exc:
+            raise BadRequest(f"not an action: {exc}", details={"action": action}) from None
+        async with env.lock:
+            ep = env.episode
+            if ep.over:
+                raise BadRequest("the episode is over: reset first", details={"env_id": env_id})
+            dense = env.reward == "dense"
+            result = await ep.step(act, progress=dense)
+            obs = result.observation
+            if isinstance(act, Done) or result.ended or result.truncated:
+                verdict = await ep.judge()
+                ep.finish()
+                reward = verdict.score - (env.progress if dense else 0.0)
+                env.progress = verdict.score
+                return {**self._state(env, obs), "reward": reward, "terminated": not result.truncated,
+                        "truncated": result.truncated, "verdict": verdict.model_dump(mode="json")}
+            reward = 0.0
+            if dense:
+                assert result.progress is not None
+                reward, env.progress = result.progress - env.progress, result.progress
+            return {**self._state(env, obs), "reward": reward, "terminated": False, "truncated": False,
+                    "progress": result.progress}
+
+    async def snapshot(self, env_id: str) -> dict[str, Any]:
+        env = self._get(env_id)
+        assert env.lock is not None and env.snapshots is not None
+        async with env.lock:
+            ref = await env.handle.snapshot()
+            env.snapshots[ref.id] = (ref, env.episode)
+            return {"snapshot": ref.id}
+
+    async def fork(self, env_id: str, k: int) -> dict[str, Any]:
+        env = self._get(env_id)
+        if not 1 <= k <= 64 or len(self._envs) + k > self.max_envs:
+            raise BadRequest(f"cannot fork {k} more environments (at most {self.max_envs} at once)")
+        assert env.lock is not None
+        async with env.lock:
+            ref, handles = await fork_handles(env.handle, k, observe=self.observe)
+            children = []
+            for handle in handles:
+                child = _Env(f"env-{uuid.uuid4().hex[:12]}", handle, None,
+                             env.episode.fork(handle, handle.observation, start_snapshot=ref.model_dump(mode="json")),
+                             env.reward, env.progress, lock=asyncio.Lock(), snapshots={})
+                self._envs[child.id] = child
+                children.append({"env_id": child.id, **self._state(child, handle.observation)})
+            return {"envs": children}
+
+    async def close(self, env_id: str) -> dict[str, Any]:
+        env = self._envs.pop(env_id, None)
+        if env is None:
+            raise UnknownSandbox(f"no environment {env_id!r}", details={"env_id": env_id})
+        env.episode.finish()
+        with contextlib.suppress(CuaError):
+            if env.cm is not None:
+                await env.cm.__aexit__(None, None, None)
+            else:
+                await env.handle.close()
+        return {"closed": env_id}
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(self.close(e) for e in list(self._envs)), return_exceptions=True)
+
+    def _state(self, env: _Env, obs: Observation) -> dict[str, Any]:
+        ep = env.episode
+        return {"observation": observation_json(obs), "instruction": ep.instruction, "task_id": ep.instance.task_id,
+                "seed": ep.instance.seed, "step": ep.steps, "over": ep.over}

@@ -1,0 +1,101 @@
+"""The rollout service's wire types: what a trainer sends and what it gets back."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cua.trajectory import FramePolicy
+
+__all__ = ["GroupResult", "PolicyEndpoint", "RolloutRequest", "RolloutResponse", "RolloutTrajectory"]
+
+
+class PolicyEndpoint(BaseModel):
+    """An OpenAI-compatible chat completions server (vLLM, SGLang, a hosted API...)."""
+
+    model_config = ConfigDict(extra="forbid")
+    #: The API root, e.g. http://host:8000/v1.
+    base_url: str
+    model: str
+    api_key: str | None = None
+    #: The prompt and action format of the model (`cua.policy` families).
+    family: str = "qwen2.5-vl"
+    temperature: float | None = 1.0
+    top_p: float | None = None
+    max_tokens: int | None = None
+    history_images: int | None = None
+
+
+class RolloutRequest(BaseModel):
+    """Run `n` prompts (seeds) of every task, each prompt a group of `group_size` rollouts
+    that start from one forked state."""
+
+    model_config = ConfigDict(extra="forbid")
+    policy: PolicyEndpoint
+    #: Template ids (`todo.mark_done@1`).
+    tasks: list[str] = Field(min_length=1)
+    n: int = Field(1, ge=1, le=10_000)
+    group_size: int = Field(1, ge=1, le=256)
+    #: Explicit seeds (one per prompt, `n` ignored); else `seed_start`, `seed_start + 1`, ...
+    seeds: list[int] | None = None
+    seed_start: int = 0
+    #: The version of the policy the trainer will train these on; tagged on every episode.
+    policy_version: int = Field(0, ge=0)
+    max_steps: int | None = Field(None, ge=1)
+    #: "dense" also keeps the judge's progress after every step (`StepLine.progress`).
+    reward: Literal["sparse", "dense"] = "sparse"
+    frames: FramePolicy = "last"
+    #: Infrastructure retries per rollout (default: the service's).
+    max_retries: int | None = Field(None, ge=0, le=10)
+    isolation: Literal["shared", "container"] | None = None
+    #: Return the step lines (with tokens) inline; the trajectories are on disk either way.
+    inline_steps: bool = True
+
+
+class RolloutTrajectory(BaseModel):
+    """One rollout: its trajectory in the shared format plus what a trainer reads first."""
+
+    id: str
+    group_id: str
+    task_id: str
+    seed: int
+    policy_version: int
+    #: completed: ran to its end (scored); infra_error: lost to the infrastructure after
+    #: every retry; masked: completed, but another rollout of its group was lost; stale:
+    #: not started, the policy moved on past the staleness bound.
+    status: Literal["completed", "infra_error", "masked", "stale"]
+    #: Leave this sample out of the loss: never a fake zero for an infrastructure fault.
+    mask_sample: bool
+    #: The judge's score of the final state (None when masked or not run).
+    reward: float | None = None
+    passed: bool | None = None
+    attempts: int = 1
+    failure: str | None = None
+    error: dict[str, Any] | None = None
+    #: The trajectory folder (`cua.trajectory`), on the service's disk.
+    folder: str | None = None
+    meta: dict[str, Any] | None = None
+    #: The final attempt's `StepLine`s as JSON, each with its `tokens` (prompt/completion ids, logprobs).
+    steps: list[dict[str, Any]] = Field(default_factory=list)
+    end: dict[str, Any] | None = None
+    #: env: sandbox work (reset, act, judge reads); model: time in the policy endpoint.
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class GroupResult(BaseModel):
+    group_id: str
+    task_id: str
+    seed: int
+    #: Every rollout of the group is masked (one was lost to the infrastructure).
+    masked: bool
+    trajectories: list[RolloutTrajectory]
+
+
+class RolloutResponse(BaseModel):
+    request_id: str
+    policy_version: int
+    groups: list[GroupResult]
+    #: The run folder holding every trajectory of this request.
+    folder: str
+    timings_ms: dict[str, float] = Field(default_factory=dict)

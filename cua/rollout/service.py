@@ -1,0 +1,325 @@
+"""Whole episodes for a trainer: groups of rollouts from one forked state, masked, never zeroed.
+
+`RolloutService.run(request)` runs `n` prompts of every task. A prompt is a group: one
+sandbox is reset to the task's seed (the template's setup played, the judge's baseline
+read), snapshotted, and `group_size` forks of it each run one episode, driven by a model
+behind an OpenAI-compatible endpoint. So the group's rollouts start from one state, not
+from `group_size` resets that merely share a seed.
+
+- Every model call goes through the rollout's own route of the token proxy
+  (`cua.rollout.proxy`): each step line of the trajectory carries the prompt and completion
+  token ids and logprobs the endpoint reported, and the split of time between the
+  environment and the model.
+- Infrastructure faults (a sandbox that died, a server lost, a model endpoint unreachable)
+  are retried, up to `max_retries` times per rollout, on a fresh fork of the same snapshot;
+  each lost attempt stays in the trajectory (`cua.trajectory` attempts). A rollout that
+  still fails masks its whole group: every rollout of the group comes back with
+  `mask_sample=True`, none is scored 0 for the infrastructure's fault.
+- Bounded staleness: every episode is tagged with the policy version it ran under
+  (`meta.extra["policy_version"]`). The service knows the newest version any request has
+  named (or `set_policy_version`); a request more than `max_staleness` versions behind is
+  refused (`StalePolicy`), and a queued group that has fallen behind by the time it would
+  start is not started (status "stale", masked).
+- Concurrency: at most `max_episodes` rollouts (sandboxes) run at once across requests.
+- Trajectories are written under `runs_dir/<request id>/` in the shared format, as eval
+  and the recorder write them.
+
+This module drives `cua.episode` and writes `cua.trajectory`; it never imports `cua.eval`,
+`cua.rl` or `cua.record`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cua.actions import Action
+from cua.episode.agent import AgentTurn
+from cua.episode.episode import Episode, error_dict
+from cua.episode.group import ForkableHandle
+from cua.episode.handle import SandboxHandle, SandboxOpener
+from cua.errors import BadRequest, CuaError, ModelUnreachable
+from cua.observation import ObserveOptions
+from cua.rollout.models import GroupResult, PolicyEndpoint, RolloutRequest, RolloutResponse, RolloutTrajectory
+from cua.rollout.proxy import ProxyRecorder, TokenProxy
+from cua.task import TaskInstance
+from cua.trajectory import AgentInfo, TokenTrace, TrajectoryWriter, read_trajectory
+
+__all__ = ["RolloutService", "RolloutSettings", "StalePolicy"]
+
+log = logging.getLogger(__name__)
+
+
+class StalePolicy(BadRequest):
+    """The request's policy version is further behind the newest than the service allows."""
+
+
+@dataclass
+class RolloutSettings:
+    runs_dir: Path
+    #: Rollouts (sandboxes) running at once, across requests.
+    max_episodes: int = 8
+    #: Infrastructure retries per rollout, unless a request says otherwise.
+    max_retries: int = 2
+    #: How many policy versions behind the newest a request may be.
+    max_staleness: int = 1
+    observe: ObserveOptions = field(default_factory=ObserveOptions)
+
+
+@dataclass
+class _Live:
+    """A rollout in flight (for inspection, and for tests that inject faults)."""
+
+    rollout_id: str
+    group_id: str
+    attempt: int
+    handle: SandboxHandle | None = None
+
+
+class RolloutService:
+    """See the module docstring. `opener` opens one sandbox per group (in process, or on a
+    `cua serve`: `cua.episode.openers.sandbox_opener`); `proxy_url` is where the token
+    proxy's routes are served (the rollout server's own address)."""
+
+    def __init__(self, settings: RolloutSettings, opener: SandboxOpener, proxy: TokenProxy,
+                 proxy_url: Callable[[], str]) -> None:
+        self.settings = settings
+        self.opener = opener
+        self.proxy = proxy
+        self._proxy_url = proxy_url
+        self.policy_version = 0
+        self._slots = asyncio.Semaphore(settings.max_episodes)
+        #: rollout id -> what it is doing now.
+        self.live: dict[str, _Live] = {}
+
+    # --- staleness ---
+
+    def set_policy_version(self, version: int) -> int:
+        """The trainer moved on: refuse work more than `max_staleness` behind `version`."""
+        self.policy_version = max(self.policy_version, version)
+        return self.policy_version
+
+    def _check_fresh(self, version: int) -> None:
+        if version < self.policy_version - self.settings.max_staleness:
+            raise StalePolicy(f"policy version {version} is more than {self.settings.max_staleness} behind the "
+                              f"newest, {self.policy_version}",
+                              details={"policy_version": version, "newest": self.policy_version,
+                                       "max_staleness": self.settings.max_staleness})
+
+    # --- requests ---
+
+    async def run(self, request: RolloutRequest) -> RolloutResponse:
+        from cua.tasks.registry import get_template
+
+        self.set_policy_version(request.policy_version)
+        self._check_fresh(request.policy_version)
+        try:
+            templates = [get_template(t) for t in request.tasks]
+        except KeyError as exc:
+            raise BadRequest(str(exc.args[0]), details={"tasks": request.tasks}) from None
+        request_id = f"r{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
+        folder = self.settings.runs_dir / request_id
+        folder.mkdir(parents=True, exist_ok=True)
+        seeds = request.seeds if request.seeds is not None else [request.seed_start + i for i in range(request.n)]
+        started = time.perf_counter()
+        jobs = [(template, seed, f"{template.id}__s{seed}__g{i}") for template in templates
+                for i, seed in enumerate(seeds)]
+        groups = await asyncio.gather(*(self._group(request, t.instantiate(seed), gid, folder)
+                                        for t, seed, gid in jobs))
+        return RolloutResponse(request_id=request_id, policy_version=request.policy_version, groups=list(groups),
+                               folder=str(folder), timings_ms={"total": (time.perf_counter() - started) * 1000})
+
+    # --- groups ---
+
+    async def _group(self, request: RolloutRequest, instance: TaskInstance, group_id: str, folder: Path
+                     ) -> GroupResult:
+        size = request.group_size
+        ids = [f"{group_id}__{j}" for j in range(size)]
+        try:
+            self._check_fresh(request.policy_version)
+        except StalePolicy as exc:
+            return self._unrun(request, instance, group_id, ids, "stale", exc)
+        retries = self.settings.max_retries if request.max_retries is None else request.max_retries
+        config = dict(instance.sandbox_config)
+        if request.isolation is not None:
+            config["isolation"] = request.isolation
+        last: BaseException | None = None
+        for _ in range(retries + 1):  # the group's own start: open, reset, snapshot
+            try:
+                async with self._parent(request, instance, config) as (base, ref):
+                    results = await asyncio.gather(*(
+                        self._rollout(request, base, ref, group_id, rid, folder / rid, retries) for rid in ids))
+                break
+            except CuaError as exc:
+                if exc.fault != "infra":
+                    raise
+                last = exc
+                log.warning("group %s could not start: %s", group_id, exc)
+        else:
+            assert last is not None
+            return self._unrun(request, instance, group_id, ids, "infra_error", last)
+        masked = any(r.status == "infra_error" for r in results)
+        if masked:
+            results = [r if r.status == "infra_error" else r.model_copy(update={"status": "masked"}) for r in results]
+            results = [r.model_copy(update={"mask_sample": True}) for r in results]
+        return GroupResult(group_id=group_id, task_id=instance.task_id, seed=instance.seed, masked=masked,
+                           trajectories=results)
+
+    @contextlib.asynccontextmanager
+    async def _parent(self, request: RolloutRequest, instance: TaskInstance, config: dict[str, Any]
+                      ) -> AsyncIterator[tuple[Episode, Any]]:
+        """The group's start state: a sandbox reset to the instance, and a snapshot of it."""
+        async with self.opener(instance.sandbox_kind, config) as handle:
+            base = Episode(handle, instance, observe=self.settings.observe, producer="rl",
+                           agent=self._agent_info(request.policy), max_steps=request.max_steps,
+                           extra={"policy_version": request.policy_version})
+            await base.reset()
+            ref = await handle.snapshot()
+            try:
+                yield base, ref
+            finally:
+                with contextlib.suppress(CuaError):
+                    await handle.delete_snapshot(ref)
+
+    def _unrun(self, request: RolloutRequest, instance: TaskInstance, group_id: str, ids: list[str],
+               status: Any, exc: BaseException) -> GroupResult:
+        return GroupResult(group_id=group_id, task_id=instance.task_id, seed=instance.seed, masked=True,
+                           trajectories=[RolloutTrajectory(
+                               id=rid, group_id=group_id, task_id=instance.task_id, seed=instance.seed,
+                               policy_version=request.policy_version, status=status, mask_sample=True,
+                               attempts=0, error=error_dict(exc), failure=status) for rid in ids])
+
+    # --- one rollout ---
+
+    async def _rollout(self, request: RolloutRequest, base: Episode, ref: Any, group_id: str, rollout_id: str,
+                       folder: Path, retries: int) -> RolloutTrajectory:
+        writer = TrajectoryWriter(folder, frames=request.frames)
+        recorder = self.proxy.open(rollout_id, request.policy.base_url, api_key=request.policy.api_key)
+        live = self.live[rollout_id] = _Live(rollout_id, group_id, 0)
+        timings = {"env": 0.0, "model": 0.0}
+        error: dict[str, Any] | None = None
+        try:
+            for attempt in range(retries + 1):
+                live.attempt = attempt
+                try:
+                    async with self._slots:
+                        ep = await self._attempt(request, base, ref, rollout_id, writer, recorder, live, timings,
+                                                 final=attempt == retries)
+                    return self._result(request, base, group_id, rollout_id, folder, ep, attempt + 1, timings)
+                except CuaError as exc:
+                    if exc.fault != "infra":
+                        raise
+                    error = error_dict(exc)
+                    log.info("rollout %s attempt %d lost to %s: %s", rollout_id, attempt, exc.code.value, exc)
+            assert error is not None
+            return RolloutTrajectory(id=rollout_id, group_id=group_id, task_id=base.instance.task_id,
+                                     seed=base.instance.seed, policy_version=request.policy_version,
+                                     status="infra_error", mask_sample=True, attempts=retries + 1,
+                                     failure=str(error.get("code") or "infra_error"), error=error,
+                                     folder=str(folder), timings_ms=timings, **self._read(folder, request))
+        finally:
+            self.proxy.close(rollout_id)
+            self.live.pop(rollout_id, None)
+            writer.close()
+
+    async def _attempt(self, request: RolloutRequest, base: Episode, ref: Any, rollout_id: str,
+                       writer: TrajectoryWriter, recorder: ProxyRecorder, live: _Live,
+                       timings: dict[str, float], *, final: bool) -> Episode:
+        from cua.policy.backends.openai import OpenAIBackend
+        from cua.policy.base import PolicyOptions
+        from cua.policy.engine import ModelPolicy
+
+        parent = base.handle
+        if not isinstance(parent, ForkableHandle):
+            raise BadRequest(f"{type(parent).__name__} cannot fork; group rollouts need forks")
+        t = time.perf_counter()
+        handle = await parent.fork(ref, observe=self.settings.observe)
+        timings["env"] += (time.perf_counter() - t) * 1000
+        live.handle = handle
+        ep = base.fork(handle, handle.observation, writer=writer, start_snapshot=ref.model_dump(mode="json"))
+        spec = request.policy
+        policy = ModelPolicy(OpenAIBackend(base_url=f"{self._proxy_url()}/proxy/{rollout_id}/v1", model=spec.model,
+                                           max_retries=1), family=spec.family)
+        options = PolicyOptions(temperature=spec.temperature, top_p=spec.top_p, max_tokens=spec.max_tokens,
+                                history_images=spec.history_images, logprobs=True)
+        try:
+            while not ep.over:
+                calls_before = len(recorder.calls)
+                t = time.perf_counter()
+                try:
+                    step = await policy.act(rollout_id, ep.instruction, ep.observation, options)
+                except CuaError as exc:
+                    if exc.fault == "infra" and not isinstance(exc, ModelUnreachable):
+                        raise ModelUnreachable(f"the policy endpoint failed: {exc.message}",
+                                               details={"code": exc.code.value}) from exc
+                    raise
+                policy_ms = (time.perf_counter() - t) * 1000
+                calls = recorder.since(calls_before)
+                timings["model"] += sum(c.model_ms for c in calls)
+                turn = AgentTurn(actions=step.actions, raw=step.raw, thought=step.thought,
+                                 parse_error=step.parse_error.message if step.parse_error else None,
+                                 tokens=_turn_tokens(calls), policy_ms=policy_ms)
+                t = time.perf_counter()
+                actions: list[Action | None] = list(step.actions) or [None]
+                for action in actions:
+                    await ep.step(action, turn=turn, progress=request.reward == "dense")
+                    if ep.over:
+                        break
+                timings["env"] += (time.perf_counter() - t) * 1000
+            t = time.perf_counter()
+            await ep.judge()
+            timings["env"] += (time.perf_counter() - t) * 1000
+            ep.finish()
+            return ep
+        except CuaError as exc:
+            if exc.fault == "infra":  # kept as a lost attempt; the caller retries or gives up
+                ep.finish(status="infra_error", error=error_dict(exc), last_attempt=final)
+            else:
+                ep.finish(status="agent_error", error=error_dict(exc))
+            raise
+        except BaseException as exc:  # cancelled (the request went away) or a bug: the trajectory says so
+            ep.finish(status="infra_error", error=error_dict(exc))
+            raise
+        finally:
+            live.handle = None
+            await policy.aclose()
+            with contextlib.suppress(CuaError):
+                await handle.close()
+
+    def _result(self, request: RolloutRequest, base: Episode, group_id: str, rollout_id: str, folder: Path,
+                ep: Episode, attempts: int, timings: dict[str, float]) -> RolloutTrajectory:
+        verdict = ep.verdict
+        return RolloutTrajectory(
+            id=rollout_id, group_id=group_id, task_id=base.instance.task_id, seed=base.instance.seed,
+            policy_version=request.policy_version, status="completed", mask_sample=False,
+            reward=verdict.score if verdict else None, passed=verdict.passed if verdict else None,
+            attempts=attempts, failure=ep._failure(), folder=str(folder),  # noqa: SLF001
+            timings_ms={k: round(v, 3) for k, v in timings.items()}, **self._read(folder, request))
+
+    def _read(self, folder: Path, request: RolloutRequest) -> dict[str, Any]:
+        if not folder.exists():
+            return {}
+        traj = read_trajectory(folder)
+        return {"meta": traj.meta.model_dump(mode="json") if traj.meta else None,
+                "steps": [s.model_dump(mode="json") for s in traj.steps] if request.inline_steps else [],
+                "end": traj.end.model_dump(mode="json") if traj.end else None}
+
+    @staticmethod
+    def _agent_info(spec: PolicyEndpoint) -> AgentInfo:
+        return AgentInfo(name=spec.model, kind="policy", family=spec.family, model=spec.model,
+                         settings={"base_url": spec.base_url, "temperature": spec.temperature,
+                                   "top_p": spec.top_p, "max_tokens": spec.max_tokens})
+
+
+def _turn_tokens(calls: list[Any]) -> TokenTrace | None:
+    """The tokens of a turn: its model call's (the last, when the backend retried)."""
+    ok = [c for c in calls if c.status < 400]
+    return ok[-1].tokens if ok else None
+
