@@ -1,7 +1,9 @@
-"""`cua tasks list` and `cua tasks check [SUITE...] [--seeds K] [--parallel N]`.
+"""`cua tasks list [SUITE...]` and `cua tasks check [SUITE...] [--seeds K] [--parallel N]`.
 
-`list` prints one suite per line: its name, then its template count (and how many task
-files failed to load). `check` runs judge QA (see `cua.eval.check`) in real sandboxes
+A SUITE is a suite name, or a folder of task files or one task file anywhere on disk
+(`cua tasks check path/to/suite`). `list` prints one suite per line: its name, then its
+template count (and how many task files failed to load); `list SUITE...` prints those
+suites' template ids, one per line. `check` runs judge QA (see `cua.eval.check`) in real sandboxes
 and ends with the line `templates=<n> variants=<m> failures=<k>`; exit code 1 when
 any check failed.
 """
@@ -18,7 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     tsub = p.add_subparsers(dest="tasks_command", required=True, metavar="SUBCOMMAND")
 
-    ls = tsub.add_parser("list", help="one suite per line: name, template count")
+    ls = tsub.add_parser("list", help="one suite per line: name, template count; or a suite's template ids")
+    ls.add_argument("suites", nargs="*", metavar="SUITE",
+                    help="list these suites' template ids (suite names, folders or task files)")
     ls.add_argument("--templates", action="store_true", help="also list every template id with its tags")
     ls.set_defaults(func=list_main)
 
@@ -29,7 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     ck = tsub.add_parser("check", help="judge QA: initial state fails, oracle passes, near miss fails, "
                                        "verdicts deterministic")
-    ck.add_argument("suites", nargs="*", metavar="SUITE", help="suite names or template ids (default: all)")
+    ck.add_argument("suites", nargs="*", metavar="SUITE",
+                    help="suite names, suite folders, task files or template ids (default: all)")
     ck.add_argument("--seeds", type=int, default=3, help="seeds 0..K-1 per template (default 3)")
     ck.add_argument("--parallel", "-j", type=int, default=1, help="templates checked at once (default 1)")
     ck.add_argument("--split", choices=["train", "test", "all"], default="all")
@@ -40,27 +45,46 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _load_problems(names: list[str] | None) -> list[str]:
-    from cua.tasks.registry import suites
+    from cua.tasks.registry import is_suite_path, resolve_suite, suites
 
+    wanted = None
+    if names:
+        wanted = {resolve_suite(n).name if is_suite_path(n) else n.split(".", 1)[0] for n in names}
     out = []
     for name, suite in sorted(suites().items()):
-        if names and name not in {n.split(".", 1)[0] for n in names}:
+        if wanted is not None and name not in wanted:
             continue
         out += [str(p) for p in suite.problems]
     return out
 
 
-def list_main(args: argparse.Namespace) -> int:
-    from cua.tasks.registry import suites
+def _print_templates(suite: object, tags: bool, indent: str) -> None:
+    for tid, t in sorted(suite.templates.items()):  # type: ignore[attr-defined]
+        line = f"{indent}{tid}"
+        if tags:
+            line += (f" tier={t.tags.tier} split={t.tags.split} feasible={str(t.tags.feasible).lower()} "
+                     f"skills={','.join(t.tags.skills)}")
+        print(line)
 
+
+def list_main(args: argparse.Namespace) -> int:
+    from cua.tasks.loader import TaskFormatError
+    from cua.tasks.registry import resolve_suite, suites
+
+    if args.suites:
+        try:
+            chosen = [resolve_suite(name) for name in args.suites]
+        except (KeyError, TaskFormatError) as exc:
+            print(f"cua tasks list: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
+            return 2
+        for suite in chosen:
+            _print_templates(suite, args.templates, "")
+        return 1 if any(suite.problems for suite in chosen) else 0
     for name, suite in sorted(suites().items()):
         bad = f" ({len(suite.problems)} problem(s) in its files)" if suite.problems else ""
         print(f"{name} {len(suite)}{bad}")
         if args.templates:
-            for tid, t in sorted(suite.templates.items()):
-                tags = t.tags
-                print(f"  {tid} tier={tags.tier} split={tags.split} feasible={str(tags.feasible).lower()} "
-                      f"skills={','.join(tags.skills)}")
+            _print_templates(suite, True, "  ")
     problems = _load_problems(None)
     for problem in problems:
         print(f"problem: {problem}", file=sys.stderr)
@@ -95,10 +119,12 @@ def check_main(args: argparse.Namespace) -> int:
     from cua.tasks.registry import list_templates, select_templates
 
     split = None if args.split == "all" else args.split
+    from cua.tasks.loader import TaskFormatError
+
     try:
         templates = select_templates(args.suites, split=split) if args.suites else list_templates(split=split)
-    except KeyError as exc:
-        print(f"cua tasks check: {exc.args[0]}", file=sys.stderr)
+    except (KeyError, TaskFormatError) as exc:
+        print(f"cua tasks check: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
         return 2
 
     def progress(t: TemplateReport) -> None:
