@@ -32,7 +32,8 @@ from typing import Any
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="run a task suite with a policy, judge every episode, write JSONL",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("suites", nargs="+", metavar="SUITE", help="suite names (see `cua tasks list`), or task ids")
+    p.add_argument("suites", nargs="+", metavar="SUITE",
+                   help="suite names (see `cua tasks list`), suite folders or task files, or task ids")
     p.add_argument("--policy", default="oracle",
                    help="oracle | random | noop | http://HOST:PORT (policy server) | openai:MODEL@BASE_URL | "
                         "scripted:FILE.jsonl (default: oracle)")
@@ -123,12 +124,13 @@ def _policy_facts(args: argparse.Namespace, options: Any) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     from cua.eval.runner import make_jobs
+    from cua.tasks.loader import TaskFormatError
     from cua.tasks.registry import select_templates
 
     try:
         templates = select_templates(args.suites, split=None if args.split == "all" else args.split)
-    except KeyError as exc:
-        print(f"cua eval: {exc.args[0]}", file=sys.stderr)
+    except (KeyError, TaskFormatError) as exc:
+        print(f"cua eval: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
         return 2
     if args.limit:
         templates = templates[: args.limit]
