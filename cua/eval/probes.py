@@ -88,7 +88,7 @@ class TableInfo:
     foreign: tuple[str, ...]
     #: Columns (single) that are UNIQUE: a copy of a row must change them.
     unique: tuple[str, ...]
-    #: Columns the app fills itself on rows it creates (`WebApp.assigned`).
+    #: Columns the app fills or computes itself (`WebApp.assigned`).
     assigned: tuple[str, ...] = ()
 
     def key(self, row: dict[str, Any]) -> tuple[Any, ...]:
@@ -365,6 +365,8 @@ def _over_reach(info: TableInfo, initial: DbImage, final: DbImage, diff: DbDiff,
                 out.append(Probe("over_reach", f"also {info.name}{list(info.key(sib))}.{c}: {sib.get(c)!r} -> {new!r}",
                                  [_update(info, sib, {c: new})]))
                 break
+        # the relation half kept: the addition made, a neighbour of the new row removed
+        out.append(Probe("over_reach", f"also delete {info.name}{list(info.key(sib))}", [_delete(info, sib)]))
     return out, "" if out else "no untouched row differs in the changed columns"
 
 
@@ -431,7 +433,8 @@ def _partial(info: TableInfo, initial: DbImage, final: DbImage, diff: DbDiff, ch
     for change in changes:
         if change.kind != "changed" or change.after is None or change.before is None:
             continue
-        written = [c for c in change.columns if not _BOOKKEEPING.search(c) and not _ORDER.match(c)]
+        written = [c for c in change.columns if not _BOOKKEEPING.search(c) and not _ORDER.match(c)
+                   and c not in info.assigned]
         for c in written:
             before, after = change.before.get(c), change.after.get(c)
             others = [v for v in _values_of(final, info.name, c, after) if v != before]

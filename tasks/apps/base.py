@@ -135,9 +135,9 @@ class WebApp(abc.ABC):
     schema: ClassVar[str]
     #: Folder of the app's own static files, served under /static/app/.
     static_dir: ClassVar[Path | None] = None
-    #: table -> the columns the app fills itself on rows it creates (a reference number,
-    #: the sender of a sent message, a copied price): no agent input reaches them, so
-    #: judge QA does not damage them in its probes. Timestamps need no entry.
+    #: table -> the columns the app fills or computes itself (a reference number, the
+    #: sender of a sent message, a copied price, a vote score): no agent input sets them
+    #: to an arbitrary value, so judge QA's probes do not write them. Timestamps need no entry.
     assigned: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def __init__(self) -> None:

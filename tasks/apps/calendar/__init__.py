@@ -97,7 +97,7 @@ class CalendarApp(WebApp):
     name = "calendar"
     title = "Calendar"
     schema = SCHEMA
-    assigned = {"events": ("organizer_id",), "attendees": ("status",)}
+    assigned = {"events": ("organizer_id", "my_status"), "attendees": ("status",)}
     static_dir = Path(__file__).parent / "static"
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
