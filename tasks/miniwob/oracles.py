@@ -842,3 +842,85 @@ async def click_scroll_list(ctx: OracleContext, u: str) -> AsyncIterator[Action]
 SOLVERS.update({"form-sequence-2": form_sequence_2})
 INTERACTIVE.update({"use-slider": use_slider, "use-slider-2": use_slider_2, "form-sequence": form_sequence,
                     "click-scroll-list": click_scroll_list, "form-sequence-3": form_sequence_3})
+
+
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+
+
+async def choose_date(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Open the jQuery UI date picker, step months with Prev/Next until it shows the asked
+    month, then click the day."""
+    m = re.search(r"(\d{2})/(\d{2})/(\d{4})", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    month, day, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    async for action in _act(ctx, [{"click": "#datepicker"}, {"wait_for": "#ui-datepicker-div .ui-datepicker-title"}]):
+        yield action
+    for _ in range(14):
+        shown_month = MONTHS.index(str(await _dom(ctx, "#ui-datepicker-div .ui-datepicker-month")).strip()) + 1
+        shown_year = int(str(await _dom(ctx, "#ui-datepicker-div .ui-datepicker-year")).strip())
+        delta = (year - shown_year) * 12 + month - shown_month
+        if delta == 0:
+            break
+        async for action in _act(ctx, [{"click": "#ui-datepicker-div .ui-datepicker-" + ("next" if delta > 0 else "prev")}]):
+            yield action
+    else:
+        raise OracleError("the date picker did not reach the month")
+    async for action in _act(ctx, [{"click": {"selector": "#ui-datepicker-div td a.ui-state-default", "text": str(day)}},
+                                   _submit()]):
+        yield action
+
+
+async def click_menu(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Hover down the menu path (each submenu opens on hover), then click the leaf."""
+    from cua.actions import Move
+
+    m = re.match(r"Select (.+)$", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    path = m.group(1).split(">")
+    xpath = "//ul[@id='menu']"
+    for depth, name in enumerate(path):
+        xpath += f"/li[div[normalize-space()={_xpath_text(name)}]]"
+        item = {"selector": f"{xpath}/div", "xpath": True}
+        async for action in _act(ctx, [{"wait_for": item}]):
+            yield action
+        if depth < len(path) - 1:
+            x, y = await _center_x(ctx, f"{xpath}/div")
+            yield Move(x=round(x), y=round(y))
+            xpath += "/ul"
+        else:
+            async for action in _act(ctx, [{"click": item}]):
+                yield action
+
+
+async def _center_x(ctx: OracleContext, xpath: str) -> tuple[float, float]:
+    box = await _dom_x(ctx, xpath, "bbox")
+    if not box:
+        raise OracleError(f"{xpath} is not on the page")
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+async def terminal(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """List the files with `ls`, then `rm` one with the asked extension (or none)."""
+    from cua.actions import Type
+
+    m = re.search(r"extension \.(\S+)$", u)
+    async for action in _act(ctx, [{"click": "#terminal"}]):
+        yield action
+    yield Type(text="ls")
+    async for action in _press(ctx, "Enter"):
+        yield action
+    outputs = [str(t).strip() for t in (await _dom(ctx, "#terminal .terminal-output .output", all=True) or [])]
+    files = outputs[-1].split() if outputs else []
+    pick = next((f for f in files if (f.endswith("." + m.group(1)) if m else "." not in f)), None)
+    if pick is None:
+        raise OracleError(f"no file fits {u!r} among {files}")
+    yield Type(text=f"rm {pick}")
+    async for action in _press(ctx, "Enter"):
+        yield action
+
+
+INTERACTIVE.update({"choose-date": choose_date, "choose-date-easy": choose_date, "choose-date-medium": choose_date,
+                    "choose-date-nodelay": choose_date, "click-menu": click_menu, "terminal": terminal})
