@@ -924,3 +924,58 @@ async def terminal(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
 
 INTERACTIVE.update({"choose-date": choose_date, "choose-date-easy": choose_date, "choose-date-medium": choose_date,
                     "choose-date-nodelay": choose_date, "click-menu": click_menu, "terminal": terminal})
+
+
+async def visual_addition(ctx: OracleContext, u: str) -> Steps:
+    total = 0
+    for i in (1, 2):
+        total += int(await _dom(ctx, f"#visual-{i} .addition-block", "count") or 0)
+    return [{"fill": {"selector": "#math-answer", "text": str(total)}}, _submit()]
+
+
+async def click_menu_2(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Open the menu; the item is named, or shown by its icon (found by the icon's class)."""
+    from cua.actions import Move
+
+    named = _quoted(u)
+    if len(named) > 1:
+        label = named[1]
+    else:
+        icon = str(await _dom(ctx, "#query .ui-icon", "attr", attr="class") or "")
+        kind = next((c for c in icon.split() if c.startswith("ui-icon-")), None)
+        if kind is None:
+            raise OracleError(f"unexpected request: {u!r}")
+        label = str(await _dom_x(ctx, f"//ul[@id='menu']//span[contains(@class, '{kind}')]/parent::div") or "").strip()
+    async for action in _act(ctx, [{"click": "#open-menu"}, {"wait_for": "#menu"}]):
+        yield action
+    item = f"//ul[@id='menu']//li[not(.//ul)]/div[normalize-space()={_xpath_text(label)}]"
+    parent = f"{item}/ancestor::li[.//ul][1]/div"
+    if await _dom_x(ctx, parent, "count"):
+        x, y = await _center_x(ctx, parent)
+        yield Move(x=round(x), y=round(y))
+    async for action in _act(ctx, [{"wait_for": {"selector": item, "xpath": True}},
+                                   {"click": {"selector": item, "xpath": True}}]):
+        yield action
+
+
+async def phone_book(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Page through the contacts until the person's card, then click the asked property."""
+    m = re.match(r"Find (.+) in the contact book and click on their (phone|email|address)", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    for _ in range(6):
+        if str(await _dom(ctx, "#contact .name") or "").strip() == m.group(1):
+            # A long address wraps: the box's centre can fall between its lines, but the
+            # start of its last line is always on the link.
+            box = await _dom(ctx, f"#contact a.{m.group(2)}", "bbox")
+            if not box:
+                raise OracleError(f"the card has no {m.group(2)}")
+            yield Click(x=round(box["x"] + 3), y=round(box["y"] + box["height"] - 4))
+            return
+        async for action in _act(ctx, [{"click": {"selector": "#pagination a", "text": ">"}}]):
+            yield action
+    raise OracleError(f"no contact named {m.group(1)!r}")
+
+
+SOLVERS.update({"visual-addition": visual_addition})
+INTERACTIVE.update({"click-menu-2": click_menu_2, "phone-book": phone_book})
