@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
+from cua.sandboxes.browser.launcher import find_executable
 from fastapi import FastAPI, Request
 from playwright.async_api import async_playwright
 
 from cua.policy.service import serving_app
-from cua.sandboxes.browser.launcher import find_executable
 from cua.trajectory import read_trajectory
 
 TASK = "todo.mark_done@1"
@@ -132,7 +132,7 @@ async def test_a_failing_model_run_sends_its_sampling_settings_and_reports_every
 @pytest.mark.slow
 async def test_a_python_agent_runs_with_agent_module_factory(tmp_path: Path) -> None:
     doc = (Path(__file__).resolve().parent.parent / "docs" / "agents.md").read_text()
-    example = next(b for b in re.findall(r"```python\n(.*?)```", doc, re.S) if "my_agents.py" in b)
+    example = next(b for b in re.findall(r"```python\n(.*?)```", doc, re.DOTALL) if "my_agents.py" in b)
     (tmp_path / "my_agents.py").write_text(example)
     out = tmp_path / "run"
     rc, _, stderr = await _cua("eval", TASK, "--agent", "my_agents:make_agent", "--observe", "screenshot,axtree",

@@ -121,7 +121,7 @@ def test_sigkill_then_resume_runs_every_episode_once_and_leaves_no_orphan(tmp_pa
     _wait_for(lambda: not _alive(tree), 60, f"the killed run's processes to exit: {_alive(tree)}")
 
     resumed = _spawn(*args, "--resume")
-    stdout, stderr = resumed.communicate(timeout=600)
+    _, stderr = resumed.communicate(timeout=600)
     assert resumed.returncode == 0, stderr[-3000:]
     assert f"{len(done_before)} finished episode(s) kept" in stderr
     records = _assert_each_episode_once(out, {(TASK, s) for s in range(SEEDS)})
@@ -141,7 +141,7 @@ def test_sigint_stops_cleanly_and_resume_finishes(tmp_path: Path) -> None:
     _wait_for(lambda: len(_records(out)) >= 1, 300, "a first finished episode", proc)
     tree = _descendants(proc.pid)
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=120)
+    _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr[-3000:]
     assert "Traceback" not in stderr and "--resume" in stderr
     summary = json.loads((out / "summary.json").read_text())
@@ -192,7 +192,7 @@ def test_a_server_killed_and_restarted_costs_only_the_attempts_in_flight(tmp_pat
         server.wait(timeout=30)
         time.sleep(2)  # the server stays away a while; queued episodes must wait, not fail
         server = _serve(port, token)
-        stdout, stderr = proc.communicate(timeout=600)
+        _, stderr = proc.communicate(timeout=600)
         assert proc.returncode == 0, stderr[-3000:]
     finally:
         if proc.poll() is None:

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from cua.actions import Action, Click, Drag, MouseDown, MouseUp, Move, Scroll
-from cua.errors import CuaError, ModelUnreachable
 from cua.episode.agent import AgentTurn, EpisodeAgent, EpisodeContext, NoopAgent, OracleAgent, RandomAgent
+from cua.errors import CuaError, ModelUnreachable
 from cua.observation import Observation, Size
 from cua.task import TaskInstance
 from cua.trajectory import AgentInfo, TokenTrace

@@ -146,7 +146,7 @@ def task_entries(templates: Sequence[Any]) -> list[TaskEntry]:
 
 def _run(argv: list[str], timeout: float = 10.0, cwd: str | None = None) -> str | None:
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=cwd)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return proc.stdout.strip() if proc.returncode == 0 else None

@@ -40,8 +40,20 @@ from cua.observation import ObserveOptions
 from cua.task import TaskInstance, TaskTemplate
 from cua.trajectory import FramePolicy, TrajectoryEnd, TrajectoryWriter
 
-__all__ = ["EpisodeJob", "JobExecutor", "LocalExecutor", "ResumeState", "RunSummary", "TaskStats", "make_jobs",
-           "read_records", "resume_state", "run_jobs", "run_contents", "summarize"]
+__all__ = [
+    "EpisodeJob",
+    "JobExecutor",
+    "LocalExecutor",
+    "ResumeState",
+    "RunSummary",
+    "TaskStats",
+    "make_jobs",
+    "read_records",
+    "resume_state",
+    "run_contents",
+    "run_jobs",
+    "summarize",
+]
 
 #: Where a run folder keeps its episodes' trajectories.
 TRAJECTORIES_DIR = "trajectories"

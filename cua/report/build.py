@@ -22,8 +22,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from cua.report.data import (EpisodeRow, RunData, compare_runs, failure_counts, load_run, success_by,
-                             timing_split)
+from cua.report.data import (
+    EpisodeRow,
+    RunData,
+    compare_runs,
+    failure_counts,
+    load_run,
+    success_by,
+    timing_split,
+)
 from cua.trajectory import END, META, STEPS, ObservationRef, StepLine, Trajectory
 
 __all__ = ["ASSETS", "BREAKDOWNS", "ReportBuilder", "build_report"]

@@ -22,8 +22,17 @@ from pydantic import ValidationError
 
 from cua.trajectory import Trajectory, find_trajectories, read_trajectory
 
-__all__ = ["EpisodeRow", "RunData", "TaskDelta", "compare_runs", "episode_key", "load_run", "success_by",
-           "timing_split", "failure_counts"]
+__all__ = [
+    "EpisodeRow",
+    "RunData",
+    "TaskDelta",
+    "compare_runs",
+    "episode_key",
+    "failure_counts",
+    "load_run",
+    "success_by",
+    "timing_split",
+]
 
 #: Failure classes that are the infrastructure's, not the agent's (the rest are the agent's).
 INFRA_STATUS = "infra_error"
