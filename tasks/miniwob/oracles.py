@@ -20,8 +20,10 @@ from cua.tasks.oracle import OracleError, run_steps
 Steps = list[dict[str, Any]]
 
 
-async def _dom(ctx: OracleContext, selector: str, prop: str = "text", *, all: bool = False, attr: str | None = None) -> Any:
-    result = await ctx.query(DomQuery(selector=selector, prop=prop, all=all, attr=attr))  # type: ignore[arg-type]
+async def _dom(ctx: OracleContext, selector: str, prop: str = "text", *, all: bool = False, attr: str | None = None,
+               xpath: bool = False) -> Any:
+    result = await ctx.query(DomQuery(selector=selector, prop=prop, all=all, attr=attr,  # type: ignore[arg-type]
+                                      selector_type="xpath" if xpath else "css"))
     if not result.ok:
         raise OracleError(f"cannot read {selector}: {result.message}")
     return result.value
@@ -586,17 +588,20 @@ def _xpath_text(text: str) -> str:
 
 
 async def _into_pane(ctx: OracleContext, target: DomQuery, pane: str) -> AsyncIterator[Action]:
-    """Scroll the pane (a scrolled list inside the page) until the target is inside it."""
+    """Scroll the pane (a scrolled list inside the page) until the target is inside it; a
+    pane that does not scroll (the target overhangs it, unclipped) is left as it is."""
     from cua.actions import Scroll
 
+    before = None
     for _ in range(12):
         box = (await ctx.query(target.model_copy(update={"prop": "bbox"}))).value
         area = await _dom(ctx, pane, "bbox")
         if not box or not area:
             raise OracleError(f"cannot find {target.selector} in {pane}")
         top, bottom = box["y"], box["y"] + box["height"]
-        if top >= area["y"] and bottom <= area["y"] + area["height"]:
+        if top >= area["y"] and bottom <= area["y"] + area["height"] or top == before:
             return
+        before = top
         dy = round(top - area["y"] - 5) if top < area["y"] else round(bottom - area["y"] - area["height"] + 5)
         yield Scroll(x=round(area["x"] + area["width"] / 2), y=round(area["y"] + area["height"] / 2), dy=dy)
     raise OracleError(f"could not scroll {target.selector} into {pane}")
@@ -656,17 +661,19 @@ SOCIAL_ACTIONS = {"Share via DM": "share", "Copy link to Tweet": "copy", "Embed 
                   "Share": "share"}
 
 
-async def _click_in_pane(ctx: OracleContext, selector: str, pane: str | None = "#area") -> AsyncIterator[Action]:
+async def _click_in_pane(ctx: OracleContext, selector: str, pane: str | None = "#area", *,
+                         xpath: bool = False) -> AsyncIterator[Action]:
     """Scroll the target into the pane, point at it first (the icons swap to a hover image
     that loads on first hover; a click before it has loaded misses), then click."""
     from cua.actions import Move
 
     if pane is not None:
-        async for action in _into_pane(ctx, DomQuery(selector=selector), pane):
+        async for action in _into_pane(ctx, DomQuery(selector=selector, selector_type="xpath" if xpath else "css"),
+                                       pane):
             yield action
-    x, y = await _center(ctx, selector)
+    x, y = await (_center_x(ctx, selector) if xpath else _center(ctx, selector))
     yield Move(x=round(x), y=round(y))
-    async for action in _act(ctx, [{"click": selector}]):
+    async for action in _act(ctx, [{"click": {"selector": selector, "xpath": xpath}}]):
         yield action
 
 
@@ -979,3 +986,54 @@ async def phone_book(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
 
 SOLVERS.update({"visual-addition": visual_addition})
 INTERACTIVE.update({"click-menu-2": click_menu_2, "phone-book": phone_book})
+
+
+async def buy_ticket(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    want = " ".join(await _bold(ctx, u))
+    prices = [int(p) for p in await _dom(ctx, "#area .flight .buy-ticket", "attr", all=True, attr="data-price") or []]
+    durations = [int(d) for d in await _dom(ctx, "#area .flight .time-duration", "attr", all=True,
+                                            attr="data-duration") or []]
+    pick = {"cheapest cost": lambda: prices.index(min(prices)), "most expensive cost": lambda: prices.index(max(prices)),
+            "shortest duration": lambda: durations.index(min(durations)),
+            "longest duration": lambda: durations.index(max(durations))}.get(want)
+    if pick is None or not prices:
+        raise OracleError(f"unexpected request: {u!r}")
+    flight = f"(//div[@id='area']//div[contains(concat(' ', normalize-space(@class), ' '), ' flight ')])[{pick() + 1}]"
+    async for action in _click_in_pane(ctx, f"{flight}//button[contains(@class, 'buy-ticket')]", xpath=True):
+        yield action
+
+
+_FOOD = "(//div[@id='area']//div[contains(@class, 'food-item')])"
+
+
+async def order_food(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Add one of each named item, or N of one item of the named type, then order."""
+    names = [str(n).strip() for n in await _dom(ctx, "#area .food-item .item-name", all=True) or []]
+    by_name = re.match(r"Order one of each item: (.+)$", u)
+    by_type = re.match(r"Order (\d+) items that are (.+)$", u)
+    adds: list[int] = []
+    if by_name:
+        for name in (n.strip() for n in by_name.group(1).split(",")):
+            if name not in names:
+                raise OracleError(f"no menu item {name!r}")
+            adds.append(names.index(name))
+    elif by_type:
+        kind = by_type.group(2).strip()
+        for i in range(len(names)):
+            types = await _dom(ctx, f"{_FOOD}[{i + 1}]//div[contains(@class, 'types')]/img", "attr", all=True,
+                               attr="alt", xpath=True)
+            if kind in [str(t) for t in types or []]:
+                adds = [i] * int(by_type.group(1))
+                break
+        else:
+            raise OracleError(f"no item is {kind!r}")
+    else:
+        raise OracleError(f"unexpected request: {u!r}")
+    for i in adds:
+        async for action in _click_in_pane(ctx, f"{_FOOD}[{i + 1}]//span[contains(@class, 'add')]", xpath=True):
+            yield action
+    async for action in _click_in_pane(ctx, "#submit-order button"):
+        yield action
+
+
+INTERACTIVE.update({"buy-ticket": buy_ticket, "order-food": order_food})
