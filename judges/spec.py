@@ -11,6 +11,7 @@ executable judge (`cua.judges.judge.StateJudge`) is built from them.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
@@ -427,6 +428,10 @@ class JudgeSpec(_Spec):
     #: opened): allowed, and never taken for the task's subject by judge QA. Each names
     #: one field (`messages[*].read`), never whole rows.
     incidental_changes: list[str] = Field(default_factory=list)
+    #: Fields the instruction leaves to the agent, as `table.column` of the app's database
+    #: ("any free seat": `bookings.seat`): judge QA's probes never count a different value
+    #: there as damage. The judge itself ignores this list.
+    free_fields: list[str] = Field(default_factory=list)
     #: Diff the app state from reset to the end. Default: on when the sandbox runs an app.
     side_effects: bool | None = None
     #: The service whose state is diffed.
@@ -440,6 +445,14 @@ class JudgeSpec(_Spec):
             problem = collection_wide(pattern)
             if problem:
                 raise ValueError(f"expected change {pattern!r} {problem}: name the rows and their fields")
+        return value
+
+    @field_validator("free_fields")
+    @classmethod
+    def _free(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*", name):
+                raise ValueError(f"free field {name!r} is not table.column")
         return value
 
     @field_validator("incidental_changes")

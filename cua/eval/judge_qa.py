@@ -152,9 +152,10 @@ def run_probes(instance: TaskInstance, app_name: str, initial_db: P.DbImage, fin
                                                   "differently from the live app", None))
             return outcome
     diff_db = P.DbDiff.between(initial_db, final_db)
-    probes, why = P.generate_probes(infos, initial_db, final_db, diff_db, seed=instance.seed)
-    outcome.skipped.update(why)
     spec = getattr(instance.judge, "spec", None)
+    probes, why = P.generate_probes(infos, initial_db, final_db, diff_db, seed=instance.seed,
+                                    free=list(getattr(spec, "free_fields", []) or []))
+    outcome.skipped.update(why)
     incidental = list(getattr(spec, "incidental_changes", []) or [])
     state_key = next((k for k in keys if k.startswith("app_state")), None)
     for probe in probes:

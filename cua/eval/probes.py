@@ -301,10 +301,14 @@ def _free_columns(info: TableInfo, change: RowChange) -> list[str]:
 
 
 def generate_probes(infos: Sequence[TableInfo], initial: DbImage, final: DbImage, diff: DbDiff,
-                    seed: int = 0) -> tuple[list[Probe], dict[str, str]]:
-    """The probes for one oracle run, and for each probe kind that has none, why."""
+                    seed: int = 0, free: Sequence[str] = ()) -> tuple[list[Probe], dict[str, str]]:
+    """The probes for one oracle run, and for each probe kind that has none, why;
+    `free`: `table.column` fields the instruction leaves to the agent (never damaged)."""
     rng = random.Random(f"probes#{seed}")
-    by_name = {i.name: i for i in infos}
+    by_name = {}
+    for i in infos:  # a free field is, for the probes, one the app fills
+        extra = tuple(f.split(".", 1)[1] for f in free if f.split(".", 1)[0] == i.name)
+        by_name[i.name] = TableInfo(i.name, i.columns, i.types, i.pk, i.foreign, i.unique, (*i.assigned, *extra))
     probes: list[Probe] = []
     why: dict[str, str] = {}
     if not diff.changes:
