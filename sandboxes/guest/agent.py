@@ -672,16 +672,35 @@ def main(argv: list[str] | None = None) -> int:
         agent_protected.add(bus.pid)
         agent.env = {**os.environ, "DISPLAY": display, "HOME": args.home}
     wm = None
-    if args.wm:
-        wm = subprocess.Popen(args.wm.split(), env=agent.env, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                              **agent.as_user())
+
+    def start_wm(replace: bool = False) -> subprocess.Popen[bytes]:
+        nonlocal wm
+        if wm is not None and wm.poll() is None:
+            agent_protected.discard(wm.pid)
+            wm.kill()
+            wm.wait()
+        wm = subprocess.Popen([*args.wm.split(), *(["--replace"] if replace else [])], env=agent.env,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True, **agent.as_user())
         agent_protected.add(wm.pid)
+        return wm
+
+    if args.wm:
+        start_wm()
 
     async def run() -> None:
         await agent.start()
         if wm is not None:
             await _wait_wm(agent)
+            # Owning the screen is not yet managing windows: an openbox that came up on a
+            # loaded machine was seen to own it and never map an app's window. Prove it
+            # manages one; else start it again.
+            for attempt in range(3):
+                if await _wm_manages_windows(agent):
+                    break
+                _log(f"the window manager did not manage a probe window; restarting it (attempt {attempt + 1})")
+                start_wm(replace=True)
+                await _wait_wm(agent)
         loop = asyncio.get_running_loop()
         stop = loop.create_future()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -713,6 +732,64 @@ def _parse_user(value: str | None) -> tuple[int, int] | None:
     if os.geteuid() != 0 or uid == 0:
         return None  # not root: everything runs as us already
     return uid, gid
+
+
+async def _wm_manages_windows(agent: Agent, timeout: float = 60.0) -> bool:
+    """Map a small probe window until the window manager manages it (reparents it, or
+    lists it in _NET_CLIENT_LIST); True when it did.
+
+    Openbox owns the screen (_NET_SUPPORTING_WM_CHECK) before it has finished starting,
+    and a window mapped in between is never managed: it stays unmapped, and an app
+    waiting on it (xterm) never shows. Seen every time in a container and at random in a
+    loaded VM. The probe's map request is repeated until one is managed, so apps start
+    only once the window manager is really up. Without Xlib there is nothing to probe with.
+    """
+    d = agent.screen._disp
+    if d is None:
+        return True
+    from Xlib import X
+
+    def make() -> Any:
+        root = d.screen().root
+        win = root.create_window(0, 0, 16, 16, 0, d.screen().root_depth, X.InputOutput, X.CopyFromParent)
+        win.set_wm_class("cua-wm-probe", "cua-wm-probe")
+        win.set_wm_name("cua-wm-probe")
+        win.map()
+        d.sync()
+        return win
+
+    def managed(win: Any) -> bool:
+        root = d.screen().root
+        if win.query_tree().parent.id != root.id:
+            return True  # reparented into a frame
+        prop = root.get_full_property(d.intern_atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
+        return prop is not None and win.id in [int(v) for v in prop.value]
+
+    def remap(win: Any) -> None:
+        win.unmap()
+        win.map()
+        d.sync()
+
+    win = await agent.on_x(make)
+    try:
+        started = last_map = time.monotonic()
+        maps = 1
+        while time.monotonic() < started + timeout:
+            if await agent.on_x(lambda: managed(win)):
+                _log(f"the window manager manages windows (probe listed after "
+                     f"{(time.monotonic() - started) * 1000:.0f} ms, {maps} map request(s))")
+                return True
+            if time.monotonic() - last_map >= 0.25:
+                await agent.on_x(lambda: remap(win))
+                last_map, maps = time.monotonic(), maps + 1
+            await asyncio.sleep(0.02)  # the window manager answers a map request without an event to us
+        return False
+    finally:
+        def destroy() -> None:
+            win.destroy()
+            d.sync()
+
+        await agent.on_x(destroy)
 
 
 async def _wait_wm(agent: Agent, timeout: float = 15.0) -> None:

@@ -44,13 +44,23 @@ def _match(window: dict[str, Any], klass: str | None, title: str | None) -> bool
 
 async def wait_window(ctx: OracleContext, klass: str | None = None, title: str | None = None,
                       *, gone: bool = False) -> dict[str, Any] | None:
-    """Wait until a matching window exists (or, with `gone`, until none does)."""
+    """Wait until a matching window is mapped and keeps its place and size across two
+    reads (or, with `gone`, until none is there). A window is listed from its creation,
+    before the window manager has mapped and placed it: clicks computed from that first
+    geometry can land beside a dialog on a loaded machine."""
     deadline = time.monotonic() + WAIT_S
+    last: tuple[int, ...] | None = None
     while True:
         listing = await _windows(ctx)
-        found = next((w for w in listing["windows"] if _match(w, klass, title)), None)
-        if (found is None) == gone:
-            return found
+        found = next((w for w in listing["windows"] if _match(w, klass, title)
+                      and (gone or w.get("mapped", True))), None)
+        if gone and found is None:
+            return None
+        if not gone and found is not None:
+            place = (found["id"], found["x"], found["y"], found["width"], found["height"])
+            if place == last:
+                return found
+            last = place
         if time.monotonic() > deadline:
             raise OracleError(f"window class={klass!r} title={title!r} {'still there' if gone else 'never came'}")
         await asyncio.sleep(POLL_S)
