@@ -117,7 +117,8 @@ async def test_browser_task_through_inspect(tmp_path: Path) -> None:
         traj = read_trajectory(folder)
         assert traj.meta is not None and traj.meta.start_snapshot is not None
         assert [s.action["type"] for s in traj.steps if s.action] == ["click_element", "click_element"]
-        assert all(s.resolved_action is None or s.resolved_action["type"] == "click" for s in traj.steps)
+        # each step by element id is kept with the click it resolved to, so it replays in pixels
+        assert all(s.resolved_action is not None and s.resolved_action["type"] == "click" for s in traj.steps)
 
 
 async def test_desktop_task_through_inspect(tmp_path: Path) -> None:

@@ -396,7 +396,8 @@ class Episode:
             settle_ms=timings.get("settle"), raw=turn.raw if turn else None,
             parse_error=turn.parse_error if turn else None))
         if self.writer is not None and ref is not None:
-            line = self._line(index, ref, action, turn if first_of_turn else None, error, value, timings)
+            line = self._line(index, ref, action, turn if first_of_turn else None, error, value, timings,
+                              resolved=obs.resolved_action if obs is not obs_before else None)
             if merge_typing and isinstance(action, Type):
                 self._pending = line
             else:
@@ -405,7 +406,8 @@ class Episode:
                           truncated=self.truncated, progress=value, passed=judged.passed if judged else None)
 
     def _line(self, index: int, ref: ObservationRef, action: Action | None, turn: AgentTurn | None,
-              error: ActionError | None, value: float | None, timings: dict[str, float]) -> StepLine:
+              error: ActionError | None, value: float | None, timings: dict[str, float], *,
+              resolved: dict[str, Any] | None = None) -> StepLine:
         """`turn` is given for the first step of a turn only: its output is kept once."""
         model_action = model_frame = None
         position = self._turn_position(action)
@@ -418,7 +420,7 @@ class Episode:
             model_action=model_action, model_frame=model_frame,
             raw=turn.raw if turn else None, thought=turn.thought if turn else None,
             parse_error=turn.parse_error if turn else None, tokens=turn.tokens if turn else None,
-            error=error, progress=value,
+            error=error, progress=value, resolved_action=resolved,
             timings_ms={k: round(v, 3) for k, v in timings.items()})
 
     def _turn_position(self, action: Action | None) -> int | None:
