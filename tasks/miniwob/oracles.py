@@ -1037,3 +1037,21 @@ async def order_food(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
 
 
 INTERACTIVE.update({"buy-ticket": buy_ticket, "order-food": order_food})
+
+
+async def multi_layouts(ctx: OracleContext, u: str) -> Steps:
+    """The form comes in one of several layouts: find each input by the row that names it."""
+    genre, director, year = [str(t).strip() for t in (await _dom(ctx, "#query b", all=True) or [])][:3]
+    rows = "//div[@id='area']//*[self::p or self::tr or " + " or ".join(
+        f"contains(concat(' ', normalize-space(@class), ' '), ' {c} ')" for c in ("row", "field", "ui-entry")) + "]"
+
+    def field(labels: tuple[str, ...], text: str) -> dict[str, Any]:
+        named = " or ".join(f"contains(normalize-space(.), '{label}')" for label in labels)
+        return {"fill": {"selector": {"selector": f"{rows}[{named}]//input", "xpath": True}, "text": text}}
+
+    return [field(("Genre",), genre), field(("Director",), director), field(("Year", "Released"), year),
+            {"click": {"selector": "//div[@id='area']//*[self::button or contains(@class, 'ui-submit')"
+                                   " or contains(@class, 'final')]", "xpath": True}}]
+
+
+SOLVERS.update({"multi-layouts": multi_layouts})
