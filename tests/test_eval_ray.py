@@ -22,3 +22,10 @@ def test_eval_on_a_local_ray_cluster(tmp_path: Path) -> None:
         ("todo.count_open_high@1", 0), ("todo.count_open_high@1", 1), ("todo.mark_done@1", 0), ("todo.mark_done@1", 1)]
     assert all(r.verdict is not None and r.verdict.passed for r in records), [r.error for r in records]
     assert len({r.sandbox_id for r in records}) <= 2  # each actor reuses its sandbox across episodes
+    # the actors wrote each episode's trajectory into the run folder, as a local run does
+    from cua.trajectory import read_trajectory, validate
+
+    assert validate(out).ok, validate(out).problems
+    for r in records:
+        traj = read_trajectory(out / str(r.trajectory))
+        assert traj.complete and traj.end is not None and traj.end.verdict == r.verdict
