@@ -18,6 +18,7 @@ blocking facade over this same client.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
 import weakref
@@ -32,7 +33,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from cua import protocol as p
 from cua.actions import Action
 from cua.errors import CuaError, InternalError, SlowConsumer, Timeout, Unauthorized, UnknownSandbox
-from cua.info import SandboxInfo, SnapshotRef
+from cua.info import CommandOutput, SandboxInfo, SnapshotRef
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
@@ -393,6 +394,30 @@ class RemoteSandbox:
 
     async def delete_snapshot(self, ref: SnapshotRef | str) -> None:
         await self._client._request(p.DeleteSnapshot(id=self._client._id(), snapshot_id=_snap_id(ref)))
+
+    async def upload(self, path: str, data: bytes, *, mode: int | None = None, timeout: float | None = None) -> str:
+        """Write bytes into a file in the sandbox (relative to its user's home), in chunks of
+        `protocol.UPLOAD_CHUNK_BYTES`; returns the file's absolute path there."""
+        step = p.UPLOAD_CHUNK_BYTES
+        result: p.UploadResult | None = None
+        for index, start in enumerate(range(0, max(len(data), 1), step)):
+            chunk = base64.b64encode(data[start:start + step]).decode("ascii")
+            result = await self._client._request(p.Upload(
+                id=self._client._id(), sandbox_id=self.id, path=path, data=chunk, append=index > 0, mode=mode,
+                timeout=self._t(timeout)))
+        assert result is not None
+        return result.path
+
+    async def run(self, argv: Sequence[str], *, time_limit: float = 30.0, max_output_bytes: int = 100_000,
+                  cwd: str | None = None, stdin: bytes | None = None, timeout: float | None = None) -> CommandOutput:
+        """Run one command in the sandbox as its user, killed at `time_limit` seconds, keeping
+        at most `max_output_bytes` of stdout and of stderr."""
+        t = self._t(timeout)
+        result: p.RunResult = await self._client._request(p.Run(
+            id=self._client._id(), sandbox_id=self.id, argv=list(argv), cwd=cwd, time_limit=time_limit,
+            max_output_bytes=max_output_bytes, stdin=base64.b64encode(stdin).decode("ascii") if stdin is not None else None,
+            timeout=max(t, time_limit + 10) if t is not None else None))
+        return result.output
 
     async def refresh(self) -> SandboxInfo:
         """Fetch the current `info` (status, timings) from the server."""

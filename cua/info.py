@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from cua.observation import Size
 
-__all__ = ["SandboxEvent", "SandboxInfo", "SnapshotRef"]
+__all__ = ["CommandOutput", "SandboxEvent", "SandboxInfo", "SnapshotRef"]
 
 
 class SandboxInfo(BaseModel):
@@ -41,6 +41,19 @@ class SnapshotRef(BaseModel):
     created_at: float = Field(default_factory=time.time)
     size_bytes: int = 0
     meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class CommandOutput(BaseModel):
+    """What a bounded command run in a sandbox (`run`) printed, and how it ended."""
+
+    #: None when the command was killed at its time limit.
+    returncode: int | None
+    stdout: str = ""
+    stderr: str = ""
+    #: Output beyond the bound was dropped.
+    truncated: bool = False
+    timed_out: bool = False
+    duration_ms: float = 0.0
 
 
 class SandboxEvent(BaseModel):

@@ -40,7 +40,7 @@ from cua.errors import (
     Unauthorized,
     error_for_code,
 )
-from cua.info import SandboxInfo, SnapshotRef
+from cua.info import CommandOutput, SandboxInfo, SnapshotRef
 from cua.observation import ImageFormat, Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
@@ -270,12 +270,51 @@ class Ping(_Request):
     type: Literal["ping"] = "ping"
 
 
+# --- files and commands in a sandbox: upload, run ------------------------------------
+# Both need the `drive` scope on a sandbox the caller may drive (never an open endpoint).
+
+#: Bytes of file data one `upload` carries (base64 grows it by a third, under the
+#: default message limit); bigger files go in chunks with `append: true`.
+UPLOAD_CHUNK_BYTES = 2 * 1024 * 1024
+
+
+class Upload(_Request):
+    """Write bytes into a file in the sandbox: `path` relative to the sandbox user's home
+    (or absolute inside it), parent folders made, written as that user. `data` is base64;
+    `append` adds to the file instead of replacing it (chunked uploads)."""
+
+    type: Literal["upload"] = "upload"
+    sandbox_id: ObjectId
+    path: str = Field(min_length=1, max_length=4096)
+    data: str = Field(max_length=(UPLOAD_CHUNK_BYTES * 4) // 3 + 4)
+    append: StrictBool = False
+    #: Permission bits of a new file, e.g. 0o755 for a script.
+    mode: Annotated[int, Field(ge=0, le=0o7777, strict=True)] | None = None
+
+
+class Run(_Request):
+    """Run one command in the sandbox (no shell unless argv names one), as its user, with a
+    time limit and a bound on the output kept; answered with what it printed."""
+
+    type: Literal["run"] = "run"
+    sandbox_id: ObjectId
+    argv: list[Annotated[str, Field(max_length=65536)]] = Field(min_length=1, max_length=1024)
+    #: Working directory, relative to the sandbox user's home.
+    cwd: str | None = Field(None, max_length=4096)
+    #: Base64 bytes fed to the command's standard input.
+    stdin: str | None = Field(None, max_length=(UPLOAD_CHUNK_BYTES * 4) // 3 + 4)
+    time_limit: float = Field(30.0, gt=0, le=600, allow_inf_nan=False)
+    #: Bytes of stdout and of stderr kept (the rest is dropped; `truncated` says so).
+    max_output_bytes: Annotated[int, Field(ge=0, le=1_000_000, strict=True)] = 100_000
+
+
 Request = (Hello | Create | Reset | Act | Observe | Query | Snapshot | Restore | DeleteSnapshot | Fork | Close
-           | ListSandboxes | Stream | Unstream | Cancel | Ping)
+           | ListSandboxes | Stream | Unstream | Cancel | Ping | Upload | Run)
 ClientMessage = Annotated[Request, Field(discriminator="type")]
 ClientMessageAdapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 REQUEST_TYPES: tuple[str, ...] = ("hello", "create", "reset", "act", "observe", "query", "snapshot", "restore",
-                                  "delete_snapshot", "fork", "close", "list", "stream", "unstream", "cancel", "ping")
+                                  "delete_snapshot", "fork", "close", "list", "stream", "unstream", "cancel", "ping",
+                                  "upload", "run")
 
 
 # --- result payloads -----------------------------------------------------------------
@@ -329,12 +368,23 @@ class EmptyResult(_Payload):
     pass
 
 
+class UploadResult(_Payload):
+    #: The file's absolute path in the sandbox, and its size after this chunk.
+    path: str
+    size: int
+
+
+class RunResult(_Payload):
+    output: CommandOutput
+
+
 RESULT_MODELS: dict[str, type[_Payload]] = {
     "hello": HelloResult, "create": SandboxResult, "fork": SandboxResult,
     "reset": ObservationResult, "act": ObservationResult, "observe": ObservationResult,
     "restore": ObservationResult, "query": QueryResult, "snapshot": SnapshotResult,
     "delete_snapshot": EmptyResult, "close": EmptyResult, "list": ListResult, "stream": StreamResult,
     "unstream": EmptyResult, "cancel": CancelResult, "ping": EmptyResult,
+    "upload": UploadResult, "run": RunResult,
 }
 
 

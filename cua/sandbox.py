@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cua.actions import Action, Click, Drag, MouseDown, MouseUp, Move, Point, Scroll
 from cua.errors import ActionFailed, BadRequest, Unsupported
-from cua.info import SandboxEvent, SandboxInfo, SnapshotRef
+from cua.info import CommandOutput, SandboxEvent, SandboxInfo, SnapshotRef
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
@@ -37,6 +37,8 @@ __all__ = [
     "Snapshottable",
     "SnapshotRef",
     "Streamable",
+    "CommandRunner",
+    "FileUploader",
     "capabilities_of",
     "create_sandbox",
     "kinds",
@@ -141,11 +143,29 @@ class Streamable(Protocol):
         ...
 
 
+@runtime_checkable
+class FileUploader(Protocol):
+    async def upload(self, path: str, data: bytes, *, append: bool = False, mode: int | None = None) -> tuple[str, int]:
+        """Write `data` to `path` (relative to the sandbox user's home, or absolute inside
+        it) as that user; returns the absolute path and the file's size."""
+        ...
+
+
+@runtime_checkable
+class CommandRunner(Protocol):
+    async def run_command(self, argv: Sequence[str], *, time_limit: float = 30.0, max_output_bytes: int = 100_000,
+                          cwd: str | None = None, stdin: bytes | None = None) -> CommandOutput:
+        """Run one command as the sandbox's user, bounded in time and kept output."""
+        ...
+
+
 _CAPABILITIES: dict[str, type] = {
     "snapshot": Snapshottable,
     "fork": Forkable,
     "query": Queryable,
     "stream": Streamable,
+    "upload": FileUploader,
+    "run": CommandRunner,
 }
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from cua import protocol as p
 from cua.errors import BadRequest
 from cua.observation import Observation, ObserveOptions
-from cua.sandbox import Queryable, Snapshottable, Streamable, perform_actions, unsupported
+from cua.sandbox import CommandRunner, FileUploader, Queryable, Snapshottable, Streamable, perform_actions, unsupported
 from cua.server.manager import Access, Caller, Managed, SandboxManager
 
 if TYPE_CHECKING:
@@ -173,6 +173,39 @@ async def ping(ctx: Context, req: p.Ping) -> Frames:
     return [ctx.proto.result(req.id, p.EmptyResult())]
 
 
+# --- files and commands (upload, run): `drive` on a sandbox this caller may drive ---
+
+def _b64(field: str, text: str) -> bytes:
+    import base64
+    import binascii
+
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise BadRequest(f"`{field}` is not valid base64: {exc}", details={"field": field}) from exc
+
+
+async def upload(ctx: Context, req: p.Upload) -> Frames:
+    data = _b64("data", req.data)
+    managed = ctx.sandbox(req.sandbox_id)
+    async with ctx.manager.use(managed) as sandbox:
+        if not isinstance(sandbox, FileUploader):
+            raise unsupported("upload files", managed.kind)
+        path, size = await sandbox.upload(req.path, data, append=req.append, mode=req.mode)
+    return [ctx.proto.result(req.id, p.UploadResult(path=path, size=size))]
+
+
+async def run(ctx: Context, req: p.Run) -> Frames:
+    stdin = _b64("stdin", req.stdin) if req.stdin is not None else None
+    managed = ctx.sandbox(req.sandbox_id)
+    async with ctx.manager.use(managed) as sandbox:
+        if not isinstance(sandbox, CommandRunner):
+            raise unsupported("run commands", managed.kind)
+        output = await sandbox.run_command(req.argv, time_limit=req.time_limit, max_output_bytes=req.max_output_bytes,
+                                           cwd=req.cwd, stdin=stdin)
+    return [ctx.proto.result(req.id, p.RunResult(output=output))]
+
+
 Handler = Callable[[Context, Any], Awaitable[Frames]]
 
 HANDLERS: dict[str, Handler] = {
@@ -190,4 +223,6 @@ HANDLERS: dict[str, Handler] = {
     "stream": stream,
     "unstream": unstream,
     "ping": ping,
+    "upload": upload,
+    "run": run,
 }

@@ -32,7 +32,8 @@ from cua.sandbox import EventSink, Sandbox, SandboxEvent, SandboxInfo, SnapshotR
     scale_action
 from cua.sandboxes.desktop.config import APP_START_TIMEOUT, AppSpec, DesktopConfig
 from cua.sandboxes.desktop.container import GUEST_GID, GUEST_HOME, GUEST_UID, DesktopContainer, own_tree
-from cua.sandboxes.guest.client import GuestClient
+from cua.info import CommandOutput
+from cua.sandboxes.guest.client import GuestClient, command_output, home_relative
 from cua.state import StateQuery, StateResult
 
 __all__ = ["DesktopSandbox"]
@@ -454,6 +455,16 @@ class DesktopSandbox(Sandbox):
                 out[i] = StateResult(ok=bool(answer.get("ok")), value=answer.get("value"),
                                      error=answer.get("error"), message=answer.get("message"))
         return out
+
+    async def upload(self, path: str, data: bytes, *, append: bool = False, mode: int | None = None) -> tuple[str, int]:
+        result = await self.client.write_file(home_relative(path, GUEST_HOME), data, mode=mode, append=append)
+        return str(result["path"]), int(result["size"])
+
+    async def run_command(self, argv: Sequence[str], *, time_limit: float = 30.0, max_output_bytes: int = 100_000,
+                          cwd: str | None = None, stdin: bytes | None = None) -> CommandOutput:
+        result = await self.client.run(argv, time_limit=time_limit, max_bytes=max_output_bytes,
+                                       cwd=home_relative(cwd, GUEST_HOME, folder=True) if cwd else None, stdin=stdin)
+        return command_output(result)
 
     async def snapshot(self) -> SnapshotRef:
         async with self._lock:

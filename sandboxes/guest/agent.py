@@ -9,7 +9,7 @@ when present (see screen.py). It imports nothing from `cua`.
     python3 agent.py --listen serial:/dev/virtio-ports/cua.agent --start-x 1280x720
 
 Requests and replies: see wire.py. Operations:
-  ping, info, act, screenshot, windows, query, spawn, kill, apps, wait_window, write_file.
+  ping, info, act, screenshot, windows, query, spawn, kill, apps, wait_window, write_file, run.
 """
 
 from __future__ import annotations
@@ -436,19 +436,45 @@ def _session_cpu(sid: int) -> tuple[bool, float]:
 
 
 async def op_write_file(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
-    """Write the one blob sent with the request to `path` (relative to $HOME), atomically."""
+    """Write the one blob sent with the request to `path` (relative to $HOME): atomically,
+    or appended to the file with `append` (a chunked upload). Returns the path and the
+    file's size after the write."""
     if len(blobs) != 1:
         raise BadRequestFault("write_file needs exactly one blob")
     path = os.path.normpath(os.path.join(agent.home, os.path.expanduser(str(req.get("path", "")))))
     os.makedirs(os.path.dirname(path) or "/", exist_ok=True)
-    tmp = f"{path}.cua-tmp-{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(blobs[0])
-    if req.get("mode") is not None:
-        os.chmod(tmp, int(req["mode"]))
-    agent.give_to_user(tmp)
-    os.replace(tmp, path)
-    return {"path": path, "bytes": len(blobs[0])}, []
+    if req.get("append"):
+        with open(path, "ab") as f:
+            f.write(blobs[0])
+        agent.give_to_user(path)
+    else:
+        tmp = f"{path}.cua-tmp-{os.getpid()}"
+        with open(tmp, "wb") as f:
+            f.write(blobs[0])
+        if req.get("mode") is not None:
+            os.chmod(tmp, int(req["mode"]))
+        agent.give_to_user(tmp)
+        os.replace(tmp, path)
+    return {"path": path, "bytes": len(blobs[0]), "size": os.path.getsize(path)}, []
+
+
+async def op_run(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    """Run one command as the app user, bounded in time and kept output; the optional
+    blob is its stdin."""
+    argv = req.get("argv")
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        raise BadRequestFault("run needs argv, a non-empty list of strings")
+    if shutil.which(argv[0], path=agent.env.get("PATH")) is None and not os.path.isfile(argv[0]):
+        raise UnsupportedFault(f"{argv[0]!r} is not installed in the guest", reason="not_found")
+    cwd = os.path.normpath(os.path.join(agent.home, str(req["cwd"]))) if req.get("cwd") else agent.home
+    t0 = time.monotonic()
+    result = await asyncio.get_running_loop().run_in_executor(None, lambda: queries.bounded_run(
+        argv, timeout=float(req.get("time_limit", 30.0)), max_bytes=int(req.get("max_bytes", 100_000)), cwd=cwd,
+        env=agent.env, stdin=blobs[0] if blobs else None, run_as=agent.as_user()))
+    result["duration_ms"] = round((time.monotonic() - t0) * 1000, 1)
+    if result["timed_out"]:
+        result["returncode"] = None
+    return result, []
 
 
 async def op_place_windows(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
@@ -521,6 +547,7 @@ OPS: dict[str, Handler] = {
     "apps": op_apps,
     "wait_window": op_wait_window,
     "write_file": op_write_file,
+    "run": op_run,
     "place_windows": op_place_windows,
 }
 

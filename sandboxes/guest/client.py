@@ -16,9 +16,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cua.errors import ActionFailed, BadRequest, CuaError, InternalError, SandboxCrashed, Timeout, Unsupported
+from cua.info import CommandOutput
 from cua.sandboxes.guest import wire
 
-__all__ = ["GuestClient", "GuestReply"]
+__all__ = ["GuestClient", "GuestReply", "command_output", "home_relative"]
 
 GuestReply = tuple[dict[str, Any], list[bytes]]
 
@@ -36,6 +37,27 @@ def _error(err: dict[str, Any], op: str) -> CuaError:
     if reason == "timeout":
         return Timeout(message, details={"op": op})
     return InternalError(f"guest agent: {message}", details={"op": op, "code": code})
+
+
+def home_relative(path: str, home: str, *, folder: bool = False) -> str:
+    """`path` (relative to `home`, `~/...`, or absolute inside `home`) relative to `home`;
+    BadRequest for anything outside it (or for `home` itself, unless a `folder` is meant)."""
+    import os.path
+
+    rel = path[2:] if path.startswith("~/") else path
+    if os.path.isabs(rel):
+        rel = os.path.relpath(os.path.normpath(rel), home)
+    rel = os.path.normpath(rel)
+    if rel == ".." or (rel == "." and not folder) or rel.startswith("../") or os.path.isabs(rel):
+        raise BadRequest(f"{path!r} is not a file inside the sandbox user's home {home}", details={"path": path})
+    return rel
+
+
+def command_output(result: dict[str, Any]) -> CommandOutput:
+    """The guest's `run` reply as the protocol's CommandOutput."""
+    return CommandOutput(returncode=result.get("returncode"), stdout=str(result.get("stdout", "")),
+                         stderr=str(result.get("stderr", "")), truncated=bool(result.get("truncated")),
+                         timed_out=bool(result.get("timed_out")), duration_ms=float(result.get("duration_ms", 0.0)))
 
 
 class GuestClient:
@@ -250,5 +272,15 @@ class GuestClient:
                                     timeout=timeout + 10)
         return bool(result.get("placed"))
 
-    async def write_file(self, path: str, data: bytes, *, mode: int | None = None) -> None:
-        await self.call("write_file", path=path, mode=mode, blobs=[data])
+    async def write_file(self, path: str, data: bytes, *, mode: int | None = None, append: bool = False,
+                         timeout: float = 60.0) -> dict[str, Any]:
+        """Write (or append) a file under the guest's $HOME; returns {path, bytes, size}."""
+        return (await self.call("write_file", path=path, mode=mode, append=append, blobs=[data], timeout=timeout))[0]
+
+    async def run(self, argv: Sequence[str], *, time_limit: float = 30.0, max_bytes: int = 100_000,
+                  cwd: str | None = None, stdin: bytes | None = None) -> dict[str, Any]:
+        """Run a bounded command as the guest's app user: {returncode, stdout, stderr,
+        truncated, timed_out, duration_ms}."""
+        result, _ = await self.call("run", argv=list(argv), time_limit=time_limit, max_bytes=max_bytes, cwd=cwd,
+                                    blobs=[stdin] if stdin is not None else [], timeout=time_limit + 30)
+        return result
