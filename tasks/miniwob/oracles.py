@@ -1055,3 +1055,68 @@ async def multi_layouts(ctx: OracleContext, u: str) -> Steps:
 
 
 SOLVERS.update({"multi-layouts": multi_layouts})
+
+
+SHAPE_COLORS = ("red", "green", "blue", "aqua", "black", "magenta", "yellow")
+
+
+async def _shapes(ctx: OracleContext) -> list[dict[str, Any]]:
+    """Every shape, letter and digit drawn in #area_svg, described as MiniWoB describes them."""
+    out: list[dict[str, Any]] = []
+    for tag, kind in (("text", None), ("rect", "rectangle"), ("circle", "circle"), ("polygon", "triangle")):
+        fills = await _dom(ctx, f"#area_svg {tag}", "attr", all=True, attr="fill") or []
+        boxes = await _dom(ctx, f"#area_svg {tag}", "bbox", all=True) or []
+        if tag == "text":
+            texts = await _dom(ctx, "#area_svg text", all=True) or []
+            sizes = await _dom(ctx, "#area_svg text", "attr", all=True, attr="font-size") or []
+        else:
+            texts, sizes = [None] * len(fills), [f"{b['width']}px" for b in boxes]
+        for i, (fill, text, size) in enumerate(zip(fills, texts, sizes)):
+            large = float(str(size).rstrip("px") or 0) > 15
+            shown = str(text).strip() if kind is None else kind
+            out.append({"selector": f"#area_svg {tag}:nth-of-type({i + 1})", "size": "large" if large else "small",
+                        "color": fill, "text": shown,
+                        "type": "shape" if kind else ("digit" if shown.isdigit() else "letter")})
+    return out
+
+
+def _matches(shape: dict[str, Any], words: list[str]) -> bool:
+    """MiniWoB's shapes.shapeMatchesText for a description such as "large red circle"."""
+    words = list(words)
+    size = words.pop(0) if words and words[0] in ("large", "small") else ""
+    color = words.pop(0) if words and words[0] in SHAPE_COLORS else ""
+    what = " ".join(words) or "item"
+    return ((not size or shape["size"] == size) and (not color or shape["color"] == color)
+            and (what == "item" or what in (shape["text"], shape["type"])))
+
+
+async def click_shape(ctx: OracleContext, u: str) -> Steps:
+    m = re.match(r"Click on an? (.+)$", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    for shape in await _shapes(ctx):
+        if _matches(shape, m.group(1).split()):
+            return [{"click": shape["selector"]}]
+    raise OracleError(f"no shape fits {m.group(1)!r}")
+
+
+async def count_shape(ctx: OracleContext, u: str) -> Steps:
+    m = re.match(r"How many (.+)s are there\?", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    n = sum(1 for shape in await _shapes(ctx) if _matches(shape, m.group(1).split()))
+    return [{"click": {"selector": "#count-buttons button", "text": str(n)}}]
+
+
+async def ascending_numbers(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Click 1; the numbers then hide under squares (numbered in data-index): click 2, 3, ..."""
+    async for action in _act(ctx, [{"click": {"selector": "#area_svg text", "text": "1"}}, {"wait_for": "#area_svg rect"}]):
+        yield action
+    indexes = sorted(int(str(i)) for i in await _dom(ctx, "#area_svg rect", "attr", all=True, attr="data-index") or [])
+    for index in indexes:
+        async for action in _act(ctx, [{"click": f'#area_svg rect[data-index="{index}"]'}]):
+            yield action
+
+
+SOLVERS.update({"click-shape": click_shape, "count-shape": count_shape})
+INTERACTIVE.update({"ascending-numbers": ascending_numbers})
