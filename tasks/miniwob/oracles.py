@@ -1120,3 +1120,13 @@ async def ascending_numbers(ctx: OracleContext, u: str) -> AsyncIterator[Action]
 
 SOLVERS.update({"click-shape": click_shape, "count-shape": count_shape})
 INTERACTIVE.update({"ascending-numbers": ascending_numbers})
+
+
+async def highlight_text(ctx: OracleContext, u: str) -> Steps:
+    """A triple click selects a whole paragraph (highlight-text-2: the n-th one)."""
+    m = re.search(r"(\d)(st|nd|rd|th) paragraph", u)
+    target = f"#randomText p:nth-of-type({m.group(1)})" if m else "#randomText"
+    return [{"click": target, "count": 3}, _submit()]
+
+
+SOLVERS.update({"highlight-text": highlight_text, "highlight-text-2": highlight_text})
