@@ -1,4 +1,12 @@
-"""`cua record TASK`: demonstrate a task by hand in a live view; every step is recorded.
+"""`cua record TASK` or `cua record SUITE... --seeds K`: demonstrate tasks by hand in a live view.
+
+One task (`cua record todo.mark_done@1 --seed 3`): see below. A queue (suite names, task
+ids or suite paths, with `--seeds K` or `--seed-list`): the live view hands each person who
+opens its URL the next task, shows the instruction and a progress count, keeps passing
+demonstrations (or all with `--keep all`) under OUT/trajectories/, puts failed or discarded
+ones back in the queue (up to `--attempts` tries), and ends when every task is kept or
+given up. Several people can open the URL at once (each gets their own task and sandbox,
+from one `--server` or in process); OUT/recording.jsonl lists every demonstration.
 
 Opens a sandbox for the task variant of `--seed`, serves the live view on loopback and
 prints its URL (with a one-time token). Click, drag, scroll and type in the page; press
@@ -22,8 +30,13 @@ from pathlib import Path
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("record", help="demonstrate a task by hand in a live view, recording every step",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("task", help="a task template id, e.g. todo.mark_done@1")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("task", nargs="+", help="a task template id (e.g. todo.mark_done@1), or suites/ids for a queue")
+    p.add_argument("--seed", type=int, default=0, help="the variant of a single task")
+    p.add_argument("--seeds", type=int, default=None, help="queue: seeds 0..K-1 of every task")
+    p.add_argument("--seed-list", default=None, help="queue: explicit comma-separated seeds")
+    p.add_argument("--keep", choices=["passing", "all"], default="passing",
+                   help="queue: keep only passing demonstrations (default), or all")
+    p.add_argument("--attempts", type=int, default=3, help="queue: tries per task before it is given up")
     p.add_argument("--out", type=Path, help="recording folder (default recordings/<task>-s<seed>-<time>)")
     p.add_argument("--port", type=int, default=8780, help="live view port on 127.0.0.1 (0: any free port)")
     p.add_argument("--server", help="ws:// URL of a running `cua serve` (default: sandboxes in this process)")
@@ -35,9 +48,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=main)
 
 
+def _is_queue(args: argparse.Namespace) -> bool:
+    return len(args.task) > 1 or "." not in args.task[0] or args.seeds is not None or args.seed_list is not None \
+        or args.task[0].endswith((".yaml", ".yml"))
+
+
 def main(args: argparse.Namespace) -> int:
     from cua.tasks.registry import get_template
 
+    if _is_queue(args):
+        return _queue_main(args)
+    args.task = args.task[0]
     try:
         template = get_template(args.task)
     except KeyError as exc:
@@ -91,3 +112,67 @@ async def _record(args: argparse.Namespace, instance, out: Path) -> int:
     print(f"recorded {result.steps} steps in {out} · "
           + (f"{'passed' if verdict.passed else 'failed'} (score {verdict.score:.2f})" if verdict else "not judged"))
     return 0
+
+
+def _queue_main(args: argparse.Namespace) -> int:
+    from cua.record.queue import Job
+    from cua.tasks.registry import select_templates
+
+    try:
+        templates = select_templates(args.task)
+        seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds or 1))
+    except (KeyError, ValueError) as exc:
+        print(f"cua record: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    jobs = [Job(template=t, seed=s) for t in templates for s in seeds]
+    if not jobs:
+        print("cua record: no task to record", file=sys.stderr)
+        return 2
+    out = args.out or Path("recordings") / f"queue-{_stamp()}"
+    if out.exists() and any(out.iterdir()):
+        print(f"cua record: {out} is not empty: a recording never overwrites another", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(_record_queue(args, jobs, out))
+    except KeyboardInterrupt:
+        return 130
+
+
+async def _record_queue(args: argparse.Namespace, jobs: list, out: Path) -> int:
+    import socket
+
+    import uvicorn
+
+    from cua.episode.openers import sandbox_opener
+    from cua.record.queue import RecordQueue
+    from cua.record.service import RecorderService
+
+    queue = RecordQueue(jobs, keep=args.keep, max_attempts=args.attempts)
+    async with sandbox_opener(local=args.server is None, server=args.server, token=args.token) as opener:
+        service = RecorderService(queue, opener, out, frames=args.frames, max_fps=args.fps)
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", args.port))
+        server = uvicorn.Server(uvicorn.Config(service.app, log_level="warning", lifespan="off"))
+        serving = asyncio.create_task(server.serve(sockets=[sock]))
+        print(f"live view: http://127.0.0.1:{sock.getsockname()[1]}/?t={service.token}"
+              f"  (each person who opens it gets the next task; add &operator=NAME)", flush=True)
+        print(f"queue: {len(jobs)} demonstrations to collect into {out}", flush=True)
+        reported = 0
+        try:
+            while not queue.finished.is_set():
+                await queue.changed.wait()
+                for outcome, task_id, seed, operator, passed in service.log[reported:]:
+                    p = queue.progress()
+                    print(f"{outcome} {task_id} s{seed} by {operator}"
+                          f"{'' if passed is None else (' (passed)' if passed else ' (failed)')} · "
+                          f"kept {p['kept']}/{p['total']}", flush=True)
+                reported = len(service.log)
+            await asyncio.sleep(0.5)  # let the pages receive "finished" before the server goes
+        finally:
+            server.should_exit = True
+            await serving
+    p = queue.progress()
+    print(f"kept={p['kept']} total={p['total']} failed={p['failed']} discarded={p['discarded']} "
+          f"given_up={p['given_up']} out={out}")
+    return 0 if p["kept"] == p["total"] else 1
