@@ -245,3 +245,27 @@ def test_resume_refuses_another_experiment_and_manifest_says_how_the_run_was_mad
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert sorted(r.seed for r in _records(out)) == [0, 1]
     assert json.loads((out / "manifest.json").read_text())["invocations"][-1]["forced"] is True
+
+
+@pytest.mark.slow
+def test_a_child_server_that_dies_is_started_again(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = _spawn("eval", TASK, "--seeds", "3", "--policy", "oracle", "--out", str(out), "--no-progress")
+    try:
+        _wait_for(lambda: len(_records(out)) >= 1, 300, "a first finished episode", proc)
+        servers = [pid for pid in _descendants(proc.pid)
+                   if b"cua.server" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        assert len(servers) == 1, servers
+        under_server = _descendants(servers[0])
+        os.kill(servers[0], signal.SIGKILL)
+        _, stderr = proc.communicate(timeout=600)
+        assert proc.returncode == 0, stderr[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    records = _assert_each_episode_once(out, {(TASK, s) for s in range(3)})
+    assert all(r.status == "completed" and r.verdict is not None and r.verdict.passed for r in records), \
+        [(r.seed, r.status, r.error) for r in records]
+    assert "started a new one" in stderr
+    # what the killed server ran (its browsers) did not outlive it
+    _wait_for(lambda: not _alive(under_server), 60, f"the killed server's processes to exit: {_alive(under_server)}")
