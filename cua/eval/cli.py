@@ -104,7 +104,8 @@ def _policy_options(args: argparse.Namespace) -> Any:
 
     try:
         return PolicyOptions(family=args.family, temperature=args.temperature, top_p=args.top_p,
-                             max_tokens=args.max_tokens, seed=args.sampling_seed, history_images=args.history)
+                             max_tokens=args.max_tokens, seed=args.sampling_seed, history_images=args.history,
+                             top_logprobs=None)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ValueError(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from None
@@ -142,6 +143,8 @@ def main(args: argparse.Namespace) -> int:
     out = args.out or _default_out(args)
     try:
         options, observe = _policy_options(args), _observe(args)
+        if args.agent and args.ray is not None:
+            raise ValueError("--agent runs in this process; it does not run on --ray actors")
         if args.agent:
             from cua.eval.agents import python_agent_factory
 
