@@ -1130,3 +1130,54 @@ async def highlight_text(ctx: OracleContext, u: str) -> Steps:
 
 
 SOLVERS.update({"highlight-text": highlight_text, "highlight-text-2": highlight_text})
+
+
+async def _drag_item(ctx: OracleContext, items: str, src: int, dst: int) -> AsyncIterator[Action]:
+    """Drag the src-th item of a jQuery UI sortable list onto the dst-th place (0-based):
+    past the target's middle, so that sortable moves it there."""
+    from cua.actions import Drag, Point
+
+    boxes = await _dom(ctx, items, "bbox", all=True) or []
+    if not (0 <= src < len(boxes) and 0 <= dst < len(boxes)):
+        raise OracleError(f"no item {src} or {dst} in {items}")
+    a, b = boxes[src], boxes[dst]
+    ax, ay = a["x"] + a["width"] / 2, a["y"] + a["height"] / 2
+    by = b["y"] + b["height"] * (0.8 if dst > src else 0.2)
+    yield Drag(path=[Point(x=round(ax), y=round(ay + (by - ay) * t / 10)) for t in range(11)])
+
+
+async def drag_items(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    m = re.match(r"Drag (.+?) (to the top|to the bottom|down by one position|up by one position|"
+                 r"to the (\d)(st|nd|rd|th) position)\.", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    names = [str(t).strip() for t in await _dom(ctx, "#sortable li div", all=True) or []]
+    if m.group(1) not in names:
+        raise OracleError(f"no item {m.group(1)!r}")
+    src = names.index(m.group(1))
+    where = m.group(2)
+    dst = (0 if where == "to the top" else len(names) - 1 if where == "to the bottom" else
+           src + 1 if where.startswith("down") else src - 1 if where.startswith("up") else int(m.group(3)) - 1)
+    async for action in _drag_item(ctx, "#sortable li", src, dst):
+        yield action
+
+
+async def drag_sort_numbers(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Selection sort by drags: bring the smallest of the rest to each place in turn."""
+    for place in range(8):
+        numbers = [int(str(t).strip()) for t in await _dom(ctx, "#sortable li div", all=True) or []]
+        if place >= len(numbers) - 1:
+            break
+        rest = numbers[place:]
+        src = place + rest.index(min(rest))
+        if src != place:
+            async for action in _drag_item(ctx, "#sortable li", src, place):
+                yield action
+    numbers = [int(str(t).strip()) for t in await _dom(ctx, "#sortable li div", all=True) or []]
+    if numbers != sorted(numbers):
+        raise OracleError(f"the list is not sorted: {numbers}")
+    async for action in _act(ctx, [_submit()]):
+        yield action
+
+
+INTERACTIVE.update({"drag-items": drag_items, "drag-sort-numbers": drag_sort_numbers})
