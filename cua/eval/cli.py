@@ -156,7 +156,8 @@ def main(args: argparse.Namespace) -> int:
 
     manifest = build_manifest(
         run_id=out.name, templates=templates, seeds=seeds, split=args.split, policy=_policy_facts(args, options),
-        observe={**observe.model_dump(mode="json", exclude_defaults=True), "history": args.history},
+        observe={**observe.model_dump(mode="json", exclude_defaults=True),
+                 **({"history": args.history} if args.history is not None else {})},
         runner={"parallel": args.parallel, "retries": args.retries, "frames": args.frames,
                 "sandboxes": "local" if args.local else ("ray" if args.ray is not None else
                                                          ("server" if args.server else "child server")),
