@@ -58,6 +58,7 @@
 
   let index = null;
   let tab = "suite";
+  let manifestOpen = false;
   let filter = "";
 
   function table(head, rows, cls) {
@@ -91,6 +92,7 @@
       ["versions", Object.entries(m.versions || {}).map(([k, v]) => `${k} ${v}`).join(" · ")],
       ["machine", m.machine ? Object.entries(m.machine).map(([k, v]) => `${k}=${v}`).join(" · ") : "–"],
       ["command", (m.argv || []).join(" ")],
+      ["invocations", (m.invocations || []).length > 1 ? `${m.invocations.length} (resumed ${m.invocations.length - 1}×)` : "1"],
       ["started", m.created_at ? new Date(m.created_at * 1000).toISOString() : "–"],
     ];
     return h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v || "–")]));
@@ -162,7 +164,8 @@
       h("p", { class: "muted" }, "Success counts scored episodes: those lost to the infrastructure (after their retries) " +
         "and those still running are not scored against the agent."),
       run.problems.length ? h("div", { class: "error" }, run.problems.map((p) => h("div", {}, p))) : null,
-      h("details", {}, h("summary", {}, "How this run was made (manifest.json)"), manifestFacts(run.manifest)),
+      h("details", { open: manifestOpen, id: "manifest", ontoggle: (e) => { manifestOpen = e.target.open; } },
+        h("summary", {}, "How this run was made (manifest.json)"), manifestFacts(run.manifest)),
       index.compare ? compareBlock() : null,
       h("h2", {}, "Success by"),
       h("div", { class: "tabs" }, ["suite", "app", "tier", "tag", "split"].map((by) =>
