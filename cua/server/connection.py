@@ -11,7 +11,7 @@ Everything a connection holds is bounded (`ConnectionLimits`):
   backed up; a client that keeps it over `outbox_soft_bytes` without reading for
   `slow_grace_s`, or pushes it past `outbox_hard_bytes`, is closed with close code
   4008 (`slow_consumer`) rather than buffered without end;
-- requests in flight (`max_in_flight`, more get `bad_request`);
+- requests in flight (`max_in_flight`) and live streams (`max_streams`): more get `bad_request`;
 - the time to send `hello` (`hello_timeout_s`, then close code 1008).
 """
 
@@ -71,6 +71,7 @@ class ConnectionLimits:
     outbox_hard_bytes: int = 64 * 1024 * 1024
     slow_grace_s: float = 15.0
     max_in_flight: int = 256
+    max_streams: int = 8
     hello_timeout_s: float = 10.0
 
 
@@ -295,6 +296,9 @@ class Connection:
         if len(self._tasks) >= self.limits.max_in_flight and not isinstance(request, p.Cancel):
             return BadRequest(f"{len(self._tasks)} requests in flight: the limit is {self.limits.max_in_flight}",
                               details={"max_in_flight": self.limits.max_in_flight})
+        if isinstance(request, p.Stream) and len(self._streams) >= self.limits.max_streams:
+            return BadRequest(f"{len(self._streams)} streams are live on this connection: the limit is "
+                              f"{self.limits.max_streams}", details={"max_streams": self.limits.max_streams})
         if isinstance(request, p.Stream) and request.id in self._streams:
             return BadRequest(f"id {request.id} names a live stream; unstream it or use another id",
                               details={"id": request.id})

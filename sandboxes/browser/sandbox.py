@@ -125,7 +125,7 @@ class BrowserSandbox(Sandbox):
         started = time.perf_counter()
         try:
             await self._start()
-            await self._goto(self._start_url())
+            await self._goto(self._start_url(), chosen_by_client=True)
             await self._settle()
         except BaseException:
             await self.close()
@@ -450,9 +450,11 @@ class BrowserSandbox(Sandbox):
                               "unseed storage")
 
     async def _goto(self, url: str, *, seeded: str | None = None,
-                    then: Sequence[Callable[[], Awaitable[Any]]] = ()) -> None:
+                    then: Sequence[Callable[[], Awaitable[Any]]] = (), chosen_by_client: bool = False) -> None:
         """Load `url` and wait for its load event; then drop the `_seed_storage` script
-        `seeded` while running `then` (pointer, view) alongside."""
+        `seeded` while running `then` (pointer, view) alongside. A start URL the client
+        chose outside the sandbox's own services that does not load is its mistake
+        (`bad_request`); one of the sandbox's own pages that does not load is infra's."""
         browser_input.check_url(url)
         page = self.page
         try:
@@ -461,8 +463,16 @@ class BrowserSandbox(Sandbox):
         except PlaywrightError as exc:
             if seeded is not None:
                 await self._unseed(seeded)
-            raise InfraError(f"sandbox {self.id} could not load {url}: {str(exc).splitlines()[0]}") from exc
+            why = f"sandbox {self.id} could not load {url}: {str(exc).splitlines()[0]}"
+            if chosen_by_client and not self._serves(url):
+                raise BadRequest(f"start_url: {why}", details={"field": "start_url", "url": url}) from exc
+            raise InfraError(why) from exc
         await asyncio.gather(*([self._unseed(seeded)] if seeded is not None else []), *(step() for step in then))
+
+    def _serves(self, url: str) -> bool:
+        """Whether `url` is a page of one of this sandbox's services."""
+        return any(url.startswith((f"http://127.0.0.1:{port}/", f"http://localhost:{port}/"))
+                   or url in (f"http://127.0.0.1:{port}", f"http://localhost:{port}") for port in self._ports.values())
 
     async def _settle(self) -> SettleInfo:
         assert self._activity is not None
@@ -641,7 +651,7 @@ class BrowserSandbox(Sandbox):
             self._clear_browser_state())
         url = self._start_url() if start_url is None else (
             self.config.model_copy(update={"start_url": start_url}).resolve_start_url(self._ports))
-        await self._goto(url, seeded=seeded, then=[lambda: self._move_pointer(0, 0)])
+        await self._goto(url, seeded=seeded, then=[lambda: self._move_pointer(0, 0)], chosen_by_client=True)
         self._elements = ElementIds()  # a reset numbers elements afresh, as a new episode sees them
         self._step = 0
         self._fork_observation = None
