@@ -1181,3 +1181,57 @@ async def drag_sort_numbers(ctx: OracleContext, u: str) -> AsyncIterator[Action]
 
 
 INTERACTIVE.update({"drag-items": drag_items, "drag-sort-numbers": drag_sort_numbers})
+
+
+def _drag_path(x0: float, y0: float, x1: float, y1: float, n: int = 10) -> Action:
+    from cua.actions import Drag, Point
+
+    return Drag(path=[Point(x=round(x0 + (x1 - x0) * t / n), y=round(y0 + (y1 - y0) * t / n)) for t in range(n + 1)])
+
+
+async def drag_items_grid(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    places = {"top left": 0, "top center": 1, "top right": 2, "center left": 3, "center": 4, "center right": 5,
+              "bottom left": 6, "bottom center": 7, "bottom right": 8}
+    m = re.match(r"Drag (.+?) (?:to the (.+)|(up|down|left|right) by one)\.$", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    names = [str(t).strip() for t in await _dom(ctx, "#sortable li div", all=True) or []]
+    if m.group(1) not in names:
+        raise OracleError(f"no item {m.group(1)!r}")
+    src = names.index(m.group(1))
+    if m.group(2):
+        dst = places[m.group(2)]
+    else:
+        dst = src + {"up": -3, "down": 3, "left": -1, "right": 1}[m.group(3)]
+    boxes = await _dom(ctx, "#sortable li", "bbox", all=True) or []
+    a, b = boxes[src], boxes[dst]
+    # Past the target's middle, on the side away from where the item comes from.
+    fx = 0.5 if dst % 3 == src % 3 else (0.8 if dst % 3 > src % 3 else 0.2)
+    fy = 0.5 if dst // 3 == src // 3 else (0.8 if dst // 3 > src // 3 else 0.2)
+    yield _drag_path(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2,
+                     b["x"] + b["width"] * fx, b["y"] + b["height"] * fy)
+
+
+async def drag_box(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Drag the small box's centre onto the large box's centre (then it lies inside it)."""
+    (x0, y0), (x1, y1) = await _center(ctx, "#draggableSmall"), await _center(ctx, "#draggableLarge")
+    yield _drag_path(x0, y0, x1, y1)
+    async for action in _act(ctx, [_submit()]):
+        yield action
+
+
+async def drag_direction(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """drag-single-shape and drag-circle: drag the one shape 30 px the asked way."""
+    m = re.search(r"Drag the (?:item|circle) (left|right|up|down)", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    shape = "#area svg .black-shape, #area svg circle"
+    x, y = await _center(ctx, shape)
+    dx, dy = {"left": (-30, 0), "right": (30, 0), "up": (0, -30), "down": (0, 30)}[m.group(1)]
+    yield _drag_path(x, y, x + dx, y + dy)
+    async for action in _act(ctx, [_submit()]):
+        yield action
+
+
+INTERACTIVE.update({"drag-items-grid": drag_items_grid, "drag-box": drag_box, "drag-single-shape": drag_direction,
+                    "drag-circle": drag_direction})
