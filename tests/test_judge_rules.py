@@ -268,3 +268,25 @@ def test_equivalent_spellings(column: str, value: object, expected: str | None) 
         assert formula_refs(expected) == formula_refs(value)
     if expected is not None and column == "body":
         assert rich_text(expected) == rich_text(value)
+
+
+def test_free_and_assigned_fields_are_never_damaged(todo) -> None:
+    app, infos = todo
+    app.reset(4)
+    before = _image(app, infos)
+    app.db.execute("INSERT INTO todos (list_id, title, priority) VALUES (1, 'Pay rent', 'high')")
+    after = _image(app, infos)
+    diff = P.DbDiff.between(before, after)
+    probes, _ = P.generate_probes(infos, before, after, diff, seed=0, free=["todos.notes", "todos.tags"])
+    damaged = {p.description.split(".")[-1].split(":")[0] for p in probes if p.kind == "collateral"}
+    assert damaged and not damaged & {"notes", "tags"}
+    assert any(p.kind == "over_reach" and p.description.startswith("also delete") for p in probes)  # a relation half kept
+    app.reset(0)
+
+
+def test_ordered_subgoals_count_the_milestones_before_the_one_reached() -> None:
+    spec = S.JudgeSpec.model_validate({
+        "checks": [_check("b done", "todos[id=2].done", True)],
+        "subgoals": [_check("page open", "todos[id=1].title", "never"), _check("a tagged", "todos[id=1].tags", "x")]})
+    v = StateJudge(spec).evaluate(_input(STATE, _edit(r1__tags="x")))
+    assert v.progress == pytest.approx(2 / 3) and not v.passed  # the second milestone counts the first

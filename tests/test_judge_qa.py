@@ -1,0 +1,107 @@
+"""Judge QA's adversarial half: the probes run on real suites in real Chromium, find
+nothing wrong with sound judges, and catch each class of weak judge; the prefix and
+progress rules along an oracle."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from cua.eval.check import check_templates
+from cua.eval.judge_qa import ProgressTrace, trace_problems
+from cua.state import StateResult
+from cua.task import Verdict
+from cua.tasks.loader import load_text
+from cua.tasks.registry import select_templates
+
+
+def _verdict(progress: float, passed: bool = False) -> Verdict:
+    return Verdict(score=1.0 if passed else 0.0, passed=passed, progress=progress)
+
+
+def test_a_passing_prefix_and_falling_progress_are_reported() -> None:
+    end = {"k": StateResult(value=3)}
+    trace = ProgressTrace(verdicts=[_verdict(0), _verdict(0.5), _verdict(0.25), _verdict(0.75, passed=True)],
+                          fingerprints=["a", "b", "c", "d"])
+    stages = [(s, r) for s, r, _ in trace_problems(trace, _verdict(1.0, True), end, tier=3)]
+    assert ("prefix" in {s for s, _ in stages}) and any("falls from 0.5 to 0.25" in r for _, r in stages)
+    # a prefix whose judged state is already the end state may pass: nothing left to do
+    from cua.eval.judge_qa import _fingerprint
+
+    same = ProgressTrace(verdicts=[_verdict(0), _verdict(0.5), _verdict(1.0, True)],
+                         fingerprints=["a", "b", _fingerprint(end)])
+    assert trace_problems(same, _verdict(1.0, True), end, tier=3) == []
+    flat = ProgressTrace(verdicts=[_verdict(0), _verdict(0)], fingerprints=["a", "b"])
+    assert [s for s, _, _ in trace_problems(flat, _verdict(1.0, True), end, tier=3)] == ["progress"]
+    assert trace_problems(flat, _verdict(1.0, True), end, tier=2) == []
+
+
+def _check(templates: list, seeds: tuple[int, ...] = (0,)):
+    return asyncio.run(check_templates(templates, seeds=list(seeds), parallel=2, isolation="shared"))
+
+
+@pytest.mark.slow
+def test_probes_find_nothing_wrong_with_sound_judges() -> None:
+    report = _check(select_templates(["todo.rename", "contacts.change_status", "mail.star_message"]))
+    for t in report.templates:
+        assert not t.failures, "\n".join(line for f in t.failures for line in f.lines())
+    ran = {k for t in report.templates for k in t.probes_ran}
+    assert {"over_reach", "wrong_target", "collateral", "prefix", "determinism"} <= ran
+    rename = next(t for t in report.templates if t.template_id.startswith("todo.rename"))
+    assert "adds no row" in rename.probes_skipped["duplicate"]  # and the report says why
+
+
+WEAK = '''
+suite: todo
+defaults:
+  sandbox: {kind: browser, app: todo, start_url: /}
+  tags: {app: todo, tier: 2}
+templates:
+  - id: todo.weak_rename@1
+    instruction: 'Rename the todo "{todo.title}" to "{new}".'
+    params:
+      todo: {type: rows, sql: "SELECT id, title FROM todos ORDER BY id"}
+      new: {type: string, values: [Call the dentist back]}
+    judge:
+      checks:
+        - check: the title is the new one
+          get: {kind: app_state, path: "todos[id={todo.id}].title"}
+          expect: {op: text, value: "{new}"}
+      # too permissive: the target's other fields may change
+      expected_changes: ["todos[id={todo.id}].title", "todos[id={todo.id}].notes", "todos[id={todo.id}].priority"]
+    oracle:
+      - goto: "/todos/{todo.id}"
+      - fill: {selector: 'input[name=title]', text: "{new}"}
+      - click: {selector: 'button.primary', text: Save}
+    near_miss:
+      - goto: "/todos/{todo.id}"
+  - id: todo.weak_add@1
+    instruction: 'Add a todo "{title}" to the first list.'
+    params:
+      title: {type: string, values: [Pay rent]}
+    judge:
+      checks:
+        - check: such a todo exists
+          get: {kind: sql, query: "SELECT COUNT(*) FROM todos WHERE title = ?", params: ["{title}"], scalar: true}
+          expect: {op: equals, value: 1}
+      expected_changes: ["todos[title={title}]"]
+    oracle:
+      - goto: "/lists/1"
+      - fill: {selector: 'form.add-todo input[name=title]', text: "{title}"}
+      - click: {selector: 'form.add-todo button', text: Add}
+    near_miss:
+      - goto: "/lists/1"
+'''
+
+
+@pytest.mark.slow
+def test_probes_catch_weak_judges() -> None:
+    report = _check(load_text(WEAK, "<weak>", suite="todo"))
+    stages = {t.template_id: {f.stage for f in t.failures} for t in report.templates}
+    # the rename judge lets the target's notes and priority be damaged
+    assert "probe:collateral" in stages["todo.weak_rename@1"]
+    # the add judge reads no field of the new row but its title: a new todo due tomorrow, high, tagged, passes
+    assert "probe:collateral" in stages["todo.weak_add@1"]
+    assert "probe:wrong_target" in stages["todo.weak_add@1"]  # in another list
+    assert all(not s.startswith(("oracle", "initial", "near_miss")) for ss in stages.values() for s in ss), stages
