@@ -269,3 +269,35 @@ def test_a_child_server_that_dies_is_started_again(tmp_path: Path) -> None:
     assert "started a new one" in stderr
     # what the killed server ran (its browsers) did not outlive it
     _wait_for(lambda: not _alive(under_server), 60, f"the killed server's processes to exit: {_alive(under_server)}")
+
+
+def test_resume_state_keeps_each_finished_episode_once_and_clears_the_rest(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from cua.eval.runner import EpisodeJob, resume_state
+
+    def episode(task: str, seed: int, *, ended: bool) -> str:
+        folder = tmp_path / "trajectories" / f"{task}__s{seed}"
+        folder.mkdir(parents=True, exist_ok=True)
+        if ended:
+            (folder / "end.json").write_text("{}")
+        return f"trajectories/{folder.name}"
+
+    def record(task: str, seed: int, trajectory: str, status: str = "completed") -> str:
+        return EpisodeRecord(task_id=task, seed=seed, instruction="", agent="a", status=status,  # type: ignore[arg-type]
+                             trajectory=trajectory).model_dump_json() + "\n"
+
+    done, unfinished, lost = episode("a", 0, ended=True), episode("a", 1, ended=False), episode("b", 0, ended=True)
+    other = episode("c", 0, ended=True)  # finished, and no longer asked for
+    (tmp_path / "episodes.jsonl").write_text(
+        record("a", 0, done) + record("a", 0, done)  # a rerun's duplicate
+        + record("b", 0, lost, status="infra_error") + record("c", 0, other) + '{"task_id": "a", "se')  # torn
+    jobs = [EpisodeJob(template=SimpleNamespace(id=t), seed=s) for t, s in (("a", 0), ("a", 1), ("b", 0))]
+    state = resume_state(tmp_path, jobs)
+    assert sorted((r.task_id, r.seed) for r in state.kept) == [("a", 0), ("c", 0)]
+    assert [(j.template.id, j.seed) for j in state.todo] == [("a", 1), ("b", 0)]
+    assert sorted(state.removed) == sorted([unfinished, lost])
+    assert sorted(p.name for p in (tmp_path / "trajectories").iterdir()) == ["a__s0", "c__s0"]
+    assert [(r.task_id, r.seed) for r in map(EpisodeRecord.model_validate_json,
+                                             (tmp_path / "episodes.jsonl").read_text().splitlines())] == \
+        [("a", 0), ("c", 0)]

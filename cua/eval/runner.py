@@ -400,15 +400,15 @@ def resume_state(out_dir: Path, jobs: Sequence[EpisodeJob]) -> ResumeState:
     """Prepare `out_dir` to be continued with `jobs`: keep each finished episode once (the last
     line of it, when an earlier rerun appended a duplicate), drop infrastructure failures and
     episodes whose trajectory has no end (they run again), rewrite `episodes.jsonl` with what
-    is kept (atomically), and remove every trajectory folder no kept record names."""
-    wanted = {(job.template.id, job.seed) for job in jobs}
+    is kept (atomically), and remove every trajectory folder no kept record names. Finished
+    episodes that `jobs` no longer asks for (a forced resume with fewer seeds) are kept too:
+    a resume never deletes finished work."""
     kept: dict[tuple[str, int], EpisodeRecord] = {}
     index = out_dir / "episodes.jsonl"
     if index.exists():
         for record in read_records(index):
-            key = (record.task_id, record.seed)
-            if key in wanted and record.status != "infra_error" and _complete(out_dir, record):
-                kept[key] = record
+            if record.status != "infra_error" and _complete(out_dir, record):
+                kept[(record.task_id, record.seed)] = record
     _write_atomic(index, "".join(r.model_dump_json() + "\n" for r in kept.values()))
     named = {r.trajectory for r in kept.values() if r.trajectory}
     removed: list[str] = []
