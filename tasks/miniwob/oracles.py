@@ -1235,3 +1235,26 @@ async def drag_direction(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
 
 INTERACTIVE.update({"drag-items-grid": drag_items_grid, "drag-box": drag_box, "drag-single-shape": drag_direction,
                     "drag-circle": drag_direction})
+
+
+async def drag_shapes(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """Drag every shape of the asked kind into the black box."""
+    m = re.search(r"Drag all (rectangles|circles|triangles) into the black box", u)
+    if not m:
+        raise OracleError(f"unexpected request: {u!r}")
+    tag = {"rectangles": "rect:not(#shape-container)", "circles": "circle", "triangles": "polygon"}[m.group(1)]
+    box = await _dom(ctx, "#shape-container", "bbox")
+    if not box:
+        raise OracleError("no black box on the page")
+    count = int(await _dom(ctx, f"#area_svg {tag}", "count") or 0)
+    for i in range(count):
+        shapes = await _dom(ctx, f"#area_svg {tag}", "bbox", all=True) or []
+        s = shapes[i]
+        tx = box["x"] + box["width"] * (0.3 + 0.4 * ((i % 3) / 2))
+        ty = box["y"] + box["height"] * (0.3 + 0.4 * (i // 3 % 2))
+        yield _drag_path(s["x"] + s["width"] / 2, s["y"] + s["height"] / 2, tx, ty, 6)
+    async for action in _act(ctx, [_submit()]):
+        yield action
+
+
+INTERACTIVE.update({"drag-shapes": drag_shapes})
