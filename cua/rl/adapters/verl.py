@@ -1,0 +1,129 @@
+"""verl: `CuaAgentLoop`, an `AgentLoopBase` that plays one cua episode per sample.
+
+Register it with verl (`actor_rollout_ref.rollout.agent.agent_loop_config_path`, or the
+`register` decorator verl applies here as "cua") and give each dataset row
+`extra_info = {"task": "todo.mark_done@1", "seed": 3}` (or top-level `task`/`seed`).
+
+`run` opens a sandbox (in process, or on `cua serve` at `$CUA_SERVER`), and each turn
+renders the model family's prompt for the screenshot with verl's own processor, asks
+verl's inference server (`server_manager.generate`) for tokens, parses the text into
+actions and performs them. The output is verl's `AgentLoopOutput`: the first prompt's
+ids, every turn's response ids with the environment's tokens between them
+(`response_mask` 1 for the model's, 0 for the environment's), their logprobs, the
+screenshots as `multi_modal_data["image"]` and the judge's score as `reward_score`.
+An infrastructure fault gives an all-zero `response_mask` and `extra_fields["mask_sample"]`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from typing import Any
+
+from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
+
+from cua.episode.episode import Episode
+from cua.errors import CuaError
+from cua.rl.adapters.chat import ChatView
+
+__all__ = ["CuaAgentLoop"]
+
+
+def _task_of(kwargs: dict[str, Any]) -> tuple[str, int]:
+    info = kwargs.get("extra_info") or {}
+    task = kwargs.get("task") or info.get("task")
+    if not task:
+        raise ValueError("a cua sample needs `task` (in extra_info or at the top level)")
+    return str(task), int(kwargs.get("seed", info.get("seed", 0)))
+
+
+@register("cua")
+class CuaAgentLoop(AgentLoopBase):
+    family = "qwen2.5-vl"
+    history_images = 64  # every screenshot stays in the context, so each turn extends the last
+
+    async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
+        from cua.episode.openers import sandbox_opener
+        from cua.tasks.registry import get_template
+
+        task, seed = _task_of(kwargs)
+        instance = get_template(task).instantiate(seed)
+        server = os.environ.get("CUA_SERVER")
+        started = time.perf_counter()
+        model_s = 0.0
+        prompt: list[int] = []
+        response: list[int] = []
+        mask: list[int] = []
+        logprobs: list[float] = []
+        images: list[Any] = []
+        turns = 0
+        reward: float | None = None
+        masked = False
+        error: dict[str, Any] | None = None
+        async with sandbox_opener(local=server is None, server=server, token=os.environ.get("CUA_TOKEN")) as opener:
+            try:
+                async with opener(instance.sandbox_kind, instance.sandbox_config) as handle:
+                    ep = Episode(handle, instance, producer="rl", agent=None)
+                    obs = await ep.reset()
+                    chat = ChatView(ep.instruction, family=self.family, history_images=self.history_images)
+                    context: list[int] = []
+                    while not ep.over:
+                        messages = chat.prompt(obs)
+                        ids, turn_images = self._encode(messages, chat.images)
+                        if not prompt:
+                            prompt, context = list(ids), list(ids)
+                        else:
+                            if ids[:len(context)] != context:
+                                raise ValueError("a turn's prompt does not extend the previous context")
+                            added = ids[len(context):]
+                            response += added
+                            mask += [0] * len(added)
+                            logprobs += [0.0] * len(added)
+                            context = list(ids)
+                        images = turn_images
+                        t = time.perf_counter()
+                        out = await self.server_manager.generate(uuid.uuid4().hex, prompt_ids=ids,
+                                                                 sampling_params=sampling_params,
+                                                                 image_data=turn_images or None)
+                        model_s += time.perf_counter() - t
+                        response += out.token_ids
+                        mask += [1] * len(out.token_ids)
+                        logprobs += list(out.log_probs) if out.log_probs else [0.0] * len(out.token_ids)
+                        context += out.token_ids
+                        turns += 1
+                        actions, _ = chat.answer(self.tokenizer.decode(out.token_ids, skip_special_tokens=True))
+                        for action in actions or [None]:
+                            result = await ep.step(action)
+                            obs = result.observation
+                            if ep.over:
+                                break
+                    verdict = await ep.judge()
+                    ep.finish()
+                    reward = verdict.score
+            except CuaError as exc:
+                if exc.fault != "infra":
+                    raise
+                masked, error = True, exc.to_dict()
+        if masked:
+            mask = [0] * len(response)
+        total = time.perf_counter() - started
+        return AgentLoopOutput(
+            prompt_ids=prompt or [self.tokenizer.pad_token_id or 0], response_ids=response, response_mask=mask,
+            response_logprobs=logprobs, multi_modal_data={"image": images} if images else None,
+            reward_score=reward, num_turns=2 * turns + 1,
+            metrics=AgentLoopMetrics(generate_sequences=model_s, tool_calls=total - model_s),
+            extra_fields={"mask_sample": masked, "infra_error": error, "task": task, "seed": seed})
+
+    def _encode(self, messages: list[dict[str, Any]], images: list[Any]) -> tuple[list[int], list[Any]]:
+        """The prompt ids as verl's processor renders them (image placeholders expanded)."""
+        plain = [{"role": m["role"], "content": m["content"] if isinstance(m["content"], str) else
+                  [{"type": "image"} if p["type"] == "image_url" else {"type": "text", "text": p["text"]}
+                   for p in m["content"]]} for m in messages]
+        if self.processor is not None:
+            text = self.processor.apply_chat_template(plain, tokenize=False, add_generation_prompt=True,
+                                                      **self.apply_chat_template_kwargs)
+            inputs = self.processor(text=[text], images=images or None, return_tensors="pt")
+            return inputs["input_ids"][0].tolist(), images
+        text = self.tokenizer.apply_chat_template(plain, tokenize=False, add_generation_prompt=True)
+        return self.tokenizer.encode(text, add_special_tokens=False), []
