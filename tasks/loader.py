@@ -157,6 +157,9 @@ def _static_checks(spec: TemplateSpec, file: str, where: str) -> list[FormatProb
     if (spec.oracle is None) == spec.tags.oracle:
         out.append(FormatProblem(file, f"{where}.oracle", "a template without an oracle says so with tags.oracle: false"
                                  if spec.oracle is None else "tags.oracle: false, but the template has an oracle"))
+    from cua.tasks.kinds import unsupported_fields
+
+    out += [FormatProblem(file, f"{where}.{field}", reason) for field, reason in unsupported_fields(spec)]
     from cua.tasks.apps import app_names
 
     apps = {spec.sandbox.app} | {p.app for p in spec.params.values() if isinstance(p, RowsParam) and p.app}

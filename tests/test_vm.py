@@ -17,7 +17,7 @@ from PIL import ImageChops
 
 from cua.actions import Drag, Key, Point, Type
 from cua.conformance import check_sandbox, image_of
-from cua.errors import SandboxCrashed, UnknownSnapshot
+from cua.errors import BadRequest, SandboxCrashed, UnknownSnapshot
 from cua.observation import Observation, ObserveOptions
 from cua.sandbox import SandboxEvent, create_sandbox
 from cua.sandboxes.vm import VMConfig, VMSandbox
@@ -186,9 +186,12 @@ async def test_dead_qemu_gives_sandbox_crashed(vm: VMSandbox) -> None:
     child, events, ref = await _crash_fork(vm, "test-vm-qemu-killed")
     try:
         os.kill(child.info().details["qemu_pid"], signal.SIGKILL)
-        with pytest.raises(SandboxCrashed):
+        with pytest.raises(SandboxCrashed) as info:
             await asyncio.wait_for(_observe_until_crash(child), 60)
         assert [e.event for e in events] == ["died"]
+        # the cause, not its symptom ("guest agent closed the connection")
+        assert "QEMU exited" in info.value.message, info.value.message
+        assert "QEMU exited" in events[0].data["reason"], events[0].data
     finally:
         await child.close()
     await vm.delete_snapshot(ref)  # type: ignore[arg-type]
@@ -197,3 +200,28 @@ async def test_dead_qemu_gives_sandbox_crashed(vm: VMSandbox) -> None:
 async def _observe_until_crash(sb: VMSandbox) -> Observation:
     while True:  # the kill lands asynchronously; the first observe may still be answered
         await sb.observe()
+
+
+async def test_reset_honours_its_options(vm: VMSandbox) -> None:
+    """`files` are written as the desktop user and the apps restarted; other options are refused by name."""
+    with pytest.raises(BadRequest, match="bogus"):
+        await vm.reset(options={"bogus": 1})
+    await vm.reset(options={"files": {"notes/today.txt": "from reset\n"}})
+    [text, owner] = await vm.query([FileQuery(path="notes/today.txt"),
+                                    CommandQuery(argv=["stat", "-c", "%U", "notes/today.txt"])])
+    assert text.value == "from reset\n" and owner.value["stdout"].strip() == "user"
+    await _xterm(vm)  # the configured app is back
+    await vm.reset()
+    assert not await _exists(vm, "notes/today.txt"), "a plain reset keeps files of an earlier reset"
+
+
+async def test_upload_and_run(vm: VMSandbox) -> None:
+    data = bytes(range(256)) * 4096
+    path, size = await vm.upload("bin/data.bin", data)
+    assert path == "/home/user/bin/data.bin" and size == len(data)
+    out = await vm.run_command(["sh", "-c", "md5sum bin/data.bin | cut -c1-32; id -un"])
+    import hashlib
+
+    assert out.stdout.split() == [hashlib.md5(data).hexdigest(), "user"]
+    slow = await vm.run_command(["sleep", "60"], time_limit=2)
+    assert slow.timed_out and slow.returncode is None

@@ -134,3 +134,39 @@ def test_old_images_are_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     other.mkdir()
     _prune("desktop", keep={dirs[0]}, log=lambda _m: None)
     assert sorted(p.name for p in root.iterdir()) == sorted([dirs[0].name, dirs[3].name, other.name])
+
+
+def test_the_desktop_suite_validates_as_vm_configs() -> None:
+    """One suite on both kinds: every desktop template runs on the vm kind unchanged."""
+    from cua.sandbox import validate_config
+    from cua.tasks.kinds import with_kind
+    from cua.tasks.registry import select_templates
+
+    templates = select_templates(["desktop"])
+    assert len(templates) >= 30
+    for template in templates:
+        instance = with_kind(template, "vm").instantiate(0)
+        assert instance.sandbox_kind == "vm"
+        validate_config("vm", instance.sandbox_config)
+
+
+def test_fields_a_kind_lacks_are_refused_when_the_file_loads() -> None:
+    from cua.tasks.kinds import with_kind
+    from cua.tasks.loader import TaskFormatError, load_text
+
+    text = """
+suite: t
+templates:
+  - id: t.a@1
+    instruction: x
+    sandbox: {kind: vm, config: {apps: [xterm], network: none}}
+    judge: {checks: [{check: c, get: {kind: file, file: a}, expect: {op: equals, value: x}}]}
+    oracle: [{done: {}}]
+"""
+    with pytest.raises(TaskFormatError) as info:
+        load_text(text, "f.yaml")
+    assert info.value.field == "templates[0] (t.a@1).sandbox.config.network"
+    assert "vm kind has no config field 'network'" in info.value.reason
+    [desktop] = load_text(text.replace("kind: vm", "kind: desktop"), "f.yaml")
+    with pytest.raises(TaskFormatError, match="sandbox.config.network"):
+        with_kind(desktop, "vm")

@@ -53,6 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "or nothing for a local Ray")
     p.add_argument("--ray-cpus", type=float, default=1.0, help="CPUs Ray reserves per episode actor (default 1)")
     p.add_argument("--isolation", choices=["container", "shared"], help="override browser isolation")
+    p.add_argument("--kind", choices=["desktop", "vm"],
+                   help="run desktop and vm tasks on this sandbox kind (their configs share apps, files, screen)")
     p.add_argument("--format", choices=["png", "jpeg", "webp"], default="jpeg", help="screenshot format")
     p.add_argument("--quality", type=int, default=80)
     p.add_argument("--frames", choices=["all", "last", "none"], default="all",
@@ -133,6 +135,15 @@ def main(args: argparse.Namespace) -> int:
     except (KeyError, TaskFormatError) as exc:
         print(f"cua eval: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
         return 2
+    if args.kind:
+        from cua.tasks.kinds import with_kind
+        from cua.tasks.loader import TaskFormatError
+
+        try:
+            templates = [with_kind(t, args.kind) for t in templates]
+        except TaskFormatError as exc:
+            print(f"cua eval: {exc}", file=sys.stderr)
+            return 2
     if args.limit:
         templates = templates[: args.limit]
     if not templates:

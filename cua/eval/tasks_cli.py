@@ -40,6 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     ck.add_argument("--split", choices=["train", "test", "all"], default="all")
     ck.add_argument("--isolation", choices=["container", "shared"],
                     help="override the browser sandboxes' isolation (shared: faster, weaker)")
+    ck.add_argument("--kind", choices=["desktop", "vm"],
+                    help="check desktop and vm tasks on this sandbox kind (their configs share apps, files, screen)")
     ck.add_argument("--json", type=Path, help="also write the full report as JSON here")
     ck.set_defaults(func=check_main)
 
@@ -126,6 +128,15 @@ def check_main(args: argparse.Namespace) -> int:
     except (KeyError, TaskFormatError) as exc:
         print(f"cua tasks check: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
         return 2
+    if args.kind:
+        from cua.tasks.kinds import with_kind
+        from cua.tasks.loader import TaskFormatError
+
+        try:
+            templates = [with_kind(t, args.kind) for t in templates]
+        except TaskFormatError as exc:
+            print(f"cua tasks check: {exc}", file=sys.stderr)
+            return 2
 
     def progress(t: TemplateReport) -> None:
         if t.failures:

@@ -1,12 +1,18 @@
-"""Configuration of a VM sandbox."""
+"""Configuration of a VM sandbox.
+
+`apps`, `files` and `screen` (or `viewport`) take the desktop kind's shapes (app presets
+by name, `{name, args}`, full specs), so one task's sandbox config runs on either kind;
+an argv list (`["xterm", "-geometry", "80x20"]`) is also an app.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from cua.observation import Size
+from cua.sandboxes.desktop.config import APP_START_TIMEOUT, AppSpec, expand_apps
 
 __all__ = ["VMConfig"]
 
@@ -36,10 +42,41 @@ class VMConfig(BaseModel):
     #: that the next restore of it only loads device state (costs one idle QEMU and a
     #: copy of the RAM file).
     standby: bool = True
-    #: Apps started after boot, each an argv (e.g. ["xterm"], ["mousepad"]); their windows
-    #: are up before the initial snapshot, so `reset` returns to them.
-    apps: list[list[str]] = Field(default_factory=list)
-    #: Seconds to wait for each app's first window.
-    app_timeout: float = Field(60.0, gt=0, le=600)
+    #: Apps started after boot (desktop shapes: a preset name such as "xterm", a spec
+    #: dict, or an argv list); their windows are up before the initial snapshot, so
+    #: `reset` returns to them.
+    apps: list[AppSpec] = Field(default_factory=list)
+    #: Files written into the desktop user's home before the apps start: path (relative
+    #: to $HOME, or absolute under /home/user) -> text.
+    files: dict[str, str] = Field(default_factory=dict)
+    #: Outer bound (s) on each app's first window. The guest fails the wait early when
+    #: the app exits or uses no CPU for `app_stall_s`, so a loaded machine that starts
+    #: apps slowly is waited for, and a stuck app is not.
+    app_timeout: float = Field(APP_START_TIMEOUT, gt=0, le=3600)
+    app_stall_s: float = Field(120.0, gt=0, le=3600)
     #: Extra kernel command line words (appended to the recipe's).
     kernel_args: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _viewport(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "viewport" in data:
+            data = dict(data)
+            data.setdefault("screen", data.pop("viewport"))
+        return data
+
+    @field_validator("apps", mode="before")
+    @classmethod
+    def _apps(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        out = []
+        for item in value:
+            if isinstance(item, list):  # an argv
+                if not item or not all(isinstance(a, str) for a in item):
+                    raise ValueError("an app's argv must be a non-empty list of strings")
+                name = "".join(c if c.isalnum() or c in "_.-" else "_" for c in item[0].rsplit("/", 1)[-1])[:64]
+                out.append({"name": name or "app", "argv": item})
+            else:
+                out.append(item)
+        return expand_apps(out)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shlex
 import shutil
 import subprocess
 import time
@@ -26,7 +27,7 @@ from cua.sandboxes.guest.client import GuestClient
 from cua.sandboxes.vm.qemu import AGENT_DEVICE_ID, LaunchSpec, QemuProcess, copy_sparse
 from cua.sandboxes.vm.snapshots import SnapshotFiles
 
-__all__ = ["Instance"]
+__all__ = ["Instance", "complete_live_snapshot"]
 
 
 def create_overlay(base: Path, overlay: Path) -> None:
@@ -61,7 +62,8 @@ class Instance:
         try:
             reader, writer = await asyncio.open_unix_connection(str(spec.agent_path), limit=1 << 22)
             self._writer = writer
-            self.client = GuestClient(reader, writer, name=f"vm:{spec.workdir.name}", on_lost=self._lost)
+            self.client = GuestClient(reader, writer, name=f"vm:{spec.workdir.name}", on_lost=self._lost,
+                                      explain=self._explain_loss)
             self._start_watch()
             await self._wait_hello(timeout)
         except BaseException:
@@ -96,7 +98,8 @@ class Instance:
             reader, writer = await asyncio.open_unix_connection(str(spec.agent_path), limit=1 << 22)
             self._writer = writer
             await self.qemu.wait_chardev_connected("agent")
-            self.client = GuestClient(reader, writer, name=f"vm:{spec.workdir.name}", on_lost=self._lost)
+            self.client = GuestClient(reader, writer, name=f"vm:{spec.workdir.name}", on_lost=self._lost,
+                                      explain=self._explain_loss)
         except BaseException:
             if self is not None:
                 await self.destroy()
@@ -133,7 +136,7 @@ class Instance:
                 event = asyncio.create_task(listener.get())
                 done, _ = await asyncio.wait({exited, event}, return_when=asyncio.FIRST_COMPLETED)
                 if exited in done:
-                    self._die(f"QEMU exited with status {exited.result()}")
+                    self._die(self._explain_loss("QEMU exited"))
                     return
                 msg = event.result()
                 if msg["event"] == "VSERPORT_CHANGE" and msg["data"].get("id") == AGENT_DEVICE_ID \
@@ -152,6 +155,16 @@ class Instance:
 
     def _lost(self, reason: str) -> None:
         self._die(reason)
+
+    def _explain_loss(self, reason: str) -> str:
+        """The agent's connection closed: say so only if QEMU still runs. A killed QEMU
+        closes its sockets as it exits, so the connection's end comes before the exit
+        status (the process is a zombie then): look at the process, not the socket."""
+        status = self.qemu.exit_status()
+        if status is None:
+            return reason
+        tail = self.qemu.stderr_tail()
+        return f"QEMU exited ({status})" + (f": {tail}" if tail else "")
 
     def _die(self, reason: str) -> None:
         if self.died:
@@ -178,3 +191,35 @@ class Instance:
             self._writer.transport.abort()
         await self.qemu.kill()
         await asyncio.to_thread(shutil.rmtree, self.dir, True)
+
+
+async def complete_live_snapshot(spec: LaunchSpec, stream: Path, snap: SnapshotFiles, *, timeout: float) -> None:
+    """Turn a live-saved migration stream (RAM and devices, see `QemuProcess.save_live`)
+    into the snapshot's usual files, off the guest's time: a QEMU that never runs loads
+    the stream into a new RAM file at `snap.ram` (memory-backend-file: the load writes
+    the file), then saves its device state without RAM (`x-ignore-shared`) to
+    `snap.devstate`. The agent socket is connected first, so the saved state says a host
+    is attached, as a restore's will."""
+    spec.workdir.mkdir(parents=True, exist_ok=True)
+    qemu: QemuProcess | None = None
+    writer: asyncio.StreamWriter | None = None
+    try:
+        await asyncio.to_thread(shutil.copyfile, snap.overlay, spec.overlay)
+        qemu = await QemuProcess.launch(spec, ignore_shared=False)
+        _, writer = await asyncio.open_unix_connection(str(spec.agent_path))
+        await qemu.wait_chardev_connected("agent")
+        qemu.drain_events()
+        await qemu.execute("migrate-incoming", {"uri": "exec:cat " + shlex.quote(str(stream))})
+        await qemu._wait_migration(timeout)
+        await qemu.wait_status({"paused", "prelaunch", "postmigrate"}, timeout)
+        await qemu.set_ignore_shared(True)
+        qemu.drain_events()
+        await qemu.execute("migrate", {"uri": "exec:cat > " + shlex.quote(str(snap.devstate))})
+        await qemu._wait_migration(timeout)
+    finally:
+        if writer is not None:
+            writer.transport.abort()
+        if qemu is not None:
+            await qemu.kill()
+        await asyncio.to_thread(shutil.rmtree, spec.workdir, True)
+        stream.unlink(missing_ok=True)

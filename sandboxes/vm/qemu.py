@@ -222,10 +222,12 @@ class QemuProcess:
         self._events = EventListener(("MIGRATION", "VSERPORT_CHANGE", "SHUTDOWN", "RESET", "STOP", "RESUME"))
         self.qmp.register_listener(self._events)
         self.agent_port_open: bool | None = None
+        #: STOP events read while waiting for a migration (`save_live` reports when the guest stopped).
+        self._seen_stops: list[Any] = []
         self._agent_port_listeners: list[asyncio.Queue[bool]] = []
 
     @classmethod
-    async def launch(cls, spec: LaunchSpec, *, timeout: float = 30.0) -> "QemuProcess":
+    async def launch(cls, spec: LaunchSpec, *, timeout: float = 30.0, ignore_shared: bool = True) -> "QemuProcess":
         spec.workdir.mkdir(parents=True, exist_ok=True)
         qmp_sock = _listening_socket(spec.qmp_path)
         agent_sock = _listening_socket(spec.agent_path)
@@ -255,7 +257,7 @@ class QemuProcess:
                                  details={"argv": argv}) from exc
         self = cls(spec, proc, qmp)
         await self.execute("migrate-set-capabilities", {"capabilities": [
-            {"capability": "x-ignore-shared", "state": True},
+            {"capability": "x-ignore-shared", "state": ignore_shared},
             {"capability": "events", "state": True},
         ]})
         return self
@@ -294,6 +296,29 @@ class QemuProcess:
     def pid(self) -> int:
         return self.proc.pid
 
+    def exit_status(self) -> str | None:
+        """None while QEMU runs; else how it ended ("status 1", "killed by SIGKILL",
+        "exited", for one that is dead but not reaped yet)."""
+        code = self.proc.returncode
+        if code is None:
+            try:
+                with open(f"/proc/{self.proc.pid}/stat", "rb") as f:
+                    stat = f.read()
+            except FileNotFoundError:
+                return "exited"
+            if stat[stat.rindex(b")") + 2:][:1] not in (b"Z", b"X"):
+                return None
+            return "exited"
+        if code < 0:
+            try:
+                return f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
+        return f"status {code}"
+
+    def stderr_tail(self, lines: int = 5) -> str:
+        return _tail(self.spec.workdir / "qemu.stderr", lines)
+
     async def execute(self, cmd: str, args: dict[str, Any] | None = None, *, timeout: float = 30.0) -> Any:
         if not self.alive:
             raise SandboxCrashed(f"QEMU exited ({self.proc.returncode}): {_tail(self.spec.workdir / 'qemu.stderr')}")
@@ -330,6 +355,8 @@ class QemuProcess:
                     raise InternalError(f"migration {state}: {info.get('error-desc', '')}")
                 continue
             self._note_event(event)
+            if event["event"] == "STOP":
+                self._seen_stops.append(event)
             if event["event"] == "MIGRATION":
                 state = event["data"]["status"]
                 if state == "completed":
@@ -343,7 +370,7 @@ class QemuProcess:
             self.agent_port_open = bool(event["data"].get("open"))
 
     def drain_events(self) -> list[Any]:
-        events = self._events.clear()
+        events = list(self._events.clear())
         for event in events:
             self._note_event(event)
         return events
@@ -388,6 +415,52 @@ class QemuProcess:
     async def resume(self) -> None:
         await self.execute("cont")
         await self.wait_status({"running"})
+
+    async def set_ignore_shared(self, on: bool) -> None:
+        await self.execute("migrate-set-capabilities", {"capabilities": [
+            {"capability": "x-ignore-shared", "state": on}]})
+
+    async def save_live(self, path: Path, *, downtime_ms: int = 20, timeout: float = 300.0) -> float:
+        """Write RAM and device state to `path` while the guest runs (a precopy migration
+        into a file, RAM in the stream): QEMU tracks the pages the guest dirties and
+        stops it only for the last of them and the device state, keeping that stop under
+        `downtime_ms` when the guest lets it. The VM is left stopped (its disk flushed)
+        for the caller to copy the overlay and `resume()`. Returns the wall time (QEMU's
+        event clock) at which the guest stopped."""
+        self.drain_events()
+        await self.set_ignore_shared(False)
+        try:
+            await self.execute("migrate-set-parameters", {"downtime-limit": downtime_ms,
+                                                          "max-bandwidth": 64 * 2**30})
+            await self.execute("migrate", {"uri": "exec:cat > " + shlex.quote(str(path))})
+            await self._wait_migration(timeout)
+        finally:
+            if self.alive:
+                await self.set_ignore_shared(True)
+        stopped = [e for e in self.drain_events() + self._seen_stops if e["event"] == "STOP"]
+        self._seen_stops = []
+        if stopped:
+            stamp = stopped[-1]["timestamp"]
+            return float(stamp["seconds"]) + float(stamp["microseconds"]) / 1e6
+        return time.time()
+
+    async def resume_timed(self) -> float:
+        """`resume()`, returning QEMU's event time of the RESUME (to pair with a STOP)."""
+        self.drain_events()
+        await self.execute("cont")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                event = await asyncio.wait_for(self._events.get(), 1.0)
+            except asyncio.TimeoutError:
+                if await self.status() == "running":
+                    return time.time()
+                continue
+            self._note_event(event)
+            if event["event"] == "RESUME":
+                stamp = event["timestamp"]
+                return float(stamp["seconds"]) + float(stamp["microseconds"]) / 1e6
+        raise Timeout("the VM did not resume within 30 s")
 
     async def load_device_state(self, path: Path, *, timeout: float = 60.0) -> None:
         """Load a saved device state into this `incoming` process and run the guest."""

@@ -42,12 +42,14 @@ from cua.sandbox import (
     capabilities_of,
     scale_action,
 )
-from cua.sandboxes.guest.client import GuestClient
+from cua.info import CommandOutput
+from cua.sandboxes.guest.client import GuestClient, command_output, home_relative
 from cua.sandboxes.vm import snapshots
+from cua.sandboxes.desktop.config import AppSpec
 from cua.sandboxes.vm.config import VMConfig
 from cua.sandboxes.vm.image import BuiltImage, image_for
-from cua.sandboxes.vm.instance import Instance
-from cua.sandboxes.vm.qemu import Accel, LaunchSpec, copy_sparse, probe_accel, reap_stale, runtime_dir
+from cua.sandboxes.vm.instance import Instance, complete_live_snapshot
+from cua.sandboxes.vm.qemu import Accel, LaunchSpec, probe_accel, reap_stale, runtime_dir
 from cua.sandboxes.vm.snapshots import SnapshotFiles
 from cua.state import StateQuery, StateResult
 
@@ -57,6 +59,8 @@ log = logging.getLogger(__name__)
 
 #: Browser-only actions: an agent fault on a desktop.
 FOREIGN_ACTIONS = frozenset({"goto", "back", "forward"})
+#: The desktop user's home in the images vm-images/ builds.
+GUEST_HOME = "/home/user"
 _RESULT_KEYS = frozenset(StateResult.model_fields)
 
 
@@ -106,8 +110,10 @@ class VMSandbox(Sandbox):
             self._adopt(inst)
             await self._read_info()
             self.timings_ms["boot"] = _ms(t1)
+            await self._write_files(config.files)
             await self._start_apps()
-            self._initial = await self._take_snapshot()
+            self._initial, _ = await self._take_snapshot()
+            await snapshots.ready(self._initial.id)
             self.timings_ms["create"] = _ms(t0)
         except BaseException:
             await self.close()
@@ -137,15 +143,46 @@ class VMSandbox(Sandbox):
             self._emit(SandboxEvent(sandbox_id=self.id, event="died", data={"reason": reason}))
 
     async def _start_apps(self) -> None:
+        """Start the configured apps and wait for each one's first window (in parallel:
+        they start independently)."""
         client = self._client()
-        for argv in self.config.apps:
-            if not argv:
-                raise BadRequest("an app's argv must not be empty")
+
+        async def one(app: AppSpec) -> None:
             try:
-                pid = await client.spawn(argv)
-                await client.wait_window(pid=pid, timeout=self.config.app_timeout)
+                pid = await client.spawn(list(app.argv), env=dict(app.env), cwd=app.cwd, name=app.name)
+                if app.wait_window:
+                    await client.wait_window(pid=pid, klass=app.window_class,
+                                             timeout=min(app.start_timeout, self.config.app_timeout),
+                                             stall_s=self.config.app_stall_s)
             except CuaError as exc:
-                raise type(exc)(f"starting {argv[0]!r} in the VM: {exc.message}", details=exc.details) from exc
+                raise type(exc)(f"starting {app.name!r} in the VM: {exc.message}", details=exc.details) from exc
+
+        await asyncio.gather(*(one(app) for app in self.config.apps))
+
+    async def _write_files(self, files: dict[str, str]) -> None:
+        """Write text files into the desktop user's home (task setup files), as that user."""
+        client = self._client()
+        for path, text in files.items():
+            await client.write_file(home_relative(path, GUEST_HOME), text.encode())
+
+    # --- files and commands (the protocol's upload and run) ---
+
+    async def upload(self, path: str, data: bytes, *, append: bool = False, mode: int | None = None) -> tuple[str, int]:
+        try:
+            result = await self._client().write_file(home_relative(path, GUEST_HOME), data, mode=mode, append=append,
+                                                     timeout=self.config.agent_timeout)
+        except CuaError as exc:
+            raise self._crash_check(exc) from exc
+        return str(result["path"]), int(result["size"])
+
+    async def run_command(self, argv: Sequence[str], *, time_limit: float = 30.0, max_output_bytes: int = 100_000,
+                          cwd: str | None = None, stdin: bytes | None = None) -> CommandOutput:
+        try:
+            result = await self._client().run(argv, time_limit=time_limit, max_bytes=max_output_bytes,
+                                              cwd=home_relative(cwd, GUEST_HOME, folder=True) if cwd else None, stdin=stdin)
+        except CuaError as exc:
+            raise self._crash_check(exc) from exc
+        return command_output(result)
 
     async def _read_info(self) -> None:
         info = await self._client().info()
@@ -242,10 +279,34 @@ class VMSandbox(Sandbox):
 
     async def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
                     observe: ObserveOptions | None = None) -> Observation:
-        """Back to the desktop as it was right after boot (a restore of the initial snapshot)."""
+        """Back to the desktop as it was right after boot (a restore of the initial snapshot).
+
+        `options["files"]` ({path: text}) are then written into the home and the configured
+        apps restarted, so they open them (task setup files, as on the desktop kind). Other
+        options are refused by name. The seed is accepted for interface parity: the VM has
+        no seeded app data of its own.
+        """
         if self._initial is None:
             raise SandboxCrashed(f"VM sandbox {self.id} has no initial snapshot")
-        obs = await self._restore_files(self._initial, observe, timing="reset")
+        opts = dict(options or {})
+        files = opts.pop("files", None) or {}
+        if opts:
+            raise BadRequest(f"VM reset does not take the option(s) {', '.join(sorted(opts))}; it takes: files",
+                             details={"options": sorted(opts)})
+        if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+            raise BadRequest("reset option 'files' must map paths to text")
+        await snapshots.ready(self._initial.id)
+        obs = await self._restore_files(self._initial, None if files else observe, timing="reset")
+        if files:
+            t0 = time.monotonic()
+            client = self._client()
+            await self._write_files(files)
+            await client.kill(all=True, timeout=10.0)
+            await self._start_apps()
+            result, data = await client.act({"type": "wait", "seconds": 0}, settle=self._settle(),
+                                            observe=self._shot_args(observe or ObserveOptions()))
+            obs = self._observation(observe or ObserveOptions(), result.get("screenshot"), data,
+                                    timings_ms={"reset": self.timings_ms["reset"] + _ms(t0)})
         self._step = 0
         return obs.model_copy(update={"step": 0})
 
@@ -274,40 +335,59 @@ class VMSandbox(Sandbox):
 
     async def snapshot(self) -> SnapshotRef:
         async with self._lock:
-            snap = await self._take_snapshot()
-        meta = snap.meta()
+            snap, meta = await self._take_snapshot()
         self._schedule_standby(snap)
-        return SnapshotRef(id=snap.id, sandbox_id=self.id, kind=self.kind, size_bytes=snap.size_bytes(),
+        return SnapshotRef(id=snap.id, sandbox_id=self.id, kind=self.kind, size_bytes=meta["stream_bytes"],
                            meta={"memory_mb": meta["memory_mb"], "accel": meta["accel"], "image": meta["image"],
-                                 "snapshot_ms": meta["snapshot_ms"]})
+                                 "snapshot_ms": meta["snapshot_ms"], "pause_ms": meta["pause_ms"]})
 
-    async def _take_snapshot(self) -> SnapshotFiles:
+    async def _take_snapshot(self) -> tuple[SnapshotFiles, dict[str, Any]]:
+        """A live snapshot: RAM and device state stream out while the guest runs, and the
+        guest stops only for the last dirty pages, the device state and the disk overlay's
+        copy (`timings_ms["snapshot_pause"]`, from QEMU's STOP and RESUME events). The
+        stream is turned into the restorable files (RAM file + device state) in the
+        background; restore, fork and the standby wait for that (`snapshots.ready`)."""
         self._client()
         assert self._inst is not None
         inst = self._inst
         t0 = time.monotonic()
         snap = SnapshotFiles.new(self._root / "snapshots")
+        stream = snap.dir / "stream"
         try:
-            await inst.qemu.save_device_state(snap.devstate)
+            stopped_at = await inst.qemu.save_live(stream)
             t1 = time.monotonic()
             try:
-                await asyncio.gather(asyncio.to_thread(copy_sparse, inst.spec.ram_file, snap.ram),
-                                     asyncio.to_thread(_copy, inst.spec.overlay, snap.overlay))
+                await asyncio.to_thread(_copy, inst.spec.overlay, snap.overlay)
             finally:
-                await inst.qemu.resume()
-            paused_ms = _ms(t0)
-            snap.write_meta({"memory_mb": self.config.memory_mb, "accel": self.accel, "image": self.image.hash,
-                             "screen": self._screen.model_dump(), "cmdline": inst.spec.cmdline,
-                             "created_at": time.time(), "device_state_ms": _ms(t0, t1),
-                             "snapshot_ms": _ms(t0)})
+                resumed_at = await inst.qemu.resume_timed()
         except BaseException:
             snap.delete()
             raise
-        self.timings_ms["snapshot"] = _ms(t0)
+        paused_ms = round(max(0.0, resumed_at - stopped_at) * 1000, 2)
+        meta: dict[str, Any] = {
+            "memory_mb": self.config.memory_mb, "accel": self.accel, "image": self.image.hash,
+            "screen": self._screen.model_dump(), "cmdline": inst.spec.cmdline, "created_at": time.time(),
+            "live_save_ms": _ms(t0, t1), "snapshot_ms": _ms(t0), "pause_ms": paused_ms,
+            "stream_bytes": stream.stat().st_size}
+        spec = self._spec("complete", incoming=True)
+        spec.ram_file = snap.ram
+
+        async def complete() -> None:
+            t2 = time.monotonic()
+            try:
+                await complete_live_snapshot(spec, stream, snap, timeout=self.config.boot_timeout)
+                snap.write_meta({**meta, "complete_ms": _ms(t2)})
+            except BaseException:
+                snap.delete()
+                raise
+
+        task = asyncio.create_task(complete(), name=f"vm-snapshot-{snap.id}")
+        snapshots.pending(snap.id, task)
+        self.timings_ms["snapshot"] = meta["snapshot_ms"]
         self.timings_ms["snapshot_pause"] = paused_ms
         self._snapshots[snap.id] = snap
         snapshots.register(snap)
-        return snap
+        return snap, meta
 
     def _lookup(self, ref: SnapshotRef) -> SnapshotFiles:
         snap = snapshots.lookup(ref.id, memory_mb=self.config.memory_mb)
@@ -318,6 +398,7 @@ class VMSandbox(Sandbox):
         return snap
 
     async def restore(self, ref: SnapshotRef, *, observe: ObserveOptions | None = None) -> Observation:
+        await snapshots.ready(ref.id)
         return await self._restore_files(self._lookup(ref), observe, timing="restore")
 
     async def _restore_files(self, snap: SnapshotFiles, observe: ObserveOptions | None, *, timing: str) -> Observation:
@@ -352,6 +433,8 @@ class VMSandbox(Sandbox):
             raise UnknownSnapshot(f"no VM snapshot {ref.id!r} in sandbox {self.id}",
                                             details={"snapshot_id": ref.id})
         snapshots.forget(ref.id)
+        with contextlib.suppress(CuaError, OSError, asyncio.CancelledError):
+            await snapshots.ready(ref.id)
         if self._standby is not None and self._standby[0] == ref.id:
             await self._drop_standby()
         await asyncio.to_thread(snap.delete)
@@ -364,8 +447,13 @@ class VMSandbox(Sandbox):
         if self._standby is not None and self._standby[0] == snap.id:
             return
         old = self._standby
-        task = asyncio.create_task(Instance.prepare(self._spec("standby", incoming=True), snap),
-                                   name=f"vm-standby-{self.id}")
+        spec = self._spec("standby", incoming=True)
+
+        async def prepare() -> Instance:
+            await snapshots.ready(snap.id)
+            return await Instance.prepare(spec, snap)
+
+        task = asyncio.create_task(prepare(), name=f"vm-standby-{self.id}")
         self._standby = (snap.id, task)
         if old is not None:
             asyncio.create_task(_discard(old[1]))
@@ -410,8 +498,9 @@ class VMSandbox(Sandbox):
 
         The fork's `reset` returns to the forked snapshot (it keeps a hard-linked copy).
         """
-        snap = self._lookup(ref)
         t0 = time.monotonic()
+        await snapshots.ready(ref.id)
+        snap = self._lookup(ref)
         child = VMSandbox(self.config, sandbox_id=sandbox_id, image=self.image, accel=self.accel, emit=emit)
         try:
             own = await asyncio.to_thread(snap.link_to, child._root / "snapshots")
@@ -459,6 +548,9 @@ class VMSandbox(Sandbox):
             return
         self._closed = True
         await self._drop_standby()
+        for snap_id in list(self._snapshots):
+            with contextlib.suppress(CuaError, OSError, asyncio.CancelledError):
+                await snapshots.ready(snap_id)
         if self._inst is not None:
             inst, self._inst = self._inst, None
             await inst.destroy()

@@ -16,6 +16,7 @@ snapshot between a VM and its forks.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -27,7 +28,7 @@ from typing import Any
 
 from cua.errors import BadRequest, UnknownSnapshot
 
-__all__ = ["SnapshotFiles", "lookup", "register"]
+__all__ = ["SnapshotFiles", "lookup", "pending", "ready", "register"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,24 @@ def register(snap: SnapshotFiles) -> None:
 def forget(snap_id: str) -> SnapshotFiles | None:
     with _lock:
         return _registry.pop(snap_id, None)
+
+
+#: Snapshots whose files are still being written (a live snapshot's conversion), by id.
+_pending: dict[str, "asyncio.Task[None]"] = {}
+
+
+def pending(snap_id: str, task: "asyncio.Task[None]") -> None:
+    """Mark a snapshot as being completed by `task`; `ready()` waits for it."""
+    _pending[snap_id] = task
+    task.add_done_callback(lambda _t: _pending.pop(snap_id, None) if _pending.get(snap_id) is _t else None)
+
+
+async def ready(snap_id: str) -> None:
+    """Wait until a snapshot's files are complete (at once for most); a failed
+    completion is raised here, to the restore or fork that needed it."""
+    task = _pending.get(snap_id)
+    if task is not None:
+        await asyncio.shield(task)
 
 
 def lookup(snap_id: str, *, memory_mb: int) -> SnapshotFiles:
