@@ -1258,3 +1258,39 @@ async def drag_shapes(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
 
 
 INTERACTIVE.update({"drag-shapes": drag_shapes})
+
+
+async def email_inbox_forward_nl(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """The request names two senders of the inbox in free wording: the one forwarded to is
+    the one after "to", or right after the verb ("Forward Ann the email from Bo"), or else
+    the one that is not the sender ("from Bo", "by Bo", "Bo sent", "Bo's")."""
+    senders = {str(t).strip() for t in await _dom(ctx, "#main .email-thread .email-sender", all=True) or []}
+    named = [s for s in senders if re.search(rf"\b{re.escape(s)}\b", u)]
+    if len(named) != 2:
+        raise OracleError(f"cannot tell the two people in {u!r}")
+
+    def is_dest(name: str) -> bool:
+        n = re.escape(name)
+        return bool(re.search(rf"\bto {n}\b", u) or re.search(rf"^(?:Forward|Send) {n}\b", u))
+
+    def is_source(name: str) -> bool:
+        n = re.escape(name)
+        return bool(re.search(rf"\b(?:from|by) {n}\b", u) or re.search(rf"\b{n}(?: sent|'s)\b", u))
+
+    dests = [n for n in named if is_dest(n)]
+    if len(dests) != 1:
+        dests = [n for n in named if not is_source(n)]
+    if len(dests) != 1:
+        raise OracleError(f"cannot tell who to forward to in {u!r}")
+    dest, source = dests[0], next(n for n in named if n != dests[0])
+    thread = _email_thread(source)
+    async for action in _into_pane(ctx, DomQuery(selector=thread, selector_type="xpath"), "#main"):
+        yield action
+    steps: Steps = [{"click": {"selector": f"{thread}//*[contains(@class, 'email-sender')]", "xpath": True}},
+                    {"wait_for": "#email"}, {"click": "#email .email-forward"},
+                    {"fill": {"selector": "#forward .forward-sender", "text": dest}}, {"click": "#send-forward"}]
+    async for action in _act(ctx, steps):
+        yield action
+
+
+INTERACTIVE.update({"email-inbox-forward-nl": email_inbox_forward_nl})
