@@ -8,12 +8,13 @@ actually took are then replayed, at the same CSS coordinates, in Farama's `miniw
 env (Selenium + chromedriver, the reference implementation) reset with the same
 MiniWoB seed. Parity holds for a run when both draw the same utterance, both end (or
 both do not) and, when they end, both give the same raw reward (and so the same pass
-bit). Time-scaled rewards are not compared: they depend on wall-clock time.
+bit). Time-scaled rewards are not compared: they depend on wall-clock time. Runs whose
+actions MiniWoB's action space cannot express (a ctrl+click) are counted as skipped.
 
     python bench/miniwob_parity.py [--tasks click-button,enter-text] [--seeds 10] [--all]
 
 Needs chromium and chromedriver (Debian: apt install chromium-driver). Last line:
-`miniwob_parity=<agreeing runs>/<runs> tasks=<n> seeds=<k>`.
+`miniwob_parity=<agreeing runs>/<runs> tasks=<n> seeds=<k> skipped=<s>`.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ class Run:
     wob: Outcome | None = None
     actions: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
+    #: Why the run could not be replayed in MiniWoB's action space (e.g. a ctrl+click).
+    skipped: str | None = None
 
     @property
     def agrees(self) -> bool:
@@ -136,6 +139,10 @@ async def _cua_runs(task: str, seeds: list[int], solver_names: tuple[str, ...]) 
 # ---------------------------------------------------------------- MiniWoB side
 
 
+class Unsupported(ValueError):
+    """A cua action that MiniWoB's action space has no counterpart for."""
+
+
 def _key(keys: list[str]) -> str:
     *mods, last = keys
     prefix = "".join(MODIFIERS.get(m, "") for m in mods)
@@ -147,8 +154,10 @@ def _wob_actions(env: Any, action: dict[str, Any]) -> list[Any] | float:
     kind = action["type"]
     point = (lambda x, y: {"coords": [float(x), float(y)]})
     if kind == "click":
-        name = "DBLCLICK_COORDS" if action.get("count", 1) == 2 else "CLICK_COORDS"
-        return [env.unwrapped.create_action(name, **point(action["x"], action["y"]))]
+        count = action.get("count", 1)
+        if count == 2:
+            return [env.unwrapped.create_action("DBLCLICK_COORDS", **point(action["x"], action["y"]))]
+        return [env.unwrapped.create_action("CLICK_COORDS", **point(action["x"], action["y"])) for _ in range(count)]
     if kind == "move":
         return [env.unwrapped.create_action("MOVE_COORDS", **point(action["x"], action["y"]))]
     if kind in ("mouse_down", "mouse_up") and action.get("x") is not None:
@@ -172,7 +181,7 @@ def _wob_actions(env: Any, action: dict[str, Any]) -> list[Any] | float:
         return float(action.get("seconds", 1.0))
     if kind == "done":
         return []
-    raise ValueError(f"no MiniWoB action for a cua {kind!r} action")
+    raise Unsupported(f"MiniWoB's action space has no {kind!r} action")
 
 
 def _make_env(task: str, keys: set[str]) -> Any:
@@ -222,7 +231,13 @@ def reference(runs: list[tuple[Run, TaskInstance]]) -> None:
                 if run.error:
                     continue
                 try:
+                    for action in run.actions:
+                        if action["type"] in ("key_down", "key_up") or (
+                                action["type"] in ("mouse_down", "mouse_up") and action.get("x") is None):
+                            raise Unsupported(f"MiniWoB's action space has no {action['type']!r} action")
                     run.wob = _wob_run(env, int(instance.params["wob_seed"]), run.actions)
+                except Unsupported as exc:
+                    run.skipped = str(exc)
                 except Exception as exc:  # noqa: BLE001  (a reference fault is a disagreement, reported with its cause)
                     run.error = f"MiniWoB env: {type(exc).__name__}: {exc}"
         finally:
@@ -252,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     seeds = list(range(args.seeds))
     started = time.perf_counter()
     runs = parity(tasks, seeds, tuple(args.solvers.split(",")))
+    skipped = [r for r in runs if r.skipped]
+    for run in skipped:
+        print(f"SKIPPED {run.task} seed={run.seed} {run.solver}: {run.skipped}")
+    runs = [r for r in runs if not r.skipped]
     for run in runs:
         if not run.agrees:
             print(f"DIFFER {run.task} seed={run.seed} {run.solver}: cua={run.cua} wob={run.wob} {run.error or ''}")
@@ -262,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{solver:10s} runs={len(mine)} agree={sum(r.agrees for r in mine)} ended_in_both={ended} "
               f"cua_pass={passed} wob_pass={sum(1 for r in mine if r.wob and r.wob.done and r.wob.raw_reward == 1.0)}")
     print(f"({time.perf_counter() - started:.0f} s)")
-    print(f"miniwob_parity={sum(r.agrees for r in runs)}/{len(runs)} tasks={len(tasks)} seeds={len(seeds)}")
+    print(f"miniwob_parity={sum(r.agrees for r in runs)}/{len(runs)} tasks={len(tasks)} seeds={len(seeds)} "
+          f"skipped={len(skipped)}")
     return 0
 
 
