@@ -132,7 +132,7 @@ def agent_factory(spec: str, *, options: Any = None,
     if spec in BUILTIN_AGENTS:
         make = BUILTIN_AGENTS[spec]
         return (lambda _instance: make()), spec, None
-    from cua.policy.base import make_policy
+    from cua.policy.registry import make_policy
 
     policy = make_policy(spec, **policy_kw)
     return (lambda _instance: PolicyAgent(policy, spec, options)), spec, policy

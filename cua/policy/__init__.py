@@ -10,7 +10,7 @@ from cua.policy.base import (
     PolicyStep,
     TokenCounts,
     TokenLogprob,
-    make_policy,
 )
+from cua.policy.registry import make_policy
 
 __all__ = ["ParseError", "Policy", "PolicyOptions", "PolicyStep", "TokenCounts", "TokenLogprob", "make_policy"]

@@ -27,8 +27,7 @@ __all__ = [
     "PolicyStep",
     "TokenCounts",
     "TokenLogprob",
-    "make_policy",
-]
+    ]
 
 
 class ParseError(BaseModel):
@@ -126,49 +125,3 @@ class Policy(Protocol):
         ...
 
     async def aclose(self) -> None: ...
-
-
-def make_policy(spec: str, **kw: Any) -> Policy:
-    """Build a policy from a short spec string.
-
-    - ``http://host:port`` or ``https://...``: a running `cua policy serve`; pass
-      ``token=...`` (or set CUA_POLICY_TOKEN).
-    - ``openai:MODEL@BASE_URL``: an OpenAI-compatible chat completions server driven
-      in-process (``family=...``, ``api_key=...`` or OPENAI_API_KEY, ``history_images=...``).
-    - ``transformers:PATH``: a local checkpoint loaded in-process (``family=...``,
-      ``device=...``, ``dtype=...``).
-    - ``scripted:FILE.jsonl``: replays a recorded trajectory (actions, or raw outputs of
-      a family).
-
-    Keyword arguments go to the chosen implementation. Raises ValueError on a bad spec.
-    """
-    if spec.startswith(("http://", "https://")):
-        from cua.policy.remote import RemotePolicy
-
-        return RemotePolicy(spec, **kw)
-    kind, sep, rest = spec.partition(":")
-    if not sep or not rest:
-        raise ValueError(
-            f"bad policy spec {spec!r}: expected http(s)://HOST:PORT, openai:MODEL@BASE_URL, "
-            "transformers:PATH or scripted:FILE.jsonl"
-        )
-    if kind == "openai":
-        model, at, base_url = rest.partition("@")
-        if not model or not at or not base_url:
-            raise ValueError(f"bad openai policy spec {spec!r}: expected openai:MODEL@BASE_URL")
-        from cua.policy.backends.openai import OpenAIBackend
-        from cua.policy.engine import ModelPolicy
-
-        backend_kw = {k: kw.pop(k) for k in list(kw) if k in OpenAIBackend.OPTION_NAMES}
-        return ModelPolicy(OpenAIBackend(base_url=base_url, model=model, **backend_kw), **kw)
-    if kind == "transformers":
-        from cua.policy.backends.transformers import TransformersBackend
-        from cua.policy.engine import ModelPolicy
-
-        backend_kw = {k: kw.pop(k) for k in list(kw) if k in TransformersBackend.OPTION_NAMES}
-        return ModelPolicy(TransformersBackend(rest, **backend_kw), **kw)
-    if kind == "scripted":
-        from cua.policy.backends.scripted import ScriptedPolicy
-
-        return ScriptedPolicy.from_file(rest, **kw)
-    raise ValueError(f"unknown policy kind {kind!r} in {spec!r}")

@@ -203,3 +203,8 @@ def _error_from(response: httpx.Response) -> CuaError:
         return error_for_code(str(error["code"]), str(error["message"]), error.get("details"))
     except (ValueError, KeyError, TypeError):
         return InternalError(f"policy server answered HTTP {response.status_code}: {response.text[:300]}")
+
+
+def from_spec(url: str, **kw: Any) -> RemotePolicy:
+    """`make_policy("http://host:port", token=...)`: a running `cua policy serve`."""
+    return RemotePolicy(url, **kw)

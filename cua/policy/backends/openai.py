@@ -221,3 +221,14 @@ class OpenAIBackend:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+def from_spec(rest: str, **kw: Any) -> Any:
+    """`make_policy("openai:MODEL@BASE_URL", family=..., ...)`: this backend under a ModelPolicy."""
+    from cua.policy.engine import ModelPolicy
+
+    model, at, base_url = rest.partition("@")
+    if not model or not at or not base_url:
+        raise ValueError(f"bad openai policy spec 'openai:{rest}': expected openai:MODEL@BASE_URL")
+    backend_kw = {k: kw.pop(k) for k in list(kw) if k in OpenAIBackend.OPTION_NAMES}
+    return ModelPolicy(OpenAIBackend(base_url=base_url, model=model, **backend_kw), **kw)

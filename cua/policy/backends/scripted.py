@@ -154,3 +154,6 @@ class ScriptedPolicy:
         self._pointers.clear()
 
 
+def from_spec(path: str, **kw: Any) -> ScriptedPolicy:
+    """`make_policy("scripted:FILE.jsonl")`: replays a recorded trajectory."""
+    return ScriptedPolicy.from_file(path, **kw)

@@ -312,3 +312,11 @@ class TransformersBackend:
                 pass  # the worker was cancelled by us, as intended
             self._worker = None
         self.model = None
+
+
+def from_spec(path: str, **kw: Any) -> Any:
+    """`make_policy("transformers:PATH", family=..., device=..., dtype=...)`: a local checkpoint."""
+    from cua.policy.engine import ModelPolicy
+
+    backend_kw = {k: kw.pop(k) for k in list(kw) if k in TransformersBackend.OPTION_NAMES}
+    return ModelPolicy(TransformersBackend(path, **backend_kw), **kw)
