@@ -248,3 +248,41 @@ def test_the_task_s_own_time_limit_ends_the_episode() -> None:
     assert rows[0]["done"] == 1 and rows[0]["reason"] == "timed out" and rows[0]["raw_reward"] == -1.0
     assert rows[0]["time_limit_ms"] == 7000
 
+
+
+
+def _wrong_button_centre(template_id: str, seed: int) -> tuple[float, float]:
+    """Where a wrong button of this variant is drawn (the same seed draws the same page)."""
+    instance = get_template(template_id).instantiate(seed)
+
+    async def run() -> tuple[float, float]:
+        async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
+            await handle.reset(seed=instance.reset_seed, options={"start_url": instance.sandbox_config["start_url"]})
+            wanted = str(await _value(handle, DomQuery(selector="#query")))
+            texts = [str(t).strip() for t in await _value(handle, DomQuery(selector="#area button", all=True))]
+            boxes = await _value(handle, DomQuery(selector="#area button", prop="bbox", all=True))
+            box = next(b for t, b in zip(texts, boxes) if f'"{t}"' not in wanted)
+            return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+    return _run(run())
+
+
+@pytest.mark.slow
+@needs_browser
+def test_a_wrong_click_terminates_the_rl_episode_and_pays_nothing() -> None:
+    """As MiniWoB's env: a failed episode ends (terminated), and dense reward does not pay
+    for the end itself."""
+    from cua.rl.env import CuaEnv
+
+    x, y = _wrong_button_centre("miniwob.click_button@1", 4)
+    env = CuaEnv("miniwob.click_button@1", reward="dense")
+    try:
+        _, info = env.reset(seed=4)
+        assert info["instruction"].startswith("Click on the")
+        _, reward, terminated, truncated, info = env.step({"type": "click", "x": x, "y": y})
+        assert terminated and not truncated and reward == 0.0
+        assert not info["verdict"].passed and info["progress"] == 0.0
+        (row,) = info["verdict"].evidence[0].observed
+        assert row["done"] == 1 and row["raw_reward"] == -1.0
+    finally:
+        env.close()
