@@ -414,6 +414,7 @@
   async function render() {
     const route = location.hash.replace(/^#\/?/, "").split("/");
     document.getElementById("run-name").textContent = index.runs.map((r) => r.name).join("  vs  ");
+    document.title = `cua report · ${index.runs.map((r) => r.name).join(" vs ")}`;
     document.getElementById("live").hidden = !index.live;
     if (route[0] === "ep") {
       const ri = Number(route[1]), key = decodeURIComponent(route.slice(2).join("/"));
