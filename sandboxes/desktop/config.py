@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from cua.observation import Size
 
-__all__ = ["APP_PRESETS", "APP_START_TIMEOUT", "AppSpec", "DesktopConfig", "SettleSpec", "chromium_argv"]
+__all__ = ["APP_PRESETS", "APP_START_TIMEOUT", "AppSpec", "DesktopConfig", "SettleSpec", "chromium_argv", "expand_apps"]
 
 #: Chromium flags for a small, quiet, visible browser window in a container: no sandbox
 #: (we are the sandbox), software rendering in the browser process (no GPU process), one
@@ -92,6 +92,8 @@ class DesktopConfig(BaseModel):
     #: Files to create in $HOME before the apps start: path (relative to $HOME, or
     #: absolute under /home/user) -> text.
     files: dict[str, str] = Field(default_factory=dict)
+    #: Binary files, the same way: path -> base64 of the bytes (spreadsheets, images).
+    binary_files: dict[str, str] = Field(default_factory=dict)
     window_manager: list[str] | None = Field(default_factory=lambda: ["openbox"])
     #: Container limits (cgroup v1 when the host lets us; info().details says if applied).
     memory_mb: int | None = Field(3072, ge=64)
@@ -119,24 +121,31 @@ class DesktopConfig(BaseModel):
     @field_validator("apps", mode="before")
     @classmethod
     def _presets(cls, value: Any) -> Any:
-        if not isinstance(value, list):
-            return value
-        out = []
-        for item in value:
-            if isinstance(item, str):
-                if item not in APP_PRESETS:
-                    raise ValueError(f"unknown app preset {item!r}; known: {', '.join(sorted(APP_PRESETS))}")
-                out.append({"name": item, **APP_PRESETS[item]})
-            elif isinstance(item, dict):
-                item = dict(item)
-                if "argv" not in item and item.get("name") in APP_PRESETS:
-                    item = {**APP_PRESETS[item["name"]], **item}
-                args = item.pop("args", None) or []
-                if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-                    raise ValueError("app args must be a list of strings")
-                if "argv" in item:
-                    item["argv"] = [*item["argv"], *args]
-                out.append(item)
-            else:
-                out.append(item)
-        return out
+        return expand_apps(value)
+
+
+def expand_apps(value: Any) -> Any:
+    """App entries as AppSpec dicts: a preset name ("mousepad"), or a dict naming a preset
+    (its argv taken when the dict has none) with `args` appended. The VM kind reads its
+    apps through this too, so a task's app list means the same on both kinds."""
+    if not isinstance(value, list):
+        return value
+    out = []
+    for item in value:
+        if isinstance(item, str):
+            if item not in APP_PRESETS:
+                raise ValueError(f"unknown app preset {item!r}; known: {', '.join(sorted(APP_PRESETS))}")
+            out.append({"name": item, **APP_PRESETS[item]})
+        elif isinstance(item, dict):
+            item = dict(item)
+            if "argv" not in item and item.get("name") in APP_PRESETS:
+                item = {**APP_PRESETS[item["name"]], **item}
+            args = item.pop("args", None) or []
+            if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+                raise ValueError("app args must be a list of strings")
+            if "argv" in item:
+                item["argv"] = [*item["argv"], *args]
+            out.append(item)
+        else:
+            out.append(item)
+    return out
