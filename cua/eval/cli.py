@@ -172,7 +172,7 @@ def main(args: argparse.Namespace) -> int:
         runner={"parallel": args.parallel, "retries": args.retries, "frames": args.frames,
                 "sandboxes": "local" if args.local else ("ray" if args.ray is not None else
                                                          ("server" if args.server else "child server")),
-                "isolation": args.isolation, "kind": getattr(args, "kind", None)})
+                "isolation": args.isolation, "kind": args.kind})
     prepared = _prepare_out(args, out, jobs, manifest)
     if isinstance(prepared, int):
         return prepared
@@ -231,8 +231,8 @@ def _default_out(args: argparse.Namespace) -> Path:
 
 async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, kept: list[Any], options: Any,
                observe: Any) -> int:
-    from cua.eval.agents import agent_factory
     from cua.episode.openers import sandbox_opener
+    from cua.eval.agents import agent_factory
     from cua.eval.report import print_summary, progress
     from cua.eval.runner import LocalExecutor, run_jobs
 
