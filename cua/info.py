@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from cua.observation import Size
 
-__all__ = ["CommandOutput", "SandboxEvent", "SandboxInfo", "SnapshotRef"]
+__all__ = ["CommandOutput", "SandboxEvent", "SandboxEventName", "SandboxInfo", "SnapshotRef"]
 
 
 class SandboxInfo(BaseModel):
@@ -56,9 +56,13 @@ class CommandOutput(BaseModel):
     duration_ms: float = 0.0
 
 
+#: What a sandbox reports on its own (the protocol adds its own `stream_ended`).
+SandboxEventName = Literal["died", "navigated", "console", "dialog", "closed"]
+
+
 class SandboxEvent(BaseModel):
     """Something a sandbox reports on its own: it died, its page navigated, a frame."""
 
     sandbox_id: str
-    event: Literal["died", "navigated", "console", "dialog", "closed"]
+    event: SandboxEventName
     data: dict[str, Any] = Field(default_factory=dict)

@@ -40,7 +40,7 @@ from cua.errors import (
     Unauthorized,
     error_for_code,
 )
-from cua.info import CommandOutput, SandboxInfo, SnapshotRef
+from cua.info import CommandOutput, SandboxEventName, SandboxInfo, SnapshotRef
 from cua.observation import ImageFormat, Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
@@ -417,7 +417,8 @@ class ErrorMessage(_Message):
     details: dict[str, Any] = Field(default_factory=dict)
 
 
-EventName = Literal["died", "navigated", "console", "dialog", "closed", "stream_ended"]
+#: A sandbox's own events, plus the server's word that a stream it was sending has ended.
+EventName = SandboxEventName | Literal["stream_ended"]
 
 
 class EventMessage(_Message):

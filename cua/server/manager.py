@@ -55,12 +55,14 @@ from cua.sandbox import (
 from cua.server.auth import OPERATOR, Grant
 from cua.server.metrics import Metrics
 
-__all__ = ["Access", "Caller", "EventSink", "Managed", "SandboxManager"]
+__all__ = ["Access", "Caller", "ConnectionSink", "Managed", "SandboxManager"]
 
 log = logging.getLogger("cua.server")
 
 #: Receives (sandbox_id, event name, data) for a connection.
-EventSink = Callable[[str, str, dict[str, Any]], None]
+#: Where a connection receives its sandboxes' events: (sandbox id, event name, data). Not
+#: `cua.sandbox.EventSink`, which a sandbox calls with a `SandboxEvent`.
+ConnectionSink = Callable[[str, str, dict[str, Any]], None]
 
 #: What a request does with a sandbox: `drive` it (act, reset, snapshot...), `view` it
 #: (observe, stream, query, list) or `close` it.
@@ -133,7 +135,7 @@ class SandboxManager:
         self._clock = clock
         self._sandboxes: dict[str, Managed] = {}
         self._snapshots: dict[str, Managed] = {}
-        self._sinks: dict[str, EventSink] = {}
+        self._sinks: dict[str, ConnectionSink] = {}
         self._reaper: asyncio.Task[None] | None = None
         self._closing = False
 
@@ -163,7 +165,7 @@ class SandboxManager:
 
     # --- connections ---
 
-    def connect(self, conn_id: str, sink: EventSink) -> None:
+    def connect(self, conn_id: str, sink: ConnectionSink) -> None:
         self._sinks[conn_id] = sink
 
     async def disconnect(self, conn_id: str) -> None:
