@@ -17,7 +17,10 @@ manager, agent), measured on fresh VMs.
 
     python bench/vm_restore.py [--rounds 10] [--boots 3]
 
-Last line: vm_restore_p50_s=<x> vm_boot_p50_s=<y>   (restore with the standby VM)
+Each round also snapshots the running desktop (the guest is frozen only for the end of a
+live save: `pause_ms` from QEMU's STOP/RESUME events) and, in the first rounds, forks it.
+
+Last line: vm_restore_p50_s=<x> vm_boot_p50_s=<y> vm_fork_p50_s=<z> vm_snapshot_pause_ms=<p>
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ from cua.sandboxes.vm.image import image_for
 NO_SHOT = ObserveOptions(screenshot=False)
 
 
+PAUSES_MS: list[float] = []
+FORKS_S: list[float] = []
+
+
 async def restore_rounds(config: VMConfig, rounds: int, label: str) -> list[float]:
     sb = await VMSandbox.create(config, sandbox_id=f"bench-restore-{label}")
     try:
@@ -43,10 +50,19 @@ async def restore_rounds(config: VMConfig, rounds: int, label: str) -> list[floa
         times = []
         for i in range(rounds):
             await sb.act(Type(text=f"echo round {i}\n"), observe=NO_SHOT)
+            # a snapshot of the running, just-changed desktop: how long is the guest frozen?
+            extra = await sb.snapshot()
+            PAUSES_MS.append(float(extra.meta["pause_ms"]))
+            if label == "standby" and i < 3:
+                child = await sb.fork(extra, sandbox_id=f"bench-fork-{i}")
+                FORKS_S.append(child.info().timings_ms["fork"] / 1000)
+                await child.close()
+            await sb.delete_snapshot(extra)
             await sb.standby_ready()
             await sb.restore(ref, observe=NO_SHOT)
             times.append(sb.info().timings_ms["restore"] / 1000)
-            print(f"  {label} restore {i + 1}/{rounds}: {times[-1]:.3f} s", file=sys.stderr, flush=True)
+            print(f"  {label} round {i + 1}/{rounds}: restore {times[-1]:.3f} s, snapshot pause "
+                  f"{PAUSES_MS[-1]:.0f} ms", file=sys.stderr, flush=True)
         snap_ms = sb.info().timings_ms["snapshot"]
         print(f"  snapshot of the running VM: {snap_ms:.0f} ms (pause {sb.info().timings_ms['snapshot_pause']:.0f} ms)",
               file=sys.stderr)
@@ -92,7 +108,11 @@ async def main() -> None:
     print(f"restore with standby:    p50 {restore_p50:.3f} s over {len(with_standby)} "
           f"({boot_p50 / restore_p50:.0f}x faster than a cold boot)")
     print(f"restore without standby: p50 {statistics.median(without):.3f} s over {len(without)}")
-    print(f"vm_restore_p50_s={restore_p50:.3f} vm_boot_p50_s={boot_p50:.2f}")
+    pause_p50 = statistics.median(PAUSES_MS)
+    print(f"snapshot pause (guest frozen): p50 {pause_p50:.0f} ms, max {max(PAUSES_MS):.0f} ms over {len(PAUSES_MS)}")
+    print(f"fork ready: p50 {statistics.median(FORKS_S):.3f} s over {len(FORKS_S)}")
+    print(f"vm_restore_p50_s={restore_p50:.3f} vm_boot_p50_s={boot_p50:.2f} "
+          f"vm_fork_p50_s={statistics.median(FORKS_S):.3f} vm_snapshot_pause_ms={pause_p50:.0f}")
 
 
 if __name__ == "__main__":

@@ -49,6 +49,8 @@ class VMConfig(BaseModel):
     #: Files written into the desktop user's home before the apps start: path (relative
     #: to $HOME, or absolute under /home/user) -> text.
     files: dict[str, str] = Field(default_factory=dict)
+    #: Binary files, the same way: path -> base64 of the bytes (spreadsheets, images).
+    binary_files: dict[str, str] = Field(default_factory=dict)
     #: Outer bound (s) on each app's first window. The guest fails the wait early when
     #: the app exits or uses no CPU for `app_stall_s`, so a loaded machine that starts
     #: apps slowly is waited for, and a stuck app is not.

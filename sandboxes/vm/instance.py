@@ -24,7 +24,7 @@ from qemu.qmp.events import ListenerError
 
 from cua.errors import CuaError, SandboxCrashed, Timeout
 from cua.sandboxes.guest.client import GuestClient
-from cua.sandboxes.vm.qemu import AGENT_DEVICE_ID, LaunchSpec, QemuProcess, copy_sparse
+from cua.sandboxes.vm.qemu import AGENT_DEVICE_ID, LaunchSpec, QemuProcess
 from cua.sandboxes.vm.snapshots import SnapshotFiles
 
 __all__ = ["Instance", "complete_live_snapshot"]
@@ -86,14 +86,16 @@ class Instance:
 
     @classmethod
     async def prepare(cls, spec: LaunchSpec, snap: SnapshotFiles) -> "Instance":
-        """Copies of a snapshot's RAM and overlay, and a QEMU waiting to load its device
-        state, with the agent socket already connected (so the guest never sees the host
-        side of its port close: no reconnect, no second hello)."""
+        """A QEMU waiting to load a snapshot's device state, on a copy of its overlay and a
+        private (copy-on-write) mapping of its RAM file: nothing of the RAM is copied, the
+        VM's writes stay its own, and the snapshot's files are never written. The agent
+        socket is connected first (so the guest never sees the host side of its port
+        close: no reconnect, no second hello)."""
         spec.workdir.mkdir(parents=True, exist_ok=True)
+        spec.ram_file, spec.ram_private = snap.ram, True
         self: Instance | None = None
         try:
-            await asyncio.gather(asyncio.to_thread(copy_sparse, snap.ram, spec.ram_file),
-                                 asyncio.to_thread(shutil.copyfile, snap.overlay, spec.overlay))
+            await asyncio.to_thread(shutil.copyfile, snap.overlay, spec.overlay)
             self = cls(spec, await QemuProcess.launch(spec))
             reader, writer = await asyncio.open_unix_connection(str(spec.agent_path), limit=1 << 22)
             self._writer = writer

@@ -165,6 +165,9 @@ class LaunchSpec:
     cpus: int = 1
     accel: Accel = "tcg"
     incoming: bool = False
+    #: Map `ram_file` privately (copy-on-write): a VM started from a snapshot's RAM file
+    #: without copying it; its writes never reach the file.
+    ram_private: bool = False
     extra_args: list[str] = field(default_factory=list)
 
     @property
@@ -224,6 +227,8 @@ class QemuProcess:
         self.agent_port_open: bool | None = None
         #: STOP events read while waiting for a migration (`save_live` reports when the guest stopped).
         self._seen_stops: list[Any] = []
+        #: QEMU's own figures of the last live save (downtime ms, RAM passes).
+        self.last_migration: dict[str, Any] = {}
         self._agent_port_listeners: list[asyncio.Queue[bool]] = []
 
     @classmethod
@@ -268,7 +273,8 @@ class QemuProcess:
         argv = [
             qemu_binary(), "-nodefaults", "-no-user-config", "-display", "none", "-vga", "none",
             "-accel", spec.accel, "-cpu", cpu, "-smp", str(spec.cpus),
-            "-object", f"memory-backend-file,id=mem,size={spec.memory_mb}M,mem-path={spec.ram_file},share=on",
+            "-object", f"memory-backend-file,id=mem,size={spec.memory_mb}M,mem-path={spec.ram_file},"
+                       f"share={'off' if spec.ram_private else 'on'}",
             "-machine", "pc,memory-backend=mem",
             "-m", f"{spec.memory_mb}M",
             "-kernel", str(spec.kernel), "-initrd", str(spec.initrd), "-append", spec.cmdline,
@@ -434,6 +440,10 @@ class QemuProcess:
                                                           "max-bandwidth": 64 * 2**30})
             await self.execute("migrate", {"uri": "exec:cat > " + shlex.quote(str(path))})
             await self._wait_migration(timeout)
+            info = await self.execute("query-migrate")
+            self.last_migration = {k: info.get(k) for k in ("downtime", "total-time", "setup-time")}
+            self.last_migration["ram"] = {k: (info.get("ram") or {}).get(k)
+                                          for k in ("transferred", "dirty-sync-count", "pages-per-second")}
         finally:
             if self.alive:
                 await self.set_ignore_shared(True)

@@ -111,6 +111,8 @@ class VMSandbox(Sandbox):
             await self._read_info()
             self.timings_ms["boot"] = _ms(t1)
             await self._write_files(config.files)
+            for path, b64 in config.binary_files.items():
+                await self._client().write_file(home_relative(path, GUEST_HOME), _b64decode(path, b64))
             await self._start_apps()
             self._initial, _ = await self._take_snapshot()
             await snapshots.ready(self._initial.id)
@@ -368,6 +370,7 @@ class VMSandbox(Sandbox):
             "memory_mb": self.config.memory_mb, "accel": self.accel, "image": self.image.hash,
             "screen": self._screen.model_dump(), "cmdline": inst.spec.cmdline, "created_at": time.time(),
             "live_save_ms": _ms(t0, t1), "snapshot_ms": _ms(t0), "pause_ms": paused_ms,
+            "migration": inst.qemu.last_migration, "overlay_bytes": snap.overlay.stat().st_size,
             "stream_bytes": stream.stat().st_size}
         spec = self._spec("complete", incoming=True)
         spec.ram_file = snap.ram
@@ -567,6 +570,16 @@ async def _discard(task: "asyncio.Task[Instance]") -> None:
     with contextlib.suppress(asyncio.CancelledError, CuaError, OSError):
         inst = await task
         await inst.destroy()
+
+
+def _b64decode(path: str, text: str) -> bytes:
+    import base64
+    import binascii
+
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise BadRequest(f"binary_files[{path!r}] is not valid base64: {exc}", details={"path": path}) from exc
 
 
 def _copy(src: Path, dst: Path) -> None:
