@@ -1294,3 +1294,16 @@ async def email_inbox_forward_nl(ctx: OracleContext, u: str) -> AsyncIterator[Ac
 
 
 INTERACTIVE.update({"email-inbox-forward-nl": email_inbox_forward_nl})
+
+
+async def click_shades(ctx: OracleContext, u: str) -> Steps:
+    """Each swatch names its colour family in data-color: click those of the asked one."""
+    color = next((c for c in ("red", "green", "blue") if re.search(rf"\b{c}\b", u)), None)
+    if color is None:
+        raise OracleError(f"unexpected request: {u!r}")
+    count = int(await _dom(ctx, f'#area span[data-color="{color}"]', "count") or 0)
+    steps: Steps = [{"click": {"selector": f'#area span[data-color="{color}"]', "index": i}} for i in range(count)]
+    return [*steps, {"click": "#area #submit"}]
+
+
+SOLVERS.update({"click-shades": click_shades})

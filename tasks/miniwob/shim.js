@@ -109,6 +109,33 @@
     if (answer.status === "resume") rearmTimer(core.EPISODE_MAX_TIME, answer.elapsed_ms);
   };
 
+  // The sandbox's in-page reset (sandboxes/browser: `window.__cuaRestart`), as MiniWoB's
+  // own env resets: a new episode in the loaded page, without a reload. Called after the
+  // service was reset, with the start URL of the same task page; it ends what the last
+  // episode left running, puts back what a fresh load shows, and starts the episode as a
+  // load would (the service opens it). Any other URL: false, and the sandbox loads it.
+  Object.defineProperty(window, "__cuaRestart", { enumerable: false, value: function (url) {
+    var next = new URL(url, window.location.href);
+    if (next.origin !== window.location.origin || next.pathname !== window.location.pathname) return false;
+    history.replaceState(null, "", next.pathname + next.search + next.hash);
+    seedText = new URLSearchParams(next.search).get("seed") || "";
+    if (core.EP_TIMER !== null) { clearTimeout(core.EP_TIMER); core.EP_TIMER = null; }
+    core.clearTimer();
+    var old = document.getElementById("cua-wob");
+    if (old) old.remove();
+    if (document.activeElement && document.activeElement !== document.body) document.activeElement.blur();
+    core.wob_latest = "-"; core.wob_scores = []; WOB_EPISODE_ID = 0;
+    var display = document.getElementById("reward-display");
+    if (display) display.innerHTML = core.DISPLAY_HTML;
+    if (core.cover_div) {
+      core.cover_div.innerHTML = "START";
+      core.cover_div.removeAttribute("data-cua");
+    }
+    started = false;
+    core.startEpisode();
+    return true;
+  } });
+
   core.endEpisode = function (reward, timeProportional, reason) {
     var live = core.EP_TIMER !== null;
     originalEnd.call(core, reward, timeProportional, reason);
