@@ -18,10 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
-from playwright._impl._errors import TargetClosedError  # not re-exported by the public API
 
 from cua.errors import ActionFailed
 from cua.sandboxes.browser.cdp import Cdp
+from cua.sandboxes.browser.pwerrors import TargetClosedError
 
 __all__ = ["INTERACTIVE_ROLES", "ElementIds", "element_centre"]
 

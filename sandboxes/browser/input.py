@@ -13,6 +13,7 @@ from playwright.async_api import Page
 from cua.actions import (Action, Back, Click, Done, Drag, Forward, Goto, Key, KeyDown, KeyUp, MouseDown, MouseUp,
                          Move, Scroll, Type, Wait)
 from cua.errors import ActionFailed
+from cua.sandboxes.browser.pwerrors import target_closed
 from cua.sandboxes.browser.settle import navigation_race
 
 __all__ = ["ALLOWED_SCHEMES", "Pointer", "perform"]
@@ -75,9 +76,9 @@ async def _navigate(page: Page, action: Goto | Back | Forward, timeout_ms: int) 
     except PlaywrightError as exc:
         if page.is_closed():
             raise
-        first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if "Target" in first_line and "closed" in first_line:
+        if target_closed(exc):
             raise
+        first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ActionFailed(f"navigation failed: {first_line}", reason="navigation_failed") from exc
 
 

@@ -8,6 +8,7 @@ from playwright.async_api import BrowserContext, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
 from cua.state import CookiesQuery, DomQuery, LocalStorageQuery, StateResult
+from cua.sandboxes.browser.pwerrors import target_closed
 
 __all__ = ["dom_query", "local_storage_query", "cookies_query"]
 
@@ -64,9 +65,9 @@ async def dom_query(page: Page, q: DomQuery) -> StateResult:
         value: Any = await frame.locator(f"{engine}={q.selector}").evaluate_all(
             _DOM_PROP, [q.prop, q.attr, q.all, list(offset)])
     except PlaywrightError as exc:
-        message = str(exc).splitlines()[0]
-        if "closed" in message and ("Target" in message or "Browser" in message):
+        if target_closed(exc):
             raise
+        message = str(exc).splitlines()[0]
         return StateResult.failure("failed", message)
     return StateResult(value=value)
 
@@ -77,9 +78,9 @@ async def local_storage_query(page: Page, q: LocalStorageQuery) -> StateResult:
             return StateResult(value=await page.evaluate("(k) => window.localStorage.getItem(k)", q.key))
         return StateResult(value=await page.evaluate("() => ({ ...window.localStorage })"))
     except PlaywrightError as exc:
-        message = str(exc).splitlines()[0]
-        if "closed" in message and ("Target" in message or "Browser" in message):
+        if target_closed(exc):
             raise
+        message = str(exc).splitlines()[0]
         return StateResult.failure("failed", f"no localStorage here: {message}")
 
 

@@ -38,6 +38,7 @@ from cua.sandboxes.browser.cdp import Cdp
 from cua.sandboxes.browser.config import BrowserConfig, check_start_url
 from cua.sandboxes.browser.container import Container
 from cua.sandboxes.browser.elements import ElementIds, element_centre
+from cua.sandboxes.browser.pwerrors import target_closed
 from cua.sandboxes.browser.launcher import Executable, chromium_args, find_executable
 from cua.sandboxes.browser.observe import (accessibility_tree, accessibility_tree_nested, capture_screenshot,
                                            focused_element)
@@ -59,11 +60,6 @@ T = TypeVar("T")
 
 QUERY_KINDS = ["app_state", "sql", "url", "title", "dom", "local_storage", "cookies", "a11y"]
 _STORAGE_TYPES = "local_storage,session_storage,indexeddb,websql,cache_storage,service_workers,file_systems"
-
-def _is_closed_error(exc: BaseException) -> bool:
-    text = str(exc)
-    return "closed" in text and any(w in text for w in ("Target", "Browser", "browser", "Connection"))
-
 
 class BrowserSandbox(Sandbox):
     """A browser an agent sees and acts in. See the module docstring for the isolations."""
@@ -341,7 +337,7 @@ class BrowserSandbox(Sandbox):
             # "closed" errors also come from a page the page itself closed: the sandbox is dead
             # only when the browser is (its process gone, or its connection).
             if (self._browser is not None and not self._browser.is_connected()) or \
-                    (_is_closed_error(exc) and not _process_alive(self._browser_pid)):
+                    (target_closed(exc) and not _process_alive(self._browser_pid)):
                 self._check_alive()
                 self._die(f"browser connection lost: {str(exc).splitlines()[0]}")
                 self._check_alive()

@@ -140,7 +140,11 @@ _QUIET_CHECK = r"""
 
 
 def navigation_race(exc: PlaywrightError) -> bool:
-    """Whether a failed page call failed because the page navigated under it."""
+    """Whether a failed page call failed because the page navigated under it.
+
+    The one failure read from its text: Playwright raises a plain `Error` for it, with no
+    type of its own. Misreading it costs one extra settle and re-read, never a verdict.
+    """
     text = str(exc)
     return "Execution context was destroyed" in text or "navigat" in text.lower()
 
