@@ -83,6 +83,30 @@ class Cgroup:
             group.reason = group.reason or "no memory/pids controller"
         return group
 
+    def verdict(self) -> str | None:
+        """Why the kernel stopped this group's processes, if a limit did: the memory limit
+        (an OOM kill) or the process limit (a refused fork). None when no limit was hit."""
+        found: list[str] = []
+        for d in self.dirs:
+            try:
+                if (d / "memory.oom_control").exists():
+                    control = dict(line.split() for line in (d / "memory.oom_control").read_text().splitlines()
+                                   if len(line.split()) == 2)
+                    if int(control.get("oom_kill", 0)) > 0 or int(control.get("under_oom", 0)) > 0:
+                        limit = int((d / "memory.limit_in_bytes").read_text()) >> 20
+                        found.append(f"out of memory: the sandbox hit its memory limit of {limit} MiB "
+                                     f"({control.get('oom_kill', '?')} process(es) killed)")
+                if (d / "pids.events").exists():
+                    events = dict(line.split() for line in (d / "pids.events").read_text().splitlines()
+                                  if len(line.split()) == 2)
+                    if int(events.get("max", 0)) > 0:
+                        limit = (d / "pids.max").read_text().strip()
+                        found.append(f"process limit: the sandbox hit its limit of {limit} processes "
+                                     f"({events['max']} fork(s) refused)")
+            except (OSError, ValueError):
+                continue  # the group is gone (released) or unreadable: nothing to add
+        return "; ".join(found) or None
+
     def join_lines(self) -> list[str]:
         return [f"echo $$ > {shlex.quote(str(d / 'cgroup.procs'))} 2>/dev/null || true" for d in self.dirs]
 

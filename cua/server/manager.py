@@ -93,6 +93,8 @@ class Managed:
     busy: int = 0
     streams: int = 0
     crashed: bool = False
+    #: Why it died, as its `died` event said (a cgroup limit, a lost process).
+    death: str | None = None
     closed: bool = False
     snapshots: dict[str, SnapshotRef] = field(default_factory=dict)
     #: The frame of the latest observation sent for this sandbox: the frame an agent's
@@ -202,6 +204,8 @@ class SandboxManager:
             if event.event == "died":
                 if managed.crashed:
                     return
+                reason = event.data.get("reason")
+                managed.death = str(reason) if reason else None
                 self._mark_crashed(managed, announce=False)
             self._send(managed, event.event, event.data)
         return emit
@@ -275,8 +279,9 @@ class SandboxManager:
                 sandbox = managed.require()
                 if managed.crashed or not sandbox.alive:
                     self._mark_crashed(managed)
-                    raise SandboxCrashed(f"sandbox {managed.id} has crashed; close it and create another",
-                                         details={"sandbox_id": managed.id})
+                    why = f" ({managed.death})" if managed.death else ""
+                    raise SandboxCrashed(f"sandbox {managed.id} has crashed{why}; close it and create another",
+                                         details={"sandbox_id": managed.id, "reason": managed.death or "not alive"})
                 try:
                     yield sandbox
                 except SandboxCrashed:
