@@ -23,7 +23,6 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 from playwright.async_api import Browser, BrowserContext, Dialog, Frame, Page
 from playwright.async_api import Error as PlaywrightError
@@ -60,14 +59,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 QUERY_KINDS = ["app_state", "sql", "url", "title", "dom", "local_storage", "cookies", "a11y"]
-#: A page's in-page restart, where it offers one (`_restart_in_page`). sessionStorage lives
-#: with the tab, so it is cleared here (a load clears it with the `_seed_storage` script).
-_RESTART_IN_PAGE_JS = """(url) => {
-  const restart = window.__cuaRestart;
-  if (typeof restart !== "function") return false;
-  try { window.sessionStorage.clear(); } catch (e) { /* no storage for this origin */ }
-  return restart(url) === true;
-}"""
 _STORAGE_TYPES = "local_storage,session_storage,indexeddb,websql,cache_storage,service_workers,file_systems"
 
 class BrowserSandbox(Sandbox):
@@ -644,11 +635,8 @@ class BrowserSandbox(Sandbox):
         started = time.perf_counter()
         options = dict(options or {})
         start_url = options.pop("start_url", None)
-        reload = options.pop("reload", False)
         if options:
-            raise BadRequest(f"unknown reset option(s): {', '.join(sorted(options))}; known: start_url, reload")
-        if not isinstance(reload, bool):
-            raise BadRequest("options.reload: true or false", details={"field": "options.reload"})
+            raise BadRequest(f"unknown reset option(s): {', '.join(sorted(options))}; known: start_url")
         if start_url is not None:
             try:
                 check_start_url(start_url, has_service=bool(self.config.services))
@@ -660,8 +648,7 @@ class BrowserSandbox(Sandbox):
             self._clear_browser_state())
         url = self._start_url() if start_url is None else (
             self.config.model_copy(update={"start_url": start_url}).resolve_start_url(self._ports))
-        if reload or not self._same_page(url) or not await self._restart_in_page(url, seeded, seed):
-            await self._goto(url, seeded=seeded, then=[lambda: self._move_pointer(0, 0)], chosen_by_client=True)
+        await self._goto(url, seeded=seeded, then=[lambda: self._move_pointer(0, 0)], chosen_by_client=True)
         self._elements = ElementIds()  # a reset numbers elements afresh, as a new episode sees them
         self._step = 0
         self._fork_observation = None
@@ -670,36 +657,6 @@ class BrowserSandbox(Sandbox):
         timings["reset"] = _ms(started)
         self._timings["reset_last"] = timings["reset"]
         return obs
-
-    def _same_page(self, url: str) -> bool:
-        """Whether the page shows `url`'s document (origin and path), served by a service of
-        this sandbox: only then may the page restart its task in place."""
-        if self._page is None or self._adopting is not None or not self._serves(url):
-            return False
-        here, there = urlsplit(self._page.url), urlsplit(url)
-        return (here.scheme, here.netloc, here.path) == (there.scheme, there.netloc, there.path)
-
-    async def _restart_in_page(self, url: str, seeded: str, seed: int) -> bool:
-        """Reset by the page's own in-page restart, where it offers one (`window.__cuaRestart`,
-        as MiniWoB's tasks start a new episode in the loaded page: tasks/miniwob/shim.js).
-
-        Called once the services are reset and cookies and storage cleared; the page then
-        starts its task afresh from `url` (its seed in the query) without a reload, which
-        costs a script call instead of a page load. False when the page offers none or it
-        failed: the caller loads `url` then (the services reset again first, so nothing the
-        failed restart stored survives)."""
-        try:
-            restarted = await self._guard(self.page.evaluate(_RESTART_IN_PAGE_JS, url), "restart in page")
-        except PlaywrightError as exc:
-            log.warning("in-page restart of %s failed (%s); loading the page", self.id, str(exc).splitlines()[0])
-            restarted = None
-        if restarted is True:
-            await asyncio.gather(self._unseed(seeded), self._move_pointer(0, 0))
-            return True
-        if restarted is None:
-            await asyncio.gather(*(self._guard(c.reset(seed), f"reset {c.name}")
-                                   for c in self._controls.values()))
-        return False
 
     async def _move_pointer(self, x: float, y: float) -> None:
         await self._guard(self.page.mouse.move(x, y), "mouse move")
@@ -805,25 +762,24 @@ class BrowserSandbox(Sandbox):
     # --- queries ---
 
     async def query(self, queries: Sequence[StateQuery | dict[str, Any]]) -> list[StateResult]:
-        """Answer `queries` at once, in their order: they only read, so the page's reads and
-        the services' run side by side (a judge's reads cost one round trip, not one each)."""
         self._check_alive()
-        return list(await asyncio.gather(*(self._answer(raw) for raw in queries)))
-
-    async def _answer(self, raw: StateQuery | dict[str, Any]) -> StateResult:
-        try:
-            q = raw if isinstance(raw, BaseModel) else StateQueryAdapter.validate_python(raw)
-        except ValidationError as exc:
-            return StateResult.failure("failed", f"malformed query: {exc.errors(include_url=False)[0]['msg']}")
-        try:
-            return await self._guard(self._query_one(q), f"query {q.kind}")  # type: ignore[arg-type]
-        except Timeout as exc:
-            return StateResult.failure("timeout", exc.message)
-        except InfraError as exc:
-            if isinstance(exc, SandboxCrashed):
-                raise
-            self._check_alive()
-            return StateResult.failure("failed", exc.message)
+        out: list[StateResult] = []
+        for raw in queries:
+            try:
+                q = raw if isinstance(raw, BaseModel) else StateQueryAdapter.validate_python(raw)
+            except ValidationError as exc:
+                out.append(StateResult.failure("failed", f"malformed query: {exc.errors(include_url=False)[0]['msg']}"))
+                continue
+            try:
+                out.append(await self._guard(self._query_one(q), f"query {q.kind}"))  # type: ignore[arg-type]
+            except Timeout as exc:
+                out.append(StateResult.failure("timeout", exc.message))
+            except InfraError as exc:
+                if isinstance(exc, SandboxCrashed):
+                    raise
+                self._check_alive()
+                out.append(StateResult.failure("failed", exc.message))
+        return out
 
     async def _query_one(self, q: StateQuery) -> StateResult:
         page = self.page

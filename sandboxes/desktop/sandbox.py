@@ -142,6 +142,7 @@ class DesktopSandbox(Sandbox):
             # read their configuration from it.
             if origin is None:
                 await asyncio.to_thread(sandbox._write_files, config.files)
+                await asyncio.to_thread(sandbox._write_files, config.binary_files, binary=True)
             else:
                 await asyncio.to_thread(_copy_contents, origin.home, container.home)
             await sandbox._boot()
@@ -252,14 +253,25 @@ class DesktopSandbox(Sandbox):
 
     # ------------------------------------------------------------------ apps and home
 
-    def _write_files(self, files: dict[str, str]) -> None:
+    def _write_files(self, files: dict[str, str], *, binary: bool = False) -> None:
+        """Write files into $HOME as the desktop user: text, or base64 of bytes."""
+        import base64
+        import binascii
+
         for path, text in files.items():
             try:
                 target = self._container.host_path(path)
             except ValueError as exc:
                 raise BadRequest(str(exc), details={"path": path}) from exc
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text)
+            if binary:
+                try:
+                    target.write_bytes(base64.b64decode(text, validate=True))
+                except (binascii.Error, ValueError) as exc:
+                    raise BadRequest(f"binary_files[{path!r}] is not valid base64: {exc}",
+                                     details={"path": path}) from exc
+            else:
+                target.write_text(text)
             # the new file and any folders made for it belong to the desktop user
             home = self._container.home
             for owned in [target, *(home / q for q in target.relative_to(home).parents)]:
