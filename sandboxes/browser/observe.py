@@ -44,7 +44,9 @@ async def capture_screenshot(cdp: Cdp, options: ObserveOptions, screen: Size) ->
     result = await cdp.send("Page.captureScreenshot", params)
     data = base64.b64decode(result["data"])
     if frame != screen and not same_aspect:
-        data = resize_image(data, options.format, options.quality, frame)
+        # decoding and re-encoding a big capture takes tens of milliseconds: off the event
+        # loop, so that other sandboxes' requests (and /v1/health) are not held behind it
+        data = await asyncio.to_thread(resize_image, data, options.format, options.quality, frame)
     return Screenshot(format=options.format, width=frame.width, height=frame.height, data=data)
 
 
