@@ -34,7 +34,7 @@ __all__ = [
     "timing_split",
 ]
 
-#: Failure classes that are the infrastructure's, not the agent's (the rest are the agent's).
+#: The status of an episode lost to the infrastructure (after its retries): not scored.
 INFRA_STATUS = "infra_error"
 #: Per-step timing categories: what `StepLine.timings_ms` names go into each.
 TIMING_GROUPS: dict[str, tuple[str, ...]] = {
