@@ -365,6 +365,18 @@ class RemoteSandbox:
         return await self._observed(p.Act(id=self._client._id(), sandbox_id=self.id, action=payload, frame=frame,
                                           observe=observe, timeout=self._t(timeout)))
 
+    async def act_query(self, action: Action | Sequence[Action], queries: Sequence[StateQuery], *,
+                        frame: Size | None = None, observe: ObserveOptions | None = None,
+                        timeout: float | None = None) -> tuple[Observation, list[StateResult]]:
+        """`act`, then `queries` answered once it settled, in one round trip (an RL step
+        that reads the judge's state for dense reward)."""
+        payload: Any = list(action) if isinstance(action, (list, tuple)) else action
+        result: p.ObservationResult = await self._client._request(p.Act(
+            id=self._client._id(), sandbox_id=self.id, action=payload, frame=frame, observe=observe,
+            queries=list(queries), timeout=self._t(timeout)))
+        self.observation = result.observation
+        return result.observation, list(result.results or [])
+
     async def observe(self, options: ObserveOptions | None = None, *, timeout: float | None = None) -> Observation:
         return await self._observed(p.Observe(id=self._client._id(), sandbox_id=self.id, options=options,
                                               timeout=self._t(timeout)))

@@ -191,6 +191,9 @@ class Act(_Request):
     #: The frame the action coordinates refer to (default: the last observation's).
     frame: Size | None = None
     observe: ObserveOptions | None = None
+    #: State queries answered once the action has settled, in the same answer
+    #: (`ObservationResult.results`): an RL step with dense reward costs one round trip.
+    queries: list[StateQuery] | None = Field(None, max_length=1000)
 
 
 class Observe(_Request):
@@ -341,6 +344,8 @@ class ObservationResult(_Payload):
     """reset / act / observe / restore."""
 
     observation: Observation
+    #: The act request's `queries`, answered after the action (None when it asked none).
+    results: list[StateResult] | None = None
 
 
 class QueryResult(_Payload):

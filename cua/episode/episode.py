@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cua.actions import Action, Done, Type
 from cua.episode.agent import AgentTurn, EpisodeAgent, EpisodeContext, agent_info
-from cua.episode.handle import SandboxHandle
+from cua.episode.handle import ActQueryHandle, SandboxHandle
 from cua.errors import CuaError, InternalError
 from cua.observation import ActionError, Observation, ObserveOptions
 from cua.state import StateQuery, StateResult
@@ -376,17 +376,23 @@ class Episode:
         if isinstance(action, Type):
             self._typing_started = time.time()
         obs, error = obs_before, None
+        state: dict[str, StateResult] | None = None
         if isinstance(action, Done):
             self.done = action
         elif action is not None:
             t = time.perf_counter()
-            obs = await self.handle.act(action, observe=self.observe)
+            asked = self._step_queries(progress)
+            if asked and isinstance(self.handle, ActQueryHandle):  # the reads ride on the act
+                obs, results = await self.handle.act_query(action, asked, observe=self.observe)
+                state = {query_key(q): r for q, r in zip(asked, results, strict=True)}
+            else:
+                obs = await self.handle.act(action, observe=self.observe)
             timings["act"] = (time.perf_counter() - t) * 1000
             self.record.timings_ms["act"] += timings["act"]
             if obs.settle is not None:
                 timings["settle"] = obs.settle.waited_ms
             error = obs.error
-        judged = await self._after_step(progress, timings)
+        judged = await self._after_step(progress, timings, state)
         value = judged.progress if judged is not None else None
         self._observation, self._ref = obs, None
         self.record.steps = self.steps
@@ -450,15 +456,24 @@ class Episode:
         return StepResult(observation=obs, index=self.steps - 1, error=obs.error, ended=self.ended,
                           truncated=self.truncated, progress=value, passed=judged.passed if judged else None)
 
-    async def _after_step(self, progress: bool, timings: dict[str, float]) -> Verdict | None:
+    def _step_queries(self, progress: bool) -> list[StateQuery]:
+        """What must be read after a step: the app's end flag, and the judge's queries for progress."""
+        end_query = self.instance.setup.end_query
+        queries = list(self.instance.judge.queries()) if progress else []
+        return [*queries, end_query] if end_query is not None else queries
+
+    async def _after_step(self, progress: bool, timings: dict[str, float],
+                          state: dict[str, StateResult] | None = None) -> Verdict | None:
         """Read what must be known after a step: the app's end flag and, if asked, the judge's
-        view of the state (dense progress); one query round trip."""
+        view of the state (dense progress). `state`: those reads, already answered with the
+        act (`ActQueryHandle`); else one query round trip."""
         end_query = self.instance.setup.end_query
         if not progress and end_query is None:
             return None
         t = time.perf_counter()
         queries = list(self.instance.judge.queries()) if progress else []
-        state = await gather_state(self.handle, [*queries, end_query] if end_query is not None else queries)
+        if state is None:
+            state = await gather_state(self.handle, self._step_queries(progress))
         if end_query is not None and _truthy(state.get(query_key(end_query))):
             self.ended = True
         verdict = None

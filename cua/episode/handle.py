@@ -25,7 +25,7 @@ from cua.info import SandboxInfo, SnapshotRef
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
-__all__ = ["EventCallback", "SandboxHandle", "SandboxOpener", "StreamingHandle"]
+__all__ = ["ActQueryHandle", "EventCallback", "SandboxHandle", "SandboxOpener", "StreamingHandle"]
 
 EventCallback = Callable[[Event], None]
 
@@ -64,6 +64,17 @@ class SandboxHandle(Protocol):
     def on_event(self, callback: EventCallback) -> None: ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class ActQueryHandle(Protocol):
+    """A handle that performs an action and answers state queries about its result in one
+    exchange (`RemoteSandbox.act_query`: one round trip; `LocalSandbox.act_query`), so an
+    episode's dense progress after a step costs no second request."""
+
+    async def act_query(self, action: Action | Sequence[Action], queries: Sequence[StateQuery], *,
+                        frame: Size | None = None, observe: ObserveOptions | None = None
+                        ) -> tuple[Observation, list[StateResult]]: ...
 
 
 @runtime_checkable

@@ -105,6 +105,15 @@ class LocalSandbox:
             frame = self._observation.frame
         return self._seen(await perform_actions(self.sandbox, list(action), frame=frame, observe=observe))
 
+    async def act_query(self, action: Action | Sequence[Action], queries: Sequence[StateQuery], *,
+                        frame: Size | None = None, observe: ObserveOptions | None = None
+                        ) -> tuple[Observation, list[StateResult]]:
+        """`act`, then `queries` (as `RemoteSandbox.act_query`, which does both in one round trip)."""
+        if not isinstance(self.sandbox, Queryable):
+            raise unsupported("answer state queries", self.sandbox.kind)
+        obs = await self.act(action, frame=frame, observe=observe)
+        return obs, await self.sandbox.query(list(queries))
+
     async def observe(self, options: ObserveOptions | None = None) -> Observation:
         return self._seen(await self.sandbox.observe(options))
 

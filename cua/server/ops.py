@@ -85,9 +85,15 @@ async def act(ctx: Context, req: p.Act) -> Frames:
     actions = req.action if isinstance(req.action, list) else [req.action]
     managed = ctx.sandbox(req.sandbox_id)
     async with ctx.manager.use(managed) as sandbox:
+        if req.queries is not None and not isinstance(sandbox, Queryable):
+            raise unsupported("answer state queries", managed.kind)
         frame = req.frame if len(actions) == 1 else (req.frame or managed.last_frame)
         obs = await perform_actions(sandbox, actions, frame=frame, observe=req.observe)
-    return _observation(ctx, req.id, managed, obs)
+        results = await sandbox.query(req.queries) if req.queries is not None else None  # type: ignore[union-attr]
+    if results is None:
+        return _observation(ctx, req.id, managed, obs)
+    managed.last_frame = obs.frame
+    return ctx.proto.observation_frames(req.id, p.ObservationResult(observation=obs, results=results))
 
 
 async def observe(ctx: Context, req: p.Observe) -> Frames:
