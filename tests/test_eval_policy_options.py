@@ -149,3 +149,24 @@ async def test_a_python_agent_runs_with_agent_module_factory(tmp_path: Path) -> 
     # a spec that does not load is refused before any sandbox starts
     rc, _, stderr = await _cua("eval", TASK, "--agent", "no_such_module:x", "--out", str(tmp_path / "x"))
     assert rc == 2 and "cannot import" in stderr
+
+
+@pytest.mark.slow
+async def test_an_unreachable_model_is_the_infrastructures_fault_not_the_agents(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = tmp_path / "run"
+    rc, _, stderr = await _cua("eval", TASK, "--policy", f"openai:m@http://127.0.0.1:{port}/v1", "--family",
+                               "qwen2.5-vl", "--local", "--retries", "1", "--out", str(out), "--no-progress")
+    assert rc == 0, stderr[-3000:]
+    (line,) = (out / "episodes.jsonl").read_text().splitlines()
+    record = json.loads(line)
+    assert record["status"] == "infra_error" and record["failure"] == "model_unreachable" and record["attempts"] == 2
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["scored"] == 0 and summary["infra_errors"] == 1 and summary["failures"] == {"model_unreachable": 1}
+    traj = read_trajectory(out / record["trajectory"])
+    assert traj.end is not None and [a.error["failure"] for a in traj.end.attempts if a.error] == \
+        ["model_unreachable", "model_unreachable"]
