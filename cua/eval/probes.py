@@ -340,10 +340,17 @@ def generate_probes(infos: Sequence[TableInfo], initial: DbImage, final: DbImage
 Maker = Any
 
 
+def _primary(changes: list[RowChange]) -> RowChange:
+    """The change a table's probes start from: the row the task is about, not one the app
+    renumbered as a consequence (most columns written other than ordering ones)."""
+    return max(changes, key=lambda c: (len([k for k in c.columns if not _ORDER.match(k)]), c.kind != "changed",
+                                       len(c.columns)))
+
+
 def _over_reach(info: TableInfo, initial: DbImage, final: DbImage, diff: DbDiff, changes: list[RowChange],
                 rng: random.Random) -> tuple[list[Probe], str]:
     touched = diff.touched(info.name)
-    change = changes[0]
+    change = _primary(changes)
     target = change.after or change.before or {}
     siblings = _siblings(info, final, target, touched, rng)
     if not siblings:
@@ -377,7 +384,7 @@ def _over_reach(info: TableInfo, initial: DbImage, final: DbImage, diff: DbDiff,
 def _wrong_target(info: TableInfo, initial: DbImage, final: DbImage, diff: DbDiff, changes: list[RowChange],
                   rng: random.Random) -> tuple[list[Probe], str]:
     touched = diff.touched(info.name)
-    change = changes[0]
+    change = _primary(changes)
     if change.kind == "changed":
         assert change.before is not None and change.after is not None
         values = {c: change.after[c] for c in change.columns}
