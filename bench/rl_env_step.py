@@ -6,7 +6,10 @@ progress. Resets after the first reuse the sandbox (an app and page reset, not a
 
     python bench/rl_env_step.py [--steps 100] [--server]   # --server: through a `cua serve` child
 
-Last line: env_step_p50_ms=<x> env_reset_p50_ms=<after the first> env_first_reset_ms=<x>
+The same run also steps a sparse-reward env (no judge reads per step) as the reference:
+`dense_over_sparse` is what dense reward costs on top of an act and its observation.
+
+Last line: env_step_p50_ms=<x> env_reset_p50_ms=<after the first> env_first_reset_ms=<x> dense_over_sparse=<r>
 """
 
 from __future__ import annotations
@@ -27,7 +30,16 @@ def pct(values: list[float], q: float) -> float:
 
 
 def run(steps: int, server: str | None, token: str | None, episode_len: int) -> None:
-    env = CuaEnv(TASK, reward="dense", server=server, token=token)
+    dense = measure("dense", steps, server, token, episode_len)
+    sparse = measure("sparse", steps, server, token, episode_len)
+    step, resets, first = dense
+    print(f"env_step_p50_ms={step:.1f} env_reset_p50_ms={resets:.1f} env_first_reset_ms={first:.0f} "
+          f"dense_over_sparse={step / sparse[0]:.2f}")
+
+
+def measure(reward: str, steps: int, server: str | None, token: str | None, episode_len: int
+            ) -> tuple[float, float, float]:
+    env = CuaEnv(TASK, reward=reward, server=server, token=token)  # type: ignore[arg-type]
     step_ms: list[float] = []
     reset_ms: list[float] = []
     try:
@@ -46,15 +58,14 @@ def run(steps: int, server: str | None, token: str | None, episode_len: int) -> 
             t = time.perf_counter()
             _, _, terminated, truncated, info = env.step(action)
             step_ms.append((time.perf_counter() - t) * 1000)
-            assert "progress" in info or terminated or truncated
+            assert "progress" in info or terminated or truncated or reward == "sparse"
             n += 1
             done = terminated or truncated
     finally:
         env.close()
-    print(f"steps {len(step_ms)}: p50 {statistics.median(step_ms):.1f} ms, p90 {pct(step_ms, 0.9):.1f} ms; "
+    print(f"{reward}: steps {len(step_ms)}: p50 {statistics.median(step_ms):.1f} ms, p90 {pct(step_ms, 0.9):.1f} ms; "
           f"resets {len(reset_ms)}: p50 {statistics.median(reset_ms):.1f} ms; first reset {first:.0f} ms", flush=True)
-    print(f"env_step_p50_ms={statistics.median(step_ms):.1f} env_reset_p50_ms={statistics.median(reset_ms):.1f} "
-          f"env_first_reset_ms={first:.0f}")
+    return statistics.median(step_ms), statistics.median(reset_ms), first
 
 
 def main() -> None:
