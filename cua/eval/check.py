@@ -4,6 +4,7 @@ For every template and K seeds:
 1. the initial state fails (an agent that does nothing must not pass);
 2. the oracle reaches score 1 with no side-effect violation;
 3. the near miss (a plausible wrong solution) fails;
+   (a template tagged `oracle: false` has no scripted solution: only 1 and 4 run for it)
 4. the same final state judged twice gives the same verdict;
 5. along the oracle, every strict prefix of its actions fails and progress never falls
    (tier 3+: at least 3 distinct progress values);
@@ -145,6 +146,8 @@ async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateRe
     if initial.verdict is not None and initial.verdict.passed:
         out.append(VariantFailure(tid, seed, "initial", "the initial state already passes",
                                   _evidence(initial.verdict)))
+    if instance.oracle is None:  # tags.oracle: false (the loader makes the two agree)
+        return out + await _check_without_oracle(handle, instance, report, initial)
     initial_db = await db_image(handle, app) if app else None
 
     stepper = StepJudgingOracle()
@@ -201,6 +204,23 @@ async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateRe
                                                if near.truncated else "")
             out.append(VariantFailure(tid, seed, "near_miss", reason, _evidence(near.verdict)))
     return out
+
+
+async def _check_without_oracle(handle: Any, instance: TaskInstance, report: TemplateReport,
+                                initial: EpisodeRecord) -> list[VariantFailure]:
+    """A template without a scripted solution (e.g. most MiniWoB++ drag and draw tasks):
+    only what needs none is proved: doing nothing fails (checked by the caller) and the
+    judge gives the same verdict on the same end state twice."""
+    report.probes_skipped.setdefault("oracle", "the template has no oracle (tags.oracle: false)")
+    if initial.verdict is None or initial.judge_input is None:
+        return []
+    _count(report, "determinism", 1)
+    reread = await gather_state(handle, instance.judge.queries())
+    again = instance.judge.evaluate(initial.judge_input.model_copy(update={"final": reread}))
+    if _verdict_key(again) != _verdict_key(initial.verdict):
+        return [VariantFailure(instance.task_id, instance.seed, "determinism",
+                               "the same final state judged twice differs", _evidence(again))]
+    return []
 
 
 def _count(report: TemplateReport, kind: str, n: int, why_none: str = "") -> None:
