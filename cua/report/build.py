@@ -24,14 +24,16 @@ from typing import Any
 
 from cua.report.data import (
     EpisodeRow,
+    RowCache,
     RunData,
     compare_runs,
     failure_counts,
     load_run,
     success_by,
     timing_split,
+    trajectory_signature,
 )
-from cua.trajectory import END, META, STEPS, ObservationRef, StepLine, Trajectory
+from cua.trajectory import ObservationRef, StepLine, Trajectory
 
 __all__ = ["ASSETS", "BREAKDOWNS", "ReportBuilder", "build_report"]
 
@@ -55,18 +57,6 @@ def _write_if_changed(path: Path, text: str) -> bool:
     return True
 
 
-def _signature(folder: Path) -> list[int]:
-    out: list[int] = []
-    for name in (META, STEPS, END):
-        try:
-            st = (folder / name).stat()
-        except FileNotFoundError:
-            out += [0, 0]
-        else:
-            out += [st.st_mtime_ns, st.st_size]
-    return out
-
-
 def _is_inside(path: Path, folder: Path) -> bool:
     try:
         path.resolve().relative_to(folder.resolve())
@@ -84,6 +74,7 @@ class ReportBuilder:
         self.out = Path(out) if out is not None else self.runs[0] / "report"
         self.live = live
         self._signatures: dict[str, list[int]] = {}
+        self._rows: list[RowCache] = [{} for _ in self.runs]
         sig_file = self.out / "data" / _SIGNATURES
         if sig_file.exists():
             try:
@@ -174,7 +165,7 @@ class ReportBuilder:
             if row.trajectory is None:
                 continue
             ident = f"ep/{run_index}/{row.key}"
-            signature = _signature(row.trajectory)
+            signature = trajectory_signature(row.trajectory)
             target = self.out / "data" / f"{ident}.js"
             if self._signatures.get(ident) == signature and target.exists():
                 continue
@@ -202,7 +193,7 @@ class ReportBuilder:
         self.out.mkdir(parents=True, exist_ok=True)
         for name in ASSETS:
             _write_if_changed(self.out / name, resources.files("cua.report").joinpath(name).read_text("utf-8"))
-        loaded = [load_run(run) for run in self.runs]
+        loaded = [load_run(run, self._rows[i]) for i, run in enumerate(self.runs)]
         payload = {
             "generated_at": time.time(), "live": self.live,
             "runs": [self._run_payload(i, data) for i, data in enumerate(loaded)],

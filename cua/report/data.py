@@ -20,10 +20,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cua.trajectory import Trajectory, find_trajectories, read_trajectory
+from cua.trajectory import END, META, STEPS, Trajectory, find_trajectories, read_trajectory
 
 __all__ = [
     "EpisodeRow",
+    "RowCache",
     "RunData",
     "TaskDelta",
     "compare_runs",
@@ -32,6 +33,7 @@ __all__ = [
     "load_run",
     "success_by",
     "timing_split",
+    "trajectory_signature",
 ]
 
 #: The status of an episode lost to the infrastructure (after its retries): not scored.
@@ -188,8 +190,26 @@ def _row_from_record(record: dict[str, Any], index: int) -> EpisodeRow | None:
                       tags=dict(record.get("tags") or {}), timing_ms=timing, trajectory=None, record=record)
 
 
-def load_run(folder: str | Path) -> RunData:
-    """Read a run folder (or a folder of trajectories with no index) into report rows."""
+def trajectory_signature(folder: Path) -> list[int]:
+    """Changes whenever the producer writes to the trajectory (its files' mtimes and sizes)."""
+    out: list[int] = []
+    for name in (META, STEPS, END):
+        try:
+            st = (folder / name).stat()
+        except FileNotFoundError:
+            out += [0, 0]
+        else:
+            out += [st.st_mtime_ns, st.st_size]
+    return out
+
+
+#: A row already read, by trajectory folder: (signature, its index line, the row).
+RowCache = dict[str, tuple[list[int], str, "EpisodeRow"]]
+
+
+def load_run(folder: str | Path, cache: RowCache | None = None) -> RunData:
+    """Read a run folder (or a folder of trajectories with no index) into report rows.
+    With `cache`, a trajectory unchanged since the last call is not read again."""
     run = Path(folder)
     if not run.is_dir():
         raise FileNotFoundError(f"no run folder at {run}")
@@ -200,6 +220,14 @@ def load_run(folder: str | Path) -> RunData:
     seen: set[str] = set()
     for path in find_trajectories(run):
         relative = path.relative_to(run).as_posix() if path != run else "."
+        record = by_path.get(relative)
+        signature = trajectory_signature(path)
+        line = json.dumps(record, sort_keys=True, default=str)
+        hit = cache.get(str(path)) if cache is not None else None
+        if hit is not None and hit[0] == signature and hit[1] == line:
+            seen.add(relative)
+            data.rows.append(hit[2])
+            continue
         try:
             traj = read_trajectory(path)
         except (ValidationError, ValueError, OSError) as exc:
@@ -208,9 +236,11 @@ def load_run(folder: str | Path) -> RunData:
         if traj.meta is None:
             data.problems.append(f"{relative}: no meta.json (the episode had not reset yet)")
             continue
-        record = by_path.get(relative)
         seen.add(relative)
-        data.rows.append(_row_from_trajectory(run, path, traj, record))
+        row = _row_from_trajectory(run, path, traj, record)
+        data.rows.append(row)
+        if cache is not None and traj.complete:  # an unfinished one changes on every write
+            cache[str(path)] = (signature, line, row)
     for i, record in enumerate(records):
         if record.get("trajectory") and str(record["trajectory"]) in seen:
             continue
