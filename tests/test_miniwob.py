@@ -286,3 +286,16 @@ def test_a_wrong_click_terminates_the_rl_episode_and_pays_nothing() -> None:
         assert row["done"] == 1 and row["raw_reward"] == -1.0
     finally:
         env.close()
+
+
+@pytest.mark.slow
+@needs_browser
+def test_judge_qa_checks_a_template_without_an_oracle_for_what_needs_none() -> None:
+    from cua.eval.check import check_templates
+
+    template = get_template("miniwob.tic_tac_toe@1")
+    assert template.tags.oracle is False
+    report = _run(check_templates([template], seeds=[0], isolation="shared"))
+    (result,) = report.templates
+    assert result.failures == [], result.failures
+    assert "oracle" in result.probes_skipped and result.probes_ran.get("determinism") == 1
