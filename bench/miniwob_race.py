@@ -58,6 +58,8 @@ class Timing:
     steps_ms: list[float] = field(default_factory=list)
     resets_ms: list[float] = field(default_factory=list)
     passed: int = 0
+    #: cua only: each phase of the episode record's timings (reset, state_initial, act, ...).
+    phases_ms: dict[str, list[float]] = field(default_factory=dict)
 
     @property
     def eps(self) -> float:
@@ -79,33 +81,31 @@ async def record_traces(tasks: list[str], seeds: list[int]) -> list[Job]:
     return jobs
 
 
-async def race_cua(client: Any, jobs: list[Job], parallel: int) -> Timing:
-    """Every job once, `parallel` at a time, each worker on its own sandbox over one connection."""
+async def race_cua(sandboxes: list[Any], jobs: list[Job], parallel: int) -> Timing:
+    """Every job once, `parallel` at a time, each worker on its own sandbox (kept open across
+    rounds, as the Farama envs are) over one connection."""
     timing = Timing()
     queue: asyncio.Queue[Job] = asyncio.Queue()
     for job in jobs:
         queue.put_nowait(job)
 
-    async def worker() -> None:
-        sandbox = None
-        try:
-            while not queue.empty():
-                job = queue.get_nowait()
-                if sandbox is None:
-                    sandbox = await client.create(job.instance.sandbox_kind, config=job.instance.sandbox_config)
-                scripted = job.instance.model_copy(
-                    update={"oracle": actions_oracle([parse_action(a) for a in job.actions])})
-                record = await run_episode(sandbox, scripted, OracleAgent("oracle"))
-                timing.resets_ms.append(record.timings_ms.get("reset", 0.0))
-                timing.steps_ms += [s.act_ms for s in record.actions if s.act_ms]
-                timing.passed += bool(record.verdict and record.verdict.passed)
-                timing.episodes += 1
-        finally:
-            if sandbox is not None:
-                await sandbox.close()
+    async def worker(sandbox: Any) -> None:
+        while not queue.empty():
+            job = queue.get_nowait()
+            scripted = job.instance.model_copy(
+                update={"oracle": actions_oracle([parse_action(a) for a in job.actions])})
+            record = await run_episode(sandbox, scripted, OracleAgent("oracle"))
+            if record.status != "completed":
+                raise SystemExit(f"cua episode of {job.task} seed {job.instance.seed}: {record.error}")
+            timing.resets_ms.append(record.timings_ms.get("reset", 0.0))
+            timing.steps_ms += [s.act_ms for s in record.actions if s.act_ms]
+            for phase, ms in record.timings_ms.items():
+                timing.phases_ms.setdefault(phase, []).append(ms)
+            timing.passed += bool(record.verdict and record.verdict.passed)
+            timing.episodes += 1
 
     started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(parallel)))
+    await asyncio.gather(*(worker(sandbox) for sandbox in sandboxes[:parallel]))
     timing.seconds = time.perf_counter() - started
     return timing
 
@@ -176,14 +176,17 @@ async def main_async(args: argparse.Namespace) -> int:
     async with serve_in_subprocess(max_sandboxes=16) as (url, token), cua.connect(url, token) as client:
         for parallel in args.parallel:
             pool = FaramaPool(jobs, parallel)
+            instance = jobs[0].instance
+            sandboxes = [await client.create(instance.sandbox_kind, config=instance.sandbox_config)
+                         for _ in range(parallel)]
             try:
-                await race_cua(client, jobs, parallel)  # warm: sandboxes started, pages cached
+                await race_cua(sandboxes, jobs, parallel)  # warm: pages cached
                 pool.race(jobs, parallel)
                 for r in range(args.rounds):
                     order = ("cua", "farama") if r % 2 == 0 else ("farama", "cua")
                     results: dict[str, Timing] = {}
                     for backend in order:
-                        results[backend] = (await race_cua(client, jobs, parallel) if backend == "cua"
+                        results[backend] = (await race_cua(sandboxes, jobs, parallel) if backend == "cua"
                                             else pool.race(jobs, parallel))
                     c, f = results["cua"], results["farama"]
                     ratios.setdefault(parallel, []).append(c.eps / f.eps if f.eps else 0.0)
@@ -191,7 +194,11 @@ async def main_async(args: argparse.Namespace) -> int:
                           f"{_p50(c.resets_ms)} ms, passed {c.passed}/{c.episodes})  farama {f.eps:.2f} eps/s "
                           f"(step p50 {_p50(f.steps_ms)} ms, reset p50 {_p50(f.resets_ms)} ms, passed "
                           f"{f.passed}/{f.episodes})  ratio {ratios[parallel][-1]:.2f}", flush=True)
+                    print("    cua phases p50 ms: " + " ".join(f"{k}={_p50(v)}" for k, v in c.phases_ms.items()),
+                          flush=True)
             finally:
+                for sandbox in sandboxes:
+                    await sandbox.close()
                 pool.close()
     print(" ".join(f"miniwob_eps_ratio_p{p}={statistics.median(v):.2f}" for p, v in sorted(ratios.items())))
     return 0

@@ -23,6 +23,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from playwright.async_api import Browser, BrowserContext, Dialog, Frame, Page
 from playwright.async_api import Error as PlaywrightError
@@ -59,6 +60,14 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 QUERY_KINDS = ["app_state", "sql", "url", "title", "dom", "local_storage", "cookies", "a11y"]
+#: A page's in-page restart, where it offers one (`_restart_in_page`). sessionStorage lives
+#: with the tab, so it is cleared here (a load clears it with the `_seed_storage` script).
+_RESTART_IN_PAGE_JS = """(url) => {
+  const restart = window.__cuaRestart;
+  if (typeof restart !== "function") return false;
+  try { window.sessionStorage.clear(); } catch (e) { /* no storage for this origin */ }
+  return restart(url) === true;
+}"""
 _STORAGE_TYPES = "local_storage,session_storage,indexeddb,websql,cache_storage,service_workers,file_systems"
 
 class BrowserSandbox(Sandbox):
@@ -635,20 +644,24 @@ class BrowserSandbox(Sandbox):
         started = time.perf_counter()
         options = dict(options or {})
         start_url = options.pop("start_url", None)
+        reload = options.pop("reload", False)
         if options:
-            raise BadRequest(f"unknown reset option(s): {', '.join(sorted(options))}; known: start_url")
+            raise BadRequest(f"unknown reset option(s): {', '.join(sorted(options))}; known: start_url, reload")
+        if not isinstance(reload, bool):
+            raise BadRequest("options.reload: true or false", details={"field": "options.reload"})
         if start_url is not None:
             try:
                 check_start_url(start_url, has_service=bool(self.config.services))
             except ValueError as exc:
                 raise BadRequest(f"options.start_url: {exc}", details={"field": "options.start_url"}) from exc
         seed = self.config.seed if seed is None else seed
-        seeded = await self._prepare_navigation(
-            {}, *(self._guard(c.reset(seed), f"reset {c.name}") for c in self._controls.values()),
-            self._clear_browser_state())
         url = self._start_url() if start_url is None else (
             self.config.model_copy(update={"start_url": start_url}).resolve_start_url(self._ports))
-        await self._goto(url, seeded=seeded, then=[lambda: self._move_pointer(0, 0)], chosen_by_client=True)
+        if reload or not self._same_page(url) or not await self._restart_in_page(url, seed):
+            seeded = await self._prepare_navigation(
+                {}, *(self._guard(c.reset(seed), f"reset {c.name}") for c in self._controls.values()),
+                self._clear_browser_state())
+            await self._goto(url, seeded=seeded, then=[lambda: self._move_pointer(0, 0)], chosen_by_client=True)
         self._elements = ElementIds()  # a reset numbers elements afresh, as a new episode sees them
         self._step = 0
         self._fork_observation = None
@@ -658,18 +671,44 @@ class BrowserSandbox(Sandbox):
         self._timings["reset_last"] = timings["reset"]
         return obs
 
+    def _same_page(self, url: str) -> bool:
+        """Whether the page shows `url`'s document (origin and path), served by a service of
+        this sandbox: only then may the page restart its task in place."""
+        if self._page is None or self._adopting is not None or not self._serves(url):
+            return False
+        here, there = urlsplit(self._page.url), urlsplit(url)
+        return (here.scheme, here.netloc, here.path) == (there.scheme, there.netloc, there.path)
+
+    async def _restart_in_page(self, url: str, seed: int) -> bool:
+        """Reset by the page's own in-page restart, where it offers one (`window.__cuaRestart`,
+        as MiniWoB's tasks start a new episode in the loaded page: tasks/miniwob/shim.js).
+
+        The services are reset, cookies and storage cleared and the pointer moved home, then
+        the page starts its task afresh from `url` (its seed in the query) without a reload:
+        a script call instead of a page load. False when the page offers none or the restart
+        failed; the caller then resets everything again and loads `url` (so nothing a failed
+        restart stored survives)."""
+        await asyncio.gather(*(self._guard(c.reset(seed), f"reset {c.name}") for c in self._controls.values()),
+                             self._clear_browser_state(), self._move_pointer(0, 0))
+        try:
+            restarted = await self._guard(self.page.evaluate(_RESTART_IN_PAGE_JS, url), "restart in page")
+        except PlaywrightError as exc:
+            log.warning("in-page restart of %s failed (%s); loading the page", self.id, str(exc).splitlines()[0])
+            return False
+        return restarted is True
+
     async def _move_pointer(self, x: float, y: float) -> None:
         await self._guard(self.page.mouse.move(x, y), "mouse move")
         self._pointer.x, self._pointer.y = x, y
 
     async def _clear_browser_state(self) -> None:
         assert self._context is not None and self._cdp is not None
-        await self._guard(self._context.clear_cookies(), "clear cookies")
         page_origin = _origin(self.page.url)
         origins = self._origins | ({page_origin} if page_origin else set())
         cdp = self._cdp
         # sessionStorage lives with the tab, not the origin: the `_seed_storage` script clears it.
-        await asyncio.gather(*(self._guard(cdp.send("Storage.clearDataForOrigin",
+        await asyncio.gather(self._guard(self._context.clear_cookies(), "clear cookies"),
+                             *(self._guard(cdp.send("Storage.clearDataForOrigin",
                                                     {"origin": o, "storageTypes": _STORAGE_TYPES}), "clear storage")
                                for o in origins))
 
@@ -762,24 +801,25 @@ class BrowserSandbox(Sandbox):
     # --- queries ---
 
     async def query(self, queries: Sequence[StateQuery | dict[str, Any]]) -> list[StateResult]:
+        """Answer `queries` at once, in their order: they only read, so the page's reads and
+        the services' run side by side (a judge's reads cost one round trip, not one each)."""
         self._check_alive()
-        out: list[StateResult] = []
-        for raw in queries:
-            try:
-                q = raw if isinstance(raw, BaseModel) else StateQueryAdapter.validate_python(raw)
-            except ValidationError as exc:
-                out.append(StateResult.failure("failed", f"malformed query: {exc.errors(include_url=False)[0]['msg']}"))
-                continue
-            try:
-                out.append(await self._guard(self._query_one(q), f"query {q.kind}"))  # type: ignore[arg-type]
-            except Timeout as exc:
-                out.append(StateResult.failure("timeout", exc.message))
-            except InfraError as exc:
-                if isinstance(exc, SandboxCrashed):
-                    raise
-                self._check_alive()
-                out.append(StateResult.failure("failed", exc.message))
-        return out
+        return list(await asyncio.gather(*(self._answer(raw) for raw in queries)))
+
+    async def _answer(self, raw: StateQuery | dict[str, Any]) -> StateResult:
+        try:
+            q = raw if isinstance(raw, BaseModel) else StateQueryAdapter.validate_python(raw)
+        except ValidationError as exc:
+            return StateResult.failure("failed", f"malformed query: {exc.errors(include_url=False)[0]['msg']}")
+        try:
+            return await self._guard(self._query_one(q), f"query {q.kind}")  # type: ignore[arg-type]
+        except Timeout as exc:
+            return StateResult.failure("timeout", exc.message)
+        except InfraError as exc:
+            if isinstance(exc, SandboxCrashed):
+                raise
+            self._check_alive()
+            return StateResult.failure("failed", exc.message)
 
     async def _query_one(self, q: StateQuery) -> StateResult:
         page = self.page

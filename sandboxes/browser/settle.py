@@ -4,7 +4,8 @@ Three signals, all event-driven:
 - navigation: an init script listens to the Navigation API's `navigate` event (link
   clicks, form submissions, location changes) and the host counts `load` events;
 - network: in-flight requests counted from Playwright's request events;
-- DOM: a MutationObserver (invisible to the page) stamps the time of the last mutation.
+- DOM: a MutationObserver (invisible to the page) stamps the time of the last mutation,
+  and the timers the page set say whether more work is about to run.
 
 When nothing happened, the check is one `evaluate` round trip that answers at once,
 so an idle click costs a millisecond or two of settling, not a fixed sleep.
@@ -99,6 +100,29 @@ INIT_SCRIPT = r"""
     });
     window.navigation.addEventListener("navigateerror", () => { s.navigating = false; stamp(); });
   }
+  // Timers the page set (setTimeout, setInterval), with when they are due: a page that
+  // changed and scheduled no more work is settled at once, without the quiet window; one
+  // with a timer about to fire waits for it. The check uses the originals (s.setTimeout).
+  s.timers = new Map();
+  const setT = window.setTimeout, clearT = window.clearTimeout, setI = window.setInterval, clearI = window.clearInterval;
+  s.setTimeout = setT;
+  const due = (delay) => performance.now() + (Number(delay) > 0 ? Number(delay) : 0);
+  window.setTimeout = function (fn, delay, ...args) {
+    if (typeof fn !== "function") return setT(fn, delay, ...args);
+    let id = 0;
+    const run = function (...a) { s.timers.delete(id); return fn.apply(this, a); };
+    id = setT(run, delay, ...args);
+    s.timers.set(id, { due: due(delay), every: 0 });
+    return id;
+  };
+  window.setInterval = function (fn, delay, ...args) {
+    const id = setI(fn, delay, ...args);
+    const every = Math.max(Number(delay) || 0, 4);
+    s.timers.set(id, { due: due(every), every });
+    return id;
+  };
+  window.clearTimeout = function (id) { s.timers.delete(id); return clearT(id); };
+  window.clearInterval = function (id) { s.timers.delete(id); return clearI(id); };
   // The parser's own insertions are over once the document has loaded; only later changes
   // (scripts rendering after load) count against the quiet window.
   window.addEventListener("load", () => { s.last = -Infinity; });
@@ -106,14 +130,33 @@ INIT_SCRIPT = r"""
 })();
 """
 
-# Resolves once no fetch/XHR younger than `longRequest` ms is in flight and no mutation happened
-# for `quiet` ms (at once if none recently), or at `budget`.
+# Resolves once no fetch/XHR younger than `longRequest` ms is in flight and the DOM is quiet,
+# or at `budget`. Quiet means one of:
+# - nothing changed during the last task turn and no timer is due within `quiet` ms (nor an
+#   interval ticks that often): the page did its work and scheduled no more, as after most
+#   in-page actions (a click that re-renders synchronously settles in one turn, not `quiet` ms);
+# - otherwise, no mutation for `quiet` ms (work the page drives by other means: animation
+#   frames, message channels, workers).
 _QUIET_CHECK = r"""
 ([quiet, budget, longRequest]) => new Promise((resolve) => {
   const s = window.__cuaSettle;
   if (!s) { resolve({ quiet: true, navigating: false, noscript: true, title: document.title }); return; }
+  const later = s.setTimeout || setTimeout;
   const t0 = performance.now();
   let popup = false;
+  let turn = t0;  // when the previous check ran: a mutation after it means work still going on
+  let busyTurns = 0;
+  // When the next timer within `quiet` ms is due (-1: an interval ticks that often; Infinity: none).
+  const nextDue = (now) => {
+    if (!s.timers) return -1;
+    let next = Infinity;
+    for (const [id, t] of s.timers) {
+      if (t.every) { if (t.every <= quiet) return -1; continue; }
+      if (now - t.due > 1000) { s.timers.delete(id); continue; }  // cleared by means not seen here
+      if (t.due <= now + quiet) next = Math.min(next, t.due);
+    }
+    return next;
+  };
   const check = () => {
     const now = performance.now();
     if (s.popupAt !== null && now - s.popupAt < 2000 && !(s.popupClick && s.popupClick.defaultPrevented)) popup = true;
@@ -123,18 +166,29 @@ _QUIET_CHECK = r"""
     const since = now - s.last;
     let fetching = false;
     for (const f of s.fetches) if (now - f.at < longRequest) fetching = true;
-    if (fetching && now - t0 < budget) { setTimeout(check, 5); return; }
-    if (since >= quiet && !fetching) {
+    if (fetching && now - t0 < budget) { turn = now; later(check, 5); return; }
+    const due = nextDue(now);
+    const changed = s.last > turn;
+    if (!fetching && (since >= quiet || (!changed && due === Infinity))) {
       resolve({ quiet: true, navigating: false, popup, title: document.title, version: s.version });
       return;
     }
     if (now - t0 >= budget) { resolve({ quiet: false, navigating: false, popup }); return; }
-    setTimeout(check, Math.min(quiet - since, budget - (now - t0)) + 1);
+    busyTurns = changed ? busyTurns + 1 : 0;
+    turn = now;
+    let wait;
+    if (due >= 0 && due !== Infinity) wait = Math.max(1, due - now + 1);  // a timer is about to fire
+    else if (changed && busyTurns <= 1) wait = 1;                          // one more turn: has it stopped?
+    else wait = quiet - since + 1;                                         // busy by other means
+    later(check, Math.max(0, Math.min(wait, budget - (now - t0)) ));
   };
-  // One task turn first: work the action queued for "right after" (zero-delay timers,
-  // scheduled form submissions) runs, and its mutations count. rAF-driven rendering needs
-  // no wait: the screenshot's frame runs animation callbacks before it paints.
-  setTimeout(check, 0);
+  // One message-channel hop and one task turn first: work the action queued for "right
+  // after" (zero-delay timers, scheduled form submissions, posted messages) runs, and its
+  // mutations count. rAF-driven rendering needs no wait: the screenshot's frame runs
+  // animation callbacks before it paints.
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => { channel.port1.close(); later(check, 0); };
+  channel.port2.postMessage(0);
 })
 """
 
