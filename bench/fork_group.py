@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import json
+import re
 import statistics
 import time
 from typing import Any
@@ -38,8 +40,13 @@ def pixels(obs: Any) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(obs.screenshot.data)).convert("RGB"))
 
 
+_PORT = re.compile(r"(127\.0\.0\.1|localhost):\d+")
+
+
 async def judge_state(sb: RemoteSandbox, queries: list[Any]) -> list[Any]:
-    return [(r.ok, r.value) for r in await sb.query(queries)]
+    """The judge's reads, with loopback ports blanked: in shared isolation every sandbox's
+    app listens on its own port, so its URLs differ by the port alone."""
+    return [(r.ok, json.loads(_PORT.sub(r"\1:*", json.dumps(r.value, sort_keys=True)))) for r in await sb.query(queries)]
 
 
 async def prepare(client: cua.client.Client, isolation: str) -> tuple[RemoteSandbox, Any, list[Any]]:
@@ -82,7 +89,8 @@ async def one_round(parent: RemoteSandbox, ref: Any, queries: list[Any], forks: 
                 diff = int((got != expected).any(axis=-1).sum()) if got.shape == expected.shape else -1
                 raise AssertionError(f"fork {child.id} starts with another screen ({diff} pixels differ)")
             if state != want:
-                raise AssertionError(f"fork {child.id} starts with another judge state: {state} != {want}")
+                diff = [i for i, (a, b) in enumerate(zip(state, want, strict=True)) if a != b]
+                raise AssertionError(f"fork {child.id} starts with another judge state (queries {diff} differ)")
     finally:
         await asyncio.gather(*(c.close() for c in children))
     return elapsed
