@@ -26,7 +26,7 @@ from cua.sandboxes.browser.services import HostedApp
 from cua.state import (A11yQuery, AppStateQuery, CookiesQuery, DomQuery, FileQuery, LocalStorageQuery, SqlQuery,
                        TitleQuery, UrlQuery)
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
 TODO = ServiceSpec(name="app", argv=[sys.executable, "-m", "cua.tasks.apps.serve", "todo"])
 

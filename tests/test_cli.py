@@ -10,6 +10,7 @@ import pytest
 from cua import cli
 
 
+@pytest.mark.slow  # a subprocess or thousands of frames: seconds even on an idle machine
 def test_tasks_list_prints_one_suite_per_line_name_then_count() -> None:
     proc = subprocess.run([sys.executable, "-m", "cua.cli", "tasks", "list"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

@@ -15,6 +15,8 @@ from cua.server.app import RunningServer, serve_in_thread
 from cua.state import DomQuery, SqlQuery, UrlQuery
 from cua.sync_api import Client, Sandbox, connect
 
+pytestmark = pytest.mark.slow  # starts Chromium, Xvfb, QEMU, a server or Ray
+
 CONFIG = {"services": [{"name": "app", "argv": [sys.executable, "-m", "cua.tasks.apps.serve", "todo"]}],
           "start_url": "/"}
 OPEN_TODOS = "SELECT COUNT(*) AS n FROM todos WHERE done = 0"

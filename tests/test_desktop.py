@@ -30,7 +30,7 @@ from cua.sandbox import SandboxEvent, create_sandbox, resolve_kind
 from cua.sandboxes.desktop import DesktopConfig, DesktopSandbox
 from cua.state import A11yQuery, ClipboardQuery, CommandQuery, FileQuery, StateResult, UrlQuery, WindowsQuery
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
 _MISSING = [t for t in ("bwrap", "Xvfb", "openbox", "xterm", "xdotool", "xclip") if shutil.which(t) is None]
 if _MISSING:

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from cua.tasks.registry import get_template, list_templates
 
 from cua.episode import AgentTurn, EpisodeContext, EpisodeRecord, OracleAgent, run_episode
@@ -21,6 +22,8 @@ from cua.observation import Observation
 from cua.state import AppStateQuery
 from cua.task import TaskInstance
 from cua.trajectory import read_trajectory
+
+pytestmark = pytest.mark.slow  # starts Chromium, a server or Ray
 
 TODO_TEMPLATES = len(list_templates(suite="todo"))
 

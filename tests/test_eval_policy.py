@@ -12,10 +12,13 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
+from cua.tasks.registry import get_template
 
 from cua.episode import OracleAgent, run_episode
 from cua.episode.local import open_local
-from cua.tasks.registry import get_template
+
+pytestmark = pytest.mark.slow  # starts Chromium, a server or Ray
 
 TASK, SEED = "todo.mark_done@1", 0
 

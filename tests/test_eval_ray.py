@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from cua.episode import EpisodeRecord
+
+pytestmark = pytest.mark.slow  # starts Chromium, a server or Ray
 
 
 def test_eval_on_a_local_ray_cluster(tmp_path: Path) -> None:

@@ -213,6 +213,7 @@ def test_a_server_killed_and_restarted_costs_only_the_attempts_in_flight(tmp_pat
     assert summary["infra_errors"] == 0 and summary["attempts_retried"] == sum(r.attempts - 1 for r in records)
 
 
+@pytest.mark.slow  # a subprocess or thousands of frames: seconds even on an idle machine
 def test_a_folder_holding_a_run_is_not_appended_to(tmp_path: Path) -> None:
     out = tmp_path / "run"
     out.mkdir()

@@ -32,6 +32,7 @@ def _outside_suite(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow  # a subprocess or thousands of frames: seconds even on an idle machine
 def test_list_takes_a_folder_a_file_and_a_suite_name(tmp_path: Path) -> None:
     suite = _outside_suite(tmp_path / "elsewhere" / "my-suite")
     for name in (str(suite), str(suite / "tasks.yaml")):

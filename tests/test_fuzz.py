@@ -202,6 +202,7 @@ _SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
 
 @_SETTINGS
 @given(st.randoms(use_true_random=False))
+@pytest.mark.slow  # a subprocess or thousands of frames: seconds even on an idle machine
 def test_fuzzed_frames_get_one_typed_answer_each(server: RunningServer, wire: Wire, rng: random.Random) -> None:
     """No sandbox behind the ids: every rule of parsing, auth state and dispatch."""
     rid = wire.next_id

@@ -23,7 +23,7 @@ from cua.sandboxes.guest.client import GuestClient
 AGENT = Path(__file__).resolve().parent.parent / "sandboxes" / "guest" / "agent.py"
 SYSTEM_PYTHON = "/usr/bin/python3"
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
 
 def _system_python_ready() -> str | None:

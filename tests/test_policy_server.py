@@ -206,6 +206,7 @@ def _cli(*args: str, stdin: str | None = None, **kw) -> subprocess.CompletedProc
                           text=True, timeout=120, **kw)
 
 
+@pytest.mark.slow  # a subprocess or thousands of frames: seconds even on an idle machine
 def test_cli_parse_end_to_end():
     result = _cli("parse", "--family", "qwen2.5-vl", "--screen", "1280x720", stdin=QWEN_CLICK)
     assert result.returncode == 0, result.stderr
@@ -224,6 +225,7 @@ def test_cli_parse_end_to_end():
     assert _cli("parse", "--family", "openai", "--screen", "huge", stdin="{}").returncode == 2
 
 
+@pytest.mark.slow  # a subprocess or thousands of frames: seconds even on an idle machine
 async def test_cli_serve_end_to_end(tmp_path: Path):
     trajectory = tmp_path / "trajectory.jsonl"
     trajectory.write_text(json.dumps({"raw": QWEN_CLICK, "family": "qwen2.5-vl"}) + "\n")

@@ -11,6 +11,8 @@ from cua.episode import EpisodeContext
 from cua.rl.env import CuaEnv
 from cua.server.app import serve_in_thread
 
+pytestmark = pytest.mark.slow  # starts Chromium, Xvfb, QEMU, a server or Ray
+
 TASK = "todo.mark_done@1"
 
 

@@ -19,6 +19,8 @@ from cua.errors import Unauthorized
 from cua.server import cli
 from cua.server.app import free_port, serve_in_background, serve_in_subprocess
 
+pytestmark = pytest.mark.slow  # starts Chromium, Xvfb, QEMU, a server or Ray
+
 
 async def read_until(stream: asyncio.StreamReader, prefix: str) -> str:
     while True:

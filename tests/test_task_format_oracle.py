@@ -15,8 +15,8 @@ from cua.episode.local import open_local
 from cua.state import DomQuery, UrlQuery
 from cua.tasks.oracle import OracleError, run_steps
 
-pytestmark = pytest.mark.skipif(
-    not (shutil.which("chromium-headless-shell") or shutil.which("chromium")), reason="needs Chromium")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
+    not (shutil.which("chromium-headless-shell") or shutil.which("chromium")), reason="needs Chromium")]
 
 PAGE = """<!doctype html><html><body style="margin:0;font:16px sans-serif">
 <div style="height:1500px">top spacer</div>

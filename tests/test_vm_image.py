@@ -16,6 +16,8 @@ from cua.sandboxes.vm import VMConfig
 from cua.sandboxes.vm.image import base_hash, image_hash, load_recipe
 from cua.sandboxes.vm.qemu import LaunchSpec, QemuProcess, copy_sparse, probe_accel
 
+pytestmark = pytest.mark.slow  # starts Chromium, Xvfb, QEMU, a server or Ray
+
 REPO = Path(__file__).resolve().parents[1]
 
 
