@@ -1,0 +1,161 @@
+"""Record soak: memory of `cua record` over a long session of demonstrations.
+
+The recorder runs as the real command (`cua record TASKS --seed-list 0,0,... --keep all`,
+its own process, sandboxes in process) with a queue long enough for the whole run. A
+"person" (a headless Chromium on the live view page) demonstrates task after task with
+the mouse and keyboard, aiming where the task's oracle does (its pixel actions from an
+oracle eval of the same variants), and presses Done; each demonstration opens and closes
+its own sandbox. Every 10 s it samples the recorder's own RSS and the PSS of its whole
+process tree (browsers, app hosts). At the end it compares the medians of the first and
+the last `--window` minutes (OpenAdapt's users report a recorder growing to 9 GB).
+
+    python bench/record_soak.py --minutes 30 [--window 5]
+
+Last line: record_soak minutes=<m> demos=<n> rss_last_vs_first=<ratio> tree_pss_last_vs_first=<ratio>
+rss_first_mb=<mb> rss_last_mb=<mb>
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _proc import process_tree  # bench/ is this script's folder
+
+TASKS = ["todo.add_todo@1", "todo.mark_done@1", "todo.complete_overdue@1"]
+KEYS = {"Control": "Control", "Enter": "Enter", "Tab": "Tab", "Escape": "Escape", "Backspace": "Backspace"}
+
+
+def _kib(path: str, key: str) -> int:
+    try:
+        for line in Path(path).read_text().splitlines():
+            if line.startswith(key):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def sample(pid: int) -> tuple[int, int]:
+    rss = _kib(f"/proc/{pid}/status", "VmRSS:")
+    pss = sum(_kib(f"/proc/{p.pid}/smaps_rollup", "Pss:") for p in process_tree(pid))
+    return rss, pss
+
+
+async def oracle_actions(tmp: Path) -> dict[str, list[dict[str, Any]]]:
+    from cua.trajectory import find_trajectories, read_trajectory
+
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "cua.cli", "eval", *TASKS, "--policy", "oracle",
+                                                "--local", "--out", str(tmp), "--no-progress",
+                                                stdout=asyncio.subprocess.DEVNULL)
+    assert await proc.wait() == 0, "the oracle eval failed"
+    out = {}
+    for folder in find_trajectories(tmp):
+        traj = read_trajectory(folder)
+        assert traj.meta is not None
+        out[traj.meta.task_id] = [s.action for s in traj.steps if s.action is not None]
+    return out
+
+
+async def act(page: Any, box: dict[str, float], action: dict[str, Any]) -> None:
+    async def acked(do: Any) -> None:
+        before = await page.evaluate("window.cuaAcks")
+        await do()
+        await page.wait_for_function(f"window.cuaAcks > {before}", timeout=60_000)
+
+    kind = action["type"]
+    if kind == "click":
+        await acked(lambda: page.mouse.click(box["x"] + action["x"], box["y"] + action["y"]))
+    elif kind == "type":
+        await page.focus("#screen")
+        for char in action["text"]:
+            await acked(lambda c=char: page.keyboard.press(c))
+    elif kind == "key":
+        await page.focus("#screen")
+        await acked(lambda: page.keyboard.press("+".join(KEYS.get(k, k) for k in action["keys"])))
+    elif kind == "scroll":
+        await page.mouse.move(box["x"] + action["x"], box["y"] + action["y"])
+        await acked(lambda: page.mouse.wheel(action.get("dx", 0), action.get("dy", 0)))
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--minutes", type=float, default=30.0)
+    parser.add_argument("--window", type=float, default=5.0, help="minutes compared at the start and the end")
+    args = parser.parse_args()
+    from cua.sandboxes.browser.launcher import find_executable
+    from playwright.async_api import async_playwright
+
+    tmp = Path(tempfile.mkdtemp(prefix="record-soak-"))
+    oracle = await oracle_actions(tmp / "oracle")
+    repeats = ",".join(["0"] * 2000)  # more than any run gets through
+    recorder = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "cua.cli", "record", *TASKS, "--seed-list", repeats, "--keep", "all", "--port", "0",
+        "--out", str(tmp / "rec"), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    assert recorder.stdout is not None
+    line = (await asyncio.wait_for(recorder.stdout.readline(), 120)).decode()
+    url = line.split()[2]
+    samples: list[tuple[float, int, int]] = []
+    t0 = time.monotonic()
+    end = t0 + args.minutes * 60
+    demos = 0
+
+    async def sampler() -> None:
+        while True:
+            samples.append((time.monotonic() - t0, *sample(recorder.pid)))
+            await asyncio.sleep(10)
+
+    sampling = asyncio.create_task(sampler())
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=find_executable().path,
+                                           args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        page = await browser.new_page(viewport={"width": 1400, "height": 900})
+        await page.goto(url + "&operator=soak")
+        while time.monotonic() < end:
+            await page.wait_for_function(f"window.cuaTasks > {demos} && window.cuaFrames > window.cuaTaskFrame",
+                                         timeout=120_000)
+            task = (await page.inner_text("#task")).split(" · ")[0]
+            box = await page.locator("#screen").bounding_box()
+            for action in oracle[task]:
+                if action["type"] != "done":
+                    await act(page, box, action)
+            final = oracle[task][-1]
+            if final["type"] == "done" and final.get("answer"):
+                await page.fill("#answer", final["answer"])
+            await page.click("#done")
+            demos += 1
+        await browser.close()
+    sampling.cancel()
+    recorder.send_signal(signal.SIGINT)
+    try:
+        await asyncio.wait_for(recorder.wait(), 60)
+    except TimeoutError:
+        recorder.kill()
+    window = args.window * 60
+    first = [s for s in samples if s[0] <= window] or samples[:1]
+    last = [s for s in samples if s[0] >= samples[-1][0] - window] or samples[-1:]
+    rss_first, rss_last = statistics.median(s[1] for s in first), statistics.median(s[1] for s in last)
+    pss_first, pss_last = statistics.median(s[2] for s in first), statistics.median(s[2] for s in last)
+    kept = sum(1 for x in (tmp / "rec" / "recording.jsonl").read_text().splitlines()
+               if json.loads(x)["outcome"] == "kept")
+    print(json.dumps({"samples": [(round(t), r // 2**20, p // 2**20) for t, r, p in samples]}), file=sys.stderr)
+    print(f"record_soak minutes={args.minutes:g} demos={demos} kept={kept} "
+          f"rss_last_vs_first={rss_last / rss_first:.3f} tree_pss_last_vs_first={pss_last / pss_first:.3f} "
+          f"rss_first_mb={rss_first / 2**20:.1f} rss_last_mb={rss_last / 2**20:.1f}")
+    if os.environ.get("RECORD_SOAK_KEEP") is None:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
