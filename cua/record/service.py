@@ -124,8 +124,8 @@ class RecorderService:
                 try:
                     message = json.loads(text)
                     if not isinstance(message, dict):
-                        raise ValueError("a message is a JSON object")
-                except ValueError as exc:
+                        raise TypeError("a message is a JSON object")
+                except (ValueError, TypeError) as exc:
                     await self._send(ws, {"type": "rejected", "message": f"not a message: {exc}"[:500]})
                     continue
                 await inbox.put(message)
