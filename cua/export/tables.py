@@ -190,8 +190,8 @@ class TableSink:
             except ImportError:  # without datasets the card names the files only
                 pass
         lines += ["---", "", f"# cua trajectories ({self.rows} rows)", "",
-                  f"Exported by `cua export --format hf --rows {self.rows}`: {self.count} rows "
-                  f"({', '.join(f'{k}: {v}' for k, v in sorted(self.by_split.items()))}).",
-                  "Coordinates are pixels of the observation frame (`x`, `y`) and the same point "
-                  "normalised to it (`x_norm`, `y_norm`, 0..1).", ""]
+                  (f"Exported by `cua export --format {self.fmt} --rows {self.rows}`: {self.count} rows "
+                   f"({', '.join(f'{k}: {v}' for k, v in sorted(self.by_split.items()))})."),
+                  ("Coordinates are pixels of the observation frame (`x`, `y`) and the same point "
+                   "normalised to it (`x_norm`, `y_norm`, 0..1)."), ""]
         (self.out / "README.md").write_text("\n".join(lines), encoding="utf-8")
