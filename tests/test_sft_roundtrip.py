@@ -12,8 +12,26 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cua.actions import (KEY_NAMES, Action, Back, Click, Done, Drag, Forward, Goto, Key, KeyDown, KeyUp, MouseDown,
-                         MouseUp, Move, Point, Scroll, Type, Wait)
+from cua.actions import (
+    KEY_NAMES,
+    Action,
+    Back,
+    Click,
+    Done,
+    Drag,
+    Forward,
+    Goto,
+    Key,
+    KeyDown,
+    KeyUp,
+    MouseDown,
+    MouseUp,
+    Move,
+    Point,
+    Scroll,
+    Type,
+    Wait,
+)
 from cua.observation import Size
 from cua.policy.families import get_family
 from cua.policy.families.base import Family, UnrenderableAction
@@ -200,13 +218,23 @@ def test_turns_of_several_actions_round_trip(family_name: str, data: st.DataObje
     actions = [data.draw(action_of(k, frame)) for k in kinds]
     if any(expected_refusal(family_name, a, None) for a in actions):
         return
-    if family_name == "ui-tars-1.5":
+    if family_name == "ui-tars-1.5" and _tars_type_not_last(actions):
         # type() runs to the end of the output; a Type then Enter is written as one type(...\n)
-        if any(isinstance(a, Type) for a in actions[:-1]):
-            with pytest.raises(UnrenderableAction):
-                family.render(actions, frame)
-            return
+        with pytest.raises(UnrenderableAction):
+            family.render(actions, frame)
+        return
     roundtrip(family, actions, frame, None)
+
+
+def _tars_type_not_last(actions: list[Action]) -> bool:
+    calls: list[str] = []
+    i = 0
+    while i < len(actions):
+        merged = isinstance(actions[i], Type) and i + 1 < len(actions) and isinstance(actions[i + 1], Key) \
+            and actions[i + 1].keys == ["Enter"]  # type: ignore[union-attr]
+        calls.append(actions[i].type)
+        i += 2 if merged else 1
+    return "type" in calls[:-1]
 
 
 def test_every_family_renders_every_common_action_of_a_session() -> None:
