@@ -21,8 +21,8 @@ from cua.episode import AgentTurn, EpisodeContext, OracleAgent, gather_state
 from cua.eval import probes as P
 from cua.judges.sidefx import allowed_by, diff
 from cua.observation import Observation
-from cua.state import StateResult
-from cua.task import JudgeInput, TaskInstance, Verdict
+from cua.state import AppStateQuery, StateResult
+from cua.task import JudgeInput, TaskInstance, Verdict, query_key
 
 __all__ = ["ProbeOutcome", "ProgressTrace", "StepJudgingOracle", "db_image", "run_probes", "trace_problems"]
 
@@ -157,7 +157,7 @@ def run_probes(instance: TaskInstance, app_name: str, initial_db: P.DbImage, fin
                                     free=list(getattr(spec, "free_fields", []) or []))
     outcome.skipped.update(why)
     incidental = list(getattr(spec, "incidental_changes", []) or [])
-    state_key = next((k for k in keys if k.startswith("app_state")), None)
+    state_key = next((query_key(q) for q in P.ProbeMirror.mirrored(queries) if isinstance(q, AppStateQuery)), None)
     for probe in probes:
         try:
             mirror.load(final_db, probe.writes)
