@@ -339,7 +339,9 @@ async def op_apps(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tupl
                 cwd = os.readlink(f"/proc/{pid}/cwd")
             except OSError:
                 continue  # exited, or not in our pid namespace
-            spawned = agent.children.get(pid)
+            # a window of a process the app started (LibreOffice's soffice.bin under its
+            # launcher) is the app's: restarting it means running what was spawned
+            spawned = agent.children.get(pid) or agent.children.get(_session_of(pid) or -1)
             app = apps[pid] = {"pid": pid, "argv": spawned["argv"] if spawned else argv, "cwd": cwd,
                                "name": spawned["name"] if spawned else os.path.basename(argv[0]) if argv else "",
                                "env": spawned["env"] if spawned else {}, "windows": []}
@@ -378,7 +380,8 @@ async def op_wait_window(agent: Agent, req: dict[str, Any], blobs: list[bytes]) 
 
     def match(w: dict[str, Any]) -> bool:
         if pid is not None and (w.get("pid") is not None or not klass):
-            return bool(w.get("pid") == pid)
+            # the app's own process, or one it started (LibreOffice's launcher starts soffice.bin)
+            return bool(w.get("pid") == pid or (w.get("pid") and _session_of(int(w["pid"])) == pid))
         return klass in (w.get("class") or "").lower() or klass in (w.get("instance") or "").lower()
 
     what = " and ".join(x for x in (f"process {pid}" if pid is not None else "",
@@ -411,6 +414,15 @@ async def op_wait_window(agent: Agent, req: dict[str, Any], blobs: list[bytes]) 
         # The window list changes without a cheap portable notification here (the EWMH
         # property events need a second connection per waiter); poll at a short interval.
         await asyncio.sleep(0.03)
+
+
+def _session_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    return int(stat[stat.rindex(b")") + 2:].split()[3])
 
 
 def _session_cpu(sid: int) -> tuple[bool, float]:

@@ -206,7 +206,11 @@ def _type_with_xdotool(text: str, env: dict[str, str]) -> None:
     # Characters outside the keymap make xdotool remap a keycode per character; with no
     # delay the app may read the event after the mapping is reverted and see the wrong
     # character, so such text gets a small per-character delay. Plain text types at 0.
-    delay = "0" if all(c.isascii() for c in text) else "8"
+    # A key released and pressed again within the same server millisecond reads as key
+    # autorepeat to toolkits that filter it (LibreOffice's X11 backend drops the second
+    # letter: "week" arrives as "wek"), so text with a doubled character gets 3 ms.
+    doubled = any(a == b for a, b in zip(text, text[1:]))
+    delay = "8" if not all(c.isascii() for c in text) else "3" if doubled else "0"
     proc = _run_tool(["xdotool", "type", "--delay", delay, "--", text], env=env,
                      timeout=_TOOL_TIMEOUT + len(text) * 0.01)
     if proc.returncode != 0:

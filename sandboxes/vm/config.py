@@ -7,6 +7,7 @@ an argv list (`["xterm", "-geometry", "80x20"]`) is also an app.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -19,8 +20,9 @@ __all__ = ["VMConfig"]
 
 class VMConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    #: A recipe name under `vm-images/` or a path to a recipe folder.
-    image: str = "desktop"
+    #: A recipe name under `vm-images/` or a path to a recipe folder; default
+    #: `$CUA_VM_IMAGE`, else "desktop" (e.g. `CUA_VM_IMAGE=office cua tasks check office --kind vm`).
+    image: str = Field(default_factory=lambda: os.environ.get("CUA_VM_IMAGE") or "desktop")
     #: Build the image when it is not in the cache (a first build takes minutes).
     build: bool = True
     memory_mb: int = Field(512, ge=128, le=65536)
@@ -28,8 +30,9 @@ class VMConfig(BaseModel):
     screen: Size = Field(default_factory=lambda: Size(width=1280, height=720))
     #: "auto" probes KVM once (cached) and falls back to TCG when KVM hangs or is absent.
     accel: Literal["auto", "kvm", "tcg"] = "auto"
-    #: Seconds from QEMU start to a guest agent that answers.
-    boot_timeout: float = Field(240.0, gt=0, le=3600)
+    #: Seconds from QEMU start to a guest agent that answers (generous: a TCG boot on a
+    #: loaded host took 220 s; a QEMU that exits fails the boot at once).
+    boot_timeout: float = Field(900.0, gt=0, le=3600)
     #: Upper bound of one guest agent request (an action, a screenshot, a query).
     agent_timeout: float = Field(60.0, gt=0, le=600)
     #: Screen settling after an action (guest agent): the first update must come within

@@ -312,7 +312,9 @@ class QemuProcess:
                     stat = f.read()
             except FileNotFoundError:
                 return "exited"
-            if stat[stat.rindex(b")") + 2:][:1] not in (b"Z", b"X"):
+            fields = stat[stat.rindex(b")") + 2:].split()
+            # a zombie, or exiting (PF_EXITING: its sockets close before it is a zombie)
+            if fields[0] not in (b"Z", b"X") and not int(fields[6]) & 0x4:
                 return None
             return "exited"
         if code < 0:
