@@ -389,3 +389,31 @@ async def test_a_page_in_a_sandbox_cannot_open_the_servers_websocket(
             metrics = (await http.get("/v1/metrics", params={"format": "json"})).json()
         assert metrics["refused_origins"] >= (1 if isolation == "shared" else 0)
         await sb.close()
+
+
+@pytest.mark.slow
+async def test_a_page_looping_alert_cannot_grow_a_non_reading_clients_queue() -> None:
+    """A page that raises dialogs (and console lines) without end, watched by a client that
+    stopped reading: those events are dropped once its outbox backs up, and counted."""
+    limits = ConnectionLimits(outbox_soft_bytes=256 << 10, outbox_hard_bytes=64 << 20, slow_grace_s=600)
+    loop = ("data:text/html,<script>setInterval(() => { for (let i = 0; i < 20; i++) {"
+            " console.log('c'.repeat(2000)); alert('a'.repeat(2000)); } }, 0)</script>")
+    async with serve_in_background(limits=limits) as server:
+        headers = {"Authorization": f"Bearer {server.token}"}
+        async with ws_connect(server.url, additional_headers=headers, max_size=None, max_queue=1) as raw:
+            await hello(raw, None)
+            made = await raw_request(raw, {"type": "create", "id": 2, "kind": "browser",
+                                           "config": {**SHARED, "start_url": loop}})
+            assert made["type"] == "result", made
+            raw.transport.pause_reading()
+            base = http_base(server)
+            async with httpx.AsyncClient(base_url=base, headers=headers) as http:
+                for _ in range(600):
+                    data = (await http.get("/v1/metrics", params={"format": "json"})).json()
+                    if data["frames_dropped"] > 200:
+                        break
+                    await asyncio.sleep(0.1)
+                assert data["frames_dropped"] > 200, data
+                assert (await http.get("/v1/health")).json()["ok"] is True
+            raw.transport.resume_reading()
+            assert (await raw_request(raw, {"type": "ping", "id": 3}))["type"] == "result"  # it catches up
