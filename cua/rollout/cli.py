@@ -30,6 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--max-episodes", type=int, default=8, help="rollouts running at once")
     s.add_argument("--max-retries", type=int, default=2, help="infrastructure retries per rollout")
     s.add_argument("--max-staleness", type=int, default=1, help="policy versions a request may be behind")
+    s.add_argument("--ray", metavar="ADDRESS", help="run groups on a Ray cluster (an address, auto, or local)")
+    s.add_argument("--ray-actors", type=int, default=2, help="rollout workers on the cluster")
     s.set_defaults(func=_serve)
 
 
@@ -39,7 +41,8 @@ def _serve(args: argparse.Namespace) -> int:
     async def main() -> None:
         async with serve_rollouts(args.runs, local=args.local, server=args.server, token=args.token,
                                   max_episodes=args.max_episodes, max_retries=args.max_retries,
-                                  max_staleness=args.max_staleness, host=args.host, port=args.port) as running:
+                                  max_staleness=args.max_staleness, host=args.host, port=args.port,
+                                  ray=args.ray, ray_actors=args.ray_actors) as running:
             print(f"cua rollout service at {running.url} (trajectories in {args.runs})", flush=True)
             await asyncio.Event().wait()
 

@@ -95,6 +95,8 @@ class RolloutService:
         self.proxy = proxy
         self._proxy_url = proxy_url
         self.policy_version = 0
+        #: Where groups run past this process (`cua.rollout.ray_placement.RayPlacement`); None: here.
+        self.placement: Any = None
         self._slots = asyncio.Semaphore(settings.max_episodes)
         #: rollout id -> what it is doing now.
         self.live: dict[str, _Live] = {}
@@ -131,15 +133,27 @@ class RolloutService:
         started = time.perf_counter()
         jobs = [(template, seed, f"{template.id}__s{seed}__g{i}") for template in templates
                 for i, seed in enumerate(seeds)]
-        groups = await asyncio.gather(*(self._group(request, t.instantiate(seed), gid, folder)
+        groups = await asyncio.gather(*(self._place(request, t.instantiate(seed), gid, folder)
                                         for t, seed, gid in jobs))
         return RolloutResponse(request_id=request_id, policy_version=request.policy_version, groups=list(groups),
                                folder=str(folder), timings_ms={"total": (time.perf_counter() - started) * 1000})
 
     # --- groups ---
 
-    async def _group(self, request: RolloutRequest, instance: TaskInstance, group_id: str, folder: Path
+    async def _place(self, request: RolloutRequest, instance: TaskInstance, group_id: str, folder: Path
                      ) -> GroupResult:
+        if self.placement is None:
+            return await self.run_group(request, instance, group_id, folder)
+        try:
+            self._check_fresh(request.policy_version)
+        except StalePolicy as exc:
+            ids = [f"{group_id}__{j}" for j in range(request.group_size)]
+            return self._unrun(request, instance, group_id, ids, "stale", exc)
+        return await self.placement.run_group(request, instance.task_id, instance.seed, group_id, folder)
+
+    async def run_group(self, request: RolloutRequest, instance: TaskInstance, group_id: str, folder: Path
+                        ) -> GroupResult:
+        """One group here: reset, snapshot, `group_size` forked rollouts, the masking rule."""
         size = request.group_size
         ids = [f"{group_id}__{j}" for j in range(size)]
         try:

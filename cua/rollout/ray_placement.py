@@ -1,0 +1,100 @@
+"""Groups on Ray: past one machine, the rollout service places groups on Ray actors.
+
+Each actor is a rollout worker on whatever node Ray put it: its own sandboxes (in its
+process), its own token proxy (served on its node, so model calls go from there to the
+policy endpoint), at most `max_episodes` rollouts at once. The driver's service keeps the
+request, the staleness bound and the masking rule, and hands each group to the next
+actor; the actor runs it as a local service would and returns its `GroupResult`. The
+trajectories are written under the run folder by the actor (a path every node sees, or
+each node's own disk). Every node needs cua and its system packages (`scripts/setup.sh`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from cua.rollout.models import GroupResult, RolloutRequest
+
+__all__ = ["GroupWorker", "RayPlacement", "ray_placement"]
+
+
+class GroupWorker:
+    """Runs groups inside a Ray worker; becomes a Ray actor class through `ray.remote`."""
+
+    def __init__(self, runs_dir: str, max_episodes: int, max_retries: int) -> None:
+        self._args = (runs_dir, max_episodes, max_retries)
+        self._stack: AsyncExitStack | None = None
+        self._service: Any = None
+        self._lock: asyncio.Lock | None = None
+
+    async def _ready(self) -> Any:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self._service is None:
+                from cua.rollout.server import serve_rollouts
+
+                runs_dir, max_episodes, max_retries = self._args
+                self._stack = AsyncExitStack()
+                running = await self._stack.enter_async_context(serve_rollouts(
+                    runs_dir, local=True, max_episodes=max_episodes, max_retries=max_retries,
+                    max_staleness=1 << 30))  # the driver applies the staleness bound
+                self._service = running.service
+        return self._service
+
+    async def run_group(self, request: str, task_id: str, seed: int, group_id: str, folder: str) -> str:
+        from cua.tasks.registry import get_template
+
+        service = await self._ready()
+        parsed = RolloutRequest.model_validate_json(request)
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        result = await service.run_group(parsed, get_template(task_id).instantiate(seed), group_id, Path(folder))
+        return result.model_dump_json()
+
+    async def aclose(self) -> None:
+        if self._stack is not None:
+            await self._stack.aclose()
+
+
+class RayPlacement:
+    """The driver's side: groups handed to the actors in turn."""
+
+    def __init__(self, actors: list[Any]) -> None:
+        if not actors:
+            raise ValueError("Ray placement needs at least one actor")
+        self.actors = actors
+        self._next = itertools.cycle(actors)
+
+    async def run_group(self, request: RolloutRequest, task_id: str, seed: int, group_id: str,
+                        folder: Path) -> GroupResult:
+        actor = next(self._next)
+        answer = await actor.run_group.remote(request.model_dump_json(), task_id, seed, group_id, str(folder))
+        return GroupResult.model_validate_json(answer)
+
+
+@asynccontextmanager
+async def ray_placement(address: str, *, actors: int, runs_dir: str | Path, max_episodes: int = 4,
+                        max_retries: int = 2, num_cpus: float = 1.0) -> AsyncIterator[RayPlacement]:
+    """`actors` rollout workers on a Ray cluster (`address`: a cluster address, "auto", or
+    "local" for a Ray instance in this process, shut down on exit)."""
+    import ray
+
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=None if address == "local" else address, include_dashboard=False,
+                 log_to_driver=False, configure_logging=False)
+    actor_class = ray.remote(num_cpus=num_cpus)(GroupWorker)
+    handles = [actor_class.remote(str(Path(runs_dir).resolve()), max_episodes, max_retries) for _ in range(actors)]
+    try:
+        yield RayPlacement(handles)
+    finally:
+        await asyncio.gather(*(h.aclose.remote() for h in handles), return_exceptions=True)
+        for h in handles:
+            ray.kill(h)
+        if started_here:
+            ray.shutdown()
