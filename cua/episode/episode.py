@@ -213,6 +213,9 @@ class Episode:
         self._turn: AgentTurn | None = None
         self._typing_started = 0.0
         self._pending: StepLine | None = None  # a typing step that may still grow (the recorder's)
+        #: The judge's reads taken after the last step (step count, state): `judge` reuses
+        #: them when the app ended the episode there, whose state then no longer changes.
+        self._read: tuple[int, dict[str, StateResult]] | None = None
         self._finished = False
         self._t0 = time.perf_counter()
         self.record.timings_ms.update(policy=0.0, act=0.0)
@@ -457,9 +460,11 @@ class Episode:
                           truncated=self.truncated, progress=value, passed=judged.passed if judged else None)
 
     def _step_queries(self, progress: bool) -> list[StateQuery]:
-        """What must be read after a step: the app's end flag, and the judge's queries for progress."""
+        """What must be read after a step: the app's end flag, and the judge's queries for
+        progress or along with the end flag (an episode the app ends is then judged without
+        another round trip)."""
         end_query = self.instance.setup.end_query
-        queries = list(self.instance.judge.queries()) if progress else []
+        queries = list(self.instance.judge.queries()) if progress or end_query is not None else []
         return [*queries, end_query] if end_query is not None else queries
 
     async def _after_step(self, progress: bool, timings: dict[str, float],
@@ -474,8 +479,10 @@ class Episode:
         queries = list(self.instance.judge.queries()) if progress else []
         if state is None:
             state = await gather_state(self.handle, self._step_queries(progress))
-        if end_query is not None and _truthy(state.get(query_key(end_query))):
-            self.ended = True
+        if end_query is not None:
+            self._read = (self.steps, {query_key(q): state[query_key(q)] for q in self.instance.judge.queries()})
+            if _truthy(state.get(query_key(end_query))):
+                self.ended = True
         verdict = None
         if progress:
             verdict = self._evaluate({query_key(q): state[query_key(q)] for q in queries}, None)
@@ -499,7 +506,11 @@ class Episode:
         done = done or self.done
         timings = self.record.timings_ms
         t = time.perf_counter()
-        final = await gather_state(self.handle, self.instance.judge.queries())
+        read = self._read
+        if self.ended and read is not None and read[0] == self.steps:
+            final = read[1]  # read with the end flag after the last step; an ended episode's state stays
+        else:
+            final = await gather_state(self.handle, self.instance.judge.queries())
         timings["state_final"] = (time.perf_counter() - t) * 1000
         judge_input = JudgeInput(initial=self.initial, final=final, done=done, steps=self.steps)
         t = time.perf_counter()
