@@ -299,10 +299,10 @@ class UITars15(Family):
                 ctx.refuse("a text ending in a newline (UI-TARS reads it as type-then-Enter)")
             return self._content_call("type", action.text, ctx)
         if isinstance(action, Key):
-            names = [spell_key(k, LOWER_KEY_NAMES) for k in action.keys]
-            if len(names) > 1 and "+" in names:
+            spelled = [spell_key(k, LOWER_KEY_NAMES) for k in action.keys]
+            if len(spelled) > 1 and "+" in spelled:
                 ctx.refuse("UI-TARS separates keys with spaces or '+': a combination with '+' cannot be written")
-            return f"hotkey(key={' '.join(names)!r})"
+            return f"hotkey(key={' '.join(spelled)!r})"
         if isinstance(action, (KeyDown, KeyUp)):
             name = "keydown" if isinstance(action, KeyDown) else "keyup"
             return f"{name}(key={spell_key(action.key, LOWER_KEY_NAMES)!r})"
