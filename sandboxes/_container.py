@@ -93,15 +93,15 @@ class Cgroup:
                     control = dict(line.split() for line in (d / "memory.oom_control").read_text().splitlines()
                                    if len(line.split()) == 2)
                     if int(control.get("oom_kill", 0)) > 0 or int(control.get("under_oom", 0)) > 0:
-                        limit = int((d / "memory.limit_in_bytes").read_text()) >> 20
-                        found.append(f"out of memory: the sandbox hit its memory limit of {limit} MiB "
+                        limit_mib = int((d / "memory.limit_in_bytes").read_text()) >> 20
+                        found.append(f"out of memory: the sandbox hit its memory limit of {limit_mib} MiB "
                                      f"({control.get('oom_kill', '?')} process(es) killed)")
                 if (d / "pids.events").exists():
                     events = dict(line.split() for line in (d / "pids.events").read_text().splitlines()
                                   if len(line.split()) == 2)
                     if int(events.get("max", 0)) > 0:
-                        limit = (d / "pids.max").read_text().strip()
-                        found.append(f"process limit: the sandbox hit its limit of {limit} processes "
+                        max_pids = (d / "pids.max").read_text().strip()
+                        found.append(f"process limit: the sandbox hit its limit of {max_pids} processes "
                                      f"({events['max']} fork(s) refused)")
             except (OSError, ValueError):
                 continue  # the group is gone (released) or unreadable: nothing to add

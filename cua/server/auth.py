@@ -133,7 +133,7 @@ def _check_scopes(scopes: Iterable[str]) -> list[Scope]:
         if scope not in SCOPES:
             raise ValueError(f"unknown scope {scope!r}; scopes are {', '.join(SCOPES)}")
         if scope not in out:
-            out.append(scope)  # type: ignore[arg-type]
+            out.append(scope)
     if not out:
         raise ValueError("a token needs at least one scope")
     return out
