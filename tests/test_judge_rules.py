@@ -215,8 +215,21 @@ def todo():
 
 
 def _image(app, infos) -> P.DbImage:
-    results = [StateResult(value=app.db.read_only_query(q.query, [])) for q in P.dump_queries(infos)]
-    return P.DbImage.from_results(infos, results)
+    counts = [app.db.read_only_query(q.query, [])[0]["n"] for q in P.count_queries(infos)]
+    pages = P.dump_queries(infos, counts=counts)
+    results = [StateResult(value=app.db.read_only_query(q.query, [])) for _, q in pages]
+    return P.DbImage.from_results(infos, results, [i for i, _ in pages])
+
+
+def test_big_tables_are_read_in_pages(todo) -> None:
+    app, infos = todo
+    app.reset(2)
+    counts = [app.db.read_only_query(q.query, [])[0]["n"] for q in P.count_queries(infos)]
+    pages = P.dump_queries(infos, counts=counts)
+    assert any("OFFSET" in q.query for _, q in P.dump_queries(infos, counts=[P.DUMP_PAGE * 2 + 1] * len(infos)))
+    whole = P.DbImage.from_results(infos, [StateResult(value=app.db.read_only_query(q.query, [])) for _, q in pages],
+                                   [i for i, _ in pages])
+    assert sum(len(rows) for rows in whole.tables.values()) == sum(counts)
 
 
 def test_probes_from_an_edit(todo) -> None:

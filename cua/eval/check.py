@@ -148,7 +148,12 @@ async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateRe
                                   _evidence(initial.verdict)))
     if instance.oracle is None:  # tags.oracle: false (the loader makes the two agree)
         return out + await _check_without_oracle(handle, instance, report, initial)
-    initial_db = await db_image(handle, app) if app else None
+    initial_db, db_problem = None, ""
+    if app:
+        try:
+            initial_db = await db_image(handle, app)
+        except ValueError as exc:  # the app refused a read (e.g. its query time limit): no state probes
+            db_problem = str(exc)
 
     stepper = StepJudgingOracle()
     oracle = await _timed(run_episode(handle, instance, stepper), "the oracle episode")
@@ -180,8 +185,15 @@ async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateRe
                                                    instance.tags.tier):
                 out.append(VariantFailure(tid, seed, stage, reason, _evidence(v)))
             _count(report, "prefix", max(0, len(stepper.trace.verdicts) - 1), "the oracle takes one action")
+        final_db = None
         if oracle_ok and app and initial_db is not None:
-            final_db = await db_image(handle, app)
+            try:
+                final_db = await db_image(handle, app)
+            except ValueError as exc:
+                db_problem = str(exc)
+        if db_problem:
+            report.probes_skipped.setdefault("state probes", f"the app's database could not be read: {db_problem}")
+        if oracle_ok and app and initial_db is not None and final_db is not None:
             outcome = run_probes(instance, app, initial_db, final_db, oracle.judge_input)
             for kind, n in outcome.ran.items():
                 _count(report, kind, n)

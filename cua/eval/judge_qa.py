@@ -111,8 +111,14 @@ def _app(name: str) -> tuple[Any, list[P.TableInfo]]:
 async def db_image(handle: Any, app_name: str) -> P.DbImage:
     """Every row of the live app's database, through its read-only SQL endpoint."""
     _, infos = _app(app_name)
-    results = await handle.query(P.dump_queries(infos))
-    return P.DbImage.from_results(infos, results)
+    counts = []
+    for result in await handle.query(P.count_queries(infos)):
+        if not result.ok or not result.value:
+            raise ValueError(f"the database could not be read: {result.error}: {result.message}")
+        counts.append(int(result.value[0]["n"]))
+    pages = P.dump_queries(infos, counts=counts)
+    results = await handle.query([q for _, q in pages])
+    return P.DbImage.from_results(infos, results, [i for i, _ in pages])
 
 
 @dataclass

@@ -117,12 +117,28 @@ def table_infos(conn: sqlite3.Connection, assigned: dict[str, tuple[str, ...]] |
     return out
 
 
-def dump_queries(tables: Sequence[TableInfo], service: str = "app") -> list[StateQuery]:
-    """Read-only SQL that reads every row of every table (BLOBs as hex)."""
-    out: list[StateQuery] = []
-    for t in tables:
+#: Rows per dump query: an app bounds each read-only query's time, so big tables are read in pages.
+DUMP_PAGE = 400
+
+
+def count_queries(tables: Sequence[TableInfo], service: str = "app") -> list[StateQuery]:
+    return [SqlQuery(service=service, query=f'SELECT COUNT(*) AS n FROM "{t.name}"') for t in tables]
+
+
+def dump_queries(tables: Sequence[TableInfo], service: str = "app",
+                 counts: Sequence[int] | None = None) -> list[tuple[int, StateQuery]]:
+    """(table index, read-only SQL) that together read every row of every table (BLOBs as
+    hex), `DUMP_PAGE` rows at a time when `counts` gives the tables' sizes."""
+    out: list[tuple[int, StateQuery]] = []
+    for i, t in enumerate(tables):
         cols = ", ".join(f'hex("{c}") AS "{c}"' if "BLOB" in ty else f'"{c}"' for c, ty in zip(t.columns, t.types))
-        out.append(SqlQuery(service=service, query=f'SELECT rowid AS "__rowid", {cols} FROM "{t.name}" ORDER BY rowid'))
+        base = f'SELECT rowid AS "__rowid", {cols} FROM "{t.name}" ORDER BY rowid'
+        n = counts[i] if counts is not None else 0
+        if n <= DUMP_PAGE:
+            out.append((i, SqlQuery(service=service, query=base)))
+        else:
+            out += [(i, SqlQuery(service=service, query=f"{base} LIMIT {DUMP_PAGE} OFFSET {k}"))
+                    for k in range(0, n, DUMP_PAGE)]
     return out
 
 
@@ -133,12 +149,15 @@ class DbImage:
     tables: dict[str, dict[tuple[Any, ...], dict[str, Any]]]
 
     @classmethod
-    def from_results(cls, infos: Sequence[TableInfo], results: Sequence[StateResult]) -> "DbImage":
-        tables: dict[str, dict[tuple[Any, ...], dict[str, Any]]] = {}
-        for info, result in zip(infos, results, strict=True):
+    def from_results(cls, infos: Sequence[TableInfo], results: Sequence[StateResult],
+                     which: Sequence[int] | None = None) -> "DbImage":
+        """The image from the answers to `dump_queries` (`which`: each answer's table index)."""
+        tables: dict[str, dict[tuple[Any, ...], dict[str, Any]]] = {i.name: {} for i in infos}
+        for index, result in zip(which if which is not None else range(len(infos)), results, strict=True):
+            info = infos[index]
             if not result.ok or not isinstance(result.value, list):
                 raise ValueError(f"table {info.name} could not be read: {result.error}: {result.message}")
-            tables[info.name] = {info.key(r): r for r in result.value}
+            tables[info.name].update({info.key(r): r for r in result.value})
         return cls(tables)
 
     def build(self, schema: str, infos: Sequence[TableInfo]) -> sqlite3.Connection:

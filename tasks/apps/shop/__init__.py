@@ -107,7 +107,7 @@ class ShopApp(WebApp):
     name = "shop"
     title = "Shop"
     schema = SCHEMA
-    assigned = {"products": ("stock",), "cards": ("brand",), "orders": ("number", "status", "total_cents", "subtotal_cents", "shipping_cents"), "order_items": ("price_cents",)}
+    assigned = {"products": ("stock",), "cards": ("brand", "nickname"), "orders": ("number", "status", "total_cents", "subtotal_cents", "shipping_cents"), "order_items": ("price_cents",)}
     static_dir = Path(__file__).parent / "static"
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
