@@ -22,9 +22,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from _proc import process_tree  # noqa: E402
+from _proc import process_tree
 
-from cua.rl.vector import CuaVectorEnv  # noqa: E402
+from cua.rl.vector import CuaVectorEnv
 
 
 def cpu_by_group(root: int) -> dict[str, float]:
@@ -64,7 +64,7 @@ def main() -> None:
         resets = 0
         t = time.perf_counter()
         for _ in range(args.steps):
-            _, _, terminated, truncated, info = env.step(env.action_space.sample())
+            _, _, terminated, truncated, _ = env.step(env.action_space.sample())
             resets += int(terminated.sum() + truncated.sum())
         wall = time.perf_counter() - t
         after = cpu_by_group(os.getpid())

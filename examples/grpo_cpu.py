@@ -86,10 +86,11 @@ async def play(episode: Any, policy: Any, options: Any, turns: int, session: str
 
 async def collect(policy: Any, options: Any, seeds: list[int], group: int, turns: int, iteration: int
                   ) -> list[list[Rollout]]:
+    from cua.tasks.registry import get_template
+
     from cua.episode.episode import Episode
     from cua.episode.group import fork_episode
     from cua.episode.local import LocalSandbox
-    from cua.tasks.registry import get_template
 
     groups = []
     for seed in seeds:
@@ -157,7 +158,6 @@ async def main() -> None:
     args = ap.parse_args()
 
     import torch
-
     from test_policy_transformers import build_tiny_qwen25_vl
 
     from cua.policy.backends.transformers import TransformersBackend

@@ -26,7 +26,7 @@ def _pixels(obs) -> np.ndarray:
 
 
 def _centre(env: CuaEnv, selector: str) -> Click:
-    (res,) = env._loop.call(env._handle.query([DomQuery(selector=selector, prop="bbox")]))  # noqa: SLF001
+    (res,) = env._loop.call(env._handle.query([DomQuery(selector=selector, prop="bbox")]))
     assert res.ok and res.value, (selector, res)
     b = res.value
     return Click(x=b["x"] + b["width"] / 2, y=b["y"] + b["height"] / 2)
@@ -44,7 +44,7 @@ def _step_click(env: CuaEnv, selector: str) -> None:
 
 def _judge_state(env: CuaEnv) -> list:
     queries = env.episode.instance.judge.queries()
-    return [(r.ok, r.value) for r in env._loop.call(env._handle.query(queries))]  # noqa: SLF001
+    return [(r.ok, r.value) for r in env._loop.call(env._handle.query(queries))]
 
 
 def test_cua_env_forks_start_identical_and_run_independently(tmp_path):
@@ -62,7 +62,7 @@ def test_cua_env_forks_start_identical_and_run_independently(tmp_path):
             assert _judge_state(child) == parent_state
             assert child.episode.steps == 0 and child.episode.max_steps == env.episode.max_steps - 1
             assert child.episode.initial == env.episode.initial
-            assert child._handle.id != env._handle.id  # noqa: SLF001
+            assert child._handle.id != env._handle.id
         # fork 0 does the task; fork 1 gives up; the others' apps are untouched by fork 0
         _step_click(forks[0], f'tr[data-id="{todo["id"]}"] input.toggle')
         *_, terminated, _, info0 = forks[0].step(Done())
@@ -78,13 +78,14 @@ def test_cua_env_forks_start_identical_and_run_independently(tmp_path):
         assert validate(forks[0].trajectory).ok
     finally:
         env.close()
-    assert all(child._closed for child in forks)  # noqa: SLF001
+    assert all(child._closed for child in forks)
 
 
 async def test_fork_episode_in_process_and_spares_close_with_the_last_sandbox():
-    from cua.episode.episode import Episode
     from cua.sandboxes.browser import sandbox as browser_sandbox
     from cua.tasks.registry import get_template
+
+    from cua.episode.episode import Episode
 
     instance = get_template(TASK).instantiate(1)
     config = {**instance.sandbox_config, "isolation": "shared"}
@@ -103,7 +104,7 @@ async def test_fork_episode_in_process_and_spares_close_with_the_last_sandbox():
             await asyncio.gather(*(c.handle.close() for c in children))
         # the pool learnt a group of 4 and refills in the background
         loop = asyncio.get_running_loop()
-        spares = browser_sandbox._spares[loop]  # noqa: SLF001
+        spares = browser_sandbox._spares[loop]
         for _ in range(600):
             if spares.ready(handle.sandbox.config) >= 4:
                 break
@@ -116,12 +117,13 @@ async def test_fork_episode_in_process_and_spares_close_with_the_last_sandbox():
         await handle.close()
     # the last sandbox closed: no spare is left running
     assert spares.ready(handle.sandbox.config) == 0
-    assert browser_sandbox._live.get(asyncio.get_running_loop(), 0) == 0  # noqa: SLF001
+    assert browser_sandbox._live.get(asyncio.get_running_loop(), 0) == 0
 
 
 async def test_fork_of_an_unknown_or_finished_episode_is_refused():
-    from cua.episode.episode import Episode
     from cua.tasks.registry import get_template
+
+    from cua.episode.episode import Episode
 
     instance = get_template(TASK).instantiate(1)
     handle = await LocalSandbox.create("browser", {**instance.sandbox_config, "isolation": "shared"})

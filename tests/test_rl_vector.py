@@ -40,7 +40,7 @@ def test_make_vec_next_step_autoreset_and_fork():
         forks = envs.fork(2)
         try:
             assert forks.num_envs == 6 and forks.observation_space["screenshot"].shape[0] == 6
-            fobs = forks._call(_first(forks))  # noqa: SLF001
+            fobs = forks._call(_first(forks))
             for i in range(3):  # env i's two forks start on the same screen
                 assert np.array_equal(fobs[2 * i], fobs[2 * i + 1])
             _, _, fterm, _, _ = forks.step([Done()] * 6)
@@ -54,15 +54,15 @@ def test_make_vec_next_step_autoreset_and_fork():
 
 
 async def _first(forks: CuaVectorEnv) -> np.ndarray:
-    observations = [s.episode.observation for s in forks._slots]  # noqa: SLF001
-    return (await forks._batch(observations))["screenshot"]  # noqa: SLF001
+    observations = [s.episode.observation for s in forks._slots]
+    return (await forks._batch(observations))["screenshot"]
 
 
 def test_a_crashed_sandbox_is_a_masked_truncation_and_is_recreated():
     envs = CuaVectorEnv(TASK, num_envs=2, isolation="container")
     try:
         envs.reset(seed=0)
-        victim = envs._slots[0].handle  # noqa: SLF001
+        victim = envs._slots[0].handle
         pid = victim.info.details["browser_pid"]
         os.kill(pid, signal.SIGKILL)
         scroll = Scroll(x=640, y=360, dy=120)
@@ -75,6 +75,6 @@ def test_a_crashed_sandbox_is_a_masked_truncation_and_is_recreated():
         assert infos["infra_error"]["fault"][0] == "infra"  # a dict info is a dict of arrays
         assert not truncated[1]
         _, rewards, terminated, truncated, infos = envs.step([scroll, scroll])  # autoreset on a new sandbox
-        assert envs._slots[0].handle is not victim and infos["step"][0] == 0  # noqa: SLF001
+        assert envs._slots[0].handle is not victim and infos["step"][0] == 0
     finally:
         envs.close()

@@ -11,12 +11,12 @@ import pytest
 
 pytest.importorskip("ray", reason="Ray placement needs the ray extra")
 
-from cua.policy.service import serving_app  # noqa: E402
-from cua.rollout.server import serve_rollouts  # noqa: E402
-from cua.trajectory import validate  # noqa: E402
+from cua.policy.service import serving_app
+from cua.rollout.server import serve_rollouts
+from cua.trajectory import validate
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_rollout_service import TASK, FakeVLLM  # noqa: E402
+from test_rollout_service import TASK, FakeVLLM
 
 pytestmark = pytest.mark.slow
 

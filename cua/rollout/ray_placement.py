@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from contextlib import AsyncExitStack, asynccontextmanager
 from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 

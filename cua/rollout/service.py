@@ -310,12 +310,13 @@ class RolloutService:
     def _result(self, request: RolloutRequest, base: Episode, group_id: str, rollout_id: str, folder: Path,
                 ep: Episode, attempts: int, timings: dict[str, float]) -> RolloutTrajectory:
         verdict = ep.verdict
+        stored = self._read(folder, request)
         return RolloutTrajectory(
             id=rollout_id, group_id=group_id, task_id=base.instance.task_id, seed=base.instance.seed,
             policy_version=request.policy_version, status="completed", mask_sample=False,
             reward=verdict.score if verdict else None, passed=verdict.passed if verdict else None,
-            attempts=attempts, failure=ep._failure(), folder=str(folder),  # noqa: SLF001
-            timings_ms={k: round(v, 3) for k, v in timings.items()}, **self._read(folder, request))
+            attempts=attempts, failure=(stored.get("end") or {}).get("failure"), folder=str(folder),
+            timings_ms={k: round(v, 3) for k, v in timings.items()}, **stored)
 
     def _read(self, folder: Path, request: RolloutRequest) -> dict[str, Any]:
         if not folder.exists():

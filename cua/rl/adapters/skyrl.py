@@ -67,14 +67,12 @@ class CuaSkyRLEnv(BaseTextEnv):
                 if terminated or truncated:
                     done = True
                     break
-            if not done and (not actions or self.turns >= self.max_turns):
-                # nothing to do (unparseable text) still costs the turn; out of turns ends it
-                if self.turns >= self.max_turns:
-                    from cua.actions import Done
+            if not done and self.turns >= self.max_turns:  # out of turns (an unparseable answer spends one too)
+                from cua.actions import Done
 
-                    _, r, _, _, info = self.env.step(Done())
-                    reward += float(r)
-                    done = True
+                _, r, _, _, info = self.env.step(Done())
+                reward += float(r)
+                done = True
         except InfraError as exc:
             return BaseTextEnvStepOutput(observations=[], reward=0.0, done=True, postprocessed_action=action,
                                          metadata={"mask_sample": True, "infra_error": exc.to_dict()})
