@@ -23,8 +23,9 @@ from cua.state import ClipboardQuery, FileQuery, WindowsQuery
 from cua.task import OracleContext
 from cua.tasks.oracle import OracleError
 
-#: Bound on waiting for a command, a window or a file (a slow, loaded machine).
-WAIT_S = 30.0
+#: Bound on waiting for a command, a window or a file: generous, since a TCG VM on a loaded
+#: host takes minutes to draw a browser page (it is a bound, never a sleep).
+WAIT_S = 300.0
 #: Between re-reads of state while waiting: state changes come from the apps, not from us.
 POLL_S = 0.05
 
