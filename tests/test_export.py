@@ -15,8 +15,15 @@ from typing import Any
 import pytest
 
 from cua.cli import main as cli
-from cua.trajectory import (AgentInfo, ObservationRef, StepLine, TrajectoryEnd, TrajectoryMeta, TrajectoryWriter,
-                            read_trajectory)
+from cua.trajectory import (
+    AgentInfo,
+    ObservationRef,
+    StepLine,
+    TrajectoryEnd,
+    TrajectoryMeta,
+    TrajectoryWriter,
+    read_trajectory,
+)
 
 TASKS = ["todo.add_todo@1", "todo.add_tag@1"]
 FAMILIES = ["qwen2.5-vl", "qwen3-vl", "ui-tars-1.5", "openai", "anthropic"]

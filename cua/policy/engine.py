@@ -34,8 +34,8 @@ __all__ = [
     "Prompt",
     "build_prompt",
     "parse_output",
-    "remember_turn",
     "prepare_image",
+    "remember_turn",
     "text_state",
 ]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from cua.observation import Size
 from cua.actions import Action, Click, Done, Drag, Key, MouseDown, MouseUp, Move, Scroll, Type, Wait
+from cua.observation import Size
 from cua.policy.families.base import (
     ActionBuilder,
     Family,
