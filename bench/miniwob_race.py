@@ -31,14 +31,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from miniwob_parity import _key, _make_env, _wob_actions, available  # noqa: E402
+from cua.tasks.registry import get_template
+from miniwob_parity import _key, _make_env, _wob_actions, available
 
-import cua  # noqa: E402
-from cua.actions import parse_action  # noqa: E402
-from cua.episode import OracleAgent, open_local, run_episode  # noqa: E402
-from cua.server.app import serve_in_subprocess  # noqa: E402
-from cua.task import TaskInstance, actions_oracle  # noqa: E402
-from cua.tasks.registry import get_template  # noqa: E402
+import cua
+from cua.actions import parse_action
+from cua.episode import OracleAgent, open_local, run_episode
+from cua.server.app import serve_in_subprocess
+from cua.task import TaskInstance, actions_oracle
 
 #: Easy, single-page tasks of the kind the held-out race used: clicks, typing, a form.
 TASKS = ("click-button", "click-link", "enter-text", "focus-text", "click-checkboxes")
@@ -175,19 +175,20 @@ async def main_async(args: argparse.Namespace) -> int:
     ratios: dict[int, list[float]] = {}
     async with serve_in_subprocess(max_sandboxes=16) as (url, token), cua.connect(url, token) as client:
         for parallel in args.parallel:
-            pool = FaramaPool(jobs, parallel)
+            # in a thread: the selenium calls block, and the connection must keep answering pings
+            pool = await asyncio.to_thread(FaramaPool, jobs, parallel)
             instance = jobs[0].instance
             sandboxes = [await client.create(instance.sandbox_kind, config=instance.sandbox_config)
                          for _ in range(parallel)]
             try:
                 await race_cua(sandboxes, jobs, parallel)  # warm: pages cached
-                pool.race(jobs, parallel)
+                await asyncio.to_thread(pool.race, jobs, parallel)
                 for r in range(args.rounds):
                     order = ("cua", "farama") if r % 2 == 0 else ("farama", "cua")
                     results: dict[str, Timing] = {}
                     for backend in order:
                         results[backend] = (await race_cua(sandboxes, jobs, parallel) if backend == "cua"
-                                            else pool.race(jobs, parallel))
+                                            else await asyncio.to_thread(pool.race, jobs, parallel))
                     c, f = results["cua"], results["farama"]
                     ratios.setdefault(parallel, []).append(c.eps / f.eps if f.eps else 0.0)
                     print(f"p{parallel} round {r}: cua {c.eps:.2f} eps/s (step p50 {_p50(c.steps_ms)} ms, reset p50 "

@@ -31,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                        help="with --no-auth, serve a non-loopback --host anyway (anyone who reaches the port "
                             "runs commands on this host)")
     serve.add_argument("--max-sandboxes", type=int, default=16)
+    serve.add_argument("--pool", type=int, default=None, metavar="N",
+                       help="keep N browser sandboxes per config started and loaded, so creates take one "
+                            "(the first create of a config starts its pool; $CUA_BROWSER_POOL)")
     serve.add_argument("--idle-timeout", type=float, default=900.0,
                        help="close sandboxes unused for this many seconds (0: never)")
     serve.add_argument("--max-message-bytes", type=int, default=None,
@@ -74,6 +77,11 @@ def _serve(args: argparse.Namespace) -> int:
     if args.max_sandboxes < 1:
         print("cua serve: --max-sandboxes must be at least 1", file=sys.stderr)
         return 2
+    if args.pool is not None:
+        if args.pool < 0:
+            print("cua serve: --pool must be 0 or more", file=sys.stderr)
+            return 2
+        os.environ["CUA_BROWSER_POOL"] = str(args.pool)  # read by the browser sandboxes' spares
     if args.no_auth and not is_loopback(args.host) and not args.unsafe_public_no_auth:
         print(f"cua serve: --no-auth is refused on {args.host}, which is not loopback: anyone who reaches the port "
               "could run commands on this host. Bind 127.0.0.1, use a token, or add --unsafe-public-no-auth.",

@@ -25,34 +25,74 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from playwright.async_api import Browser, BrowserContext, Dialog, Frame, Page
-from playwright.async_api import Error as PlaywrightError
-from pydantic import BaseModel, ValidationError
-
-from cua.actions import Action, ActionAdapter, Back, Click, ClickElement, Forward, Goto, HoverElement, Move, Wait
-from cua.errors import ActionFailed, BadRequest, InfraError, InternalError, SandboxCrashed, Timeout
-from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
-from cua.sandbox import (EventSink, Sandbox, SandboxEvent, SandboxInfo, ServiceSpec, SnapshotRef, capabilities_of,
-                         scale_action)
 from cua.sandboxes.browser import input as browser_input
 from cua.sandboxes.browser.cdp import Cdp
 from cua.sandboxes.browser.config import BrowserConfig, check_start_url
 from cua.sandboxes.browser.container import Container
 from cua.sandboxes.browser.elements import ElementIds, element_centre
-from cua.sandboxes.browser.pwerrors import target_closed
 from cua.sandboxes.browser.launcher import Executable, chromium_args, find_executable
-from cua.sandboxes.browser.observe import (accessibility_tree, accessibility_tree_nested, capture_screenshot,
-                                           focused_element)
+from cua.sandboxes.browser.observe import (
+    accessibility_tree,
+    accessibility_tree_nested,
+    capture_screenshot,
+    focused_element,
+)
+from cua.sandboxes.browser.pwerrors import target_closed
 from cua.sandboxes.browser.queries import cookies_query, dom_query, local_storage_query
 from cua.sandboxes.browser.runtime import Runtime, find_browser_pid, runtime
 from cua.sandboxes.browser.services import HostedApp, HostService, ServiceControl, bundled_app_name
 from cua.sandboxes.browser.settle import INIT_SCRIPT, PageActivity, navigation_race
+from cua.sandboxes.browser.snapshot import (
+    PAGE_STATE_JS,
+    RESTORE_VIEW_JS,
+    SEED_STORAGE_JS,
+    STORE,
+    BrowserSnapshot,
+    rebase_url,
+)
+from cua.sandboxes.browser.spares import ForkSpares, pool_size
 from cua.sandboxes.browser.stream import screencast
-from cua.sandboxes.browser.snapshot import (PAGE_STATE_JS, RESTORE_VIEW_JS, SEED_STORAGE_JS, STORE,
-                                            BrowserSnapshot, rebase_url)
-from cua.sandboxes.browser.spares import ForkSpares
-from cua.state import (A11yQuery, AppStateQuery, CookiesQuery, DomQuery, LocalStorageQuery, SqlQuery,
-                       StateQuery, StateQueryAdapter, StateResult, TitleQuery, UrlQuery)
+from playwright.async_api import Browser, BrowserContext, Dialog, Frame, Page
+from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel, ValidationError
+
+from cua.actions import (
+    Action,
+    ActionAdapter,
+    Back,
+    Click,
+    ClickElement,
+    Forward,
+    Goto,
+    HoverElement,
+    Move,
+    Wait,
+)
+from cua.errors import ActionFailed, BadRequest, InfraError, InternalError, SandboxCrashed, Timeout
+from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
+from cua.sandbox import (
+    EventSink,
+    Sandbox,
+    SandboxEvent,
+    SandboxInfo,
+    ServiceSpec,
+    SnapshotRef,
+    capabilities_of,
+    scale_action,
+)
+from cua.state import (
+    A11yQuery,
+    AppStateQuery,
+    CookiesQuery,
+    DomQuery,
+    LocalStorageQuery,
+    SqlQuery,
+    StateQuery,
+    StateQueryAdapter,
+    StateResult,
+    TitleQuery,
+    UrlQuery,
+)
 
 __all__ = ["BrowserSandbox", "QUERY_KINDS"]
 
@@ -126,6 +166,21 @@ class BrowserSandbox(Sandbox):
             except ValidationError as exc:
                 raise BadRequest(f"invalid browser config: {exc.error_count()} error(s)",
                                  details={"errors": exc.errors(include_url=False, include_context=False)}) from exc
+        started = time.perf_counter()
+        keep = pool_size()
+        self = _fork_spares().take_warm(config, keep) if keep else None
+        if self is not None:  # a warm spare (spares.py): started and loaded in the background
+            self.id, self._emit_sink, self._created_at = sandbox_id, emit, time.time()
+            self._timings["create"] = _ms(started)
+        else:
+            self = await cls._create_loaded(config, sandbox_id=sandbox_id, emit=emit)
+        self._count_live()
+        return self
+
+    @classmethod
+    async def _create_loaded(cls, config: BrowserConfig, *, sandbox_id: str,
+                             emit: EventSink | None) -> "BrowserSandbox":
+        """A started sandbox with its start page loaded and settled (not yet counted live)."""
         self = cls(config, sandbox_id, emit)
         started = time.perf_counter()
         try:
@@ -136,7 +191,6 @@ class BrowserSandbox(Sandbox):
             await self.close()
             raise
         self._timings["create"] = _ms(started)
-        self._count_live()
         return self
 
     def _count_live(self) -> None:
@@ -280,6 +334,7 @@ class BrowserSandbox(Sandbox):
             "services": {name: {"port": port} for name, port in self._ports.items()},
             "url": self._page.url if self._page is not None and not self._page.is_closed() else None,
             "fork_spares": _spares_ready(self.config),
+            "create_spares": _spares_warm(self.config),
         }
         if self._container is not None:
             cg = self._container.cgroup
@@ -876,6 +931,10 @@ async def _spawn_spare(config: BrowserConfig, sandbox_id: str) -> BrowserSandbox
     return await BrowserSandbox._spawn(config, sandbox_id=sandbox_id, emit=None)
 
 
+async def _create_spare(config: BrowserConfig, sandbox_id: str) -> BrowserSandbox:
+    return await BrowserSandbox._create_loaded(config, sandbox_id=sandbox_id, emit=None)
+
+
 def _spares_ready(config: BrowserConfig) -> int:
     """Spares ready for forks of this config (0 outside an event loop)."""
     try:
@@ -885,10 +944,19 @@ def _spares_ready(config: BrowserConfig) -> int:
     return _spares[loop].ready(config) if loop in _spares else 0
 
 
+def _spares_warm(config: BrowserConfig) -> int:
+    """Warm spares ready for creates of this config (`CUA_BROWSER_POOL`; 0 outside an event loop)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return 0
+    return _spares[loop].warm(config) if loop in _spares else 0
+
+
 def _fork_spares() -> ForkSpares:
     loop = asyncio.get_running_loop()
     if loop not in _spares:
-        _spares[loop] = ForkSpares(_spawn_spare)
+        _spares[loop] = ForkSpares(_spawn_spare, _create_spare)
     return _spares[loop]
 
 

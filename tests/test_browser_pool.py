@@ -1,0 +1,69 @@
+"""The warm pool of `create` (`CUA_BROWSER_POOL`, `cua serve --pool N`): spares of a config
+started and loaded in the background, taken by later creates, refilled, and closed with
+the last sandbox they serve."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
+
+from cua.actions import Click
+from cua.sandbox import SandboxEvent, ServiceSpec
+from cua.state import TitleQuery
+
+pytestmark = [pytest.mark.slow]
+
+TODO = ServiceSpec(name="app", argv=[sys.executable, "-m", "cua.tasks.apps.serve", "todo"])
+
+
+async def _until(predicate, timeout: float = 120.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, "the pool did not fill"
+        await asyncio.sleep(0.1)
+
+
+
+
+async def test_creates_take_warm_spares_that_refill_and_close_with_the_last_sandbox(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUA_BROWSER_POOL", "2")
+    config = BrowserConfig(isolation="shared", services=[TODO], start_url="/")
+    first = await BrowserSandbox.create(config, sandbox_id="pool-first")  # cold: names the config
+    made = [first]
+    try:
+        await _until(lambda: first.info().details["create_spares"] == 2)
+        events: list[SandboxEvent] = []
+        warm = await BrowserSandbox.create(config, sandbox_id="pool-warm", emit=events.append)
+        made.append(warm)
+        assert warm.id == "pool-warm" and warm.info().id == "pool-warm"
+        obs = await warm.observe()
+        assert obs.sandbox_id == "pool-warm" and obs.title == "Lists · Todo" and obs.screenshot is not None
+        assert (await warm.act(Click(x=5, y=5))).error is None
+        (title,) = await warm.query([TitleQuery()])
+        assert title.value == "Lists · Todo"
+        obs = await warm.reset(seed=3)
+        assert obs.settle is not None and obs.settle.settled
+        # the spare taken is replaced in the background
+        await _until(lambda: first.info().details["create_spares"] == 2)
+    finally:
+        for sandbox in made:
+            await sandbox.close()
+    # no sandbox left to serve: the spares are gone too
+    from cua.sandboxes.browser.sandbox import _spares
+    loop = asyncio.get_running_loop()
+    assert loop not in _spares or _spares[loop].warm(config) == 0
+
+
+async def test_no_pool_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CUA_BROWSER_POOL", raising=False)
+    config = BrowserConfig(isolation="shared", services=[TODO], start_url="/")
+    sb = await BrowserSandbox.create(config, sandbox_id="nopool")
+    try:
+        await asyncio.sleep(0.5)
+        assert sb.info().details["create_spares"] == 0
+    finally:
+        await sb.close()
