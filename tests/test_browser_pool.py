@@ -40,8 +40,10 @@ async def test_creates_take_warm_spares_that_refill_and_close_with_the_last_sand
         warm = await BrowserSandbox.create(config, sandbox_id="pool-warm", emit=events.append)
         made.append(warm)
         assert warm.id == "pool-warm" and warm.info().id == "pool-warm"
-        obs = await warm.observe()
+        obs = await warm.observe()  # the screen taken when the spare started: the page has not changed
         assert obs.sandbox_id == "pool-warm" and obs.title == "Lists · Todo" and obs.screenshot is not None
+        later = await warm.observe()
+        assert later.screenshot is not None and later.sandbox_id == "pool-warm"
         assert (await warm.act(Click(x=5, y=5))).error is None
         (title,) = await warm.query([TitleQuery()])
         assert title.value == "Lists · Todo"

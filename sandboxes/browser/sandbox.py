@@ -68,6 +68,8 @@ _RESTART_IN_PAGE_JS = """(url) => {
   try { window.sessionStorage.clear(); } catch (e) { /* no storage for this origin */ }
   return restart(url) === true;
 }"""
+#: The page's content version (settle.py's init script): DOM, form values, scroll, viewport.
+_CONTENT_VERSION_JS = "() => window.__cuaSettle ? window.__cuaSettle.version : null"
 _STORAGE_TYPES = "local_storage,session_storage,indexeddb,websql,cache_storage,service_workers,file_systems"
 
 class BrowserSandbox(Sandbox):
@@ -114,6 +116,10 @@ class BrowserSandbox(Sandbox):
         #: A fork's restore observation, with the page's load count then: the host's first
         #: observe of the new sandbox gets it instead of a second capture of the same screen.
         self._fork_observation: tuple[Observation, int] | None = None
+        #: A warm spare's observation taken when it was pre-started, with the page's load count
+        #: and content version then: the first observe after a create that took the spare gets it
+        #: if the page has not changed since (one evaluate instead of a capture).
+        self._warm_observation: tuple[Observation, int, int | None] | None = None
 
     # --- lifecycle ---
 
@@ -131,6 +137,9 @@ class BrowserSandbox(Sandbox):
         self = _fork_spares().take_warm(config, keep) if keep else None
         if self is not None:  # a warm spare (spares.py): started and loaded in the background
             self.id, self._emit_sink, self._created_at = sandbox_id, emit, time.time()
+            if self._warm_observation is not None:
+                obs, loads, version = self._warm_observation
+                self._warm_observation = (obs.model_copy(update={"sandbox_id": sandbox_id}), loads, version)
             self._timings["create"] = _ms(started)
         else:
             self = await cls._create_loaded(config, sandbox_id=sandbox_id, emit=emit)
@@ -524,6 +533,10 @@ class BrowserSandbox(Sandbox):
         fresh, self._fork_observation = self._fork_observation, None
         if fresh is not None and options is None and self._activity is not None and self._activity.loads == fresh[1]:
             return fresh[0]
+        warm, self._warm_observation = self._warm_observation, None
+        if warm is not None and options is None and self._activity is not None and self._activity.loads == warm[1] \
+                and await self._guard(self.page.evaluate(_CONTENT_VERSION_JS), "content version") == warm[2]:
+            return warm[0]  # a warm spare's screen, unchanged since it was taken (no load, same DOM)
         return await self._observe(options, {})
 
     async def _observe(self, options: ObserveOptions | None, timings: dict[str, float], *,
@@ -605,7 +618,7 @@ class BrowserSandbox(Sandbox):
         error: ActionError | None = None
         resolved: dict[str, Any] | None = None
         self._step += 1
-        self._fork_observation = None
+        self._fork_observation = self._warm_observation = None
         try:
             parsed = action if isinstance(action, BaseModel) else ActionAdapter.validate_python(action)
             if isinstance(parsed, (ClickElement, HoverElement)):
@@ -679,7 +692,7 @@ class BrowserSandbox(Sandbox):
             await self._goto(url, seeded=seeded, then=[lambda: self._move_pointer(0, 0)], chosen_by_client=True)
         self._elements = ElementIds()  # a reset numbers elements afresh, as a new episode sees them
         self._step = 0
-        self._fork_observation = None
+        self._fork_observation = self._warm_observation = None
         timings: dict[str, float] = {}
         obs = await self._settle_and_observe(observe, timings)
         timings["reset"] = _ms(started)
@@ -772,7 +785,7 @@ class BrowserSandbox(Sandbox):
         await self._goto(rebase_url(blob.url, blob.ports, self._ports), seeded=seeded, then=after)
         self._elements.load(blob.element_ids)
         self._step = int(ref.meta.get("step", 0))
-        self._fork_observation = None
+        self._fork_observation = self._warm_observation = None
         timings: dict[str, float] = {}
         obs = await self._settle_and_observe(observe, timings)
         timings["restore"] = _ms(started)
@@ -892,7 +905,16 @@ async def _spawn_spare(config: BrowserConfig, sandbox_id: str) -> BrowserSandbox
 
 
 async def _create_spare(config: BrowserConfig, sandbox_id: str) -> BrowserSandbox:
-    return await BrowserSandbox._create_loaded(config, sandbox_id=sandbox_id, emit=None)
+    spare = await BrowserSandbox._create_loaded(config, sandbox_id=sandbox_id, emit=None)
+    try:
+        obs = await spare._observe(None, {})
+        version = await spare._guard(spare.page.evaluate(_CONTENT_VERSION_JS), "content version")
+    except BaseException:
+        await spare.close()
+        raise
+    assert spare._activity is not None
+    spare._warm_observation = (obs, spare._activity.loads, version)
+    return spare
 
 
 def _spares_ready(config: BrowserConfig) -> int:

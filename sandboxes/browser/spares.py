@@ -18,9 +18,10 @@ The same pool keeps the warm spares of `create` when `CUA_BROWSER_POOL` is N > 0
 serve --pool N`): N sandboxes per config fully created (services up, start page loaded
 and settled), so a `create` of that config takes one instead of starting one. The first
 create of a config is cold and names the config; its N spares start in the background,
-and each one taken is replaced, one at a time. A warm spare's page was loaded when it was
-pre-started (the first `reset` makes the episode's state, as for any create). They are
-live processes of the server, so its memory figures count them.
+and each one taken is replaced, one at a time, once creates pause (`REFILL_PAUSE_S`: a
+refill costs what a create does and would slow the creates it serves). A warm spare's
+page was loaded when it was pre-started (the first `reset` makes the episode's state, as
+for any create). They are live processes of the server, so its memory figures count them.
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ def spares_limit() -> int:
         return 8
 
 
+#: A warm spare is started once no create has taken one for this long.
+REFILL_PAUSE_S = 0.5
+
+
 def pool_size() -> int:
     """Warm spares kept per config for `create` (`CUA_BROWSER_POOL`, default 0: none)."""
     try:
@@ -67,6 +72,8 @@ class ForkSpares:
         #: Warm spares for `create` (fully created sandboxes), per config, and how many to keep.
         self._warm: dict[str, list[Any]] = {}
         self._warm_want: dict[str, int] = {}
+        #: When a create last took a warm spare: the refill waits for creates to pause.
+        self._last_take = 0.0
         self._ready: dict[str, list[Any]] = {}
         self._configs: dict[str, Any] = {}
         self._inflight: dict[str, int] = {}
@@ -102,6 +109,7 @@ class ForkSpares:
         key = config_key(config)
         self._configs[key] = config
         self._warm_want[key] = keep
+        self._last_take = asyncio.get_running_loop().time()
         pool = self._warm.get(key, [])
         spare = None
         while pool:
@@ -129,6 +137,11 @@ class ForkSpares:
             if not short and not cold:
                 return
             key, warm = (short[0], False) if short else (cold[0], True)
+            if warm:  # starting a spare costs what a create does: not while creates are coming in
+                pause = self._last_take + REFILL_PAUSE_S - asyncio.get_running_loop().time()
+                if pause > 0:
+                    await asyncio.sleep(pause)
+                    continue
             start = self._create if warm and self._create is not None else self._spawn
             try:
                 spare = await start(self._configs[key], f"spare-{uuid.uuid4().hex[:12]}")
