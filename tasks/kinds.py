@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from cua.task import TaskInstance, TaskTags
 from cua.tasks.format import TemplateSpec
 
-__all__ = ["KindOverride", "SWAPPABLE_KINDS", "config_fields", "unsupported_fields", "with_kind"]
+from cua.task import TaskInstance, TaskTags
+
+__all__ = ["SWAPPABLE_KINDS", "KindOverride", "config_fields", "unsupported_fields", "with_kind"]
 
 #: Kinds whose configs share a shape (apps, files, screen): a template of one runs on the other.
 SWAPPABLE_KINDS = frozenset({"desktop", "vm"})
@@ -46,8 +47,8 @@ def unsupported_fields(spec: TemplateSpec, kind: str | None = None) -> list[tupl
     out: list[tuple[str, str]] = []
     for key in spec.sandbox.config:
         if key not in fields:
-            out.append((f"sandbox.config.{key}", f"the {kind} kind has no config field {key!r}; "
-                                                 f"it takes: {', '.join(sorted(fields))}"))
+            reason = f"the {kind} kind has no config field {key!r}; it takes: {', '.join(sorted(fields))}"
+            out.append((f"sandbox.config.{key}", reason))
     for name, present, target in (("sandbox.start_url", spec.sandbox.start_url, "start_url"),
                                   ("setup.start_url", spec.setup.start_url, "start_url"),
                                   ("sandbox.isolation", spec.sandbox.isolation, "isolation"),

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cua.tasks.loader import TaskFormatError
+from cua.tasks.osworld import OSWorldTemplate, load_osworld
+from cua.tasks.osworld.getters import cache_path
 
 from cua.actions import Done
 from cua.state import StateResult
 from cua.task import JudgeInput, query_key
-from cua.tasks.loader import TaskFormatError
-from cua.tasks.osworld import OSWorldTemplate, load_osworld
-from cua.tasks.osworld.getters import cache_path
 
 TASKS = Path(__file__).parent / "test_osworld_tasks"
 
@@ -169,7 +169,7 @@ def test_or_of_slides_and_chrome_tabs(cache: Path, tmp_path: Path) -> None:
     _put("https://example.invalid/cua/deck_gold.pptx", _pptx(tmp_path / "g.pptx", ["Intro", "Plan"]))
     t = _templates()["cua-mixed-0004"]
     instance = t.instantiate(0)
-    file_q, tabs_q = instance.judge.queries()
+    _, tabs_q = instance.judge.queries()
     assert tabs_q.kind == "command" and "remote-debugging-port" in tabs_q.argv[-1]
     tabs = [{"type": "page", "url": u, "title": ""} for u in ("http://127.0.0.1:8000/a", "http://127.0.0.1:8000/b")]
     import json

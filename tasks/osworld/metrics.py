@@ -23,6 +23,28 @@ class MetricError(Exception):
     """The metric cannot judge these inputs (a missing file, an unknown option)."""
 
 
+def _unreadable() -> tuple[type[BaseException], ...]:
+    """What the office libraries raise for a file that is not what its name says."""
+    import zipfile
+
+    out: list[type[BaseException]] = [zipfile.BadZipFile, KeyError, ValueError, OSError]
+    try:
+        from openpyxl.utils.exceptions import InvalidFileException
+
+        out.append(InvalidFileException)
+    except ImportError:
+        pass  # without openpyxl, compare_table reports the import error itself
+    for module in ("docx.opc.exceptions", "pptx.exc"):
+        try:
+            out.append(__import__(module, fromlist=["PackageNotFoundError"]).PackageNotFoundError)
+        except (ImportError, AttributeError):
+            continue  # that library is not installed
+    return tuple(out)
+
+
+_UNREADABLE = _unreadable()
+
+
 def _known(options: dict[str, Any], allowed: set[str], name: str) -> None:
     extra = set(options) - allowed
     if extra:
@@ -80,9 +102,7 @@ def compare_text_file(result: Any, expected: Any, **options: Any) -> float:
 
 def _dig(data: Any, keys: list[Any]) -> Any:
     for key in keys:
-        if isinstance(data, dict) and key in data:
-            data = data[key]
-        elif isinstance(data, list) and isinstance(key, int) and -len(data) <= key < len(data):
+        if isinstance(data, dict) and key in data or isinstance(data, list) and isinstance(key, int) and -len(data) <= key < len(data):
             data = data[key]
         else:
             raise KeyError(key)
@@ -105,11 +125,15 @@ def check_json(result: Any, rules: dict[str, Any], **options: Any) -> float:
         except KeyError:
             return 0.0
         method, ref = rule.get("method", "eq"), rule.get("ref")
-        ok = {"eq": lambda: value == ref, "ne": lambda: value != ref, "in": lambda: value in ref,
-              "not_in": lambda: value not in ref}.get(method)
-        if ok is None:
+        if method == "eq":
+            ok = value == ref
+        elif method == "ne":
+            ok = value != ref
+        elif method in ("in", "not_in"):
+            ok = (value in ref) == (method == "in")
+        else:
             raise MetricError(f"check_json: unknown method {method!r}")
-        if not ok():
+        if not ok:
             return 0.0
     return 1.0
 
@@ -148,7 +172,7 @@ def compare_table(result: Any, expected: Any, **options: Any) -> float:
         if result is None or not Path(str(result)).is_file():
             return 0.0  # the agent did not save the file: a fail, not an error
         raise
-    except Exception:  # a file openpyxl cannot read is not the expected workbook
+    except _UNREADABLE:  # a file openpyxl cannot read is not the expected workbook
         return 0.0
 
 
@@ -164,7 +188,7 @@ def compare_docx_files(result: Any, expected: Any, **options: Any) -> float:
         return 0.0
     try:
         a, b = _docx_paragraphs(result), _docx_paragraphs(expected)
-    except Exception:  # not a Word document
+    except _UNREADABLE:  # not a Word document
         return 0.0
     if options.get("ignore_blanks"):
         a, b = [re.sub(r"\s+", " ", x).strip() for x in a if x.strip()], \
@@ -189,7 +213,7 @@ def compare_pptx_files(result: Any, expected: Any, **options: Any) -> float:
         return 0.0
     try:
         return float(_slides(result) == _slides(expected))
-    except Exception:  # not a presentation
+    except _UNREADABLE:  # not a presentation
         return 0.0
 
 

@@ -26,17 +26,34 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from cua.tasks.loader import FormatProblem, TaskFormatError
+from cua.tasks.osworld.format import ConfigStep, GetterSpec, OSWorldTask
+from cua.tasks.osworld.getters import (
+    GETTERS,
+    HOST_GETTERS,
+    GetterError,
+    cached_bytes,
+    guest_path,
+    queries_of,
+    value_of,
+)
+from cua.tasks.osworld.metrics import METRICS, MetricError
 from pydantic import ValidationError
 
 from cua.actions import Action, Wait
 from cua.state import CommandQuery, StateQuery, WindowsQuery
-from cua.task import Evidence, JudgeInput, OracleContext, TaskInstance, TaskSetup, TaskTags, Verdict, query_key
-from cua.tasks.loader import FormatProblem, TaskFormatError
-from cua.tasks.osworld.format import ConfigStep, GetterSpec, OSWorldTask
-from cua.tasks.osworld.getters import GETTERS, HOST_GETTERS, GetterError, cached_bytes, guest_path, queries_of, value_of
-from cua.tasks.osworld.metrics import METRICS, MetricError
+from cua.task import (
+    Evidence,
+    JudgeInput,
+    OracleContext,
+    TaskInstance,
+    TaskSetup,
+    TaskTags,
+    Verdict,
+    query_key,
+)
 
-__all__ = ["OSWorldJudge", "OSWorldTemplate", "SUITE", "SETUP_STEPS", "load_osworld", "unsupported_names"]
+__all__ = ["SETUP_STEPS", "SUITE", "OSWorldJudge", "OSWorldTemplate", "load_osworld", "unsupported_names"]
 
 SUITE = "osworld"
 #: Config step types this adapter runs (`download` at instantiate, the rest after reset).
