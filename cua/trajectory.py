@@ -60,7 +60,7 @@ __all__ = [
     "validate",
 ]
 
-FORMAT = "cua.trajectory"
+FORMAT: Literal["cua.trajectory"] = "cua.trajectory"
 FORMAT_VERSION = 1
 
 FramePolicy = Literal["all", "last", "none"]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("trajectory", help="the trajectory format: schema, validate, show", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     tsub = p.add_subparsers(dest="trajectory_command", required=True, metavar="SUBCOMMAND")

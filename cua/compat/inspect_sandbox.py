@@ -117,7 +117,7 @@ class _TaskState:
     def instance(self, template_id: str, seed: int) -> TaskInstance:
         from cua.tasks.registry import get_template
 
-        instance = get_template(template_id).instantiate(seed)
+        instance: TaskInstance = get_template(template_id).instantiate(seed)
         overrides = self.config.config_overrides.get(instance.sandbox_kind)
         if overrides:
             instance = instance.model_copy(update={"sandbox_config": {**instance.sandbox_config, **overrides}})
@@ -278,7 +278,7 @@ class CuaSandboxEnvironment(SandboxEnvironment):
             if result.error == "timeout":
                 raise TimeoutError(result.message)
             if result.error == "not_found":
-                return ExecResult(success=False, returncode=127, stdout="", stderr=result.message)
+                return ExecResult(success=False, returncode=127, stdout="", stderr=result.message or "not found")
             raise RuntimeError(f"cua: exec failed: {result.error}: {result.message}")
         value = result.value
         return ExecResult(success=value["returncode"] == 0, returncode=int(value["returncode"]),
@@ -362,11 +362,11 @@ def cua_computer() -> Tool:
             lines.append(f"action error: {obs.error.message}")
         if obs.axtree is not None:
             lines.append("elements:\n" + _element_lines(obs))
-        content: list[ContentText | ContentImage] = [ContentText(text="\n".join(lines))]
-        if obs.screenshot is not None:
-            data = base64.b64encode(obs.screenshot.data).decode()
-            content.append(ContentImage(image=f"data:image/{obs.screenshot.format};base64,{data}"))
-        return content
+        text = ContentText(text="\n".join(lines))
+        if obs.screenshot is None:
+            return [text]
+        data = base64.b64encode(obs.screenshot.data).decode()
+        return [text, ContentImage(image=f"data:image/{obs.screenshot.format};base64,{data}")]
 
     return execute
 
