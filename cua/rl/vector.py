@@ -42,9 +42,10 @@ from gymnasium.vector.utils import batch_space
 from PIL import Image
 
 from cua.actions import Action, Done, parse_action
-from cua.client import Client, RemoteSandbox
+from cua.client import RemoteSandbox
 from cua.episode.episode import Episode, error_dict, trajectory_name
 from cua.episode.group import fork_handles
+from cua.episode.handle import SandboxOpener
 from cua.errors import CuaError, InfraError
 from cua.observation import Observation, ObserveOptions, Size
 from cua.rl.env import DEFAULT_FRAME, ActionSpace, _viewport
@@ -60,28 +61,26 @@ async def _gather(*aws: Any, return_exceptions: bool = False) -> list[Any]:
 
 
 class _Session:
-    """The loop thread and the connection (and the server child, if this started one),
-    shared by a vector env and its forks; closed with the last of them."""
+    """The loop thread and the episode layer's sandbox opener over one connection (to
+    `server`, or to a `cua serve` child it starts), shared by a vector env and its forks;
+    closed with the last of them."""
 
     def __init__(self, server: str | None, token: str | None, max_sandboxes: int) -> None:
         self.loop = _LoopThread()
         self.users = 0
         self._stack = contextlib.AsyncExitStack()
         try:
-            self.client: Client = self.loop.call(self._open(server, token, max_sandboxes))
+            self.opener: SandboxOpener = self.loop.call(self._open(server, token, max_sandboxes))
         except BaseException:
             self.loop.call(self._stack.aclose())
             self.loop.stop()
             raise
 
-    async def _open(self, server: str | None, token: str | None, max_sandboxes: int) -> Client:
-        import cua
-        from cua.server.app import serve_in_subprocess
+    async def _open(self, server: str | None, token: str | None, max_sandboxes: int) -> SandboxOpener:
+        from cua.episode.openers import sandbox_opener
 
-        if server is None:
-            running = await self._stack.enter_async_context(serve_in_subprocess(max_sandboxes=max_sandboxes))
-            server, token = running.url, running.token
-        return await self._stack.enter_async_context(cua.connect(server, token, default_timeout=180))
+        return await self._stack.enter_async_context(
+            sandbox_opener(server=server, token=token, max_sandboxes=max_sandboxes))
 
     def release(self) -> None:
         self.users -= 1
@@ -99,6 +98,8 @@ class _Slot:
         self.template = template
         self.config = config
         self.handle: RemoteSandbox | None = None
+        #: The opener's context of `handle` (None for a fork, which is closed directly).
+        self.opened: Any = None
         self.episode: Episode | None = None
         self.rng = np.random.default_rng()
         self.progress = 0.0
@@ -268,7 +269,8 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
         instance = slot.template.instantiate(variant)
         if slot.handle is None or not slot.handle.alive:
             await self._close_slot(slot)
-            slot.handle = await self._session.client.create(instance.sandbox_kind, config=slot.config)
+            slot.opened = self._session.opener(instance.sandbox_kind, slot.config)
+            slot.handle = await slot.opened.__aenter__()
         slot.episode = ep = Episode(slot.handle, instance, observe=self.observe, writer=self._writer(instance, slot),
                                     producer="rl", agent=self.agent, max_steps=self._max_steps)
         try:
@@ -338,9 +340,11 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
     async def _close_slot(self, slot: _Slot) -> None:
         if slot.episode is not None and not slot.episode.over:
             slot.episode.finish()
-        handle, slot.handle = slot.handle, None
-        if handle is not None:
-            with contextlib.suppress(CuaError):
+        handle, opened, slot.handle, slot.opened = slot.handle, slot.opened, None, None
+        with contextlib.suppress(CuaError):
+            if opened is not None:
+                await opened.__aexit__(None, None, None)
+            elif handle is not None:
                 await handle.close()
 
     def _info(self, slot: _Slot, obs: Observation) -> dict[str, Any]:
