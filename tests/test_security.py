@@ -397,10 +397,12 @@ async def test_a_page_looping_alert_cannot_grow_a_non_reading_clients_queue() ->
     stopped reading: those events are dropped once its outbox backs up, and counted."""
     limits = ConnectionLimits(outbox_soft_bytes=256 << 10, outbox_hard_bytes=64 << 20, slow_grace_s=600)
     loop = ("data:text/html,<script>setInterval(() => { for (let i = 0; i < 20; i++) {"
-            " console.log('c'.repeat(2000)); alert('a'.repeat(2000)); } }, 0)</script>")
+            " console.log('c'.repeat(20000)); alert('a'.repeat(20000)); } }, 0)</script>")
     async with serve_in_background(limits=limits) as server:
         headers = {"Authorization": f"Bearer {server.token}"}
-        async with ws_connect(server.url, additional_headers=headers, max_size=None, max_queue=1) as raw:
+        # no client pings: a client that does not read would not see their pongs either
+        async with ws_connect(server.url, additional_headers=headers, max_size=None, max_queue=1,
+                              ping_interval=None) as raw:
             await hello(raw, None)
             made = await raw_request(raw, {"type": "create", "id": 2, "kind": "browser",
                                            "config": {**SHARED, "start_url": loop}})
@@ -408,7 +410,7 @@ async def test_a_page_looping_alert_cannot_grow_a_non_reading_clients_queue() ->
             raw.transport.pause_reading()
             base = http_base(server)
             async with httpx.AsyncClient(base_url=base, headers=headers) as http:
-                for _ in range(600):
+                for _ in range(1200):
                     data = (await http.get("/v1/metrics", params={"format": "json"})).json()
                     if data["frames_dropped"] > 200:
                         break
