@@ -16,6 +16,7 @@ from collections.abc import Sequence
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("cua.server.cli", "browser"),
     "protocol": ("cua.server.cli", ""),
+    "token": ("cua.server.cli", ""),
     "eval": ("cua.eval.cli", "browser"),
     "record": ("cua.record.cli", "browser"),
     "tasks": ("cua.eval.tasks_cli", "browser"),

@@ -38,4 +38,10 @@ PYTHON=${PYTHON:-python3}
 # pins (playwright==1.44 would replace ours, and its screenshots are slower), with what it imports.
 .venv/bin/python -m pip install -q --no-deps "browsergym-core==0.14.3"
 .venv/bin/python -m pip install -q "beautifulsoup4>=4.12" "lxml>=4.9,<6" "pyparsing>=3"
+# The RL trainers' interfaces that cua's adapters implement (tests run against them), without
+# their pins: verl and trl would replace torch and transformers. antlr4 4.9.3 is what
+# hydra-core (verl's config loader, also a pytest plugin) parses with; a newer one breaks pytest.
+.venv/bin/python -m pip install -q --no-deps "trl==1.16.0" "skyrl-gym==0.4.0" "verl==0.9.1" "tensordict==0.15.3" \
+  "omegaconf==2.4.0" "hydra-core==1.3.8" "antlr4-python3-runtime==4.9.3" "codetiming==1.4.0" "pyvers==0.2.3"
+.venv/bin/python -m pip install -q orjson cachetools cloudpickle
 echo "setup: done ($(.venv/bin/python -c 'import cua; print("cua", cua.__version__)'))"
