@@ -421,7 +421,7 @@ class QemuProcess:
         await self._wait_migration(timeout)
 
     async def resume(self) -> None:
-        await self.execute("cont")
+        await self._cont()
         await self.wait_status({"running"})
 
     async def set_ignore_shared(self, on: bool) -> None:
@@ -456,10 +456,24 @@ class QemuProcess:
             return float(stamp["seconds"]) + float(stamp["microseconds"]) / 1e6
         return time.time()
 
+    async def _cont(self) -> None:
+        """`cont`, retried while a migration that reported completion is still being
+        cleaned up (QEMU refuses to continue until then; seen on a loaded host)."""
+        for _ in range(2000):
+            try:
+                await self.execute("cont")
+                return
+            except InternalError:
+                info = await self.execute("query-migrate")
+                if info.get("status") != "completed":
+                    raise
+            await asyncio.sleep(0.002)  # QEMU's cleanup runs in its main loop; no event marks its end
+        await self.execute("cont")
+
     async def resume_timed(self) -> float:
         """`resume()`, returning QEMU's event time of the RESUME (to pair with a STOP)."""
         self.drain_events()
-        await self.execute("cont")
+        await self._cont()
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
