@@ -9,7 +9,9 @@ env (Selenium + chromedriver, the reference implementation) reset with the same
 MiniWoB seed. Parity holds for a run when both draw the same utterance, both end (or
 both do not) and, when they end, both give the same raw reward (and so the same pass
 bit). Time-scaled rewards are not compared: they depend on wall-clock time. Runs whose
-actions MiniWoB's action space cannot express (a ctrl+click) are counted as skipped.
+actions MiniWoB's action space cannot express as cua performed them (a ctrl+click, a
+triple click, a scroll by so many pixels) are counted as skipped, with the reason. The
+replay pauses after each action, as cua waits for the page to settle.
 
     python bench/miniwob_parity.py [--tasks click-button,enter-text] [--seeds 10] [--all]
 
@@ -45,6 +47,8 @@ AREA = (5, 155, 55, 205)
 CHROMEDRIVER = os.environ.get("MINIWOB_CHROMEDRIVER", "/usr/bin/chromedriver")
 CHROME = os.environ.get("MINIWOB_CHROME_BINARY", shutil.which("chromium") or "/usr/bin/chromium")
 MODIFIERS = {"Control": "C-", "Shift": "S-", "Alt": "A-", "Meta": "M-"}
+#: Pause after each replayed action, standing in for cua's settle detection.
+SETTLE_S = 0.4
 
 
 @dataclass
@@ -201,10 +205,11 @@ def _make_env(task: str, keys: set[str]) -> Any:
 
 
 def _wob_run(env: Any, wob_seed: int, actions: list[dict[str, Any]]) -> Outcome:
-    _, info = env.reset(seed=wob_seed)
-    utterance = str(env.unwrapped.instance.driver.execute_script("return core.getUtterance();") or "")
-    if isinstance(info.get("utterance"), str):
-        utterance = info["utterance"]
+    env.reset(seed=wob_seed)
+    utterance = env.unwrapped.instance.driver.execute_script("return core.getUtterance();")
+    if isinstance(utterance, dict):  # {utterance, fields} in train mode, for some tasks
+        utterance = utterance.get("utterance")
+    utterance = str(utterance or "")
     done, raw = False, None
     for action in actions:
         todo = _wob_actions(env, action)
@@ -215,7 +220,21 @@ def _wob_run(env: Any, wob_seed: int, actions: list[dict[str, Any]]) -> Outcome:
             _, _, terminated, _, info = env.step(wob_action)
             if terminated:
                 return Outcome(utterance, True, float(info["raw_reward"]))
+        # cua waits for the page to settle after every action (an animation, a fade-in);
+        # the replay gives the page the same chance before the next one.
+        time.sleep(SETTLE_S)
     return Outcome(utterance, done, raw)
+
+
+def _replayable(action: dict[str, Any]) -> None:
+    """Raise Unsupported for an action MiniWoB's env cannot replay as cua performed it."""
+    kind = action["type"]
+    if kind in ("key_down", "key_up") or (kind in ("mouse_down", "mouse_up") and action.get("x") is None):
+        raise Unsupported(f"MiniWoB's action space has no {kind!r} action")
+    if kind == "scroll":
+        raise Unsupported("MiniWoB's env scrolls by a fixed amount per action (with a pause), not by dy pixels")
+    if kind == "click" and action.get("count", 1) > 2:
+        raise Unsupported("MiniWoB's action space has no triple click")
 
 
 def reference(runs: list[tuple[Run, TaskInstance]]) -> None:
@@ -232,9 +251,7 @@ def reference(runs: list[tuple[Run, TaskInstance]]) -> None:
                     continue
                 try:
                     for action in run.actions:
-                        if action["type"] in ("key_down", "key_up") or (
-                                action["type"] in ("mouse_down", "mouse_up") and action.get("x") is None):
-                            raise Unsupported(f"MiniWoB's action space has no {action['type']!r} action")
+                        _replayable(action)
                     run.wob = _wob_run(env, int(instance.params["wob_seed"]), run.actions)
                 except Unsupported as exc:
                     run.skipped = str(exc)
