@@ -83,15 +83,18 @@ async def record_traces(tasks: list[str], seeds: list[int]) -> list[Job]:
 
 async def race_cua(sandboxes: list[Any], jobs: list[Job], parallel: int) -> Timing:
     """Every job once, `parallel` at a time, each worker on its own sandbox (kept open across
-    rounds, as the Farama envs are) over one connection."""
+    rounds, as the Farama envs are) over one connection, preferring jobs of the task its
+    sandbox shows (Farama keeps an env per task and slot; cua one sandbox per slot)."""
     timing = Timing()
-    queue: asyncio.Queue[Job] = asyncio.Queue()
-    for job in jobs:
-        queue.put_nowait(job)
+    pending = list(jobs)
 
     async def worker(sandbox: Any) -> None:
-        while not queue.empty():
-            job = queue.get_nowait()
+        shown: str | None = None
+        while pending:
+            # a job of the task this sandbox shows, if one is left (its reset restarts in the
+            # page, as each Farama env has one task), else the next
+            job = pending.pop(next((i for i, j in enumerate(pending) if j.task == shown), 0))
+            shown = job.task
             scripted = job.instance.model_copy(
                 update={"oracle": actions_oracle([parse_action(a) for a in job.actions])})
             record = await run_episode(sandbox, scripted, OracleAgent("oracle"))
