@@ -117,6 +117,7 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
                  isolation: Literal["shared", "container"] | None = None,
                  trajectory_dir: str | Path | None = None, frames: FramePolicy = "all",
                  agent: AgentInfo | None = None, render_mode: Literal["rgb_array"] | None = None,
+                 max_sandboxes: int | None = None,
                  _session: _Session | None = None, _slots: list[_Slot] | None = None) -> None:
         from cua.tasks.registry import get_template
 
@@ -155,7 +156,9 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
                 if isolation is not None:
                     config["isolation"] = isolation
                 self._slots.append(_Slot(template, config))
-        self._session = _session or _Session(server, token, max_sandboxes=max(16, 2 * num_envs))
+        # The child server's cap: the envs, a fork group of 4 of each, and their replacements.
+        cap = max_sandboxes if max_sandboxes is not None else max(16, 6 * num_envs)
+        self._session = _session or _Session(server, token, max_sandboxes=cap)
         self._session.users += 1
         self._server_url, self._token = server, token
 
