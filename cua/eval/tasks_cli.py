@@ -144,6 +144,7 @@ def check_main(args: argparse.Namespace) -> int:
                 print("\n".join(failure.lines()), flush=True)
         else:
             print(f"ok   {t.template_id} ({t.variants} variant(s), {t.seconds:.1f} s)", flush=True)
+        print("\n".join(t.probe_lines()), flush=True)
 
     report: CheckReport = asyncio.run(check_templates(templates, seeds=list(range(args.seeds)),
                                                       parallel=args.parallel, isolation=args.isolation,
