@@ -17,6 +17,7 @@ recipe is never rebuilt.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -353,7 +354,17 @@ def build_image(recipe: Recipe | str = "desktop", *, force: bool = False, log: L
     meta_path = out / "image.json"
     if meta_path.is_file() and not force:
         return BuiltImage.model_validate({**json.loads(meta_path.read_text()), "cached": True})
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    # One build of a recipe at a time on this host: two builders racing to publish would
+    # delete the image a VM of the first is already booting from.
+    with open(cache_dir() / f".{recipe.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if meta_path.is_file() and not force:
+            return BuiltImage.model_validate({**json.loads(meta_path.read_text()), "cached": True})
+        return _build_locked(recipe, key, out, force, say)
 
+
+def _build_locked(recipe: Recipe, key: str, out: Path, force: bool, say: Log) -> BuiltImage:
     _require_tools()
     started = time.monotonic()
     cache_dir().mkdir(parents=True, exist_ok=True)
