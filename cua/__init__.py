@@ -1,5 +1,7 @@
 """cua: sandboxes for browser and computer-use agents."""
 
+from typing import Any
+
 from cua.actions import Action
 from cua.observation import Observation, ObserveOptions, Size
 
@@ -7,7 +9,7 @@ __version__ = "0.1.0"
 __all__ = ["Action", "Observation", "ObserveOptions", "Size", "connect", "__version__"]
 
 
-def __getattr__(name: str):  # the client pulls in websockets; load it only when asked for
+def __getattr__(name: str) -> Any:  # the client pulls in websockets; load it only when asked for
     if name == "connect":
         from cua.client import connect
 

@@ -30,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _register(sub: argparse._SubParsersAction, module_name: str, extra: str) -> None:
+def _register(sub: argparse._SubParsersAction[argparse.ArgumentParser], module_name: str, extra: str) -> None:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:

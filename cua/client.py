@@ -500,7 +500,7 @@ class _Connect:
     def __await__(self) -> Generator[Any, None, Client]:
         return self._connect().__await__()
 
-    async def __aenter__(self) -> Self:
+    async def __aenter__(self) -> Client:
         self._client = await self._connect()
         return self._client
 

@@ -482,9 +482,9 @@ def _recoverable_id(obj: dict[str, Any]) -> int | None:
 
 def _validation_error(exc: ValidationError) -> BadRequest:
     errors = exc.errors(include_url=False, include_context=False, include_input=False)
-    first = errors[0] if errors else {}
-    where = ".".join(str(p) for p in first.get("loc", ()))
-    return BadRequest(f"invalid message: {where}: {first.get('msg', 'invalid')}"
+    loc, msg = (errors[0]["loc"], errors[0]["msg"]) if errors else ((), "invalid")
+    where = ".".join(str(p) for p in loc)
+    return BadRequest(f"invalid message: {where}: {msg}"
                       + (f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""),
                       details={"errors": errors})
 

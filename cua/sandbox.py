@@ -213,9 +213,9 @@ def validate_config(kind: str, config: dict[str, Any] | BaseModel | None) -> Bas
         return cls.config_model.model_validate(config or {})
     except ValidationError as exc:
         errors = exc.errors(include_url=False, include_context=False)
-        first = errors[0] if errors else {}
-        field = ".".join(str(part) for part in first.get("loc", ())) or "config"
-        raise BadRequest(f"invalid {kind} config: {field}: {first.get('msg', 'invalid')}"
+        loc, msg = (errors[0]["loc"], errors[0]["msg"]) if errors else ((), "invalid")
+        field = ".".join(str(part) for part in loc) or "config"
+        raise BadRequest(f"invalid {kind} config: {field}: {msg}"
                          + (f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""),
                          details={"errors": errors, "field": field}) from exc
 
@@ -228,11 +228,17 @@ async def create_sandbox(kind: str, config: dict[str, Any] | BaseModel | None, *
 
 # --- coordinates ---
 
-def _scale_point(x: float | None, y: float | None, frame: Size, screen: Size) -> tuple[float, float] | tuple[None, None]:
+def _scale_optional(x: float | None, y: float | None, frame: Size, screen: Size
+                    ) -> tuple[float, float] | tuple[None, None]:
+    """A point that may be left out (press where the pointer is), scaled when given."""
     if x is None or y is None:
         if (x is None) != (y is None):
             raise ActionFailed("give both x and y, or neither", reason="bad_coordinates")
         return None, None
+    return _scale_point(x, y, frame, screen)
+
+
+def _scale_point(x: float, y: float, frame: Size, screen: Size) -> tuple[float, float]:
     if not (0 <= x < frame.width and 0 <= y < frame.height):
         raise ActionFailed(f"point ({x:g}, {y:g}) is outside the {frame.width}x{frame.height} frame",
                            reason="out_of_bounds", details={"x": x, "y": y})
@@ -252,7 +258,7 @@ def scale_action(action: Action, frame: Size, screen: Size, *, foreign: frozense
         path = [Point(x=px, y=py) for px, py in (_scale_point(p.x, p.y, frame, screen) for p in action.path)]
         return action.model_copy(update={"path": path})
     if isinstance(action, (MouseDown, MouseUp)):
-        x, y = _scale_point(action.x, action.y, frame, screen)
+        x, y = _scale_optional(action.x, action.y, frame, screen)
         return action.model_copy(update={"x": x, "y": y})
     if isinstance(action, (Click, Move, Scroll)):
         x, y = _scale_point(action.x, action.y, frame, screen)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from concurrent.futures import Future
 from typing import Any, Self, TypeVar
 
@@ -131,7 +131,7 @@ class Sandbox:
         try:
             while True:
                 try:
-                    yield self._run(agen.__anext__())
+                    yield self._run(_anext(agen))
                 except StopAsyncIteration:
                     return
         finally:
@@ -212,3 +212,8 @@ def connect(url: str, token: str | None = None, **kwargs: Any) -> Client:
         runner.stop()
         raise
     return Client(runner, client)
+
+
+async def _anext(frames: AsyncIterator[T]) -> T:
+    """The next item, as a coroutine (the loop thread runs coroutines)."""
+    return await frames.__anext__()

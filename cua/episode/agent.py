@@ -106,7 +106,7 @@ class OracleAgent:
 
     def __init__(self, which: Literal["oracle", "near_miss"] = "oracle") -> None:
         self.which = which
-        self.name = which
+        self.name: str = which
         self._actions: AsyncIterator[Action] | None = None
 
     async def begin(self, instance: TaskInstance, ctx: EpisodeContext) -> None:

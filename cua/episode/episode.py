@@ -492,8 +492,9 @@ class Episode:
     # --- judging ---
 
     def _evaluate(self, final: dict[str, StateResult], done: Done | None) -> Verdict:
-        return self.instance.judge.evaluate(JudgeInput(initial=self.initial, final=final, done=done,
-                                                       steps=self.steps))
+        verdict: Verdict = self.instance.judge.evaluate(JudgeInput(initial=self.initial, final=final, done=done,
+                                                                   steps=self.steps))
+        return verdict
 
     async def progress(self) -> float:
         """Dense progress of the current state: the fraction of the judge's subgoals met."""

@@ -35,10 +35,15 @@ class SandboxHandle(Protocol):
     @property
     def id(self) -> str: ...
 
-    #: What the host knows about the sandbox (kind, screen, capabilities, queries).
-    info: SandboxInfo
-    #: The latest observation this handle returned.
-    observation: Observation
+    @property
+    def info(self) -> SandboxInfo:
+        """What the host knows about the sandbox (kind, screen, capabilities, queries)."""
+        ...
+
+    @property
+    def observation(self) -> Observation:
+        """The latest observation this handle returned."""
+        ...
 
     @property
     def alive(self) -> bool: ...

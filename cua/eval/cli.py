@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("eval", help="run a task suite with a policy, judge every episode, write JSONL",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("suites", nargs="+", metavar="SUITE",

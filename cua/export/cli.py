@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from cua.export.sft import SFT_FAMILIES
 
     p = sub.add_parser("export", help="trajectories to datasets: parquet, hf, jsonl, each family's SFT, PRM cases",

@@ -25,9 +25,14 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cua.record.queue import Job
+    from cua.task import TaskInstance
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("record", help="demonstrate a task by hand in a live view, recording every step",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("task", nargs="+", help="a task template id (e.g. todo.mark_done@1), or suites/ids for a queue")
@@ -80,7 +85,7 @@ def _stamp() -> str:
     return time.strftime("%Y%m%d-%H%M%S")
 
 
-async def _record(args: argparse.Namespace, instance, out: Path) -> int:
+async def _record(args: argparse.Namespace, instance: TaskInstance, out: Path) -> int:
     import socket
 
     import uvicorn
@@ -138,7 +143,7 @@ def _queue_main(args: argparse.Namespace) -> int:
         return 130
 
 
-async def _record_queue(args: argparse.Namespace, jobs: list, out: Path) -> int:
+async def _record_queue(args: argparse.Namespace, jobs: list[Job], out: Path) -> int:
     import socket
 
     import uvicorn

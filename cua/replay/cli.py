@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from cua.replay.compare import SCREEN_THRESHOLD
 
     p = sub.add_parser("replay", help="re-execute trajectories, report the first divergence and the verdict",

@@ -248,6 +248,6 @@ async def _restore(episode: Episode, handle: Any, snapshot: dict[str, Any],
     except ValidationError as exc:
         raise ReplayError(f"the trajectory's start snapshot is not a snapshot reference: {exc.errors()[0]['msg']}") \
             from None
-    obs = await handle.restore(ref, observe=observe)
+    obs: Observation = await handle.restore(ref, observe=observe)
     episode.saw(obs)
     return obs

@@ -244,11 +244,11 @@ def load_run(folder: str | Path, cache: RowCache | None = None) -> RunData:
     for i, record in enumerate(records):
         if record.get("trajectory") and str(record["trajectory"]) in seen:
             continue
-        row = _row_from_record(record, i)
-        if row is None:
+        indexed = _row_from_record(record, i)
+        if indexed is None:
             data.problems.append(f"episodes.jsonl line {i + 1}: no task_id/seed")
         else:
-            data.rows.append(row)
+            data.rows.append(indexed)
     data.rows.sort(key=lambda r: (r.task_id, r.seed, r.key))
     return data
 

@@ -15,7 +15,7 @@ import asyncio
 import os
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("rollout", help="the rollout service for RL trainers", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     rsub = p.add_subparsers(dest="rollout_command", required=True, metavar="SUBCOMMAND")

@@ -12,7 +12,7 @@ from pathlib import Path
 __all__ = ["register"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = subparsers.add_parser("serve", help="run the sandbox server (websocket protocol + REST)",
                                   description="Serve sandboxes over the cua websocket protocol (/v1/ws).")
     serve.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")

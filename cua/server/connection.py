@@ -320,7 +320,7 @@ class Connection:
             return
         task = asyncio.create_task(self._run_request(request), name=f"cua-req-{request.id}")
         self._tasks[request.id] = task
-        task.add_done_callback(lambda t, r=request: self._cancelled_before_start(t, r))
+        task.add_done_callback(lambda t: self._cancelled_before_start(t, request))
 
     def _cancelled_before_start(self, task: asyncio.Task[None], request: p.Request) -> None:
         """A task cancelled before its first step never enters its own handler: answer for it."""

@@ -89,7 +89,8 @@ async def act(ctx: Context, req: p.Act) -> Frames:
             raise unsupported("answer state queries", managed.kind)
         frame = req.frame if len(actions) == 1 else (req.frame or managed.last_frame)
         obs = await perform_actions(sandbox, actions, frame=frame, observe=req.observe)
-        results = await sandbox.query(req.queries) if req.queries is not None else None  # type: ignore[union-attr]
+        results = await sandbox.query(req.queries) \
+            if req.queries is not None and isinstance(sandbox, Queryable) else None
     if results is None:
         return _observation(ctx, req.id, managed, obs)
     managed.last_frame = obs.frame
