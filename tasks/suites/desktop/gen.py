@@ -87,7 +87,7 @@ def copy_matching(_: Any, rng: random.Random) -> dict[str, Any]:
         files[f"logs/{names[0]}.log"] = "INFO all good\n"
         errors.remove(f"{names[0]}.log")
     return {"errors": sorted(errors), "files": files,
-            "oracle_sh": "mkdir -p errors && cp $(grep -l ERROR logs/*.log) errors/",
+            "oracle_sh": ["mkdir -p errors", "cp $(grep -l ERROR logs/*.log) errors/"],
             "near_sh": "mkdir -p errors && cp logs/*.log errors/"}
 
 

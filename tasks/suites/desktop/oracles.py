@@ -133,8 +133,8 @@ async def shell(ctx: OracleContext, command: str) -> AsyncIterator[Action]:
 
 async def _scripted(ctx: OracleContext, params: dict[str, Any], prefix: str) -> AsyncIterator[Action]:
     command = params.get(f"{prefix}_sh")
-    if command:
-        async for action in shell(ctx, str(command)):
+    for line in command if isinstance(command, list) else [command] if command else []:
+        async for action in shell(ctx, str(line)):  # a list: one command line after another, as a person works
             yield action
     answer = params.get(f"{prefix}_answer")
     status = params.get(f"{prefix}_status", "success")
