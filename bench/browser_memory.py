@@ -21,10 +21,10 @@ import os
 import sys
 import time
 
+from _proc import process_tree  # bench/ is this script's folder
+
 from cua.sandbox import ServiceSpec
 from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
-
-from _proc import process_tree  # bench/ is this script's folder
 
 
 def descendants(root: int) -> list[int]:

@@ -67,8 +67,9 @@ async def main() -> None:
                         help="also measure keeping every step's frame in a trajectory, with and without frames")
     args = parser.parse_args()
 
-    from cua.sandboxes.browser.launcher import BASE_ARGS, find_executable
     from playwright.async_api import async_playwright
+
+    from cua.sandboxes.browser.launcher import BASE_ARGS, find_executable
 
     exe = find_executable()
     config = {"isolation": args.isolation, "start_url": PAGE,

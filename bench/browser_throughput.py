@@ -40,16 +40,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from _apps import APP, host_app  # bench/ is this script's folder
+from _proc import process_tree
+from playwright.async_api import CDPSession, Page
+from playwright.async_api import Error as PlaywrightError
+
 import cua
 from cua.actions import Click
 from cua.client import RemoteSandbox
 from cua.observation import ObserveOptions
 from cua.state import DomQuery
-from playwright.async_api import CDPSession, Page
-from playwright.async_api import Error as PlaywrightError
-
-from _apps import APP, host_app  # bench/ is this script's folder
-from _proc import process_tree
 
 #: All of list 4's todos, done or not: a tick moves a row, and the page keeps its 41 rows.
 PAGE = "/lists/4?show=all"

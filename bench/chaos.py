@@ -144,7 +144,8 @@ def _suite_size(suite: str, limit: int) -> int:
     """How many templates `cua eval SUITE --limit N` runs (from `cua tasks list`)."""
     import subprocess
 
-    listing = subprocess.run([str(Path(sys.executable).with_name("cua")), "tasks", "list"], capture_output=True, text=True, check=True)
+    listing = subprocess.run([str(Path(sys.executable).with_name("cua")), "tasks", "list"],
+                             capture_output=True, text=True, check=True)
     for line in listing.stdout.splitlines():
         parts = line.split()
         if len(parts) >= 2 and parts[0] == suite and parts[1].isdigit():

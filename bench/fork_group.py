@@ -24,7 +24,6 @@ import time
 from typing import Any
 
 import numpy as np
-from cua.tasks.registry import get_template
 from PIL import Image
 
 import cua
@@ -32,6 +31,7 @@ from cua.actions import Click
 from cua.client import RemoteSandbox
 from cua.server.app import serve_in_subprocess
 from cua.state import DomQuery
+from cua.tasks.registry import get_template
 
 TASK = "todo.mark_done@1"
 

@@ -83,8 +83,8 @@ class Run:
 def available() -> str | None:
     """Why the reference cannot run here, or None."""
     try:
-        import selenium  # noqa: F401
         import miniwob  # noqa: F401
+        import selenium  # noqa: F401
     except ImportError as exc:
         return f"the reference env needs the `miniwob` package with selenium: {exc}"
     if not os.path.exists(CHROMEDRIVER):

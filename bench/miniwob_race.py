@@ -31,7 +31,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cua.tasks.registry import get_template
 from miniwob_parity import _key, _make_env, _wob_actions, available
 
 import cua
@@ -39,6 +38,7 @@ from cua.actions import parse_action
 from cua.episode import OracleAgent, open_local, run_episode
 from cua.server.app import serve_in_subprocess
 from cua.task import TaskInstance, actions_oracle
+from cua.tasks.registry import get_template
 
 #: Easy, single-page tasks of the kind the held-out race used: clicks, typing, a form.
 TASKS = ("click-button", "click-link", "enter-text", "focus-text", "click-checkboxes")

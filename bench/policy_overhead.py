@@ -30,7 +30,8 @@ from cua.observation import Observation, Screenshot, Size
 from cua.policy import make_policy
 from cua.policy.backends.scripted import ScriptedPolicy
 
-QWEN_CLICK = '<tool_call>\n{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [644, 364]}}\n</tool_call>'
+QWEN_CLICK = ('<tool_call>\n{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [644, 364]}}'
+              '\n</tool_call>')
 
 
 def realistic_screenshot(fmt: str) -> Screenshot:

@@ -92,8 +92,9 @@ async def main() -> None:
     parser.add_argument("--minutes", type=float, default=30.0)
     parser.add_argument("--window", type=float, default=5.0, help="minutes compared at the start and the end")
     args = parser.parse_args()
-    from cua.sandboxes.browser.launcher import find_executable
     from playwright.async_api import async_playwright
+
+    from cua.sandboxes.browser.launcher import find_executable
 
     tmp = Path(tempfile.mkdtemp(prefix="record-soak-"))
     oracle = await oracle_actions(tmp / "oracle")

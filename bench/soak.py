@@ -30,14 +30,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from _proc import process_tree  # bench/ is this script's folder
+
 import cua
 from cua.actions import Click, Key, Scroll, Type
 from cua.errors import CuaError
 from cua.observation import ObserveOptions
 from cua.server.app import serve_in_subprocess
 from cua.state import DomQuery, SqlQuery
-
-from _proc import process_tree  # bench/ is this script's folder
 
 TODO = {"name": "app", "argv": [sys.executable, "-m", "cua.tasks.apps.serve", "todo"]}
 OBSERVE = ObserveOptions(format="jpeg", quality=80)

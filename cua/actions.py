@@ -274,7 +274,8 @@ class HoverElement(_Action):
 
 
 Action = Annotated[
-    Click | Move | Drag | MouseDown | MouseUp | Scroll | Type | Key | KeyDown | KeyUp | Wait | Done | Goto | Back | Forward | ClickElement | HoverElement,
+    Click | Move | Drag | MouseDown | MouseUp | Scroll | Type | Key | KeyDown | KeyUp | Wait | Done | Goto | Back
+    | Forward | ClickElement | HoverElement,
     Field(discriminator="type"),
 ]
 

@@ -23,8 +23,8 @@ from typing import Any, Self, TypeVar
 
 from cua import client as aio
 from cua.actions import Action
-from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.info import SandboxInfo, SnapshotRef
+from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
 __all__ = ["Client", "Sandbox", "connect"]

@@ -86,11 +86,10 @@ async def play(episode: Any, policy: Any, options: Any, turns: int, session: str
 
 async def collect(policy: Any, options: Any, seeds: list[int], group: int, turns: int, iteration: int
                   ) -> list[list[Rollout]]:
-    from cua.tasks.registry import get_template
-
     from cua.episode.episode import Episode
     from cua.episode.group import fork_episode
     from cua.episode.local import LocalSandbox
+    from cua.tasks.registry import get_template
 
     groups = []
     for seed in seeds:

@@ -12,7 +12,14 @@ from typing import Any
 
 from cua.judges import spec as S
 from cua.judges.normalize import (
-    formula_refs, norm_address, norm_phone, norm_text, parse_datetime, parse_number, rich_text, to_text,
+    formula_refs,
+    norm_address,
+    norm_phone,
+    norm_text,
+    parse_datetime,
+    parse_number,
+    rich_text,
+    to_text,
 )
 from cua.judges.paths import PathError, get_path
 
@@ -142,7 +149,9 @@ def _multiset(spec: S.MultisetCmp, observed: Any) -> Result:
     if not isinstance(observed, list) or not isinstance(spec.values, list):
         return False, f"not a list: {type(observed).__name__}"
     a, b = Counter(_key(x, spec.text) for x in observed), Counter(_key(x, spec.text) for x in spec.values)
-    return a == b, "" if a == b else f"missing {sorted(map(str, (b - a).elements()))}, extra {sorted(map(str, (a - b).elements()))}"
+    if a == b:
+        return True, ""
+    return False, f"missing {sorted(map(str, (b - a).elements()))}, extra {sorted(map(str, (a - b).elements()))}"
 
 
 def _subset(expected: Any, observed: Any, list_any: bool) -> bool:

@@ -16,8 +16,18 @@ from urllib.parse import parse_qs, urlsplit
 from cua.judges import spec as S
 from cua.judges.paths import PathError, get_path
 from cua.state import (
-    AppStateQuery, ClipboardQuery, CommandQuery, CookiesQuery, DomQuery, FileQuery, LocalStorageQuery, SqlQuery,
-    StateQuery, TitleQuery, UrlQuery, WindowsQuery,
+    AppStateQuery,
+    ClipboardQuery,
+    CommandQuery,
+    CookiesQuery,
+    DomQuery,
+    FileQuery,
+    LocalStorageQuery,
+    SqlQuery,
+    StateQuery,
+    TitleQuery,
+    UrlQuery,
+    WindowsQuery,
 )
 from cua.task import JudgeInput, query_key
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cua.tasks.format import TemplateSpec
-
 from cua.task import TaskInstance, TaskTags
+from cua.tasks.format import TemplateSpec
 
 __all__ = ["SWAPPABLE_KINDS", "KindOverride", "config_fields", "unsupported_fields", "with_kind"]
 

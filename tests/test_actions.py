@@ -8,7 +8,17 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from cua.actions import (
-    ActionAdapter, Click, Done, Drag, Key, KeyDown, Scroll, Type, normalize_key, parse_action, parse_actions,
+    ActionAdapter,
+    Click,
+    Done,
+    Drag,
+    Key,
+    KeyDown,
+    Scroll,
+    Type,
+    normalize_key,
+    parse_action,
+    parse_actions,
 )
 
 

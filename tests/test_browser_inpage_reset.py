@@ -8,11 +8,11 @@ import shutil
 from typing import Any
 
 import pytest
-from cua.tasks.registry import get_template
 
 from cua.actions import Click
 from cua.episode import OracleAgent, gather_state, open_local, run_episode
 from cua.state import DomQuery
+from cua.tasks.registry import get_template
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("chromium-headless-shell") is None,

@@ -8,10 +8,10 @@ import asyncio
 import sys
 
 import pytest
-from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
 
 from cua.actions import Click
 from cua.sandbox import SandboxEvent, ServiceSpec
+from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
 from cua.state import TitleQuery
 
 pytestmark = [pytest.mark.slow]

@@ -23,8 +23,17 @@ from cua.observation import ObserveOptions, Size
 from cua.sandbox import SandboxEvent, ServiceSpec, capabilities_of, create_sandbox
 from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
 from cua.sandboxes.browser.services import HostedApp
-from cua.state import (A11yQuery, AppStateQuery, CookiesQuery, DomQuery, FileQuery, LocalStorageQuery, SqlQuery,
-                       TitleQuery, UrlQuery)
+from cua.state import (
+    A11yQuery,
+    AppStateQuery,
+    CookiesQuery,
+    DomQuery,
+    FileQuery,
+    LocalStorageQuery,
+    SqlQuery,
+    TitleQuery,
+    UrlQuery,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 

@@ -21,8 +21,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from cua.actions import Click, Done, Drag, Goto, Key, KeyDown, KeyUp, MouseDown, MouseUp, Move, Point, Scroll, Type, \
-    Wait
+from cua.actions import Click, Done, Drag, Goto, Key, KeyDown, KeyUp, MouseDown, MouseUp, Move, Point, Scroll, Type, Wait
 from cua.conformance import check_sandbox
 from cua.errors import SandboxCrashed
 from cua.observation import ObserveOptions, Size

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cua.tasks.registry import get_template
 from PIL import Image, ImageChops
 
 from cua.actions import Done, Goto, Wait
@@ -18,6 +17,7 @@ from cua.record.live import LiveSession
 from cua.rl.env import CuaEnv
 from cua.state import AppStateQuery, DomQuery, TitleQuery, UrlQuery
 from cua.task import TaskInstance, TaskSetup, TaskTags, actions_oracle
+from cua.tasks.registry import get_template
 from cua.trajectory import TrajectoryWriter, read_trajectory, validate
 
 pytestmark = pytest.mark.slow

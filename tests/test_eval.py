@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-from cua.tasks.registry import get_template, list_templates
 
 from cua.episode import AgentTurn, EpisodeContext, EpisodeRecord, OracleAgent, run_episode
 from cua.episode.local import LocalSandbox, open_local
@@ -21,6 +20,7 @@ from cua.eval.runner import LocalExecutor, make_jobs, run_jobs
 from cua.observation import Observation
 from cua.state import AppStateQuery
 from cua.task import TaskInstance
+from cua.tasks.registry import get_template, list_templates
 from cua.trajectory import read_trajectory
 
 pytestmark = pytest.mark.slow  # starts Chromium, a server or Ray

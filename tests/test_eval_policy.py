@@ -13,10 +13,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from cua.tasks.registry import get_template
 
 from cua.episode import OracleAgent, run_episode
 from cua.episode.local import open_local
+from cua.tasks.registry import get_template
 
 pytestmark = pytest.mark.slow  # starts Chromium, a server or Ray
 

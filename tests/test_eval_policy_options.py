@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
-from cua.sandboxes.browser.launcher import find_executable
 from fastapi import FastAPI, Request
 from playwright.async_api import async_playwright
 
 from cua.policy.service import serving_app
+from cua.sandboxes.browser.launcher import find_executable
 from cua.trajectory import read_trajectory
 
 TASK = "todo.mark_done@1"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from cua.tasks.registry import SUITES_DIR
 
 SOURCE_TASK = "todo.mark_done@1"

@@ -91,10 +91,9 @@ def test_cua_env_forks_start_identical_and_run_independently(tmp_path):
 
 
 async def test_fork_episode_in_process_and_spares_close_with_the_last_sandbox():
+    from cua.episode.episode import Episode
     from cua.sandboxes.browser import sandbox as browser_sandbox
     from cua.tasks.registry import get_template
-
-    from cua.episode.episode import Episode
 
     instance = get_template(TASK).instantiate(1)
     config = {**instance.sandbox_config, "isolation": "shared"}
@@ -130,9 +129,8 @@ async def test_fork_episode_in_process_and_spares_close_with_the_last_sandbox():
 
 
 async def test_fork_of_an_unknown_or_finished_episode_is_refused():
-    from cua.tasks.registry import get_template
-
     from cua.episode.episode import Episode
+    from cua.tasks.registry import get_template
 
     instance = get_template(TASK).instantiate(1)
     handle = await LocalSandbox.create("browser", {**instance.sandbox_config, "isolation": "shared"})

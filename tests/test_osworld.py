@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cua.tasks.loader import TaskFormatError
-from cua.tasks.osworld import OSWorldTemplate, load_osworld
-from cua.tasks.osworld.getters import cache_path
 
 from cua.actions import Done
 from cua.state import StateResult
 from cua.task import JudgeInput, query_key
+from cua.tasks.loader import TaskFormatError
+from cua.tasks.osworld import OSWorldTemplate, load_osworld
+from cua.tasks.osworld.getters import cache_path
 
 TASKS = Path(__file__).parent / "test_osworld_tasks"
 

@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from cua.tasks.registry import get_template, select_templates
 
 from cua.cli import build_parser
+from cua.tasks.registry import get_template, select_templates
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", ROOT / "docs" / "agents.md"]

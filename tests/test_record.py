@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from cua.sandboxes.browser.launcher import find_executable
-from cua.tasks.registry import get_template
 from playwright.async_api import async_playwright
 
 from cua.actions import Click, Done, Key, Scroll, Type
 from cua.episode import EpisodeContext, OracleAgent, run_episode
 from cua.episode.local import open_local
 from cua.record.live import LiveSession, build_live_app
+from cua.sandboxes.browser.launcher import find_executable
 from cua.state import DomQuery
+from cua.tasks.registry import get_template
 from cua.trajectory import TrajectoryWriter, read_trajectory, validate
 
 KEYS = {"Control": "Control", "Enter": "Enter", "Tab": "Tab", "Escape": "Escape", "Backspace": "Backspace"}

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cua.sandboxes.browser.launcher import find_executable
 from playwright.async_api import Page, async_playwright
 
 from cua.cli import main as cli
+from cua.sandboxes.browser.launcher import find_executable
 from cua.trajectory import find_trajectories, read_trajectory, validate
 
 TASKS = ["todo.add_todo@1", "todo.mark_done@1", "todo.complete_overdue@1"]

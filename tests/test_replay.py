@@ -86,9 +86,8 @@ def test_a_tampered_step_is_the_first_divergence(recorded: Path, tmp_path: Path)
 def test_a_failing_recording_replays_to_its_failure(tmp_path: Path) -> None:
     import asyncio
 
-    from cua.tasks.registry import get_template
-
     from cua.episode import OracleAgent, open_local, run_episode
+    from cua.tasks.registry import get_template
     from cua.trajectory import TrajectoryWriter
 
     instance = get_template("todo.add_todo@1").instantiate(1)

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cua.sandboxes.browser.launcher import find_executable
 from PIL import Image, ImageDraw
 from playwright.async_api import Page, async_playwright
 
 from cua.observation import ActionError, Observation, Screenshot, Size
 from cua.report import build_report, compare_runs, load_run
+from cua.sandboxes.browser.launcher import find_executable
 from cua.task import Evidence, Verdict
 from cua.trajectory import AgentInfo, StepLine, TrajectoryEnd, TrajectoryMeta, TrajectoryWriter
 

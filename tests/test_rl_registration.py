@@ -7,12 +7,12 @@ import sys
 
 import gymnasium as gym
 import pytest
-from cua.tasks.registry import list_templates
 from gymnasium.utils.env_checker import check_env
 
 import cua.rl  # noqa: F401  (registers the ids; Gymnasium 1.x has no plugin hook)
 from cua.rl.env import CuaEnv
 from cua.rl.registration import env_id, register_envs, template_id
+from cua.tasks.registry import list_templates
 
 
 def test_every_template_has_an_id_that_makes_its_env():

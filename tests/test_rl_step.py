@@ -4,7 +4,6 @@ answered after the action), local and remote alike, and `Episode.step(progress=T
 from __future__ import annotations
 
 import pytest
-from cua.tasks.registry import get_template
 
 import cua
 from cua.actions import Click, Scroll
@@ -14,6 +13,7 @@ from cua.episode.local import LocalSandbox
 from cua.errors import Unsupported
 from cua.server.app import serve_in_background
 from cua.state import DomQuery, UrlQuery
+from cua.tasks.registry import get_template
 
 pytestmark = pytest.mark.slow
 TASK = "todo.mark_done@1"

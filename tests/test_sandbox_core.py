@@ -8,7 +8,13 @@ from hypothesis import strategies as st
 
 from cua.actions import Click, Drag, Goto, MouseDown, Scroll, Type
 from cua.errors import (
-    ActionFailed, BadRequest, CuaError, ErrorCode, SandboxCrashed, Timeout, error_for_code,
+    ActionFailed,
+    BadRequest,
+    CuaError,
+    ErrorCode,
+    SandboxCrashed,
+    Timeout,
+    error_for_code,
 )
 from cua.observation import Size
 from cua.sandbox import kinds, resolve_kind, scale_action, validate_config

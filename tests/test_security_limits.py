@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from cua.sandboxes._container import Cgroup
 
 import cua
 from cua.client import Client, Event
 from cua.errors import SandboxCrashed
+from cua.sandboxes._container import Cgroup
 from cua.server.app import RunningServer, serve_in_background
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]

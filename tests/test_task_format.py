@@ -12,13 +12,13 @@ import jsonschema
 import pytest
 import yaml
 
+from cua.judges.judge import StateJudge
 from cua.task import TaskInstance
 from cua.tasks import registry
 from cua.tasks.apps import load_app
 from cua.tasks.format import SCHEMA_PATH, json_schema
 from cua.tasks.loader import TaskFormatError, load_file, load_text
 from cua.tasks.render import RenderError, render
-from cua.judges.judge import StateJudge
 
 GOOD = """
 suite: demo

@@ -19,8 +19,16 @@ from PIL import Image
 from cua.cli import main as cli
 from cua.observation import ActionError, Observation, Screenshot, Size
 from cua.task import Evidence, Verdict
-from cua.trajectory import (AgentInfo, StepLine, TokenTrace, TrajectoryEnd, TrajectoryMeta, TrajectoryWriter,
-                            json_schema, read_trajectory, validate)
+from cua.trajectory import (
+    AgentInfo,
+    StepLine,
+    TokenTrace,
+    TrajectoryEnd,
+    TrajectoryMeta,
+    TrajectoryWriter,
+    read_trajectory,
+    validate,
+)
 
 SIZE = Size(width=64, height=48)
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cua.tasks.registry import get_template
 from test_policy_openai import QWEN_CLICK, FakeModelServer  # tests/ is on the path
 
 from cua.episode import open_local, run_episode
 from cua.eval.agents import PolicyAgent
 from cua.policy import PolicyOptions, make_policy
 from cua.policy.service import serving_app
+from cua.tasks.registry import get_template
 from cua.trajectory import read_trajectory
 
 pytestmark = pytest.mark.slow

@@ -19,8 +19,27 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cua.actions import (Action, Back, ClickElement, Click, Done, Drag, Forward, Goto, HoverElement, Key, KeyDown,
-                         KeyUp, MouseDown, MouseUp, Move, Point, Scroll, Type, Wait)
+from cua.actions import (
+    Action,
+    Back,
+    Click,
+    ClickElement,
+    Done,
+    Drag,
+    Forward,
+    Goto,
+    HoverElement,
+    Key,
+    KeyDown,
+    KeyUp,
+    MouseDown,
+    MouseUp,
+    Move,
+    Point,
+    Scroll,
+    Type,
+    Wait,
+)
 
 __all__ = ["ACTION_SET", "BrowserGymActionError", "Elements", "parse_browsergym_action"]
 

@@ -24,7 +24,8 @@ from cua.state import StateQuery, StateResult
 from cua.task import TaskInstance
 from cua.trajectory import AgentInfo, TokenTrace
 
-__all__ = ["AgentTurn", "DescribedAgent", "EpisodeAgent", "EpisodeContext", "NoopAgent", "OracleAgent", "RandomAgent", "agent_info"]
+__all__ = ["AgentTurn", "DescribedAgent", "EpisodeAgent", "EpisodeContext", "NoopAgent", "OracleAgent", "RandomAgent",
+           "agent_info"]
 
 
 class AgentTurn(BaseModel):

@@ -12,13 +12,12 @@ generation never ends an evaluation run.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from cua.actions import Action
 from cua.observation import Observation
-
 
 __all__ = [
     "ParseError",

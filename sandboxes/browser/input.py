@@ -10,8 +10,24 @@ from urllib.parse import urlsplit
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from cua.actions import (Action, Back, Click, Done, Drag, Forward, Goto, Key, KeyDown, KeyUp, MouseDown, MouseUp,
-                         Move, Scroll, Type, Wait)
+from cua.actions import (
+    Action,
+    Back,
+    Click,
+    Done,
+    Drag,
+    Forward,
+    Goto,
+    Key,
+    KeyDown,
+    KeyUp,
+    MouseDown,
+    MouseUp,
+    Move,
+    Scroll,
+    Type,
+    Wait,
+)
 from cua.errors import ActionFailed
 from cua.sandboxes.browser.pwerrors import target_closed
 from cua.sandboxes.browser.settle import navigation_race

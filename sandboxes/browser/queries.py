@@ -7,8 +7,8 @@ from typing import Any
 from playwright.async_api import BrowserContext, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
-from cua.state import CookiesQuery, DomQuery, LocalStorageQuery, StateResult
 from cua.sandboxes.browser.pwerrors import target_closed
+from cua.state import CookiesQuery, DomQuery, LocalStorageQuery, StateResult
 
 __all__ = ["dom_query", "local_storage_query", "cookies_query"]
 

@@ -32,27 +32,35 @@ from pydantic import BaseModel, ValidationError
 from cua.actions import Action, ActionAdapter, Back, Click, ClickElement, Forward, Goto, HoverElement, Move, Wait
 from cua.errors import ActionFailed, BadRequest, InfraError, InternalError, SandboxCrashed, Timeout
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
-from cua.sandbox import (EventSink, Sandbox, SandboxEvent, SandboxInfo, ServiceSpec, SnapshotRef, capabilities_of,
-                         scale_action)
+from cua.sandbox import EventSink, Sandbox, SandboxEvent, SandboxInfo, ServiceSpec, SnapshotRef, capabilities_of, scale_action
 from cua.sandboxes.browser import input as browser_input
 from cua.sandboxes.browser.cdp import Cdp
 from cua.sandboxes.browser.config import BrowserConfig, check_start_url
 from cua.sandboxes.browser.container import Container
 from cua.sandboxes.browser.elements import ElementIds, element_centre
-from cua.sandboxes.browser.pwerrors import target_closed
 from cua.sandboxes.browser.launcher import Executable, chromium_args, find_executable
-from cua.sandboxes.browser.observe import (accessibility_tree, accessibility_tree_nested, capture_screenshot,
-                                           focused_element)
+from cua.sandboxes.browser.observe import accessibility_tree, accessibility_tree_nested, capture_screenshot, focused_element
+from cua.sandboxes.browser.pwerrors import target_closed
 from cua.sandboxes.browser.queries import cookies_query, dom_query, local_storage_query
 from cua.sandboxes.browser.runtime import Runtime, find_browser_pid, runtime
 from cua.sandboxes.browser.services import HostedApp, HostService, ServiceControl, bundled_app_name
 from cua.sandboxes.browser.settle import INIT_SCRIPT, PageActivity, navigation_race
-from cua.sandboxes.browser.stream import screencast
-from cua.sandboxes.browser.snapshot import (PAGE_STATE_JS, RESTORE_VIEW_JS, SEED_STORAGE_JS, STORE,
-                                            BrowserSnapshot, rebase_url)
+from cua.sandboxes.browser.snapshot import PAGE_STATE_JS, RESTORE_VIEW_JS, SEED_STORAGE_JS, STORE, BrowserSnapshot, rebase_url
 from cua.sandboxes.browser.spares import ForkSpares, pool_size
-from cua.state import (A11yQuery, AppStateQuery, CookiesQuery, DomQuery, LocalStorageQuery, SqlQuery,
-                       StateQuery, StateQueryAdapter, StateResult, TitleQuery, UrlQuery)
+from cua.sandboxes.browser.stream import screencast
+from cua.state import (
+    A11yQuery,
+    AppStateQuery,
+    CookiesQuery,
+    DomQuery,
+    LocalStorageQuery,
+    SqlQuery,
+    StateQuery,
+    StateQueryAdapter,
+    StateResult,
+    TitleQuery,
+    UrlQuery,
+)
 
 __all__ = ["BrowserSandbox", "QUERY_KINDS"]
 

@@ -278,7 +278,8 @@ class PageActivity:
             budget = max(0.0, (deadline - time.monotonic()) * 1000)
             seen = self.loads  # before the check, so a load racing its answer is not missed
             try:
-                result = await asyncio.wait_for(self.page.evaluate(_QUIET_CHECK, [quiet_ms, budget, self.long_request_s * 1000]), budget / 1000 + 5)
+                result = await asyncio.wait_for(
+                    self.page.evaluate(_QUIET_CHECK, [quiet_ms, budget, self.long_request_s * 1000]), budget / 1000 + 5)
             except PlaywrightError:
                 # The document went away under the check: a navigation. Wait for its load.
                 result = {"quiet": False, "navigating": True}

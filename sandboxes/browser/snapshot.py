@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit, urlunsplit
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from cua.errors import UnknownSnapshot
 from cua.sandbox import SnapshotRef

@@ -27,12 +27,11 @@ from pydantic import BaseModel
 
 from cua.actions import BROWSER_ONLY, Action, Done
 from cua.errors import ActionFailed, BadRequest, CuaError, InfraError, SandboxCrashed, Timeout, UnknownSnapshot
+from cua.info import CommandOutput
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
-from cua.sandbox import EventSink, Sandbox, SandboxEvent, SandboxInfo, SnapshotRef, capabilities_of, register_kind, \
-    scale_action
+from cua.sandbox import EventSink, Sandbox, SandboxEvent, SandboxInfo, SnapshotRef, capabilities_of, register_kind, scale_action
 from cua.sandboxes.desktop.config import APP_START_TIMEOUT, AppSpec, DesktopConfig
 from cua.sandboxes.desktop.container import GUEST_GID, GUEST_HOME, GUEST_UID, DesktopContainer, own_tree
-from cua.info import CommandOutput
 from cua.sandboxes.guest.client import GuestClient, command_output, home_relative
 from cua.state import StateQuery, StateResult
 

@@ -143,7 +143,7 @@ class _XTestInput:
     name = "xtest"
 
     def __init__(self, xlib: Any, disp: Any, env: dict[str, str]) -> None:
-        from Xlib import X, XK
+        from Xlib import XK, X
         from Xlib.ext import xtest
 
         self._X, self._XK, self._xtest, self._d, self._env = X, XK, xtest, disp, env

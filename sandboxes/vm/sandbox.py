@@ -32,6 +32,7 @@ from pydantic import BaseModel
 
 from cua.actions import Action, Done, Wait
 from cua.errors import ActionFailed, BadRequest, CuaError, SandboxCrashed, Timeout, UnknownSnapshot
+from cua.info import CommandOutput
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
 from cua.sandbox import (
     EventSink,
@@ -42,10 +43,9 @@ from cua.sandbox import (
     capabilities_of,
     scale_action,
 )
-from cua.info import CommandOutput
+from cua.sandboxes.desktop.config import AppSpec
 from cua.sandboxes.guest.client import GuestClient, command_output, home_relative
 from cua.sandboxes.vm import snapshots
-from cua.sandboxes.desktop.config import AppSpec
 from cua.sandboxes.vm.config import VMConfig
 from cua.sandboxes.vm.image import BuiltImage, image_for
 from cua.sandboxes.vm.instance import Instance, complete_live_snapshot

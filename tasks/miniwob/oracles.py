@@ -325,8 +325,8 @@ async def navigate_tree(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
     ancestors = f"{target}/parent::li/ancestor::li/span[contains(@class, 'folder')]"
     names = [str(t).strip() for t in (await _dom_x(ctx, ancestors, all=True) or [])]
     for folder in names:
-        async for action in run_steps(ctx, [{"click": {"selector": f"//span[contains(@class, 'folder')][normalize-space()='{folder}']",
-                                                       "xpath": True}}]):
+        selector = f"//span[contains(@class, 'folder')][normalize-space()='{folder}']"
+        async for action in run_steps(ctx, [{"click": {"selector": selector, "xpath": True}}]):
             yield action
     async for action in run_steps(ctx, [{"wait_for": {"selector": target, "xpath": True}},
                                         {"click": {"selector": target, "xpath": True}}]):
@@ -376,7 +376,8 @@ SOLVERS: dict[str, Callable[[OracleContext, str], Awaitable[Steps]]] = {
     "enter-time": enter_time, "find-word": find_word, "focus-text": focus_text, "focus-text-2": focus_text_2,
     "login-user": login_user, "read-table": read_table, "simple-arithmetic": simple_arithmetic,
     "enter-text-dynamic": enter_text, "use-spinner": use_spinner, "grid-coordinate": grid_coordinate,
-    "click-color": click_color, "multi-orderings": multi_orderings, "search-engine": search_engine, "click-checkboxes-transfer": click_checkboxes,
+    "click-color": click_color, "multi-orderings": multi_orderings, "search-engine": search_engine,
+    "click-checkboxes-transfer": click_checkboxes,
 }
 #: Tasks whose later steps depend on what the page shows after the first ones.
 INTERACTIVE: dict[str, Callable[[OracleContext, str], AsyncIterator[Action]]] = {

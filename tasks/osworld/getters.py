@@ -30,9 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cua.tasks.osworld.format import GetterSpec
-
 from cua.state import A11yQuery, CommandQuery, FileQuery, StateQuery, StateResult
+from cua.tasks.osworld.format import GetterSpec
 
 __all__ = ["GETTERS", "HOST_GETTERS", "GetterError", "cache_dir", "cache_path", "guest_path", "queries_of",
            "value_of"]

@@ -102,7 +102,8 @@ def compare_text_file(result: Any, expected: Any, **options: Any) -> float:
 
 def _dig(data: Any, keys: list[Any]) -> Any:
     for key in keys:
-        if isinstance(data, dict) and key in data or isinstance(data, list) and isinstance(key, int) and -len(data) <= key < len(data):
+        if (isinstance(data, dict) and key in data) or \
+                (isinstance(data, list) and isinstance(key, int) and -len(data) <= key < len(data)):
             data = data[key]
         else:
             raise KeyError(key)

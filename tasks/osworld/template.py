@@ -26,18 +26,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from cua.tasks.loader import FormatProblem, TaskFormatError
-from cua.tasks.osworld.format import ConfigStep, GetterSpec, OSWorldTask
-from cua.tasks.osworld.getters import (
-    GETTERS,
-    HOST_GETTERS,
-    GetterError,
-    cached_bytes,
-    guest_path,
-    queries_of,
-    value_of,
-)
-from cua.tasks.osworld.metrics import METRICS, MetricError
 from pydantic import ValidationError
 
 from cua.actions import Action, Wait
@@ -52,6 +40,18 @@ from cua.task import (
     Verdict,
     query_key,
 )
+from cua.tasks.loader import FormatProblem, TaskFormatError
+from cua.tasks.osworld.format import ConfigStep, GetterSpec, OSWorldTask
+from cua.tasks.osworld.getters import (
+    GETTERS,
+    HOST_GETTERS,
+    GetterError,
+    cached_bytes,
+    guest_path,
+    queries_of,
+    value_of,
+)
+from cua.tasks.osworld.metrics import METRICS, MetricError
 
 __all__ = ["SETUP_STEPS", "SUITE", "OSWorldJudge", "OSWorldTemplate", "load_osworld", "unsupported_names"]
 

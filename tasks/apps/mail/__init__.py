@@ -305,7 +305,7 @@ class MailApp(WebApp):
             f'{"★ Starred" if m["starred"] else "☆ Star"}</button></form>'
             f'<form method="post" action="/message/{mid}/{arch[0]}"><button type="submit">{arch[1]}</button></form>'
             f'<form method="post" action="/message/{mid}/unread"><button type="submit">Mark unread</button></form>'
-            + (f'<button type="button" class="danger" data-open="purge-modal">Delete forever…</button>' if in_trash else
+            + ('<button type="button" class="danger" data-open="purge-modal">Delete forever…</button>' if in_trash else
                f'<form method="post" action="/message/{mid}/delete"><button type="submit" class="danger">Delete</button></form>')
             + "</div>")
         purge = (f'<div class="modal-backdrop" id="purge-modal" hidden><div class="modal" role="dialog" aria-label="Confirm delete forever">'

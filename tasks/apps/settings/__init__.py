@@ -26,8 +26,18 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from cua.tasks.apps.base import AppDB, WebApp, html_page
-from cua.tasks.apps.settings.seed import (DATE_FORMATS, DOMAIN, LANGUAGES, ROLES, SESSION_TIMEOUTS, TEAMS, THEMES,
-                                          TIMEZONES, key_secret, seed_settings)
+from cua.tasks.apps.settings.seed import (
+    DATE_FORMATS,
+    DOMAIN,
+    LANGUAGES,
+    ROLES,
+    SESSION_TIMEOUTS,
+    TEAMS,
+    THEMES,
+    TIMEZONES,
+    key_secret,
+    seed_settings,
+)
 
 SCHEMA = """
 CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -21,8 +21,18 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from cua.tasks.apps.base import AppDB, WebApp, html_page
-from cua.tasks.apps.sheets.formula import (MAX_COLS, MAX_ROWS, CellError, Value, col_index, col_name, display,
-                                           evaluate_sheet, parse_ref, shift_formula)
+from cua.tasks.apps.sheets.formula import (
+    MAX_COLS,
+    MAX_ROWS,
+    CellError,
+    Value,
+    col_index,
+    col_name,
+    display,
+    evaluate_sheet,
+    parse_ref,
+    shift_formula,
+)
 from cua.tasks.apps.sheets.seed import seed_workbook
 
 SCHEMA = """

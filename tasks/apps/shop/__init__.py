@@ -168,7 +168,7 @@ class ShopApp(WebApp):
             f'<a href="/p/{p["id"]}" class="pname">{_e(p["name"])}</a>'
             f'<div class="pbrand muted">{_e(p["brand"])}</div><div>{_stars(p["rating"])} <span class="muted">({p["reviews"]})</span></div>'
             f'<div class="price">{money(p["price_cents"])}</div>'
-            + (f'<div class="oos">Out of stock</div>' if p["stock"] == 0 else
+            + ('<div class="oos">Out of stock</div>' if p["stock"] == 0 else
                f'<form method="post" action="/cart/add"><input type="hidden" name="product_id" value="{p["id"]}">'
                f'<input type="hidden" name="qty" value="1"><button type="submit" class="add" aria-label="Add {_e(p["name"])} to cart">Add to cart</button></form>')
             + "</article>" for p in products) + "</div>"

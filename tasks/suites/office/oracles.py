@@ -9,12 +9,11 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from cua.tasks.oracle import OracleError
-from cua.tasks.suites.desktop.oracles import focus, wait_window
-
 from cua.actions import Action, Key, Type
 from cua.state import FileQuery
 from cua.task import OracleContext
+from cua.tasks.oracle import OracleError
+from cua.tasks.suites.desktop.oracles import focus, wait_window
 
 #: Bound on waiting for LibreOffice to open a document or write it (a loaded machine).
 WAIT_S = 180.0
