@@ -44,3 +44,25 @@ def process_tree(root: int) -> list[ProcStat]:
             out.append(stats[pid])
         stack += children.get(pid, [])
     return out
+
+
+def _proc_bytes(path: str, key: str) -> int:
+    """A `Key:  N kB` line of a /proc file, in bytes (0 when the process is gone)."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith(key):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def rss_bytes(pid: int) -> int:
+    """The process's resident set size."""
+    return _proc_bytes(f"/proc/{pid}/status", "VmRSS:")
+
+
+def tree_pss_bytes(root: int) -> int:
+    """Proportional set size summed over `root` and its descendants: shared pages counted once."""
+    return sum(_proc_bytes(f"/proc/{p.pid}/smaps_rollup", "Pss:") for p in process_tree(root))

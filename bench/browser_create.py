@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _proc import process_tree
+from _proc import tree_pss_bytes
 
 import cua
 from cua.server.app import serve_in_subprocess
@@ -37,14 +37,7 @@ CONFIG: dict[str, Any] = {"isolation": "shared", "start_url": "/",
 
 
 def pss_mb() -> float:
-    total = 0
-    for proc in process_tree(os.getpid()):
-        try:
-            with open(f"/proc/{proc.pid}/smaps_rollup") as f:
-                total += next(int(line.split()[1]) for line in f if line.startswith("Pss:"))
-        except (OSError, StopIteration):
-            continue
-    return total / 1024
+    return tree_pss_bytes(os.getpid()) / 2**20
 
 
 async def timed_create(client: Any) -> tuple[Any, float]:

@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _proc import process_tree  # noqa: E402
+from _proc import tree_pss_bytes  # noqa: E402
 
 import cua  # noqa: E402
 from cua.actions import Click  # noqa: E402
@@ -36,14 +36,7 @@ CONFIG: dict[str, Any] = {"isolation": "shared", "start_url": "/",
 
 
 def pss_mb() -> float:
-    total = 0
-    for proc in process_tree(os.getpid()):
-        try:
-            with open(f"/proc/{proc.pid}/smaps_rollup") as f:
-                total += next(int(line.split()[1]) for line in f if line.startswith("Pss:"))
-        except (OSError, StopIteration):
-            continue
-    return total / 1024
+    return tree_pss_bytes(os.getpid()) / 2**20
 
 
 async def steps(acting: list[Any], n: int) -> list[float]:

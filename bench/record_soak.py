@@ -29,25 +29,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _proc import process_tree  # bench/ is this script's folder
+from _proc import rss_bytes, tree_pss_bytes  # bench/ is this script's folder
 
 TASKS = ["todo.add_todo@1", "todo.mark_done@1", "todo.complete_overdue@1"]
 KEYS = {"Control": "Control", "Enter": "Enter", "Tab": "Tab", "Escape": "Escape", "Backspace": "Backspace"}
 
 
-def _kib(path: str, key: str) -> int:
-    try:
-        for line in Path(path).read_text().splitlines():
-            if line.startswith(key):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
-
-
 def sample(pid: int) -> tuple[int, int]:
-    rss = _kib(f"/proc/{pid}/status", "VmRSS:")
-    pss = sum(_kib(f"/proc/{p.pid}/smaps_rollup", "Pss:") for p in process_tree(pid))
+    rss, pss = rss_bytes(pid), tree_pss_bytes(pid)
     return rss, pss
 
 

@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from _proc import process_tree  # bench/ is this script's folder
+from _proc import process_tree, rss_bytes, tree_pss_bytes  # bench/ is this script's folder
 
 import cua
 from cua.actions import Click, Key, Scroll, Type
@@ -76,20 +76,8 @@ def _server_pid() -> int:
     raise RuntimeError("the server process was not found")
 
 
-def _kib(path: str, key: str) -> int:
-    try:
-        with open(path) as f:
-            for line in f:
-                if line.startswith(key):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
-
-
 def sample(pid: int) -> tuple[int, int]:
-    rss = _kib(f"/proc/{pid}/status", "VmRSS:")
-    pss = sum(_kib(f"/proc/{p.pid}/smaps_rollup", "Pss:") for p in process_tree(pid))
+    rss, pss = rss_bytes(pid), tree_pss_bytes(pid)
     return rss, pss
 
 
