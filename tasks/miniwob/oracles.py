@@ -433,11 +433,28 @@ async def _act(ctx: OracleContext, steps: Steps) -> AsyncIterator[Action]:
         yield action
 
 
-async def click_test_transfer(ctx: OracleContext, u: str) -> Steps:
+async def click_test_transfer(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
+    """The two buttons are placed at random and may overlap: click a point of the asked one
+    that the other does not cover (its centre can be under the other button)."""
     m = re.search(r"Click button (\w+)\.", u)
     if not m:
         raise OracleError(f"unexpected request: {u!r}")
-    return [{"click": {"selector": "#area button", "text": m.group(1)}}]
+    target, other = ("#subbtn", "#subbtn2") if m.group(1) == "ONE" else ("#subbtn2", "#subbtn")
+    box, cover = await _dom(ctx, target, "bbox"), await _dom(ctx, other, "bbox")
+    if not box:
+        raise OracleError(f"no button {m.group(1)}")
+
+    def covered(x: float, y: float) -> bool:
+        return bool(cover) and cover["x"] <= x <= cover["x"] + cover["width"] and \
+            cover["y"] <= y <= cover["y"] + cover["height"]
+
+    points = [(box["x"] + box["width"] * fx, box["y"] + box["height"] * fy)
+              for fy in (0.5, 0.2, 0.8) for fx in (0.5, 0.15, 0.85)]
+    free = [p for p in points if not covered(*p)]
+    if not free:
+        raise OracleError(f"button {m.group(1)} is covered by the other one")
+    x, y = free[0]
+    yield Click(x=round(x), y=round(y))
 
 
 async def copy_paste_2(ctx: OracleContext, u: str) -> Steps:
@@ -573,7 +590,7 @@ async def click_tab_2_medium(ctx: OracleContext, u: str) -> Steps:
 
 SOLVERS.update({
     "click-collapsible-nodelay": click_collapsible, "click-tab-2-easy": click_tab_2,
-    "click-tab-2-medium": click_tab_2_medium, "click-tab-2-hard": click_tab_2, "click-test-transfer": click_test_transfer,
+    "click-tab-2-medium": click_tab_2_medium, "click-tab-2-hard": click_tab_2,
     "unicode-test": click_button, "copy-paste-2": copy_paste_2, "read-table-2": read_table_2,
     "text-transform": text_transform, "find-greatest": find_greatest, "odd-or-even": odd_or_even,
     "simple-algebra": simple_algebra, "identify-shape": identify_shape, "scroll-text": scroll_text,
@@ -986,7 +1003,7 @@ async def phone_book(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
 
 
 SOLVERS.update({"visual-addition": visual_addition})
-INTERACTIVE.update({"click-menu-2": click_menu_2, "phone-book": phone_book})
+INTERACTIVE.update({"click-menu-2": click_menu_2, "phone-book": phone_book, "click-test-transfer": click_test_transfer})
 
 
 async def buy_ticket(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
