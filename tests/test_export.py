@@ -212,7 +212,7 @@ def test_sft_rows_round_trip_through_the_parsers(runs: Path, tmp_path: Path, fam
     from cua.actions import parse_action
     from cua.observation import Size
     from cua.policy.families import get_family
-    from tests.test_sft_roundtrip import assert_same
+    from test_sft_roundtrip import assert_same  # pytest puts tests/ on sys.path
 
     out = tmp_path / "sft"
     assert cli(["export", str(runs / "eval"), "--format", "sft", "--family", family_name, "--out", str(out)]) == 0
