@@ -209,10 +209,11 @@ def _last_assistant(row: dict[str, Any], family: str) -> tuple[str, list[bool]]:
 @pytest.mark.slow
 @pytest.mark.parametrize("family_name", FAMILIES)
 def test_sft_rows_round_trip_through_the_parsers(runs: Path, tmp_path: Path, family_name: str) -> None:
+    from test_sft_roundtrip import assert_same  # pytest puts tests/ on sys.path
+
     from cua.actions import parse_action
     from cua.observation import Size
     from cua.policy.families import get_family
-    from test_sft_roundtrip import assert_same  # pytest puts tests/ on sys.path
 
     out = tmp_path / "sft"
     assert cli(["export", str(runs / "eval"), "--format", "sft", "--family", family_name, "--out", str(out)]) == 0
