@@ -330,6 +330,18 @@ def test_uitars_type_with_quotes_newline_and_finished():
     assert parse("ui-tars-1.5", "Action: finished()", frame).actions == [Done(status="success")]
 
 
+def test_uitars_backslashes_are_read_in_one_pass():
+    frame = Size(width=1288, height=728)
+    # a path as models write it: a backslash before an ordinary letter is kept
+    assert parse("ui-tars-1.5", "Action: type(content='C:\\Users\\me')", frame).actions == [Type(text="C:\\Users\\me")]
+    # an escaped backslash followed by `n` is a backslash and an n, not a newline
+    assert parse("ui-tars-1.5", "Action: type(content='a\\\\nb')", frame).actions == [Type(text="a\\nb")]
+    family = get_family("ui-tars-1.5")
+    for text in ("\\", "a\\", "\\n", "it\\'s", "C:\\new"):
+        rendered = family.render([Type(text=text)], frame)
+        assert family.parse(rendered, family.context(frame)).actions == [Type(text=text)], rendered
+
+
 @pytest.mark.parametrize("raw,message", [
     ("Thought: I am thinking only.", "no `Action:`"),
     ("Thought: t\nAction: teleport(start_box='(1,2)')", "unknown UI-TARS action"),

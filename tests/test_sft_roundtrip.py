@@ -43,7 +43,8 @@ ACTION_TYPES = ["click", "move", "drag", "mouse_down", "mouse_up", "scroll", "ty
 frames = st.builds(lambda w, h: Size(width=w, height=h), st.integers(200, 1920), st.integers(200, 1200))
 buttons = st.sampled_from(["left", "right", "middle"])
 keys = st.one_of(st.sampled_from(sorted(KEY_NAMES)), st.characters(min_codepoint=33, max_codepoint=126))
-texts = st.text(min_size=1, max_size=40)
+texts = st.one_of(st.text(min_size=1, max_size=40),
+                  st.text(alphabet="\\n'\"\n ab", min_size=1, max_size=12))  # the escaping's edge cases
 thoughts = st.one_of(st.none(), st.text(alphabet=string.ascii_letters + string.digits + " .,!?-", max_size=60))
 
 
@@ -158,9 +159,9 @@ def expected_refusal(family: str, a: Action, thought: str | None) -> bool:
 
 
 def _tars_escaping_fails(text: str) -> bool:
-    """UI-TARS content escapes only newlines and quotes; backslashes and its own markers
-    (box tokens, point tags, `point=`) cannot be carried."""
-    return ("\\" in text or "\r" in text or "<|box_" in text or "[EOS]" in text or "point=" in text
+    """UI-TARS content escapes newlines, quotes and backslashes; a carriage return and its
+    own markers (box tokens, point tags, `point=`) cannot be carried."""
+    return ("\r" in text or "<|box_" in text or "[EOS]" in text or "point=" in text
             or "<point>" in text or "<bbox>" in text)
 
 

@@ -49,8 +49,21 @@ def _normalize(text: str) -> str:
     return text
 
 
+_ESCAPE = re.compile(r"\\([n'\"\\])")
+_UNESCAPED = {"n": "\n", "'": "'", '"': '"', "\\": "\\"}
+
+
 def _unescape(text: str) -> str:
-    return text.replace("\\n", "\n").replace("\\'", "'").replace('\\"', '"').replace("\\\\", "\\")
+    """One pass, so an escaped backslash before an ``n`` stays a backslash and an ``n``;
+    a backslash before any other character is kept as the model wrote it (``C:\\Users``)."""
+    return _ESCAPE.sub(lambda m: _UNESCAPED[m.group(1)], text)
+
+
+def _escape(text: str) -> str:
+    """The inverse of `_unescape`, escaping a backslash only where it would otherwise be
+    read as an escape (before ``n``, a newline, a quote, a backslash, or the closing quote)."""
+    text = re.sub(r"\\(?=[n'\"\\\n]|\Z)", r"\\\\", text)
+    return text.replace("\n", "\\n").replace("'", "\\'")
 
 
 class UITars15(Family):
@@ -261,7 +274,7 @@ class UITars15(Family):
 
     @staticmethod
     def _content_call(name: str, content: str, ctx: RenderContext) -> str:
-        escaped = content.replace("\n", "\\n").replace("'", "\\'")
+        escaped = _escape(content)
         call = f"{name}(content='{escaped}')"
         if _unescape(escaped) != content or _normalize(call) != call or "\r" in content:
             ctx.refuse(f"{name}() content that UI-TARS' escaping cannot carry: {content[:80]!r}")
