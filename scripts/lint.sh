@@ -6,13 +6,16 @@
 # follow, so the stage links them under cua/. Strict typing holds for every module outside
 # GRADUAL; the packages listed there still have errors and are checked for import cycles and
 # syntax only, until they are brought up (each removal from the list is a commit).
+#
+#   scripts/lint.sh                  ruff, then mypy --strict over every module outside GRADUAL
+#   scripts/lint.sh sandboxes/vm ... mypy --strict over just these folders or files (staged names)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 PY=${PY:-$ROOT/.venv/bin/python}
 GRADUAL='^cua/(sandboxes|tasks|judges|policy|rl|rollout)/'
 
-"$PY" -m ruff check .
+(($#)) || "$PY" -m ruff check .
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -22,6 +25,14 @@ ln -s "$ROOT/sandboxes" "$stage/cua/sandboxes"
 ln -s "$ROOT/tasks" "$stage/cua/tasks"
 ln -s "$ROOT/judges" "$stage/cua/judges"
 cd "$stage"
+if (($#)); then
+    mapfile -t strict < <(for path in "$@"; do
+        path=${path#./}; [[ $path == cua/* ]] || path=cua/$path
+        find -L "$path" -name '*.py'; done | sort -u)
+    "$PY" -m mypy --config-file "$ROOT/pyproject.toml" --follow-imports=silent --cache-dir "$stage/.mypy_cache" "${strict[@]}"
+    echo "lint: mypy --strict clean over ${#strict[@]} modules under $*"
+    exit 0
+fi
 mapfile -t strict < <(find -L cua -name '*.py' | grep -Ev "$GRADUAL" | sort)
 "$PY" -m mypy --config-file "$ROOT/pyproject.toml" --follow-imports=silent --cache-dir "$stage/.mypy_cache" "${strict[@]}"
 echo "lint: ruff clean; mypy --strict clean over ${#strict[@]} modules (gradual: sandboxes, tasks, judges, policy, rl, rollout)"
