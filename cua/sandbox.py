@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from importlib.metadata import entry_points
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from cua.actions import Action, Click, Drag, MouseDown, MouseUp, Move, Point, Scroll
 from cua.errors import ActionFailed, BadRequest, Unsupported
@@ -28,6 +28,7 @@ from cua.observation import ActionError, Observation, ObserveOptions, Screenshot
 from cua.state import StateQuery, StateResult
 
 __all__ = [
+    "AppHostRef",
     "Forkable",
     "Queryable",
     "Sandbox",
@@ -51,6 +52,15 @@ __all__ = [
 ENTRY_POINT_GROUP = "cua.sandbox_kinds"
 
 
+class AppHostRef(BaseModel):
+    """An app as a named app host serves it: `host` is registered in the `cua.app_hosts`
+    entry-point group (the bundled apps' host is `bundled`), `app` is one it knows."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    host: str = Field(pattern=r"^[a-z][a-z0-9_.-]{0,63}$")
+    app: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,63}$")
+
+
 class ServiceSpec(BaseModel):
     """A backing app that a sandbox runs beside its screen, inside its own namespace.
 
@@ -62,10 +72,22 @@ class ServiceSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     name: str = Field("app", pattern=r"^[a-z][a-z0-9_-]{0,31}$")
+    #: The service as its own process: what a container runs, and a shared sandbox when
+    #: `app_host` is unset.
     argv: list[str] = Field(min_length=1)
     port: int = Field(8000, ge=1024, le=65535)
     env: dict[str, str] = Field(default_factory=dict)
     ready_timeout: float = Field(30.0, gt=0, le=300)
+    #: The same app served by a named multi-instance host instead of its own process, where
+    #: the sandbox shares processes (shared isolation): one interpreter for many sandboxes.
+    app_host: AppHostRef | None = None
+
+    @model_validator(mode="after")
+    def _hosted_without_env(self) -> ServiceSpec:
+        if self.app_host is not None and self.env:
+            raise ValueError("env cannot reach an app inside a shared app host; "
+                             "leave out app_host to run the service's argv with this env")
+        return self
 
 
 EventSink = Callable[[SandboxEvent], None]

@@ -20,7 +20,7 @@ from PIL import Image, ImageChops
 from cua.actions import Click, Done, Drag, Goto, Key, Move, Point, Scroll, Type, Wait
 from cua.errors import BadRequest, SandboxCrashed, UnknownSnapshot
 from cua.observation import ObserveOptions, Size
-from cua.sandbox import SandboxEvent, ServiceSpec, capabilities_of, create_sandbox
+from cua.sandbox import AppHostRef, SandboxEvent, ServiceSpec, capabilities_of, create_sandbox
 from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
 from cua.sandboxes.browser.services import HostedApp
 from cua.state import (
@@ -37,7 +37,8 @@ from cua.state import (
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
-TODO = ServiceSpec(name="app", argv=[sys.executable, "-m", "cua.tasks.apps.serve", "todo"])
+TODO = ServiceSpec(name="app", argv=[sys.executable, "-m", "cua.tasks.apps.serve", "todo"],
+                   app_host=AppHostRef(host="bundled", app="todo"))
 
 
 def todo_config(**kw: Any) -> BrowserConfig:

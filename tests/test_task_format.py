@@ -74,7 +74,8 @@ def test_good_file_loads_and_instantiates_deterministically() -> None:
     assert isinstance(a.judge, StateJudge)
     assert a.task_id == "demo.mark@1" and a.seed == 4 and a.reset_seed == 4
     assert a.sandbox_kind == "browser"
-    assert a.sandbox_config["services"] == [{"name": "app", "argv": [sys.executable, "-m", "cua.tasks.apps.serve", "todo"]}]
+    assert a.sandbox_config["services"] == [{"name": "app", "argv": [sys.executable, "-m", "cua.tasks.apps.serve", "todo"],
+                                             "app_host": {"host": "bundled", "app": "todo"}}]
     assert a.sandbox_config["start_url"] == "/"
     assert a.tags.tier == 2 and a.tags.app == "todo" and a.tags.skills == ["checkbox"]
     # the rows param names a real open todo of the app at this seed

@@ -3,6 +3,11 @@
 In container mode the supervisor starts services inside the namespace; the host only
 talks to their control sockets. In shared mode the host starts them here, on free
 loopback ports, and watches them for unexpected exits.
+
+A service whose spec names an app host (`ServiceSpec.app_host`) is, in shared mode, an
+instance inside that host: one process serving many sandboxes' apps, each with its own
+database, port and socket. Hosts are found by name in the `cua.app_hosts` entry-point
+group (or `register_app_host`), so this module knows no app and no host by itself.
 """
 
 from __future__ import annotations
@@ -11,10 +16,11 @@ import asyncio
 import contextlib
 import json
 import os
+import shlex
 import socket
-import sys
 import weakref
 from collections.abc import Callable
+from importlib.metadata import entry_points
 from typing import Any
 
 import httpx
@@ -22,7 +28,8 @@ import httpx
 from cua.errors import BadRequest, InfraError, Timeout
 from cua.sandbox import ServiceSpec
 
-__all__ = ["AppHost", "HostedApp", "HostService", "ServiceControl", "bundled_app_name", "free_port"]
+__all__ = ["APP_HOST_GROUP", "AppHost", "HostedApp", "HostService", "ServiceControl", "app_host_command",
+           "bundled_app_name", "free_port", "hosted_app", "register_app_host", "start_host_service"]
 
 
 class ServiceControl:
@@ -50,7 +57,10 @@ class ServiceControl:
         return resp.json()
 
     async def health(self) -> dict[str, Any]:
-        return self._json(await self._call("GET", "health"), "health")
+        body = self._json(await self._call("GET", "health"), "health")
+        if not isinstance(body, dict):
+            raise InfraError(f"service {self.name!r} health is not a JSON object: {str(body)[:200]}")
+        return body
 
     async def reset(self, seed: int) -> None:
         resp = await self._call("POST", "reset", json={"seed": seed})
@@ -81,6 +91,11 @@ class ServiceControl:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+#: The exit status with which a service says, before `ready`, that its configuration is wrong
+#: (sysexits.h; tasks/apps/CONTRACT.md).
+EX_USAGE = 64
 
 
 def free_port() -> int:
@@ -116,9 +131,9 @@ class HostService:
         svc = cls(spec, port, socket_path, proc)
         try:
             await asyncio.wait_for(svc._until_ready(), spec.ready_timeout)
-        except (asyncio.TimeoutError, InfraError) as exc:
+        except (asyncio.TimeoutError, InfraError, BadRequest) as exc:
             await svc.stop()
-            if isinstance(exc, InfraError):
+            if isinstance(exc, (InfraError, BadRequest)):
                 raise
             raise Timeout(f"service {spec.name!r} did not print 'ready' within {spec.ready_timeout:g} s") from exc
         svc._watch = asyncio.create_task(svc._drain_and_watch(on_died))
@@ -130,6 +145,10 @@ class HostService:
             line = await self.proc.stdout.readline()
             if not line:
                 code = await self.proc.wait()
+                if code == EX_USAGE:
+                    raise BadRequest(f"service {self.spec.name!r} refused its configuration "
+                                     f"({shlex.join(self.spec.argv)} exited with status {EX_USAGE}, EX_USAGE)",
+                                     details={"field": "services"})
                 raise InfraError(f"service {self.spec.name!r} exited with code {code} before it was ready")
             if line.strip() == b"ready":
                 return
@@ -161,17 +180,52 @@ class HostService:
             pass
 
 
-_SERVE_MODULE = "cua.tasks.apps.serve"
-#: The multi-instance host of bundled apps, run by module name: the sandbox never imports it.
-_APPHOST_MODULE = "cua.tasks.apps.multiserve"
+#: Where app hosts are registered: NAME = "module:callable", the callable returning the argv
+#: of a process that speaks the app-host protocol (tasks/apps/CONTRACT.md, "App hosts").
+APP_HOST_GROUP = "cua.app_hosts"
+
+AppHostCommand = Callable[[], list[str]]
+
+_registered_hosts: dict[str, AppHostCommand] = {}
 
 
-def bundled_app_name(spec: ServiceSpec) -> str | None:
-    """The app name when `spec` runs a bundled app the standard way (`python -m cua.tasks.apps.serve NAME`)."""
-    argv = spec.argv
-    if len(argv) == 4 and argv[1:3] == ["-m", _SERVE_MODULE] and not spec.env and os.path.basename(argv[0]).startswith("python"):
-        return argv[3]
-    return None
+def register_app_host(name: str, command: AppHostCommand) -> None:
+    """Register an app host by name (for hosts not installed as an entry point)."""
+    _registered_hosts[name] = command
+
+
+def app_host_command(name: str) -> list[str]:
+    """The argv that starts the app host `name`; BadRequest when no host has that name."""
+    command = _registered_hosts.get(name)
+    if command is None:
+        found = {ep.name: ep for ep in entry_points(group=APP_HOST_GROUP)}
+        if name not in found:
+            known = sorted({*_registered_hosts, *found})
+            raise BadRequest(f"no app host named {name!r} (registered: {', '.join(known) or 'none'}); "
+                             f"name one of them in the service's app_host, or leave app_host out to run its argv",
+                             details={"field": "services"})
+        command = found[name].load()
+        _registered_hosts[name] = command
+    return list(command())
+
+
+def hosted_app(spec: ServiceSpec) -> str | None:
+    """The app an app host serves for `spec`, when the spec names one (`spec.app_host`)."""
+    return spec.app_host.app if spec.app_host is not None else None
+
+
+#: The name this had when it recognised a command line; it now reads the spec's typed field.
+bundled_app_name = hosted_app
+
+
+async def start_host_service(spec: ServiceSpec, socket_path: str, seed: int,
+                             on_died: Callable[[str, int | None], None], *,
+                             use_app_host: bool = True) -> HostService | HostedApp:
+    """Start `spec` on the host: inside its app host when it names one and `use_app_host`,
+    else as its own process running its argv."""
+    if use_app_host and spec.app_host is not None:
+        return await HostedApp.start(spec, spec.app_host.app, socket_path, seed, on_died)
+    return await HostService.start(spec, socket_path, seed, on_died)
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
@@ -181,9 +235,10 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
 
 
 class AppHost:
-    """The process-wide `cua.tasks.apps.multiserve` server (one per event loop), reference counted by instances."""
+    """One running app host (one per name and event loop), reference counted by instances."""
 
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+    def __init__(self, name: str, proc: asyncio.subprocess.Process) -> None:
+        self.name = name
         self.proc = proc
         self._next = 0
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -192,19 +247,24 @@ class AppHost:
         self._lock = asyncio.Lock()
 
     @classmethod
-    async def start(cls) -> "AppHost":
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-P", "-m", _APPHOST_MODULE, stdin=asyncio.subprocess.PIPE,
-                                                    stdout=asyncio.subprocess.PIPE)
+    async def start(cls, name: str) -> AppHost:
+        argv = app_host_command(name)
+        try:
+            proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.PIPE,
+                                                        stdout=asyncio.subprocess.PIPE)
+        except OSError as exc:
+            raise InfraError(f"app host {name!r} could not start: {exc}") from exc
         assert proc.stdout is not None
         try:
             line = await asyncio.wait_for(proc.stdout.readline(), 60)
         except asyncio.TimeoutError as exc:
             _kill(proc)
-            raise Timeout("the shared app host did not start within 60 s") from exc
+            raise Timeout(f"app host {name!r} did not start within 60 s") from exc
         if line.strip() != b"ready":
             _kill(proc)
-            raise InfraError(f"the shared app host failed to start (said {line[:200]!r}; exit code {proc.returncode})")
-        return cls(proc)
+            await proc.wait()
+            raise InfraError(f"app host {name!r} failed to start (said {line[:200]!r}; exit code {proc.returncode})")
+        return cls(name, proc)
 
     async def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -216,7 +276,7 @@ class AppHost:
         code = await self.proc.wait()
         for fut in self._pending.values():
             if not fut.done():
-                fut.set_exception(InfraError(f"the shared app host exited (code {code})"))
+                fut.set_exception(InfraError(f"app host {self.name!r} exited (code {code})"))
         for name, callback in list(self._on_died.items()):
             callback(name, code)
 
@@ -230,8 +290,8 @@ class AppHost:
         reply = await asyncio.wait_for(fut, 60)
         if not reply.get("ok"):
             if reply.get("fault") == "client":
-                raise BadRequest(f"shared app host: {reply.get('error')}", details={"field": "services"})
-            raise InfraError(f"shared app host: {reply.get('error')}")
+                raise BadRequest(f"app host {self.name!r}: {reply.get('error')}", details={"field": "services"})
+            raise InfraError(f"app host {self.name!r}: {reply.get('error')}")
         return reply
 
     @property
@@ -250,8 +310,9 @@ class AppHost:
         await asyncio.gather(self._reader, return_exceptions=True)
 
 
-_apphosts: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AppHost]" = weakref.WeakKeyDictionary()
-_apphost_locks: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock]" = weakref.WeakKeyDictionary()
+#: The running hosts of each event loop, by name (asyncio processes belong to one loop).
+_apphosts: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, AppHost]] = weakref.WeakKeyDictionary()
+_apphost_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
 
 
 def _ignore_death(_name: str, _code: int | None) -> None:
@@ -259,7 +320,7 @@ def _ignore_death(_name: str, _code: int | None) -> None:
 
 
 class HostedApp:
-    """A bundled-app instance inside the shared app host; the same surface as HostService."""
+    """An app instance inside the app host its spec names; the same surface as HostService."""
 
     def __init__(self, spec: ServiceSpec, port: int, socket_path: str, host: AppHost) -> None:
         self.spec = spec
@@ -269,13 +330,17 @@ class HostedApp:
 
     @classmethod
     async def start(cls, spec: ServiceSpec, app: str, socket_path: str, seed: int,
-                    on_died: Callable[[str, int | None], None]) -> "HostedApp":
+                    on_died: Callable[[str, int | None], None]) -> HostedApp:
+        if spec.app_host is None or spec.app_host.app != app:
+            raise BadRequest(f"service {spec.name!r} does not name an app host serving {app!r}: set its "
+                             f"app_host to {{host: NAME, app: {app!r}}}", details={"field": "services"})
         loop = asyncio.get_running_loop()
+        hosts = _apphosts.setdefault(loop, {})
         async with _apphost_locks.setdefault(loop, asyncio.Lock()):
-            host = _apphosts.get(loop)
+            host = hosts.get(spec.app_host.host)
             if host is None or host.proc.returncode is not None:
-                host = await AppHost.start()
-                _apphosts[loop] = host
+                host = await AppHost.start(spec.app_host.host)
+                hosts[host.name] = host
             host._on_died[socket_path] = lambda _name, code: on_died(spec.name, code)
         try:
             reply = await host.request(op="start", app=app, socket=socket_path, seed=seed)
@@ -294,7 +359,8 @@ class HostedApp:
         finally:
             self.host._on_died.pop(self.socket_path, None)
         loop = asyncio.get_running_loop()
+        hosts = _apphosts.setdefault(loop, {})
         async with _apphost_locks.setdefault(loop, asyncio.Lock()):
-            if self.host.instances == 0 and _apphosts.get(loop) is self.host:
-                del _apphosts[loop]
+            if self.host.instances == 0 and hosts.get(self.host.name) is self.host:
+                del hosts[self.host.name]
                 await self.host.stop()

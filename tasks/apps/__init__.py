@@ -1,15 +1,25 @@
 """Bundled web apps. Each app is a subpackage `cua.tasks.apps.<name>` whose module
-defines `APP`, a `WebApp` subclass; `app_names()` lists them and `load_app()` builds one."""
+defines `APP`, a `WebApp` subclass; `app_names()` lists them and `load_app()` builds one.
+
+`service(name)` is the sandbox service that runs one: its own process
+(`python -m cua.tasks.apps.serve NAME`) in a container, an instance inside the `bundled`
+app host (`multiserve`, registered in the `cua.app_hosts` entry-point group) where
+sandboxes share processes."""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 from functools import cache
+from typing import Any
 
 from cua.tasks.apps.base import WebApp
 
-__all__ = ["app_names", "load_app", "WebApp"]
+__all__ = ["APP_HOST", "app_names", "host_command", "load_app", "service", "WebApp"]
+
+#: The name the bundled apps' multi-instance host is registered under (`cua.app_hosts`).
+APP_HOST = "bundled"
 
 
 @cache
@@ -23,3 +33,15 @@ def load_app(name: str) -> WebApp:
     module = importlib.import_module(f"{__name__}.{name}")
     app_class: type[WebApp] = module.APP
     return app_class()
+
+
+def service(app: str, name: str = "app") -> dict[str, Any]:
+    """The sandbox service (`cua.sandbox.ServiceSpec` as a dict) that runs bundled app `app`."""
+    return {"name": name, "argv": [sys.executable, "-m", f"{__name__}.serve", app],
+            "app_host": {"host": APP_HOST, "app": app}}
+
+
+def host_command() -> list[str]:
+    """The bundled app host's command line (its `cua.app_hosts` entry point). `-P` keeps the
+    working directory off sys.path, so a folder named like a module cannot shadow one."""
+    return [sys.executable, "-P", "-m", f"{__name__}.multiserve"]

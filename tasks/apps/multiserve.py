@@ -5,9 +5,10 @@ interpreters. This process hosts every instance instead: each is its own `WebApp
 in-memory SQLite database), its own uvicorn server, its own TCP port and unix control
 socket, so the app contract and isolation between instances are unchanged.
 
-Run as `python -P -m cua.tasks.apps.multiserve` (the browser sandbox starts it for shared
-isolation, by module name, without importing it). Commands arrive as JSON lines
-on stdin, answers leave as JSON lines on stdout:
+It is the `bundled` app host (`cua.tasks.apps.host_command`, in the `cua.app_hosts`
+entry-point group): a shared sandbox starts it for services whose spec names it
+(`app_host: {host: bundled, app: NAME}`), never by importing it. Commands arrive as JSON
+lines on stdin, answers leave as JSON lines on stdout (CONTRACT.md, "App hosts"):
   {"id": 1, "op": "start", "app": "todo", "socket": "/tmp/x.sock", "seed": 0} -> {"id": 1, "ok": true, "port": 41234}
   {"id": 2, "op": "stop", "socket": "/tmp/x.sock"}                            -> {"id": 2, "ok": true}
 Prints `ready` first. Exits (stopping every instance) when stdin closes.

@@ -73,7 +73,11 @@ def service_args(prog: str, argv: list[str] | None, *, named: bool) -> argparse.
 
 def main(argv: list[str] | None = None) -> int:
     args = service_args("python -m cua.tasks.apps.serve", argv, named=True)
-    app = load_app(args.name)
+    try:
+        app = load_app(args.name)
+    except KeyError as exc:
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return os.EX_USAGE  # the contract's "my configuration is wrong": the client's fault
     app.reset(args.seed)
     asyncio.run(serve_app(app, args.port, args.socket))
     return 0
