@@ -78,7 +78,7 @@ def _parse(args: argparse.Namespace) -> int:
         return 2
     family = get_family(args.family, **_family_options(args))
     raw = sys.stdin.read()
-    parsed, error, _ = parse_output(family, raw, frame, pointer)  # type: ignore[arg-type]
+    parsed, error, _ = parse_output(family, raw, frame, pointer)
     model = family.model_frame(frame)
     out: dict[str, Any] = {
         "family": family.name,

@@ -93,10 +93,10 @@ class RemotePolicy:
             await self._request("POST", f"/v1/sessions/{quote(session_id, safe='')}/reset")
 
     async def health(self) -> dict[str, Any]:
-        return (await self._request("GET", "/v1/health")).json()
+        return await self._get_object("/v1/health")
 
     async def server_metrics(self) -> dict[str, Any]:
-        return (await self._request("GET", "/v1/metrics")).json()
+        return await self._get_object("/v1/metrics")
 
     async def aclose(self) -> None:
         if self._ws is not None:
@@ -183,6 +183,16 @@ class RemotePolicy:
         if response.status_code >= 400:
             raise _error_from(response)
         return response
+
+    async def _get_object(self, path: str) -> dict[str, Any]:
+        response = await self._request("GET", path)
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            raise InternalError(f"policy server {self.url}{path} did not answer a JSON object: {response.text[:300]!r}")
+        return data
 
 
 def _multipart(header: str, image: bytes, fmt: str) -> tuple[bytes, str]:

@@ -27,6 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
+from starlette.middleware.base import RequestResponseEndpoint
 
 from cua.errors import BadRequest, CuaError, ErrorCode, InternalError, Unauthorized
 from cua.policy.base import Policy, PolicyStep
@@ -117,7 +118,7 @@ def create_app(policy: Policy, *, token: str, info: dict[str, Any] | None = None
         return step
 
     @app.middleware("http")
-    async def guard(request: Request, call_next: Any) -> Response:
+    async def guard(request: Request, call_next: RequestResponseEndpoint) -> Response:
         if request.url.path != "/v1/health" and not authorized(request.headers.get("authorization")):
             return _error_response(Unauthorized("missing or wrong bearer token"))
         length = request.headers.get("content-length")

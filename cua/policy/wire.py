@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from cua.errors import BadRequest
-from cua.observation import Observation, Screenshot
+from cua.observation import ImageFormat, Observation, Screenshot
 from cua.policy.base import PolicyOptions
 
 __all__ = ["ActRequest", "decode_act_request", "encode_act_header"]
@@ -99,17 +99,20 @@ def _screenshot(meta: Any, data: bytes | None, observation: Observation) -> Scre
             raise BadRequest("observation.screenshot.data is not valid base64") from None
     if not data:
         raise BadRequest("the screenshot is empty")
-    fmt = meta.get("format") or _sniff(data)
-    width = meta.get("width", observation.frame.width)
-    height = meta.get("height", observation.frame.height)
-    try:
-        return Screenshot(format=fmt, width=width, height=height, data=data)
+    fields = {
+        "format": meta.get("format") or _sniff(data),
+        "width": meta.get("width", observation.frame.width),
+        "height": meta.get("height", observation.frame.height),
+        "data": data,
+    }
+    try:  # the client's metadata is untrusted: the model validates and names the faulty field
+        return Screenshot.model_validate(fields)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise BadRequest(f"invalid observation.screenshot.{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
 
 
-def _sniff(data: bytes) -> str:
+def _sniff(data: bytes) -> ImageFormat:
     if data.startswith(b"\x89PNG"):
         return "png"
     if data.startswith(b"\xff\xd8"):

@@ -161,6 +161,8 @@ class OpenAIBackend:
                         data = response.json()
                     except ValueError:
                         raise InternalError(f"model server sent non-JSON: {response.text[:300]!r}") from None
+                    if not isinstance(data, dict):
+                        raise InternalError(f"model server sent JSON that is not an object: {response.text[:300]!r}")
                     if self.token_ids is None and any(k in body for k in _VLLM_EXTRAS):
                         self.token_ids = True
                     return data

@@ -105,7 +105,8 @@ class TransformersBackend:
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.image_processor = AutoImageProcessor.from_pretrained(self.path)
+        # transformers leaves AutoImageProcessor.from_pretrained unannotated
+        self.image_processor = AutoImageProcessor.from_pretrained(self.path)  # type: ignore[no-untyped-call]
         self.chat_template = self.tokenizer.chat_template or self._template_file() or DEFAULT_CHAT_TEMPLATE
         self.device = device
 
@@ -116,7 +117,9 @@ class TransformersBackend:
         if (root / "chat_template.jinja").is_file():
             return (root / "chat_template.jinja").read_text(encoding="utf-8")
         if (root / "chat_template.json").is_file():
-            return json.loads((root / "chat_template.json").read_text(encoding="utf-8")).get("chat_template")
+            data = json.loads((root / "chat_template.json").read_text(encoding="utf-8"))
+            template = data.get("chat_template") if isinstance(data, dict) else None
+            return template if isinstance(template, str) else None
         return None
 
     async def start(self) -> None:

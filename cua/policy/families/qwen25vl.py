@@ -79,7 +79,8 @@ def _split_thought(prose: str) -> str | None:
 
 class Qwen25VL(Family):
     name: ClassVar[str] = "qwen2.5-vl"
-    factor: ClassVar[int] = 28
+    #: The smart_resize patch factor; an instance may override it (``factor=``).
+    factor: int = 28
     #: Actions the tool description offers (and the parser accepts).
     actions_offered: ClassVar[tuple[str, ...]] = (
         "key", "type", "mouse_move", "left_click", "left_click_drag", "right_click",
@@ -101,7 +102,7 @@ class Qwen25VL(Family):
         super().__init__(**kw)
         self.tool_api = tool_api
         if factor is not None:
-            self.factor = factor  # type: ignore[misc] - a per-instance override of the class default
+            self.factor = factor
         self.min_pixels = min_pixels
         self.max_pixels = max_pixels
 

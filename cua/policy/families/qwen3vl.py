@@ -19,7 +19,7 @@ __all__ = ["Qwen3VL"]
 
 class Qwen3VL(Qwen25VL):
     name: ClassVar[str] = "qwen3-vl"
-    factor: ClassVar[int] = 32
+    factor: int = 32
     grid: ClassVar[float] = 1000.0
     actions_offered: ClassVar[tuple[str, ...]] = (
         "key", "type", "mouse_move", "left_click", "left_click_drag", "right_click",

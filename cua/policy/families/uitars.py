@@ -68,7 +68,8 @@ def _escape(text: str) -> str:
 
 class UITars15(Family):
     name: ClassVar[str] = "ui-tars-1.5"
-    factor: ClassVar[int] = 28
+    #: The smart_resize patch factor; an instance may override it (``factor=``).
+    factor: int = 28
     #: Wheel notches per `scroll(...)`, as in the UI-TARS desktop runtime.
     scroll_notches: ClassVar[int] = 5
 
@@ -83,7 +84,7 @@ class UITars15(Family):
     ) -> None:
         super().__init__(**kw)
         if factor is not None:
-            self.factor = factor  # type: ignore[misc] - a per-instance override of the class default
+            self.factor = factor
         self.min_pixels = min_pixels
         self.max_pixels = max_pixels
         self.language = language
@@ -231,8 +232,8 @@ class UITars15(Family):
         elif name == "wait":
             b.wait(5.0)
         elif name == "finished":
-            content = kw.get("content")
-            b.done("success", str(content) if content not in (None, "") else None)
+            answer = kw.get("content")
+            b.done("success", str(answer) if answer not in (None, "") else None)
         elif name == "call_user":
             b.done("failure", "the agent asked for a human (call_user)")
         else:
