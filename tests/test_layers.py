@@ -34,3 +34,12 @@ def test_drivers_and_the_episode_layer_keep_their_directions(package: str) -> No
     others = tuple(d for d in DRIVERS if d != package)
     bad = {path: _forbidden(names, others) for path, names in _imports(package).items()}
     assert not {p: b for p, b in bad.items() if b}, f"{package} imports another driver"
+
+
+def test_the_server_handlers_do_not_import_their_connection() -> None:
+    """ops returns typed replies and only the connection writes frames: no ops <-> connection cycle."""
+    names = _imports("cua.server")["cua/server/ops.py"]
+    tree = ast.parse((ROOT / "server" / "ops.py").read_text(encoding="utf-8"))
+    names |= {f"{node.module or 'cua.server'}.{alias.name}" for node in ast.walk(tree)
+              if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert not _forbidden(names, ("cua.server.connection", "cua.server.app", "connection")), names

@@ -216,6 +216,58 @@ async def test_scopes_view_only_and_admin(server: RunningServer, tokens_file: Pa
             await sb.observe()
 
 
+async def test_each_request_type_needs_the_scopes_its_op_names(server: RunningServer, tokens_file: Path) -> None:
+    """The scopes come from the dispatch table (`cua.server.ops.OPS`); what a caller
+    without them gets on the wire is word for word what it always was."""
+    viewer = issued(tokens_file, "erin", "view")
+    admin = issued(tokens_file, "ops-erin", "admin")
+    async with ws_connect(server.url, additional_headers={"Authorization": f"Bearer {viewer}"}) as ws:
+        await hello(ws, None)
+        created = await raw_request(ws, {"type": "create", "id": 2, "kind": "browser", "config": SHARED})
+        assert (created["code"], created["message"], created["details"]) == (
+            "forbidden", "`create` needs the `drive` scope", {"scope": "drive", "type": "create"})
+        closed = await raw_request(ws, {"type": "close", "id": 3, "sandbox_id": "sb-none"})
+        assert (closed["code"], closed["message"], closed["details"]) == (
+            "forbidden", "`close` needs the `drive` or `admin` scope", {"scope": "drive", "type": "close"})
+        observed = await raw_request(ws, {"type": "observe", "id": 4, "sandbox_id": "sb-none"})
+        assert observed["code"] == "unknown_sandbox"  # `view` suffices to ask
+        unstreamed = await raw_request(ws, {"type": "unstream", "id": 5, "stream_id": 77})
+        assert (unstreamed["code"], unstreamed["details"]) == ("bad_request", {"stream_id": 77})
+        assert (await raw_request(ws, {"type": "ping", "id": 6}))["result"] == {}
+        assert (await raw_request(ws, {"type": "list", "id": 7}))["result"] == {"sandboxes": []}
+        assert (await raw_request(ws, {"type": "cancel", "id": 8, "target": 999}))["result"] == {"cancelled": False}
+    async with ws_connect(server.url, additional_headers={"Authorization": f"Bearer {admin}"}) as ws:
+        await hello(ws, None)
+        observed = await raw_request(ws, {"type": "observe", "id": 2, "sandbox_id": "sb-none"})
+        assert (observed["code"], observed["message"], observed["details"]) == (
+            "forbidden", "`observe` needs the `view` or `drive` scope", {"scope": "view", "type": "observe"})
+        closed = await raw_request(ws, {"type": "close", "id": 3, "sandbox_id": "sb-none"})
+        assert closed["code"] == "unknown_sandbox"  # an admin may close any sandbox
+
+
+@pytest.mark.slow
+async def test_closing_a_sandbox_ends_its_viewers_streams_first(server: RunningServer, tokens_file: Path) -> None:
+    driver = issued(tokens_file, "frank", "drive")
+    viewer = issued(tokens_file, "frank", "view")
+    async with cua.connect(server.url, driver, default_timeout=120) as client, \
+            ws_connect(server.url, additional_headers={"Authorization": f"Bearer {viewer}"}, max_size=None) as ws:
+        sb = await client.create("browser", config=SHARED)
+        await hello(ws, None)
+        started = await raw_request(ws, {"type": "stream", "id": 5, "sandbox_id": sb.id, "max_fps": 5})
+        assert started["result"] == {"stream_id": 5}
+        await sb.close()
+        seen: list[str | dict[str, Any]] = []
+        while not seen or seen[-1] != "closed":
+            msg = await asyncio.wait_for(ws.recv(), timeout=60)
+            if isinstance(msg, bytes):
+                seen.append("frame")
+            elif (event := json.loads(msg)).get("type") == "event":
+                seen.append("closed" if event["event"] == "closed" else event)
+        ended = [m for m in seen if isinstance(m, dict) and m["event"] == "stream_ended"]
+        assert [e["data"] for e in ended] == [{"stream_id": 5, "reason": "stopped"}], seen
+        assert "frame" not in seen[seen.index(ended[0]):], "a stream frame after its end"
+
+
 async def test_revoked_token_is_closed_at_its_next_request(server: RunningServer, tokens_file: Path) -> None:
     token, entry = issue_token(tokens_file, "dave", ["drive"])
     async with cua.connect(server.url, token) as client:

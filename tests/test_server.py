@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import sys
+import typing
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
 import cua
+from cua import protocol as p
 from cua.actions import Click, Wait
 from cua.client import Client, Event, RemoteSandbox
 from cua.errors import (
@@ -32,6 +34,7 @@ from cua.errors import (
 from cua.observation import ObserveOptions, Size
 from cua.sandbox import Sandbox, register_kind
 from cua.server.app import RunningServer, serve_in_background
+from cua.server.ops import OPS
 from cua.state import AppStateQuery, DomQuery, SqlQuery, TitleQuery, UrlQuery
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -379,3 +382,14 @@ async def test_unexpected_exception_is_internal_and_the_server_goes_on(server: R
         data = (await http.get("/v1/metrics", params={"format": "json"})).json()
     assert {"type": "create", "code": "internal", "count": 1} in data["errors"]
     assert data["sandboxes"]["create_failed"] >= 1
+
+
+# --- the dispatch table ---
+
+async def test_every_request_type_has_one_typed_handler() -> None:
+    """`hello` is the protocol's and `cancel` the connection's; every other request model
+    of the protocol has exactly one op, named as the wire names it."""
+    assert set(OPS) == set(typing.get_args(p.Request)) - {p.Hello, p.Cancel}
+    for model, op in OPS.items():
+        assert op.model is model and op.name == model.model_fields["type"].default
+    assert {op.name for op in OPS.values()} | {"hello", "cancel"} == set(p.REQUEST_TYPES)

@@ -13,6 +13,10 @@ Everything a connection holds is bounded (`ConnectionLimits`):
   4008 (`slow_consumer`) rather than buffered without end;
 - requests in flight (`max_in_flight`) and live streams (`max_streams`): more get `bad_request`;
 - the time to send `hello` (`hello_timeout_s`, then close code 1008).
+
+Requests are performed by the handlers of `cua.server.ops` (found in its typed `OPS`
+table, which also says the scopes each needs); a handler returns a typed `Reply`, and
+only this module turns it into frames, writes them, and runs the streams it asks for.
 """
 
 from __future__ import annotations
@@ -30,14 +34,12 @@ from starlette.websockets import WebSocket
 
 from cua import protocol as p
 from cua.errors import BadRequest, Cancelled, CuaError, Forbidden, InternalError, SlowConsumer, Unauthorized
-from cua.observation import ObserveOptions
-from cua.sandbox import Sandbox, Streamable
-from cua.server.auth import Grant, Scope, TokenStore, bearer_token
+from cua.server.auth import Grant, TokenStore, bearer_token
 from cua.server.manager import Caller, Managed, SandboxManager
 from cua.server.metrics import Metrics
-from cua.server.ops import HANDLERS, Context
+from cua.server.ops import OPS, Context, Op, Reply, StartStream, StopStream
 
-__all__ = ["CLOSE_SLOW_CONSUMER", "CLOSE_UNAUTHORIZED", "SCOPE_OF", "TRANSPORT_EXTENSION", "Connection", "ConnectionLimits"]
+__all__ = ["CLOSE_SLOW_CONSUMER", "CLOSE_UNAUTHORIZED", "TRANSPORT_EXTENSION", "Connection", "ConnectionLimits"]
 
 log = logging.getLogger("cua.server")
 
@@ -56,14 +58,6 @@ STREAM_BACKLOG = 8
 DROPPABLE_EVENTS = frozenset({"console", "dialog"})
 #: Droppable events queued at most: beyond, they are dropped (and counted).
 EVENT_BACKLOG = 256
-
-#: The scope each request type needs; `close` needs `drive` on an own sandbox or `admin`.
-#: Types not named here (added later) need `drive`.
-SCOPE_OF: dict[str, Scope | None] = {
-    "observe": "view", "query": "view", "stream": "view", "list": None, "unstream": None,
-    "ping": None, "cancel": None, "close": None,
-}
-
 
 @dataclass(frozen=True)
 class ConnectionLimits:
@@ -101,7 +95,6 @@ class Connection:
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._cancel_requested: set[int] = set()
         self._streams: dict[int, tuple[asyncio.Task[None], Managed]] = {}
-        self._ctx = Context(manager, self)
 
     @property
     def grant(self) -> Grant:
@@ -141,7 +134,7 @@ class Connection:
                 task.cancel()
             pumps = [task for task, _ in self._streams.values()]
             for sid in list(self._streams):
-                self.stop_stream(sid)
+                self._stop_stream(sid)
             await asyncio.gather(*self._tasks.values(), *pumps, return_exceptions=True)
             await self.manager.disconnect(self.id)
             slow = self._close_code == CLOSE_SLOW_CONSUMER
@@ -281,18 +274,14 @@ class Connection:
 
     # --- requests ---
 
-    def _refused(self, request: p.Request) -> CuaError | None:
+    def _refused(self, request: p.Request, op: Op | None) -> CuaError | None:
         """Why a well-formed request is not run: a missing scope, too many in flight, or a
-        stream id still streaming."""
-        grant = self.grant
-        needed = SCOPE_OF.get(request.type, "drive")
-        if needed == "view" and not (grant.has("view") or grant.has("drive")):
-            return Forbidden(f"`{request.type}` needs the `view` or `drive` scope",
-                             details={"scope": "view", "type": request.type})
-        if needed == "drive" and not grant.has("drive"):
-            return Forbidden(f"`{request.type}` needs the `drive` scope", details={"scope": "drive", "type": request.type})
-        if request.type == "close" and not (grant.has("drive") or grant.has("admin")):
-            return Forbidden("`close` needs the `drive` or `admin` scope", details={"scope": "drive", "type": "close"})
+        stream id still streaming. `op` is None for `cancel`, which any caller may send."""
+        scopes = () if op is None else op.scopes
+        if scopes and not any(self.grant.has(scope) for scope in scopes):
+            named = " or ".join(f"`{scope}`" for scope in scopes)
+            return Forbidden(f"`{request.type}` needs the {named} scope",
+                             details={"scope": scopes[0], "type": request.type})
         if len(self._tasks) >= self.limits.max_in_flight and not isinstance(request, p.Cancel):
             return BadRequest(f"{len(self._tasks)} requests in flight: the limit is {self.limits.max_in_flight}",
                               details={"max_in_flight": self.limits.max_in_flight})
@@ -305,12 +294,15 @@ class Connection:
         return None
 
     def _dispatch(self, request: p.Request) -> None:
-        refusal = self._refused(request)
+        op = OPS.get(type(request))
+        refusal = self._refused(request, op)
+        if refusal is None and op is None and not isinstance(request, p.Cancel):
+            refusal = InternalError(f"the server has no handler for `{request.type}`")
         if refusal is not None:
             self.send([self.proto.error(request.id, refusal)])
             self.metrics.request_done(request.type, 0.0, refusal.code.value)
             return
-        if isinstance(request, p.Cancel):
+        if isinstance(request, p.Cancel):  # acts on this connection's requests in flight
             task = self._tasks.get(request.target)
             if task is not None and not task.done():
                 self._cancel_requested.add(request.target)
@@ -318,7 +310,8 @@ class Connection:
             self.send([self.proto.result(request.id, p.CancelResult(cancelled=task is not None))])
             self.metrics.request_done("cancel", 0.0)
             return
-        task = asyncio.create_task(self._run_request(request), name=f"cua-req-{request.id}")
+        assert op is not None  # refused above otherwise
+        task = asyncio.create_task(self._run_request(op, request), name=f"cua-req-{request.id}")
         self._tasks[request.id] = task
         task.add_done_callback(lambda t: self._cancelled_before_start(t, request))
 
@@ -332,17 +325,18 @@ class Connection:
         self.send([self.proto.error(rid, Cancelled(f"request {rid} was cancelled"))])
         self.metrics.request_done(request.type, 0.0, "cancelled")
 
-    async def _run_request(self, request: p.Request) -> None:
+    async def _run_request(self, op: Op, request: p.Request) -> None:
         loop = asyncio.get_running_loop()
         started = loop.time()
         rid = request.id
         code: str | None = None
+        reply: Reply | None = None
         try:
-            handler = HANDLERS[request.type]
             deadline = self.proto.deadline_of(rid)
             try:
                 async with asyncio.timeout_at(deadline):
-                    frames = await handler(self._ctx, request)
+                    reply = await op.handle(Context(self.manager, self.caller, self._streams.keys()), request)
+                frames = self._frames(rid, reply)
             except TimeoutError:
                 if deadline is None or loop.time() < deadline:
                     raise  # a TimeoutError from inside the sandbox, not our deadline
@@ -364,13 +358,28 @@ class Connection:
             self._tasks.pop(rid, None)
             self._cancel_requested.discard(rid)
         self.send(frames)
+        if code is None and reply is not None and reply.stream is not None:
+            self._carry_out(reply.stream)  # after the result: it precedes the stream's first frame
         self.metrics.request_done(request.type, loop.time() - started, code)
+
+    def _frames(self, rid: int, reply: Reply) -> list[str | bytes]:
+        """The frames of a reply: an observation's screenshot as a binary frame, then the result."""
+        result = reply.result
+        if isinstance(result, (p.SandboxResult, p.ObservationResult)):
+            return self.proto.observation_frames(rid, result)
+        return [self.proto.result(rid, result)]
+
+    def _carry_out(self, intent: StartStream | StopStream) -> None:
+        if isinstance(intent, StartStream):
+            self._start_stream(intent)
+        else:
+            self._stop_stream(intent.stream_id)
 
     # --- events and streams ---
 
     def _on_event(self, sandbox_id: str, event: str, data: dict[str, Any]) -> None:
         if event in ("closed", "died"):
-            self.stop_streams_of(sandbox_id)
+            self._stop_streams_of(sandbox_id)
         if event in DROPPABLE_EVENTS:
             if len(self._outbox) < EVENT_BACKLOG and self._outbox_bytes < self.limits.outbox_soft_bytes:
                 self.send_droppable(self.proto.event(sandbox_id, event, data))
@@ -379,19 +388,16 @@ class Connection:
             return
         self.send([self.proto.event(sandbox_id, event, data)])
 
-    def start_stream(self, stream_id: int, managed: Managed, sandbox: Sandbox, options: ObserveOptions,
-                     max_fps: float) -> None:
-        assert isinstance(sandbox, Streamable)
-        task = asyncio.create_task(self._pump(stream_id, managed, sandbox, options, max_fps),
-                                   name=f"cua-stream-{stream_id}")
-        self._streams[stream_id] = (task, managed)
-        managed.streams += 1
+    def _start_stream(self, start: StartStream) -> None:
+        task = asyncio.create_task(self._pump(start), name=f"cua-stream-{start.stream_id}")
+        self._streams[start.stream_id] = (task, start.managed)
+        start.managed.streams.add(task)
 
-    async def _pump(self, stream_id: int, managed: Managed, sandbox: Streamable, options: ObserveOptions,
-                    max_fps: float) -> None:
+    async def _pump(self, start: StartStream) -> None:
+        stream_id, managed = start.stream_id, start.managed
         reason = "ended"
         try:
-            frames = sandbox.frames(options, max_fps=max_fps)
+            frames = start.sandbox.frames(start.options, max_fps=start.max_fps)
             try:
                 async for shot in frames:
                     self.send_droppable(self.proto.stream_frame(stream_id, shot), stream=True)
@@ -408,21 +414,22 @@ class Connection:
             log.exception("stream %s of sandbox %s failed", stream_id, managed.id)
             reason = "internal"
         finally:
+            task = asyncio.current_task()
             entry = self._streams.get(stream_id)
-            if entry is not None and entry[0] is asyncio.current_task():  # not a later stream reusing the id
+            if entry is not None and entry[0] is task:  # not a later stream reusing the id
                 del self._streams[stream_id]
-                managed.streams -= 1
+            if task is not None:
+                managed.streams.discard(task)
             self.send([self.proto.event(managed.id, "stream_ended", {"stream_id": stream_id, "reason": reason})])
 
-    def stop_stream(self, stream_id: int) -> bool:
+    def _stop_stream(self, stream_id: int) -> None:
         entry = self._streams.pop(stream_id, None)
-        if entry is None:
-            return False
-        entry[0].cancel()
-        entry[1].streams -= 1
-        return True
+        if entry is not None:
+            task, managed = entry
+            task.cancel()
+            managed.streams.discard(task)
 
-    def stop_streams_of(self, sandbox_id: str) -> None:
+    def _stop_streams_of(self, sandbox_id: str) -> None:
         for stream_id, (_task, managed) in list(self._streams.items()):
             if managed.id == sandbox_id:
-                self.stop_stream(stream_id)
+                self._stop_stream(stream_id)

@@ -91,7 +91,9 @@ class Managed:
     subscribers: set[str] = field(default_factory=set)
     last_active: float = field(default_factory=time.monotonic)
     busy: int = 0
-    streams: int = 0
+    #: The tasks sending its live frames (to whichever connection asked): an idle sandbox
+    #: is not reaped while one runs, and closing it stops them first.
+    streams: set[asyncio.Task[None]] = field(default_factory=set)
     crashed: bool = False
     #: Why it died, as its `died` event said (a cgroup limit, a lost process).
     death: str | None = None
@@ -313,6 +315,8 @@ class SandboxManager:
     async def _close(self, managed: Managed, *, reason: str) -> None:
         if managed.closed:
             return
+        for task in list(managed.streams):  # before waiting on the lock: no frame of a closing sandbox
+            task.cancel()
         async with managed.lock:
             if managed.closed:
                 return
