@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import abc
 import datetime as dt
+import html
 import json
 import random
 import sqlite3
@@ -30,7 +31,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["AppDB", "WebApp", "CONTROL_PREFIX", "SHARED_STATIC", "html_page", "build_asgi"]
+__all__ = ["AppDB", "WebApp", "CONTROL_PREFIX", "SHARED_STATIC", "build_asgi", "esc", "html_page", "script_json"]
 
 CONTROL_PREFIX = "/__cua/"
 SHARED_STATIC = Path(__file__).parent / "static"
@@ -185,18 +186,32 @@ class WebApp(abc.ABC):
         return FIXED_NOW
 
 
+def esc(value: Any) -> str:
+    """`value` as HTML text, safe in element content and in quoted attribute values: every
+    app writes seeded and user-typed text into its pages through this one escaper."""
+    return html.escape(str(value), quote=True)
+
+
+def script_json(value: Any) -> str:
+    """`value` as JSON to put inside a `<script type="application/json">` block: `<`, `>`
+    and `&` as JSON escapes, so no text in it can close the block or open a comment."""
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def html_page(app: WebApp, title: str, body: str, *, nav: list[tuple[str, str]] | None = None,
               scripts: list[str] | None = None, head: str = "") -> HTMLResponse:
-    """Wrap a body in the shared layout: header, nav links, shared and app stylesheets."""
-    nav_html = "".join(f'<a href="{href}">{label}</a>' for label, href in (nav or []))
+    """Wrap a body in the shared layout: header, nav links, shared and app stylesheets.
+    `title` and the nav labels are text (a record's name may be among them); `body` and
+    `head` are markup the app built with `esc`."""
+    nav_html = "".join(f'<a href="{esc(href)}">{esc(label)}</a>' for label, href in (nav or []))
     app_css = '<link rel="stylesheet" href="/static/app/app.css">' if app.static_dir and (app.static_dir / "app.css").exists() else ""
     script_tags = "".join(f'<script src="{s}"></script>' for s in (scripts or []))
     return HTMLResponse(
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        f"<title>{title} · {app.title}</title>"
+        f"<title>{esc(title)} · {esc(app.title)}</title>"
         '<link rel="stylesheet" href="/static/cua/base.css">'
         f"{app_css}{head}</head><body>"
-        f'<header class="appbar"><span class="brand">{app.title}</span><nav>{nav_html}</nav></header>'
+        f'<header class="appbar"><span class="brand">{esc(app.title)}</span><nav>{nav_html}</nav></header>'
         f'<main>{body}</main>{script_tags}</body></html>'
     )
 

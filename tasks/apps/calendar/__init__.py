@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import calendar as pycal
 import datetime as dt
-import html
 import random
 import re
 from pathlib import Path
@@ -22,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.calendar.seed import seed_calendar
 
 SCHEMA = """
@@ -54,10 +53,6 @@ CALENDARS = {"Work": "#1f6feb", "Personal": "#2da44e", "Family": "#bf3989"}
 TIME_RE = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
 DAY_START, DAY_END = 7, 22
 HOUR_PX = 40
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def _date(value: str) -> dt.date | None:
@@ -136,7 +131,7 @@ class CalendarApp(WebApp):
         return html_page(self, title, body, nav=[
             ("Month", f"/month/{today:%Y-%m}"), ("Week", f"/week/{today.isoformat()}"), ("Day", f"/day/{today.isoformat()}"),
             (f"Invitations ({pending})", "/invites"), ("New event", "/event/new")],
-            scripts=["/static/cua/datepicker.js", "/static/app/pickers.js", "/static/app/calendar.js"], head=f'<meta name="today" content="{today.isoformat()}">')
+            scripts=["/static/cua/modal.js", "/static/cua/datepicker.js", "/static/app/pickers.js", "/static/app/calendar.js"], head=f'<meta name="today" content="{today.isoformat()}">')
 
     def _in_range(self, start: dt.date, end: dt.date) -> dict[dt.date, list[dict[str, Any]]]:
         by_day: dict[dt.date, list[dict[str, Any]]] = {}
@@ -155,7 +150,7 @@ class CalendarApp(WebApp):
         when = "" if e["all_day"] else f'<span class="t">{e["start"]}</span> '
         cls = " declined" if e["my_status"] == "declined" else " pending" if e["my_status"] == "pending" else ""
         return (f'<a class="ev{cls}" href="/event/{e["id"]}" style="--c:{CALENDARS[e["calendar"]]}" data-id="{e["id"]}" '
-                f'data-date="{d.isoformat()}" title="{_e(e["title"])}">{when}{_e(e["title"])}{" ↻" if e["recur"] != "none" else ""}</a>')
+                f'data-date="{d.isoformat()}" title="{esc(e["title"])}">{when}{esc(e["title"])}{" ↻" if e["recur"] != "none" else ""}</a>')
 
     async def month(self, request: Request) -> Response:
         m = re.fullmatch(r"(\d{4})-(\d{2})", request.path_params["ym"])
@@ -228,7 +223,7 @@ class CalendarApp(WebApp):
                 timed.append(f'<a class="wev{cls}" href="/event/{e["id"]}" data-id="{e["id"]}" data-date="{d.isoformat()}" '
                              f'style="top:{top}px;height:{height}px;left:calc({lane * 100 / lanes:.2f}% + 2px);'
                              f'width:calc({100 / lanes:.2f}% - 4px);--c:{CALENDARS[e["calendar"]]}">'
-                             f'<b>{e["start"]}–{e["end"]}</b> {_e(e["title"])}</a>')
+                             f'<b>{e["start"]}–{e["end"]}</b> {esc(e["title"])}</a>')
             cols.append(f'<div class="wcol{" today" if d == today else ""}" data-date="{d.isoformat()}">'
                         f'<div class="whead"><a href="/day/{d.isoformat()}">{d:%a} {d.day}</a></div><div class="allday">{all_day}</div>'
                         f'<div class="wbody" style="height:{(DAY_END - DAY_START) * HOUR_PX}px" data-date="{d.isoformat()}">{"".join(timed)}</div></div>')
@@ -247,8 +242,8 @@ class CalendarApp(WebApp):
         events = self._in_range(d, d).get(d, [])
         rows = "".join(
             f'<tr data-id="{e["id"]}"><td>{"All day" if e["all_day"] else e["start"] + "–" + e["end"]}</td>'
-            f'<td><a href="/event/{e["id"]}">{_e(e["title"])}</a>{" ↻" if e["recur"] != "none" else ""}</td>'
-            f'<td>{_e(e["location"])}</td><td>{e["calendar"]}</td><td>{e["my_status"]}</td></tr>' for e in events)
+            f'<td><a href="/event/{e["id"]}">{esc(e["title"])}</a>{" ↻" if e["recur"] != "none" else ""}</td>'
+            f'<td>{esc(e["location"])}</td><td>{e["calendar"]}</td><td>{e["my_status"]}</td></tr>' for e in events)
         body = (f'<div class="calbar"><a class="button" href="/day/{(d - dt.timedelta(days=1)).isoformat()}" aria-label="Previous day">‹</a>'
                 f'<a class="button" href="/day/{(d + dt.timedelta(days=1)).isoformat()}" aria-label="Next day">›</a>'
                 f'<h1>{d:%A, %B} {d.day}, {d.year}</h1><a class="button primary" href="/event/new?date={d.isoformat()}">New event</a></div>'
@@ -260,11 +255,11 @@ class CalendarApp(WebApp):
         rows = self.db.all("SELECT e.*, p.name AS organizer FROM events e JOIN people p ON p.id = e.organizer_id "
                            "WHERE e.my_status = 'pending' ORDER BY e.date, e.start")
         trs = "".join(
-            f'<tr data-id="{e["id"]}"><td>{e["date"]} {e["start"] or "all day"}</td><td><a href="/event/{e["id"]}">{_e(e["title"])}</a></td>'
-            f'<td>{_e(e["organizer"])}</td><td><form method="post" action="/event/{e["id"]}/rsvp" class="row">'
+            f'<tr data-id="{e["id"]}"><td>{e["date"]} {e["start"] or "all day"}</td><td><a href="/event/{e["id"]}">{esc(e["title"])}</a></td>'
+            f'<td>{esc(e["organizer"])}</td><td><form method="post" action="/event/{e["id"]}/rsvp" class="row">'
             f'<input type="hidden" name="back" value="/invites">'
-            f'<button type="submit" name="status" value="accepted" aria-label="Accept {_e(e["title"])}">Accept</button>'
-            f'<button type="submit" name="status" value="declined" aria-label="Decline {_e(e["title"])}">Decline</button></form></td></tr>'
+            f'<button type="submit" name="status" value="accepted" aria-label="Accept {esc(e["title"])}">Accept</button>'
+            f'<button type="submit" name="status" value="declined" aria-label="Decline {esc(e["title"])}">Decline</button></form></td></tr>'
             for e in rows)
         body = ("<h1>Invitations</h1>" + (f"<table><thead><tr><th>When</th><th>Event</th><th>Organizer</th><th>Answer</th></tr></thead>"
                                           f"<tbody>{trs}</tbody></table>" if rows else "<p class='card muted'>No invitations waiting.</p>"))
@@ -277,7 +272,7 @@ class CalendarApp(WebApp):
             return self._page("Not found", "<div class='error'>No such event.</div>")
         att = self.db.all("SELECT p.name, p.email, a.status FROM attendees a JOIN people p ON p.id = a.person_id WHERE a.event_id = ? "
                           "ORDER BY p.name", (e["id"],))
-        att_html = "".join(f'<li class="att {a["status"]}">{_e(a["name"])} <span class="muted">&lt;{_e(a["email"])}&gt;</span> '
+        att_html = "".join(f'<li class="att {a["status"]}">{esc(a["name"])} <span class="muted">&lt;{esc(a["email"])}&gt;</span> '
                            f'<span class="status">{a["status"]}</span></li>' for a in att) or "<li class='muted'>No guests.</li>"
         when = (f'{e["date"]}, all day' if e["all_day"] else f'{e["date"]}, {e["start"]}–{e["end"]}')
         rec = ""
@@ -288,18 +283,18 @@ class CalendarApp(WebApp):
             actions = (f'<p class="row"><a class="button primary" href="/event/{e["id"]}/edit">Edit</a>'
                        '<button type="button" class="danger" data-open="delete-modal">Delete…</button></p>'
                        f'<div class="modal-backdrop" id="delete-modal" hidden><div class="modal" role="dialog" aria-label="Confirm delete">'
-                       f'<p>Delete “{_e(e["title"])}”{" and all its repeats" if e["recur"] != "none" else ""}?</p>'
+                       f'<p>Delete “{esc(e["title"])}”{" and all its repeats" if e["recur"] != "none" else ""}?</p>'
                        f'<form method="post" action="/event/{e["id"]}/delete" class="row"><button class="danger" type="submit" id="delete-confirm">Delete</button>'
                        '<button type="button" data-close="delete-modal">Cancel</button></form></div></div>')
         else:
             actions = (f'<form method="post" action="/event/{e["id"]}/rsvp" class="row rsvp"><span>Going? (now: <strong>{e["my_status"]}</strong>)</span>'
                        f'<button type="submit" name="status" value="accepted"{" class=primary" if e["my_status"] == "accepted" else ""}>Accept</button>'
                        f'<button type="submit" name="status" value="declined"{" class=danger" if e["my_status"] == "declined" else ""}>Decline</button></form>')
-        body = (f'<article class="card event" data-id="{e["id"]}" style="--c:{CALENDARS[e["calendar"]]}"><h1>{_e(e["title"])}</h1>'
+        body = (f'<article class="card event" data-id="{e["id"]}" style="--c:{CALENDARS[e["calendar"]]}"><h1>{esc(e["title"])}</h1>'
                 f'<p class="when">{when}</p>{rec}<p>Calendar: <span class="calname">{e["calendar"]}</span></p>'
-                + (f'<p>Where: {_e(e["location"])}</p>' if e["location"] else "")
-                + f'<p>Organizer: {_e(e["organizer"] or "me")}</p>'
-                + (f'<p class="desc">{_e(e["description"])}</p>' if e["description"] else "")
+                + (f'<p>Where: {esc(e["location"])}</p>' if e["location"] else "")
+                + f'<p>Organizer: {esc(e["organizer"] or "me")}</p>'
+                + (f'<p class="desc">{esc(e["description"])}</p>' if e["description"] else "")
                 + f'<h2>Guests</h2><ul class="guests">{att_html}</ul>{actions}'
                 f'<p><a href="/month/{e["date"][:7]}">Back to {e["date"][:7]}</a></p></article>')
         return self._page(e["title"], body)
@@ -325,27 +320,27 @@ class CalendarApp(WebApp):
     def _form(self, values: dict[str, Any], guests: set[int], errors: list[str], action: str, heading: str) -> Response:
         people = self.db.all("SELECT * FROM people ORDER BY name")
         guest_html = "".join(
-            f'<label class="guest" data-name="{_e(p["name"].lower())}"><input type="checkbox" name="guests" value="{p["id"]}"'
-            f'{" checked" if p["id"] in guests else ""}> {_e(p["name"])}</label>' for p in people)
+            f'<label class="guest" data-name="{esc(p["name"].lower())}"><input type="checkbox" name="guests" value="{p["id"]}"'
+            f'{" checked" if p["id"] in guests else ""}> {esc(p["name"])}</label>' for p in people)
         cal_opts = "".join(f'<option{" selected" if c == values.get("calendar") else ""}>{c}</option>' for c in CALENDARS)
         rec_opts = "".join(f'<option value="{k}"{" selected" if k == values.get("recur", "none") else ""}>{label}</option>'
                            for k, label in (("none", "Does not repeat"), ("daily", "Daily"), ("weekly", "Weekly")))
-        err = "".join(f"<div class='error' role='alert'>{_e(x)}</div>" for x in errors)
+        err = "".join(f"<div class='error' role='alert'>{esc(x)}</div>" for x in errors)
 
         def time_field(name: str, label: str) -> str:
             return (f'<label class="field">{label}<span class="timepicker"><input type="text" name="{name}" id="{name}" '
-                    f'value="{_e(values.get(name) or "")}" placeholder="HH:MM" autocomplete="off" role="combobox" '
+                    f'value="{esc(values.get(name) or "")}" placeholder="HH:MM" autocomplete="off" role="combobox" '
                     f'aria-autocomplete="list" aria-expanded="false" aria-controls="{name}-list" size="6">'
                     f'<ul class="tp-list" id="{name}-list" role="listbox" hidden></ul></span></label>')
 
         def date_field(name: str, label: str) -> str:
             return (f'<label class="field">{label}<span class="datepicker"><input type="text" name="{name}" id="{name}" '
-                    f'value="{_e(values.get(name) or "")}" placeholder="YYYY-MM-DD" autocomplete="off" size="11">'
+                    f'value="{esc(values.get(name) or "")}" placeholder="YYYY-MM-DD" autocomplete="off" size="11">'
                     f'<button type="button" class="dp-toggle" aria-label="Choose {label.lower()}" aria-haspopup="dialog">▦</button>'
                     f'</span></label>')
 
         body = (f"<h1>{heading}</h1>{err}<form method='post' action='{action}' class='card evform' id='event-form'>"
-                f"<label class='field wide'>Title <input type='text' name='title' value='{_e(values.get('title', ''))}' size='50'></label>"
+                f"<label class='field wide'>Title <input type='text' name='title' value='{esc(values.get('title', ''))}' size='50'></label>"
                 f"<div class='row'>{date_field('date', 'Date')}"
                 f"<label class='field'><span><input type='checkbox' name='all_day' value='1' id='all_day'"
                 f"{' checked' if values.get('all_day') else ''}> All day</span></label></div>"
@@ -353,8 +348,8 @@ class CalendarApp(WebApp):
                 f"<div class='row'><label class='field'>Repeat <select name='recur' id='recur'>{rec_opts}</select></label>"
                 f"{date_field('recur_until', 'Repeat until')}</div>"
                 f"<label class='field'>Calendar <select name='calendar'>{cal_opts}</select></label>"
-                f"<label class='field wide'>Location <input type='text' name='location' value='{_e(values.get('location', ''))}' size='50'></label>"
-                f"<label class='field wide'>Description <textarea name='description' rows='3' cols='60'>{_e(values.get('description', ''))}</textarea></label>"
+                f"<label class='field wide'>Location <input type='text' name='location' value='{esc(values.get('location', ''))}' size='50'></label>"
+                f"<label class='field wide'>Description <textarea name='description' rows='3' cols='60'>{esc(values.get('description', ''))}</textarea></label>"
                 f"<fieldset class='guests-box'><legend>Invite guests</legend><input type='search' id='guest-filter' "
                 f"placeholder='Filter people' aria-label='Filter people'><div class='guest-list'>{guest_html}</div></fieldset>"
                 "<p class='row'><button type='submit' class='primary' id='save-event'>Save</button>"

@@ -10,7 +10,6 @@ and phone formats, errors shown by the fields; a custom owner dropdown), `/compa
 
 from __future__ import annotations
 
-import html
 import random
 import re
 from pathlib import Path
@@ -21,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.contacts.seed import STAGES, seed_contacts
 
 SCHEMA = """
@@ -63,10 +62,6 @@ EMAIL_RE = re.compile(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Z
 PHONE_RE = re.compile(r"^\+?[0-9 ()\-.]{7,20}$")
 
 
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
 def valid_phone(phone: str) -> bool:
     return bool(PHONE_RE.match(phone)) and 7 <= sum(ch.isdigit() for ch in phone) <= 15
 
@@ -74,12 +69,12 @@ def valid_phone(phone: str) -> bool:
 def listbox(name: str, label: str, options: list[tuple[str, str]], value: str, *, placeholder: str, ident: str) -> str:
     """A custom div-based dropdown (see tasks/apps/static/listbox.js) posting its value as `name`."""
     current = dict(options).get(value, placeholder)
-    opts = "".join(f'<li role="option" id="{ident}-opt-{i}" data-value="{_e(v)}" aria-selected="{"true" if v == value else "false"}">{_e(t)}</li>'
+    opts = "".join(f'<li role="option" id="{ident}-opt-{i}" data-value="{esc(v)}" aria-selected="{"true" if v == value else "false"}">{esc(t)}</li>'
                    for i, (v, t) in enumerate(options))
-    return (f'<div class="listbox" data-name="{name}" id="{ident}"><span class="lb-label" id="{ident}-label">{_e(label)}</span>'
-            f'<input type="hidden" name="{name}" value="{_e(value)}">'
+    return (f'<div class="listbox" data-name="{name}" id="{ident}"><span class="lb-label" id="{ident}-label">{esc(label)}</span>'
+            f'<input type="hidden" name="{name}" value="{esc(value)}">'
             f'<button type="button" class="lb-button" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="{ident}-label {ident}-value">'
-            f'<span id="{ident}-value" class="lb-value">{_e(current)}</span><span class="lb-caret">▾</span></button>'
+            f'<span id="{ident}-value" class="lb-value">{esc(current)}</span><span class="lb-caret">▾</span></button>'
             f'<ul class="lb-options" role="listbox" aria-labelledby="{ident}-label" tabindex="-1" hidden>{opts}</ul></div>')
 
 
@@ -129,9 +124,9 @@ class ContactsApp(WebApp):
 
     def _page(self, title: str, body: str, request: Request | None = None) -> Response:
         msg = request.query_params.get("msg", "") if request is not None else ""
-        flash = f'<div class="flash" role="status">{_e(msg)}</div>' if msg else ""
+        flash = f'<div class="flash" role="status">{esc(msg)}</div>' if msg else ""
         return html_page(self, title, flash + body, nav=[("Contacts", "/contacts"), ("Companies", "/companies"), ("Deals", "/deals")],
-                         scripts=["/static/cua/listbox.js", "/static/app/contacts.js"])
+                         scripts=["/static/cua/modal.js", "/static/cua/listbox.js", "/static/app/contacts.js"])
 
     # --- the table ---
 
@@ -175,22 +170,22 @@ class ContactsApp(WebApp):
             return f'<th{aria}><a href="/contacts?{urlencode({**state, "sort": key, "dir": nxt})}" class="sort" data-sort="{key}">{label}{arrow}</a></th>'
 
         trs = "".join(
-            f'<tr data-id="{c["id"]}" data-email="{_e(c["email"])}"><td><input type="checkbox" name="ids" value="{c["id"]}" class="rowbox" '
-            f'aria-label="Select {_e(c["first_name"])} {_e(c["last_name"])}"></td>'
-            f'<td><a href="/contacts/{c["id"]}">{_e(c["first_name"])} {_e(c["last_name"])}</a><div class="muted small">{_e(c["title"])}</div></td>'
-            f'<td>{_e(c["company"] or "")}</td><td>{_e(c["email"])}</td><td class="nowrap">{_e(c["phone"])}</td><td>{_e(c["owner"])}</td>'
+            f'<tr data-id="{c["id"]}" data-email="{esc(c["email"])}"><td><input type="checkbox" name="ids" value="{c["id"]}" class="rowbox" '
+            f'aria-label="Select {esc(c["first_name"])} {esc(c["last_name"])}"></td>'
+            f'<td><a href="/contacts/{c["id"]}">{esc(c["first_name"])} {esc(c["last_name"])}</a><div class="muted small">{esc(c["title"])}</div></td>'
+            f'<td>{esc(c["company"] or "")}</td><td>{esc(c["email"])}</td><td class="nowrap">{esc(c["phone"])}</td><td>{esc(c["owner"])}</td>'
             f'<td><span class="status {c["status"]}">{c["status"]}</span></td>'
-            f'<td>{"".join(f"<span class=tag>{_e(t)}</span>" for t in tags.get(c["id"], []))}</td><td class="nowrap">{c["created_at"][:10]}</td></tr>'
+            f'<td>{"".join(f"<span class=tag>{esc(t)}</span>" for t in tags.get(c["id"], []))}</td><td class="nowrap">{c["created_at"][:10]}</td></tr>'
             for c in rows)
         owners = self.db.all("SELECT * FROM owners ORDER BY name")
         tag_names = [t["name"] for t in self.db.all("SELECT name FROM tags ORDER BY name")]
-        owner_opts = "".join(f'<option value="{o["id"]}"{" selected" if str(o["id"]) == owner else ""}>{_e(o["name"])}</option>' for o in owners)
-        tag_opts = "".join(f'<option{" selected" if t == tag else ""}>{_e(t)}</option>' for t in tag_names)
+        owner_opts = "".join(f'<option value="{o["id"]}"{" selected" if str(o["id"]) == owner else ""}>{esc(o["name"])}</option>' for o in owners)
+        tag_opts = "".join(f'<option{" selected" if t == tag else ""}>{esc(t)}</option>' for t in tag_names)
         st_opts = "".join(f'<option{" selected" if s == status else ""}>{s}</option>' for s in STATUSES)
         per_opts = "".join(f'<option{" selected" if n == per else ""}>{n}</option>' for n in PER_PAGE)
         filters = (
             '<form method="get" action="/contacts" class="card filters" id="filters">'
-            f'<input type="search" name="q" value="{_e(q)}" placeholder="Search name, email, company, phone" aria-label="Search contacts">'
+            f'<input type="search" name="q" value="{esc(q)}" placeholder="Search name, email, company, phone" aria-label="Search contacts">'
             f'<label>Owner <select name="owner"><option value="">Any</option>{owner_opts}</select></label>'
             f'<label>Tag <select name="tag"><option value="">Any</option>{tag_opts}</select></label>'
             f'<label>Status <select name="status"><option value="">Any</option>{st_opts}</select></label>'
@@ -207,7 +202,7 @@ class ContactsApp(WebApp):
         first = (page - 1) * per + 1 if total else 0
         pager = self._pager(page, pages, state)
         body = (f'<div class="titlebar"><h1>Contacts</h1><a class="button primary" href="/contacts/new">New contact</a></div>{filters}'
-                f'<form method="post" action="/contacts/bulk" id="bulk-form"><input type="hidden" name="back" value="{_e(back)}">{bulk}'
+                f'<form method="post" action="/contacts/bulk" id="bulk-form"><input type="hidden" name="back" value="{esc(back)}">{bulk}'
                 f'<table class="contacts"><thead><tr><th><input type="checkbox" id="select-page" aria-label="Select all on this page"></th>'
                 f'{head("name", "Name")}{head("company", "Company")}{head("email", "Email")}<th>Phone</th>{head("owner", "Owner")}'
                 f'{head("status", "Status")}<th>Tags</th>{head("created", "Created")}</tr></thead><tbody>{trs}</tbody></table></form>'
@@ -269,42 +264,42 @@ class ContactsApp(WebApp):
             return self._page("Not found", "<div class='error'>No such contact.</div>")
         tags = self._tags_by_contact().get(c["id"], [])
         deals = self.db.all("SELECT * FROM deals WHERE contact_id = ? ORDER BY close_date", (c["id"],))
-        deal_rows = "".join(f'<tr><td>{_e(d["name"])}</td><td>${d["amount_cents"] / 100:,.0f}</td><td>{d["stage"]}</td><td>{d["close_date"]}</td></tr>'
+        deal_rows = "".join(f'<tr><td>{esc(d["name"])}</td><td>${d["amount_cents"] / 100:,.0f}</td><td>{d["stage"]}</td><td>{d["close_date"]}</td></tr>'
                             for d in deals) or "<tr><td colspan=4 class=muted>No deals.</td></tr>"
-        company = f'<a href="/companies/{c["company_id"]}">{_e(c["company"])}</a>' if c["company_id"] else "—"
-        body = (f'<div class="titlebar"><h1>{_e(c["first_name"])} {_e(c["last_name"])}</h1>'
+        company = f'<a href="/companies/{c["company_id"]}">{esc(c["company"])}</a>' if c["company_id"] else "—"
+        body = (f'<div class="titlebar"><h1>{esc(c["first_name"])} {esc(c["last_name"])}</h1>'
                 f'<a class="button primary" href="/contacts/{c["id"]}/edit">Edit</a>'
                 '<button type="button" class="danger" data-open="delete-modal">Delete…</button></div>'
                 f'<div class="card contact" data-id="{c["id"]}"><dl class="props">'
-                f'<dt>Title</dt><dd>{_e(c["title"])}</dd><dt>Company</dt><dd>{company}</dd><dt>Email</dt><dd class="email">{_e(c["email"])}</dd>'
-                f'<dt>Phone</dt><dd class="phone">{_e(c["phone"])}</dd><dt>Owner</dt><dd class="owner">{_e(c["owner"])}</dd>'
+                f'<dt>Title</dt><dd>{esc(c["title"])}</dd><dt>Company</dt><dd>{company}</dd><dt>Email</dt><dd class="email">{esc(c["email"])}</dd>'
+                f'<dt>Phone</dt><dd class="phone">{esc(c["phone"])}</dd><dt>Owner</dt><dd class="owner">{esc(c["owner"])}</dd>'
                 f'<dt>Status</dt><dd><span class="status {c["status"]}">{c["status"]}</span></dd>'
-                f'<dt>Tags</dt><dd>{"".join(f"<span class=tag>{_e(t)}</span>" for t in tags) or "—"}</dd>'
+                f'<dt>Tags</dt><dd>{"".join(f"<span class=tag>{esc(t)}</span>" for t in tags) or "—"}</dd>'
                 f'<dt>Created</dt><dd>{c["created_at"]}</dd></dl></div>'
                 f'<h2>Deals</h2><table><thead><tr><th>Deal</th><th>Amount</th><th>Stage</th><th>Close date</th></tr></thead><tbody>{deal_rows}</tbody></table>'
                 f'<div class="modal-backdrop" id="delete-modal" hidden><div class="modal" role="dialog" aria-label="Confirm delete">'
-                f'<p>Delete {_e(c["first_name"])} {_e(c["last_name"])}? Their deals stay, without a contact.</p>'
+                f'<p>Delete {esc(c["first_name"])} {esc(c["last_name"])}? Their deals stay, without a contact.</p>'
                 f'<form method="post" action="/contacts/{c["id"]}/delete" class="row"><button type="submit" class="danger" id="delete-confirm">Delete</button>'
                 '<button type="button" data-close="delete-modal">Cancel</button></form></div></div>')
         return self._page(f"{c['first_name']} {c['last_name']}", body, request)
 
     def _form(self, action: str, heading: str, v: dict[str, Any], tags: set[str], errors: dict[str, str]) -> Response:
         owners = self.db.all("SELECT * FROM owners ORDER BY name")
-        companies = "".join(f'<option value="{co["id"]}"{" selected" if str(co["id"]) == str(v.get("company_id") or "") else ""}>{_e(co["name"])}</option>'
+        companies = "".join(f'<option value="{co["id"]}"{" selected" if str(co["id"]) == str(v.get("company_id") or "") else ""}>{esc(co["name"])}</option>'
                             for co in self.db.all("SELECT id, name FROM companies ORDER BY name"))
 
         def field(name: str, label: str, kind: str = "text") -> str:
             err = errors.get(name)
             aria = f' aria-invalid="true" aria-describedby="{name}-error"' if err else ""
-            msg = f'<span class="field-error" id="{name}-error">{_e(err)}</span>' if err else ""
+            msg = f'<span class="field-error" id="{name}-error">{esc(err)}</span>' if err else ""
             return (f'<label class="field{" invalid" if err else ""}">{label}<input type="{kind}" name="{name}" id="{name}" '
-                    f'value="{_e(v.get(name) or "")}"{aria}>{msg}</label>')
+                    f'value="{esc(v.get(name) or "")}"{aria}>{msg}</label>')
 
         status_radios = "".join(f'<label><input type="radio" name="status" value="{s}"{" checked" if s == v.get("status") else ""}> {s}</label>'
                                 for s in STATUSES)
-        tag_boxes = "".join(f'<label><input type="checkbox" name="tags" value="{_e(t["name"])}"{" checked" if t["name"] in tags else ""}> {_e(t["name"])}</label>'
+        tag_boxes = "".join(f'<label><input type="checkbox" name="tags" value="{esc(t["name"])}"{" checked" if t["name"] in tags else ""}> {esc(t["name"])}</label>'
                             for t in self.db.all("SELECT name FROM tags ORDER BY name"))
-        owner_err = f'<span class="field-error" id="owner_id-error">{_e(errors["owner_id"])}</span>' if "owner_id" in errors else ""
+        owner_err = f'<span class="field-error" id="owner_id-error">{esc(errors["owner_id"])}</span>' if "owner_id" in errors else ""
         summary = (f'<div class="error" role="alert">Please fix {len(errors)} field(s) below.</div>' if errors else "")
         body = (f"<h1>{heading}</h1>{summary}<form method='post' action='{action}' class='card cform' id='contact-form' novalidate>"
                 f"<div class='grid2'>{field('first_name', 'First name')}{field('last_name', 'Last name')}"
@@ -385,7 +380,7 @@ class ContactsApp(WebApp):
         rows = self.db.all("SELECT co.*, (SELECT COUNT(*) FROM contacts c WHERE c.company_id = co.id) AS n, "
                            "(SELECT COALESCE(SUM(amount_cents), 0) FROM deals d WHERE d.company_id = co.id AND d.stage NOT IN ('won','lost')) AS open_cents "
                            "FROM companies co ORDER BY co.name")
-        trs = "".join(f'<tr><td><a href="/companies/{r["id"]}">{_e(r["name"])}</a></td><td>{_e(r["industry"])}</td><td>{_e(r["city"])}</td>'
+        trs = "".join(f'<tr><td><a href="/companies/{r["id"]}">{esc(r["name"])}</a></td><td>{esc(r["industry"])}</td><td>{esc(r["city"])}</td>'
                       f'<td>{r["n"]}</td><td>${r["open_cents"] / 100:,.0f}</td></tr>' for r in rows)
         return self._page("Companies", "<h1>Companies</h1><table><thead><tr><th>Company</th><th>Industry</th><th>City</th><th>Contacts</th>"
                                        f"<th>Open pipeline</th></tr></thead><tbody>{trs}</tbody></table>", request)
@@ -397,10 +392,10 @@ class ContactsApp(WebApp):
         people = self.db.all("SELECT c.*, o.name AS owner FROM contacts c JOIN owners o ON o.id = c.owner_id WHERE c.company_id = ? "
                              "ORDER BY c.last_name, c.first_name", (co["id"],))
         deals = self.db.all("SELECT * FROM deals WHERE company_id = ? ORDER BY close_date", (co["id"],))
-        ptr = "".join(f'<tr><td><a href="/contacts/{p["id"]}">{_e(p["first_name"])} {_e(p["last_name"])}</a></td><td>{_e(p["title"])}</td>'
-                      f'<td>{_e(p["email"])}</td><td>{_e(p["owner"])}</td></tr>' for p in people)
-        dtr = "".join(f'<tr><td>{_e(d["name"])}</td><td>${d["amount_cents"] / 100:,.0f}</td><td>{d["stage"]}</td><td>{d["close_date"]}</td></tr>' for d in deals)
-        body = (f'<h1>{_e(co["name"])}</h1><p class="muted">{_e(co["industry"])} · {_e(co["city"])} · {_e(co["website"])}</p>'
+        ptr = "".join(f'<tr><td><a href="/contacts/{p["id"]}">{esc(p["first_name"])} {esc(p["last_name"])}</a></td><td>{esc(p["title"])}</td>'
+                      f'<td>{esc(p["email"])}</td><td>{esc(p["owner"])}</td></tr>' for p in people)
+        dtr = "".join(f'<tr><td>{esc(d["name"])}</td><td>${d["amount_cents"] / 100:,.0f}</td><td>{d["stage"]}</td><td>{d["close_date"]}</td></tr>' for d in deals)
+        body = (f'<h1>{esc(co["name"])}</h1><p class="muted">{esc(co["industry"])} · {esc(co["city"])} · {esc(co["website"])}</p>'
                 f'<h2>People ({len(people)})</h2><table><thead><tr><th>Name</th><th>Title</th><th>Email</th><th>Owner</th></tr></thead><tbody>{ptr}</tbody></table>'
                 f'<h2>Deals ({len(deals)})</h2><table><thead><tr><th>Deal</th><th>Amount</th><th>Stage</th><th>Close</th></tr></thead><tbody>{dtr}</tbody></table>')
         return self._page(co["name"], body, request)
@@ -413,9 +408,9 @@ class ContactsApp(WebApp):
                            f"{where} ORDER BY d.close_date, d.id", params)
         tabs = "".join(f'<a class="filter{" active" if s == stage else ""}" href="/deals{"?stage=" + s if s else ""}">{s or "all"}</a>' for s in ["", *STAGES])
         trs = "".join(
-            f'<tr data-id="{d["id"]}"><td>{_e(d["name"])}</td><td>{_e(d["contact"] or "—")}</td><td>{_e(d["owner"])}</td>'
+            f'<tr data-id="{d["id"]}"><td>{esc(d["name"])}</td><td>{esc(d["contact"] or "—")}</td><td>{esc(d["owner"])}</td>'
             f'<td class="num">${d["amount_cents"] / 100:,.0f}</td><td>{d["close_date"]}</td><td><form method="post" action="/deals/{d["id"]}/stage" class="row">'
-            f'<select name="stage" aria-label="Stage of {_e(d["name"])}">'
+            f'<select name="stage" aria-label="Stage of {esc(d["name"])}">'
             + "".join(f'<option{" selected" if s == d["stage"] else ""}>{s}</option>' for s in STAGES)
             + f'</select><input type="hidden" name="back" value="/deals{"?stage=" + stage if stage else ""}"><button type="submit">Save</button></form></td></tr>'
             for d in rows)

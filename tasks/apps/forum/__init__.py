@@ -11,7 +11,6 @@ The signed-in member is `morgan_k`.
 
 from __future__ import annotations
 
-import html
 import random
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.forum.seed import ME, TAGS, seed_forum
 
 SCHEMA = """
@@ -43,10 +42,6 @@ CREATE TABLE votes (
 """
 PAGE = 20
 NAV = [("Latest", "/"), ("Top", "/?sort=top"), ("New post", "/submit"), ("Search", "/search")]
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def _when(iso: str) -> str:
@@ -112,9 +107,9 @@ class ForumApp(WebApp):
     def _post_items(self, posts: list[dict[str, Any]]) -> str:
         return "".join(
             f'<article class="card post-item" data-id="{p["id"]}">{self._votes("post", p["id"], p["score"], p["my_vote"])}'
-            f'<div class="post-main"><a class="post-title" href="/posts/{p["id"]}">{_e(p["title"])}</a>'
-            f'<div class="meta muted"><a class="tag" href="/t/{_e(p["tag"])}">#{_e(p["tag"])}</a> · by <a href="/u/{_e(p["author"])}">{_e(p["author"])}</a>'
-            f' · {_e(_when(p["created"]))} · <a href="/posts/{p["id"]}#comments">{p["n_comments"]} comment{"" if p["n_comments"] == 1 else "s"}</a></div></div></article>'
+            f'<div class="post-main"><a class="post-title" href="/posts/{p["id"]}">{esc(p["title"])}</a>'
+            f'<div class="meta muted"><a class="tag" href="/t/{esc(p["tag"])}">#{esc(p["tag"])}</a> · by <a href="/u/{esc(p["author"])}">{esc(p["author"])}</a>'
+            f' · {esc(_when(p["created"]))} · <a href="/posts/{p["id"]}#comments">{p["n_comments"]} comment{"" if p["n_comments"] == 1 else "s"}</a></div></div></article>'
             for p in posts)
 
     def _listing(self, tag: str | None, sort: str, offset: int) -> tuple[list[dict[str, Any]], bool]:
@@ -133,10 +128,10 @@ class ForumApp(WebApp):
         base = f"/t/{tag}" if tag else "/"
         sorter = (f'<div class="sorter"><a class="{"active" if sort == "new" else ""}" href="{base}">Newest</a>'
                   f'<a class="{"active" if sort == "top" else ""}" href="{base}?sort=top">Top</a></div>')
-        feed = (f'<div id="post-list" data-sort="{sort}" data-tag="{_e(tag or "")}" data-offset="{len(posts)}" data-more="{"1" if more else "0"}">'
+        feed = (f'<div id="post-list" data-sort="{sort}" data-tag="{esc(tag or "")}" data-offset="{len(posts)}" data-more="{"1" if more else "0"}">'
                 f'{self._post_items(posts)}</div>'
                 f'<div id="feed-end" class="muted feed-end" aria-live="polite">{"Loading more…" if more else "You have reached the end."}</div>')
-        return self._page(heading, f'<div class="row head"><h1>{_e(heading)}</h1>{sorter}</div>{feed}')
+        return self._page(heading, f'<div class="row head"><h1>{esc(heading)}</h1>{sorter}</div>{feed}')
 
     async def api_posts(self, request: Request) -> Response:
         q = request.query_params
@@ -186,21 +181,21 @@ class ForumApp(WebApp):
                 mine = c["author"] == ME
                 delete = (f'<button type="button" class="link delete-open" data-id="{c["id"]}">Delete</button>' if mine else "")
                 out.append(
-                    f'<li class="comment" id="c{c["id"]}" data-id="{c["id"]}" data-author="{_e(c["author"])}">'
+                    f'<li class="comment" id="c{c["id"]}" data-id="{c["id"]}" data-author="{esc(c["author"])}">'
                     f'<div class="comment-box">{self._votes("comment", c["id"], c["score"], c["my_vote"])}'
-                    f'<div class="comment-main"><div class="meta muted"><a href="/u/{_e(c["author"])}">{_e(c["author"])}</a> · {_e(_when(c["created"]))}</div>'
-                    f'<div class="comment-body">{_e(c["body"])}</div>'
+                    f'<div class="comment-main"><div class="meta muted"><a href="/u/{esc(c["author"])}">{esc(c["author"])}</a> · {esc(_when(c["created"]))}</div>'
+                    f'<div class="comment-body">{esc(c["body"])}</div>'
                     f'<div class="comment-actions"><button type="button" class="link reply-open" aria-expanded="false" aria-controls="reply-{c["id"]}">Reply</button>{delete}</div>'
                     f'<form class="reply-form" id="reply-{c["id"]}" method="post" action="/posts/{pid}/comments" hidden>'
-                    f'<input type="hidden" name="parent_id" value="{c["id"]}"><textarea name="body" rows="3" required aria-label="Reply to {_e(c["author"])}"></textarea>'
+                    f'<input type="hidden" name="parent_id" value="{c["id"]}"><textarea name="body" rows="3" required aria-label="Reply to {esc(c["author"])}"></textarea>'
                     f'<div class="row"><button type="submit" class="primary">Reply</button><button type="button" class="reply-cancel">Cancel</button></div></form>'
                     f'</div></div>{thread(c["id"], depth + 1)}</li>')
             return f'<ul class="thread depth-{min(depth, 6)}">{"".join(out)}</ul>' if out else ""
 
-        paragraphs = "".join(f"<p>{_e(par)}</p>" for par in p["body"].split("\n\n"))
+        paragraphs = "".join(f"<p>{esc(par)}</p>" for par in p["body"].split("\n\n"))
         body = (f'<article class="card post-full" data-id="{pid}">{self._votes("post", pid, p["score"], p["my_vote"])}'
-                f'<div class="post-main"><h1>{_e(p["title"])}</h1><div class="meta muted"><a class="tag" href="/t/{_e(p["tag"])}">#{_e(p["tag"])}</a>'
-                f' · by <a href="/u/{_e(p["author"])}">{_e(p["author"])}</a> · {_e(_when(p["created"]))}</div>'
+                f'<div class="post-main"><h1>{esc(p["title"])}</h1><div class="meta muted"><a class="tag" href="/t/{esc(p["tag"])}">#{esc(p["tag"])}</a>'
+                f' · by <a href="/u/{esc(p["author"])}">{esc(p["author"])}</a> · {esc(_when(p["created"]))}</div>'
                 f'<div class="post-body">{paragraphs}</div></div></article>'
                 f'<section id="comments"><h2>{len(comments)} comment{"" if len(comments) == 1 else "s"}</h2>'
                 f'<form class="card comment-form" method="post" action="/posts/{pid}/comments"><label for="new-comment">Add a comment</label>'
@@ -251,11 +246,11 @@ class ForumApp(WebApp):
                                        self.now().isoformat(timespec="minutes")))
                 return RedirectResponse(f"/posts/{cur.lastrowid}", status_code=303)
         tags = "".join(f"<option value='{t}'{' selected' if t == values['tag'] else ''}>{t}</option>" for t in TAGS)
-        body = (f"<h1>New post</h1>{'<div class=error>' + _e(error) + '</div>' if error else ''}"
+        body = (f"<h1>New post</h1>{'<div class=error>' + esc(error) + '</div>' if error else ''}"
                 "<form class='card submit-form' method='post' action='/submit'>"
-                f"<label>Title<input type='text' name='title' value='{_e(values['title'])}' required minlength='5'></label>"
+                f"<label>Title<input type='text' name='title' value='{esc(values['title'])}' required minlength='5'></label>"
                 f"<label>Tag<select name='tag' required><option value=''>Choose a tag…</option>{tags}</select></label>"
-                f"<label>Body<textarea name='body' rows='8' required>{_e(values['body'])}</textarea></label>"
+                f"<label>Body<textarea name='body' rows='8' required>{esc(values['body'])}</textarea></label>"
                 "<button type='submit' class='primary'>Publish</button></form>")
         return self._page("New post", body)
 
@@ -265,8 +260,8 @@ class ForumApp(WebApp):
         if q:
             posts = self.db.all(self._post_query("(p.title LIKE ? OR p.body LIKE ?)", "p.score DESC, p.id DESC") + " LIMIT 50",
                                 (f"%{q}%", f"%{q}%"))
-            results = f"<p class='muted'>{len(posts)} result(s) for “{_e(q)}”</p>{self._post_items(posts)}"
-        form = (f"<form class='card row' method='get' action='/search'><input type='search' name='q' value='{_e(q)}' "
+            results = f"<p class='muted'>{len(posts)} result(s) for “{esc(q)}”</p>{self._post_items(posts)}"
+        form = (f"<form class='card row' method='get' action='/search'><input type='search' name='q' value='{esc(q)}' "
                 "aria-label='Search posts' placeholder='Search posts'><button type='submit' class='primary'>Search</button></form>")
         return self._page("Search", f"<h1>Search</h1>{form}{results}")
 
@@ -277,7 +272,7 @@ class ForumApp(WebApp):
         posts = self.db.all(self._post_query("p.author_id = ?"), (u["id"],))
         karma = self.db.scalar("SELECT COALESCE(SUM(score), 0) FROM posts WHERE author_id = ?", (u["id"],))
         n_comments = self.db.scalar("SELECT COUNT(*) FROM comments WHERE author_id = ?", (u["id"],))
-        body = (f"<div class='card profile'><h1>{_e(u['name'])}</h1><p class='muted'>Joined {_e(u['joined'])} · "
+        body = (f"<div class='card profile'><h1>{esc(u['name'])}</h1><p class='muted'>Joined {esc(u['joined'])} · "
                 f"<span id='karma'>{karma}</span> post karma · {len(posts)} posts · {n_comments} comments</p></div>"
                 f"<h2>Posts</h2>{self._post_items(posts) or '<p class=muted>No posts yet.</p>'}")
         return self._page(u["name"], body)

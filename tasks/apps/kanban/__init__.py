@@ -11,7 +11,6 @@ date picker, tags, assignees, move to column/position, comments, delete),
 from __future__ import annotations
 
 import datetime as dt
-import html
 import json
 import random
 from pathlib import Path
@@ -22,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.kanban.seed import seed_kanban
 
 SCHEMA = """
@@ -50,10 +49,6 @@ CREATE TABLE comments (id INTEGER PRIMARY KEY, card_id INTEGER NOT NULL REFERENC
 """
 
 ME = 1  # members row 1 is the signed-in user
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 class KanbanApp(WebApp):
@@ -144,12 +139,12 @@ class KanbanApp(WebApp):
 
     async def index(self, request: Request) -> Response:
         rows = self.db.all("SELECT b.*, COUNT(c.id) AS n FROM boards b LEFT JOIN cards c ON c.board_id = b.id GROUP BY b.id ORDER BY b.id")
-        cards = "".join(f'<a class="card board-tile" href="/b/{b["id"]}"><strong>{_e(b["name"])}</strong>'
-                        f'<span class="muted">{_e(b["description"])}</span><span>{b["n"]} cards</span></a>' for b in rows)
+        cards = "".join(f'<a class="card board-tile" href="/b/{b["id"]}"><strong>{esc(b["name"])}</strong>'
+                        f'<span class="muted">{esc(b["description"])}</span><span>{b["n"]} cards</span></a>' for b in rows)
         mine = self.db.all("SELECT c.id, c.title, c.due, c.board_id, col.name AS col FROM cards c JOIN card_assignees ca ON ca.card_id = c.id "
                            "JOIN columns col ON col.id = c.column_id WHERE ca.member_id = ? ORDER BY c.due IS NULL, c.due, c.id", (ME,))
-        trs = "".join(f'<tr><td><a href="/b/{c["board_id"]}?card={c["id"]}">{_e(c["title"])}</a></td><td>{_e(c["col"])}</td>'
-                      f'<td>{_e(c["due"] or "")}</td></tr>' for c in mine)
+        trs = "".join(f'<tr><td><a href="/b/{c["board_id"]}?card={c["id"]}">{esc(c["title"])}</a></td><td>{esc(c["col"])}</td>'
+                      f'<td>{esc(c["due"] or "")}</td></tr>' for c in mine)
         return self._page("Boards", f"<h1>Boards</h1><div class='boards'>{cards}</div><h2>Assigned to me</h2>"
                                     f"<table><thead><tr><th>Card</th><th>Column</th><th>Due</th></tr></thead><tbody>{trs}</tbody></table>")
 
@@ -159,11 +154,11 @@ class KanbanApp(WebApp):
         if c["due"]:
             cls = "overdue" if c["due"] < today else "soon" if c["due"] <= (self.now().date() + dt.timedelta(days=3)).isoformat() else ""
             due = f'<span class="due {cls}" title="Due {c["due"]}">Due {dt.date.fromisoformat(c["due"]):%b} {int(c["due"][8:])}</span>'
-        chips = "".join(f'<span class="tag" style="--c:{t["color"]}">{_e(t["name"])}</span>' for t in tags)
-        avatars = "".join(f'<span class="avatar" style="background:{m["color"]}" title="{_e(m["name"])}">{_e(m["initials"])}</span>' for m in people)
-        return (f'<a class="kcard" href="/b/{bid}?{qs}card={c["id"]}" data-id="{c["id"]}" data-title="{_e(c["title"])}" '
+        chips = "".join(f'<span class="tag" style="--c:{t["color"]}">{esc(t["name"])}</span>' for t in tags)
+        avatars = "".join(f'<span class="avatar" style="background:{m["color"]}" title="{esc(m["name"])}">{esc(m["initials"])}</span>' for m in people)
+        return (f'<a class="kcard" href="/b/{bid}?{qs}card={c["id"]}" data-id="{c["id"]}" data-title="{esc(c["title"])}" '
                 f'aria-roledescription="draggable card" aria-describedby="drag-help">'
-                f'<div class="ktags">{chips}</div><div class="ktitle">{_e(c["title"])}</div>'
+                f'<div class="ktags">{chips}</div><div class="ktitle">{esc(c["title"])}</div>'
                 f'<div class="kfoot">{due}<span class="avatars">{avatars}</span></div></a>')
 
     async def board(self, request: Request) -> Response:
@@ -192,21 +187,21 @@ class KanbanApp(WebApp):
                     continue
                 shown.append(self._card_html(c, tag_rows.get(c["id"], []), people.get(c["id"], []), bid, qs))
             cols_html.append(
-                f'<section class="kcol" data-column-id="{col["id"]}" data-column="{_e(col["name"])}" aria-label="{_e(col["name"])}">'
-                f'<h2>{_e(col["name"])} <span class="muted">{len(cards)}</span></h2>'
+                f'<section class="kcol" data-column-id="{col["id"]}" data-column="{esc(col["name"])}" aria-label="{esc(col["name"])}">'
+                f'<h2>{esc(col["name"])} <span class="muted">{len(cards)}</span></h2>'
                 f'<div class="klist" data-column-id="{col["id"]}">{"".join(shown)}</div>'
                 f'<details class="addcard"><summary>+ Add a card</summary><form method="post" action="/b/{bid}/cards">'
                 f'<input type="hidden" name="column_id" value="{col["id"]}"><textarea name="title" rows="2" '
-                f'aria-label="Title of new card in {_e(col["name"])}" placeholder="Card title"></textarea>'
+                f'aria-label="Title of new card in {esc(col["name"])}" placeholder="Card title"></textarea>'
                 f'<button type="submit" class="primary">Add card</button></form></details></section>')
         modal = ""
         card_param = request.query_params.get("card", "")
         if card_param.isdigit():
             modal = self._modal(int(card_param), bid, qs)
-        filt = (f'<form method="get" class="kfilter row" role="search"><input type="search" name="q" value="{_e(q)}" '
+        filt = (f'<form method="get" class="kfilter row" role="search"><input type="search" name="q" value="{esc(q)}" '
                 f'placeholder="Filter by title, tag or person" aria-label="Filter cards"><button type="submit">Filter</button>'
                 + (f'<a href="/b/{bid}">Clear</a>' if q else "") + "</form>")
-        body = (f'<div class="kbar"><h1>{_e(b["name"])}</h1>{filt}</div>'
+        body = (f'<div class="kbar"><h1>{esc(b["name"])}</h1>{filt}</div>'
                 '<p id="drag-help" class="sr-only">Drag with the mouse, or focus a card and press Alt+Arrow keys to move it.</p>'
                 f'<div class="kboard" data-board-id="{bid}">{"".join(cols_html)}</div><div id="kstatus" role="status" aria-live="polite"></div>{modal}')
         return self._page(b["name"], body)
@@ -218,40 +213,40 @@ class KanbanApp(WebApp):
         have_tags = {r["tag_id"] for r in self.db.all("SELECT tag_id FROM card_tags WHERE card_id = ?", (cid,))}
         have_people = {r["member_id"] for r in self.db.all("SELECT member_id FROM card_assignees WHERE card_id = ?", (cid,))}
         tags = "".join(f'<label class="tagpick"><input type="checkbox" name="tags" value="{t["id"]}"{" checked" if t["id"] in have_tags else ""}>'
-                       f' <span class="tag" style="--c:{t["color"]}">{_e(t["name"])}</span></label>' for t in self.db.all("SELECT * FROM tags ORDER BY name"))
-        members = "".join(f'<label><input type="checkbox" name="assignees" value="{m["id"]}"{" checked" if m["id"] in have_people else ""}> {_e(m["name"])}</label>'
+                       f' <span class="tag" style="--c:{t["color"]}">{esc(t["name"])}</span></label>' for t in self.db.all("SELECT * FROM tags ORDER BY name"))
+        members = "".join(f'<label><input type="checkbox" name="assignees" value="{m["id"]}"{" checked" if m["id"] in have_people else ""}> {esc(m["name"])}</label>'
                           for m in self.db.all("SELECT * FROM members ORDER BY name"))
         cols = self.db.all("SELECT * FROM columns WHERE board_id = ? ORDER BY position", (bid,))
-        col_opts = "".join(f'<option value="{col["id"]}"{" selected" if col["id"] == c["column_id"] else ""}>{_e(col["name"])}</option>' for col in cols)
+        col_opts = "".join(f'<option value="{col["id"]}"{" selected" if col["id"] == c["column_id"] else ""}>{esc(col["name"])}</option>' for col in cols)
         counts = {col["id"]: self.db.scalar("SELECT COUNT(*) FROM cards WHERE column_id = ?", (col["id"],)) for col in cols}
-        comments = "".join(f'<li><strong>{_e(m["author"] or "unknown")}</strong> <span class="muted">{_e(m["created_at"])}</span><br>{_e(m["body"])}</li>'
+        comments = "".join(f'<li><strong>{esc(m["author"] or "unknown")}</strong> <span class="muted">{esc(m["created_at"])}</span><br>{esc(m["body"])}</li>'
                            for m in self.db.all("SELECT c.*, m.name AS author FROM comments c LEFT JOIN members m ON m.id = c.member_id "
                                                 "WHERE c.card_id = ? ORDER BY c.id", (cid,)))
         close = f"/b/{bid}" + (f"?{qs.rstrip('&')}" if qs else "")
         return (
-            f'<div class="modal-backdrop" id="card-modal" data-close-href="{_e(close)}"><div class="modal kmodal" role="dialog" aria-modal="true" aria-labelledby="card-title">'
-            f'<a class="close" href="{_e(close)}" aria-label="Close">×</a>'
-            f'<form method="post" action="/cards/{cid}" class="kform" id="card-form"><input type="hidden" name="back" value="{_e(close)}">'
-            f'<label class="field">Title <input type="text" name="title" id="card-title" value="{_e(c["title"])}"></label>'
-            f'<label class="field">Description <textarea name="description" rows="3">{_e(c["description"])}</textarea></label>'
-            f'<label class="field">Due date <span class="datepicker"><input type="text" name="due" id="due" value="{_e(c["due"] or "")}" '
+            f'<div class="modal-backdrop" id="card-modal" data-close-href="{esc(close)}"><div class="modal kmodal" role="dialog" aria-modal="true" aria-labelledby="card-title">'
+            f'<a class="close" href="{esc(close)}" aria-label="Close">×</a>'
+            f'<form method="post" action="/cards/{cid}" class="kform" id="card-form"><input type="hidden" name="back" value="{esc(close)}">'
+            f'<label class="field">Title <input type="text" name="title" id="card-title" value="{esc(c["title"])}"></label>'
+            f'<label class="field">Description <textarea name="description" rows="3">{esc(c["description"])}</textarea></label>'
+            f'<label class="field">Due date <span class="datepicker"><input type="text" name="due" id="due" value="{esc(c["due"] or "")}" '
             f'placeholder="YYYY-MM-DD" autocomplete="off" size="11"><button type="button" class="dp-toggle" aria-label="Choose due date">▦</button></span></label>'
             f'<fieldset><legend>Tags</legend><div class="picks">{tags}</div></fieldset>'
             f'<fieldset><legend>Assignees</legend><div class="picks">{members}</div></fieldset>'
             '<p class="row"><button type="submit" class="primary" id="save-card">Save</button>'
-            f'<a class="button" href="{_e(close)}">Cancel</a></p></form>'
-            f'<form method="post" action="/cards/{cid}/move" class="row kmove" id="move-form"><input type="hidden" name="back" value="{_e(close)}">'
-            f'<label>Move to <select name="column_id" id="move-column" data-counts="{_e(json.dumps(counts))}" data-current="{c["column_id"]}">{col_opts}</select></label>'
+            f'<a class="button" href="{esc(close)}">Cancel</a></p></form>'
+            f'<form method="post" action="/cards/{cid}/move" class="row kmove" id="move-form"><input type="hidden" name="back" value="{esc(close)}">'
+            f'<label>Move to <select name="column_id" id="move-column" data-counts="{esc(json.dumps(counts))}" data-current="{c["column_id"]}">{col_opts}</select></label>'
             f'<label>Position <input type="number" name="position" id="move-position" min="1" value="{c["position"] + 1}" size="3"></label>'
             '<button type="submit" id="move-card">Move</button></form>'
             f'<h3>Comments</h3><ul class="comments">{comments}</ul>'
-            f'<form method="post" action="/cards/{cid}/comments" class="row"><input type="hidden" name="back" value="{_e(close)}&card={cid}">'
+            f'<form method="post" action="/cards/{cid}/comments" class="row"><input type="hidden" name="back" value="{esc(close)}&card={cid}">'
             '<input type="text" name="body" aria-label="Comment" placeholder="Write a comment" size="40"><button type="submit">Comment</button></form>'
             f'<p class="row danger-zone"><button type="button" class="danger" data-open="delete-modal">Delete card…</button></p>'
             '</div></div>'
             f'<div class="modal-backdrop" id="delete-modal" hidden><div class="modal" role="dialog" aria-label="Confirm delete">'
-            f'<p>Delete “{_e(c["title"])}”? This cannot be undone.</p><form method="post" action="/cards/{cid}/delete" class="row">'
-            f'<input type="hidden" name="back" value="{_e(close)}"><button type="submit" class="danger" id="delete-confirm">Delete</button>'
+            f'<p>Delete “{esc(c["title"])}”? This cannot be undone.</p><form method="post" action="/cards/{cid}/delete" class="row">'
+            f'<input type="hidden" name="back" value="{esc(close)}"><button type="submit" class="danger" id="delete-confirm">Delete</button>'
             '<button type="button" data-close="delete-modal">Cancel</button></form></div></div>')
 
     @staticmethod

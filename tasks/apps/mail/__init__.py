@@ -11,7 +11,6 @@ Forms post and redirect, so every change is in SQLite when the next page settles
 from __future__ import annotations
 
 import datetime as dt
-import html
 import random
 import re
 from pathlib import Path
@@ -23,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.mail.seed import ME_EMAIL, ME_NAME, seed_mail
 
 SCHEMA = """
@@ -66,10 +65,6 @@ FOLDERS = [("inbox", "Inbox"), ("starred", "Starred"), ("sent", "Sent"), ("draft
 PAGE_SIZE = 50
 EMAIL_RE = re.compile(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$")
 MAX_UPLOAD = 5 * 1024 * 1024
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def split_addrs(value: str) -> list[str]:
@@ -139,8 +134,8 @@ class MailApp(WebApp):
             cls = ' class="active"' if active == key else ""
             links.append(f'<a href="/folder/{key}"{cls} data-folder="{key}">{label}{count}</a>')
         label_links = "".join(
-            f'<a href="/label/{l["id"]}"{" class=active" if active == "label:" + str(l["id"]) else ""} data-label="{_e(l["name"])}">'
-            f'<span class="swatch" style="background:{_e(l["color"])}"></span>{_e(l["name"])}</a>'
+            f'<a href="/label/{l["id"]}"{" class=active" if active == "label:" + str(l["id"]) else ""} data-label="{esc(l["name"])}">'
+            f'<span class="swatch" style="background:{esc(l["color"])}"></span>{esc(l["name"])}</a>'
             for l in self.db.all("SELECT * FROM labels ORDER BY name"))
         side = (f'<aside class="mail-side"><a class="button primary compose-btn" href="/compose">Compose</a>'
                 f'<nav class="folders">{"".join(links)}</nav><h3>Labels</h3><nav class="labels">{label_links}</nav></aside>')
@@ -148,7 +143,7 @@ class MailApp(WebApp):
                   '<input type="search" name="q" aria-label="Search mail" placeholder="Search mail (from:, is:unread, has:attachment…)">'
                   '<button type="submit">Search</button></form>')
         return html_page(self, title, f'<div class="mail-layout">{side}<section class="mail-main">{search}{body}</section></div>',
-                         nav=[("Mail", "/folder/inbox"), ("Contacts", "/contacts")], scripts=["/static/app/mail.js"])
+                         nav=[("Mail", "/folder/inbox"), ("Contacts", "/contacts")], scripts=["/static/cua/modal.js", "/static/app/mail.js"])
 
     def _labels_of(self, ids: list[int]) -> dict[int, list[dict[str, Any]]]:
         out: dict[int, list[dict[str, Any]]] = {}
@@ -173,23 +168,23 @@ class MailApp(WebApp):
         out = []
         for m in rows:
             who = f"To: {m['to_addrs']}" if m["folder"] in ("sent", "drafts") else m["from_name"]
-            chips = "".join(f'<span class="chip" style="border-color:{_e(l["color"])};color:{_e(l["color"])}">{_e(l["name"])}</span>'
+            chips = "".join(f'<span class="chip" style="border-color:{esc(l["color"])};color:{esc(l["color"])}">{esc(l["name"])}</span>'
                             for l in labels.get(m["id"], []))
             href = f"/compose?draft={m['id']}" if m["folder"] == "drafts" else f"/message/{m['id']}"
             read_op = ("unread", "Mark unread") if m["read"] else ("read", "Mark read")
             arch = ("inbox", "Move to inbox") if m["folder"] in ("archive", "trash") else ("archive", "Archive")
             out.append(
-                f'<tr class="msg-row{"" if m["read"] else " unread"}" data-id="{m["id"]}" data-subject="{_e(m["subject"])}">'
-                f'<td class="sel"><input type="checkbox" name="ids" value="{m["id"]}" aria-label="Select: {_e(m["subject"])}"></td>'
+                f'<tr class="msg-row{"" if m["read"] else " unread"}" data-id="{m["id"]}" data-subject="{esc(m["subject"])}">'
+                f'<td class="sel"><input type="checkbox" name="ids" value="{m["id"]}" aria-label="Select: {esc(m["subject"])}"></td>'
                 f'<td class="star"><button type="submit" formaction="/message/{m["id"]}/star" class="star-btn{" on" if m["starred"] else ""}" '
-                f'aria-label="{"Unstar" if m["starred"] else "Star"}: {_e(m["subject"])}" aria-pressed="{"true" if m["starred"] else "false"}">'
+                f'aria-label="{"Unstar" if m["starred"] else "Star"}: {esc(m["subject"])}" aria-pressed="{"true" if m["starred"] else "false"}">'
                 f'{"★" if m["starred"] else "☆"}</button></td>'
-                f'<td class="who">{_e(who)}</td>'
-                f'<td class="subj"><a href="{href}" class="msg-link">{_e(m["subject"]) or "(no subject)"}</a> {chips}'
-                f'<span class="snippet"> — {_e(m["body"][:80].replace(chr(10), " "))}</span>'
+                f'<td class="who">{esc(who)}</td>'
+                f'<td class="subj"><a href="{href}" class="msg-link">{esc(m["subject"]) or "(no subject)"}</a> {chips}'
+                f'<span class="snippet"> — {esc(m["body"][:80].replace(chr(10), " "))}</span>'
                 f'{" <span class=clip title=Attachment>attachment</span>" if m["n_att"] else ""}</td>'
-                f'<td class="date">{_e(self._when(m["sent_at"]))}</td>'
-                f'<td class="row-actions" role="menu" aria-label="Actions for {_e(m["subject"])}">'
+                f'<td class="date">{esc(self._when(m["sent_at"]))}</td>'
+                f'<td class="row-actions" role="menu" aria-label="Actions for {esc(m["subject"])}">'
                 f'<button type="submit" formaction="/message/{m["id"]}/{arch[0]}" role="menuitem" title="{arch[1]}" data-action="{arch[0]}">{arch[1]}</button>'
                 f'<button type="submit" formaction="/message/{m["id"]}/delete" role="menuitem" title="Delete" data-action="delete">Delete</button>'
                 f'<button type="submit" formaction="/message/{m["id"]}/{read_op[0]}" role="menuitem" title="{read_op[1]}" data-action="{read_op[0]}">{read_op[1]}</button>'
@@ -210,8 +205,8 @@ class MailApp(WebApp):
             '<button type="submit" formaction="/bulk" name="op" value="unread">Mark unread</button>'
             f'<span class="muted range">{first}–{min(total, page * PAGE_SIZE)} of {total}</span>{"".join(pager)}</div>')
         table = (f'<table class="msgs"><tbody>{"".join(out)}</tbody></table>' if rows else f'<p class="muted empty">{empty}</p>')
-        body = (f'<h1>{_e(title)}</h1><form method="post" id="list-form" action="/bulk">'
-                f'<input type="hidden" name="back" value="{_e(back)}">{toolbar}{table}</form>')
+        body = (f'<h1>{esc(title)}</h1><form method="post" id="list-form" action="/bulk">'
+                f'<input type="hidden" name="back" value="{esc(back)}">{toolbar}{table}</form>')
         return self._page(title, body, active=active)
 
     def _when(self, stamp: str) -> str:
@@ -281,18 +276,18 @@ class MailApp(WebApp):
         labels = self._labels_of([mid]).get(mid, [])
         chips = "".join(
             f'<form method="post" action="/message/{mid}/unlabel" class="chip-form"><input type="hidden" name="label_id" value="{l["id"]}">'
-            f'<span class="chip" style="border-color:{_e(l["color"])};color:{_e(l["color"])}">{_e(l["name"])}'
-            f'<button type="submit" class="chip-x" aria-label="Remove label {_e(l["name"])}">×</button></span></form>'
+            f'<span class="chip" style="border-color:{esc(l["color"])};color:{esc(l["color"])}">{esc(l["name"])}'
+            f'<button type="submit" class="chip-x" aria-label="Remove label {esc(l["name"])}">×</button></span></form>'
             for l in labels)
         have = {l["id"] for l in labels}
-        options = "".join(f'<option value="{l["id"]}">{_e(l["name"])}</option>'
+        options = "".join(f'<option value="{l["id"]}">{esc(l["name"])}</option>'
                           for l in self.db.all("SELECT * FROM labels ORDER BY name") if l["id"] not in have)
         add_label = (f'<form method="post" action="/message/{mid}/label" class="row add-label">'
                      f'<select name="label_id" aria-label="Add label"><option value="">Add label…</option>{options}</select>'
                      '<button type="submit">Apply</button></form>') if options else ""
         atts = self.db.all("SELECT id, filename, size FROM attachments WHERE message_id = ? ORDER BY id", (mid,))
         att_html = ("<div class='attachments'>" + "".join(
-            f'<a class="attachment" href="/attachment/{a["id"]}" download>{_e(a["filename"])} <span class="muted">({_size(a["size"])})</span></a>'
+            f'<a class="attachment" href="/attachment/{a["id"]}" download>{esc(a["filename"])} <span class="muted">({_size(a["size"])})</span></a>'
             for a in atts) + "</div>") if atts else ""
         in_trash = m["folder"] == "trash"
         arch = ("inbox", "Move to inbox") if m["folder"] in ("archive", "trash") else ("archive", "Archive")
@@ -309,22 +304,22 @@ class MailApp(WebApp):
                f'<form method="post" action="/message/{mid}/delete"><button type="submit" class="danger">Delete</button></form>')
             + "</div>")
         purge = (f'<div class="modal-backdrop" id="purge-modal" hidden><div class="modal" role="dialog" aria-label="Confirm delete forever">'
-                 f'<p>Delete “{_e(m["subject"])}” forever? This cannot be undone.</p>'
+                 f'<p>Delete “{esc(m["subject"])}” forever? This cannot be undone.</p>'
                  f'<form method="post" action="/message/{mid}/purge" class="row"><button type="submit" class="danger">Delete forever</button>'
                  f'<button type="button" data-close="purge-modal">Cancel</button></form></div></div>') if in_trash else ""
-        cc = f'<div><span class="muted">Cc:</span> {_e(m["cc_addrs"])}</div>' if m["cc_addrs"] else ""
+        cc = f'<div><span class="muted">Cc:</span> {esc(m["cc_addrs"])}</div>' if m["cc_addrs"] else ""
         body = (
-            f'<article class="card message" data-id="{mid}"><h1 class="subject">{_e(m["subject"]) or "(no subject)"}</h1>'
+            f'<article class="card message" data-id="{mid}"><h1 class="subject">{esc(m["subject"]) or "(no subject)"}</h1>'
             f'<div class="chips">{chips}</div>'
-            f'<div class="headers"><div><span class="muted">From:</span> <strong>{_e(m["from_name"])}</strong> &lt;{_e(m["from_email"])}&gt;</div>'
-            f'<div><span class="muted">To:</span> {_e(m["to_addrs"])}</div>{cc}'
-            f'<div class="muted">{_e(m["sent_at"])} · in {_e(m["folder"].capitalize())}</div></div>'
-            f'{actions}{add_label}<pre class="body">{_e(m["body"])}</pre>{att_html}</article>{purge}')
+            f'<div class="headers"><div><span class="muted">From:</span> <strong>{esc(m["from_name"])}</strong> &lt;{esc(m["from_email"])}&gt;</div>'
+            f'<div><span class="muted">To:</span> {esc(m["to_addrs"])}</div>{cc}'
+            f'<div class="muted">{esc(m["sent_at"])} · in {esc(m["folder"].capitalize())}</div></div>'
+            f'{actions}{add_label}<pre class="body">{esc(m["body"])}</pre>{att_html}</article>{purge}')
         thread = self.db.all("SELECT id, from_name, subject, sent_at FROM messages WHERE thread_id = ? AND id != ? ORDER BY sent_at",
                              (m["thread_id"], mid))
         if thread:
             body += "<h2>In this conversation</h2><ul class='thread'>" + "".join(
-                f'<li><a href="/message/{t["id"]}">{_e(t["from_name"])}: {_e(t["subject"])}</a> <span class="muted">{_e(t["sent_at"])}</span></li>'
+                f'<li><a href="/message/{t["id"]}">{esc(t["from_name"])}: {esc(t["subject"])}</a> <span class="muted">{esc(t["sent_at"])}</span></li>'
                 for t in thread) + "</ul>"
         return self._page(m["subject"] or "Message", body, active=m["folder"])
 
@@ -390,10 +385,10 @@ class MailApp(WebApp):
     async def contacts(self, request: Request) -> Response:
         q = request.query_params.get("q", "").strip()
         people = self.db.all("SELECT * FROM people WHERE name LIKE ? OR email LIKE ? ORDER BY name", (f"%{q}%", f"%{q}%"))
-        rows = "".join(f'<tr><td>{_e(p["name"])}</td><td>{_e(p["email"])}</td>'
+        rows = "".join(f'<tr><td>{esc(p["name"])}</td><td>{esc(p["email"])}</td>'
                        f'<td><a href="/compose?to={quote_plus(p["email"])}">Write</a> · '
                        f'<a href="/search?q={quote_plus("from:" + p["email"])}">Messages</a></td></tr>' for p in people)
-        body = (f"<h1>Contacts</h1><form method='get' class='row card'><input type='search' name='q' value='{_e(q)}' "
+        body = (f"<h1>Contacts</h1><form method='get' class='row card'><input type='search' name='q' value='{esc(q)}' "
                 f"aria-label='Filter contacts' placeholder='Filter contacts'><button type='submit'>Filter</button></form>"
                 f"<table class='people'><thead><tr><th>Name</th><th>Email</th><th></th></tr></thead><tbody>{rows}</tbody></table>")
         return self._page("Contacts", body)
@@ -431,21 +426,21 @@ class MailApp(WebApp):
         return data
 
     def _compose_form(self, data: dict[str, Any], errors: list[str]) -> Response:
-        people = "".join(f'<option value="{_e(p["email"])}">{_e(p["name"])}</option>'
+        people = "".join(f'<option value="{esc(p["email"])}">{esc(p["name"])}</option>'
                          for p in self.db.all("SELECT name, email FROM people ORDER BY name"))
         carried = "".join(
-            f'<label class="carried"><input type="checkbox" name="keep_attachment" value="{a["id"]}" checked> {_e(a["filename"])} '
+            f'<label class="carried"><input type="checkbox" name="keep_attachment" value="{a["id"]}" checked> {esc(a["filename"])} '
             f'<span class="muted">({_size(a["size"])})</span></label>' for a in data["carried"])
-        err = "".join(f'<div class="error" role="alert">{_e(x)}</div>' for x in errors)
-        hidden = "".join(f'<input type="hidden" name="{k}" value="{_e(data[k])}">' for k in ("in_reply_to", "forward_of", "draft_id"))
+        err = "".join(f'<div class="error" role="alert">{esc(x)}</div>' for x in errors)
+        hidden = "".join(f'<input type="hidden" name="{k}" value="{esc(data[k])}">' for k in ("in_reply_to", "forward_of", "draft_id"))
         body = (
             f"<h1>{'Edit draft' if data['draft_id'] else 'New message'}</h1>{err}"
             f"<form class='card compose' method='post' action='/compose' enctype='multipart/form-data'>{hidden}"
             f"<datalist id='people'>{people}</datalist>"
-            f"<p><label>To<br><input type='text' name='to' list='people' value='{_e(data['to'])}' size='70' autocomplete='off'></label></p>"
-            f"<p><label>Cc<br><input type='text' name='cc' list='people' value='{_e(data['cc'])}' size='70' autocomplete='off'></label></p>"
-            f"<p><label>Subject<br><input type='text' name='subject' value='{_e(data['subject'])}' size='70'></label></p>"
-            f"<p><label>Message<br><textarea name='body' rows='12' cols='80'>{_e(data['body'])}</textarea></label></p>"
+            f"<p><label>To<br><input type='text' name='to' list='people' value='{esc(data['to'])}' size='70' autocomplete='off'></label></p>"
+            f"<p><label>Cc<br><input type='text' name='cc' list='people' value='{esc(data['cc'])}' size='70' autocomplete='off'></label></p>"
+            f"<p><label>Subject<br><input type='text' name='subject' value='{esc(data['subject'])}' size='70'></label></p>"
+            f"<p><label>Message<br><textarea name='body' rows='12' cols='80'>{esc(data['body'])}</textarea></label></p>"
             f"<div class='carried-list'>{carried}</div>"
             f"<p><label>Attach files<br><input type='file' name='files' multiple id='files'></label></p>"
             "<p class='row'><button class='primary' type='submit' name='action' value='send'>Send</button>"

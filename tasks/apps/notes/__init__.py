@@ -10,7 +10,6 @@ when the next page settles. Bodies are sanitized to the toolbar's tags on save.
 
 from __future__ import annotations
 
-import html
 import random
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.notes.sanitize import plain_text, sanitize
 from cua.tasks.apps.notes.seed import seed_notes
 
@@ -40,10 +39,6 @@ CREATE TABLE notes (
 );
 """
 NAV = [("All notes", "/"), ("Search", "/search")]
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 class NotesApp(WebApp):
@@ -103,8 +98,8 @@ class NotesApp(WebApp):
             for f in children.get(parent, []):
                 cls = " active" if f["id"] == active else ""
                 sub = render(f["id"])
-                items.append(f'<li><a class="folder{cls}" href="/folders/{f["id"]}" data-folder="{_e(f["name"])}">'
-                             f'<span class="ficon">▸</span>{_e(f["name"])} <span class="count">{f["n"]}</span></a>{sub}</li>')
+                items.append(f'<li><a class="folder{cls}" href="/folders/{f["id"]}" data-folder="{esc(f["name"])}">'
+                             f'<span class="ficon">▸</span>{esc(f["name"])} <span class="count">{f["n"]}</span></a>{sub}</li>')
             return f"<ul>{''.join(items)}</ul>" if items else ""
 
         return f'<aside class="tree" aria-label="Folders"><h2>Folders</h2>{render(None)}</aside>'
@@ -119,10 +114,10 @@ class NotesApp(WebApp):
         rows = []
         for n in notes:
             snippet = plain_text(n["body"]).replace("\n", " ")[:110]
-            where = f'<span class="where">{_e(paths[n["folder_id"]])}</span>' if paths else ""
+            where = f'<span class="where">{esc(paths[n["folder_id"]])}</span>' if paths else ""
             pin = '<span class="pin" title="Pinned">★</span> ' if n["pinned"] else ""
-            rows.append(f'<li class="note-item" data-id="{n["id"]}"><a href="/notes/{n["id"]}">{pin}<strong class="ntitle">{_e(n["title"])}</strong></a>'
-                        f'{where}<span class="date">{_e(n["updated"][:10])}</span><div class="snippet muted">{_e(snippet)}</div></li>')
+            rows.append(f'<li class="note-item" data-id="{n["id"]}"><a href="/notes/{n["id"]}">{pin}<strong class="ntitle">{esc(n["title"])}</strong></a>'
+                        f'{where}<span class="date">{esc(n["updated"][:10])}</span><div class="snippet muted">{esc(snippet)}</div></li>')
         return f'<ul class="note-list">{"".join(rows)}</ul>'
 
     # --- pages ---
@@ -138,10 +133,10 @@ class NotesApp(WebApp):
         if folder is None:
             return self._page("Not found", "<div class='error'>No such folder.</div>")
         notes = self.db.all("SELECT * FROM notes WHERE folder_id = ? ORDER BY pinned DESC, updated DESC, id", (fid,))
-        head = (f'<div class="folder-head"><h1 id="folder-name">{_e(folder["name"])}</h1>'
+        head = (f'<div class="folder-head"><h1 id="folder-name">{esc(folder["name"])}</h1>'
                 '<button type="button" id="rename-open">Rename</button></div>'
                 f'<form class="card row" id="rename-form" method="post" action="/folders/{fid}/rename" hidden>'
-                f'<label for="rename-input">Folder name</label><input id="rename-input" type="text" name="name" value="{_e(folder["name"])}" required>'
+                f'<label for="rename-input">Folder name</label><input id="rename-input" type="text" name="name" value="{esc(folder["name"])}" required>'
                 '<button class="primary" type="submit">Save name</button><button type="button" id="rename-cancel">Cancel</button></form>')
         actions = (f'<div class="row actions"><form class="row" method="post" action="/notes">'
                    f'<input type="hidden" name="folder_id" value="{fid}">'
@@ -195,7 +190,7 @@ class NotesApp(WebApp):
             self.db.execute("UPDATE notes SET title = ?, body = ?, updated = ? WHERE id = ?", (title, body, self._stamp(), nid))
             return RedirectResponse(f"/notes/{nid}?saved=1", status_code=303)
         paths = self._folder_paths()
-        options = "".join(f'<option value="{fid}"{" selected" if fid == note["folder_id"] else ""}>{_e(p)}</option>'
+        options = "".join(f'<option value="{fid}"{" selected" if fid == note["folder_id"] else ""}>{esc(p)}</option>'
                           for fid, p in sorted(paths.items(), key=lambda kv: kv[1]))
         flash = "<div class='flash' role='status'>Saved.</div>" if request.query_params.get("saved") else ""
         tools = [("bold", "Bold", "<b>B</b>"), ("italic", "Italic", "<i>I</i>"), ("underline", "Underline", "<u>U</u>"),
@@ -203,17 +198,17 @@ class NotesApp(WebApp):
                  ("insertUnorderedList", "Bulleted list", "• List"), ("insertOrderedList", "Numbered list", "1. List")]
         toolbar = "".join(f'<button type="button" class="tool" data-cmd="{c}" aria-label="{a}" title="{a}" aria-pressed="false">{g}</button>'
                           for c, a, g in tools)
-        crumbs = f'<a href="/folders/{note["folder_id"]}">{_e(paths[note["folder_id"]])}</a>'
+        crumbs = f'<a href="/folders/{note["folder_id"]}">{esc(paths[note["folder_id"]])}</a>'
         body = (
             f"{flash}<div class='crumbs muted'>{crumbs}</div>"
             f"<div class='editor-grid'><div class='editor-col'>"
             f"<form id='note-form' method='post' action='/notes/{nid}'>"
-            f"<input class='title-input' type='text' name='title' aria-label='Note title' value='{_e(note['title'])}'>"
+            f"<input class='title-input' type='text' name='title' aria-label='Note title' value='{esc(note['title'])}'>"
             f"<div class='toolbar' role='toolbar' aria-label='Formatting'>{toolbar}</div>"
             f"<div id='editor' class='editor' contenteditable='true' role='textbox' aria-multiline='true' aria-label='Note body'>{note['body']}</div>"
             "<input type='hidden' name='body' id='body-input'>"
             "<div class='row'><button class='primary' type='submit' id='save'>Save</button>"
-            f"<span class='muted'>Last edited {_e(note['updated'].replace('T', ' '))}</span></div></form>"
+            f"<span class='muted'>Last edited {esc(note['updated'].replace('T', ' '))}</span></div></form>"
             "<div class='row note-actions'>"
             f"<form class='row' method='post' action='/notes/{nid}/move'><label for='move-to'>Move to</label>"
             f"<select id='move-to' name='folder_id'>{options}</select><button type='submit'>Move</button></form>"
@@ -221,7 +216,7 @@ class NotesApp(WebApp):
             "<button type='button' class='danger' id='delete-open'>Delete…</button></div></div>"
             f"<div class='preview-col'><h2>Preview</h2><iframe id='preview' title='Preview' src='/notes/{nid}/preview'></iframe></div></div>"
             "<div class='modal-backdrop' id='delete-modal' hidden><div class='modal' role='dialog' aria-label='Confirm delete'>"
-            f"<p>Delete “{_e(note['title'])}”? This cannot be undone.</p><form method='post' action='/notes/{nid}/delete' class='row'>"
+            f"<p>Delete “{esc(note['title'])}”? This cannot be undone.</p><form method='post' action='/notes/{nid}/delete' class='row'>"
             "<button type='submit' class='danger' id='delete-confirm'>Delete note</button>"
             "<button type='button' id='delete-cancel'>Cancel</button></form></div></div>")
         return self._page(note["title"], body, active=note["folder_id"])
@@ -233,9 +228,9 @@ class NotesApp(WebApp):
         return HTMLResponse(
             "<!doctype html><html lang=en><head><meta charset=utf-8><title>Preview</title>"
             '<link rel="stylesheet" href="/static/app/preview.css"></head><body>'
-            f'<article class="rendered"><h1 class="rendered-title">{_e(note["title"])}</h1>'
+            f'<article class="rendered"><h1 class="rendered-title">{esc(note["title"])}</h1>'
             f'<div class="rendered-body">{note["body"]}</div>'
-            f'<p class="meta">Updated {_e(note["updated"].replace("T", " "))}</p></article></body></html>')
+            f'<p class="meta">Updated {esc(note["updated"].replace("T", " "))}</p></article></body></html>')
 
     async def move(self, request: Request) -> Response:
         nid = request.path_params["note_id"]
@@ -262,8 +257,8 @@ class NotesApp(WebApp):
         if q:
             notes = [n for n in self.db.all("SELECT * FROM notes ORDER BY updated DESC, id")
                      if q.lower() in n["title"].lower() or q.lower() in plain_text(n["body"]).lower()]
-            results = f"<p class='muted'>{len(notes)} result(s) for “{_e(q)}”</p>{self._note_list(notes[:100], self._folder_paths())}"
-        form = (f"<form class='card row' method='get' action='/search'><input type='search' name='q' value='{_e(q)}' "
+            results = f"<p class='muted'>{len(notes)} result(s) for “{esc(q)}”</p>{self._note_list(notes[:100], self._folder_paths())}"
+        form = (f"<form class='card row' method='get' action='/search'><input type='search' name='q' value='{esc(q)}' "
                 "aria-label='Search notes' placeholder='Search notes'><button type='submit' class='primary'>Search</button></form>")
         return self._page("Search", f"<h1>Search</h1>{form}{results}")
 

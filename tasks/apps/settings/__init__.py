@@ -15,7 +15,6 @@ settings, users and API keys; the trail is there for SqlQuery when a task needs 
 
 from __future__ import annotations
 
-import html
 import random
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.settings.seed import (
     DATE_FORMATS,
     DOMAIN,
@@ -62,10 +61,6 @@ BOOL_KEYS = {k for k, _, _ in SWITCHES} | {"require_2fa", "allow_public_links"}
 PAGE_SIZE = 20
 REVOKED = '<span class="status suspended">revoked</span>'
 ACTIVE = '<span class="status active">active</span>'
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 class SettingsApp(WebApp):
@@ -144,9 +139,9 @@ class SettingsApp(WebApp):
                     self._set(key, value)
             return RedirectResponse("/general?saved=1", status_code=303)
         s = self._settings()
-        tz = "".join(f"<option{' selected' if t == s['timezone'] else ''}>{_e(t)}</option>" for t in TIMEZONES)
+        tz = "".join(f"<option{' selected' if t == s['timezone'] else ''}>{esc(t)}</option>" for t in TIMEZONES)
         lang_label = dict(LANGUAGES)[s["language"]]
-        lang_opts = "".join(f'<li role="option" id="lang-{c}" data-value="{c}" aria-selected="{"true" if c == s["language"] else "false"}">{_e(n)}</li>'
+        lang_opts = "".join(f'<li role="option" id="lang-{c}" data-value="{c}" aria-selected="{"true" if c == s["language"] else "false"}">{esc(n)}</li>'
                             for c, n in LANGUAGES)
         theme = "".join(f"<label class='radio'><input type='radio' name='theme' value='{t}'{' checked' if t == s['theme'] else ''}> {t.title()}</label>"
                         for t in THEMES)
@@ -154,12 +149,12 @@ class SettingsApp(WebApp):
                         for d in DATE_FORMATS)
         flash = "<div class='flash' role='status'>Settings saved.</div>" if request.query_params.get("saved") else ""
         body = (f"{flash}<h1>General</h1><form class='card settings-form' method='post' action='/general'>"
-                f"<label class='field'>Organisation name<input type='text' name='org_name' value='{_e(s['org_name'])}'></label>"
+                f"<label class='field'>Organisation name<input type='text' name='org_name' value='{esc(s['org_name'])}'></label>"
                 f"<label class='field'>Time zone<select name='timezone'>{tz}</select></label>"
                 "<div class='field'><span id='lang-label'>Language</span>"
-                f"<div class='dropdown' data-dropdown><input type='hidden' name='language' value='{_e(s['language'])}'>"
+                f"<div class='dropdown' data-dropdown><input type='hidden' name='language' value='{esc(s['language'])}'>"
                 "<button type='button' class='dropdown-button' role='combobox' aria-haspopup='listbox' aria-expanded='false' "
-                f"aria-labelledby='lang-label' aria-controls='lang-list'><span class='dropdown-value'>{_e(lang_label)}</span><span class='caret'>▾</span></button>"
+                f"aria-labelledby='lang-label' aria-controls='lang-list'><span class='dropdown-value'>{esc(lang_label)}</span><span class='caret'>▾</span></button>"
                 f"<ul class='dropdown-list' role='listbox' id='lang-list' aria-labelledby='lang-label' tabindex='-1' hidden>{lang_opts}</ul></div></div>"
                 f"<fieldset class='field'><legend>Theme</legend><div role='radiogroup' class='radios'>{theme}</div></fieldset>"
                 f"<fieldset class='field'><legend>Date format</legend><div role='radiogroup' class='radios'>{datef}</div></fieldset>"
@@ -169,9 +164,9 @@ class SettingsApp(WebApp):
     # --- notifications (switches save on toggle) ---
 
     def _switch(self, key: str, label: str, help_text: str, on: bool, *, confirm: str = "") -> str:
-        extra = f" data-confirm='{_e(confirm)}'" if confirm else ""
-        return (f"<div class='switch-row'><div><div class='switch-label' id='{key}-label'>{_e(label)}</div>"
-                f"<div class='muted small'>{_e(help_text)}</div></div>"
+        extra = f" data-confirm='{esc(confirm)}'" if confirm else ""
+        return (f"<div class='switch-row'><div><div class='switch-label' id='{key}-label'>{esc(label)}</div>"
+                f"<div class='muted small'>{esc(help_text)}</div></div>"
                 f"<button type='button' class='switch' role='switch' data-key='{key}' aria-checked='{'true' if on else 'false'}' "
                 f"aria-labelledby='{key}-label'{extra}><span class='knob'></span></button></div>")
 
@@ -214,9 +209,9 @@ class SettingsApp(WebApp):
         body = (f"{flash}<h1>Security</h1><div class='card switches'>{switches}</div>"
                 "<form class='card settings-form' method='post' action='/security'>"
                 "<div class='field'><span id='timeout-label'>Session timeout</span>"
-                f"<duration-picker name='session_timeout' value='{_e(s['session_timeout'])}' options='{options}' aria-labelledby='timeout-label'></duration-picker></div>"
+                f"<duration-picker name='session_timeout' value='{esc(s['session_timeout'])}' options='{options}' aria-labelledby='timeout-label'></duration-picker></div>"
                 "<label class='field'>Minimum password length"
-                f"<input type='number' name='password_min_length' min='8' max='64' value='{_e(s['password_min_length'])}'></label>"
+                f"<input type='number' name='password_min_length' min='8' max='64' value='{esc(s['password_min_length'])}'></label>"
                 "<button type='submit' class='primary'>Save security settings</button></form>"
                 "<div class='modal-backdrop' id='confirm-modal' hidden><div class='modal' role='dialog' aria-modal='true' aria-labelledby='confirm-text'>"
                 "<p id='confirm-text'></p><div class='row'><button type='button' class='danger' id='confirm-yes'>Turn off</button>"
@@ -245,9 +240,9 @@ class SettingsApp(WebApp):
         rows = self.db.all(f"SELECT * FROM users WHERE {clause} ORDER BY name LIMIT ? OFFSET ?", [*params, PAGE_SIZE, (page - 1) * PAGE_SIZE])
         pages = max(1, -(-total // PAGE_SIZE))
         trs = "".join(
-            f"<tr data-user='{_e(u['email'])}'><td><a href='/users/{u['id']}'>{_e(u['name'])}</a></td><td>{_e(u['email'])}</td>"
+            f"<tr data-user='{esc(u['email'])}'><td><a href='/users/{u['id']}'>{esc(u['name'])}</a></td><td>{esc(u['email'])}</td>"
             f"<td><span class='role {u['role']}'>{u['role']}</span></td><td><span class='status {u['status']}'>{u['status']}</span></td>"
-            f"<td>{_e(u['team'])}</td><td class='muted'>{_e((u['last_login'] or 'never').replace('T', ' '))}</td></tr>" for u in rows)
+            f"<td>{esc(u['team'])}</td><td class='muted'>{esc((u['last_login'] or 'never').replace('T', ' '))}</td></tr>" for u in rows)
 
         def link(p: int) -> str:
             return "/users?" + urlencode({k: v for k, v in (("q", q), ("role", role), ("status", status), ("page", str(p))) if v})
@@ -257,10 +252,10 @@ class SettingsApp(WebApp):
                  f"{'<a href=' + chr(39) + link(page + 1) + chr(39) + ' rel=next>Next →</a>' if page < pages else ''}</div>")
         role_opts = "".join(f"<option value='{r}'{' selected' if r == role else ''}>{r.title()}</option>" for r in ROLES)
         status_opts = "".join(f"<option value='{s}'{' selected' if s == status else ''}>{s.title()}</option>" for s in ("active", "suspended", "invited"))
-        flash = f"<div class='flash' role='status'>{_e(request.query_params['flash'])}</div>" if request.query_params.get("flash") else ""
+        flash = f"<div class='flash' role='status'>{esc(request.query_params['flash'])}</div>" if request.query_params.get("flash") else ""
         body = (f"{flash}<div class='row head-row'><h1>Users</h1><a class='button primary' href='/users/new'>Invite user</a></div>"
                 "<form class='card row filters' method='get' action='/users'>"
-                f"<input type='search' name='q' value='{_e(q)}' placeholder='Search name, email or team' aria-label='Search users'>"
+                f"<input type='search' name='q' value='{esc(q)}' placeholder='Search name, email or team' aria-label='Search users'>"
                 f"<select name='role' aria-label='Role'><option value=''>All roles</option>{role_opts}</select>"
                 f"<select name='status' aria-label='Status'><option value=''>All statuses</option>{status_opts}</select>"
                 "<button type='submit'>Filter</button></form>"
@@ -287,7 +282,7 @@ class SettingsApp(WebApp):
                 return RedirectResponse(f"/users/{cur.lastrowid}?flash=Invitation+sent", status_code=303)
         roles = "".join(f"<option value='{r}'{' selected' if r == 'member' else ''}>{r.title()}</option>" for r in ROLES[1:])
         teams = "".join(f"<option>{t}</option>" for t in TEAMS)
-        body = (f"<h1>Invite user</h1>{'<div class=error>' + _e(error) + '</div>' if error else ''}"
+        body = (f"<h1>Invite user</h1>{'<div class=error>' + esc(error) + '</div>' if error else ''}"
                 "<form class='card settings-form' method='post' action='/users/new'>"
                 "<label class='field'>Full name<input type='text' name='name' required></label>"
                 f"<label class='field'>Email<input type='email' name='email' required placeholder='name@{DOMAIN}'></label>"
@@ -322,20 +317,20 @@ class SettingsApp(WebApp):
         teams = "".join(f"<option{' selected' if t == u['team'] else ''}>{t}</option>" for t in TEAMS)
         statuses = "".join(f"<label class='radio'><input type='radio' name='status' value='{s}'{' checked' if s == u['status'] else ''}"
                            f"{' disabled' if is_owner else ''}> {s.title()}</label>" for s in ("active", "suspended", "invited"))
-        flash = f"<div class='flash' role='status'>{_e(request.query_params['flash'])}</div>" if request.query_params.get("flash") else ""
+        flash = f"<div class='flash' role='status'>{esc(request.query_params['flash'])}</div>" if request.query_params.get("flash") else ""
         danger = "" if is_owner else (
             "<div class='card danger-zone'><h2>Danger zone</h2><p>Deleting a user removes their access immediately.</p>"
             "<button type='button' class='danger' id='delete-open'>Delete user…</button></div>"
             "<div class='modal-backdrop' id='delete-modal' hidden><div class='modal' role='dialog' aria-modal='true' aria-label='Delete user'>"
-            f"<p>Delete <strong>{_e(u['name'])}</strong>? Type their email to confirm.</p>"
+            f"<p>Delete <strong>{esc(u['name'])}</strong>? Type their email to confirm.</p>"
             f"<form method='post' action='/users/{uid}/delete'><input type='text' name='confirm' id='delete-confirm-input' "
-            f"aria-label='Type {_e(u['email'])} to confirm' autocomplete='off' data-expect='{_e(u['email'])}'>"
+            f"aria-label='Type {esc(u['email'])} to confirm' autocomplete='off' data-expect='{esc(u['email'])}'>"
             "<div class='row modal-actions'><button type='submit' class='danger' id='delete-confirm' disabled>Delete user</button>"
             "<button type='button' id='delete-cancel'>Cancel</button></div></form></div></div>")
-        body = (f"{flash}{'<div class=error>' + _e(error) + '</div>' if error else ''}<h1>{_e(u['name'])}</h1>"
-                f"<p class='muted'>{_e(u['email'])} · last sign-in {_e((u['last_login'] or 'never').replace('T', ' '))}</p>"
+        body = (f"{flash}{'<div class=error>' + esc(error) + '</div>' if error else ''}<h1>{esc(u['name'])}</h1>"
+                f"<p class='muted'>{esc(u['email'])} · last sign-in {esc((u['last_login'] or 'never').replace('T', ' '))}</p>"
                 f"<form class='card settings-form' method='post' action='/users/{uid}'>"
-                f"<label class='field'>Full name<input type='text' name='name' value='{_e(u['name'])}'></label>"
+                f"<label class='field'>Full name<input type='text' name='name' value='{esc(u['name'])}'></label>"
                 f"<label class='field'>Role<select name='role'{' disabled' if is_owner else ''}>{roles}</select></label>"
                 + (f"<input type='hidden' name='role' value='owner'><input type='hidden' name='status' value='{u['status']}'>" if is_owner else "")
                 + f"<label class='field'>Team<select name='team'>{teams}</select></label>"
@@ -371,18 +366,18 @@ class SettingsApp(WebApp):
         reveal = ""
         for k in keys:
             if str(k["id"]) == shown:
-                reveal = (f"<div class='flash secret' role='status'>New secret for <strong>{_e(k['name'])}</strong> (copy it now, it will not be shown again): "
-                          f"<code id='new-secret'>{_e(k['secret'])}</code></div>")
+                reveal = (f"<div class='flash secret' role='status'>New secret for <strong>{esc(k['name'])}</strong> (copy it now, it will not be shown again): "
+                          f"<code id='new-secret'>{esc(k['secret'])}</code></div>")
         rows = "".join(
-            f"<tr data-key='{_e(k['name'])}' class='{'revoked' if k['revoked'] else ''}'><td>{_e(k['name'])}</td>"
-            f"<td><code>{_e(k['secret'][:12])}…</code></td><td>{_e(k['created'][:10])}</td><td>{_e((k['rotated'] or '—')[:10])}</td>"
+            f"<tr data-key='{esc(k['name'])}' class='{'revoked' if k['revoked'] else ''}'><td>{esc(k['name'])}</td>"
+            f"<td><code>{esc(k['secret'][:12])}…</code></td><td>{esc(k['created'][:10])}</td><td>{esc((k['rotated'] or '—')[:10])}</td>"
             f"<td>{REVOKED if k['revoked'] else ACTIVE}</td>"
             "<td class='row'>" + ("" if k["revoked"] else
                                   f"<button type='button' class='confirm-open' data-action='/api-keys/{k['id']}/reset' "
-                                  f"data-text='Reset the secret of “{_e(k['name'])}”? Apps using the old secret stop working at once.' "
+                                  f"data-text='Reset the secret of “{esc(k['name'])}”? Apps using the old secret stop working at once.' "
                                   f"data-yes='Reset secret'>Reset…</button>"
                                   f"<button type='button' class='confirm-open danger' data-action='/api-keys/{k['id']}/revoke' "
-                                  f"data-text='Revoke “{_e(k['name'])}”? This cannot be undone.' data-yes='Revoke key'>Revoke…</button>")
+                                  f"data-text='Revoke “{esc(k['name'])}”? This cannot be undone.' data-yes='Revoke key'>Revoke…</button>")
             + "</td></tr>" for k in keys)
         body = (f"{reveal}<h1>API keys</h1><table class='keys'><thead><tr><th>Name</th><th>Secret</th><th>Created</th><th>Last reset</th>"
                 f"<th>Status</th><th></th></tr></thead><tbody>{rows}</tbody></table>"
@@ -413,8 +408,8 @@ class SettingsApp(WebApp):
 
     async def audit(self, request: Request) -> Response:
         rows = self.db.all("SELECT * FROM audit ORDER BY at DESC, id DESC LIMIT 200")
-        trs = "".join(f"<tr><td class='muted'>{_e(r['at'].replace('T', ' '))}</td><td>{_e(r['actor'])}</td><td><code>{_e(r['action'])}</code></td>"
-                      f"<td>{_e(r['detail'])}</td></tr>" for r in rows)
+        trs = "".join(f"<tr><td class='muted'>{esc(r['at'].replace('T', ' '))}</td><td>{esc(r['actor'])}</td><td><code>{esc(r['action'])}</code></td>"
+                      f"<td>{esc(r['detail'])}</td></tr>" for r in rows)
         return self._page("Audit log", f"<h1>Audit log</h1><table><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Detail</th></tr></thead>"
                           f"<tbody>{trs}</tbody></table>", "/audit")
 

@@ -10,8 +10,6 @@ response, which carries every recomputed value. Formulas (=SUM, =AVERAGE, =MIN, 
 
 from __future__ import annotations
 
-import html
-import json
 import random
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.base import AppDB, WebApp, esc, html_page, script_json
 from cua.tasks.apps.sheets.formula import (
     MAX_COLS,
     MAX_ROWS,
@@ -47,10 +45,6 @@ CREATE TABLE cells (
 """
 GRID_COLS = 12
 GRID_ROWS = 60
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def _json_value(v: Value) -> Any:
@@ -102,7 +96,7 @@ class SheetsApp(WebApp):
     async def index(self, request: Request) -> Response:
         sheets = self.db.all("SELECT s.*, (SELECT COUNT(*) FROM cells c WHERE c.sheet_id = s.id) AS n "
                              "FROM sheets s ORDER BY position, id")
-        cards = "".join(f'<a class="card sheet-card" href="/sheets/{s["id"]}"><strong>{_e(s["name"])}</strong>'
+        cards = "".join(f'<a class="card sheet-card" href="/sheets/{s["id"]}"><strong>{esc(s["name"])}</strong>'
                         f' <span class="muted">{s["n"]} cells</span></a>' for s in sheets)
         return html_page(self, "Workbook", f"<h1>Workbook</h1><div class='sheet-cards'>{cards}</div>",
                          nav=[("Workbook", "/")])
@@ -126,20 +120,20 @@ class SheetsApp(WebApp):
                 shown = cell["display"] if cell else ""
                 num = " num" if cell and isinstance(cell["value"], float) else ""
                 err = " err" if cell and shown.startswith("#") else ""
-                tds.append(f'<td class="cell{num}{err}" data-ref="{ref}" role="gridcell" aria-label="{ref}">{_e(shown)}</td>')
+                tds.append(f'<td class="cell{num}{err}" data-ref="{ref}" role="gridcell" aria-label="{ref}">{esc(shown)}</td>')
             rows.append(f'<tr><th class="rowhead" scope="row">{r}</th>{"".join(tds)}</tr>')
         tabs = "".join(
-            f'<a class="tab{" active" if s["id"] == sid else ""}" href="/sheets/{s["id"]}" data-sheet="{_e(s["name"])}">{_e(s["name"])}</a>'
+            f'<a class="tab{" active" if s["id"] == sid else ""}" href="/sheets/{s["id"]}" data-sheet="{esc(s["name"])}">{esc(s["name"])}</a>'
             for s in self.db.all("SELECT id, name FROM sheets ORDER BY position, id"))
         col_options = "".join(f"<option>{col_name(c)}</option>" for c in range(1, max_col + 1))
         used_rows = [parse_ref(r)[0] for r in cells] or [1]
         used_cols = [parse_ref(r)[1] for r in cells] or [1]
         default_range = f"A2:{col_name(max(used_cols))}{max(used_rows)}"
-        raw_json = json.dumps({k: v["raw"] for k, v in cells.items()}).replace("</", "<\\/")
+        raw_json = script_json({k: v["raw"] for k, v in cells.items()})
         body = (
-            f"<div class='sheet-head'><h1>{_e(sheet['name'])}</h1>"
+            f"<div class='sheet-head'><h1>{esc(sheet['name'])}</h1>"
             f"<form class='row sort-form' method='post' action='/sheets/{sid}/sort'>"
-            f"<label>Sort range <input type='text' name='range' value='{_e(default_range)}' size='9' aria-label='Sort range'></label>"
+            f"<label>Sort range <input type='text' name='range' value='{esc(default_range)}' size='9' aria-label='Sort range'></label>"
             f"<label>by column <select name='column' aria-label='Sort by column'>{col_options}</select></label>"
             "<select name='order' aria-label='Sort order'><option value='asc'>A → Z, 0 → 9</option>"
             "<option value='desc'>Z → A, 9 → 0</option></select><button type='submit'>Sort</button></form></div>"
@@ -147,11 +141,11 @@ class SheetsApp(WebApp):
             "<form method='post' action='/sheets' class='inline'><button type='submit' class='tab add' aria-label='Add sheet'>+</button></form>"
             "<button type='button' id='rename-open' class='tab'>Rename…</button>"
             f"<form method='post' action='/sheets/{sid}/rename' class='row inline' id='rename-form' hidden>"
-            f"<input type='text' name='name' id='rename-input' value='{_e(sheet['name'])}' aria-label='Sheet name' required>"
+            f"<input type='text' name='name' id='rename-input' value='{esc(sheet['name'])}' aria-label='Sheet name' required>"
             "<button type='submit' class='primary'>Save</button></form></div>"
             "<div class='formula-bar'><input id='namebox' class='namebox' aria-label='Cell name' value='A1'>"
             "<span class='fx'>fx</span><input id='formula' class='formula' aria-label='Formula bar' autocomplete='off'></div>"
-            f"<div class='grid-wrap'><table class='grid' id='grid' role='grid' tabindex='0' aria-label='{_e(sheet['name'])} cells' data-sheet='{sid}'>"
+            f"<div class='grid-wrap'><table class='grid' id='grid' role='grid' tabindex='0' aria-label='{esc(sheet['name'])} cells' data-sheet='{sid}'>"
             f"<thead><tr><th class='corner'></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
             f"<script type='application/json' id='cells-data'>{raw_json}</script>")
         return html_page(self, sheet["name"], body, nav=[("Workbook", "/")], scripts=["/static/app/sheets.js"])

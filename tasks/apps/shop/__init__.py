@@ -10,7 +10,6 @@ after checkout) and `/orders` (history). Forms post and redirect.
 
 from __future__ import annotations
 
-import html
 import random
 import re
 from pathlib import Path
@@ -21,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.shop.seed import seed_shop
 
 SCHEMA = """
@@ -74,10 +73,6 @@ COUNTRIES = ["United States", "Canada", "United Kingdom", "Germany", "France", "
 FREE_SHIPPING_CENTS = 5000
 
 
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
 def money(cents: int) -> str:
     return f"${cents / 100:,.2f}"
 
@@ -92,10 +87,10 @@ def _thumb(p: dict[str, Any], size: int = 120) -> str:
     """A deterministic product picture: no network, stable pixels."""
     hue = (p["id"] * 47) % 360
     initials = "".join(w[0] for w in p["name"].split()[:2])
-    return (f'<svg class="thumb" width="{size}" height="{size}" viewBox="0 0 100 100" role="img" aria-label="{_e(p["name"])}">'
+    return (f'<svg class="thumb" width="{size}" height="{size}" viewBox="0 0 100 100" role="img" aria-label="{esc(p["name"])}">'
             f'<rect width="100" height="100" rx="8" fill="hsl({hue},45%,86%)"/>'
             f'<circle cx="50" cy="44" r="24" fill="hsl({hue},50%,62%)"/>'
-            f'<text x="50" y="88" font-size="14" text-anchor="middle" fill="hsl({hue},40%,30%)">{_e(initials)}</text></svg>')
+            f'<text x="50" y="88" font-size="14" text-anchor="middle" fill="hsl({hue},40%,30%)">{esc(initials)}</text></svg>')
 
 
 def _stars(rating: float) -> str:
@@ -152,30 +147,30 @@ class ShopApp(WebApp):
 
     def _page(self, title: str, body: str) -> Response:
         count = self.db.scalar("SELECT COALESCE(SUM(qty), 0) FROM cart_items")
-        cats = "".join(f'<a href="/c/{c["slug"]}">{_e(c["name"])}</a>' for c in self.db.all("SELECT * FROM categories ORDER BY id"))
+        cats = "".join(f'<a href="/c/{c["slug"]}">{esc(c["name"])}</a>' for c in self.db.all("SELECT * FROM categories ORDER BY id"))
         top = ('<div class="shopbar"><form method="get" action="/search" class="row" role="search">'
                '<input type="search" name="q" aria-label="Search products" placeholder="Search products">'
                '<button type="submit">Search</button></form>'
                f'<a class="cart-link" href="/cart" aria-label="Cart, {count} items">Cart <span class="badge">{count}</span></a></div>'
                f'<nav class="catbar">{cats}</nav>')
         return html_page(self, title, top + body, nav=[("Home", "/"), ("Orders", "/orders"), ("Cart", "/cart")],
-                         scripts=["/static/cua/listbox.js", "/static/app/shop.js"])
+                         scripts=["/static/cua/modal.js", "/static/cua/listbox.js", "/static/app/shop.js"])
 
     def _cards(self, products: list[dict[str, Any]]) -> str:
         return '<div class="grid">' + "".join(
-            f'<article class="product card" data-id="{p["id"]}" data-name="{_e(p["name"])}">'
+            f'<article class="product card" data-id="{p["id"]}" data-name="{esc(p["name"])}">'
             f'<a href="/p/{p["id"]}" class="pimg">{_thumb(p)}</a>'
-            f'<a href="/p/{p["id"]}" class="pname">{_e(p["name"])}</a>'
-            f'<div class="pbrand muted">{_e(p["brand"])}</div><div>{_stars(p["rating"])} <span class="muted">({p["reviews"]})</span></div>'
+            f'<a href="/p/{p["id"]}" class="pname">{esc(p["name"])}</a>'
+            f'<div class="pbrand muted">{esc(p["brand"])}</div><div>{_stars(p["rating"])} <span class="muted">({p["reviews"]})</span></div>'
             f'<div class="price">{money(p["price_cents"])}</div>'
             + ('<div class="oos">Out of stock</div>' if p["stock"] == 0 else
                f'<form method="post" action="/cart/add"><input type="hidden" name="product_id" value="{p["id"]}">'
-               f'<input type="hidden" name="qty" value="1"><button type="submit" class="add" aria-label="Add {_e(p["name"])} to cart">Add to cart</button></form>')
+               f'<input type="hidden" name="qty" value="1"><button type="submit" class="add" aria-label="Add {esc(p["name"])} to cart">Add to cart</button></form>')
             + "</article>" for p in products) + "</div>"
 
     async def home(self, request: Request) -> Response:
         cats = self.db.all("SELECT c.*, COUNT(p.id) AS n FROM categories c JOIN products p ON p.category_id = c.id GROUP BY c.id ORDER BY c.id")
-        tiles = "".join(f'<a class="card cat-tile" href="/c/{c["slug"]}"><strong>{_e(c["name"])}</strong><span class="muted">{c["n"]} products</span></a>'
+        tiles = "".join(f'<a class="card cat-tile" href="/c/{c["slug"]}"><strong>{esc(c["name"])}</strong><span class="muted">{c["n"]} products</span></a>'
                         for c in cats)
         top = self.db.all("SELECT p.*, b.name AS brand FROM products p JOIN brands b ON b.id = p.brand_id "
                           "WHERE p.stock > 0 ORDER BY p.rating DESC, p.reviews DESC, p.id LIMIT 8")
@@ -211,28 +206,28 @@ class ShopApp(WebApp):
         options = [("", "All brands")] + [(b, b) for b in brands]
         current = dict(options).get(brand, "All brands")
         lb_opts = "".join(
-            f'<li role="option" id="brand-opt-{i}" data-value="{_e(v)}" aria-selected="{"true" if v == brand else "false"}">{_e(label)}</li>'
+            f'<li role="option" id="brand-opt-{i}" data-value="{esc(v)}" aria-selected="{"true" if v == brand else "false"}">{esc(label)}</li>'
             for i, (v, label) in enumerate(options))
         brand_box = (
             '<div class="listbox" data-name="brand" data-autosubmit="1">'
             '<span class="lb-label" id="brand-label">Brand</span>'
-            f'<input type="hidden" name="brand" value="{_e(brand)}">'
+            f'<input type="hidden" name="brand" value="{esc(brand)}">'
             f'<button type="button" class="lb-button" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="brand-label brand-value">'
-            f'<span id="brand-value" class="lb-value">{_e(current)}</span><span class="lb-caret">▾</span></button>'
+            f'<span id="brand-value" class="lb-value">{esc(current)}</span><span class="lb-caret">▾</span></button>'
             f'<ul class="lb-options" role="listbox" aria-labelledby="brand-label" tabindex="-1" hidden>{lb_opts}</ul></div>')
         sort_sel = "".join(f'<option value="{k}"{" selected" if k == sort else ""}>{label}</option>' for k, label in SORTS)
         filters = (
             f'<form class="filters card" method="get" id="filters">{extra_hidden}{brand_box}'
             f'<label>Sort by <select name="sort" id="sort" data-autosubmit="1">{sort_sel}</select></label>'
-            f'<label>Min $ <input type="number" name="min" min="0" step="1" value="{_e(qp.get("min", ""))}" class="price-in"></label>'
-            f'<label>Max $ <input type="number" name="max" min="0" step="1" value="{_e(qp.get("max", ""))}" class="price-in"></label>'
+            f'<label>Min $ <input type="number" name="min" min="0" step="1" value="{esc(qp.get("min", ""))}" class="price-in"></label>'
+            f'<label>Max $ <input type="number" name="max" min="0" step="1" value="{esc(qp.get("max", ""))}" class="price-in"></label>'
             f'<label><input type="checkbox" name="in_stock" value="1"{" checked" if qp.get("in_stock") else ""}> In stock only</label>'
             '<button type="submit">Apply</button></form>')
         qs = {k: v for k, v in qp.items() if k != "page"}
         pager = "".join(
             f'<a class="page{" active" if n == page else ""}" href="?{urlencode({**qs, "page": n})}"'
             f'{" aria-current=page" if n == page else ""}>{n}</a>' for n in range(1, pages + 1))
-        body = (f"<h1>{_e(title)}</h1>{price_err}{filters}<p class='muted'>{total} products</p>"
+        body = (f"<h1>{esc(title)}</h1>{price_err}{filters}<p class='muted'>{total} products</p>"
                 f"{self._cards(products) if products else '<p class=empty>No products match.</p>'}"
                 f"<nav class='pager' aria-label='Pages'>{pager}</nav>")
         return self._page(title, body)
@@ -248,7 +243,7 @@ class ShopApp(WebApp):
         like = f"%{q}%"
         return self._listing(request, f"Results for “{q}”" if q else "All products",
                              "(p.name LIKE ? OR b.name LIKE ? OR p.description LIKE ?)", [like, like, like],
-                             extra_hidden=f'<input type="hidden" name="q" value="{_e(q)}">')
+                             extra_hidden=f'<input type="hidden" name="q" value="{esc(q)}">')
 
     async def product(self, request: Request) -> Response:
         p = self.db.one("SELECT p.*, b.name AS brand, c.name AS category, c.slug FROM products p JOIN brands b ON b.id = p.brand_id "
@@ -262,13 +257,13 @@ class ShopApp(WebApp):
                f'<button type="submit" class="primary" id="add-to-cart">Add to cart</button></form>'
                f'<p class="muted">{p["stock"]} in stock</p>')
         note = f"<div class='flash'>In your cart: {in_cart}</div>" if in_cart else ""
-        body = (f'<p class="crumbs"><a href="/c/{p["slug"]}">{_e(p["category"])}</a> › {_e(p["name"])}</p>'
+        body = (f'<p class="crumbs"><a href="/c/{p["slug"]}">{esc(p["category"])}</a> › {esc(p["name"])}</p>'
                 f'<div class="pdp card" data-id="{p["id"]}">{_thumb(p, 280)}<div class="pinfo">'
-                f'<h1 class="pname">{_e(p["name"])}</h1><p>by <strong>{_e(p["brand"])}</strong></p>'
+                f'<h1 class="pname">{esc(p["name"])}</h1><p>by <strong>{esc(p["brand"])}</strong></p>'
                 f'<p>{_stars(p["rating"])} · {p["reviews"]} reviews</p><p class="price big">{money(p["price_cents"])}</p>'
-                f'<table class="specs"><tr><th>Color</th><td>{_e(p["color"])}</td></tr><tr><th>Category</th><td>{_e(p["category"])}</td></tr>'
+                f'<table class="specs"><tr><th>Color</th><td>{esc(p["color"])}</td></tr><tr><th>Category</th><td>{esc(p["category"])}</td></tr>'
                 f'<tr><th>Item number</th><td>{p["id"]:05d}</td></tr></table>'
-                f'<p>{_e(p["description"])}</p>{note}{buy}</div></div>')
+                f'<p>{esc(p["description"])}</p>{note}{buy}</div></div>')
         return self._page(p["name"], body)
 
     async def cart_add(self, request: Request) -> Response:
@@ -311,11 +306,11 @@ class ShopApp(WebApp):
         if not lines:
             return self._page("Cart", "<h1>Your cart</h1><p class='empty card'>Your cart is empty. <a href='/'>Continue shopping</a></p>")
         rows = "".join(
-            f'<tr class="cart-line" data-id="{l["product_id"]}" data-name="{_e(l["name"])}"><td><a href="/p/{l["product_id"]}">{_e(l["name"])}</a></td>'
+            f'<tr class="cart-line" data-id="{l["product_id"]}" data-name="{esc(l["name"])}"><td><a href="/p/{l["product_id"]}">{esc(l["name"])}</a></td>'
             f'<td>{money(l["price_cents"])}</td>'
             f'<td><input type="number" name="qty_{l["product_id"]}" value="{l["qty"]}" min="0" max="{l["stock"]}" class="qty" '
-            f'aria-label="Quantity of {_e(l["name"])}"></td><td class="line">{money(l["qty"] * l["price_cents"])}</td>'
-            f'<td><button type="submit" formaction="/cart/remove/{l["product_id"]}" class="link" aria-label="Remove {_e(l["name"])}">Remove</button></td></tr>'
+            f'aria-label="Quantity of {esc(l["name"])}"></td><td class="line">{money(l["qty"] * l["price_cents"])}</td>'
+            f'<td><button type="submit" formaction="/cart/remove/{l["product_id"]}" class="link" aria-label="Remove {esc(l["name"])}">Remove</button></td></tr>'
             for l in lines)
         sub = sum(l["qty"] * l["price_cents"] for l in lines)
         body = (f"<h1>Your cart</h1><form method='post' action='/cart/update' class='cart'>"
@@ -332,16 +327,16 @@ class ShopApp(WebApp):
         addr_choice = values.get("address", str(addrs[0]["id"]) if addrs else "new")
         addr_html = "".join(
             f'<label class="choice"><input type="radio" name="address" value="{a["id"]}"{" checked" if addr_choice == str(a["id"]) else ""}>'
-            f' <strong>{_e(a["label"])}</strong>: {_e(a["name"])}, {_e(a["street"])}, {_e(a["city"])} {_e(a["zip"])}, {_e(a["country"])}</label>'
+            f' <strong>{esc(a["label"])}</strong>: {esc(a["name"])}, {esc(a["street"])}, {esc(a["city"])} {esc(a["zip"])}, {esc(a["country"])}</label>'
             for a in addrs)
         countries = "".join(f'<option{" selected" if c == values.get("country", "United States") else ""}>{c}</option>' for c in COUNTRIES)
         addr_html += (
             f'<label class="choice"><input type="radio" name="address" value="new"{" checked" if addr_choice == "new" else ""}> A new address</label>'
             '<fieldset class="new-address" id="new-address"><legend>New address</legend>'
-            f'<label>Full name <input type="text" name="name" value="{_e(values.get("name", ""))}"></label>'
-            f'<label>Street <input type="text" name="street" value="{_e(values.get("street", ""))}"></label>'
-            f'<label>City <input type="text" name="city" value="{_e(values.get("city", ""))}"></label>'
-            f'<label>ZIP <input type="text" name="zip" value="{_e(values.get("zip", ""))}" size="8"></label>'
+            f'<label>Full name <input type="text" name="name" value="{esc(values.get("name", ""))}"></label>'
+            f'<label>Street <input type="text" name="street" value="{esc(values.get("street", ""))}"></label>'
+            f'<label>City <input type="text" name="city" value="{esc(values.get("city", ""))}"></label>'
+            f'<label>ZIP <input type="text" name="zip" value="{esc(values.get("zip", ""))}" size="8"></label>'
             f'<label>Country <select name="country">{countries}</select></label>'
             '<label><input type="checkbox" name="save_address" value="1"> Save this address</label></fieldset>')
         ship_choice = values.get("shipping", "standard")
@@ -352,17 +347,17 @@ class ShopApp(WebApp):
         card_choice = values.get("card", "")
         card_html = "".join(
             f'<label class="choice"><input type="radio" name="card" value="{c["id"]}"{" checked" if card_choice == str(c["id"]) else ""}>'
-            f' {_e(c["nickname"])}: {_e(c["brand"])} ending in {_e(c["last4"])} <span class="muted">exp {_e(c["exp"])}</span></label>'
+            f' {esc(c["nickname"])}: {esc(c["brand"])} ending in {esc(c["last4"])} <span class="muted">exp {esc(c["exp"])}</span></label>'
             for c in cards)
         card_html += (
             f'<label class="choice"><input type="radio" name="card" value="new"{" checked" if card_choice == "new" else ""}> A new card</label>'
             '<fieldset class="new-card" id="new-card"><legend>New card</legend>'
-            f'<label>Card number <input type="text" name="card_number" inputmode="numeric" autocomplete="off" value="{_e(values.get("card_number", ""))}"></label>'
-            f'<label>Name on card <input type="text" name="card_holder" value="{_e(values.get("card_holder", ""))}"></label>'
-            f'<label>Expiry (MM/YY) <input type="text" name="card_exp" size="6" value="{_e(values.get("card_exp", ""))}"></label>'
+            f'<label>Card number <input type="text" name="card_number" inputmode="numeric" autocomplete="off" value="{esc(values.get("card_number", ""))}"></label>'
+            f'<label>Name on card <input type="text" name="card_holder" value="{esc(values.get("card_holder", ""))}"></label>'
+            f'<label>Expiry (MM/YY) <input type="text" name="card_exp" size="6" value="{esc(values.get("card_exp", ""))}"></label>'
             '<label>CVC <input type="text" name="card_cvc" size="4" autocomplete="off"></label></fieldset>')
-        summary = "".join(f'<tr><td>{_e(l["name"])} × {l["qty"]}</td><td>{money(l["qty"] * l["price_cents"])}</td></tr>' for l in lines)
-        err = "".join(f"<div class='error' role='alert'>{_e(x)}</div>" for x in errors)
+        summary = "".join(f'<tr><td>{esc(l["name"])} × {l["qty"]}</td><td>{money(l["qty"] * l["price_cents"])}</td></tr>' for l in lines)
+        err = "".join(f"<div class='error' role='alert'>{esc(x)}</div>" for x in errors)
         body = (f"<h1>Checkout</h1>{err}<form method='post' action='/checkout' class='checkout' id='checkout-form'>"
                 f"<div class='cols'><div><section class='card'><h2>Shipping address</h2>{addr_html}</section>"
                 f"<section class='card'><h2>Delivery</h2>{ship_html}</section>"
@@ -447,8 +442,8 @@ class ShopApp(WebApp):
     async def orders(self, request: Request) -> Response:
         rows = self.db.all("SELECT o.*, (SELECT SUM(qty) FROM order_items WHERE order_id = o.id) AS n FROM orders o "
                            "ORDER BY o.placed_at DESC, o.id DESC")
-        trs = "".join(f'<tr data-number="{_e(o["number"])}"><td><a href="/orders/{o["id"]}">{_e(o["number"])}</a></td><td>{_e(o["placed_at"][:10])}</td>'
-                      f'<td>{o["n"]} item(s)</td><td>{money(o["total_cents"])}</td><td>{_e(o["status"])}</td></tr>' for o in rows)
+        trs = "".join(f'<tr data-number="{esc(o["number"])}"><td><a href="/orders/{o["id"]}">{esc(o["number"])}</a></td><td>{esc(o["placed_at"][:10])}</td>'
+                      f'<td>{o["n"]} item(s)</td><td>{money(o["total_cents"])}</td><td>{esc(o["status"])}</td></tr>' for o in rows)
         return self._page("Orders", "<h1>Your orders</h1><table class='orders'><thead><tr><th>Order</th><th>Placed</th>"
                                     f"<th>Items</th><th>Total</th><th>Status</th></tr></thead><tbody>{trs}</tbody></table>")
 
@@ -458,19 +453,19 @@ class ShopApp(WebApp):
         if o is None:
             return self._page("Not found", "<div class='error'>No such order.</div>")
         items = self.db.all("SELECT oi.*, p.name FROM order_items oi JOIN products p ON p.id = oi.product_id WHERE oi.order_id = ?", (o["id"],))
-        trs = "".join(f'<tr><td><a href="/p/{i["product_id"]}">{_e(i["name"])}</a></td><td>{i["qty"]}</td><td>{money(i["qty"] * i["price_cents"])}</td></tr>'
+        trs = "".join(f'<tr><td><a href="/p/{i["product_id"]}">{esc(i["name"])}</a></td><td>{i["qty"]}</td><td>{money(i["qty"] * i["price_cents"])}</td></tr>'
                       for i in items)
         modal = ""
         if request.query_params.get("placed"):
             modal = (f'<div class="modal-backdrop" id="placed-modal"><div class="modal" role="dialog" aria-modal="true" aria-labelledby="placed-title">'
-                     f'<h2 id="placed-title">Thank you! Your order is placed.</h2><p>Order number <strong id="order-number">{_e(o["number"])}</strong>, '
-                     f'total {money(o["total_cents"])}, paid with {_e(o["brand"])} ending in {_e(o["last4"])}.</p>'
+                     f'<h2 id="placed-title">Thank you! Your order is placed.</h2><p>Order number <strong id="order-number">{esc(o["number"])}</strong>, '
+                     f'total {money(o["total_cents"])}, paid with {esc(o["brand"])} ending in {esc(o["last4"])}.</p>'
                      '<p class="row"><button type="button" class="primary" data-close="placed-modal" id="placed-ok">OK</button>'
                      '<a class="button" href="/">Continue shopping</a></p></div></div>')
-        body = (f'<h1>Order {_e(o["number"])}</h1><div class="card order" data-number="{_e(o["number"])}"><p>Placed {_e(o["placed_at"])} · '
-                f'<strong>{_e(o["status"])}</strong></p><p>Ship to: {_e(o["ship_name"])}, {_e(o["ship_street"])}, {_e(o["ship_city"])} '
-                f'{_e(o["ship_zip"])}, {_e(o["ship_country"])}</p><p>Paid with {_e(o["brand"])} ending in {_e(o["last4"])} · '
-                f'{_e(SHIPPING[o["shipping"]][0])}</p><table><thead><tr><th>Product</th><th>Qty</th><th>Total</th></tr></thead>'
+        body = (f'<h1>Order {esc(o["number"])}</h1><div class="card order" data-number="{esc(o["number"])}"><p>Placed {esc(o["placed_at"])} · '
+                f'<strong>{esc(o["status"])}</strong></p><p>Ship to: {esc(o["ship_name"])}, {esc(o["ship_street"])}, {esc(o["ship_city"])} '
+                f'{esc(o["ship_zip"])}, {esc(o["ship_country"])}</p><p>Paid with {esc(o["brand"])} ending in {esc(o["last4"])} · '
+                f'{esc(SHIPPING[o["shipping"]][0])}</p><table><thead><tr><th>Product</th><th>Qty</th><th>Total</th></tr></thead>'
                 f'<tbody>{trs}</tbody><tfoot><tr><th colspan=2>Shipping</th><td>{money(o["shipping_cents"])}</td></tr>'
                 f'<tr><th colspan=2>Total</th><th>{money(o["total_cents"])}</th></tr></tfoot></table></div>{modal}')
         return self._page(f"Order {o['number']}", body)

@@ -9,7 +9,6 @@ apps do, so every change is in SQLite the moment the page settles.
 from __future__ import annotations
 
 import datetime as dt
-import html
 import random
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 
 SCHEMA = """
 CREATE TABLE lists (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, color TEXT NOT NULL);
@@ -46,10 +45,6 @@ OBJECTS = ["dentist", "landlord", "quarterly report", "bike tyre", "birthday gif
 TAGS = ["urgent", "phone", "online", "weekend", "waiting", "money", "family", "office"]
 PRIORITIES = ["low", "normal", "normal", "normal", "high"]
 NAV = [("Lists", "/"), ("Search", "/search")]
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 class TodoApp(WebApp):
@@ -105,9 +100,9 @@ class TodoApp(WebApp):
             "SELECT l.id, l.name, l.color, COUNT(t.id) AS total, COALESCE(SUM(t.done = 0), 0) AS open "
             "FROM lists l LEFT JOIN todos t ON t.list_id = l.id GROUP BY l.id ORDER BY l.id")
         cards = "".join(
-            f'<a class="card list-card" href="/lists/{r["id"]}" data-list="{_e(r["name"])}">'
-            f'<span class="swatch" style="background:{_e(r["color"])}"></span>'
-            f'<strong>{_e(r["name"])}</strong> <span class="muted">{r["open"]} open · {r["total"]} total</span></a>'
+            f'<a class="card list-card" href="/lists/{r["id"]}" data-list="{esc(r["name"])}">'
+            f'<span class="swatch" style="background:{esc(r["color"])}"></span>'
+            f'<strong>{esc(r["name"])}</strong> <span class="muted">{r["open"]} open · {r["total"]} total</span></a>'
             for r in rows)
         form = ('<form class="card row" method="post" action="/lists">'
                 '<label for="new-list">New list</label><input id="new-list" type="text" name="name" required>'
@@ -128,15 +123,15 @@ class TodoApp(WebApp):
     def _todo_rows(self, todos: list[dict[str, Any]], *, show_list: bool = False) -> str:
         out = []
         for t in todos:
-            tags = "".join(f'<span class="tag">{_e(x)}</span>' for x in t["tags"].split(",") if x)
-            due = f'<span class="due{" overdue" if t["due"] and t["due"] < self.now().date().isoformat() and not t["done"] else ""}">{_e(t["due"])}</span>' if t["due"] else ""
-            list_cell = f'<td class="muted">{_e(t["list_name"])}</td>' if show_list else ""
+            tags = "".join(f'<span class="tag">{esc(x)}</span>' for x in t["tags"].split(",") if x)
+            due = f'<span class="due{" overdue" if t["due"] and t["due"] < self.now().date().isoformat() and not t["done"] else ""}">{esc(t["due"])}</span>' if t["due"] else ""
+            list_cell = f'<td class="muted">{esc(t["list_name"])}</td>' if show_list else ""
             out.append(
                 f'<tr class="todo{" done" if t["done"] else ""} prio-{t["priority"]}" data-id="{t["id"]}">'
                 f'<td><form method="post" action="/todos/{t["id"]}/toggle">'
-                f'<input type="checkbox" class="toggle" aria-label="Done: {_e(t["title"])}" {"checked" if t["done"] else ""}>'
+                f'<input type="checkbox" class="toggle" aria-label="Done: {esc(t["title"])}" {"checked" if t["done"] else ""}>'
                 f'</form></td>'
-                f'<td><a class="title" href="/todos/{t["id"]}">{_e(t["title"])}</a> {tags}</td>'
+                f'<td><a class="title" href="/todos/{t["id"]}">{esc(t["title"])}</a> {tags}</td>'
                 f'{list_cell}<td>{due}</td><td class="prio">{t["priority"]}</td></tr>')
         return "".join(out)
 
@@ -160,7 +155,7 @@ class TodoApp(WebApp):
                '<button class="primary" type="submit">Add</button></form>')
         table = (f"<table class='todos'><thead><tr><th></th><th>Title</th><th>Due</th><th>Priority</th></tr></thead>"
                  f"<tbody>{self._todo_rows(todos)}</tbody></table>" if todos else "<p class='muted empty'>Nothing here.</p>")
-        return self._page(lst["name"], f"<h1>{_e(lst['name'])}</h1>{add}<div class='filters'>{filters}</div>{table}")
+        return self._page(lst["name"], f"<h1>{esc(lst['name'])}</h1>{add}<div class='filters'>{filters}</div>{table}")
 
     async def add_todo(self, request: Request) -> Response:
         list_id = request.path_params["list_id"]
@@ -202,21 +197,21 @@ class TodoApp(WebApp):
                  str(form.get("notes", ""))[:2000], int(str(form.get("list_id", todo["list_id"]))), todo_id))
             return RedirectResponse(f"/lists/{todo['list_id']}", status_code=303)
         lists = self.db.all("SELECT id, name FROM lists ORDER BY id")
-        options = "".join(f'<option value="{l["id"]}"{" selected" if l["id"] == todo["list_id"] else ""}>{_e(l["name"])}</option>' for l in lists)
+        options = "".join(f'<option value="{l["id"]}"{" selected" if l["id"] == todo["list_id"] else ""}>{esc(l["name"])}</option>' for l in lists)
         prio = "".join(f'<option value="{p}"{" selected" if p == todo["priority"] else ""}>{p}</option>' for p in ("low", "normal", "high"))
         body = (
             f"<h1>Edit todo</h1><form class='card edit' method='post' action='/todos/{todo_id}'>"
-            f"<p><label>Title<br><input type='text' name='title' value='{_e(todo['title'])}' size='50'></label></p>"
+            f"<p><label>Title<br><input type='text' name='title' value='{esc(todo['title'])}' size='50'></label></p>"
             f"<p><label>List<br><select name='list_id'>{options}</select></label></p>"
-            f"<p><label>Due date<br><input type='date' name='due' value='{_e(todo['due'] or '')}'></label></p>"
+            f"<p><label>Due date<br><input type='date' name='due' value='{esc(todo['due'] or '')}'></label></p>"
             f"<p><label>Priority<br><select name='priority'>{prio}</select></label></p>"
-            f"<p><label>Tags (comma separated)<br><input type='text' name='tags' value='{_e(todo['tags'])}'></label></p>"
-            f"<p><label>Notes<br><textarea name='notes' rows='4' cols='50'>{_e(todo['notes'])}</textarea></label></p>"
+            f"<p><label>Tags (comma separated)<br><input type='text' name='tags' value='{esc(todo['tags'])}'></label></p>"
+            f"<p><label>Notes<br><textarea name='notes' rows='4' cols='50'>{esc(todo['notes'])}</textarea></label></p>"
             "<p class='row'><button class='primary' type='submit'>Save</button>"
             f"<a class='button' href='/lists/{todo['list_id']}'>Cancel</a>"
             "<button type='button' class='danger' id='delete-open'>Delete…</button></p></form>"
             f"<div class='modal-backdrop' id='delete-modal' hidden><div class='modal' role='dialog' aria-label='Confirm delete'>"
-            f"<p>Delete “{_e(todo['title'])}”?</p><form method='post' action='/todos/{todo_id}/delete' class='row'>"
+            f"<p>Delete “{esc(todo['title'])}”?</p><form method='post' action='/todos/{todo_id}/delete' class='row'>"
             "<button type='submit' class='danger' id='delete-confirm'>Delete</button>"
             "<button type='button' id='delete-cancel'>Keep it</button></form></div></div>")
         return self._page("Edit todo", body)
@@ -228,10 +223,10 @@ class TodoApp(WebApp):
             todos = self.db.all(
                 "SELECT t.*, l.name AS list_name FROM todos t JOIN lists l ON l.id = t.list_id "
                 "WHERE t.title LIKE ? OR t.tags LIKE ? ORDER BY t.id LIMIT 100", (f"%{q}%", f"%{q}%"))
-            results = (f"<p class='muted'>{len(todos)} result(s) for “{_e(q)}”</p>"
+            results = (f"<p class='muted'>{len(todos)} result(s) for “{esc(q)}”</p>"
                        f"<table class='todos'><tbody>{self._todo_rows(todos, show_list=True)}</tbody></table>")
         form = (f"<form class='card row' method='get' action='/search'><input type='search' name='q' "
-                f"value='{_e(q)}' aria-label='Search todos' placeholder='Search todos'>"
+                f"value='{esc(q)}' aria-label='Search todos' placeholder='Search todos'>"
                 "<button type='submit' class='primary'>Search</button></form>")
         return self._page("Search", f"<h1>Search</h1>{form}{results}")
 

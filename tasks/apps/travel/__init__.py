@@ -11,8 +11,6 @@ modal). A booking is in SQLite before its confirmation page loads.
 from __future__ import annotations
 
 import datetime as dt
-import html
-import json
 import random
 import re
 from pathlib import Path
@@ -23,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from cua.tasks.apps.base import AppDB, WebApp, html_page
+from cua.tasks.apps.base import AppDB, WebApp, esc, html_page, script_json
 from cua.tasks.apps.travel.seed import PREMIUM_ROWS, SEAT_LETTERS, SEAT_ROWS, seed_travel
 
 SCHEMA = """
@@ -46,10 +44,6 @@ CREATE TABLE bookings (
 NAV = [("Search", "/"), ("My trips", "/trips")]
 BAG_FEE = 35
 PREMIUM_FEE = 45
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def _hm(iso: str) -> str:
@@ -113,19 +107,19 @@ class TravelApp(WebApp):
     # --- search ---
 
     def _search_form(self, origin: str = "", dest: str = "", date: str = "") -> str:
-        airports = json.dumps(self.db.all("SELECT code, city, name FROM airports ORDER BY city, code"))
+        airports = script_json(self.db.all("SELECT code, city, name FROM airports ORDER BY city, code"))
 
         def combo(name: str, label: str, value: str) -> str:
             shown = self._airport_label(value) if value else ""
             return (f'<div class="field combo" data-combo><label for="{name}-input">{label}</label>'
-                    f'<input id="{name}-input" type="text" name="{name}" value="{_e(shown)}" autocomplete="off" role="combobox" '
+                    f'<input id="{name}-input" type="text" name="{name}" value="{esc(shown)}" autocomplete="off" role="combobox" '
                     f'aria-autocomplete="list" aria-expanded="false" aria-controls="{name}-list" placeholder="City or airport">'
                     f'<ul class="listbox" id="{name}-list" role="listbox" hidden></ul></div>')
 
         return (f"<form class='card search-form' method='get' action='/flights'>"
                 f"{combo('from', 'From', origin)}{combo('to', 'To', dest)}"
                 "<div class='field datepick' data-datepicker><label for='date-input'>Departure date</label>"
-                f"<div class='row'><input id='date-input' type='text' name='date' value='{_e(date)}' placeholder='YYYY-MM-DD' "
+                f"<div class='row'><input id='date-input' type='text' name='date' value='{esc(date)}' placeholder='YYYY-MM-DD' "
                 "autocomplete='off' pattern='\\d{4}-\\d{2}-\\d{2}'>"
                 "<button type='button' class='cal-btn' aria-label='Choose date' aria-haspopup='dialog'>▦</button></div>"
                 f"<div class='calendar' role='dialog' aria-label='Choose date' hidden data-min='{self.now().date().isoformat()}'></div></div>"
@@ -134,7 +128,7 @@ class TravelApp(WebApp):
 
     async def search_page(self, request: Request) -> Response:
         routes = self.db.all("SELECT DISTINCT origin, dest FROM flights ORDER BY origin, dest")
-        popular = "".join(f"<li>{_e(self._airport_label(r['origin']))} → {_e(self._airport_label(r['dest']))}</li>" for r in routes)
+        popular = "".join(f"<li>{esc(self._airport_label(r['origin']))} → {esc(self._airport_label(r['dest']))}</li>" for r in routes)
         body = (f"<h1>Find a flight</h1>{self._search_form()}"
                 f"<h2>Routes we fly</h2><ul class='route-list'>{popular}</ul>")
         return self._page("Search", body)
@@ -153,7 +147,7 @@ class TravelApp(WebApp):
         except ValueError:
             errors.append("Enter the date as YYYY-MM-DD.")
         if errors:
-            msg = "".join(f"<div class='error'>{_e(e)}</div>" for e in errors)
+            msg = "".join(f"<div class='error'>{esc(e)}</div>" for e in errors)
             return self._page("Search", f"<h1>Find a flight</h1>{msg}{self._search_form(origin or '', dest or '', date)}")
         flights = self.db.all("SELECT * FROM flights WHERE origin = ? AND dest = ? AND substr(depart, 1, 10) = ?",
                               (origin, dest, date))
@@ -170,10 +164,10 @@ class TravelApp(WebApp):
                       "afternoon": "12:00" <= _hm(f["depart"]) < "18:00", "evening": _hm(f["depart"]) >= "18:00"}.get(window, True)]
         shown.sort(key={"price": lambda f: (f["price"], f["depart"]), "depart": lambda f: (f["depart"], f["price"]),
                         "duration": lambda f: (f["duration_min"], f["price"])}.get(sort, lambda f: (f["price"], f["depart"])))
-        hidden = "".join(f"<input type='hidden' name='{k}' value='{_e(v)}'>" for k, v in (("from", origin), ("to", dest), ("date", date)))
+        hidden = "".join(f"<input type='hidden' name='{k}' value='{esc(v)}'>" for k, v in (("from", origin), ("to", dest), ("date", date)))
         stop_boxes = "".join(f"<label><input type='checkbox' name='stops' value='{v}'{' checked' if v in stops else ''}> {lbl}</label>"
                              for v, lbl in (("0", "Nonstop"), ("1", "1 stop")))
-        airline_boxes = "".join(f"<label><input type='checkbox' name='airline' value='{_e(a)}'{' checked' if a in airlines else ''}> {_e(a)}</label>"
+        airline_boxes = "".join(f"<label><input type='checkbox' name='airline' value='{esc(a)}'{' checked' if a in airlines else ''}> {esc(a)}</label>"
                                 for a in airlines_all)
         windows = "".join(f"<option value='{v}'{' selected' if v == window else ''}>{lbl}</option>" for v, lbl in
                           (("any", "Any time"), ("morning", "Morning (6–12)"), ("afternoon", "Afternoon (12–18)"), ("evening", "Evening (18+)")))
@@ -181,22 +175,22 @@ class TravelApp(WebApp):
                         (("price", "Lowest price"), ("depart", "Earliest departure"), ("duration", "Shortest")))
         filters = (f"<form class='card filters' method='get' action='/flights' id='filters'>{hidden}<h2>Filters</h2>"
                    f"<fieldset><legend>Stops</legend>{stop_boxes}</fieldset><fieldset><legend>Airlines</legend>{airline_boxes}</fieldset>"
-                   f"<label>Max price ($)<br><input type='number' name='max_price' min='0' value='{_e(max_price)}'></label>"
+                   f"<label>Max price ($)<br><input type='number' name='max_price' min='0' value='{esc(max_price)}'></label>"
                    f"<label>Departure<br><select name='window'>{windows}</select></label>"
                    f"<label>Sort by<br><select name='sort'>{sorts}</select></label>"
                    "<button type='submit' class='primary'>Apply</button></form>")
         cards = "".join(
-            f"<li class='card flight' data-flight='{_e(f['number'])}' data-id='{f['id']}'>"
+            f"<li class='card flight' data-flight='{esc(f['number'])}' data-id='{f['id']}'>"
             f"<div class='times'><strong>{_hm(f['depart'])}</strong> → <strong>{_hm(f['arrive'])}</strong>"
             f"{' <sup>+1</sup>' if f['arrive'][:10] != f['depart'][:10] else ''}</div>"
-            f"<div class='meta'><span class='airline'>{_e(f['airline'])}</span> · <span class='number'>{_e(f['number'])}</span>"
+            f"<div class='meta'><span class='airline'>{esc(f['airline'])}</span> · <span class='number'>{esc(f['number'])}</span>"
             f"<br><span class='muted'>{_dur(f['duration_min'])} · {'Nonstop' if f['stops'] == 0 else '1 stop'}</span></div>"
             f"<div class='price'>${f['price']}</div>"
-            f"<a class='button primary select' href='/flights/{f['id']}' aria-label='Select {_e(f['number'])}'>Select</a></li>"
+            f"<a class='button primary select' href='/flights/{f['id']}' aria-label='Select {esc(f['number'])}'>Select</a></li>"
             for f in shown)
         listing = f"<ul class='results'>{cards}</ul>" if shown else "<p class='muted empty'>No flights match these filters.</p>"
-        head = (f"<h1>{_e(self._airport_label(origin))} → {_e(self._airport_label(dest))}</h1>"  # type: ignore[arg-type]
-                f"<p class='muted'>{_e(date)} · {len(shown)} of {len(flights)} flights</p>")
+        head = (f"<h1>{esc(self._airport_label(origin))} → {esc(self._airport_label(dest))}</h1>"  # type: ignore[arg-type]
+                f"<p class='muted'>{esc(date)} · {len(shown)} of {len(flights)} flights</p>")
         body = (f"<details class='modify'><summary>Modify search</summary>{self._search_form(origin or '', dest or '', date)}</details>"
                 f"{head}<div class='results-layout'>{filters}{listing}</div>")
         return self._page("Flights", body)
@@ -218,35 +212,35 @@ class TravelApp(WebApp):
         cards = self.db.all("SELECT * FROM cards ORDER BY id")
         chosen_card = v.get("card", "")
         card_radios = "".join(
-            f"<label class='card-opt'><input type='radio' name='card' value='{_e(c['last4'])}'{' checked' if chosen_card == c['last4'] else ''}> "
-            f"{_e(c['label'])} — {_e(c['brand'])} ending {_e(c['last4'])} <span class='muted'>exp {_e(c['expires'])}</span></label>"
+            f"<label class='card-opt'><input type='radio' name='card' value='{esc(c['last4'])}'{' checked' if chosen_card == c['last4'] else ''}> "
+            f"{esc(c['label'])} — {esc(c['brand'])} ending {esc(c['last4'])} <span class='muted'>exp {esc(c['expires'])}</span></label>"
             for c in cards)
         card_radios += (f"<label class='card-opt'><input type='radio' name='card' value='new'{' checked' if chosen_card == 'new' else ''}> "
                         "A new card</label><div class='new-card' id='new-card'"
                         f"{'' if chosen_card == 'new' else ' hidden'}><input type='text' name='card_number' placeholder='Card number' "
-                        f"aria-label='Card number' inputmode='numeric' value='{_e(v.get('card_number', ''))}'>"
-                        f"<input type='text' name='card_exp' placeholder='MM/YY' aria-label='Expiry' size='6' value='{_e(v.get('card_exp', ''))}'>"
+                        f"aria-label='Card number' inputmode='numeric' value='{esc(v.get('card_number', ''))}'>"
+                        f"<input type='text' name='card_exp' placeholder='MM/YY' aria-label='Expiry' size='6' value='{esc(v.get('card_exp', ''))}'>"
                         "<input type='text' name='card_cvc' placeholder='CVC' aria-label='CVC' size='4'></div>")
-        err = "".join(f"<div class='error'>{_e(e)}</div>" for e in errors or [])
+        err = "".join(f"<div class='error'>{esc(e)}</div>" for e in errors or [])
         bags = v.get("bags", "0")
         bag_opts = "".join(f"<option value='{n}'{' selected' if str(n) == bags else ''}>{n} checked bag{'s' if n != 1 else ''}"
                            f"{f' (+${n * BAG_FEE})' if n else ''}</option>" for n in range(3))
         body = (
-            f"{err}<div class='card flight-summary'><h1>{_e(f['airline'])} {_e(f['number'])}</h1>"
-            f"<p>{_e(self._airport_label(f['origin']))} → {_e(self._airport_label(f['dest']))} · {_e(f['depart'][:10])} · "
+            f"{err}<div class='card flight-summary'><h1>{esc(f['airline'])} {esc(f['number'])}</h1>"
+            f"<p>{esc(self._airport_label(f['origin']))} → {esc(self._airport_label(f['dest']))} · {esc(f['depart'][:10])} · "
             f"{_hm(f['depart'])}–{_hm(f['arrive'])} · {_dur(f['duration_min'])} · {'Nonstop' if f['stops'] == 0 else '1 stop'}</p>"
             f"<p>Fare <strong id='fare' data-fare='{f['price']}'>${f['price']}</strong></p></div>"
             f"<form method='post' action='/bookings' id='booking-form' class='booking-grid'>"
             f"<input type='hidden' name='flight_id' value='{fid}'>"
             f"<section class='card'><h2>Choose your seat</h2><p class='muted'>Rows 1–{PREMIUM_ROWS} have extra legroom (+${PREMIUM_FEE}).</p>"
             f"<seat-map rows='{SEAT_ROWS}' letters='{SEAT_LETTERS}' premium-rows='{PREMIUM_ROWS}' taken='{taken}' "
-            f"value='{_e(v.get('seat', ''))}' aria-label='Seat map'></seat-map>"
-            f"<input type='hidden' name='seat' id='seat-input' value='{_e(v.get('seat', ''))}'>"
-            f"<p>Selected seat: <strong id='seat-label'>{_e(v.get('seat') or 'none')}</strong></p></section>"
+            f"value='{esc(v.get('seat', ''))}' aria-label='Seat map'></seat-map>"
+            f"<input type='hidden' name='seat' id='seat-input' value='{esc(v.get('seat', ''))}'>"
+            f"<p>Selected seat: <strong id='seat-label'>{esc(v.get('seat') or 'none')}</strong></p></section>"
             "<section class='card'><h2>Passenger</h2>"
-            f"<label>First name<br><input type='text' name='first_name' required value='{_e(v.get('first_name', ''))}'></label>"
-            f"<label>Last name<br><input type='text' name='last_name' required value='{_e(v.get('last_name', ''))}'></label>"
-            f"<label>Email<br><input type='email' name='email' required value='{_e(v.get('email', ''))}'></label>"
+            f"<label>First name<br><input type='text' name='first_name' required value='{esc(v.get('first_name', ''))}'></label>"
+            f"<label>Last name<br><input type='text' name='last_name' required value='{esc(v.get('last_name', ''))}'></label>"
+            f"<label>Email<br><input type='email' name='email' required value='{esc(v.get('email', ''))}'></label>"
             f"<label>Bags<br><select name='bags' id='bags'>{bag_opts}</select></label>"
             f"<h2>Payment</h2><div class='cards' role='radiogroup' aria-label='Payment card'>{card_radios}</div>"
             "<p class='total'>Total <strong id='total'></strong></p>"
@@ -304,9 +298,9 @@ class TravelApp(WebApp):
         rows = self.db.all("SELECT b.*, f.number, f.airline, f.origin, f.dest, f.depart FROM bookings b "
                            "JOIN flights f ON f.id = b.flight_id ORDER BY f.depart")
         trs = "".join(
-            f"<tr class='trip {b['status']}' data-ref='{_e(b['ref'])}'><td><a href='/trips/{_e(b['ref'])}'>{_e(b['ref'])}</a></td>"
-            f"<td>{_e(b['origin'])} → {_e(b['dest'])}</td><td>{_e(b['depart'].replace('T', ' '))}</td>"
-            f"<td>{_e(b['number'])}</td><td>{_e(b['first_name'])} {_e(b['last_name'])}</td><td>{_e(b['seat'])}</td>"
+            f"<tr class='trip {b['status']}' data-ref='{esc(b['ref'])}'><td><a href='/trips/{esc(b['ref'])}'>{esc(b['ref'])}</a></td>"
+            f"<td>{esc(b['origin'])} → {esc(b['dest'])}</td><td>{esc(b['depart'].replace('T', ' '))}</td>"
+            f"<td>{esc(b['number'])}</td><td>{esc(b['first_name'])} {esc(b['last_name'])}</td><td>{esc(b['seat'])}</td>"
             f"<td>${b['total']}</td><td><span class='status {b['status']}'>{b['status']}</span></td></tr>" for b in rows)
         table = (f"<table class='trips'><thead><tr><th>Booking</th><th>Route</th><th>Departs</th><th>Flight</th><th>Passenger</th>"
                  f"<th>Seat</th><th>Total</th><th>Status</th></tr></thead><tbody>{trs}</tbody></table>") if rows else "<p class='muted'>No trips yet.</p>"
@@ -323,17 +317,17 @@ class TravelApp(WebApp):
         if b["status"] == "confirmed":
             cancel = ("<button type='button' class='danger' id='cancel-open'>Cancel booking…</button>"
                       "<div class='modal-backdrop' id='cancel-modal' hidden><div class='modal' role='dialog' aria-label='Confirm cancellation'>"
-                      f"<p>Cancel booking {_e(ref)}? The fare is not refundable.</p><form method='post' action='/trips/{_e(ref)}/cancel' class='row'>"
+                      f"<p>Cancel booking {esc(ref)}? The fare is not refundable.</p><form method='post' action='/trips/{esc(ref)}/cancel' class='row'>"
                       "<button type='submit' class='danger' id='cancel-confirm'>Yes, cancel it</button>"
                       "<button type='button' id='cancel-keep'>Keep booking</button></form></div></div>")
-        body = (f"{flash}<div class='card confirmation'><h1>Booking <span id='booking-ref'>{_e(ref)}</span></h1>"
+        body = (f"{flash}<div class='card confirmation'><h1>Booking <span id='booking-ref'>{esc(ref)}</span></h1>"
                 f"<p class='status {b['status']}'>Status: {b['status']}</p><dl>"
-                f"<dt>Flight</dt><dd>{_e(b['airline'])} {_e(b['number'])}</dd>"
-                f"<dt>Route</dt><dd>{_e(self._airport_label(b['origin']))} → {_e(self._airport_label(b['dest']))}</dd>"
-                f"<dt>Departs</dt><dd>{_e(b['depart'].replace('T', ' '))}</dd><dt>Arrives</dt><dd>{_e(b['arrive'].replace('T', ' '))}</dd>"
-                f"<dt>Passenger</dt><dd>{_e(b['first_name'])} {_e(b['last_name'])} ({_e(b['email'])})</dd>"
-                f"<dt>Seat</dt><dd id='booking-seat'>{_e(b['seat'])}</dd><dt>Bags</dt><dd>{b['bags']}</dd>"
-                f"<dt>Paid with</dt><dd>card ending {_e(b['card_last4'])}</dd><dt>Total</dt><dd id='booking-total'>${b['total']}</dd></dl>"
+                f"<dt>Flight</dt><dd>{esc(b['airline'])} {esc(b['number'])}</dd>"
+                f"<dt>Route</dt><dd>{esc(self._airport_label(b['origin']))} → {esc(self._airport_label(b['dest']))}</dd>"
+                f"<dt>Departs</dt><dd>{esc(b['depart'].replace('T', ' '))}</dd><dt>Arrives</dt><dd>{esc(b['arrive'].replace('T', ' '))}</dd>"
+                f"<dt>Passenger</dt><dd>{esc(b['first_name'])} {esc(b['last_name'])} ({esc(b['email'])})</dd>"
+                f"<dt>Seat</dt><dd id='booking-seat'>{esc(b['seat'])}</dd><dt>Bags</dt><dd>{b['bags']}</dd>"
+                f"<dt>Paid with</dt><dd>card ending {esc(b['card_last4'])}</dd><dt>Total</dt><dd id='booking-total'>${b['total']}</dd></dl>"
                 f"{cancel}</div><p><a href='/trips'>All trips</a></p>")
         return self._page(f"Booking {ref}", body)
 

@@ -1,5 +1,5 @@
 // Event form: all-day hides the times, "Repeat until" shows only for repeating events, the
-// guest filter narrows the people list. Everywhere: confirm modals open and close.
+// guest filter narrows the people list. Modals: /static/cua/modal.js.
 const allDay = document.getElementById("all_day");
 if (allDay) {
   const times = document.querySelector(".times");
@@ -20,12 +20,3 @@ if (filter) {
   });
   filter.addEventListener("keydown", (e) => { if (e.key === "Enter") e.preventDefault(); });
 }
-document.addEventListener("click", (e) => {
-  const opener = e.target.closest("[data-open]");
-  if (opener) document.getElementById(opener.dataset.open).hidden = false;
-  const closer = e.target.closest("[data-close]");
-  if (closer) document.getElementById(closer.dataset.close).hidden = true;
-});
-document.addEventListener("keydown", (e) => {
-  if (e.key === "Escape") document.querySelectorAll(".modal-backdrop").forEach((m) => { m.hidden = true; });
-});

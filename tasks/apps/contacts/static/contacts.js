@@ -1,5 +1,5 @@
 // Contacts table: row checkboxes drive the bulk bar (count, enabled buttons), the header box
-// selects the whole page, shift-click selects a range. Confirm modals open and close.
+// selects the whole page, shift-click selects a range. Modals: /static/cua/modal.js.
 (function () {
   const boxes = Array.from(document.querySelectorAll("input.rowbox"));
   const pageBox = document.getElementById("select-page");
@@ -29,13 +29,4 @@
   }));
   if (pageBox) pageBox.addEventListener("change", () => { boxes.forEach((b) => { b.checked = pageBox.checked; }); sync(); });
   sync();
-  document.addEventListener("click", (e) => {
-    const opener = e.target.closest("[data-open]");
-    if (opener) document.getElementById(opener.dataset.open).hidden = false;
-    const closer = e.target.closest("[data-close]");
-    if (closer) document.getElementById(closer.dataset.close).hidden = true;
-  });
-  document.addEventListener("keydown", (e) => {
-    if (e.key === "Escape") document.querySelectorAll(".modal-backdrop").forEach((m) => { m.hidden = true; });
-  });
 })();

@@ -1,19 +1,10 @@
-// Mail page behaviour: select-all, modal open/close, keyboard access to the row action menu.
+// Mail page behaviour: select-all and keyboard access to the row action menu.
 const selectAll = document.getElementById("select-all");
 if (selectAll) {
   selectAll.addEventListener("change", () => {
     document.querySelectorAll('input[name="ids"]').forEach((box) => { box.checked = selectAll.checked; });
   });
 }
-document.addEventListener("click", (e) => {
-  const opener = e.target.closest("[data-open]");
-  if (opener) document.getElementById(opener.dataset.open).hidden = false;
-  const closer = e.target.closest("[data-close]");
-  if (closer) document.getElementById(closer.dataset.close).hidden = true;
-});
-document.addEventListener("keydown", (e) => {
-  if (e.key === "Escape") document.querySelectorAll(".modal-backdrop").forEach((m) => { m.hidden = true; });
-});
 // Rows are clickable as a whole (except their controls), like a real mail client.
 document.querySelectorAll("tr.msg-row").forEach((row) => {
   row.addEventListener("click", (e) => {

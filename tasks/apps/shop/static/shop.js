@@ -1,5 +1,5 @@
 // Listing filters: the native sort <select> applies at once; checkout shows the new-address
-// and new-card fieldsets only when chosen; the order-placed modal closes with OK or Escape.
+// and new-card fieldsets only when chosen; the order-placed modal closes with OK or Escape (/static/cua/modal.js).
 document.querySelectorAll("select[data-autosubmit]").forEach((sel) => {
   sel.addEventListener("change", () => sel.form.requestSubmit());
 });
@@ -15,10 +15,3 @@ function syncFieldset(radioName, value, fieldsetId) {
 }
 syncFieldset("address", "new", "new-address");
 syncFieldset("card", "new", "new-card");
-document.addEventListener("click", (e) => {
-  const closer = e.target.closest("[data-close]");
-  if (closer) document.getElementById(closer.dataset.close).hidden = true;
-});
-document.addEventListener("keydown", (e) => {
-  if (e.key === "Escape") document.querySelectorAll(".modal-backdrop").forEach((m) => { m.hidden = true; });
-});

@@ -1,0 +1,106 @@
+"""Hostile text in a seeded record renders as text in every bundled app, in a real browser.
+
+Each case writes a string that would run script if any page pasted it unescaped (into
+element content, a quoted attribute, the <title>, or a JSON <script> block) into one text
+column of every row of a table, serves the app as a sandbox does (TCP for the pages), and
+loads a page that shows those rows in Chromium. Nothing may run, no injected element may
+appear, and the string must read back as the text it is. Apps write records through the
+one escaper, `cua.tasks.apps.base.esc`; this proves that path, page by page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+import uvicorn
+from playwright.async_api import Browser, async_playwright
+
+from cua.sandboxes.browser.launcher import find_executable
+from cua.tasks.apps import app_names, load_app
+from cua.tasks.apps.base import WebApp, build_asgi, esc
+
+#: Closes the title, a quoted attribute and a script block, then tries to run script twice.
+HOSTILE = """</title></script>"'><script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">"""
+
+#: (app, table, column, page that lists those rows). Two cases reach a JSON data block.
+CASES = [
+    ("todo", "todos", "title", "/lists/1"),
+    ("todo", "lists", "name", "/"),
+    ("mail", "messages", "subject", "/folder/inbox"),
+    ("mail", "messages", "body", "/message/1"),
+    ("contacts", "contacts", "first_name", "/contacts"),
+    ("contacts", "companies", "name", "/companies/1"),
+    ("kanban", "cards", "title", "/b/1"),
+    ("forum", "posts", "title", "/posts/1"),
+    ("forum", "comments", "body", "/posts/1"),
+    ("notes", "notes", "title", "/"),
+    ("shop", "products", "name", "/c/laptops"),
+    ("calendar", "events", "title", "/event/1"),
+    ("settings", "users", "name", "/users"),
+    ("sheets", "cells", "raw", "/sheets/1"),
+    ("travel", "flights", "airline", "/flights/1"),
+    ("travel", "airports", "city", "/"),
+]
+
+
+def test_the_cases_cover_every_app() -> None:
+    assert {app for app, *_ in CASES} == set(app_names())
+
+
+def test_the_escaper_leaves_no_markup() -> None:
+    out = esc(HOSTILE)
+    assert "<" not in out and ">" not in out and '"' not in out and "'" not in out
+    assert esc(3) == "3"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as pw:
+        b = await pw.chromium.launch(executable_path=find_executable().path, headless=True)
+        yield b
+        await b.close()
+
+
+async def _serve(app: WebApp) -> tuple[uvicorn.Server, asyncio.Task[None], int]:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(build_asgi(app), log_level="warning", lifespan="off", access_log=False))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        assert not task.done(), "the app server stopped while starting"
+        await asyncio.sleep(0.01)  # uvicorn offers no started event, only this flag
+    return server, task, int(sock.getsockname()[1])
+
+
+@pytest.mark.slow  # Chromium
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize(("app_name", "table", "column", "page"), CASES)
+async def test_hostile_text_in_a_record_renders_as_text(browser: Browser, app_name: str, table: str, column: str,
+                                                        page: str) -> None:
+    app = load_app(app_name)
+    app.reset(0)
+    changed = app.db.execute(f"UPDATE {table} SET {column} = ? || ' #' || rowid", (HOSTILE,)).rowcount
+    assert changed > 0
+    server, task, port = await _serve(app)
+    context = await browser.new_context()
+    try:
+        tab = await context.new_page()
+        errors: list[str] = []
+        tab.on("pageerror", lambda exc: errors.append(str(exc)))
+        response = await tab.goto(f"http://127.0.0.1:{port}{page}", wait_until="load")
+        assert response is not None and response.ok, (page, response and response.status)
+        await tab.wait_for_load_state("networkidle")
+        assert await tab.evaluate("window.__pwned") is None, f"{app_name} {page}: injected script ran"
+        injected = await tab.evaluate("[...document.images].filter(i => i.getAttribute('src') === 'x').length")
+        assert injected == 0, f"{app_name} {page}: an injected <img> became an element"
+        shown = await tab.evaluate("document.title + '\\n' + document.body.innerText")
+        assert HOSTILE in shown or HOSTILE[:40] in shown, f"{app_name} {page}: the record's text is not shown as text"
+        assert not errors, errors
+    finally:
+        await context.close()
+        server.should_exit = True
+        await task
