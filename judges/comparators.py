@@ -4,6 +4,7 @@ of the wrong shape simply fails, with the reason in `detail`)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from collections import Counter
@@ -12,6 +13,7 @@ from typing import Any
 
 from cua.judges import spec as S
 from cua.judges.normalize import (
+    RichLines,
     formula_refs,
     norm_address,
     norm_phone,
@@ -194,10 +196,13 @@ def _same_datetime(a: Any, b: Any, day_first: bool, seconds: bool) -> Result:
     if bt is not None:
         if at is None:
             return False, "no time given"
-        trim = (lambda t: t.replace(microsecond=0)) if seconds else (lambda t: t.replace(second=0, microsecond=0))
-        if trim(at) != trim(bt):
+        if _trim_time(at, seconds) != _trim_time(bt, seconds):
             return False, f"time {at} != {bt}"
     return True, ""
+
+
+def _trim_time(t: dt.time, seconds: bool) -> dt.time:
+    return t.replace(microsecond=0) if seconds else t.replace(second=0, microsecond=0)
 
 
 @register_comparator(S.DateCmp)
@@ -214,8 +219,8 @@ def _cell_equal(a: Any, b: Any, how: str) -> bool:
     if how == "date":
         return _same_datetime(a, b, False, False)[0]
     if how == "phone":
-        x, y = norm_phone(a), norm_phone(b)
-        return x is not None and x == y
+        pa, pb = norm_phone(a), norm_phone(b)
+        return pa is not None and pa == pb
     if how == "address":
         return norm_address(a) == norm_address(b)
     if how == "rich_text":
@@ -275,7 +280,7 @@ def _absent(spec: S.AbsentCmp, observed: Any) -> Result:
     return ok, "" if ok else "present"
 
 
-def _rich(value: Any, formatting: bool, case: bool) -> Any:
+def _rich(value: Any, formatting: bool, case: bool) -> str | RichLines:
     lines = rich_text(value)
     if not formatting:
         text = " ".join(t for _, runs in lines for t, _ in runs)

@@ -11,8 +11,8 @@ import re
 import unicodedata
 from typing import Any
 
-__all__ = ["formula_refs", "norm_address", "norm_phone", "norm_text", "parse_datetime", "parse_number", "rich_text",
-           "rich_text_plain", "to_text"]
+__all__ = ["RichLines", "formula_refs", "norm_address", "norm_phone", "norm_text", "parse_datetime", "parse_number",
+           "rich_text", "rich_text_plain", "to_text"]
 
 _WS = re.compile(r"\s+")
 
@@ -204,7 +204,11 @@ _BLOCKS = {"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul", "ol", "bl
            "br"}
 
 
-def rich_text(value: Any) -> tuple[tuple[str, tuple[tuple[str, frozenset[str]], ...]], ...]:
+RichLines = tuple[tuple[str, tuple[tuple[str, frozenset[str]], ...]], ...]
+"""Rich text as `rich_text` reads it: lines of (block kind, runs of (text, inline marks))."""
+
+
+def rich_text(value: Any) -> RichLines:
     """Rich text as what it shows: its lines, each (block kind, runs of (text, inline
     marks)). Tag spellings that look the same are one (`strong` = `b`, `em` = `i`; `p` and
     `div` are both a paragraph), attributes other than a link's href are ignored,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = ["Cond", "PathError", "Segment", "get_path", "parse_path", "row_matches", "coerce_literal"]
 
@@ -79,31 +79,38 @@ def _is_number(value: Any) -> bool:
 
 def _compare(observed: Any, op: str, value: Any, text: str) -> bool:
     if _is_number(observed) and _is_number(value):
-        a, b = float(observed), float(value)
-    elif isinstance(value, bool) or value is None:
+        return _order(float(observed), float(value), op)
+    if isinstance(value, bool) or value is None:
         if op == "=":
             return observed is value or (isinstance(observed, int) and not isinstance(observed, bool)
                                          and value is not None and observed == int(value))
         if op == "!=":
             return not _compare(observed, "=", value, text)
         return False
-    elif observed is None:
+    if observed is None:
         return op == "!="
-    else:
-        a, b = (str(observed).lower(), text.lower()) if isinstance(observed, bool) else (str(observed), text)
-        if isinstance(value, str) and value != text:  # a quoted literal
-            b = value
+    a, b = (str(observed).lower(), text.lower()) if isinstance(observed, bool) else (str(observed), text)
+    if isinstance(value, str) and value != text:  # a quoted literal
+        b = value
+    return _order(a, b, op)
+
+
+_Ordered = TypeVar("_Ordered", float, str)
+
+
+def _order(a: _Ordered, b: _Ordered, op: str) -> bool:
+    """`a op b` for two numbers or two strings (never one of each)."""
     if op == "=":
         return a == b
     if op == "!=":
         return a != b
     if op == "<":
-        return a < b  # type: ignore[operator]
+        return a < b
     if op == "<=":
-        return a <= b  # type: ignore[operator]
+        return a <= b
     if op == ">":
-        return a > b  # type: ignore[operator]
-    return a >= b  # type: ignore[operator]
+        return a > b
+    return a >= b
 
 
 @lru_cache(maxsize=4096)
