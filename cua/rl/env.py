@@ -33,7 +33,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import gymnasium as gym
 import numpy as np
@@ -112,8 +112,10 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         if isinstance(task, str):
             from cua.tasks.registry import get_template
 
-            task = get_template(task)
-        self.template: TaskTemplate = task
+            template: TaskTemplate = get_template(task)
+        else:
+            template = task
+        self.template = template
         self.reward_mode = reward
         self.terminate_on_success = terminate_on_success
         self.render_mode = render_mode
@@ -125,8 +127,9 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         probe = self.template.instantiate(0)
         self.frame = (observe.frame if observe and observe.frame else None) or _viewport(probe) or DEFAULT_FRAME
         self.observe = (observe or ObserveOptions()).model_copy(update={"frame": self.frame, "screenshot": True})
-        self.observation_space = spaces.Dict(
-            {"screenshot": spaces.Box(0, 255, (self.frame.height, self.frame.width, 3), np.uint8)})
+        # gymnasium types a Dict space as a space of dicts of spaces, not of what it samples
+        self.observation_space = cast("spaces.Space[dict[str, np.ndarray]]", spaces.Dict(
+            {"screenshot": spaces.Box(0, 255, (self.frame.height, self.frame.width, 3), np.uint8)}))
         self.action_space = ActionSpace(self.frame)
         self._loop = _LoopThread()
         self._connection: Any = None

@@ -109,6 +109,7 @@ class _Slot:
 
 class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"]}
+    render_mode: Literal["rgb_array"] | None
 
     def __init__(self, task: str | TaskTemplate | Sequence[str | TaskTemplate], num_envs: int = 1, *,
                  server: str | None = None, token: str | None = None,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from cua.actions import Action
-from cua.observation import Observation
+from cua.observation import Observation, Size
 from cua.policy.backends.openai import to_openai_messages
 from cua.policy.engine import Prompt, build_prompt, parse_output, remember_turn
 from cua.policy.families import get_family
@@ -27,7 +27,7 @@ class ChatView:
         self._turns: list[Any] = []
         self._pointer: tuple[float, float] | None = None
         self._prompt: Prompt | None = None
-        self._frame = None
+        self._frame: Size | None = None
 
     def prompt(self, observation: Observation) -> list[dict[str, Any]]:
         self._prompt = build_prompt(self.family, self.instruction, self._turns, observation, self.history_images)

@@ -23,13 +23,14 @@ from typing import Any
 from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
 
 from cua.errors import InfraError
+from cua.observation import Observation
 from cua.rl.adapters.chat import ChatView
 from cua.rl.env import CuaEnv
 
 __all__ = ["CuaSkyRLEnv", "register"]
 
 
-class CuaSkyRLEnv(BaseTextEnv):
+class CuaSkyRLEnv(BaseTextEnv):  # type: ignore[misc]  # skyrl_gym ships no type information
     def __init__(self, env_config: Any = None, extras: dict[str, Any] | None = None) -> None:
         super().__init__()
         extras = dict(extras or {})
@@ -51,7 +52,7 @@ class CuaSkyRLEnv(BaseTextEnv):
         _, info = self.env.reset(seed=self.seed)
         self.turns, self.total_reward = 0, 0.0
         self.chat = ChatView(info["instruction"], family=self.family, history_images=self.history_images)
-        return self.chat.prompt(self.env.episode.observation), {"instruction": info["instruction"],
+        return self.chat.prompt(self._screen()), {"instruction": info["instruction"],
                                                                 "task_id": info["task_id"], "seed": info["seed"]}
 
     def step(self, action: str) -> BaseTextEnvStepOutput:
@@ -59,7 +60,8 @@ class CuaSkyRLEnv(BaseTextEnv):
             raise RuntimeError("init() first")
         self.turns += 1
         actions, parse_error = self.chat.answer(action)
-        reward, done, info = 0.0, False, {}
+        reward, done = 0.0, False
+        info: dict[str, Any] = {}
         try:
             for act in actions:
                 _, r, terminated, truncated, info = self.env.step(act)
@@ -83,9 +85,15 @@ class CuaSkyRLEnv(BaseTextEnv):
             metadata.update(verdict=verdict.model_dump(mode="json") if verdict else None, mask_sample=False)
             return BaseTextEnvStepOutput(observations=[], reward=reward, done=True, postprocessed_action=action,
                                          metadata=metadata)
-        following = self.chat.prompt(self.env.episode.observation)
+        following = self.chat.prompt(self._screen())
         return BaseTextEnvStepOutput(observations=following[-1:], reward=reward, done=False,
                                      postprocessed_action=action, metadata=metadata)
+
+    def _screen(self) -> Observation:
+        """The observation the episode in progress stands at."""
+        if self.env.episode is None:
+            raise RuntimeError("init() first")
+        return self.env.episode.observation
 
     def get_metrics(self) -> dict[str, Any]:
         return {"turns": self.turns, "return": self.total_reward}

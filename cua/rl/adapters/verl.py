@@ -19,10 +19,11 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from typing import Any
+from typing import Any, Protocol, cast
 
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
 
+from cua.actions import Action
 from cua.episode.episode import Episode
 from cua.errors import CuaError
 from cua.rl.adapters.chat import ChatView
@@ -36,6 +37,28 @@ def _task_of(kwargs: dict[str, Any]) -> tuple[str, int]:
     if not task:
         raise ValueError("a cua sample needs `task` (in extra_info or at the top level)")
     return str(task), int(kwargs.get("seed", info.get("seed", 0)))
+
+
+class _Tokenizer(Protocol):
+    """What the loop uses of a Hugging Face tokenizer."""
+
+    pad_token_id: int | None
+
+    def decode(self, token_ids: list[int], *, skip_special_tokens: bool = ...) -> str: ...
+
+    def encode(self, text: str, *, add_special_tokens: bool = ...) -> list[int]: ...
+
+    def apply_chat_template(self, conversation: list[dict[str, Any]], *, tokenize: bool,
+                            add_generation_prompt: bool, **kwargs: Any) -> str: ...
+
+
+class _Processor(Protocol):
+    """What the loop uses of a Hugging Face multimodal processor."""
+
+    def apply_chat_template(self, conversation: list[dict[str, Any]], *, tokenize: bool,
+                            add_generation_prompt: bool, **kwargs: Any) -> str: ...
+
+    def __call__(self, *, text: list[str], images: list[Any] | None, return_tensors: str) -> Any: ...
 
 
 @register("cua")
@@ -92,8 +115,9 @@ class CuaAgentLoop(AgentLoopBase):
                         logprobs += list(out.log_probs) if out.log_probs else [0.0] * len(out.token_ids)
                         context += out.token_ids
                         turns += 1
-                        actions, _ = chat.answer(self.tokenizer.decode(out.token_ids, skip_special_tokens=True))
-                        for action in actions or [None]:
+                        actions, _ = chat.answer(self._tokenizer.decode(out.token_ids, skip_special_tokens=True))
+                        planned: list[Action | None] = [*actions] if actions else [None]  # None: a wasted turn
+                        for action in planned:
                             result = await ep.step(action)
                             obs = result.observation
                             if ep.over:
@@ -109,7 +133,7 @@ class CuaAgentLoop(AgentLoopBase):
             mask = [0] * len(response)
         total = time.perf_counter() - started
         return AgentLoopOutput(
-            prompt_ids=prompt or [self.tokenizer.pad_token_id or 0], response_ids=response, response_mask=mask,
+            prompt_ids=prompt or [self._tokenizer.pad_token_id or 0], response_ids=response, response_mask=mask,
             response_logprobs=logprobs, multi_modal_data={"image": images} if images else None,
             reward_score=reward, num_turns=2 * turns + 1,
             metrics=AgentLoopMetrics(generate_sequences=model_s, tool_calls=total - model_s),
@@ -120,10 +144,22 @@ class CuaAgentLoop(AgentLoopBase):
         plain = [{"role": m["role"], "content": m["content"] if isinstance(m["content"], str) else
                   [{"type": "image"} if p["type"] == "image_url" else {"type": "text", "text": p["text"]}
                    for p in m["content"]]} for m in messages]
-        if self.processor is not None:
-            text = self.processor.apply_chat_template(plain, tokenize=False, add_generation_prompt=True,
-                                                      **self.apply_chat_template_kwargs)
-            inputs = self.processor(text=[text], images=images or None, return_tensors="pt")
-            return inputs["input_ids"][0].tolist(), images
-        text = self.tokenizer.apply_chat_template(plain, tokenize=False, add_generation_prompt=True)
-        return self.tokenizer.encode(text, add_special_tokens=False), []
+        processor = self._processor
+        if processor is not None:
+            text = processor.apply_chat_template(plain, tokenize=False, add_generation_prompt=True,
+                                                 **self.apply_chat_template_kwargs)
+            inputs = processor(text=[text], images=images or None, return_tensors="pt")
+            ids: list[int] = inputs["input_ids"][0].tolist()
+            return ids, images
+        text = self._tokenizer.apply_chat_template(plain, tokenize=False, add_generation_prompt=True)
+        return self._tokenizer.encode(text, add_special_tokens=False), []
+
+    # verl annotates `tokenizer` and `processor` as AutoTokenizer and AutoProcessor, the
+    # factories; the attributes hold what those factories made.
+    @property
+    def _tokenizer(self) -> _Tokenizer:
+        return cast(_Tokenizer, self.tokenizer)
+
+    @property
+    def _processor(self) -> _Processor | None:
+        return cast("_Processor | None", self.processor)
