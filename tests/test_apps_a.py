@@ -11,10 +11,9 @@ import re
 from typing import Any
 
 import pytest
+from _apps_common import Control, open_app  # tests/'s own helpers, as pytest puts tests/ on sys.path
 from starlette.testclient import TestClient
 
-from cua.tasks.apps import load_app
-from cua.tasks.apps.base import build_asgi
 from cua.tasks.apps.calendar import occurrences
 
 APPS = ["mail", "shop", "calendar", "kanban", "contacts"]
@@ -35,25 +34,6 @@ MIN_ROWS = {"mail": ("messages", 300), "shop": ("products", 400), "calendar": ("
             "contacts": ("contacts", 500)}
 
 
-class Control:
-    """Calls the control endpoints the way the unix socket does: with no client address."""
-
-    def __init__(self, asgi: Any) -> None:
-        async def no_client(scope: Any, receive: Any, send: Any) -> None:
-            await asgi({**scope, "client": None}, receive, send)
-
-        self.client = TestClient(no_client)
-
-    def state(self) -> dict[str, Any]:
-        return self.client.get("/__cua/state").json()
-
-    def reset(self, seed: int = 0) -> None:
-        assert self.client.post("/__cua/reset", json={"seed": seed}).status_code == 200
-
-    def sql(self, query: str, params: list[Any] | None = None) -> Any:
-        return self.client.post("/__cua/sql", json={"query": query, "params": params or []})
-
-
 @pytest.fixture(scope="module", params=APPS)
 def app_name(request: pytest.FixtureRequest) -> str:
     return str(request.param)
@@ -61,9 +41,7 @@ def app_name(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="module")
 def running(app_name: str) -> tuple[Any, TestClient, Control]:
-    app = load_app(app_name)
-    asgi = build_asgi(app)
-    return app, TestClient(asgi, follow_redirects=True), Control(asgi)
+    return open_app(app_name)
 
 
 def test_every_page_renders_without_network(app_name: str, running: tuple[Any, TestClient, Control]) -> None:
@@ -134,8 +112,8 @@ def test_control_endpoints_are_refused_on_tcp(running: tuple[Any, TestClient, Co
 
 @pytest.fixture()
 def mail() -> tuple[TestClient, Control]:
-    asgi = build_asgi(load_app("mail"))
-    return TestClient(asgi, follow_redirects=True), Control(asgi)
+    _, web, ctl = open_app("mail")
+    return web, ctl
 
 
 def test_mail_send_with_attachment_reply_and_row_actions(mail: tuple[TestClient, Control]) -> None:
@@ -182,8 +160,7 @@ def test_mail_forward_keeps_attachments_and_drafts_round_trip(mail: tuple[TestCl
 
 
 def test_shop_checkout_needs_an_explicit_card(tmp_path: Any) -> None:
-    asgi = build_asgi(load_app("shop"))
-    web, ctl = TestClient(asgi, follow_redirects=True), Control(asgi)
+    _, web, ctl = open_app("shop")
     leftover = ctl.state()["cart"]
     assert len(leftover) == 1, "the seeded cart holds one item left over from an earlier visit"
     product = next(p for p in ctl.state()["products"] if p["stock"] > 3 and p["id"] != leftover[0]["product_id"])
@@ -207,8 +184,7 @@ def test_shop_checkout_needs_an_explicit_card(tmp_path: Any) -> None:
 
 
 def test_shop_listing_filters_and_sort() -> None:
-    asgi = build_asgi(load_app("shop"))
-    web, ctl = TestClient(asgi), Control(asgi)
+    _, web, ctl = open_app("shop")
     html = web.get("/c/laptops?sort=price_asc&brand=Zentek").text
     names = re.findall(r'class="product card" data-id="\d+" data-name="([^"]+)"', html)
     laptops = sorted((p for p in ctl.state()["products"] if p["category"] == "Laptops" and p["brand"] == "Zentek"),
@@ -218,9 +194,7 @@ def test_shop_listing_filters_and_sort() -> None:
 
 
 def test_calendar_recurring_event_and_validation() -> None:
-    app = load_app("calendar")
-    asgi = build_asgi(app)
-    web, ctl = TestClient(asgi, follow_redirects=True), Control(asgi)
+    app, web, ctl = open_app("calendar")
     bad = web.post("/event/new", data={"title": "Gym", "date": "2026-03-10", "start": "10:00", "end": "09:00", "calendar": "Personal",
                                        "recur": "none"})
     assert "end time must be after" in bad.text
@@ -249,8 +223,7 @@ def test_calendar_occurrence_expansion() -> None:
 
 
 def test_kanban_moves_keep_positions_dense() -> None:
-    asgi = build_asgi(load_app("kanban"))
-    web, ctl = TestClient(asgi), Control(asgi)
+    _, web, ctl = open_app("kanban")
     board = ctl.state()["boards"][0]
     src, dst = board["columns"][0], board["columns"][3]
     card = src["cards"][2]
@@ -273,8 +246,7 @@ def test_kanban_moves_keep_positions_dense() -> None:
 
 
 def test_contacts_bulk_edit_and_validation() -> None:
-    asgi = build_asgi(load_app("contacts"))
-    web, ctl = TestClient(asgi, follow_redirects=True), Control(asgi)
+    _, web, ctl = open_app("contacts")
     before = {c["id"]: c for c in ctl.state()["contacts"]}
     resp = web.post("/contacts/bulk", data={"ids": ["3", "7", "9"], "op": "owner", "owner_id": "4", "back": "/contacts?page=1"})
     assert "Owner set to Lena Weber for 3 contact(s)." in resp.text

@@ -11,10 +11,9 @@ import json
 from typing import Any
 
 import pytest
+from _apps_common import Control, open_app  # tests/'s own helpers, as pytest puts tests/ on sys.path
 from starlette.testclient import TestClient
 
-from cua.tasks.apps import load_app
-from cua.tasks.apps.base import build_asgi
 from cua.tasks.apps.sheets.formula import CellError, display, evaluate_sheet, shift_formula
 
 APPS = ["notes", "sheets", "travel", "settings", "forum"]
@@ -30,27 +29,6 @@ PAGES: dict[str, list[str]] = {
 }
 
 
-class Control:
-    """Talks to the control endpoints the way the unix socket does: no client address."""
-
-    def __init__(self, asgi: Any) -> None:
-        self.asgi = asgi
-
-    def _scope_client(self) -> TestClient:
-        async def no_client(scope: Any, receive: Any, send: Any) -> None:
-            scope = dict(scope)
-            scope["client"] = None
-            await self.asgi(scope, receive, send)
-
-        return TestClient(no_client)
-
-    def get(self, path: str) -> Any:
-        return self._scope_client().get(path)
-
-    def post(self, path: str, **kwargs: Any) -> Any:
-        return self._scope_client().post(path, **kwargs)
-
-
 @pytest.fixture(scope="module", params=APPS)
 def app_name(request: pytest.FixtureRequest) -> str:
     return str(request.param)
@@ -58,9 +36,7 @@ def app_name(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="module")
 def running(app_name: str) -> tuple[Any, TestClient, Control]:
-    app = load_app(app_name)
-    asgi = build_asgi(app)
-    return app, TestClient(asgi), Control(asgi)
+    return open_app(app_name)
 
 
 def test_every_page_renders(app_name: str, running: tuple[Any, TestClient, Control]) -> None:
@@ -150,8 +126,7 @@ def _first_ref(web: TestClient) -> str:
 
 
 def test_notes_sanitizes_and_moves() -> None:
-    app = load_app("notes")
-    web = TestClient(build_asgi(app))
+    app, web, _ = open_app("notes")
     web.post("/notes/2", data={"title": "T", "body": "<h2 onclick='x'>Head</h2><ul><li>a</li></ul><script>bad()</script>"})
     note = next(n for n in app.state()["notes"] if n["id"] == 2)
     assert note["body"] == "<h2>Head</h2><ul><li>a</li></ul>"
@@ -174,8 +149,7 @@ def test_sheets_formulas() -> None:
 
 
 def test_sheets_edit_recalculates_and_sort_keeps_formulas_with_their_rows() -> None:
-    app = load_app("sheets")
-    web = TestClient(build_asgi(app))
+    app, web, _ = open_app("sheets")
     cells = web.post("/api/sheets/1/cells", json={"ref": "D2", "raw": "1000"}).json()["cells"]
     assert cells["F2"]["value"] == 1000 * cells["E2"]["value"]
     assert web.post("/api/sheets/1/cells", json={"ref": "ZZ99", "raw": "1"}).status_code == 400
@@ -189,8 +163,7 @@ def test_sheets_edit_recalculates_and_sort_keeps_formulas_with_their_rows() -> N
 
 
 def test_travel_booking_validates_and_records() -> None:
-    app = load_app("travel")
-    web = TestClient(build_asgi(app))
+    app, web, _ = open_app("travel")
     flight = app.db.one("SELECT * FROM flights WHERE origin = 'BOS' AND dest = 'SFO' ORDER BY id LIMIT 1")
     taken = sorted(app.taken_seats(flight["id"]))[0]
     form = {"flight_id": str(flight["id"]), "seat": taken, "first_name": "Ana", "last_name": "Lee",
@@ -206,8 +179,7 @@ def test_travel_booking_validates_and_records() -> None:
 
 
 def test_settings_guards_dangerous_changes() -> None:
-    app = load_app("settings")
-    web = TestClient(build_asgi(app))
+    app, web, _ = open_app("settings")
     user = app.db.one("SELECT * FROM users WHERE role = 'member' ORDER BY id LIMIT 1")
     web.post(f"/users/{user['id']}/delete", data={"confirm": "someone.else@northwind.io"})
     assert app.db.one("SELECT id FROM users WHERE id = ?", (user["id"],)) is not None
@@ -223,8 +195,7 @@ def test_settings_guards_dangerous_changes() -> None:
 
 
 def test_forum_votes_toggle_and_paging() -> None:
-    app = load_app("forum")
-    web = TestClient(build_asgi(app))
+    app, web, _ = open_app("forum")
     base = app.db.scalar("SELECT score FROM posts WHERE id = 5")
     assert web.post("/api/vote", json={"kind": "post", "id": 5, "value": 1}).json() == {"score": base + 1, "my_vote": 1}
     assert web.post("/api/vote", json={"kind": "post", "id": 5, "value": -1}).json() == {"score": base - 1, "my_vote": -1}
