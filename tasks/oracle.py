@@ -359,7 +359,11 @@ def build_oracle(spec: Any, params: dict[str, Any]) -> Oracle:
         fn = import_function(spec.python)
 
         def python_oracle(ctx: OracleContext) -> AsyncIterator[Action]:
-            return fn(ctx, params)
+            actions = fn(ctx, params)
+            if not isinstance(actions, AsyncIterator):
+                raise OracleError(f"oracle {spec.python} returned {type(actions).__name__}, not an async "
+                                  "iterator of actions (write it as an async generator)")
+            return actions
 
         python_oracle.__qualname__ = spec.python
         return python_oracle

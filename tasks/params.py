@@ -69,7 +69,8 @@ def import_function(ref: str) -> Callable[..., Any]:
     fn = module.__dict__.get(attr)
     if not callable(fn):
         raise GenerationError(f"{ref!r}: module {module_name!r} has no function {attr!r}")
-    return fn
+    function: Callable[..., Any] = fn
+    return function
 
 
 def _pick_count(pick: int | str, rng: random.Random) -> int:

@@ -71,6 +71,13 @@ class AppDB:
     def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, params)
 
+    def insert(self, sql: str, params: Any = ()) -> int:
+        """Run one INSERT and return the new row's id."""
+        rowid = self.conn.execute(sql, params).lastrowid
+        if rowid is None:
+            raise sqlite3.ProgrammingError(f"not an INSERT of one row: {sql[:80]}")
+        return rowid
+
     def all(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
         return [dict(row) for row in self.conn.execute(sql, params)]
 

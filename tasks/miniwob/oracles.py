@@ -659,7 +659,7 @@ async def _email_steps(ctx: OracleContext, u: str) -> Steps:
         return [{"click": x(f"{thread}//span[contains(@class, 'star')]")}]
     if not ("reply to them" in u or "forward that email" in u):
         raise OracleError(f"unexpected request: {u!r}")
-    opened = [{"click": x(f"{thread}//*[contains(@class, 'email-sender')]")}, {"wait_for": "#email"}]
+    opened: list[dict[str, Any]] = [{"click": x(f"{thread}//*[contains(@class, 'email-sender')]")}, {"wait_for": "#email"}]
     if "reply to them" in u:
         return [*opened, {"click": "#email .email-reply"}, {"fill": {"selector": "#reply-text", "text": bold[1]}},
                 {"click": "#send-reply"}]

@@ -108,7 +108,8 @@ def render(suite: str) -> str:
     }
     clock = ("each task's own time limit applies (MiniWoB's 10 s default or the task's)" if timed else
              "UNTIMED: the time limits are off (`--untimed`), so results do not compare with MiniWoB's")
-    return HEADER.format(clock=clock) + yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True)
+    body: str = yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True)
+    return HEADER.format(clock=clock) + body
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,8 +17,12 @@ def shipped_tasks() -> list[str]:
     from miniwob.environment import MiniWoBEnvironment
     from miniwob.envs import miniwob_envs
 
-    return sorted({cls.subdomain for _, cls in inspect.getmembers(miniwob_envs, inspect.isclass)
-                   if issubclass(cls, MiniWoBEnvironment) and getattr(cls, "subdomain", None)})
+    names: set[str] = set()
+    for _, cls in inspect.getmembers(miniwob_envs, inspect.isclass):
+        subdomain = getattr(cls, "subdomain", None) if issubclass(cls, MiniWoBEnvironment) else None
+        if subdomain:
+            names.add(str(subdomain))
+    return sorted(names)
 
 
 WHAT: dict[str, str] = {

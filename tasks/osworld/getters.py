@@ -57,7 +57,7 @@ def cache_path(url: str) -> Path:
     if index.is_file():
         mapping = json.loads(index.read_text())
         if url in mapping:
-            return root / mapping[url]
+            return root / str(mapping[url])
     key = hashlib.sha256(url.encode()).hexdigest()
     suffix = Path(url.split("?", 1)[0]).suffix
     for name in (key, key + suffix):

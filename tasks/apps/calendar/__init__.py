@@ -357,8 +357,8 @@ class CalendarApp(WebApp):
         return self._page(heading, body)
 
     def _parse(self, form: Any) -> tuple[dict[str, Any], set[int], list[str]]:
-        v = {k: str(form.get(k, "") or "").strip() for k in ("title", "date", "start", "end", "recur", "recur_until", "calendar",
-                                                           "location", "description")}
+        v: dict[str, Any] = {k: str(form.get(k, "") or "").strip()
+                             for k in ("title", "date", "start", "end", "recur", "recur_until", "calendar", "location", "description")}
         v["all_day"] = bool(form.get("all_day"))
         for key in ("start", "end"):
             v[key] = normalize_time(v[key])
@@ -390,8 +390,8 @@ class CalendarApp(WebApp):
                v["location"][:200], v["description"][:2000], v["calendar"], v["recur"],
                (v["recur_until"] or None) if v["recur"] != "none" else None)
         if eid is None:
-            eid = self.db.execute("INSERT INTO events (title, date, start, end, all_day, location, description, calendar, recur, recur_until)"
-                                  " VALUES (?,?,?,?,?,?,?,?,?,?)", row).lastrowid
+            eid = self.db.insert("INSERT INTO events (title, date, start, end, all_day, location, description, calendar, recur, recur_until)"
+                                  " VALUES (?,?,?,?,?,?,?,?,?,?)", row)
         else:
             self.db.execute("UPDATE events SET title=?, date=?, start=?, end=?, all_day=?, location=?, description=?, calendar=?, recur=?,"
                             " recur_until=? WHERE id = ?", (*row, eid))

@@ -55,10 +55,10 @@ def seed_calendar(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
     for title, cal, recur, start, end, loc, weekday, length in SERIES:
         first = start_monday + dt.timedelta(days=weekday + rng.randint(0, 1) * 7)
         until = first + dt.timedelta(days=length + rng.randint(0, 14))
-        eid = db.execute(
+        eid = db.insert(
             "INSERT INTO events (title, date, start, end, all_day, location, description, calendar, recur, recur_until)"
             " VALUES (?,?,?,?,0,?,?,?,?,?)",
-            (title, first.isoformat(), start, end, loc, f"Recurring {recur} event.", cal, recur, until.isoformat())).lastrowid
+            (title, first.isoformat(), start, end, loc, f"Recurring {recur} event.", cal, recur, until.isoformat()))
         if cal == "Work":
             for pid in rng.sample(range(1, len(people) + 1), rng.randint(2, 5)):
                 db.execute("INSERT INTO attendees (event_id, person_id, status) VALUES (?,?,?)",
@@ -70,24 +70,26 @@ def seed_calendar(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
         title = pattern.format(p=rng.choice(people)[0].split()[0], c=rng.choice(COMPANIES), role=rng.choice(ROLES),
                                city=rng.choice(CITIES), topic=rng.choice(TOPICS))
         all_day = pattern.startswith(("Birthday", "Flight")) and rng.random() < 0.6
+        starts: str | None
+        ends: str | None
         if all_day:
-            start = end = None
+            starts = ends = None
         else:
             h = rng.randint(8, 19)
             m = rng.choice([0, 0, 30, 15, 45])
             dur = rng.choice([30, 30, 45, 60, 60, 90, 120])
             s = dt.datetime.combine(day, dt.time(h, m))
             e = s + dt.timedelta(minutes=dur)
-            start, end = s.strftime("%H:%M"), e.strftime("%H:%M") if e.date() == day else "23:59"
+            starts, ends = s.strftime("%H:%M"), e.strftime("%H:%M") if e.date() == day else "23:59"
         organizer = None
         my_status = "accepted"
         if cal == "Work" and rng.random() < 0.35:
             organizer = rng.randint(1, len(people))
             my_status = "pending" if day >= today and rng.random() < 0.5 else rng.choice(["accepted", "declined"])
-        eid = db.execute(
+        eid = db.insert(
             "INSERT INTO events (title, date, start, end, all_day, location, description, calendar, recur, recur_until,"
             " organizer_id, my_status) VALUES (?,?,?,?,?,?,?,?,'none',NULL,?,?)",
-            (title, day.isoformat(), start, end, int(all_day), loc, "", cal, organizer, my_status)).lastrowid
+            (title, day.isoformat(), starts, ends, int(all_day), loc, "", cal, organizer, my_status))
         if cal == "Work" and rng.random() < 0.6:
             for pid in rng.sample(range(1, len(people) + 1), rng.randint(1, 4)):
                 if pid == organizer:

@@ -138,7 +138,8 @@ class ContactsApp(WebApp):
         sort = sort if sort in SORTS else "name"
         desc = qp.get("dir", "asc") == "desc"
         per = int(qp.get("per", "25")) if qp.get("per", "25").isdigit() and int(qp.get("per", "25")) in PER_PAGE else 25
-        where, params = ["1"], []
+        where: list[str] = ["1"]
+        params: list[Any] = []
         if q:
             like = f"%{q}%"
             where.append("(c.first_name || ' ' || c.last_name LIKE ? OR c.email LIKE ? OR co.name LIKE ? OR c.phone LIKE ?)")
@@ -345,10 +346,10 @@ class ContactsApp(WebApp):
         v, tags, errors = self._validate(await request.form())
         if errors:
             return self._form("/contacts/new", "New contact", v, tags, errors)
-        cid = self.db.execute(
+        cid = self.db.insert(
             "INSERT INTO contacts (first_name, last_name, email, phone, title, company_id, owner_id, status, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
             (v["first_name"][:80], v["last_name"][:80], v["email"][:200], v["phone"][:30], v["title"][:100], v["company_id"] or None,
-             int(v["owner_id"]), v["status"], self.now().strftime("%Y-%m-%d %H:%M"))).lastrowid
+             int(v["owner_id"]), v["status"], self.now().strftime("%Y-%m-%d %H:%M")))
         assert cid is not None
         self._write_tags(cid, tags)
         return RedirectResponse(f"/contacts/{cid}?" + urlencode({"msg": "Contact created."}), status_code=303)

@@ -32,8 +32,8 @@ STAGES = ["qualification", "proposal", "negotiation", "won", "lost"]
 def seed_contacts(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
     for name in OWNERS:
         db.execute("INSERT INTO owners (name) VALUES (?)", (name,))
-    for t in TAGS:
-        db.execute("INSERT INTO tags (name) VALUES (?)", (t,))
+    for tag in TAGS:
+        db.execute("INSERT INTO tags (name) VALUES (?)", (tag,))
     companies: list[tuple[int, str]] = []
     seen: set[str] = set()
     while len(companies) < 80:
@@ -42,8 +42,8 @@ def seed_contacts(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
             continue
         seen.add(name)
         domain = name.lower().replace(" ", "") + ".com"
-        cid = db.execute("INSERT INTO companies (name, industry, city, website) VALUES (?,?,?,?)",
-                         (name, rng.choice(INDUSTRIES), rng.choice(CITIES), domain)).lastrowid
+        cid = db.insert("INSERT INTO companies (name, industry, city, website) VALUES (?,?,?,?)",
+                         (name, rng.choice(INDUSTRIES), rng.choice(CITIES), domain))
         companies.append((cid, domain))
     emails: set[str] = set()
     for _ in range(500):
@@ -57,10 +57,10 @@ def seed_contacts(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
         emails.add(email)
         phone = f"+1 {rng.randint(201, 989)}-{rng.randint(200, 999)}-{rng.randint(0, 9999):04d}"
         created = (now - dt.timedelta(days=rng.randint(0, 720), minutes=rng.randint(0, 1439))).strftime("%Y-%m-%d %H:%M")
-        cid = db.execute(
+        cid = db.insert(
             "INSERT INTO contacts (first_name, last_name, email, phone, title, company_id, owner_id, status, created_at)"
             " VALUES (?,?,?,?,?,?,?,?,?)",
-            (first, last, email, phone, rng.choice(TITLES), company_id, rng.randint(1, len(OWNERS)), rng.choice(STATUSES), created)).lastrowid
+            (first, last, email, phone, rng.choice(TITLES), company_id, rng.randint(1, len(OWNERS)), rng.choice(STATUSES), created))
         for t in rng.sample(range(1, len(TAGS) + 1), rng.choice([0, 0, 1, 1, 1, 2, 3])):
             db.execute("INSERT INTO contact_tags (contact_id, tag_id) VALUES (?,?)", (cid, t))
     for _ in range(160):

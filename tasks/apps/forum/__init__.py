@@ -217,9 +217,9 @@ class ForumApp(WebApp):
             "SELECT id FROM comments WHERE id = ? AND post_id = ?", (int(parent), pid)) else None
         if not text:
             return RedirectResponse(f"/posts/{pid}", status_code=303)
-        cur = self.db.execute("INSERT INTO comments (post_id, parent_id, author_id, body, created, score) VALUES (?, ?, ?, ?, ?, 1)",
+        new_id = self.db.insert("INSERT INTO comments (post_id, parent_id, author_id, body, created, score) VALUES (?, ?, ?, ?, ?, 1)",
                               (pid, parent_id, self._me_id(), text, self.now().isoformat(timespec="minutes")))
-        return RedirectResponse(f"/posts/{pid}#c{cur.lastrowid}", status_code=303)
+        return RedirectResponse(f"/posts/{pid}#c{new_id}", status_code=303)
 
     async def delete_comment(self, request: Request) -> Response:
         c = self.db.one("SELECT * FROM comments WHERE id = ?", (request.path_params["comment_id"],))
@@ -241,10 +241,10 @@ class ForumApp(WebApp):
             elif not values["body"]:
                 error = "Write something in the body."
             else:
-                cur = self.db.execute("INSERT INTO posts (author_id, title, body, tag, created, score) VALUES (?, ?, ?, ?, ?, 1)",
+                new_id = self.db.insert("INSERT INTO posts (author_id, title, body, tag, created, score) VALUES (?, ?, ?, ?, ?, 1)",
                                       (self._me_id(), values["title"][:200], values["body"][:20000], values["tag"],
                                        self.now().isoformat(timespec="minutes")))
-                return RedirectResponse(f"/posts/{cur.lastrowid}", status_code=303)
+                return RedirectResponse(f"/posts/{new_id}", status_code=303)
         tags = "".join(f"<option value='{t}'{' selected' if t == values['tag'] else ''}>{t}</option>" for t in TAGS)
         body = (f"<h1>New post</h1>{'<div class=error>' + esc(error) + '</div>' if error else ''}"
                 "<form class='card submit-form' method='post' action='/submit'>"

@@ -61,17 +61,17 @@ def seed_forum(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
         created = now - dt.timedelta(minutes=rng.randint(10, 60 * 24 * 90))
         author = rng.randint(2, user_count) if rng.random() > 0.03 else 1
         body = "\n\n".join(" ".join(rng.sample(SENTENCES, rng.randint(2, 4))) for _ in range(rng.randint(1, 3)))
-        pid = int(db.execute("INSERT INTO posts (author_id, title, body, tag, created, score) VALUES (?, ?, ?, ?, ?, ?)",
-                             (author, title, body, tag, created.isoformat(timespec="minutes"), rng.randint(-3, 250))).lastrowid)
+        pid = db.insert("INSERT INTO posts (author_id, title, body, tag, created, score) VALUES (?, ?, ?, ?, ?, ?)",
+                             (author, title, body, tag, created.isoformat(timespec="minutes"), rng.randint(-3, 250)))
         comment_ids: list[int] = []
         for _ in range(rng.choice([0, 1, 2, 3, 4, 5, 6, 8])):
             parent = rng.choice(comment_ids) if comment_ids and rng.random() < 0.45 else None
             created_c = created + dt.timedelta(minutes=rng.randint(5, 60 * 24 * 3))
             if created_c > now:
                 created_c = now - dt.timedelta(minutes=rng.randint(1, 9))
-            cid = int(db.execute(
+            cid = db.insert(
                 "INSERT INTO comments (post_id, parent_id, author_id, body, created, score) VALUES (?, ?, ?, ?, ?, ?)",
                 (pid, parent, 1 if rng.random() < 0.05 else rng.randint(2, user_count), rng.choice(REPLIES),
                  created_c.isoformat(timespec="minutes"),
-                 rng.randint(-2, 40))).lastrowid)
+                 rng.randint(-2, 40)))
             comment_ids.append(cid)

@@ -44,10 +44,10 @@ def seed_kanban(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
         db.execute("INSERT INTO members (name, initials, color) VALUES (?,?,?)", (name, initials, color))
     tag_ids = {}
     for name, color in TAGS:
-        tag_ids[name] = db.execute("INSERT INTO tags (name, color) VALUES (?,?)", (name, color)).lastrowid
+        tag_ids[name] = db.insert("INSERT INTO tags (name, color) VALUES (?,?)", (name, color))
     for bname, desc, columns, n_cards, patterns, tag_pool in BOARDS:
-        bid = db.execute("INSERT INTO boards (name, description) VALUES (?,?)", (bname, desc)).lastrowid
-        col_ids = [db.execute("INSERT INTO columns (board_id, name, position) VALUES (?,?,?)", (bid, c, i)).lastrowid
+        bid = db.insert("INSERT INTO boards (name, description) VALUES (?,?)", (bname, desc))
+        col_ids = [db.insert("INSERT INTO columns (board_id, name, position) VALUES (?,?,?)", (bid, c, i))
                    for i, c in enumerate(columns)]
         titles: set[str] = set()
         people = rng.sample(PEOPLE, len(PEOPLE))
@@ -66,11 +66,11 @@ def seed_kanban(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
             pos = db.scalar("SELECT COUNT(*) FROM cards WHERE column_id = ?", (col,))
             due = (now.date() + dt.timedelta(days=rng.randint(-14, 45))).isoformat() if rng.random() < 0.65 else None
             created = (now - dt.timedelta(days=rng.randint(1, 90), hours=rng.randint(0, 23))).strftime("%Y-%m-%d %H:%M")
-            cid = db.execute(
+            cid = db.insert(
                 "INSERT INTO cards (board_id, column_id, title, description, due, position, created_at) VALUES (?,?,?,?,?,?,?)",
                 (bid, col, title, f"Details for “{title}”. " + rng.choice(
                     ["Acceptance criteria in the spec.", "See the linked doc.", "Needs sign-off from the lead.", "Estimate: 3 points.",
-                     "Blocked until the API is ready.", ""]), due, pos, created)).lastrowid
+                     "Blocked until the API is ready.", ""]), due, pos, created))
             for t in rng.sample(tag_pool, rng.choice([0, 1, 1, 2, 2, 3])):
                 db.execute("INSERT INTO card_tags (card_id, tag_id) VALUES (?,?)", (cid, tag_ids[t]))
             for m in rng.sample(range(1, len(MEMBERS) + 1), rng.choice([0, 1, 1, 1, 2])):

@@ -86,7 +86,7 @@ class MailApp(WebApp):
         seed_mail(db, rng, self.now())
 
     def state(self) -> dict[str, Any]:
-        labels = {}
+        labels: dict[int, list[str]] = {}
         for row in self.db.all("SELECT ml.message_id, l.name FROM message_labels ml JOIN labels l ON l.id = ml.label_id "
                                "ORDER BY l.name"):
             labels.setdefault(row["message_id"], []).append(row["name"])
@@ -346,7 +346,7 @@ class MailApp(WebApp):
                             (mid, int(str(form.get("label_id")))))
         elif op == "unlabel" and form is not None and str(form.get("label_id", "")).isdigit():
             self.db.execute("DELETE FROM message_labels WHERE message_id = ? AND label_id = ?", (mid, int(str(form.get("label_id")))))
-        return m["folder"]
+        return str(m["folder"])
 
     async def message_op(self, request: Request) -> Response:
         mid, op = request.path_params["mid"], request.path_params["op"]
@@ -452,7 +452,8 @@ class MailApp(WebApp):
         if request.method == "GET":
             return self._compose_form(self._prefill(request), [])
         form = await request.form(max_part_size=MAX_UPLOAD)
-        data = {k: str(form.get(k, "") or "") for k in ("to", "cc", "subject", "body", "in_reply_to", "forward_of", "draft_id")}
+        data: dict[str, Any] = {k: str(form.get(k, "") or "")
+                                for k in ("to", "cc", "subject", "body", "in_reply_to", "forward_of", "draft_id")}
         keep = [int(str(v)) for v in form.getlist("keep_attachment") if str(v).isdigit()]
         sources = [int(x) for x in (data["forward_of"], data["draft_id"]) if x.isdigit()]
         carried = self.db.all(
@@ -466,13 +467,13 @@ class MailApp(WebApp):
             errors.append(f"Invalid address: {', '.join(bad)}")
         if sending and not to:
             errors.append("Add at least one recipient.")
-        uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile) and f.filename]
-        files = []
-        for f in uploads:
+        uploads = [(f, f.filename) for f in form.getlist("files") if isinstance(f, UploadFile) and f.filename]
+        files: list[tuple[str, str, bytes]] = []
+        for f, filename in uploads:
             content = await f.read()
             if len(content) > MAX_UPLOAD:
-                errors.append(f"{f.filename} is larger than 5 MB.")
-            files.append((f.filename, f.content_type or "application/octet-stream", content))
+                errors.append(f"{filename} is larger than 5 MB.")
+            files.append((filename, f.content_type or "application/octet-stream", content))
         if errors:
             return self._compose_form(data, errors)
         draft_id = int(data["draft_id"]) if data["draft_id"].isdigit() else None
@@ -491,9 +492,9 @@ class MailApp(WebApp):
             self.db.execute(f"DELETE FROM attachments WHERE message_id = ? AND id NOT IN ({','.join('?' * len(keep)) or 'NULL'})",
                             [mid, *keep])
         else:
-            mid = self.db.execute(
+            mid = self.db.insert(
                 "INSERT INTO messages (thread_id, folder, from_name, from_email, to_addrs, cc_addrs, subject, body, sent_at,"
-                " in_reply_to, forwarded_from, read) VALUES (?,?,?,?,?,?,?,?,?,?,?,1)", values).lastrowid
+                " in_reply_to, forwarded_from, read) VALUES (?,?,?,?,?,?,?,?,?,?,?,1)", values)
             for a in carried:
                 if a["id"] in keep:
                     self.db.execute("INSERT INTO attachments (message_id, filename, content_type, size, data) "

@@ -115,12 +115,12 @@ def seed_mail(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
         if rng.random() < 0.2:
             cc = rng.choice(people)[1]
         read = 1 if outgoing or folder != "inbox" else int(stamp < now - dt.timedelta(days=3) or rng.random() < 0.4)
-        cur = db.execute(
+        new_id = db.insert(
             "INSERT INTO messages (thread_id, folder, from_name, from_email, to_addrs, cc_addrs, subject, body, sent_at,"
             " read, starred, in_reply_to) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (thread_id, folder, sender_name, sender_email, to_addrs, cc, subject, body,
              stamp.strftime("%Y-%m-%d %H:%M"), read, int(rng.random() < 0.08), in_reply_to))
-        mid = cur.lastrowid
+        mid = new_id
         if rng.random() < 0.75:
             db.execute("INSERT INTO message_labels (message_id, label_id) VALUES (?, ?)", (mid, label_ids[label]))
         if label in ("Finance", "Travel", "Receipts") and rng.random() < 0.5:

@@ -154,8 +154,8 @@ class NotesApp(WebApp):
         parent_id = int(parent) if parent.isdigit() and self.db.one("SELECT id FROM folders WHERE id = ?", (int(parent),)) else None
         if not name:
             return RedirectResponse(f"/folders/{parent_id}" if parent_id else "/", status_code=303)
-        cur = self.db.execute("INSERT INTO folders (name, parent_id) VALUES (?, ?)", (name, parent_id))
-        return RedirectResponse(f"/folders/{cur.lastrowid}", status_code=303)
+        new_id = self.db.insert("INSERT INTO folders (name, parent_id) VALUES (?, ?)", (name, parent_id))
+        return RedirectResponse(f"/folders/{new_id}", status_code=303)
 
     async def rename_folder(self, request: Request) -> Response:
         fid = request.path_params["folder_id"]
@@ -174,9 +174,9 @@ class NotesApp(WebApp):
         if not folder.isdigit() or self.db.one("SELECT id FROM folders WHERE id = ?", (int(folder),)) is None:
             return RedirectResponse("/", status_code=303)
         title = str(form.get("title", "")).strip()[:200] or "Untitled"
-        cur = self.db.execute("INSERT INTO notes (folder_id, title, body, created, updated) VALUES (?, ?, '', ?, ?)",
+        new_id = self.db.insert("INSERT INTO notes (folder_id, title, body, created, updated) VALUES (?, ?, '', ?, ?)",
                               (int(folder), title, self._stamp(), self._stamp()))
-        return RedirectResponse(f"/notes/{cur.lastrowid}", status_code=303)
+        return RedirectResponse(f"/notes/{new_id}", status_code=303)
 
     async def note(self, request: Request) -> Response:
         nid = request.path_params["note_id"]

@@ -69,8 +69,8 @@ def _paragraphs(rng: random.Random) -> str:
 def seed_notes(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
     ids: dict[str, int] = {}
     for name, parent in FOLDERS:
-        cur = db.execute("INSERT INTO folders (name, parent_id) VALUES (?, ?)", (name, ids.get(parent) if parent else None))
-        ids[name] = int(cur.lastrowid)
+        new_id = db.insert("INSERT INTO folders (name, parent_id) VALUES (?, ?)", (name, ids.get(parent) if parent else None))
+        ids[name] = new_id
     weights = {"Projects": 30, "Meetings": 36, "Clients": 20, "Recipes": 22, "Travel": 14, "Health": 10,
                "Books": 20, "Articles": 16, "Archive": 14, "Work": 6, "Personal": 6, "Reading": 6}
     used: set[str] = set()

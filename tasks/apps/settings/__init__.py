@@ -276,10 +276,10 @@ class SettingsApp(WebApp):
             elif role not in ROLES[1:] or team not in TEAMS:
                 error = "Choose a role and a team."
             else:
-                cur = self.db.execute("INSERT INTO users (name, email, role, status, team, last_login) VALUES (?, ?, ?, 'invited', ?, NULL)",
+                new_id = self.db.insert("INSERT INTO users (name, email, role, status, team, last_login) VALUES (?, ?, ?, 'invited', ?, NULL)",
                                       (name, email, role, team))
                 self._audit("user.invite", f"invited {email} as {role}")
-                return RedirectResponse(f"/users/{cur.lastrowid}?flash=Invitation+sent", status_code=303)
+                return RedirectResponse(f"/users/{new_id}?flash=Invitation+sent", status_code=303)
         roles = "".join(f"<option value='{r}'{' selected' if r == 'member' else ''}>{r.title()}</option>" for r in ROLES[1:])
         teams = "".join(f"<option>{t}</option>" for t in TEAMS)
         body = (f"<h1>Invite user</h1>{'<div class=error>' + esc(error) + '</div>' if error else ''}"
@@ -356,10 +356,10 @@ class SettingsApp(WebApp):
             name = str((await request.form()).get("name", "")).strip()[:60]
             if name:
                 n = self.db.scalar("SELECT COUNT(*) FROM api_keys")
-                cur = self.db.execute("INSERT INTO api_keys (name, secret, created, rotated, revoked) VALUES (?, ?, ?, NULL, 0)",
+                new_id = self.db.insert("INSERT INTO api_keys (name, secret, created, rotated, revoked) VALUES (?, ?, ?, NULL, 0)",
                                       (name, key_secret(f"{self.current_seed}:{n}:{name}"), self.now().isoformat(timespec="minutes")))
                 self._audit("key.create", f"created key {name}")
-                return RedirectResponse(f"/api-keys?shown={cur.lastrowid}", status_code=303)
+                return RedirectResponse(f"/api-keys?shown={new_id}", status_code=303)
             return RedirectResponse("/api-keys", status_code=303)
         shown = request.query_params.get("shown", "")
         keys = self.db.all("SELECT * FROM api_keys ORDER BY id")

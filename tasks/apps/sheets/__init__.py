@@ -156,8 +156,8 @@ class SheetsApp(WebApp):
         while f"Sheet{n}" in names:
             n += 1
         pos = (self.db.scalar("SELECT MAX(position) FROM sheets") or 0) + 1
-        cur = self.db.execute("INSERT INTO sheets (name, position) VALUES (?, ?)", (f"Sheet{n}", pos))
-        return RedirectResponse(f"/sheets/{cur.lastrowid}", status_code=303)
+        new_id = self.db.insert("INSERT INTO sheets (name, position) VALUES (?, ?)", (f"Sheet{n}", pos))
+        return RedirectResponse(f"/sheets/{new_id}", status_code=303)
 
     async def rename_sheet(self, request: Request) -> Response:
         sid = request.path_params["sheet_id"]

@@ -308,7 +308,8 @@ class _Evaluator:
             return CellError("#VALUE!")
         if isinstance(result, float) and (math.isnan(result) or math.isinf(result)):
             return CellError("#NUM!")
-        return result
+        value: Value = result
+        return value
 
     def node(self, n: Any) -> Any:
         kind = n[0]

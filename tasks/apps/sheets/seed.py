@@ -19,7 +19,7 @@ STUDENTS = ["Ada", "Ben", "Cleo", "Dev", "Eva", "Faye", "Gus", "Hana", "Ivan", "
 
 def seed_workbook(db: AppDB, rng: random.Random) -> None:
     def sheet(name: str, position: int) -> Callable[[int, int, object], None]:
-        sid = int(db.execute("INSERT INTO sheets (name, position) VALUES (?, ?)", (name, position)).lastrowid)
+        sid = db.insert("INSERT INTO sheets (name, position) VALUES (?, ?)", (name, position))
 
         def put(row: int, col: int, raw: object) -> None:
             db.execute("INSERT INTO cells (sheet_id, row, col, raw) VALUES (?, ?, ?, ?)", (sid, row, col, str(raw)))

@@ -419,8 +419,8 @@ class ShopApp(WebApp):
         if card_choice == "new":
             number = re.sub(r"[\s-]", "", values["card_number"])
             brand = {"4": "Visa", "5": "Mastercard", "3": "Amex"}.get(number[0], "Card")
-            card_id = self.db.execute("INSERT INTO cards (brand, last4, holder, exp, nickname) VALUES (?,?,?,?,?)",
-                                      (brand, number[-4:], values["card_holder"], values["card_exp"], f"{brand} {number[-4:]}")).lastrowid
+            card_id = self.db.insert("INSERT INTO cards (brand, last4, holder, exp, nickname) VALUES (?,?,?,?,?)",
+                                      (brand, number[-4:], values["card_holder"], values["card_exp"], f"{brand} {number[-4:]}"))
         if addr == "new" and values.get("save_address"):
             self.db.execute("INSERT INTO addresses (label, name, street, city, zip, country) VALUES (?,?,?,?,?,?)",
                             ("Saved", *ship_to))
@@ -428,10 +428,10 @@ class ShopApp(WebApp):
         ship_cost = 0 if shipping == "standard" and sub >= FREE_SHIPPING_CENTS else SHIPPING[shipping][1]
         n = self.db.scalar("SELECT COUNT(*) FROM orders") + 1
         number = f"SH-{700000 + n * 37:06d}"
-        oid = self.db.execute(
+        oid = self.db.insert(
             "INSERT INTO orders (number, placed_at, status, ship_name, ship_street, ship_city, ship_zip, ship_country, card_id,"
             " shipping, subtotal_cents, shipping_cents, total_cents) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (number, self.now().strftime("%Y-%m-%d %H:%M"), "placed", *ship_to, card_id, shipping, sub, ship_cost, sub + ship_cost)).lastrowid
+            (number, self.now().strftime("%Y-%m-%d %H:%M"), "placed", *ship_to, card_id, shipping, sub, ship_cost, sub + ship_cost))
         for l in lines:
             self.db.execute("INSERT INTO order_items (order_id, product_id, qty, price_cents) VALUES (?,?,?,?)",
                             (oid, l["product_id"], l["qty"], l["price_cents"]))

@@ -36,7 +36,7 @@ def seed_shop(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
         db.execute("INSERT INTO categories (id, name, slug) VALUES (?, ?, ?)", (cat_id, name, slug))
         for b in brands:
             if b not in brand_ids:
-                brand_ids[b] = db.execute("INSERT INTO brands (name) VALUES (?)", (b,)).lastrowid
+                brand_ids[b] = db.insert("INSERT INTO brands (name) VALUES (?)", (b,))
     names: set[str] = set()
     for i in range(400):
         cat_id = i % len(CATEGORIES) + 1
@@ -72,12 +72,12 @@ def seed_shop(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
         addr = rng.randint(1, len(ADDRESSES))
         card = rng.randint(1, len(CARDS))
         a = ADDRESSES[addr - 1]
-        oid = db.execute(
+        oid = db.insert(
             "INSERT INTO orders (number, placed_at, status, ship_name, ship_street, ship_city, ship_zip, ship_country, card_id,"
             " shipping, subtotal_cents, shipping_cents, total_cents) VALUES (?,?,?,?,?,?,?,?,?,?,0,0,0)",
             (f"SH-{rng.randint(100000, 999999)}", placed.strftime("%Y-%m-%d %H:%M"),
              "delivered" if placed < now - dt.timedelta(days=10) else "shipped", a[1], a[2], a[3], a[4], a[5], card,
-             "standard")).lastrowid
+             "standard"))
         for pid in rng.sample(range(1, 401), rng.randint(1, 4)):
             price = db.scalar("SELECT price_cents FROM products WHERE id = ?", (pid,))
             db.execute("INSERT INTO order_items (order_id, product_id, qty, price_cents) VALUES (?,?,?,?)",

@@ -116,8 +116,8 @@ class TodoApp(WebApp):
             return RedirectResponse("/", status_code=303)
         existing = self.db.one("SELECT id FROM lists WHERE name = ?", (name,))
         if existing is None:
-            cur = self.db.execute("INSERT INTO lists (name, color) VALUES (?, ?)", (name, "#57606a"))
-            return RedirectResponse(f"/lists/{cur.lastrowid}", status_code=303)
+            new_id = self.db.insert("INSERT INTO lists (name, color) VALUES (?, ?)", (name, "#57606a"))
+            return RedirectResponse(f"/lists/{new_id}", status_code=303)
         return RedirectResponse(f"/lists/{existing['id']}", status_code=303)
 
     def _todo_rows(self, todos: list[dict[str, Any]], *, show_list: bool = False) -> str:

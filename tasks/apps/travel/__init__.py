@@ -203,7 +203,7 @@ class TravelApp(WebApp):
         return seats
 
     async def book_page(self, request: Request, errors: list[str] | None = None, values: dict[str, str] | None = None) -> Response:
-        fid = int(request.path_params.get("flight_id") or (values or {}).get("flight_id", 0))
+        fid = int(str(request.path_params.get("flight_id") or (values or {}).get("flight_id") or 0))
         f = self.db.one("SELECT * FROM flights WHERE id = ?", (fid,))
         if f is None:
             return self._page("Not found", "<div class='error'>No such flight.</div>")

@@ -53,11 +53,11 @@ def seed_travel(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
                     depart = dt.datetime.combine(date, dt.time(rng.randint(6, 21), rng.choice([0, 5, 15, 20, 30, 40, 45, 55])))
                     arrive = depart + dt.timedelta(minutes=duration)
                     price = round(fare * rng.uniform(0.7, 1.6) * (0.85 if stops else 1.0))
-                    fid = int(db.execute(
+                    fid = db.insert(
                         "INSERT INTO flights (number, airline, origin, dest, depart, arrive, duration_min, stops, price) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (number, _airline, a, b, depart.isoformat(timespec="minutes"), arrive.isoformat(timespec="minutes"),
-                         duration, stops, price)).lastrowid)
+                         duration, stops, price))
                     occupancy = rng.uniform(0.3, 0.8)
                     for row in range(1, SEAT_ROWS + 1):
                         for letter in SEAT_LETTERS:

@@ -76,7 +76,8 @@ def search_content(_: Any, rng: random.Random) -> dict[str, Any]:
 
 def copy_matching(_: Any, rng: random.Random) -> dict[str, Any]:
     names = _words(rng, 6)
-    files, errors = {}, []
+    files: dict[str, str] = {}
+    errors: list[str] = []
     for name in names:
         lines = [f"INFO {_sentence(rng, 3)}" for _ in range(rng.randint(2, 5))]
         if rng.random() < 0.5 or (not errors and name == names[-1]):

@@ -34,6 +34,8 @@ async def _windows(ctx: OracleContext) -> dict[str, Any]:
     result = await ctx.query(WindowsQuery())
     if not result.ok:
         raise OracleError(f"cannot list windows: {result.message}")
+    if not isinstance(result.value, dict):
+        raise OracleError(f"the window listing is not an object: {str(result.value)[:200]}")
     return result.value
 
 
@@ -53,7 +55,7 @@ async def wait_window(ctx: OracleContext, klass: str | None = None, title: str |
     last: tuple[int, ...] | None = None
     while True:
         listing = await _windows(ctx)
-        found = next((w for w in listing["windows"] if _match(w, klass, title)
+        found: dict[str, Any] | None = next((w for w in listing["windows"] if _match(w, klass, title)
                       and (gone or w.get("mapped", True))), None)
         if gone and found is None:
             return None
