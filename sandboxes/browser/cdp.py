@@ -42,7 +42,7 @@ def _unwrapped_send(session: CDPSession) -> Callable[[str, dict[str, Any] | None
     (newer ones added a per-call timeout, where None means none); the public method when the
     implementation is not where Playwright keeps it."""
     try:
-        send = session._impl_obj.send
+        send: Callable[..., Awaitable[Any]] = session._impl_obj.send
     except AttributeError:
         return session.send
     if "timeout" in inspect.signature(send).parameters:

@@ -94,9 +94,10 @@ class Container:
 
     def status(self) -> dict[str, Any]:
         try:
-            return json.loads((self.run_dir / "status.json").read_text())
+            status = json.loads((self.run_dir / "status.json").read_text())
         except (OSError, ValueError):
             return {}
+        return status if isinstance(status, dict) else {}
 
     async def cleanup(self) -> None:
         await self.cgroup.release()

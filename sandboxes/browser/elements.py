@@ -64,6 +64,14 @@ class ElementIds:
         #: A restored order waiting for the first tree of the restored document.
         self._pending: list[tuple[str, str, str]] | None = None
 
+    def clear(self) -> None:
+        """Forget every id: a reset numbers elements afresh, as a new episode sees them."""
+        self._by_backend.clear()
+        self._backend.clear()
+        self._next = 1
+        self._order = []
+        self._pending = None
+
     def assign(self, nodes: list[dict[str, Any]]) -> dict[int, str]:
         """Ids for the interactive nodes of a CDP accessibility tree (document order)."""
         pending, self._pending = self._pending, None

@@ -1,23 +1,34 @@
-"""Unified actions -> Playwright mouse and keyboard (coordinates already in screen pixels)."""
+"""An agent's input: unified actions -> Playwright mouse and keyboard.
+
+`perform` does one action whose coordinates are already screen pixels. `Input` is the
+sandbox's side of `act`: it parses the action, grounds element ids to points, maps the
+agent's frame to the screen, bounds the action in time, and turns the agent's and the
+page's refusals into an `ActionError` (only infrastructure faults raise).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import math
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
+from pydantic import BaseModel, ValidationError
 
 from cua.actions import (
     Action,
+    ActionAdapter,
     Back,
     Click,
+    ClickElement,
     Done,
     Drag,
     Forward,
     Goto,
+    HoverElement,
     Key,
     KeyDown,
     KeyUp,
@@ -29,10 +40,15 @@ from cua.actions import (
     Wait,
 )
 from cua.errors import ActionFailed
+from cua.observation import ActionError, Size
+from cua.sandbox import scale_action
+from cua.sandboxes.browser.elements import ElementIds, element_centre
+from cua.sandboxes.browser.guard import Guard
+from cua.sandboxes.browser.pages import Pages
 from cua.sandboxes.browser.pwerrors import target_closed
 from cua.sandboxes.browser.settle import navigation_race
 
-__all__ = ["ALLOWED_SCHEMES", "Pointer", "perform"]
+__all__ = ["ALLOWED_SCHEMES", "Input", "Pointer", "check_url", "perform"]
 
 ALLOWED_SCHEMES = frozenset({"http", "https", "about", "data"})
 #: Longer ASCII text is inserted in one go; real key events per character would take seconds.
@@ -174,3 +190,57 @@ async def perform(page: Page, action: Action, pointer: Pointer, *, navigation_ti
     else:
         raise ActionFailed(f"action {action.type!r} is not supported by browser sandboxes",
                            reason="unsupported_action")
+
+
+class Input:
+    """The agent's mouse and keyboard on the sandbox's page, and where its pointer is."""
+
+    def __init__(self, guard: Guard, pages: Pages, elements: ElementIds, screen: Size, *,
+                 navigation_timeout_ms: int) -> None:
+        self._guard = guard
+        self._pages = pages
+        self._elements = elements
+        self._screen = screen
+        self.navigation_timeout_ms = navigation_timeout_ms
+        self.pointer = Pointer()
+
+    async def act(self, action: Action | dict[str, Any], frame: Size) -> tuple[ActionError | None, dict[str, Any] | None]:
+        """Do `action`, given in `frame`'s pixels. Returns the agent's or the page's refusal
+        (None when it was done) and, for an action on an element id that was found, the
+        pointer action it became, in `frame`'s pixels."""
+        resolved: dict[str, Any] | None = None
+        try:
+            parsed: Action = action if isinstance(action, BaseModel) else ActionAdapter.validate_python(action)
+            scaled: Action
+            if isinstance(parsed, (ClickElement, HoverElement)):
+                scaled = await self._element_action(parsed)
+                resolved = scale_action(scaled, self._screen, frame).model_dump(mode="json")
+            else:
+                scaled = scale_action(parsed, frame, self._screen)
+            budget = self._guard.call_timeout_s + (scaled.seconds if isinstance(scaled, Wait) else 0.0) + \
+                (self.navigation_timeout_ms / 1000 if isinstance(scaled, (Goto, Back, Forward)) else 0.0)
+            await self._guard.call(perform(self._pages.page, scaled, self.pointer,
+                                           navigation_timeout_ms=self.navigation_timeout_ms),
+                                   f"action {scaled.type}", timeout=budget)
+        except ValidationError as exc:
+            message = f"malformed action: {exc.errors(include_url=False)[0]['msg']}"
+            return ActionError(reason="malformed", message=message), resolved
+        except ActionFailed as exc:
+            return ActionError(reason=exc.reason, message=exc.message), resolved
+        except PlaywrightError as exc:
+            # The browser is alive (else the guard raised SandboxCrashed): the page refused the input.
+            return ActionError(reason="failed", message=str(exc).splitlines()[0]), resolved
+        return None, resolved
+
+    async def _element_action(self, action: ClickElement | HoverElement) -> Click | Move:
+        """The pointer action at the element's centre, in screen pixels (`ElementIds`)."""
+        assert self._pages.cdp is not None
+        backend = self._elements.backend_of(action.element)
+        x, y = await self._guard.call(element_centre(self._pages.cdp, backend, action.element), f"find {action.element}")
+        if isinstance(action, HoverElement):
+            return Move(x=x, y=y)
+        return Click(x=x, y=y, button=action.button, count=action.count)
+
+    async def move_pointer(self, x: float, y: float) -> None:
+        """Put the pointer at (x, y) in screen pixels (home on reset, where it was on restore)."""
+        await self._guard.call(_move(self._pages.page, self.pointer, x, y), "mouse move")

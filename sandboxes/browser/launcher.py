@@ -80,9 +80,9 @@ def find_executable() -> Executable:
         if candidate and os.access(candidate, os.X_OK):
             return Executable(_real_binary(candidate), "headless-shell")
     for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return Executable(_real_binary(path), "chromium")
+        found = shutil.which(name)
+        if found:
+            return Executable(_real_binary(found), "chromium")
     bundled = _playwright_bundled()
     if bundled:
         return Executable(bundled, "playwright")

@@ -1,19 +1,42 @@
-"""What the agent sees, read over CDP: screenshot, accessibility tree, focused element."""
+"""What the agent sees: screenshot, accessibility tree, focused element, read over CDP.
+
+The readers are plain functions of a CDP session or a page. `Observer` is the sandbox's
+side of `observe`: it reads what the options ask for side by side, after the page the
+agent now has (a popup, a replaced page) is switched to and settled; it reuses the
+accessibility tree while the page's content is unchanged, and hands out an observation
+taken when the sandbox was made (a fork's restore, a warm spare's start) instead of a
+second capture of the same screen.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import io
-from typing import Any
+import logging
+import time
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from cua.observation import ObserveOptions, Screenshot, Size
+from cua.errors import InternalError, Timeout
+from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
 from cua.sandboxes.browser.cdp import Cdp
 from cua.sandboxes.browser.elements import ElementIds
+from cua.sandboxes.browser.guard import Guard
+from cua.sandboxes.browser.pages import Pages
+from cua.sandboxes.browser.settle import navigation_race
 
-__all__ = ["capture_screenshot", "accessibility_tree", "accessibility_tree_nested", "focused_element", "resize_image"]
+__all__ = ["CONTENT_VERSION_JS", "Observer", "accessibility_tree", "accessibility_tree_nested", "capture_screenshot",
+           "focused_element", "ms_since", "resize_image"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: The page's content version (settle.py's init script): DOM, form values, scroll, viewport.
+CONTENT_VERSION_JS = "() => window.__cuaSettle ? window.__cuaSettle.version : null"
 
 
 def resize_image(data: bytes, fmt: str, quality: int, frame: Size) -> bytes:
@@ -58,10 +81,12 @@ async def _ax_nodes(cdp: Cdp, with_bbox: bool) -> tuple[list[dict[str, Any]], di
     if with_bbox:
         calls.append(cdp.send("DOMSnapshot.captureSnapshot", {"computedStyles": []}))
     results = await asyncio.gather(*calls, return_exceptions=True)  # each failure retrieved, the first raised
+    answers: list[dict[str, Any]] = []
     for result in results:
         if isinstance(result, BaseException):
             raise result
-    tree, *snaps = results
+        answers.append(result)
+    tree, *snaps = answers
     boxes: dict[int, dict[str, float]] = {}
     for snap in snaps:
         if snap["documents"]:
@@ -182,3 +207,144 @@ _FOCUSED = r"""
 async def focused_element(page: Page) -> dict[str, Any] | None:
     result: dict[str, Any] | None = await page.evaluate(_FOCUSED)
     return result
+
+
+def ms_since(started: float) -> float:
+    """Milliseconds since `started` (a `time.perf_counter()` reading), as timings report them."""
+    return round((time.perf_counter() - started) * 1000, 2)
+
+
+#: What the accessibility tree of a quiet settle reflects: page activity, loads, content
+#: version, URL, and whether it carried element ids.
+_AxKey = tuple[int, int, int, str, bool]
+
+
+class Observer:
+    """Observations of the sandbox's page."""
+
+    def __init__(self, guard: Guard, pages: Pages, elements: ElementIds, screen: Size) -> None:
+        self._guard = guard
+        self._pages = pages
+        self._elements = elements
+        self.screen = screen
+        #: The frame of the last observation: the agent's coordinates refer to it by default.
+        self.frame = screen
+        self.last_active = time.time()
+        self._axtree: tuple[_AxKey, list[dict[str, Any]]] | None = None
+        #: A fork's restore observation, with the page's load count then.
+        self._forked: tuple[Observation, int] | None = None
+        #: A warm spare's observation, with the page's load count and content version then.
+        self._warm: tuple[Observation, int, int | None] | None = None
+
+    def keep_forked(self, obs: Observation) -> None:
+        """Keep a fork's restore observation: the host's first observe of the new sandbox gets it."""
+        assert self._pages.activity is not None
+        self._forked = (obs, self._pages.activity.loads)
+
+    async def keep_warm(self, obs: Observation) -> None:
+        """Keep a warm spare's observation: the first observe after the create that takes the
+        spare gets it, if the page has not changed since (one evaluate instead of a capture)."""
+        assert self._pages.activity is not None
+        version = await self._guard.call(self._pages.page.evaluate(CONTENT_VERSION_JS), "content version")
+        self._warm = (obs, self._pages.activity.loads, version)
+
+    def renamed(self, sandbox_id: str) -> None:
+        """The sandbox was taken under a new id: a kept observation carries it."""
+        if self._warm is not None:
+            obs, loads, version = self._warm
+            self._warm = (obs.model_copy(update={"sandbox_id": sandbox_id}), loads, version)
+
+    def forget_kept(self) -> None:
+        """The screen is about to change (an action, a reset, a restore): kept observations are stale."""
+        self._forked = self._warm = None
+
+    async def kept(self, options: ObserveOptions | None) -> Observation | None:
+        """A kept observation, once, while the page has not changed since it was taken."""
+        forked, self._forked = self._forked, None
+        warm, self._warm = self._warm, None
+        activity = self._pages.activity
+        if options is not None or activity is None:
+            return None
+        if forked is not None and activity.loads == forked[1]:
+            return forked[0]
+        if warm is not None and activity.loads == warm[1] and await self._guard.call(
+                self._pages.page.evaluate(CONTENT_VERSION_JS), "content version") == warm[2]:
+            return warm[0]  # a warm spare's screen, unchanged since it was taken (no load, same DOM)
+        return None
+
+    async def observe(self, options: ObserveOptions | None, timings: dict[str, float], *, step: int,
+                      settle: SettleInfo | None = None, error: ActionError | None = None) -> Observation:
+        opts = options or ObserveOptions()
+        started = time.perf_counter()
+        pages = self._pages
+        if await pages.switch():  # a popup opened or the page closed: show the page the agent now has
+            await pages.settle()
+        page, cdp, activity = pages.page, pages.cdp, pages.activity
+        assert cdp is not None
+        shot_task = self._screenshot(opts) if opts.screenshot else None
+        title_task = self._guard.call(page.title(), "title") \
+            if settle is None or not settle.settled or activity is None or activity.settled_title is None \
+            else _ready(activity.settled_title)
+        ax_key = self._axtree_key(settle, opts.element_ids)
+        cached = self._axtree[1] if ax_key is not None and self._axtree and self._axtree[0] == ax_key else None
+        ax_task = None
+        if opts.axtree or opts.element_ids:
+            ids = self._elements if opts.element_ids else None
+            ax_task = _ready(cached) if cached is not None else \
+                self._guard.call(accessibility_tree(cdp, element_ids=ids), "axtree")
+        focus_task = self._guard.call(focused_element(page), "focused") if opts.focused else None
+        try:
+            shot, title, axtree, focused = await asyncio.gather(
+                _maybe(shot_task), title_task, _maybe(ax_task), _maybe(focus_task))
+        except PlaywrightError as exc:
+            if not navigation_race(exc):
+                raise
+            # The page navigated while we read it: settle on the new document and read again.
+            await pages.settle()
+            return await self.observe(options, timings, step=step, settle=settle, error=error)
+        if axtree is not None and cached is None:
+            self._axtree = (ax_key, axtree) if ax_key is not None else None
+        self.frame = opts.frame or self.screen
+        timings["observe"] = ms_since(started)
+        self.last_active = time.time()
+        return Observation(sandbox_id=self._guard.sandbox_id, frame=self.frame, screen=self.screen, screenshot=shot,
+                           url=page.url, title=title, axtree=axtree, focused=focused, settle=settle, error=error,
+                           timings_ms=timings, step=step)
+
+    def _axtree_key(self, settle: SettleInfo | None, element_ids: bool) -> _AxKey | None:
+        """Identifies the page content the accessibility tree reflects, when a quiet settle
+        just read it: same document, same loads, same content version, same URL."""
+        activity = self._pages.activity
+        if settle is None or not settle.settled or activity is None or activity.version is None:
+            return None
+        return (id(activity), activity.loads, activity.version, self._pages.page.url, element_ids)
+
+    async def _screenshot(self, opts: ObserveOptions) -> Screenshot:
+        """A capture requested while a document is being replaced can go unanswered; such a
+        capture is bounded tighter than other calls and taken again once the page settles."""
+        cdp = self._pages.cdp
+        assert cdp is not None
+        sandbox_id = self._guard.sandbox_id
+        first_try = min(self._guard.call_timeout_s, 10.0)
+        try:
+            return await self._guard.call(capture_screenshot(cdp, opts, self.screen), "screenshot", timeout=first_try)
+        except Timeout:
+            log.warning("screenshot of %s unanswered after %g s; settling and retrying", sandbox_id, first_try)
+        except PlaywrightError as exc:  # "Unable to capture screenshot": the surface was being replaced
+            log.warning("screenshot of %s failed (%s); settling and retrying", sandbox_id, str(exc).splitlines()[0])
+        await self._pages.settle()
+        cdp = self._pages.cdp  # the settle may have switched to a popup
+        assert cdp is not None
+        try:
+            return await self._guard.call(capture_screenshot(cdp, opts, self.screen), "screenshot")
+        except PlaywrightError as exc:
+            raise InternalError(f"browser sandbox {sandbox_id}: screenshot failed twice: {str(exc).splitlines()[0]}",
+                                details={"sandbox": sandbox_id}) from exc
+
+
+async def _ready(value: T) -> T:
+    return value
+
+
+async def _maybe(task: Awaitable[T] | None) -> T | None:
+    return None if task is None else await task

@@ -1,16 +1,43 @@
-"""Answers to state queries that read the page (dom, url, title, storage, cookies, a11y)."""
+"""Answers to the state queries a judge asks of a browser sandbox.
+
+The page answers dom, url, title, local_storage, cookies and a11y; the services answer
+app_state and sql. A query the sandbox cannot answer, or one that fails, gets a failed
+`StateResult` (a judge's verdict, not the sandbox's error); only the sandbox's death raises.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 from playwright.async_api import BrowserContext, Frame, Page
 from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel, ValidationError
 
+from cua.errors import InfraError, SandboxCrashed, Timeout
+from cua.sandboxes.browser.guard import Guard
+from cua.sandboxes.browser.observe import accessibility_tree_nested
+from cua.sandboxes.browser.pages import Pages
 from cua.sandboxes.browser.pwerrors import target_closed
-from cua.state import CookiesQuery, DomQuery, LocalStorageQuery, StateResult
+from cua.sandboxes.browser.services import ServiceControl
+from cua.state import (
+    A11yQuery,
+    AppStateQuery,
+    CookiesQuery,
+    DomQuery,
+    LocalStorageQuery,
+    SqlQuery,
+    StateQuery,
+    StateQueryAdapter,
+    StateResult,
+    TitleQuery,
+    UrlQuery,
+)
 
-__all__ = ["dom_query", "local_storage_query", "cookies_query"]
+__all__ = ["QUERY_KINDS", "Queries", "cookies_query", "dom_query", "local_storage_query"]
+
+QUERY_KINDS = ["app_state", "sql", "url", "title", "dom", "local_storage", "cookies", "a11y"]
 
 _DOM_PROP = r"""
 (elements, [prop, attr, all, offset]) => {
@@ -89,3 +116,60 @@ async def cookies_query(context: BrowserContext, q: CookiesQuery) -> StateResult
     if q.name is not None:
         cookies = [c for c in cookies if c.get("name") == q.name]
     return StateResult(value=cookies)
+
+
+class Queries:
+    """The sandbox's answers to state queries."""
+
+    def __init__(self, guard: Guard, pages: Pages, controls: dict[str, ServiceControl]) -> None:
+        self._guard = guard
+        self._pages = pages
+        self._controls = controls
+
+    async def answer(self, queries: Sequence[StateQuery | dict[str, Any]]) -> list[StateResult]:
+        """Answer `queries` at once, in their order: they only read, so the page's reads and
+        the services' run side by side (a judge's reads cost one round trip, not one each)."""
+        self._guard.check_alive()
+        return list(await asyncio.gather(*(self._answer(raw) for raw in queries)))
+
+    async def _answer(self, raw: StateQuery | dict[str, Any]) -> StateResult:
+        try:
+            q: StateQuery = raw if isinstance(raw, BaseModel) else StateQueryAdapter.validate_python(raw)
+        except ValidationError as exc:
+            return StateResult.failure("failed", f"malformed query: {exc.errors(include_url=False)[0]['msg']}")
+        try:
+            return await self._guard.call(self._one(q), f"query {q.kind}")
+        except Timeout as exc:
+            return StateResult.failure("timeout", exc.message)
+        except InfraError as exc:
+            if isinstance(exc, SandboxCrashed):
+                raise
+            self._guard.check_alive()
+            return StateResult.failure("failed", exc.message)
+
+    async def _one(self, q: StateQuery) -> StateResult:
+        page = self._pages.page
+        if isinstance(q, (AppStateQuery, SqlQuery)):
+            control = self._controls.get(q.service)
+            if control is None:
+                return StateResult.failure("not_found", f"no service {q.service!r}; services: {sorted(self._controls)}")
+            if isinstance(q, AppStateQuery):
+                return StateResult(value=await control.state())
+            ok, value = await control.sql(q.query, q.params)
+            return StateResult(value=value) if ok else StateResult.failure("failed", str(value))
+        if isinstance(q, UrlQuery):
+            return StateResult(value=page.url)
+        if isinstance(q, TitleQuery):
+            return StateResult(value=await page.title())
+        if isinstance(q, DomQuery):
+            return await dom_query(page, q)
+        if isinstance(q, LocalStorageQuery):
+            return await local_storage_query(page, q)
+        if isinstance(q, CookiesQuery):
+            assert self._pages.context is not None
+            return await cookies_query(self._pages.context, q)
+        if isinstance(q, A11yQuery):
+            assert self._pages.cdp is not None
+            return StateResult(value=await accessibility_tree_nested(self._pages.cdp, q.max_nodes))
+        return StateResult.failure("unsupported", f"browser sandboxes do not answer {q.kind!r} queries; "
+                                                  f"they answer {', '.join(QUERY_KINDS)}")

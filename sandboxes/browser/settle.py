@@ -289,7 +289,7 @@ class PageActivity:
                 self.popup_requested = True
             if result.get("navigating"):
                 reasons.append("navigation")
-                if not await self._until(lambda seen=seen: self.loads > seen, deadline):
+                if not await self._until(lambda: self.loads > seen, deadline):  # awaited before `seen` changes
                     return self._info(False, started, "navigation not finished")
                 continue
             if not result.get("quiet"):

@@ -1,38 +1,36 @@
-"""Snapshot blobs of browser sandboxes, kept in the host process.
+"""Snapshots of browser sandboxes: what a snapshot holds, where it is kept, how it is taken
+and put back.
 
-Only a `SnapshotRef` (id and size) leaves the process; the bytes stay in one store per
-process, so a snapshot taken in one sandbox restores into any other sandbox of the
-same process: its forks, or a fresh sandbox with the same services.
+A snapshot holds the services' databases, cookies, the page's URL and web storage, its
+unsubmitted form state and scroll offsets, the pointer, and the element ids. Only a
+`SnapshotRef` (id and size) leaves the process; the bytes stay in one store per process,
+so a snapshot taken in one sandbox restores into any other sandbox of the same process:
+its forks, or a fresh sandbox with the same services.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from cua.errors import UnknownSnapshot
+from cua.errors import BadRequest, UnknownSnapshot
 from cua.sandbox import SnapshotRef
+from cua.sandboxes.browser.elements import ElementIds
+from cua.sandboxes.browser.guard import Guard
+from cua.sandboxes.browser.input import Input
+from cua.sandboxes.browser.navigation import Navigator, Storage
+from cua.sandboxes.browser.pages import Pages, origin_of
+from cua.sandboxes.browser.services import ServiceControl
 
-__all__ = ["BrowserSnapshot", "PAGE_STATE_JS", "RESTORE_VIEW_JS", "SEED_STORAGE_JS", "SnapshotStore", "STORE",
-           "rebase_url"]
+__all__ = ["BrowserSnapshot", "PAGE_STATE_JS", "RESTORE_VIEW_JS", "SnapshotStore", "Snapshots", "STORE", "rebase_url"]
 
 
 # --- page-side halves of snapshot and restore ---
-
-SEED_STORAGE_JS = r"""
-(() => {
-  if (window !== window.top) return;
-  const saved = (__DATA__)[location.origin] || { local: {}, session: {} };
-  try {
-    window.localStorage.clear();
-    for (const [k, v] of Object.entries(saved.local)) window.localStorage.setItem(k, v);
-    window.sessionStorage.clear();
-    for (const [k, v] of Object.entries(saved.session)) window.sessionStorage.setItem(k, v);
-  } catch (e) { /* opaque origins (data:, about:) have no web storage */ }
-})();
-"""
 
 # The page's elements in tree order, into open shadow roots: snapshot and restore must walk
 # them alike, since scrolled elements are named by their place in this order.
@@ -142,7 +140,7 @@ class BrowserSnapshot:
     #: service name -> the port the page used; restoring elsewhere rebases URLs onto that sandbox's ports.
     ports: dict[str, int] = field(default_factory=dict)
     #: Unsubmitted form state of the page: edited fields (by index among the page's form
-    #: controls) and the focused control with its selection; see sandbox._PAGE_FORMS.
+    #: controls) and the focused control with its selection; see PAGE_STATE_JS.
     forms: dict[str, Any] = field(default_factory=dict)
     #: Scrolled elements besides the page itself: {"count": elements on the page, "items":
     #: [{i, tag, top, left}]}, i an element's place in tree order; restored only onto a page
@@ -194,3 +192,70 @@ class SnapshotStore:
 
 
 STORE = SnapshotStore()
+
+
+class Snapshots:
+    """Taking a sandbox's snapshot, and putting one back into it."""
+
+    def __init__(self, guard: Guard, pages: Pages, navigator: Navigator, pointer: Input, elements: ElementIds,
+                 controls: dict[str, ServiceControl], ports: dict[str, int], *, kind: str) -> None:
+        self._guard = guard
+        self._pages = pages
+        self._navigator = navigator
+        self._input = pointer
+        self._elements = elements
+        self._controls = controls
+        self._ports = ports
+        self._kind = kind
+
+    async def take(self, *, step: int) -> SnapshotRef:
+        """Snapshot the sandbox at episode step `step` into the store."""
+        guard, pages = self._guard, self._pages
+        assert pages.context is not None
+        page = pages.page
+        cookies, page_state, *images = await asyncio.gather(
+            guard.call(pages.context.cookies(), "cookies"),
+            guard.call(page.evaluate(PAGE_STATE_JS), "page storage"),
+            *(guard.call(c.snapshot(), f"snapshot {c.name}") for c in self._controls.values()))
+        origin = page_state["origin"]
+        storage = {origin: {"local": page_state["local"], "session": page_state["session"]}} if origin_of(page.url) else {}
+        pointer = self._input.pointer
+        blob = BrowserSnapshot(url=page.url, scroll=(page_state["scroll"][0], page_state["scroll"][1]),
+                               pointer=(pointer.x, pointer.y), cookies=[dict(c) for c in cookies], storage=storage,
+                               services=dict(zip(self._controls, images, strict=True)), ports=dict(self._ports),
+                               forms=page_state.get("forms") or {}, scrollers=page_state.get("scrollers") or {},
+                               element_ids=self._elements.export())
+        ref = SnapshotRef(id=f"bsnap-{uuid.uuid4().hex}", sandbox_id=guard.sandbox_id, kind=self._kind,
+                          size_bytes=blob.size_bytes, meta={"url": page.url, "step": step,
+                                                            "services": sorted(self._controls)})
+        STORE.put(ref.id, blob)
+        return ref
+
+    async def restore(self, ref: SnapshotRef) -> int:
+        """Put `ref`'s state back and load its page (not yet settled); the step it was taken at."""
+        blob = STORE.get(ref)
+        controls = self._controls
+        if set(blob.services) != set(controls):
+            raise BadRequest(f"snapshot {ref.id} has services {sorted(blob.services)}, this sandbox has "
+                             f"{sorted(controls)}")
+        storage: Storage = {origin_of(rebase_url(o + "/", blob.ports, self._ports)) or o: areas
+                            for o, areas in blob.storage.items()}
+        seeded = await self._navigator.prepare(
+            storage, *(self._guard.call(controls[name].restore(image), f"restore {name}")
+                       for name, image in blob.services.items()),
+            self._restore_cookies(blob))
+        after: list[Callable[[], Awaitable[Any]]] = [lambda: self._input.move_pointer(*blob.pointer)]
+        if blob.forms.get("fields") or blob.forms.get("focus") is not None or blob.scroll != (0, 0) \
+                or blob.scrollers.get("items"):
+            after.append(lambda: self._guard.call(
+                self._pages.page.evaluate(RESTORE_VIEW_JS, [blob.forms, list(blob.scroll), blob.scrollers]),
+                "restore view"))
+        await self._navigator.goto(rebase_url(blob.url, blob.ports, self._ports), seeded=seeded, then=after)
+        self._elements.load(blob.element_ids)
+        return int(ref.meta.get("step", 0))
+
+    async def _restore_cookies(self, blob: BrowserSnapshot) -> None:
+        await self._navigator.clear_state()
+        if blob.cookies:
+            assert self._pages.context is not None
+            await self._guard.call(self._pages.context.add_cookies(blob.cookies), "add cookies")  # type: ignore[arg-type]

@@ -6,16 +6,40 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
+import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 
 from cua.observation import ObserveOptions, Screenshot, Size
 from cua.sandboxes.browser.cdp import Cdp
+from cua.sandboxes.browser.guard import Guard
+from cua.sandboxes.browser.pages import Pages
 
-__all__ = ["screencast"]
+__all__ = ["frames", "screencast"]
+
+log = logging.getLogger(__name__)
+
+
+async def frames(guard: Guard, pages: Pages, options: ObserveOptions, screen: Size, *,
+                 max_fps: float) -> AsyncIterator[Screenshot]:
+    """The screencast of the agent's page, on a CDP session of its own; it stops when the
+    iterator is closed."""
+    guard.check_alive()
+    assert pages.context is not None
+    cdp = Cdp(await guard.call(pages.context.new_cdp_session(pages.page), "screencast session"))
+    try:
+        async for shot in screencast(cdp, options, screen, max_fps=max_fps, check_alive=guard.check_alive):
+            yield shot
+    finally:
+        if guard.alive:
+            try:
+                await asyncio.wait_for(cdp.send("Page.stopScreencast"), 5)
+                await asyncio.wait_for(cdp.detach(), 5)
+            except (PlaywrightError, asyncio.TimeoutError) as exc:
+                log.warning("stopping the screencast of %s failed: %s", guard.sandbox_id, exc)
 
 
 def _image_size(data: bytes, fallback: tuple[int, int]) -> tuple[int, int]:
@@ -42,7 +66,7 @@ async def screencast(cdp: Cdp, options: ObserveOptions, screen: Size, *, max_fps
 
     WebP is not a screencast format; such requests get JPEG frames (the format says so).
     """
-    fmt = "png" if options.format == "png" else "jpeg"
+    fmt: Literal["png", "jpeg"] = "png" if options.format == "png" else "jpeg"
     frame = options.frame or screen
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=4)
 
