@@ -299,7 +299,7 @@ class SandboxSpec(_Spec):
     sandbox's service `app`; `start_url` is a path on it. Other keys of `config` pass
     through to the sandbox kind's config model unchanged."""
 
-    kind: Literal["browser", "desktop", "vm"] = "browser"
+    kind: Literal["browser", "desktop", "vm", "fake"] = "browser"
     app: str | None = Field(None, pattern=r"^[a-z][a-z0-9_]*$")
     start_url: str | None = None
     viewport: ViewportSpec | None = None
