@@ -1,4 +1,6 @@
-"""What every test shares: a test that adds a suite from a path leaves no trace in the next.
+"""What every test shares: a test that adds a suite from a path leaves no trace in the next,
+and in the fast lane (`pytest -m "not slow"`) a test that starts Chromium, Xvfb, a container,
+QEMU or Ray without the `slow` marker fails, naming what it started.
 
 `cua.tasks.registry.use_path` adds a suite to the process's registry and to
 `$CUA_SUITE_PATHS` (for child processes), as a command should; in a test session that
@@ -8,6 +10,8 @@ would hand one test's suite folder to every later test that walks all templates.
 from __future__ import annotations
 
 import os
+import sys
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -25,3 +29,131 @@ def _suite_paths_restored() -> Iterator[None]:
         else:
             os.environ[SUITE_PATHS_ENV] = before
         reload()
+
+
+# --- the fast lane's guard: an unmarked test that starts a heavy part fails ---------------
+
+#: Process names (as /proc/PID/comm spells them, cut at 15 characters) of the parts a test
+#: may start only under the `slow` marker: Chromium, X, containers, QEMU, Ray.
+HEAVY = {"chromium": "Chromium", "chrome": "Chromium", "headless_shell": "Chromium", "Xvfb": "Xvfb",
+         "bwrap": "a bubblewrap container", "qemu-system-x86": "QEMU", "qemu-system-aar": "QEMU",
+         "raylet": "Ray", "gcs_server": "Ray"}
+
+
+def _heavy_descendants(root: int) -> dict[int, str]:
+    """The heavy parts running below `root` now, by pid (walking every process's parent)."""
+    parents: dict[int, int] = {}
+    names: dict[int, str] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue  # exited meanwhile
+        name, _, rest = stat.partition("(")[2].rpartition(")")
+        parents[int(entry.name)] = int(rest.split()[1])
+        names[int(entry.name)] = name
+    found: dict[int, str] = {}
+    for pid, name in names.items():
+        if name not in HEAVY:
+            continue
+        seen, up = 0, parents.get(pid)
+        while up and up != root and seen < 64:
+            up, seen = parents.get(up), seen + 1
+        if up == root and not _version_probe(pid):
+            found[pid] = HEAVY[name]
+    return found
+
+
+def _version_probe(pid: int) -> bool:
+    """`chromium --version`, `qemu-system-x86_64 --version` (a run's manifest asks them):
+    a probe that prints a version starts nothing."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return True  # gone already: it was no browser or VM
+    return argv == [b""] or b"--version" in argv  # empty: a zombie, exited already
+
+
+class _HeavyWatch:
+    """Samples the process tree while the fast lane runs (a short-lived Chromium is seen
+    too), and charges each heavy process to the test running when it was first seen."""
+
+    INTERVAL_S = 0.1
+
+    def __init__(self) -> None:
+        self.current: str | None = None
+        self.owner: dict[int, str] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="heavy-watch", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.INTERVAL_S):
+            if self.current is not None:
+                self.sample(self.current)
+
+    def sample(self, test: str) -> None:
+        heavy = _heavy_descendants(os.getpid())
+        with self._lock:
+            for pid, part in heavy.items():
+                self.owner.setdefault(pid, f"{test}\0{part}")
+
+    def started_by(self, test: str) -> set[str]:
+        self.sample(test)
+        with self._lock:
+            return {entry.partition("\0")[2] for entry in self.owner.values() if entry.partition("\0")[0] == test}
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _fast_lane(config: pytest.Config) -> bool:
+    """Whether this run deselects slow tests (`-m "not slow"`), the only run the guard
+    watches: in a full run a slow module's browser may outlive its tests."""
+    expression = str(config.getoption("markexpr") or "")
+    return "not slow" in " ".join(expression.split())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    if _fast_lane(config) and sys.platform.startswith("linux"):
+        config.stash[_WATCH] = _HeavyWatch()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    watch = config.stash.get(_WATCH, None)
+    if watch is not None:
+        watch.stop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    watch = item.config.stash.get(_WATCH, None)
+    if watch is not None:
+        watch.current = item.nodeid
+    try:
+        return (yield)
+    finally:
+        if watch is not None:
+            watch.current = None
+
+
+@pytest.fixture(autouse=True)
+def _no_heavy_parts_in_the_fast_lane(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    watch = request.config.stash.get(_WATCH, None)
+    if watch is None or request.node.get_closest_marker("slow") is not None:
+        return
+    heavy = watch.started_by(request.node.nodeid)
+    if heavy:
+        pytest.fail(f"{request.node.nodeid} starts {', '.join(sorted(heavy))} but is not marked "
+                    "@pytest.mark.slow (the fast lane, `pytest -m 'not slow'`, runs without them)", pytrace=False)
+
+
+_WATCH = pytest.StashKey[_HeavyWatch]()

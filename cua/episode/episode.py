@@ -385,11 +385,17 @@ class Episode:
         elif action is not None:
             t = time.perf_counter()
             asked = self._step_queries(progress)
-            if asked and isinstance(self.handle, ActQueryHandle):  # the reads ride on the act
-                obs, results = await self.handle.act_query(action, asked, observe=self.observe)
-                state = {query_key(q): r for q, r in zip(asked, results, strict=True)}
-            else:
-                obs = await self.handle.act(action, observe=self.observe)
+            try:
+                if asked and isinstance(self.handle, ActQueryHandle):  # the reads ride on the act
+                    obs, results = await self.handle.act_query(action, asked, observe=self.observe)
+                    state = {query_key(q): r for q, r in zip(asked, results, strict=True)}
+                else:
+                    obs = await self.handle.act(action, observe=self.observe)
+            except BaseException:
+                # The sandbox failed under the action (died, timed out, cancelled): the step left
+                # no line, so it is not counted, and end.json agrees with steps.jsonl.
+                self.steps = index
+                raise
             timings["act"] = (time.perf_counter() - t) * 1000
             self.record.timings_ms["act"] += timings["act"]
             if obs.settle is not None:
