@@ -94,6 +94,7 @@ def _transformers_smart_resize():
     return reference
 
 
+@pytest.mark.slow  # imports transformers (seconds)
 @pytest.mark.parametrize("factor,min_pixels,max_pixels", BUDGETS)
 def test_smart_resize_matches_transformers(factor, min_pixels, max_pixels):
     reference = _transformers_smart_resize()

@@ -41,6 +41,7 @@ def test_ids_round_trip_and_bad_ids_are_refused():
         gym.make("cua/todo.no_such_task-v1")
 
 
+@pytest.mark.slow  # a fresh interpreter imports gymnasium and cua
 def test_module_prefix_registers_in_a_fresh_process_without_playwright():
     code = ("import sys, gymnasium as gym; env = gym.make('cua.rl:cua/todo.mark_done-v1'); "
             "assert 'playwright' not in sys.modules, 'registration imported playwright'; "

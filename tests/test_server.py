@@ -37,7 +37,7 @@ from cua.server.app import RunningServer, serve_in_background
 from cua.server.ops import OPS
 from cua.state import AppStateQuery, DomQuery, SqlQuery, TitleQuery, UrlQuery
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]  # Chromium; the fast lane: test_fast_server.py
 
 TODO = {"name": "app", "argv": [sys.executable, "-m", "cua.tasks.apps.serve", "todo"]}
 CONFIG: dict[str, Any] = {"services": [TODO], "start_url": "/"}

@@ -192,6 +192,7 @@ def roundtrip(family: Family, actions: list[Action], frame: Size, thought: str |
         assert (parsed.thought or None) == ((thought or "").strip() or None), (text, parsed.thought, thought)
 
 
+@pytest.mark.slow  # 75 cases x 60 examples: about 4500 round trips
 @pytest.mark.parametrize("family_name", FAMILIES)
 @pytest.mark.parametrize("kind", ACTION_TYPES)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

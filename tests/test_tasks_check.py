@@ -78,6 +78,7 @@ templates:
 """
 
 
+@pytest.mark.slow  # Chromium and the todo app
 def test_broken_tasks_are_reported_not_crashed_on() -> None:
     templates = load_text(textwrap.dedent(BROKEN), "qa.yaml", suite="qa")
     report = asyncio.run(check_templates(templates, seeds=[0, 1]))
