@@ -46,6 +46,15 @@ def process_tree(root: int) -> list[ProcStat]:
     return out
 
 
+def argv(pid: int) -> list[bytes]:
+    """The process's command line (empty when the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().split(b"\0")
+    except OSError:
+        return []
+
+
 def _proc_bytes(path: str, key: str) -> int:
     """A `Key:  N kB` line of a /proc file, in bytes (0 when the process is gone)."""
     try:
@@ -66,3 +75,8 @@ def rss_bytes(pid: int) -> int:
 def tree_pss_bytes(root: int) -> int:
     """Proportional set size summed over `root` and its descendants: shared pages counted once."""
     return sum(_proc_bytes(f"/proc/{p.pid}/smaps_rollup", "Pss:") for p in process_tree(root))
+
+
+def memory_sample(pid: int) -> tuple[int, int]:
+    """(resident set size of `pid`, proportional set size of its whole tree), in bytes."""
+    return rss_bytes(pid), tree_pss_bytes(pid)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,7 @@ import time
 from pathlib import Path
 
 import httpx
+from _latency import p50, spread  # bench/ is this script's folder
 
 from cua.tasks.apps import app_names
 
@@ -80,10 +80,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="cua-bench-") as tmp:
         for app in args.app or app_names():
             app_samples = bench_app(app, args.resets, args.seeds, Path(tmp))
-            print(f"{app}: p50={statistics.median(app_samples):.2f} ms "
-                  f"p95={statistics.quantiles(app_samples, n=20)[-1]:.2f} ms max={max(app_samples):.2f} ms")
+            print(f"{app}: {spread(app_samples)} max={max(app_samples):.2f} ms")
             samples += app_samples
-    print(f"app_reset_p50_ms={statistics.median(samples):.2f}")
+    print(f"app_reset_p50_ms={p50(samples):.2f}")
 
 
 if __name__ == "__main__":

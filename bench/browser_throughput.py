@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from _apps import APP, host_app  # bench/ is this script's folder
-from _proc import process_tree
+from _proc import argv, process_tree
 from playwright.async_api import CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
@@ -60,14 +60,12 @@ RAW_RETRIES = [0]
 
 def _python_role(pid: int) -> str:
     """Python processes told apart: the bench (client), the server, the app services."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            argv = f.read().split(b"\0")
-    except OSError:
+    args = argv(pid)
+    if not args:
         return "python"
-    if b"cua.server" in argv:
+    if b"cua.server" in args:
         return "server"
-    if b"cua.tasks.apps.serve" in argv:
+    if b"cua.tasks.apps.serve" in args:
         return "app-services"
     return "bench-client" if pid == os.getpid() else "python"
 

@@ -34,20 +34,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from _proc import process_tree  # bench/ is this script's folder
+from _proc import argv, process_tree  # bench/ is this script's folder
 
 from cua.server.app import free_port
 from cua.server.auth import generate_token
 
 WEIGHTS = {"chromium": 4, "service": 2, "guest": 3, "qemu": 2, "server": 1}
-
-
-def _cmdline(pid: int) -> list[bytes]:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().split(b"\0")
-    except OSError:
-        return []
 
 
 def victims(server_pid: int) -> dict[str, list[int]]:
@@ -56,15 +48,15 @@ def victims(server_pid: int) -> dict[str, list[int]]:
     for proc in process_tree(server_pid):
         if proc.pid == server_pid:
             continue
-        argv = _cmdline(proc.pid)
-        joined = b" ".join(argv)
-        if (b"chrom" in (argv[0] if argv else b"") or b"headless_shell" in joined) and b"--type=" not in joined:
+        args = argv(proc.pid)
+        joined = b" ".join(args)
+        if (b"chrom" in (args[0] if args else b"") or b"headless_shell" in joined) and b"--type=" not in joined:
             out["chromium"].append(proc.pid)
         elif b"cua.tasks.apps" in joined:
             out["service"].append(proc.pid)
         elif b"guest" in joined and b"agent" in joined:
             out["guest"].append(proc.pid)
-        elif argv and b"qemu-system" in argv[0]:
+        elif args and b"qemu-system" in args[0]:
             out["qemu"].append(proc.pid)
     return out
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import argparse
 import sqlite3
-import statistics
 import time
 from typing import Any
+
+from _latency import p50, spread  # bench/ is this script's folder
 
 from cua.state import AppStateQuery, SqlQuery, StateQuery, StateResult
 from cua.task import JudgeInput, query_key
@@ -88,10 +89,9 @@ def main() -> None:
                     instance.judge.evaluate(data)
                     suite_samples.append((time.perf_counter() - started) * 1000)
         if suite_samples:
-            print(f"{suite}: templates={len(templates)} p50={statistics.median(suite_samples):.3f} ms "
-                  f"p95={statistics.quantiles(suite_samples, n=20)[-1]:.3f} ms")
+            print(f"{suite}: templates={len(templates)} {spread(suite_samples, 3)}")
             samples += suite_samples
-    print(f"judge_p50_ms={statistics.median(samples):.3f}")
+    print(f"judge_p50_ms={p50(samples):.3f}")
 
 
 if __name__ == "__main__":

@@ -29,51 +29,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _proc import rss_bytes, tree_pss_bytes  # bench/ is this script's folder
+from _person import demonstrate, next_task, open_live_view, oracle_pixel_actions  # bench/ is this script's folder
+from _proc import memory_sample
 
 TASKS = ["todo.add_todo@1", "todo.mark_done@1", "todo.complete_overdue@1"]
-KEYS = {"Control": "Control", "Enter": "Enter", "Tab": "Tab", "Escape": "Escape", "Backspace": "Backspace"}
-
-
-def sample(pid: int) -> tuple[int, int]:
-    rss, pss = rss_bytes(pid), tree_pss_bytes(pid)
-    return rss, pss
 
 
 async def oracle_actions(tmp: Path) -> dict[str, list[dict[str, Any]]]:
-    from cua.trajectory import find_trajectories, read_trajectory
-
     proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "cua.cli", "eval", *TASKS, "--policy", "oracle",
                                                 "--local", "--out", str(tmp), "--no-progress",
                                                 stdout=asyncio.subprocess.DEVNULL)
     assert await proc.wait() == 0, "the oracle eval failed"
-    out = {}
-    for folder in find_trajectories(tmp):
-        traj = read_trajectory(folder)
-        assert traj.meta is not None
-        out[traj.meta.task_id] = [s.action for s in traj.steps if s.action is not None]
-    return out
-
-
-async def act(page: Any, box: dict[str, float], action: dict[str, Any]) -> None:
-    async def acked(do: Any) -> None:
-        before = await page.evaluate("window.cuaAcks")
-        await do()
-        await page.wait_for_function(f"window.cuaAcks > {before}", timeout=60_000)
-
-    kind = action["type"]
-    if kind == "click":
-        await acked(lambda: page.mouse.click(box["x"] + action["x"], box["y"] + action["y"]))
-    elif kind == "type":
-        await page.focus("#screen")
-        for char in action["text"]:
-            await acked(lambda c=char: page.keyboard.press(c))
-    elif kind == "key":
-        await page.focus("#screen")
-        await acked(lambda: page.keyboard.press("+".join(KEYS.get(k, k) for k in action["keys"])))
-    elif kind == "scroll":
-        await page.mouse.move(box["x"] + action["x"], box["y"] + action["y"])
-        await acked(lambda: page.mouse.wheel(action.get("dx", 0), action.get("dy", 0)))
+    return oracle_pixel_actions(tmp)
 
 
 async def main() -> None:
@@ -82,8 +49,6 @@ async def main() -> None:
     parser.add_argument("--window", type=float, default=5.0, help="minutes compared at the start and the end")
     args = parser.parse_args()
     from playwright.async_api import async_playwright
-
-    from cua.sandboxes.browser.launcher import find_executable
 
     tmp = Path(tempfile.mkdtemp(prefix="record-soak-"))
     oracle = await oracle_actions(tmp / "oracle")
@@ -101,27 +66,16 @@ async def main() -> None:
 
     async def sampler() -> None:
         while True:
-            samples.append((time.monotonic() - t0, *sample(recorder.pid)))
+            samples.append((time.monotonic() - t0, *memory_sample(recorder.pid)))
             await asyncio.sleep(10)
 
     sampling = asyncio.create_task(sampler())
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=find_executable().path,
-                                           args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-        page = await browser.new_page(viewport={"width": 1400, "height": 900})
-        await page.goto(url + "&operator=soak")
+        browser, page = await open_live_view(pw, url + "&operator=soak")
         while time.monotonic() < end:
-            await page.wait_for_function(f"window.cuaTasks > {demos} && window.cuaFrames > window.cuaTaskFrame",
-                                         timeout=120_000)
-            task = (await page.inner_text("#task")).split(" · ")[0]
+            task = await next_task(page, demos + 1)
             box = await page.locator("#screen").bounding_box()
-            for action in oracle[task]:
-                if action["type"] != "done":
-                    await act(page, box, action)
-            final = oracle[task][-1]
-            if final["type"] == "done" and final.get("answer"):
-                await page.fill("#answer", final["answer"])
-            await page.click("#done")
+            await demonstrate(page, box, oracle[task], ack_ms=60_000)
             demos += 1
         await browser.close()
     sampling.cancel()

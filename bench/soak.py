@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from _proc import process_tree, rss_bytes, tree_pss_bytes  # bench/ is this script's folder
+from _proc import argv, memory_sample, process_tree  # bench/ is this script's folder
 
 import cua
 from cua.actions import Click, Key, Scroll, Type
@@ -64,21 +64,9 @@ class Record:
 def _server_pid() -> int:
     me = os.getpid()
     for proc in process_tree(me):
-        if proc.pid == me:
-            continue
-        try:
-            with open(f"/proc/{proc.pid}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")
-        except OSError:
-            continue
-        if b"cua.server" in argv:
+        if proc.pid != me and b"cua.server" in argv(proc.pid):
             return proc.pid
     raise RuntimeError("the server process was not found")
-
-
-def sample(pid: int) -> tuple[int, int]:
-    rss, pss = rss_bytes(pid), tree_pss_bytes(pid)
-    return rss, pss
 
 
 async def _center(sb: Any, selector: str) -> tuple[float, float]:
@@ -160,7 +148,7 @@ async def churn(url: str, token: str | None, config: dict[str, Any], rec: Record
 async def sampler(pid: int, rec: Record, stop: asyncio.Event) -> None:
     last_print = 0.0
     while not stop.is_set():
-        rss, pss = await asyncio.to_thread(sample, pid)
+        rss, pss = await asyncio.to_thread(memory_sample, pid)
         rec.samples.append((rec.now(), rss, pss))
         t = rec.now()
         if t - last_print >= 60:

@@ -15,14 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import async_playwright
 
 from cua.cli import main as cli
-from cua.sandboxes.browser.launcher import find_executable
 from cua.trajectory import find_trajectories, read_trajectory, validate
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from _person import act, demonstrate, next_task, open_live_view, oracle_pixel_actions  # noqa: E402  (bench/'s person)
+
 TASKS = ["todo.add_todo@1", "todo.mark_done@1", "todo.complete_overdue@1"]
-KEYS = {"Control": "Control", "Enter": "Enter", "Tab": "Tab", "Escape": "Escape", "Backspace": "Backspace"}
 
 
 @pytest.fixture(scope="module")
@@ -30,43 +31,7 @@ def oracle(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str,
     """Each task's oracle actions in pixels (an oracle eval of the same variants)."""
     tmp = tmp_path_factory.mktemp("oracle")
     assert cli(["eval", *TASKS, "--policy", "oracle", "--local", "--out", str(tmp), "--no-progress"]) == 0
-    out = {}
-    for folder in find_trajectories(tmp):
-        traj = read_trajectory(folder)
-        assert traj.meta is not None
-        out[traj.meta.task_id] = [s.action for s in traj.steps if s.action is not None]
-    return out
-
-
-async def _act(page: Page, box: dict[str, float], action: dict[str, Any]) -> None:
-    """One action as a person does it, waiting for the live view to acknowledge each input."""
-
-    async def acked(do: Any) -> None:
-        before = await page.evaluate("window.cuaAcks")
-        await do()
-        await page.wait_for_function(f"window.cuaAcks > {before}", timeout=30_000)
-
-    kind = action["type"]
-    if kind == "click":
-        await acked(lambda: page.mouse.click(box["x"] + action["x"], box["y"] + action["y"]))
-    elif kind == "type":
-        await page.focus("#screen")
-        for char in action["text"]:
-            await acked(lambda c=char: page.keyboard.press(c))
-    elif kind == "key":
-        await page.focus("#screen")
-        await acked(lambda: page.keyboard.press("+".join(KEYS.get(k, k) for k in action["keys"])))
-    elif kind == "scroll":
-        await page.mouse.move(box["x"] + action["x"], box["y"] + action["y"])
-        await acked(lambda: page.mouse.wheel(action.get("dx", 0), action.get("dy", 0)))
-    else:
-        raise AssertionError(f"this person does not do {kind}")
-
-
-async def _next_task(page: Page, n: int) -> str:
-    await page.wait_for_function(f"window.cuaTasks >= {n} && window.cuaFrames > window.cuaTaskFrame",
-                                 timeout=120_000)
-    return (await page.inner_text("#task")).split(" · ")[0]
+    return oracle_pixel_actions(tmp)
 
 
 @pytest.mark.slow
@@ -81,16 +46,13 @@ async def test_a_person_records_three_tasks_in_a_row(tmp_path: Path, oracle: dic
         assert line.startswith("live view: "), line
         url = line.split()[2]
         async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=find_executable().path,
-                                               args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-            page = await browser.new_page(viewport={"width": 1400, "height": 900})
-            await page.goto(url + "&operator=alice")
+            browser, page = await open_live_view(pw, url + "&operator=alice")
             done_tasks: list[str] = []
             handed = 0
             discarded = False
             while len(done_tasks) < len(TASKS):
                 handed += 1
-                task = await _next_task(page, handed)
+                task = await next_task(page, handed)
                 progress = await page.inner_text("#progress")
                 assert f"kept {len(done_tasks)} of {len(TASKS)}" in progress, progress
                 assert await page.inner_text("#instruction")
@@ -98,17 +60,11 @@ async def test_a_person_records_three_tasks_in_a_row(tmp_path: Path, oracle: dic
                 assert box is not None and round(box["width"]) == 1280
                 actions = oracle[task]
                 if not discarded:  # the first demonstration goes wrong: discard it, it comes back later
-                    await _act(page, box, actions[0])
+                    await act(page, box, actions[0], ack_ms=30_000)
                     await page.click("#discard")
                     discarded = True
                     continue
-                final = actions[-1] if actions[-1]["type"] == "done" else {"type": "done"}
-                for action in actions:
-                    if action["type"] != "done":
-                        await _act(page, box, action)
-                if final.get("answer"):
-                    await page.fill("#answer", final["answer"])
-                await page.click("#done")
+                await demonstrate(page, box, actions, ack_ms=30_000)
                 done_tasks.append(task)
             await page.wait_for_function("document.getElementById('instruction').textContent.includes('all tasks')",
                                          timeout=60_000)
