@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 __all__ = [
     "BROWSER_ONLY",
@@ -100,6 +100,10 @@ def normalize_key(name: str) -> str:
     if canonical is None:
         raise ValueError(f"unknown key name {name!r}")
     return canonical
+
+
+#: One key, by any spelling `normalize_key` takes; validated to its canonical name.
+KeyName = Annotated[str, AfterValidator(normalize_key)]
 
 
 #: Largest |coordinate| accepted, in frame pixels (frames are at most 16384 wide). Points
@@ -202,22 +206,12 @@ class Key(_Action):
 
 class KeyDown(_Action):
     type: Literal["key_down"] = "key_down"
-    key: str
-
-    @field_validator("key")
-    @classmethod
-    def _normalize(cls, value: str) -> str:
-        return normalize_key(value)
+    key: KeyName
 
 
 class KeyUp(_Action):
     type: Literal["key_up"] = "key_up"
-    key: str
-
-    @field_validator("key")
-    @classmethod
-    def _normalize(cls, value: str) -> str:
-        return normalize_key(value)
+    key: KeyName
 
 
 class Wait(_Action):
