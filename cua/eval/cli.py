@@ -127,23 +127,13 @@ def _policy_facts(args: argparse.Namespace, options: Any) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     from cua.eval.runner import make_jobs
-    from cua.tasks.loader import TaskFormatError
-    from cua.tasks.registry import select_templates
+    from cua.eval.tasks_cli import SelectionError, selected_templates
 
     try:
-        templates = select_templates(args.suites, split=None if args.split == "all" else args.split)
-    except (KeyError, TaskFormatError) as exc:
-        print(f"cua eval: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
+        templates = selected_templates(args.suites, split=args.split, kind=args.kind)
+    except SelectionError as exc:
+        print(f"cua eval: {exc}", file=sys.stderr)
         return 2
-    if args.kind:
-        from cua.tasks.kinds import with_kind
-        from cua.tasks.loader import TaskFormatError
-
-        try:
-            templates = [with_kind(t, args.kind) for t in templates]
-        except TaskFormatError as exc:
-            print(f"cua eval: {exc}", file=sys.stderr)
-            return 2
     if args.limit:
         templates = templates[: args.limit]
     if not templates:

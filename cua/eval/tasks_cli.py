@@ -13,6 +13,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cua.task import TaskTemplate
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -113,30 +117,44 @@ def show_main(args: argparse.Namespace) -> int:
     return 0
 
 
+class SelectionError(ValueError):
+    """Task names on the command line that select no valid templates: an unknown name, a
+    suite file that does not parse, or a --kind a template cannot run on."""
+
+
+def selected_templates(suites: list[str], *, split: str = "all", kind: str | None = None) -> list[TaskTemplate]:
+    """The templates a command line names (suite names, suite paths, template ids; every
+    template when none), of `split` ("all": any), each on sandbox `kind` when given."""
+    from cua.tasks.kinds import with_kind
+    from cua.tasks.loader import TaskFormatError
+    from cua.tasks.registry import list_templates, select_templates
+
+    chosen = None if split == "all" else split
+    try:
+        templates: list[TaskTemplate] = select_templates(suites, split=chosen) if suites else list_templates(split=chosen)
+    except KeyError as exc:
+        raise SelectionError(exc.args[0]) from None
+    except TaskFormatError as exc:
+        raise SelectionError(str(exc)) from None
+    if kind:
+        try:
+            templates = [with_kind(t, kind) for t in templates]
+        except TaskFormatError as exc:
+            raise SelectionError(str(exc)) from None
+    return templates
+
+
 def check_main(args: argparse.Namespace) -> int:
     import asyncio
     import json
 
     from cua.eval.check import CheckReport, TemplateReport, VariantFailure, check_templates
-    from cua.tasks.registry import list_templates, select_templates
-
-    split = None if args.split == "all" else args.split
-    from cua.tasks.loader import TaskFormatError
 
     try:
-        templates = select_templates(args.suites, split=split) if args.suites else list_templates(split=split)
-    except (KeyError, TaskFormatError) as exc:
-        print(f"cua tasks check: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
+        templates = selected_templates(args.suites, split=args.split, kind=args.kind)
+    except SelectionError as exc:
+        print(f"cua tasks check: {exc}", file=sys.stderr)
         return 2
-    if args.kind:
-        from cua.tasks.kinds import with_kind
-        from cua.tasks.loader import TaskFormatError
-
-        try:
-            templates = [with_kind(t, args.kind) for t in templates]
-        except TaskFormatError as exc:
-            print(f"cua tasks check: {exc}", file=sys.stderr)
-            return 2
 
     def progress(t: TemplateReport) -> None:
         if t.failures:
