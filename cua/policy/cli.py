@@ -21,7 +21,10 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
     serve.add_argument("--api-key", help="API key for the OpenAI-compatible server (default: $OPENAI_API_KEY)")
     serve.add_argument("--script", help="JSONL trajectory for the scripted backend")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
+    serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                       help="a browser origin (scheme://host[:port]) allowed to call the server; repeatable. "
+                            "Requests from every other web page are refused (403)")
     serve.add_argument("--port", type=int, default=8765, help="0 picks a free port")
     serve.add_argument("--token", help="bearer token (default: generated and printed)")
     serve.add_argument("--history-images", type=int, default=3, help="screenshots kept in the prompt")
@@ -99,9 +102,11 @@ def _parse(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
 
+    from cua.exposure import normalize_origins
     from cua.policy.service import build_policy, serve
 
     try:
+        normalize_origins(args.allow_origin)
         policy, info = build_policy(
             backend=args.backend, family=args.family, model=args.model, base_url=args.base_url,
             api_key=args.api_key, script=args.script, history_images=args.history_images,
@@ -111,7 +116,8 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"cua policy serve: {exc}", file=sys.stderr)
         return 2
-    asyncio.run(serve(policy, host=args.host, port=args.port, token=args.token, info=info))
+    asyncio.run(serve(policy, host=args.host, port=args.port, token=args.token, info=info,
+                      allowed_origins=args.allow_origin))
     return 0
 
 

@@ -10,6 +10,13 @@ Endpoints (all but /v1/health need ``Authorization: Bearer TOKEN``):
 - ``WS /v1/ws``: the same over one socket: a JSON ``{"op": "act", "id": .., ...}``
   header, then the screenshot as one binary frame; replies ``{"id", "ok", "step"}``.
   Several requests may be in flight on one socket (distinct ``id``s).
+
+Exposure (`cua.exposure`, the same rules as the sandbox server): every request and
+websocket handshake whose browser ``Origin`` is not on ``allowed_origins`` is refused
+with 403, before and regardless of the token, so no web page -- not even one inside a
+sandbox -- can call the policy (and spend its model budget); on a loopback bind the
+``Host`` must name loopback too (DNS rebinding). The token is never optional, so no
+bind serves without auth.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import secrets
 import statistics
 import time
 from collections import deque
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any, Protocol, runtime_checkable
 
@@ -28,8 +36,10 @@ from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 from starlette.middleware.base import RequestResponseEndpoint
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from cua.errors import BadRequest, CuaError, ErrorCode, InternalError, Unauthorized
+from cua.errors import BadRequest, CuaError, ErrorCode, Forbidden, InternalError, Unauthorized
+from cua.exposure import OriginPolicy
 from cua.policy.base import Policy, PolicyStep
 from cua.policy.engine import PolicyMetrics
 from cua.policy.wire import ActRequest, decode_act_request
@@ -42,6 +52,7 @@ MAX_REQUEST_BYTES = 64 * 1024 * 1024
 _STATUS = {
     ErrorCode.BAD_REQUEST: 400,
     ErrorCode.UNAUTHORIZED: 401,
+    ErrorCode.FORBIDDEN: 403,
     ErrorCode.UNSUPPORTED: 400,
     ErrorCode.CANCELLED: 499,
     ErrorCode.TIMEOUT: 504,
@@ -92,14 +103,42 @@ class _Overhead:
         return statistics.median(self.samples) if self.samples else None
 
 
-def create_app(policy: Policy, *, token: str, info: dict[str, Any] | None = None) -> FastAPI:
-    """The ASGI app serving `policy`. `info` is shown by /v1/health (backend, family)."""
+class _OriginGuard:
+    """Refuses browser-made requests by `OriginPolicy`, outside every route and before the
+    token is looked at. A refused websocket is closed before it is accepted, which the
+    client sees as HTTP 403."""
+
+    def __init__(self, app: ASGIApp, origins: OriginPolicy) -> None:
+        self.app = app
+        self.origins = origins
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            why = self.origins.refusal_for_headers(scope.get("headers", ()))
+            if why is not None:
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008, "reason": why})
+                else:
+                    await _error_response(Forbidden(why))(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(
+    policy: Policy, *, token: str, info: dict[str, Any] | None = None, host: str = "127.0.0.1",
+    allowed_origins: Iterable[str] = (),
+) -> FastAPI:
+    """The ASGI app serving `policy`. `info` is shown by /v1/health (backend, family).
+    `host` is the address it will be bound to (a loopback bind checks the Host header);
+    `allowed_origins` the browser origins (``scheme://host[:port]``) it answers.
+    Raises ValueError for an empty token or a malformed origin."""
     if not token:
         raise ValueError("a policy server needs a token")
+    origins = OriginPolicy.for_bind(host, allowed_origins)
     overhead = _Overhead()
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI):  # type: ignore[no-untyped-def]
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
         await policy.aclose()
 
@@ -236,4 +275,5 @@ def create_app(policy: Policy, *, token: str, info: dict[str, Any] | None = None
             for task in list(tasks):
                 task.cancel()
 
+    app.add_middleware(_OriginGuard, origins=origins)  # added last: the outermost layer
     return app

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -76,15 +76,16 @@ def _bind(host: str, port: int) -> socket.socket:
 
 async def serve(
     policy: Policy, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
-    info: dict[str, Any] | None = None,
+    info: dict[str, Any] | None = None, allowed_origins: Iterable[str] = (),
 ) -> None:
     """Serve until interrupted. Prints ``token=...`` (when generated) and then one line
-    ``ready http://HOST:PORT`` once the socket accepts connections."""
+    ``ready http://HOST:PORT`` once the socket accepts connections. Browser origins not
+    in `allowed_origins` are refused (see `cua.policy.server`)."""
     import uvicorn
 
     generated = token is None
     token = token or generate_token()
-    app = create_app(policy, token=token, info=info)
+    app = create_app(policy, token=token, info=info, host=host, allowed_origins=allowed_origins)
     sock = _bind(host, port)
     bound_port = sock.getsockname()[1]
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", ws_max_size=64 * 1024 * 1024)
@@ -123,7 +124,10 @@ async def serving_app(app: Any, host: str = "127.0.0.1", port: int = 0) -> Async
 
 
 @asynccontextmanager
-async def serving_policy(policy: Policy, *, token: str, info: dict[str, Any] | None = None) -> AsyncIterator[str]:
+async def serving_policy(
+    policy: Policy, *, token: str, info: dict[str, Any] | None = None, allowed_origins: Iterable[str] = (),
+) -> AsyncIterator[str]:
     """A policy server for `policy` on a free loopback port, in this event loop."""
-    async with serving_app(create_app(policy, token=token, info=info)) as url:
+    app = create_app(policy, token=token, info=info, host="127.0.0.1", allowed_origins=allowed_origins)
+    async with serving_app(app) as url:
         yield url
