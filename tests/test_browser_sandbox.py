@@ -593,7 +593,7 @@ async def test_shared_app_host_death_is_reported() -> None:
     sb = await BrowserSandbox.create(todo_config(isolation="shared"), sandbox_id="bx-shared-victim",
                                      emit=lambda e: died.set() if e.event == "died" else None)
     try:
-        (svc,) = sb._host_services
+        (svc,) = sb._processes.host_services
         assert isinstance(svc, HostedApp)  # bundled apps are served by the shared app host
         os.kill(svc.host.proc.pid, signal.SIGKILL)
         await asyncio.wait_for(died.wait(), 60)

@@ -6,14 +6,15 @@ import os
 import re
 import shutil
 import zoneinfo
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from cua.errors import BadRequest
 from cua.observation import Size
 from cua.sandbox import ServiceSpec
 
-__all__ = ["BrowserConfig", "Isolation", "check_start_url"]
+__all__ = ["BrowserConfig", "Isolation", "check_start_url", "reset_options"]
 
 _LOCALE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,4}")
 
@@ -24,6 +25,25 @@ def check_start_url(url: object, *, has_service: bool) -> None:
         raise ValueError(f"start_url must be a URL or a path of 1 to 8192 characters, got {type(url).__name__}")
     if url.startswith("/") and not has_service:
         raise ValueError(f"start_url {url!r} is a path but the sandbox has no service")
+
+
+def reset_options(options: dict[str, Any] | None, *, has_service: bool) -> tuple[str | None, bool]:
+    """A reset's options: the start URL for this episode (None: the config's) and whether
+    to reload the page even where it could restart in place. BadRequest for anything else."""
+    options = dict(options or {})
+    start_url = options.pop("start_url", None)
+    reload = options.pop("reload", False)
+    if options:
+        raise BadRequest(f"unknown reset option(s): {', '.join(sorted(options))}; known: start_url, reload")
+    if not isinstance(reload, bool):
+        raise BadRequest("options.reload: true or false", details={"field": "options.reload"})
+    if start_url is not None:
+        try:
+            check_start_url(start_url, has_service=has_service)
+        except ValueError as exc:
+            raise BadRequest(f"options.start_url: {exc}", details={"field": "options.start_url"}) from exc
+    return start_url, reload
+
 
 #: `container`: own Chromium in its own bubblewrap namespaces (network: loopback only).
 #: `shared`: a context in one browser per process; services on host loopback (weaker).

@@ -1,8 +1,7 @@
 """`BrowserSandbox`: Chromium driven by Playwright, with its services, in one of two isolations.
 
-- `container` (default): its own Chromium inside a bubblewrap namespace (own network
-  with only loopback, own pids, own /tmp), its services inside the same namespace; the
-  host talks to the services over unix sockets (see container.py).
+- `container` (default): its own Chromium and services inside a bubblewrap namespace
+  (own network with only loopback, own pids, own /tmp).
 - `shared`: a new browser context in one browser shared by the process, services on
   host loopback ports. Cheaper and faster to create, but WEAKER: pages can reach any
   host port, and the sandboxes share one browser process (a crash kills them all).
@@ -10,46 +9,40 @@
 Every browser call is bounded by `call_timeout_s` (raising `cua.errors.Timeout`);
 after the browser or a service dies, every call raises `cua.errors.SandboxCrashed`.
 
-This module is the sandbox's lifecycle (start, spares, fork, close) and the composition
-of its parts, each a module of one concern: liveness and events (guard.py), the agent's
-page and settling (pages.py, settle.py), loads with prepared web state (navigation.py),
-input (input.py), observation (observe.py), element ids (elements.py), snapshots
-(snapshot.py), state queries (queries.py) and live frames (stream.py).
+This module is the sandbox's lifecycle (create, spares, reset, fork, close) and the
+composition of its parts, each a module of one concern: where the browser and services
+run (processes.py), liveness and events (guard.py), the agent's page and settling
+(pages.py, settle.py), loads with prepared web state (navigation.py), input (input.py),
+observation (observe.py), element ids (elements.py), snapshots (snapshot.py), state
+queries (queries.py) and live frames (stream.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import shutil
-import tempfile
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
-from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import BaseModel, ValidationError
 
 from cua.actions import Action
-from cua.errors import BadRequest, InfraError
+from cua.errors import BadRequest
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, Size
-from cua.sandbox import EventSink, Sandbox, SandboxInfo, ServiceSpec, SnapshotRef, capabilities_of
+from cua.sandbox import EventSink, Sandbox, SandboxInfo, SnapshotRef, capabilities_of
 from cua.sandboxes.browser import stream
-from cua.sandboxes.browser.config import BrowserConfig, check_start_url
-from cua.sandboxes.browser.container import Container
+from cua.sandboxes.browser.config import BrowserConfig, reset_options
 from cua.sandboxes.browser.elements import ElementIds
 from cua.sandboxes.browser.guard import Guard
 from cua.sandboxes.browser.input import Input
-from cua.sandboxes.browser.launcher import Executable, chromium_args, find_executable
 from cua.sandboxes.browser.navigation import Navigator
 from cua.sandboxes.browser.observe import Observer, ms_since
 from cua.sandboxes.browser.pages import Pages
+from cua.sandboxes.browser.processes import Processes
 from cua.sandboxes.browser.queries import QUERY_KINDS, Queries
-from cua.sandboxes.browser.runtime import Runtime, find_browser_pid, runtime
-from cua.sandboxes.browser.services import HostedApp, HostService, ServiceControl, bundled_app_name
+from cua.sandboxes.browser.services import ServiceControl
 from cua.sandboxes.browser.settle import INIT_SCRIPT
 from cua.sandboxes.browser.snapshot import STORE, Snapshots
 from cua.sandboxes.browser.spares import ForkSpares, pool_size
@@ -86,12 +79,7 @@ class BrowserSandbox(Sandbox):
         self._snapshots = Snapshots(self._guard, self._pages, self._navigator, self._input, self._elements,
                                     self._controls, self._ports, kind=self.kind)
         self._queries = Queries(self._guard, self._pages, self._controls)
-        self._rt: Runtime | None = None
-        self._container: Container | None = None
-        self._host_services: list[HostService | HostedApp] = []
-        self._host_dir: Path | None = None
-        self._executable: Executable | None = None
-        self._uses_shared = False
+        self._processes = Processes(config, self._guard, self._ports, self._controls)
         #: The episode's step count: actions since the last reset (a restore takes the snapshot's).
         self._step = 0
         self._timings: dict[str, float] = {}
@@ -165,102 +153,18 @@ class BrowserSandbox(Sandbox):
 
     async def _start(self) -> None:
         cfg = self.config
-        self._rt = await runtime()
-        if cfg.isolation == "container":
-            await self._start_container()
-        else:
-            await self._start_shared()
-        browser = self._guard.browser
-        assert browser is not None
-        browser.on("disconnected", self._guard.on_disconnected)
+        browser = await self._processes.start(self.id)
         self._pages.context = await self._guard.call(browser.new_context(
             viewport={"width": self._screen.width, "height": self._screen.height}, device_scale_factor=1,
             locale=cfg.locale, timezone_id=cfg.timezone, service_workers="block"), "new_context")
         await self._guard.call(self._pages.context.add_init_script(INIT_SCRIPT), "init script")
         await self._pages.open()
 
-    async def _start_container(self) -> None:
-        assert self._rt is not None
-        cfg = self.config
-        self._executable = find_executable()
-        marker = f"{self.id[:40]}-{uuid.uuid4().hex[:12]}"
-        self._container = self._guard.container = Container.prepare(
-            sandbox_id=self.id, chromium=self._executable.path, services=cfg.services, seed=cfg.seed,
-            extra_ro_binds=cfg.extra_ro_binds, memory_mb=cfg.memory_limit_mb, pids=cfg.pids_limit)
-        try:
-            self._guard.browser = await self._rt.playwright.chromium.launch(
-                executable_path=str(self._container.wrapper), headless=True,
-                args=chromium_args(cfg.extra_args, marker), timeout=_launch_timeout_ms(cfg),
-                handle_sigint=False, handle_sigterm=False, handle_sighup=False)
-        except PlaywrightError as exc:
-            status = self._container.status()
-            why = status.get("error") or str(exc).splitlines()[0]
-            raise InfraError(f"browser container failed to start: {why}", details={"status": status}) from exc
-        self._guard.browser_pid = find_browser_pid(marker)
-        self._ports.update(self._container.ports)
-        self._controls.update({name: ServiceControl(name, path, cfg.call_timeout_s)
-                               for name, path in self._container.sockets.items()})
-
-    async def _start_shared(self) -> None:
-        assert self._rt is not None
-        cfg = self.config
-        if cfg.services:
-            self._host_dir = Path(tempfile.mkdtemp(prefix=f"cua-browser-{self.id[:24]}-"))
-            started = await asyncio.gather(*(self._start_host_service(s) for s in cfg.services), return_exceptions=True)
-            self._host_services = [s for s in started if isinstance(s, (HostService, HostedApp))]
-            failures = [s for s in started if isinstance(s, BaseException)]
-            if failures:
-                raise failures[0]
-            self._ports.update({s.spec.name: s.port for s in self._host_services})
-            self._controls.update({s.spec.name: ServiceControl(s.spec.name, s.socket_path, cfg.call_timeout_s)
-                                   for s in self._host_services})
-        self._guard.browser, self._executable, marker = await self._rt.acquire_shared_browser(cfg.extra_args)
-        self._uses_shared = True
-        self._guard.browser_pid = find_browser_pid(marker)
-
-    async def _start_host_service(self, spec: ServiceSpec) -> HostService | HostedApp:
-        assert self._host_dir is not None
-        socket_path = str(self._host_dir / f"{spec.name}.sock")
-        app = bundled_app_name(spec) if self.config.shared_app_host else None
-        if app is not None:
-            return await HostedApp.start(spec, app, socket_path, self.config.seed, self._on_service_died)
-        return await HostService.start(spec, socket_path, self.config.seed, self._on_service_died)
-
-    def _on_service_died(self, name: str, code: int | None) -> None:
-        self._guard.on_service_died(name, code)
-
     async def close(self) -> None:
         if self._guard.closed:
             return
         self._guard.closed = True
-        problems: list[str] = []
-
-        async def step(what: str, aw: Awaitable[Any]) -> None:
-            try:
-                await asyncio.wait_for(aw, 10)
-            except (PlaywrightError, OSError, asyncio.TimeoutError, InfraError) as exc:
-                problems.append(f"{what}: {type(exc).__name__}: {exc}")
-
-        browser = self._guard.browser
-        if browser is not None:
-            browser.remove_listener("disconnected", self._guard.on_disconnected)
-        if self._pages.context is not None:
-            await step("close context", self._pages.context.close())
-        if browser is not None and not self._uses_shared:
-            await step("close browser", browser.close())
-        if self._uses_shared and self._rt is not None:
-            await step("release shared browser", self._rt.release_shared_browser())
-        for control in self._controls.values():
-            await step(f"close control {control.name}", control.aclose())
-        for svc in self._host_services:
-            await step(f"stop service {svc.spec.name}", svc.stop())
-        if self._container is not None:
-            await step("remove container", self._container.cleanup())
-        if self._host_dir is not None:
-            shutil.rmtree(self._host_dir, ignore_errors=True)
-        if self._rt is not None:
-            rt, self._rt = self._rt, None
-            await step("release playwright", rt.release())
+        problems = await self._processes.stop(self._pages.context)
         if problems:
             log.warning("browser sandbox %s closed with problems: %s", self.id, "; ".join(problems))
         self._guard.emit("closed", {})
@@ -281,7 +185,7 @@ class BrowserSandbox(Sandbox):
         return self._pages.page
 
     def info(self) -> SandboxInfo:
-        guard, exe, page = self._guard, self._executable, self._pages.current
+        guard, exe, page, container = self._guard, self._processes.executable, self._pages.current, self._processes.container
         status: Literal["ready", "crashed", "closed"] = "closed" if guard.closed else "crashed" if guard.dead else "ready"
         details: dict[str, Any] = {
             "isolation": self.config.isolation,
@@ -294,8 +198,8 @@ class BrowserSandbox(Sandbox):
             "fork_spares": _spares_count(ForkSpares.ready, self.config),
             "create_spares": _spares_count(ForkSpares.warm, self.config),
         }
-        if self._container is not None:
-            cg = self._container.cgroup
+        if container is not None:
+            cg = container.cgroup
             details["cgroup"] = {"applied": cg.applied and cg.populated(), "reason": cg.reason,
                                  "memory_limit_mb": self.config.memory_limit_mb, "pids_limit": self.config.pids_limit}
         else:
@@ -319,7 +223,7 @@ class BrowserSandbox(Sandbox):
                     observe: ObserveOptions | None = None) -> Observation:
         self._guard.check_alive()
         started = time.perf_counter()
-        start_url, reload = _reset_options(options, has_service=bool(self.config.services))
+        start_url, reload = reset_options(options, has_service=bool(self.config.services))
         seed = self.config.seed if seed is None else seed
         url = self._start_url() if start_url is None else (
             self.config.model_copy(update={"start_url": start_url}).resolve_start_url(self._ports))
@@ -429,28 +333,6 @@ class BrowserSandbox(Sandbox):
         """Screencast frames as the screen changes, at most `max_fps` a second (see stream.py);
         the screencast stops when the iterator is closed."""
         return stream.frames(self._guard, self._pages, options, self._screen, max_fps=max_fps)
-
-
-def _reset_options(options: dict[str, Any] | None, *, has_service: bool) -> tuple[str | None, bool]:
-    """`reset`'s options: the start URL for this episode (None: the config's) and whether
-    to reload the page even where it could restart in place."""
-    options = dict(options or {})
-    start_url = options.pop("start_url", None)
-    reload = options.pop("reload", False)
-    if options:
-        raise BadRequest(f"unknown reset option(s): {', '.join(sorted(options))}; known: start_url, reload")
-    if not isinstance(reload, bool):
-        raise BadRequest("options.reload: true or false", details={"field": "options.reload"})
-    if start_url is not None:
-        try:
-            check_start_url(start_url, has_service=has_service)
-        except ValueError as exc:
-            raise BadRequest(f"options.start_url: {exc}", details={"field": "options.start_url"}) from exc
-    return start_url, reload
-
-
-def _launch_timeout_ms(cfg: BrowserConfig) -> float:
-    return (30 + sum(s.ready_timeout for s in cfg.services)) * 1000
 
 
 # --- spares: pre-started sandboxes of this event loop (spares.py) ---
