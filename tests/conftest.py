@@ -10,9 +10,11 @@ would hand one test's suite folder to every later test that walks all templates.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -118,6 +120,20 @@ def _fast_lane(config: pytest.Config) -> bool:
     watches: in a full run a slow module's browser may outlive its tests."""
     expression = str(config.getoption("markexpr") or "")
     return "not slow" in " ".join(expression.split())
+
+
+_SLOW_MODULE = re.compile(r"^pytestmark\s*=.*\bpytest\.mark\.slow\b", re.MULTILINE)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """In the fast lane, a module marked slow as a whole is not even imported: collecting
+    it would import Playwright, torch, Inspect AI or Ray only to deselect every test."""
+    if not (_fast_lane(config) and collection_path.suffix == ".py" and collection_path.name.startswith("test_")):
+        return None
+    try:
+        return True if _SLOW_MODULE.search(collection_path.read_text(encoding="utf-8")) else None
+    except OSError:
+        return None
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -77,6 +77,7 @@ BUDGETS = [(28, 4 * 28 * 28, 16384 * 28 * 28), (28, 256 * 28 * 28, 1280 * 28 * 2
            (28, 100 * 28 * 28, 16384 * 28 * 28), (32, 4 * 32 * 32, 16384 * 32 * 32), (32, 64 * 32 * 32, 2048 * 32 * 32)]
 
 
+@pytest.mark.slow  # tries to import qwen-vl-utils, which imports torch and torchvision (seconds)
 @pytest.mark.parametrize("factor,min_pixels,max_pixels", BUDGETS)
 def test_smart_resize_matches_qwen_vl_utils(factor, min_pixels, max_pixels):
     upstream = _qwen_vl_utils_smart_resize()

@@ -15,6 +15,7 @@ from cua.rl.registration import env_id, register_envs, template_id
 from cua.tasks.registry import list_templates
 
 
+@pytest.mark.slow  # makes an env of each of the ~465 templates (seconds of CPU)
 def test_every_template_has_an_id_that_makes_its_env():
     templates = list_templates()
     assert len(templates) > 100
