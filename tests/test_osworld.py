@@ -185,6 +185,7 @@ def test_or_of_slides_and_chrome_tabs(cache: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.vm
 @pytest.mark.timeout(1800)
 @pytest.mark.asyncio
 async def test_os_task_end_to_end_on_the_vm() -> None:
