@@ -31,9 +31,10 @@ from _proc import tree_pss_bytes
 
 import cua
 from cua.server.app import serve_in_subprocess
+from cua.tasks.apps import service as app_service
 
 CONFIG: dict[str, Any] = {"isolation": "shared", "start_url": "/",
-                          "services": [{"name": "app", "argv": [sys.executable, "-m", "cua.tasks.apps.serve", "todo"]}]}
+                          "services": [app_service("todo")]}
 
 
 def pss_mb() -> float:

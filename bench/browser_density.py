@@ -30,9 +30,10 @@ from _proc import tree_pss_bytes  # noqa: E402
 import cua  # noqa: E402
 from cua.actions import Click  # noqa: E402
 from cua.server.app import serve_in_subprocess  # noqa: E402
+from cua.tasks.apps import service as app_service  # noqa: E402
 
 CONFIG: dict[str, Any] = {"isolation": "shared", "start_url": "/",
-                          "services": [{"name": "app", "argv": [sys.executable, "-m", "cua.tasks.apps.serve", "todo"]}]}
+                          "services": [app_service("todo")]}
 
 
 def pss_mb() -> float:

@@ -18,13 +18,13 @@ import argparse
 import asyncio
 import gc
 import os
-import sys
 import time
 
 from _proc import process_tree  # bench/ is this script's folder
 
 from cua.sandbox import ServiceSpec
 from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
+from cua.tasks.apps import service as app_service
 
 
 def descendants(root: int) -> list[int]:
@@ -47,7 +47,7 @@ def tree_pss_mb() -> float:
 
 
 def config(mode: str) -> BrowserConfig:
-    app = ServiceSpec(name="app", argv=[sys.executable, "-m", "cua.tasks.apps.serve", "todo"])
+    app = ServiceSpec.model_validate(app_service("todo"))
     return BrowserConfig(isolation=mode, services=[app], start_url="/lists/1")  # type: ignore[arg-type]
 
 

@@ -16,17 +16,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import time
 
 from cua.actions import Click
 from cua.sandbox import ServiceSpec
 from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
 from cua.state import DomQuery
+from cua.tasks.apps import service as app_service
 
 
 def config(mode: str) -> BrowserConfig:
-    app = ServiceSpec(name="app", argv=[sys.executable, "-m", "cua.tasks.apps.serve", "todo"])
+    app = ServiceSpec.model_validate(app_service("todo"))
     return BrowserConfig(isolation=mode, services=[app], start_url="/lists/1")  # type: ignore[arg-type]
 
 

@@ -31,12 +31,13 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from _apps import APP, host_app  # bench/ is this script's folder
+from _apps import host_app  # bench/ is this script's folder
 
 import cua
 from cua.actions import Click
 from cua.observation import Observation, ObserveOptions
 from cua.state import DomQuery
+from cua.tasks.apps import service as app_service
 from cua.trajectory import AgentInfo, StepLine, TrajectoryMeta, TrajectoryWriter
 
 PAGE = "/lists/1"
@@ -73,7 +74,7 @@ async def main() -> None:
 
     exe = find_executable()
     config = {"isolation": args.isolation, "start_url": PAGE,
-              "services": [{"name": "app", "argv": APP}]}
+              "services": [app_service("todo")]}
     async with server(args.in_process) as (url, token), cua.connect(url, token) as client, \
             host_app() as app_url, async_playwright() as pw:
         sandbox = await client.create("browser", config=config, observe=OBSERVE)

@@ -40,7 +40,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from _apps import APP, host_app  # bench/ is this script's folder
+from _apps import host_app  # bench/ is this script's folder
 from _proc import argv, process_tree
 from playwright.async_api import CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
@@ -50,6 +50,7 @@ from cua.actions import Click
 from cua.client import RemoteSandbox
 from cua.observation import ObserveOptions
 from cua.state import DomQuery
+from cua.tasks.apps import service as app_service
 
 #: All of list 4's todos, done or not: a tick moves a row, and the page keeps its 41 rows.
 PAGE = "/lists/4?show=all"
@@ -65,7 +66,7 @@ def _python_role(pid: int) -> str:
         return "python"
     if b"cua.server" in args:
         return "server"
-    if b"cua.tasks.apps.serve" in args:
+    if b"cua.tasks.apps.serve" in args or b"cua.tasks.apps.multiserve" in args:
         return "app-services"
     return "bench-client" if pid == os.getpid() else "python"
 
@@ -207,7 +208,7 @@ async def measure(steps: list[Step], warmup: float, seconds: float) -> Phase:
 
 
 async def measure_cua(args: argparse.Namespace, observe: ObserveOptions) -> Phase:
-    config = {"isolation": args.isolation, "start_url": PAGE, "services": [{"name": "app", "argv": APP}]}
+    config = {"isolation": args.isolation, "start_url": PAGE, "services": [app_service("todo")]}
     async with server(args.in_process, args.sandboxes) as (url, token), \
             cua.connect(url, token, default_timeout=120) as client:
         sandboxes = []

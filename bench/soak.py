@@ -25,7 +25,6 @@ import contextlib
 import json
 import os
 import statistics
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,8 +37,9 @@ from cua.errors import CuaError
 from cua.observation import ObserveOptions
 from cua.server.app import serve_in_subprocess
 from cua.state import DomQuery, SqlQuery
+from cua.tasks.apps import service as app_service
 
-TODO = {"name": "app", "argv": [sys.executable, "-m", "cua.tasks.apps.serve", "todo"]}
+TODO = app_service("todo")
 OBSERVE = ObserveOptions(format="jpeg", quality=80)
 
 
