@@ -31,7 +31,7 @@ from cua.episode.group import fork_handles
 from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.errors import BadRequest, CuaError, UnknownSandbox
 from cua.observation import Observation, ObserveOptions
-from cua.task import TaskInstance
+from cua.task import TaskInstance, TaskTemplate
 
 __all__ = ["EnvHandles", "observation_json"]
 
@@ -77,7 +77,8 @@ class EnvHandles:
         from cua.tasks.registry import get_template
 
         try:
-            return get_template(task).instantiate(seed)
+            template: TaskTemplate = get_template(task)
+            return template.instantiate(seed)
         except KeyError as exc:
             raise BadRequest(str(exc.args[0]), details={"task": task}) from None
 

@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from cua.rollout.models import GroupResult, RolloutRequest
 
-__all__ = ["GroupWorker", "RayPlacement", "ray_placement"]
+if TYPE_CHECKING:
+    from cua.rollout.service import RolloutService
+    from cua.task import TaskTemplate
+
+__all__ = ["GroupWorker", "RayPlacement", "WorkerHandle", "ray_placement"]
 
 
 class GroupWorker:
@@ -29,10 +33,10 @@ class GroupWorker:
     def __init__(self, runs_dir: str, max_episodes: int, max_retries: int) -> None:
         self._args = (runs_dir, max_episodes, max_retries)
         self._stack: AsyncExitStack | None = None
-        self._service: Any = None
+        self._service: RolloutService | None = None
         self._lock: asyncio.Lock | None = None
 
-    async def _ready(self) -> Any:
+    async def _ready(self) -> RolloutService:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
@@ -45,7 +49,7 @@ class GroupWorker:
                     runs_dir, local=True, max_episodes=max_episodes, max_retries=max_retries,
                     max_staleness=1 << 30))  # the driver applies the staleness bound
                 self._service = running.service
-        return self._service
+            return self._service
 
     async def run_group(self, request: str, task_id: str, seed: int, group_id: str, folder: str) -> str:
         from cua.tasks.registry import get_template
@@ -53,7 +57,8 @@ class GroupWorker:
         service = await self._ready()
         parsed = RolloutRequest.model_validate_json(request)
         Path(folder).mkdir(parents=True, exist_ok=True)
-        result = await service.run_group(parsed, get_template(task_id).instantiate(seed), group_id, Path(folder))
+        template: TaskTemplate = get_template(task_id)
+        result = await service.run_group(parsed, template.instantiate(seed), group_id, Path(folder))
         return result.model_dump_json()
 
     async def aclose(self) -> None:
@@ -61,10 +66,30 @@ class GroupWorker:
             await self._stack.aclose()
 
 
+_Result_co = TypeVar("_Result_co", covariant=True)
+
+
+class _RemoteMethod(Protocol[_Result_co]):
+    """An actor method as the driver calls it: `.remote(...)` returns an awaitable ObjectRef."""
+
+    def remote(self, *args: object) -> Awaitable[_Result_co]: ...
+
+
+class WorkerHandle(Protocol):
+    """A `GroupWorker` actor as the driver calls it. Ray types an actor's methods only when
+    each is decorated with `ray.method`, which would make this module import Ray to load."""
+
+    @property
+    def run_group(self) -> _RemoteMethod[str]: ...
+
+    @property
+    def aclose(self) -> _RemoteMethod[None]: ...
+
+
 class RayPlacement:
     """The driver's side: groups handed to the actors in turn."""
 
-    def __init__(self, actors: list[Any]) -> None:
+    def __init__(self, actors: list[WorkerHandle]) -> None:
         if not actors:
             raise ValueError("Ray placement needs at least one actor")
         self.actors = actors
@@ -83,17 +108,24 @@ async def ray_placement(address: str, *, actors: int, runs_dir: str | Path, max_
     """`actors` rollout workers on a Ray cluster (`address`: a cluster address, "auto", or
     "local" for a Ray instance in this process, shut down on exit)."""
     import ray
+    from ray.actor import ActorHandle
 
     started_here = not ray.is_initialized()
     if started_here:
         ray.init(address=None if address == "local" else address, include_dashboard=False,
                  log_to_driver=False, configure_logging=False)
     actor_class = ray.remote(num_cpus=num_cpus)(GroupWorker)
-    handles = [actor_class.remote(str(Path(runs_dir).resolve()), max_episodes, max_retries) for _ in range(actors)]
+    handles: list[ActorHandle[GroupWorker]] = []
+    for _ in range(actors):
+        handle = actor_class.remote(str(Path(runs_dir).resolve()), max_episodes, max_retries)
+        if not isinstance(handle, ActorHandle):  # Ray types `remote()` as a handle or the class itself
+            raise TypeError(f"Ray returned {type(handle).__name__}, not an actor handle")
+        handles.append(handle)
+    workers = [cast(WorkerHandle, h) for h in handles]
     try:
-        yield RayPlacement(handles)
+        yield RayPlacement(workers)
     finally:
-        await asyncio.gather(*(h.aclose.remote() for h in handles), return_exceptions=True)
+        await asyncio.gather(*(w.aclose.remote() for w in workers), return_exceptions=True)
         for h in handles:
             ray.kill(h)
         if started_here:

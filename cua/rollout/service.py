@@ -38,7 +38,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from cua.actions import Action
 from cua.episode.agent import AgentTurn
@@ -52,13 +52,20 @@ from cua.rollout.proxy import ProxyRecorder, TokenProxy
 from cua.task import TaskInstance
 from cua.trajectory import AgentInfo, TokenTrace, TrajectoryWriter, read_trajectory
 
-__all__ = ["RolloutService", "RolloutSettings", "StalePolicy"]
+__all__ = ["GroupPlacement", "RolloutService", "RolloutSettings", "StalePolicy"]
 
 log = logging.getLogger(__name__)
 
 
 class StalePolicy(BadRequest):
     """The request's policy version is further behind the newest than the service allows."""
+
+
+class GroupPlacement(Protocol):
+    """Where groups run past this process (`cua.rollout.ray_placement.RayPlacement`)."""
+
+    async def run_group(self, request: RolloutRequest, task_id: str, seed: int, group_id: str,
+                        folder: Path) -> GroupResult: ...
 
 
 @dataclass
@@ -95,8 +102,8 @@ class RolloutService:
         self.proxy = proxy
         self._proxy_url = proxy_url
         self.policy_version = 0
-        #: Where groups run past this process (`cua.rollout.ray_placement.RayPlacement`); None: here.
-        self.placement: Any = None
+        #: Where groups run past this process; None: here.
+        self.placement: GroupPlacement | None = None
         self._slots = asyncio.Semaphore(settings.max_episodes)
         #: rollout id -> what it is doing now.
         self.live: dict[str, _Live] = {}
