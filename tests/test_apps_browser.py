@@ -1,11 +1,14 @@
-"""Hostile text in a seeded record renders as text in every bundled app, in a real browser.
+"""The bundled apps in a real browser: hostile text renders as text, shared modals work.
 
-Each case writes a string that would run script if any page pasted it unescaped (into
+Escaping: each case writes a string that would run script if any page pasted it unescaped (into
 element content, a quoted attribute, the <title>, or a JSON <script> block) into one text
 column of every row of a table, serves the app as a sandbox does (TCP for the pages), and
 loads a page that shows those rows in Chromium. Nothing may run, no injected element may
 appear, and the string must read back as the text it is. Apps write records through the
 one escaper, `cua.tasks.apps.base.esc`; this proves that path, page by page.
+
+Modals: the apps that share `/static/cua/modal.js` open a dialog from its opener, and
+close it with its Cancel button and with Escape.
 """
 
 from __future__ import annotations
@@ -100,6 +103,43 @@ async def test_hostile_text_in_a_record_renders_as_text(browser: Browser, app_na
         shown = await tab.evaluate("document.title + '\\n' + document.body.innerText")
         assert HOSTILE in shown or HOSTILE[:40] in shown, f"{app_name} {page}: the record's text is not shown as text"
         assert not errors, errors
+    finally:
+        await context.close()
+        server.should_exit = True
+        await task
+
+
+#: (app, SQL giving the id of a record whose page has a modal, page pattern, modal id).
+MODALS = [
+    ("mail", "SELECT id FROM messages WHERE folder = 'trash' ORDER BY id LIMIT 1", "/message/{}", "purge-modal"),
+    ("contacts", "SELECT id FROM contacts ORDER BY id LIMIT 1", "/contacts/{}", "delete-modal"),
+    ("calendar", "SELECT id FROM events WHERE organizer_id IS NULL ORDER BY id LIMIT 1", "/event/{}", "delete-modal"),
+]
+
+
+@pytest.mark.slow  # Chromium
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize(("app_name", "query", "page", "modal"), MODALS)
+async def test_shared_modal_opens_and_closes(browser: Browser, app_name: str, query: str, page: str, modal: str) -> None:
+    app = load_app(app_name)
+    app.reset(0)
+    record = app.db.scalar(query)
+    assert record is not None
+    server, task, port = await _serve(app)
+    context = await browser.new_context()
+    try:
+        tab = await context.new_page()
+        await tab.goto(f"http://127.0.0.1:{port}{page.format(record)}", wait_until="load")
+        dialog = tab.locator(f"#{modal}")
+        assert await dialog.is_hidden()
+        for close in ("cancel", "escape"):
+            await tab.locator(f"[data-open='{modal}']").click()
+            await dialog.wait_for(state="visible", timeout=5000)
+            if close == "cancel":
+                await dialog.locator(f"[data-close='{modal}']").click()
+            else:
+                await tab.keyboard.press("Escape")
+            await dialog.wait_for(state="hidden", timeout=5000)
     finally:
         await context.close()
         server.should_exit = True
