@@ -1,0 +1,93 @@
+"""Observations of the browser sandbox (sandboxes/browser/observe.py), in real Chromium.
+
+What the options ask for is there, in the frame asked for; an observation kept from the
+sandbox's making (a fork's restore, a warm spare's start) is handed out once, and only
+while the page is unchanged; the accessibility tree follows the page's changes.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from _browser_rig import browser_kept, open_rig, serve  # tests/'s own helpers, as pytest puts tests/ on sys.path
+from PIL import Image
+
+from cua.observation import ObserveOptions, Size
+
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+
+PAGE = """<title>observed</title><button id=b onclick="this.textContent = 'pressed'">press</button>
+<input id=t value=typed>"""
+OTHER = "<title>other</title>"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", autouse=True)
+async def _browser() -> AsyncIterator[None]:
+    async with browser_kept():
+        yield
+
+
+async def test_an_observation_holds_what_was_asked_in_the_frame_asked() -> None:
+    with serve({"/": PAGE}) as site:
+        async with open_rig(site) as rig:
+            await rig.navigator.goto(site.url("/"))
+            await rig.pages.page.focus("#t")
+            timings: dict[str, float] = {}
+            frame = Size(width=320, height=200)
+            obs = await rig.observer.observe(ObserveOptions(frame=frame, format="png", axtree=True, focused=True),
+                                             timings, step=5)
+            assert (obs.url, obs.title, obs.step, obs.sandbox_id) == (site.url("/"), "observed", 5, "rig")
+            assert obs.frame == frame and obs.screen == rig.screen and rig.observer.frame == frame
+            assert obs.screenshot is not None
+            with Image.open(io.BytesIO(obs.screenshot.data)) as img:
+                assert img.size == (320, 200)
+            assert obs.focused is not None and obs.focused["id"] == "t" and obs.focused["value"] == "typed"
+            assert any(item["role"] == "button" and item["name"] == "press" for item in obs.axtree or ())
+            assert "observe" in timings
+            bare = await rig.observer.observe(ObserveOptions(screenshot=False), {}, step=5)
+            assert bare.screenshot is None and bare.axtree is None and bare.focused is None
+
+
+async def test_the_tree_follows_the_page_after_a_settle() -> None:
+    with serve({"/": PAGE}) as site:
+        async with open_rig(site) as rig:
+            await rig.navigator.goto(site.url("/"))
+            opts = ObserveOptions(axtree=True, screenshot=False)
+            before = await rig.observer.observe(opts, {}, step=0, settle=await rig.pages.settle())
+            again = await rig.observer.observe(opts, {}, step=0, settle=await rig.pages.settle())
+            assert again.axtree == before.axtree  # unchanged page: the same tree (reused, not re-read)
+            await rig.pages.page.click("#b")
+            after = await rig.observer.observe(opts, {}, step=1, settle=await rig.pages.settle())
+            names = [item["name"] for item in after.axtree or () if item["role"] == "button"]
+            assert names == ["pressed"]
+
+
+async def test_a_kept_observation_is_handed_out_once_while_the_page_is_unchanged() -> None:
+    with serve({"/": PAGE, "/other": OTHER}) as site:
+        async with open_rig(site) as rig:
+            await rig.navigator.goto(site.url("/"))
+            first = await rig.observer.observe(None, {}, step=0)
+            rig.observer.keep_forked(first)
+            assert await rig.observer.kept(ObserveOptions(axtree=True)) is None  # other options: a fresh read
+            rig.observer.keep_forked(first)
+            assert await rig.observer.kept(None) is first
+            assert await rig.observer.kept(None) is None  # once
+            rig.observer.keep_forked(first)
+            await rig.navigator.goto(site.url("/other"))
+            assert await rig.observer.kept(None) is None  # the page loaded since
+
+            await rig.navigator.goto(site.url("/"))
+            warm = await rig.observer.observe(None, {}, step=0)
+            await rig.observer.keep_warm(warm)
+            rig.observer.renamed("taken")  # a create took the spare under its own id
+            kept = await rig.observer.kept(None)
+            assert kept is not None and kept.sandbox_id == "taken" and kept.screenshot == warm.screenshot
+            await rig.observer.keep_warm(warm)
+            await rig.pages.page.click("#b")  # the DOM changed without a load
+            assert await rig.observer.kept(None) is None
+            await rig.observer.keep_warm(warm)
+            rig.observer.forget_kept()  # an action or a reset is coming
+            assert await rig.observer.kept(None) is None
