@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 PY=${PY:-$ROOT/.venv/bin/python}
-GRADUAL='^cua/(sandboxes|judges|rl|rollout)/'
+GRADUAL='^cua/(sandboxes)/'
 
 (($#)) || "$PY" -m ruff check .
 
@@ -35,4 +35,4 @@ if (($#)); then
 fi
 mapfile -t strict < <(find -L cua -name '*.py' | grep -Ev "$GRADUAL" | sort)
 "$PY" -m mypy --config-file "$ROOT/pyproject.toml" --follow-imports=silent --cache-dir "$stage/.mypy_cache" "${strict[@]}"
-echo "lint: ruff clean; mypy --strict clean over ${#strict[@]} modules (gradual: sandboxes, judges, rl, rollout)"
+echo "lint: ruff clean; mypy --strict clean over ${#strict[@]} modules (gradual: sandboxes)"
