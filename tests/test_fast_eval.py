@@ -115,3 +115,12 @@ def test_a_sandbox_that_dies_every_attempt_is_an_infra_error_with_each_attempt_k
     summary = json.loads((out / "summary.json").read_text())
     assert summary["infra_errors"] == 1 and summary["attempts_retried"] == 1
     assert validate(out).ok
+
+
+def test_judge_qa_of_the_fake_suite(capsys: pytest.CaptureFixture[str]) -> None:
+    """`cua tasks check`: each oracle passes, doing nothing and the near miss fail, verdicts
+    are deterministic and progress never falls along the oracle."""
+    assert main(["tasks", "check", "fake", "--seeds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.strip().splitlines()[-1] == "templates=2 variants=4 failures=0", out
+    assert all(f"ok   {t}" in out for t in TEMPLATES), out
