@@ -29,15 +29,17 @@ async def _dom(ctx: OracleContext, selector: str, prop: str = "text", *, all: bo
     return result.value
 
 
-async def _dom_x(ctx: OracleContext, xpath: str, prop: str = "text", *, all: bool = False) -> Any:
-    result = await ctx.query(DomQuery(selector=xpath, selector_type="xpath", prop=prop, all=all))  # type: ignore[arg-type]
-    if not result.ok:
-        raise OracleError(f"cannot read {xpath}: {result.message}")
-    return result.value
-
-
 async def _utterance(ctx: OracleContext) -> str:
     return re.sub(r"\s+", " ", str(await _dom(ctx, "#query") or "")).strip()
+
+
+def _asked(pattern: str, u: str) -> re.Match[str]:
+    """The parts of request `u` that `pattern` finds; a request of another shape is an
+    OracleError (the task changed, or the oracle misread it)."""
+    m = re.search(pattern, u)
+    if m is None:
+        raise OracleError(f"unexpected request: {u!r}")
+    return m
 
 
 def _quoted(text: str) -> list[str]:
@@ -99,9 +101,7 @@ async def click_option(ctx: OracleContext, u: str) -> Steps:
 
 
 async def click_tab(ctx: OracleContext, u: str) -> Steps:
-    n = re.search(r"Tab #(\d+)", u)
-    if not n:
-        raise OracleError(f"unexpected request: {u!r}")
+    n = _asked(r"Tab #(\d+)", u)
     return [{"click": f'#area ul a[href="#tabs-{n.group(1)}"]'}]
 
 
@@ -129,9 +129,7 @@ async def click_widget(ctx: OracleContext, u: str) -> Steps:
 
 
 async def choose_list(ctx: OracleContext, u: str) -> Steps:
-    m = re.match(r"Select (.*) from the list and click Submit\.", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"^Select (.*) from the list and click Submit\.", u)
     return [{"select": {"selector": "#options", "option": m.group(1)}},
             {"click": {"selector": "#area button", "text": "Submit"}}]
 
@@ -142,9 +140,7 @@ async def copy_paste(ctx: OracleContext, u: str) -> Steps:
 
 
 async def enter_date(ctx: OracleContext, u: str) -> Steps:
-    m = re.search(r"(\d{2})/(\d{2})/(\d{4})", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"(\d{2})/(\d{2})/(\d{4})", u)
     return [{"fill": {"selector": "#tt", "text": f"{m.group(3)}-{m.group(1)}-{m.group(2)}"}}, _submit()]
 
 
@@ -164,17 +160,13 @@ async def enter_text_2(ctx: OracleContext, u: str) -> Steps:
 
 
 async def enter_time(ctx: OracleContext, u: str) -> Steps:
-    m = re.search(r"(\d{1,2}):(\d{2})\s*([AP]M)", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"(\d{1,2}):(\d{2})\s*([AP]M)", u)
     hour = int(m.group(1)) % 12 + (12 if m.group(3) == "PM" else 0)
     return [{"fill": {"selector": "#tt", "text": f"{hour:02d}:{m.group(2)}"}}, _submit()]
 
 
 async def find_word(ctx: OracleContext, u: str) -> Steps:
-    m = re.search(r"(\d+)(st|nd|rd|th) word", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"(\d+)(st|nd|rd|th) word", u)
     words = str(await _dom(ctx, "#area p") or "").split()
     return [{"fill": {"selector": "#answer-input", "text": words[int(m.group(1)) - 1]}}, _submit()]
 
@@ -184,9 +176,7 @@ async def focus_text(ctx: OracleContext, u: str) -> Steps:
 
 
 async def focus_text_2(ctx: OracleContext, u: str) -> Steps:
-    m = re.search(r"(\d)(st|nd|rd|th) input", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"(\d)(st|nd|rd|th) input", u)
     return [{"click": f"#tt{m.group(1)}"}]
 
 
@@ -197,9 +187,7 @@ async def login_user(ctx: OracleContext, u: str) -> Steps:
 
 
 async def read_table(ctx: OracleContext, u: str) -> Steps:
-    m = re.search(r"Enter the value of (.*) into the text field", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"Enter the value of (.*) into the text field", u)
     cells = [str(c).strip() for c in (await _dom(ctx, "#tab td", all=True) or [])]
     values = dict(zip(cells[0::2], cells[1::2]))
     if m.group(1) not in values:
@@ -227,9 +215,7 @@ async def _episode_started(ctx: OracleContext) -> AsyncIterator[Action]:
 
 
 async def grid_coordinate(ctx: OracleContext, u: str) -> Steps:
-    m = re.search(r"\((-?\d+),\s*(-?\d+)\)", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"\((-?\d+),\s*(-?\d+)\)", u)
     return [{"click": f'circle[id="({m.group(1)},{m.group(2)})"]'}]
 
 
@@ -260,9 +246,7 @@ async def multi_orderings(ctx: OracleContext, u: str) -> Steps:
 
 async def search_engine(ctx: OracleContext, u: str) -> Steps:
     """Search, go to the results page holding the n-th result (three per page), click it."""
-    m = re.search(r"click the (\d+)(st|nd|rd|th) search result", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"click the (\d+)(st|nd|rd|th) search result", u)
     n = int(m.group(1))
     page = (n - 1) // 3 + 1
     steps: Steps = [{"fill": {"selector": "#search-text", "text": _quoted(u)[0]}}, {"click": "#search"},
@@ -274,9 +258,7 @@ async def search_engine(ctx: OracleContext, u: str) -> Steps:
 
 
 async def use_spinner(ctx: OracleContext, u: str) -> Steps:
-    m = re.search(r"Select (-?\d+) with the spinner", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"Select (-?\d+) with the spinner", u)
     n = int(m.group(1))
     arrow = ".ui-spinner-up" if n > 0 else ".ui-spinner-down"
     return [*({"click": arrow} for _ in range(abs(n))), _submit()]
@@ -323,7 +305,7 @@ async def navigate_tree(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
     name = _quoted(u)[0]
     target = f"//span[normalize-space()='{name}'][1]"
     ancestors = f"{target}/parent::li/ancestor::li/span[contains(@class, 'folder')]"
-    names = [str(t).strip() for t in (await _dom_x(ctx, ancestors, all=True) or [])]
+    names = [str(t).strip() for t in (await _dom(ctx, ancestors, all=True, xpath=True) or [])]
     for folder in names:
         selector = f"//span[contains(@class, 'folder')][normalize-space()='{folder}']"
         async for action in run_steps(ctx, [{"click": {"selector": selector, "xpath": True}}]):
@@ -421,8 +403,8 @@ async def near_miss(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator
 
 # ---------------------------------------------------------------- more tasks (DOM read, then unified actions)
 
-async def _center(ctx: OracleContext, selector: str) -> tuple[float, float]:
-    box = await _dom(ctx, selector, "bbox")
+async def _center(ctx: OracleContext, selector: str, *, xpath: bool = False) -> tuple[float, float]:
+    box = await _dom(ctx, selector, "bbox", xpath=xpath)
     if not box:
         raise OracleError(f"{selector} is not on the page")
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -436,9 +418,7 @@ async def _act(ctx: OracleContext, steps: Steps) -> AsyncIterator[Action]:
 async def click_test_transfer(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
     """The two buttons are placed at random and may overlap: click a point of the asked one
     that the other does not cover (its centre can be under the other button)."""
-    m = re.search(r"Click button (\w+)\.", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"Click button (\w+)\.", u)
     target, other = ("#subbtn", "#subbtn2") if m.group(1) == "ONE" else ("#subbtn2", "#subbtn")
     box, cover = await _dom(ctx, target, "bbox"), await _dom(ctx, other, "bbox")
     if not box:
@@ -458,9 +438,7 @@ async def click_test_transfer(ctx: OracleContext, u: str) -> AsyncIterator[Actio
 
 
 async def copy_paste_2(ctx: OracleContext, u: str) -> Steps:
-    m = re.search(r"(\d)(st|nd|rd|th) text area", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"(\d)(st|nd|rd|th) text area", u)
     text = str(await _dom(ctx, f"#text-{m.group(1)}", "value") or "")
     return [{"fill": {"selector": "#answer-input", "text": text}}, _submit()]
 
@@ -689,7 +667,7 @@ async def _click_in_pane(ctx: OracleContext, selector: str, pane: str | None = "
         async for action in _into_pane(ctx, DomQuery(selector=selector, selector_type="xpath" if xpath else "css"),
                                        pane):
             yield action
-    x, y = await (_center_x(ctx, selector) if xpath else _center(ctx, selector))
+    x, y = await _center(ctx, selector, xpath=xpath)
     yield Move(x=round(x), y=round(y))
     async for action in _act(ctx, [{"click": {"selector": selector, "xpath": xpath}}]):
         yield action
@@ -783,9 +761,7 @@ async def _slider_to(ctx: OracleContext, slider: str, shown: str, target: int) -
 
 
 async def use_slider(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
-    m = re.search(r"Select (-?\d+) with the slider", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"Select (-?\d+) with the slider", u)
     async for action in _slider_to(ctx, "#slider", "#val", int(m.group(1))):
         yield action
     async for action in _act(ctx, [_submit()]):
@@ -793,9 +769,7 @@ async def use_slider(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
 
 
 async def use_slider_2(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
-    m = re.search(r"combination \[([-\d, ]+)\]", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"combination \[([-\d, ]+)\]", u)
     for i, value in enumerate(int(v) for v in m.group(1).split(",")):
         async for action in _slider_to(ctx, f"#slider-{i + 1}", f"#val-{i + 1}", value):
             yield action
@@ -804,9 +778,7 @@ async def use_slider_2(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
 
 
 async def form_sequence(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
-    m = re.search(r"Select (-?\d+) with the slider, click the (\d)(st|nd|rd|th) checkbox", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"Select (-?\d+) with the slider, click the (\d)(st|nd|rd|th) checkbox", u)
     async for action in _slider_to(ctx, "#slider", "#val", int(m.group(1))):
         yield action
     async for action in _act(ctx, [{"click": f"#checkbox-{m.group(2)}"}, _submit()]):
@@ -814,18 +786,14 @@ async def form_sequence(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
 
 
 async def form_sequence_2(ctx: OracleContext, u: str) -> Steps:
-    m = re.search(r"Check the (\d)(st|nd|rd|th) radio button and enter the number \"(-?\d+)\" into the (\d)", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"Check the (\d)(st|nd|rd|th) radio button and enter the number \"(-?\d+)\" into the (\d)", u)
     return [{"click": f'#area input[type=radio][value="{m.group(1)}"]'},
             {"fill": {"selector": f"#input-{m.group(4)}", "text": m.group(3)}}, _submit()]
 
 
 async def form_sequence_3(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
     """A selectric dropdown: open it, scroll the item into its list (100 px tall), click it."""
-    m = re.search(r"Choose (.+) from the dropdown, then click the button labeled \"(\w+)\"", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"Choose (.+) from the dropdown, then click the button labeled \"(\w+)\"", u)
     items = "#dropdown-container .selectric-items li"
     async for action in _act(ctx, [{"click": "#dropdown-container .selectric"}, {"wait_for": items}]):
         yield action
@@ -843,9 +811,7 @@ async def click_scroll_list(ctx: OracleContext, u: str) -> AsyncIterator[Action]
     """Select the named options of a multiple-select list: click the first, ctrl+click the rest."""
     from cua.actions import KeyDown, KeyUp
 
-    m = re.match(r"Select (.*) from the scroll list and click Submit\.", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"^Select (.*) from the scroll list and click Submit\.", u)
     options = [str(t).strip() for t in (await _dom(ctx, "#options option", all=True) or [])]
     wanted = [w.strip() for w in m.group(1).split(", ")]
     for n, name in enumerate(wanted):
@@ -876,9 +842,7 @@ MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augus
 async def choose_date(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
     """Open the jQuery UI date picker, step months with Prev/Next until it shows the asked
     month, then click the day."""
-    m = re.search(r"(\d{2})/(\d{2})/(\d{4})", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"(\d{2})/(\d{2})/(\d{4})", u)
     month, day, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
     async for action in _act(ctx, [{"click": "#datepicker"}, {"wait_for": "#ui-datepicker-div .ui-datepicker-title"}]):
         yield action
@@ -901,9 +865,7 @@ async def click_menu(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
     """Hover down the menu path (each submenu opens on hover), then click the leaf."""
     from cua.actions import Move
 
-    m = re.match(r"Select (.+)$", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"^Select (.+)$", u)
     path = m.group(1).split(">")
     xpath = "//ul[@id='menu']"
     for depth, name in enumerate(path):
@@ -912,19 +874,12 @@ async def click_menu(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
         async for action in _act(ctx, [{"wait_for": item}]):
             yield action
         if depth < len(path) - 1:
-            x, y = await _center_x(ctx, f"{xpath}/div")
+            x, y = await _center(ctx, f"{xpath}/div", xpath=True)
             yield Move(x=round(x), y=round(y))
             xpath += "/ul"
         else:
             async for action in _act(ctx, [{"click": item}]):
                 yield action
-
-
-async def _center_x(ctx: OracleContext, xpath: str) -> tuple[float, float]:
-    box = await _dom_x(ctx, xpath, "bbox")
-    if not box:
-        raise OracleError(f"{xpath} is not on the page")
-    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
 async def terminal(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
@@ -970,13 +925,13 @@ async def click_menu_2(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
         kind = next((c for c in icon.split() if c.startswith("ui-icon-")), None)
         if kind is None:
             raise OracleError(f"unexpected request: {u!r}")
-        label = str(await _dom_x(ctx, f"//ul[@id='menu']//span[contains(@class, '{kind}')]/parent::div") or "").strip()
+        label = str(await _dom(ctx, f"//ul[@id='menu']//span[contains(@class, '{kind}')]/parent::div", xpath=True) or "").strip()
     async for action in _act(ctx, [{"click": "#open-menu"}, {"wait_for": "#menu"}]):
         yield action
     item = f"//ul[@id='menu']//li[not(.//ul)]/div[normalize-space()={_xpath_text(label)}]"
     parent = f"{item}/ancestor::li[.//ul][1]/div"
-    if await _dom_x(ctx, parent, "count"):
-        x, y = await _center_x(ctx, parent)
+    if await _dom(ctx, parent, "count", xpath=True):
+        x, y = await _center(ctx, parent, xpath=True)
         yield Move(x=round(x), y=round(y))
     async for action in _act(ctx, [{"wait_for": {"selector": item, "xpath": True}},
                                    {"click": {"selector": item, "xpath": True}}]):
@@ -985,9 +940,7 @@ async def click_menu_2(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
 
 async def phone_book(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
     """Page through the contacts until the person's card, then click the asked property."""
-    m = re.match(r"Find (.+) in the contact book and click on their (phone|email|address)", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"^Find (.+) in the contact book and click on their (phone|email|address)", u)
     for _ in range(6):
         if str(await _dom(ctx, "#contact .name") or "").strip() == m.group(1):
             # A long address wraps: the box's centre can fall between its lines, but the
@@ -1109,9 +1062,7 @@ def _matches(shape: dict[str, Any], words: list[str]) -> bool:
 
 
 async def click_shape(ctx: OracleContext, u: str) -> Steps:
-    m = re.match(r"Click on an? (.+)$", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"^Click on an? (.+)$", u)
     for shape in await _shapes(ctx):
         if _matches(shape, m.group(1).split()):
             return [{"click": shape["selector"]}]
@@ -1119,9 +1070,7 @@ async def click_shape(ctx: OracleContext, u: str) -> Steps:
 
 
 async def count_shape(ctx: OracleContext, u: str) -> Steps:
-    m = re.match(r"How many (.+)s are there\?", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"^How many (.+)s are there\?", u)
     n = sum(1 for shape in await _shapes(ctx) if _matches(shape, m.group(1).split()))
     return [{"click": {"selector": "#count-buttons button", "text": str(n)}}]
 
@@ -1210,9 +1159,7 @@ def _drag_path(x0: float, y0: float, x1: float, y1: float, n: int = 10) -> Actio
 async def drag_items_grid(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
     places = {"top left": 0, "top center": 1, "top right": 2, "center left": 3, "center": 4, "center right": 5,
               "bottom left": 6, "bottom center": 7, "bottom right": 8}
-    m = re.match(r"Drag (.+?) (?:to the (.+)|(up|down|left|right) by one)\.$", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"^Drag (.+?) (?:to the (.+)|(up|down|left|right) by one)\.$", u)
     names = [str(t).strip() for t in await _dom(ctx, "#sortable li div", all=True) or []]
     if m.group(1) not in names:
         raise OracleError(f"no item {m.group(1)!r}")
@@ -1240,9 +1187,7 @@ async def drag_box(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
 
 async def drag_direction(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
     """drag-single-shape and drag-circle: drag the one shape 30 px the asked way."""
-    m = re.search(r"Drag the (?:item|circle) (left|right|up|down)", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"Drag the (?:item|circle) (left|right|up|down)", u)
     shape = "#area svg .black-shape, #area svg circle"
     x, y = await _center(ctx, shape)
     dx, dy = {"left": (-30, 0), "right": (30, 0), "up": (0, -30), "down": (0, 30)}[m.group(1)]
@@ -1257,9 +1202,7 @@ INTERACTIVE.update({"drag-items-grid": drag_items_grid, "drag-box": drag_box, "d
 
 async def drag_shapes(ctx: OracleContext, u: str) -> AsyncIterator[Action]:
     """Drag every shape of the asked kind into the black box."""
-    m = re.search(r"Drag all (rectangles|circles|triangles) into the black box", u)
-    if not m:
-        raise OracleError(f"unexpected request: {u!r}")
+    m = _asked(r"Drag all (rectangles|circles|triangles) into the black box", u)
     tag = {"rectangles": "rect:not(#shape-container)", "circles": "circle", "triangles": "polygon"}[m.group(1)]
     box = await _dom(ctx, "#shape-container", "bbox")
     if not box:

@@ -169,32 +169,29 @@ async def _saved(ctx: OracleContext, params: dict[str, Any]) -> None:
     await wait_file(ctx, params["file"], contains=params.get("saved_marker") or "")
 
 
-async def editor_append(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
-    steps = [("key", "ctrl+End"), ("text", f"{params['line']}\n")]
-    async for action in _editor(ctx, steps, save=True):
+async def _line_saved(ctx: OracleContext, params: dict[str, Any], *moves: str) -> AsyncIterator[Action]:
+    """Press `moves`, type the line, save, and wait until the file on disk holds it."""
+    async for action in _editor(ctx, [*(("key", m) for m in moves), ("text", f"{params['line']}\n")], save=True):
         yield action
     await wait_file(ctx, params["file"], contains=params["line"])
 
 
-async def editor_append_unsaved(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+def editor_append(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    return _line_saved(ctx, params, "ctrl+End")
+
+
+def editor_append_unsaved(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
     """Near miss: the line is typed but the document is never saved."""
-    async for action in _editor(ctx, [("key", "ctrl+End"), ("text", f"{params['line']}\n")], save=False):
-        yield action
+    return _editor(ctx, [("key", "ctrl+End"), ("text", f"{params['line']}\n")], save=False)
 
 
-async def editor_insert_top(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
-    steps = [("key", "ctrl+Home"), ("text", f"{params['line']}\n")]
-    async for action in _editor(ctx, steps, save=True):
-        yield action
-    await wait_file(ctx, params["file"], contains=params["line"])
+def editor_insert_top(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    return _line_saved(ctx, params, "ctrl+Home")
 
 
-async def editor_insert_second(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+def editor_insert_second(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
     """Near miss: the line goes below the first line instead of above it."""
-    steps = [("key", "ctrl+Home"), ("key", "Down"), ("text", f"{params['line']}\n")]
-    async for action in _editor(ctx, steps, save=True):
-        yield action
-    await wait_file(ctx, params["file"], contains=params["line"])
+    return _line_saved(ctx, params, "ctrl+Home", "Down")
 
 
 async def _delete_line(ctx: OracleContext, params: dict[str, Any], index: int) -> AsyncIterator[Action]:
@@ -230,14 +227,12 @@ async def _copy_line(ctx: OracleContext, index: int) -> AsyncIterator[Action]:
         yield action
 
 
-async def editor_copy_line(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
-    async for action in _copy_line(ctx, int(params["index"])):
-        yield action
+def editor_copy_line(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    return _copy_line(ctx, int(params["index"]))
 
 
-async def editor_copy_wrong_line(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
-    async for action in _copy_line(ctx, int(params["wrong_index"])):
-        yield action
+def editor_copy_wrong_line(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    return _copy_line(ctx, int(params["wrong_index"]))
 
 
 async def editor_replace_all(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
@@ -376,11 +371,9 @@ async def _fm_new_folder(ctx: OracleContext, name: str) -> AsyncIterator[Action]
     await wait_file(ctx, name)
 
 
-async def fm_new_folder(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
-    async for action in _fm_new_folder(ctx, str(params["name"])):
-        yield action
+def fm_new_folder(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    return _fm_new_folder(ctx, str(params["name"]))
 
 
-async def fm_new_folder_misnamed(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
-    async for action in _fm_new_folder(ctx, str(params["wrong"])):
-        yield action
+def fm_new_folder_misnamed(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    return _fm_new_folder(ctx, str(params["wrong"]))
