@@ -9,6 +9,6 @@ if not __package__:  # run as a folder: find the sibling modules even under `pyt
 try:
     from .agent import main
 except ImportError:  # run as a folder: python3 /opt/cua-guest
-    from agent import main  # type: ignore[no-redef]
+    from agent import main  # type: ignore[no-redef,import-not-found]
 
 sys.exit(main())

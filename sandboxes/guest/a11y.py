@@ -16,10 +16,10 @@ UNSUPPORTED = 3
 
 def _load() -> Any:
     try:
-        import gi
+        import gi  # type: ignore[import-not-found]
 
         gi.require_version("Atspi", "2.0")
-        from gi.repository import Atspi
+        from gi.repository import Atspi  # type: ignore[import-not-found]
 
         return Atspi
     except (ImportError, ValueError) as exc:

@@ -35,10 +35,10 @@ try:
     from .faults import BadRequestFault, GuestFault, UnsupportedFault
     from .screen import Screen
 except ImportError:  # run as a script from this folder (inside a VM image)
-    import queries  # type: ignore[no-redef]
-    import wire  # type: ignore[no-redef]
-    from faults import BadRequestFault, GuestFault, UnsupportedFault  # type: ignore[no-redef]
-    from screen import Screen  # type: ignore[no-redef]
+    import queries  # type: ignore[no-redef,import-not-found]
+    import wire  # type: ignore[no-redef,import-not-found]
+    from faults import BadRequestFault, GuestFault, UnsupportedFault  # type: ignore[no-redef,import-not-found]
+    from screen import Screen  # type: ignore[no-redef,import-not-found]
 
 AGENT_VERSION = "1.0"
 
@@ -139,14 +139,15 @@ class Agent:
     # --- processes the host asked for ---
 
     def spawn(self, argv: list[str], env: dict[str, str] | None, cwd: str | None, name: str | None) -> int:
-        log = open(self.app_log, "ab") if self.app_log else subprocess.DEVNULL
+        log = open(self.app_log, "ab") if self.app_log else None
         try:
+            out = log if log is not None else subprocess.DEVNULL
             proc = subprocess.Popen(argv, env={**self.env, **(env or {})},
                                     cwd=os.path.join(self.home, cwd) if cwd else self.home,
-                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                                    stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True,
                                     **self.as_user())
         finally:
-            if log is not subprocess.DEVNULL:
+            if log is not None:
                 log.close()
         self.children[proc.pid] = {"pid": proc.pid, "argv": argv, "name": name or os.path.basename(argv[0]),
                                    "env": env or {}, "cwd": cwd, "proc": proc}
@@ -252,14 +253,27 @@ async def op_act(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple
 
     def run() -> tuple[dict[str, Any], list[bytes]]:
         result, data = s.act(action, settle, shot)
+        if req.get("focused"):
+            result["focused"] = s.focused_window()
         return result, ([data] if data is not None else [])
 
-    return await agent.on_x(run)
+    result: tuple[dict[str, Any], list[bytes]] = await agent.on_x(run)
+    return result
 
 
 async def op_screenshot(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    """The screen as an image; with `focused`, the focused window's description too (what
+    an observation's title comes from), read on the same X turn."""
     fmt, quality, size = _shot_opts(req)
-    data, meta = await agent.on_x(lambda: agent.screen.screenshot(fmt, quality, size))
+    s = agent.screen
+
+    def run() -> tuple[bytes, dict[str, Any]]:
+        data, meta = s.screenshot(fmt, quality, size)
+        if req.get("focused"):
+            meta["focused"] = s.focused_window()
+        return data, meta
+
+    data, meta = await agent.on_x(run)
     return meta, [data]
 
 
@@ -278,7 +292,8 @@ async def op_query(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tup
 
     async def one(q: Any, ctx: queries.QueryContext) -> dict[str, Any]:
         if isinstance(q, dict) and q.get("kind") == "windows":
-            return await agent.on_x(lambda: queries.answer(q, ctx))
+            answer: dict[str, Any] = await agent.on_x(lambda: queries.answer(q, ctx))
+            return answer
         return await loop.run_in_executor(None, queries.answer, q, ctx)
 
     results = await asyncio.gather(*(one(q, c) for q, c in zip(items, contexts)))
@@ -352,7 +367,7 @@ async def op_apps(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tupl
 async def _wait_until(agent: Agent, predicate: Callable[[dict[str, Any]], bool], timeout: float) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:
-        listing = await agent.on_x(agent.screen.windows)
+        listing: dict[str, Any] = await agent.on_x(agent.screen.windows)
         if predicate(listing):
             return listing
         if time.monotonic() >= deadline:
@@ -742,8 +757,12 @@ def main(argv: list[str] | None = None) -> int:
                 await _wait_wm(agent)
         loop = asyncio.get_running_loop()
         stop = loop.create_future()
+        def request_stop() -> None:
+            if not stop.done():
+                stop.set_result(None)
+
         for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, lambda: stop.done() or stop.set_result(None))
+            loop.add_signal_handler(sig, request_stop)
         server = asyncio.create_task(serve(agent, args.listen))
         await asyncio.wait([server, stop], return_when=asyncio.FIRST_COMPLETED)
         server.cancel()

@@ -215,18 +215,28 @@ class GuestClient:
         return (await self.call("info"))[0]
 
     async def act(self, action: dict[str, Any], *, settle: dict[str, float] | None = None,
-                  observe: dict[str, Any] | None = None, timeout: float = 90.0) -> tuple[dict[str, Any], bytes | None]:
+                  observe: dict[str, Any] | None = None, focused: bool = False,
+                  timeout: float = 90.0) -> tuple[dict[str, Any], bytes | None]:
+        """Perform an action, settle, and grab the screen when `observe` asks; with `focused`
+        the reply's `focused` is the focused window (or None)."""
         args: dict[str, Any] = {"action": action}
         if settle:
             args["settle"] = settle
         if observe is not None:
             args["observe"] = observe
+        if focused:
+            args["focused"] = True
         result, blobs = await self.call("act", timeout=timeout, **args)
         return result, (blobs[0] if blobs else None)
 
     async def screenshot(self, fmt: str = "jpeg", quality: int = 80, width: int | None = None,
-                         height: int | None = None) -> tuple[dict[str, Any], bytes]:
-        result, blobs = await self.call("screenshot", format=fmt, quality=quality, width=width, height=height)
+                         height: int | None = None, *, focused: bool = False,
+                         timeout: float = 30.0) -> tuple[dict[str, Any], bytes]:
+        """The screen as an image and its {format, width, height}; with `focused`, also the
+        focused window (or None) as `focused`."""
+        args: dict[str, Any] = {"focused": True} if focused else {}
+        result, blobs = await self.call("screenshot", format=fmt, quality=quality, width=width, height=height,
+                                        timeout=timeout, **args)
         if len(blobs) != 1:
             raise InternalError("guest agent screenshot reply carried no image")
         return result, blobs[0]
@@ -261,8 +271,9 @@ class GuestClient:
         """The first mapped window of `pid` or `klass`. With a pid the guest gives up early
         when the app exits or makes no progress (no CPU) for `stall_s`; `timeout` is the
         outer bound."""
+        match: dict[str, Any] = {"class": klass}  # a Python keyword as the wire's field name
         result, _ = await self.call("wait_window", pid=pid, wait_s=timeout, stall_s=stall_s, timeout=timeout + 10,
-                                    **{"class": klass})
+                                    **match)
         return dict(result["window"])
 
     async def place_windows(self, places: Sequence[dict[str, int]], *, focus: int | None = None,

@@ -181,10 +181,12 @@ def _a11y(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
     if not ctx.env.get("DBUS_SESSION_BUS_ADDRESS"):
         return _fail("unsupported", "no D-Bus session bus in this desktop, so no AT-SPI accessibility tree "
                                     "(start the agent with --dbus; the desktop config's accessibility: true)")
+    # AT-SPI is one D-Bus round trip per property: an emulated CPU (a TCG VM) needs longer.
+    limit = min(max(float(q.get("time_limit", 20.0)), 1.0), 600.0)
     result = bounded_run([_a11y_python(bool(ctx.run_as)), "-I", A11Y_SCRIPT, str(int(q.get("max_nodes", 5000)))],
-                         timeout=20.0, max_bytes=50_000_000, env=ctx.env, run_as=ctx.run_as)
+                         timeout=limit, max_bytes=50_000_000, env=ctx.env, run_as=ctx.run_as)
     if result["timed_out"]:
-        return _fail("timeout", "the accessibility tree did not come within 20 s")
+        return _fail("timeout", f"the accessibility tree did not come within {limit:g} s")
     if result["returncode"] == 3 or "accessibility bus" in result["stderr"]:
         return _fail("unsupported", result["stderr"].strip()[-2000:] or "no accessibility support in this guest")
     if result["returncode"] != 0:

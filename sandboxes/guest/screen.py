@@ -32,8 +32,8 @@ try:
     from . import keysyms
     from .faults import ActionFault, BadRequestFault, UnsupportedFault
 except ImportError:  # run as a script from this folder (inside a VM image)
-    import keysyms  # type: ignore[no-redef]
-    from faults import ActionFault, BadRequestFault, UnsupportedFault  # type: ignore[no-redef]
+    import keysyms  # type: ignore[no-redef,import-not-found]
+    from faults import ActionFault, BadRequestFault, UnsupportedFault  # type: ignore[no-redef,import-not-found]
 
 __all__ = ["Screen", "encode_image"]
 
@@ -667,46 +667,70 @@ class Screen:
             return self._windows_xlib()
         return self._windows_wmctrl()
 
+    def focused_window(self) -> dict[str, Any] | None:
+        """The window that has the input focus, in the shape `windows` lists it, or None.
+
+        Cheaper than `windows`: one window's properties are read, not every client's, so
+        it can ride along with every action's and screenshot's reply (the title an
+        observation carries)."""
+        if self._disp is None:
+            listing = self._windows_wmctrl()
+            return next((w for w in listing["windows"] if w["id"] == listing["focused"]), None)
+        focused = self._active_xlib()
+        return self._window_xlib(focused) if focused is not None else None
+
+    def _active_xlib(self) -> int | None:
+        from Xlib import X
+
+        root = self._disp.screen().root
+        active = root.get_full_property(self._disp.intern_atom("_NET_ACTIVE_WINDOW"), X.AnyPropertyType)
+        return int(active.value[0]) if active is not None and len(active.value) and active.value[0] else None
+
     def _windows_xlib(self) -> dict[str, Any]:
+        from Xlib import X
+
+        root = self._disp.screen().root
+        client_list = root.get_full_property(self._disp.intern_atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
+        focused = self._active_xlib()
+        out = [w for w in (self._window_xlib(int(wid)) for wid in (client_list.value if client_list is not None else []))
+               if w is not None]
+        return {"windows": out, "focused": focused}
+
+    def _window_xlib(self, wid: int) -> dict[str, Any] | None:
+        """One top-level window's description; None when it closed while we looked."""
         from Xlib import X, Xatom
         from Xlib.error import BadDrawable, BadWindow, XError
 
         d = self._disp
         root = d.screen().root
         atom = d.intern_atom
-        client_list = root.get_full_property(atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
-        active = root.get_full_property(atom("_NET_ACTIVE_WINDOW"), X.AnyPropertyType)
-        focused = int(active.value[0]) if active is not None and len(active.value) and active.value[0] else None
         utf8 = atom("UTF8_STRING")
-        out: list[dict[str, Any]] = []
-        for wid in (client_list.value if client_list is not None else []):
-            win = d.create_resource_object("window", int(wid))
-            try:
-                name = win.get_full_property(atom("_NET_WM_NAME"), utf8)
-                title = (name.value.decode("utf-8", "replace") if isinstance(name.value, bytes) else str(name.value)) \
-                    if name is not None else None
-                if title is None:
-                    legacy = win.get_full_property(Xatom.WM_NAME, X.AnyPropertyType)
-                    title = legacy.value.decode("latin-1") if legacy is not None and isinstance(legacy.value, bytes) else ""
-                wm_class = win.get_wm_class() or ("", "")
-                pid_prop = win.get_full_property(atom("_NET_WM_PID"), X.AnyPropertyType)
-                geom = win.get_geometry()
-                pos = root.translate_coords(win, 0, 0)
-                attrs = win.get_attributes()
-                state = win.get_full_property(atom("_NET_WM_STATE"), X.AnyPropertyType)
-                states = [d.get_atom_name(int(s)).removeprefix("_NET_WM_STATE_").lower()
-                          for s in (state.value if state is not None else [])]
-            except (BadWindow, BadDrawable):
-                continue  # closed while we looked
-            except XError as exc:
-                raise ActionFault(f"reading window 0x{int(wid):x} failed: {exc}", reason="x_error") from exc
-            out.append({
-                "id": int(wid), "title": title, "instance": wm_class[0], "class": wm_class[1],
-                "pid": int(pid_prop.value[0]) if pid_prop is not None and len(pid_prop.value) else None,
-                "x": int(pos.x), "y": int(pos.y), "width": int(geom.width), "height": int(geom.height),
-                "mapped": attrs.map_state == X.IsViewable, "states": states,
-            })
-        return {"windows": out, "focused": focused}
+        win = d.create_resource_object("window", wid)
+        try:
+            name = win.get_full_property(atom("_NET_WM_NAME"), utf8)
+            title = (name.value.decode("utf-8", "replace") if isinstance(name.value, bytes) else str(name.value)) \
+                if name is not None else None
+            if title is None:
+                legacy = win.get_full_property(Xatom.WM_NAME, X.AnyPropertyType)
+                title = legacy.value.decode("latin-1") if legacy is not None and isinstance(legacy.value, bytes) else ""
+            wm_class = win.get_wm_class() or ("", "")
+            pid_prop = win.get_full_property(atom("_NET_WM_PID"), X.AnyPropertyType)
+            geom = win.get_geometry()
+            pos = root.translate_coords(win, 0, 0)
+            attrs = win.get_attributes()
+            state = win.get_full_property(atom("_NET_WM_STATE"), X.AnyPropertyType)
+            states = [d.get_atom_name(int(s)).removeprefix("_NET_WM_STATE_").lower()
+                      for s in (state.value if state is not None else [])]
+        except (BadWindow, BadDrawable):
+            return None  # closed while we looked
+        except XError as exc:
+            raise ActionFault(f"reading window 0x{wid:x} failed: {exc}", reason="x_error") from exc
+        return {
+            "id": wid, "title": title, "instance": wm_class[0], "class": wm_class[1],
+            "pid": int(pid_prop.value[0]) if pid_prop is not None and len(pid_prop.value) else None,
+            "x": int(pos.x), "y": int(pos.y), "width": int(geom.width), "height": int(geom.height),
+            "mapped": attrs.map_state == X.IsViewable, "states": states,
+        }
 
     def place_window(self, wid: int, x: int, y: int, width: int, height: int) -> None:
         """Ask the window manager (EWMH) to put a window's client area at this geometry;

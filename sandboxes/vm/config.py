@@ -35,6 +35,10 @@ class VMConfig(BaseModel):
     boot_timeout: float = Field(900.0, gt=0, le=3600)
     #: Upper bound of one guest agent request (an action, a screenshot, a query).
     agent_timeout: float = Field(60.0, gt=0, le=600)
+    #: Upper bound on reading the accessibility tree (`A11yQuery`, `ObserveOptions(axtree=True)`;
+    #: within `agent_timeout`). AT-SPI costs a D-Bus round trip per property of every node:
+    #: a GTK editor's tree took over 20 s under TCG on a loaded host.
+    a11y_timeout: float = Field(50.0, gt=0, le=600)
     #: Screen settling after an action (guest agent): the first update must come within
     #: `settle_first_ms` (else nothing changed), then `settle_quiet_ms` without updates,
     #: all within `settle_timeout_ms`. Looser than a container's: an emulated CPU draws late.

@@ -199,8 +199,9 @@ def host_debian_mirror() -> str:
     text = "\n".join(sources)
     uris = re.findall(r"^\s*URIs:\s*(\S+)", text, re.M) + re.findall(r"^\s*deb\s+(?:\[[^]]*\]\s+)?(\S+)", text, re.M)
     for uri in uris:
-        if uri.rstrip("/").endswith("/debian"):
-            return uri.rstrip("/")
+        base = str(uri).rstrip("/")
+        if base.endswith("/debian"):
+            return base
     return DEFAULT_MIRROR
 
 

@@ -350,7 +350,7 @@ class QemuProcess:
             if left <= 0:
                 raise Timeout(f"migration did not finish within {timeout:g} s")
             try:
-                event = await asyncio.wait_for(self._events.get(), min(left, 1.0))
+                event: Any = await asyncio.wait_for(self._events.get(), min(left, 1.0))
             except asyncio.TimeoutError:
                 # Events can be missed only if QEMU died; check, and poll the state once.
                 if not self.alive:
@@ -477,7 +477,7 @@ class QemuProcess:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
-                event = await asyncio.wait_for(self._events.get(), 1.0)
+                event: Any = await asyncio.wait_for(self._events.get(), 1.0)
             except asyncio.TimeoutError:
                 if await self.status() == "running":
                     return time.time()

@@ -11,8 +11,10 @@ Lifecycle:
   restore, so a restore is only "load device state and continue".
 - fork: a second VM from a snapshot, with its own copies of the files.
 
-Observe, act and query go to the guest agent over virtio-serial. When QEMU dies or the
-agent's port closes, every call fails with SandboxCrashed and a `died` event is emitted.
+Observe, act, query, files and commands go to the guest agent over virtio-serial, through
+`GuestSandbox` (shared with the desktop kind); this module is QEMU's lifecycle. When QEMU
+dies or the agent's port closes, every call fails with SandboxCrashed and a `died` event
+is emitted.
 """
 
 from __future__ import annotations
@@ -24,71 +26,47 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from cua.actions import Action, Done, Wait
-from cua.errors import ActionFailed, BadRequest, CuaError, SandboxCrashed, Timeout, UnknownSnapshot
-from cua.info import CommandOutput
-from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
-from cua.sandbox import (
-    EventSink,
-    Sandbox,
-    SandboxEvent,
-    SandboxInfo,
-    SnapshotRef,
-    capabilities_of,
-    scale_action,
-)
-from cua.sandboxes.desktop.config import AppSpec
-from cua.sandboxes.guest.client import GuestClient, command_output, home_relative
+from cua.errors import BadRequest, CuaError, SandboxCrashed, Timeout, UnknownSnapshot
+from cua.observation import Observation, ObserveOptions
+from cua.sandbox import EventSink, SnapshotRef
+from cua.sandboxes.guest.client import GuestClient
+from cua.sandboxes.guest.sandbox import GuestSandbox, Status, decode_base64_file, snapshot_step
 from cua.sandboxes.vm import snapshots
 from cua.sandboxes.vm.config import VMConfig
 from cua.sandboxes.vm.image import BuiltImage, image_for
 from cua.sandboxes.vm.instance import Instance, complete_live_snapshot
 from cua.sandboxes.vm.qemu import Accel, LaunchSpec, probe_accel, reap_stale, runtime_dir
 from cua.sandboxes.vm.snapshots import SnapshotFiles
-from cua.state import StateQuery, StateResult
 
 __all__ = ["VMSandbox"]
 
 log = logging.getLogger(__name__)
 
-#: Browser-only actions: an agent fault on a desktop.
-FOREIGN_ACTIONS = frozenset({"goto", "back", "forward"})
-#: The desktop user's home in the images vm-images/ builds.
-GUEST_HOME = "/home/user"
-_RESULT_KEYS = frozenset(StateResult.model_fields)
 
-
-class VMSandbox(Sandbox):
+class VMSandbox(GuestSandbox):
     kind: ClassVar[str] = "vm"
     config_model: ClassVar[type[BaseModel]] = VMConfig
 
     def __init__(self, config: VMConfig, *, sandbox_id: str, image: BuiltImage, accel: Accel,
                  emit: EventSink | None) -> None:
-        self.id = sandbox_id
+        # Looser settling than a container's: an emulated CPU draws late.
+        super().__init__(sandbox_id, screen=config.screen, agent_timeout=config.agent_timeout, emit=emit,
+                         a11y_time_limit=config.a11y_timeout,
+                         settle={"first_ms": config.settle_first_ms, "quiet_ms": config.settle_quiet_ms,
+                                 "timeout_ms": config.settle_timeout_ms})
         self.config = config
         self.image = image
         self.accel = accel
-        self._emit = emit
         self._inst: Instance | None = None
-        self._closed = False
-        self._died: str | None = None
-        self._screen = config.screen
-        self._frame: Size | None = None
-        self._step = 0
-        self._queries: list[str] = []
         self._snapshots: dict[str, SnapshotFiles] = {}
         self._initial: SnapshotFiles | None = None
         self._standby: tuple[str, asyncio.Task[Instance]] | None = None
         self._lock = asyncio.Lock()
-        self._created = time.time()
-        self._last_active = time.time()
-        self.timings_ms: dict[str, float] = {}
         reap_stale(runtime_dir())
         self._root = runtime_dir() / f"{sandbox_id}-{uuid.uuid4().hex[:8]}"
         self._root.mkdir(parents=True)
@@ -108,12 +86,12 @@ class VMSandbox(Sandbox):
             t1 = time.monotonic()
             inst = await Instance.boot(self._spec("boot"), image.disk, timeout=config.boot_timeout)
             self._adopt(inst)
-            await self._read_info()
+            await self._read_agent_info()
             self.timings_ms["boot"] = _ms(t1)
             await self._write_files(config.files)
             for path, b64 in config.binary_files.items():
-                await self._client().write_file(home_relative(path, GUEST_HOME), _b64decode(path, b64))
-            await self._start_apps()
+                await self.upload(path, decode_base64_file(path, b64))
+            await self._start_configured_apps()
             self._initial, _ = await self._take_snapshot()
             await snapshots.ready(self._initial.id)
             self.timings_ms["create"] = _ms(t0)
@@ -134,150 +112,36 @@ class VMSandbox(Sandbox):
 
     def _adopt(self, inst: Instance) -> None:
         self._inst = inst
-        self._died = None
-        inst.on_death(self._on_death)
+        self._crash_reason = None
+        inst.on_death(self._report_death)
 
-    def _on_death(self, reason: str) -> None:
-        if self._died or self._closed:
-            return
-        self._died = reason
-        if self._emit is not None:
-            self._emit(SandboxEvent(sandbox_id=self.id, event="died", data={"reason": reason}))
-
-    async def _start_apps(self) -> None:
-        """Start the configured apps and wait for each one's first window (in parallel:
-        they start independently)."""
-        client = self._client()
-
-        async def one(app: AppSpec) -> None:
-            try:
-                pid = await client.spawn(list(app.argv), env=dict(app.env), cwd=app.cwd, name=app.name)
-                if app.wait_window:
-                    await client.wait_window(pid=pid, klass=app.window_class,
-                                             timeout=min(app.start_timeout, self.config.app_timeout),
-                                             stall_s=self.config.app_stall_s)
-            except CuaError as exc:
-                raise type(exc)(f"starting {app.name!r} in the VM: {exc.message}", details=exc.details) from exc
-
-        await asyncio.gather(*(one(app) for app in self.config.apps))
+    async def _start_configured_apps(self) -> None:
+        await self._start_apps([app.model_dump() for app in self.config.apps], timeout_cap=self.config.app_timeout,
+                               stall_s=self.config.app_stall_s)
 
     async def _write_files(self, files: dict[str, str]) -> None:
         """Write text files into the desktop user's home (task setup files), as that user."""
-        client = self._client()
         for path, text in files.items():
-            await client.write_file(home_relative(path, GUEST_HOME), text.encode())
-
-    # --- files and commands (the protocol's upload and run) ---
-
-    async def upload(self, path: str, data: bytes, *, append: bool = False, mode: int | None = None) -> tuple[str, int]:
-        try:
-            result = await self._client().write_file(home_relative(path, GUEST_HOME), data, mode=mode, append=append,
-                                                     timeout=self.config.agent_timeout)
-        except CuaError as exc:
-            raise self._crash_check(exc) from exc
-        return str(result["path"]), int(result["size"])
-
-    async def run_command(self, argv: Sequence[str], *, time_limit: float = 30.0, max_output_bytes: int = 100_000,
-                          cwd: str | None = None, stdin: bytes | None = None) -> CommandOutput:
-        try:
-            result = await self._client().run(argv, time_limit=time_limit, max_bytes=max_output_bytes,
-                                              cwd=home_relative(cwd, GUEST_HOME, folder=True) if cwd else None, stdin=stdin)
-        except CuaError as exc:
-            raise self._crash_check(exc) from exc
-        return command_output(result)
-
-    async def _read_info(self) -> None:
-        info = await self._client().info()
-        screen = info.get("screen") or {}
-        self._screen = Size(width=int(screen["width"]), height=int(screen["height"]))
-        self._queries = sorted(info.get("queries") or [])
+            await self.upload(path, text.encode())
 
     # --- the agent ---
 
-    def _client(self) -> GuestClient:
+    def _agent(self) -> GuestClient:
         if self._closed:
             raise SandboxCrashed(f"VM sandbox {self.id} is closed")
         if self._inst is None or self._inst.client is None:
             raise SandboxCrashed(f"VM sandbox {self.id} has no running VM")
-        if self._died:
-            raise SandboxCrashed(f"VM sandbox {self.id} died: {self._died}")
+        if self._crash_reason:
+            raise SandboxCrashed(f"VM sandbox {self.id} died: {self._crash_reason}")
         return self._inst.client
 
-    def _crash_check(self, exc: CuaError) -> CuaError:
+    def _fault(self, exc: CuaError) -> CuaError:
         """A timeout from a VM that has since died is a crash."""
-        if isinstance(exc, Timeout) and (self._died or (self._inst is not None and not self._inst.qemu.alive)):
-            return SandboxCrashed(f"VM sandbox {self.id} died: {self._died or 'QEMU exited'}")
+        if isinstance(exc, Timeout) and (self._crash_reason or (self._inst is not None and not self._inst.qemu.alive)):
+            return SandboxCrashed(f"VM sandbox {self.id} died: {self._crash_reason or 'QEMU exited'}")
         return exc
 
-    def _settle(self) -> dict[str, float]:
-        c = self.config
-        return {"first_ms": c.settle_first_ms, "quiet_ms": c.settle_quiet_ms, "timeout_ms": c.settle_timeout_ms}
-
-    @staticmethod
-    def _shot_args(options: ObserveOptions) -> dict[str, Any]:
-        args: dict[str, Any] = {"format": options.format, "quality": options.quality}
-        if options.frame is not None:
-            args.update(width=options.frame.width, height=options.frame.height)
-        return args
-
-    def _observation(self, options: ObserveOptions, meta: dict[str, Any] | None, data: bytes | None,
-                     **fields: Any) -> Observation:
-        shot = None
-        if meta is not None and data is not None:
-            shot = Screenshot(format=meta["format"], width=int(meta["width"]), height=int(meta["height"]), data=data)
-            frame = Size(width=shot.width, height=shot.height)
-        else:
-            frame = options.frame or self._frame or self._screen
-        self._frame = frame
-        self._last_active = time.time()
-        return Observation(sandbox_id=self.id, frame=frame, screen=self._screen, screenshot=shot,
-                           step=self._step, **fields)
-
     # --- Sandbox ---
-
-    async def observe(self, options: ObserveOptions | None = None) -> Observation:
-        options = options or ObserveOptions()
-        client = self._client()
-        t0 = time.monotonic()
-        meta = data = None
-        try:
-            if options.screenshot:
-                size = options.frame
-                meta, data = await client.screenshot(options.format, options.quality,
-                                                     size.width if size else None, size.height if size else None)
-        except CuaError as exc:
-            raise self._crash_check(exc) from exc
-        return self._observation(options, meta, data, timings_ms={"observe": _ms(t0)})
-
-    async def act(self, action: Action, *, frame: Size | None = None,
-                  observe: ObserveOptions | None = None) -> Observation:
-        options = observe or ObserveOptions()
-        client = self._client()
-        t0 = time.monotonic()
-        try:
-            scaled = scale_action(action, frame or self._frame or self._screen, self._screen,
-                                  foreign=FOREIGN_ACTIONS)
-        except ActionFailed as exc:
-            obs = await self.observe(options)
-            return obs.model_copy(update={"error": ActionError(reason=exc.reason, message=exc.message)})
-        if isinstance(scaled, Done):
-            return await self.observe(options)
-        try:
-            result, data = await client.act(
-                scaled.model_dump(mode="json"), settle=self._settle(),
-                observe=self._shot_args(options) if options.screenshot else None,
-                timeout=self.config.agent_timeout + (scaled.seconds if isinstance(scaled, Wait) else 0))
-        except ActionFailed as exc:
-            self._step += 1
-            obs = await self.observe(options)
-            return obs.model_copy(update={"error": ActionError(reason=exc.reason, message=exc.message)})
-        except CuaError as exc:
-            raise self._crash_check(exc) from exc
-        self._step += 1
-        settle = result.get("settle")
-        timings = {**{k: float(v) for k, v in (result.get("timings_ms") or {}).items()}, "act": _ms(t0)}
-        return self._observation(options, result.get("screenshot"), data, timings_ms=timings,
-                                 settle=SettleInfo(**settle) if isinstance(settle, dict) else None)
 
     async def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
                     observe: ObserveOptions | None = None) -> Observation:
@@ -298,40 +162,16 @@ class VMSandbox(Sandbox):
         if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
             raise BadRequest("reset option 'files' must map paths to text")
         await snapshots.ready(self._initial.id)
-        obs = await self._restore_files(self._initial, None if files else observe, timing="reset")
+        obs = await self._restore_files(self._initial, None if files else observe, timing="reset", step=0)
         if files:
             t0 = time.monotonic()
-            client = self._client()
             await self._write_files(files)
-            await client.kill(all=True, timeout=10.0)
-            await self._start_apps()
-            result, data = await client.act({"type": "wait", "seconds": 0}, settle=self._settle(),
-                                            observe=self._shot_args(observe or ObserveOptions()))
-            obs = self._observation(observe or ObserveOptions(), result.get("screenshot"), data,
-                                    timings_ms={"reset": self.timings_ms["reset"] + _ms(t0)})
-        self._step = 0
-        return obs.model_copy(update={"step": 0})
-
-    async def query(self, queries: Sequence[StateQuery]) -> list[StateResult]:
-        client = self._client()
-        supported = [q for q in queries if q.kind in self._queries]
-        answers: list[dict[str, Any]] = []
-        if supported:
-            try:
-                answers = await client.query([q.model_dump(mode="json") for q in supported],
-                                             timeout=self.config.agent_timeout)
-            except CuaError as exc:
-                raise self._crash_check(exc) from exc
-        it = iter(answers)
-        out: list[StateResult] = []
-        for q in queries:
-            if q.kind not in self._queries:
-                out.append(StateResult.failure("unsupported", f"VM sandboxes do not answer {q.kind!r} queries"))
-            else:
-                item = next(it, None)
-                out.append(StateResult.model_validate({k: v for k, v in (item or {}).items() if k in _RESULT_KEYS})
-                           if item is not None else StateResult.failure("failed", "the guest agent gave no answer"))
-        return out
+            await self._guarded(self._agent().kill(all=True, timeout=10.0))
+            await self._start_configured_apps()
+            obs = await self._settled_observe(observe)
+            self.timings_ms["reset"] += _ms(t0)
+            obs.timings_ms["reset"] = self.timings_ms["reset"]
+        return obs
 
     # --- snapshots ---
 
@@ -341,7 +181,7 @@ class VMSandbox(Sandbox):
         self._schedule_standby(snap)
         return SnapshotRef(id=snap.id, sandbox_id=self.id, kind=self.kind, size_bytes=meta["stream_bytes"],
                            meta={"memory_mb": meta["memory_mb"], "accel": meta["accel"], "image": meta["image"],
-                                 "snapshot_ms": meta["snapshot_ms"], "pause_ms": meta["pause_ms"]})
+                                 "snapshot_ms": meta["snapshot_ms"], "pause_ms": meta["pause_ms"], "step": self._step})
 
     async def _take_snapshot(self) -> tuple[SnapshotFiles, dict[str, Any]]:
         """A live snapshot: RAM and device state stream out while the guest runs, and the
@@ -349,7 +189,7 @@ class VMSandbox(Sandbox):
         copy (`timings_ms["snapshot_pause"]`, from QEMU's STOP and RESUME events). The
         stream is turned into the restorable files (RAM file + device state) in the
         background; restore, fork and the standby wait for that (`snapshots.ready`)."""
-        self._client()
+        self._agent()
         assert self._inst is not None
         inst = self._inst
         t0 = time.monotonic()
@@ -402,9 +242,12 @@ class VMSandbox(Sandbox):
 
     async def restore(self, ref: SnapshotRef, *, observe: ObserveOptions | None = None) -> Observation:
         await snapshots.ready(ref.id)
-        return await self._restore_files(self._lookup(ref), observe, timing="restore")
+        return await self._restore_files(self._lookup(ref), observe, timing="restore", step=snapshot_step(ref))
 
-    async def _restore_files(self, snap: SnapshotFiles, observe: ObserveOptions | None, *, timing: str) -> Observation:
+    async def _restore_files(self, snap: SnapshotFiles, observe: ObserveOptions | None, *, timing: str,
+                             step: int) -> Observation:
+        """Run on from a snapshot's files (the guest exactly as it was: no settling needed),
+        the step count resumed at `step`."""
         async with self._lock:
             if self._closed:
                 raise SandboxCrashed(f"VM sandbox {self.id} is closed")
@@ -420,12 +263,12 @@ class VMSandbox(Sandbox):
                 await inst.activate(snap, timeout=self.config.boot_timeout)
             except BaseException:
                 await inst.destroy()
-                self._on_death("restore failed")
+                self._report_death("restore failed")
                 raise
             self._adopt(inst)
             self.timings_ms[timing] = _ms(t0)
             self.timings_ms[f"{timing}_wait_standby"] = prepared_ms
-            self._step = 0
+            self._step = step
         self._schedule_standby(snap)
         obs = await self.observe(observe)
         return obs.model_copy(update={"timings_ms": {**obs.timings_ms, timing: self.timings_ms[timing]}})
@@ -517,7 +360,8 @@ class VMSandbox(Sandbox):
                 await inst.destroy()
                 raise
             child._adopt(inst)
-            await child._read_info()
+            await child._read_agent_info()
+            child._step = snapshot_step(ref)
         except BaseException:
             await child.close()
             raise
@@ -527,24 +371,27 @@ class VMSandbox(Sandbox):
 
     # --- the rest ---
 
-    def info(self) -> SandboxInfo:
-        status = ("closed" if self._closed else "crashed" if self._died
-                  else "starting" if self._lock.locked() or self._inst is None
-                  else "crashed" if not self.alive else "ready")
+    def _status(self) -> Status:
+        if self._closed:
+            return "closed"
+        if self._crash_reason:
+            return "crashed"
+        if self._lock.locked() or self._inst is None:
+            return "starting"
+        return "ready" if self.alive else "crashed"
+
+    def _details(self) -> dict[str, Any]:
         inst = self._inst
-        return SandboxInfo(
-            id=self.id, kind=self.kind, status=status, screen=self._screen, capabilities=capabilities_of(self),
-            queries=list(self._queries), created_at=self._created, last_active=self._last_active,
-            timings_ms=dict(self.timings_ms),
-            details={"accel": self.accel, "memory_mb": self.config.memory_mb, "cpus": self.config.cpus,
-                     "image": self.image.name, "image_hash": self.image.hash,
-                     "qemu_pid": inst.qemu.pid if inst is not None else None,
-                     "standby": self._standby is not None, "snapshots": len(self._snapshots),
-                     "runtime_dir": str(self._root), "died": self._died})
+        return {"accel": self.accel, "memory_mb": self.config.memory_mb, "cpus": self.config.cpus,
+                "image": self.image.name, "image_hash": self.image.hash,
+                "qemu_pid": inst.qemu.pid if inst is not None else None,
+                "standby": self._standby is not None, "snapshots": len(self._snapshots),
+                "runtime_dir": str(self._root), "died": self._crash_reason}
 
     @property
     def alive(self) -> bool:
-        return (not self._closed and self._died is None and self._inst is not None and self._inst.qemu.alive)
+        return (not self._closed and self._crash_reason is None and self._inst is not None
+                and self._inst.qemu.alive)
 
     async def close(self) -> None:
         if self._closed:
@@ -570,16 +417,6 @@ async def _discard(task: "asyncio.Task[Instance]") -> None:
     with contextlib.suppress(asyncio.CancelledError, CuaError, OSError):
         inst = await task
         await inst.destroy()
-
-
-def _b64decode(path: str, text: str) -> bytes:
-    import base64
-    import binascii
-
-    try:
-        return base64.b64decode(text, validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise BadRequest(f"binary_files[{path!r}] is not valid base64: {exc}", details={"path": path}) from exc
 
 
 def _copy(src: Path, dst: Path) -> None:
