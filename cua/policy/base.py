@@ -20,6 +20,7 @@ from cua.actions import Action
 from cua.observation import Observation
 
 __all__ = [
+    "Generation",
     "ParseError",
     "Policy",
     "PolicyOptions",
@@ -77,18 +78,13 @@ class PolicyOptions(BaseModel):
     history_images: int | None = Field(None, ge=1, le=64)
 
 
-class PolicyStep(BaseModel):
-    """What one `Policy.act` call returns.
-
-    `actions` are in the pixel frame of the observation they answer (`Observation.frame`),
-    whatever frame the model itself worked in.
-    """
+class Generation(BaseModel):
+    """What a model call yields besides its text and actions: token counts, logprobs, ids,
+    the model's name, why it stopped, and where time went. A backend's `Completion` and
+    the `PolicyStep` made from it both carry it, so a field is added once and the engine
+    copies all of them (`Generation.model_fields`)."""
 
     model_config = ConfigDict(extra="forbid")
-    actions: list[Action] = Field(default_factory=list)
-    raw: str = ""
-    thought: str | None = None
-    parse_error: ParseError | None = None
     tokens: TokenCounts | None = None
     #: Generated tokens with their logprobs, in order (when asked for and available).
     logprobs: list[TokenLogprob] | None = None
@@ -101,6 +97,19 @@ class PolicyStep(BaseModel):
     finish_reason: str | None = None
     #: Where time went: e.g. "model", "parse", "prompt", "queue", "server_total".
     timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class PolicyStep(Generation):
+    """What one `Policy.act` call returns.
+
+    `actions` are in the pixel frame of the observation they answer (`Observation.frame`),
+    whatever frame the model itself worked in.
+    """
+
+    actions: list[Action] = Field(default_factory=list)
+    raw: str = ""
+    thought: str | None = None
+    parse_error: ParseError | None = None
 
     @property
     def ok(self) -> bool:

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from cua.observation import Observation, Size
-from cua.policy.base import ParseError, PolicyOptions, PolicyStep, TokenCounts, TokenLogprob
+from cua.policy.base import Generation, ParseError, PolicyOptions, PolicyStep
 from cua.policy.families import Family, FamilyParseError, Parsed, PreparedImage, Turn, get_family
 from cua.policy.families.base import Message
 from cua.policy.imaging import ModelFrame, decode_image, encode_image
@@ -55,17 +55,12 @@ class CompletionRequest:
     tools: list[dict[str, Any]] | None = None
 
 
-@dataclass
-class Completion:
+class Completion(Generation):
+    """A backend's answer: the generated text, the tool calls of servers that parse them
+    out of it, and the `Generation` facts the `PolicyStep` carries on."""
+
     text: str
     tool_calls: list[dict[str, Any]] | None = None
-    tokens: TokenCounts | None = None
-    logprobs: list[TokenLogprob] | None = None
-    token_ids: list[int] | None = None
-    prompt_token_ids: list[int] | None = None
-    finish_reason: str | None = None
-    model: str | None = None
-    timings_ms: dict[str, float] = field(default_factory=dict)
 
 
 class ChatBackend(Protocol):
@@ -287,23 +282,20 @@ class ModelPolicy:
             history_text = parsed.history_text if parsed is not None and parsed.history_text else completion.text
             remember_turn(session.turns, prompt, history_text, max_images)
             session.pointer = pointer
+            generation = {name: getattr(completion, name) for name in Generation.model_fields}
+            generation["logprobs"] = completion.logprobs if opts.logprobs else None
+            generation["timings_ms"] = {
+                **completion.timings_ms,
+                "prompt": (t1 - t0) * 1000,
+                "model": (t2 - t1) * 1000,
+                "parse": (t3 - t2) * 1000,
+            }
             step = PolicyStep(
                 actions=parsed.actions if parsed is not None else [],
                 raw=completion.text,
                 thought=parsed.thought if parsed is not None else None,
                 parse_error=error,
-                tokens=completion.tokens,
-                logprobs=completion.logprobs if opts.logprobs else None,
-                token_ids=completion.token_ids,
-                prompt_token_ids=completion.prompt_token_ids,
-                model=completion.model,
-                finish_reason=completion.finish_reason,
-                timings_ms={
-                    **completion.timings_ms,
-                    "prompt": (t1 - t0) * 1000,
-                    "model": (t2 - t1) * 1000,
-                    "parse": (t3 - t2) * 1000,
-                },
+                **generation,
             )
         self.metrics.count(family.name, step)
         return step
