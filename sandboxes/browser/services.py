@@ -29,7 +29,7 @@ from cua.errors import BadRequest, InfraError, Timeout
 from cua.sandbox import ServiceSpec
 
 __all__ = ["APP_HOST_GROUP", "AppHost", "HostedApp", "HostService", "ServiceControl", "app_host_command",
-           "bundled_app_name", "free_port", "hosted_app", "register_app_host", "start_host_service"]
+           "free_port", "register_app_host", "start_host_service"]
 
 
 class ServiceControl:
@@ -207,15 +207,6 @@ def app_host_command(name: str) -> list[str]:
         command = found[name].load()
         _registered_hosts[name] = command
     return list(command())
-
-
-def hosted_app(spec: ServiceSpec) -> str | None:
-    """The app an app host serves for `spec`, when the spec names one (`spec.app_host`)."""
-    return spec.app_host.app if spec.app_host is not None else None
-
-
-#: The name this had when it recognised a command line; it now reads the spec's typed field.
-bundled_app_name = hosted_app
 
 
 async def start_host_service(spec: ServiceSpec, socket_path: str, seed: int,
