@@ -3,17 +3,14 @@
 #
 # mypy runs on a staged tree: sandboxes/, tasks/ and judges/ install as cua.sandboxes,
 # cua.tasks and cua.judges (setup.py's package-dir mapping), which static tools cannot
-# follow, so the stage links them under cua/. Strict typing holds for every module outside
-# GRADUAL; the packages listed there still have errors and are checked for import cycles and
-# syntax only, until they are brought up (each removal from the list is a commit).
+# follow, so the stage links them under cua/. Strict typing holds for every module.
 #
-#   scripts/lint.sh                  ruff, then mypy --strict over every module outside GRADUAL
+#   scripts/lint.sh                  ruff, then mypy --strict over every module
 #   scripts/lint.sh sandboxes/vm ... mypy --strict over just these folders or files (staged names)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 PY=${PY:-$ROOT/.venv/bin/python}
-GRADUAL='^cua/(sandboxes)/'
 
 (($#)) || "$PY" -m ruff check .
 
@@ -33,6 +30,6 @@ if (($#)); then
     echo "lint: mypy --strict clean over ${#strict[@]} modules under $*"
     exit 0
 fi
-mapfile -t strict < <(find -L cua -name '*.py' | grep -Ev "$GRADUAL" | sort)
+mapfile -t strict < <(find -L cua -name '*.py' | sort)
 "$PY" -m mypy --config-file "$ROOT/pyproject.toml" --follow-imports=silent --cache-dir "$stage/.mypy_cache" "${strict[@]}"
-echo "lint: ruff clean; mypy --strict clean over ${#strict[@]} modules (gradual: sandboxes)"
+echo "lint: ruff clean; mypy --strict clean over ${#strict[@]} modules"
