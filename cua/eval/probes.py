@@ -67,10 +67,17 @@ MAX_COLLATERAL = 6
 
 
 def bundled_app_of(sandbox_config: dict[str, Any], service: str = "app") -> str | None:
-    """The bundled app a sandbox runs as `service` (`python -m cua.tasks.apps.serve NAME`)."""
+    """The bundled app a sandbox runs as `service`: the app its spec names on the bundled
+    app host, or, for a spec without one, the app its argv serves as its own process
+    (`python -m cua.tasks.apps.serve NAME`)."""
     for spec in sandbox_config.get("services") or []:
+        if spec.get("name") != service:
+            continue
+        host = spec.get("app_host") or {}
+        if host.get("host") == "bundled" and host.get("app"):
+            return str(host["app"])
         argv = spec.get("argv") or []
-        if spec.get("name") == service and len(argv) == 4 and argv[1:3] == ["-m", "cua.tasks.apps.serve"]:
+        if len(argv) == 4 and argv[1:3] == ["-m", "cua.tasks.apps.serve"]:
             return str(argv[3])
     return None
 

@@ -74,9 +74,9 @@ class BrowserConfig(BaseModel):
     #: cgroup v1 limits for the container (best effort; see info().details["cgroup"]).
     memory_limit_mb: int | None = Field(2048, ge=64)
     pids_limit: int | None = Field(512, ge=16)
-    #: Shared isolation: serve bundled apps (`python -m cua.tasks.apps.serve NAME`) from one
-    #: process-wide app host (each instance its own database, port and socket) instead of
-    #: one Python process per sandbox. Other services always get their own process.
+    #: Shared isolation: run services whose spec names an app host (`ServiceSpec.app_host`)
+    #: inside that one process-wide host (each instance its own database, port and socket)
+    #: instead of one process per sandbox. Services without one always run their own argv.
     shared_app_host: bool = True
     locale: str = Field("en-US", max_length=35)
     timezone: str = Field("UTC", max_length=64)

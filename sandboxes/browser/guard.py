@@ -9,6 +9,7 @@ cgroup's verdict when a container limit killed it) and tells listeners once.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Awaitable
 from typing import Any, TypeVar
@@ -87,7 +88,12 @@ class Guard:
 
     async def call(self, aw: Awaitable[T], what: str, timeout: float | None = None) -> T:
         """Run one browser call: bounded in time, with browser death turned into SandboxCrashed."""
-        self.check_alive()
+        try:
+            self.check_alive()
+        except BaseException:
+            if inspect.iscoroutine(aw):
+                aw.close()  # never to be awaited: close it rather than leave it for the collector to warn of
+            raise
         limit = timeout if timeout is not None else self.call_timeout_s
         try:
             return await asyncio.wait_for(aw, limit)
