@@ -254,23 +254,29 @@ async def op_act(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple
     def run() -> tuple[dict[str, Any], list[bytes]]:
         result, data = s.act(action, settle, shot)
         if req.get("focused"):
-            result["focused"] = s.focused_window()
+            result["focused"] = _focused(s, req["focused"])
         return result, ([data] if data is not None else [])
 
     result: tuple[dict[str, Any], list[bytes]] = await agent.on_x(run)
     return result
 
 
+def _focused(screen: Screen, what: Any) -> dict[str, Any] | None:
+    """The focused window for a reply's `focused` field: `"title"` asks only {id, title}
+    (cheap enough for every step), anything else true the whole description."""
+    return screen.focused_title() if what == "title" else screen.focused_window()
+
+
 async def op_screenshot(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
-    """The screen as an image; with `focused`, the focused window's description too (what
-    an observation's title comes from), read on the same X turn."""
+    """The screen as an image; with `focused`, the focused window too (what an observation's
+    title comes from), read on the same X turn."""
     fmt, quality, size = _shot_opts(req)
     s = agent.screen
 
     def run() -> tuple[bytes, dict[str, Any]]:
         data, meta = s.screenshot(fmt, quality, size)
         if req.get("focused"):
-            meta["focused"] = s.focused_window()
+            meta["focused"] = _focused(s, req["focused"])
         return data, meta
 
     data, meta = await agent.on_x(run)

@@ -13,15 +13,18 @@ import base64
 import itertools
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from cua.errors import ActionFailed, BadRequest, CuaError, InternalError, SandboxCrashed, Timeout, Unsupported
 from cua.info import CommandOutput
 from cua.sandboxes.guest import wire
 
-__all__ = ["GuestClient", "GuestReply", "command_output", "home_relative"]
+__all__ = ["FocusedPart", "GuestClient", "GuestReply", "command_output", "home_relative"]
 
 GuestReply = tuple[dict[str, Any], list[bytes]]
+#: What a reply says of the focused window: "title" ({id, title}: two X round trips) or
+#: "window" (the whole description `windows` lists).
+FocusedPart = Literal["title", "window"]
 
 
 def _error(err: dict[str, Any], op: str) -> CuaError:
@@ -215,26 +218,27 @@ class GuestClient:
         return (await self.call("info"))[0]
 
     async def act(self, action: dict[str, Any], *, settle: dict[str, float] | None = None,
-                  observe: dict[str, Any] | None = None, focused: bool = False,
+                  observe: dict[str, Any] | None = None, focused: FocusedPart | None = None,
                   timeout: float = 90.0) -> tuple[dict[str, Any], bytes | None]:
         """Perform an action, settle, and grab the screen when `observe` asks; with `focused`
-        the reply's `focused` is the focused window (or None)."""
+        the reply's `focused` is the focused window (or None): its {id, title}, or the
+        whole description."""
         args: dict[str, Any] = {"action": action}
         if settle:
             args["settle"] = settle
         if observe is not None:
             args["observe"] = observe
-        if focused:
-            args["focused"] = True
+        if focused is not None:
+            args["focused"] = focused
         result, blobs = await self.call("act", timeout=timeout, **args)
         return result, (blobs[0] if blobs else None)
 
     async def screenshot(self, fmt: str = "jpeg", quality: int = 80, width: int | None = None,
-                         height: int | None = None, *, focused: bool = False,
+                         height: int | None = None, *, focused: FocusedPart | None = None,
                          timeout: float = 30.0) -> tuple[dict[str, Any], bytes]:
         """The screen as an image and its {format, width, height}; with `focused`, also the
-        focused window (or None) as `focused`."""
-        args: dict[str, Any] = {"focused": True} if focused else {}
+        focused window (or None) as `focused`, as `act` gives it."""
+        args: dict[str, Any] = {"focused": focused} if focused is not None else {}
         result, blobs = await self.call("screenshot", format=fmt, quality=quality, width=width, height=height,
                                         timeout=timeout, **args)
         if len(blobs) != 1:

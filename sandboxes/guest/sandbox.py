@@ -33,7 +33,7 @@ from cua.errors import ActionFailed, BadRequest, CuaError
 from cua.info import CommandOutput
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
 from cua.sandbox import EventSink, Sandbox, SandboxEvent, SandboxInfo, SnapshotRef, capabilities_of, scale_action
-from cua.sandboxes.guest.client import GuestClient, command_output, home_relative
+from cua.sandboxes.guest.client import FocusedPart, GuestClient, command_output, home_relative
 from cua.state import StateQuery, StateResult
 
 __all__ = ["A11Y_MAX_NODES", "GUEST_HOME", "GuestSandbox", "Settle", "decode_base64_file", "snapshot_step"]
@@ -185,7 +185,7 @@ class GuestSandbox(Sandbox):
         data: bytes | None = None
         if shot is not None:
             shot_meta, data = await self._guarded(agent.screenshot(shot["format"], shot["quality"], shot["width"],
-                                                                   shot["height"], focused=True,
+                                                                   shot["height"], focused=_focused_part(options),
                                                                    timeout=self._agent_timeout))
             meta, focused = shot_meta, shot_meta.get("focused")
         else:
@@ -198,8 +198,8 @@ class GuestSandbox(Sandbox):
         """Observe once the screen is still (after apps were restarted: they draw late)."""
         options = options or ObserveOptions()
         result, data = await self._guarded(self._agent().act(
-            {"type": "wait", "seconds": 0}, settle=self._settle_bounds, observe=self._shot(options), focused=True,
-            timeout=self._agent_timeout))
+            {"type": "wait", "seconds": 0}, settle=self._settle_bounds, observe=self._shot(options),
+            focused=_focused_part(options), timeout=self._agent_timeout))
         return await self._observation(options, result.get("screenshot"), data, result.get("focused"),
                                        settle=result.get("settle"))
 
@@ -249,7 +249,8 @@ class GuestSandbox(Sandbox):
             if isinstance(scaled, Done):
                 return await self.observe(options)
             result, data = await self._guarded(agent.act(
-                scaled.model_dump(mode="json"), settle=self._settle_bounds, observe=self._shot(options), focused=True,
+                scaled.model_dump(mode="json"), settle=self._settle_bounds, observe=self._shot(options),
+                focused=_focused_part(options),
                 timeout=self._agent_timeout + (scaled.seconds if isinstance(scaled, Wait) else 0.0)))
         except ActionFailed as exc:  # an agent fault: reported in the observation, the episode goes on
             obs = await self.observe(options)
@@ -320,6 +321,12 @@ class GuestSandbox(Sandbox):
                            capabilities=capabilities_of(self), queries=list(self._queries),
                            created_at=self._created, last_active=self._last_active, timings_ms=dict(self.timings_ms),
                            details={**self._details(), "agent": agent, "crash_reason": self._crash_reason})
+
+
+def _focused_part(options: ObserveOptions) -> FocusedPart:
+    """How much of the focused window an agent reply carries: the title always (every
+    observation has one), the whole window when the observation shows it."""
+    return "window" if options.focused else "title"
 
 
 def _ms(t0: float) -> float:

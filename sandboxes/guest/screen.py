@@ -679,6 +679,31 @@ class Screen:
         focused = self._active_xlib()
         return self._window_xlib(focused) if focused is not None else None
 
+    def focused_title(self) -> dict[str, Any] | None:
+        """{id, title} of the focused window, or None: what every observation carries, read
+        with two X round trips (the whole description, `focused_window`, takes about ten)."""
+        if self._disp is None:
+            window = self.focused_window()
+            return {"id": window["id"], "title": window["title"]} if window is not None else None
+        from Xlib import X, Xatom
+        from Xlib.error import BadDrawable, BadWindow
+
+        wid = self._active_xlib()
+        if wid is None:
+            return None
+        d = self._disp
+        win = d.create_resource_object("window", wid)
+        try:
+            name = win.get_full_property(d.intern_atom("_NET_WM_NAME"), d.intern_atom("UTF8_STRING"))
+            if name is not None:
+                title = name.value.decode("utf-8", "replace") if isinstance(name.value, bytes) else str(name.value)
+            else:
+                legacy = win.get_full_property(Xatom.WM_NAME, X.AnyPropertyType)
+                title = legacy.value.decode("latin-1") if legacy is not None and isinstance(legacy.value, bytes) else ""
+        except (BadWindow, BadDrawable):
+            return None  # closed while we looked
+        return {"id": wid, "title": title}
+
     def _active_xlib(self) -> int | None:
         from Xlib import X
 
