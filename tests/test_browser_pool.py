@@ -5,7 +5,6 @@ the last sandbox they serve."""
 from __future__ import annotations
 
 import asyncio
-import sys
 
 import pytest
 
@@ -13,10 +12,11 @@ from cua.actions import Click
 from cua.sandbox import SandboxEvent, ServiceSpec
 from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
 from cua.state import TitleQuery
+from cua.tasks.apps import service
 
 pytestmark = [pytest.mark.slow]
 
-TODO = ServiceSpec(name="app", argv=[sys.executable, "-m", "cua.tasks.apps.serve", "todo"])
+TODO = ServiceSpec.model_validate(service("todo"))
 
 
 async def _until(predicate, timeout: float = 120.0) -> None:  # type: ignore[no-untyped-def]

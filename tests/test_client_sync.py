@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Iterator
 
@@ -14,10 +13,11 @@ from cua.errors import Timeout, Unauthorized, UnknownSandbox
 from cua.server.app import RunningServer, serve_in_thread
 from cua.state import DomQuery, SqlQuery, UrlQuery
 from cua.sync_api import Client, Sandbox, connect
+from cua.tasks.apps import service
 
 pytestmark = pytest.mark.slow  # starts Chromium, Xvfb, QEMU, a server or Ray
 
-CONFIG = {"services": [{"name": "app", "argv": [sys.executable, "-m", "cua.tasks.apps.serve", "todo"]}],
+CONFIG = {"services": [service("todo")],
           "start_url": "/"}
 OPEN_TODOS = "SELECT COUNT(*) AS n FROM todos WHERE done = 0"
 

@@ -5,7 +5,6 @@ pixels), and ids survive a snapshot restore and a fork."""
 from __future__ import annotations
 
 import io
-import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,10 +18,11 @@ from cua.observation import Observation, ObserveOptions, Size
 from cua.sandbox import ServiceSpec
 from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
 from cua.state import SqlQuery
+from cua.tasks.apps import service
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
-TODO = ServiceSpec(name="app", argv=[sys.executable, "-m", "cua.tasks.apps.serve", "todo"])
+TODO = ServiceSpec.model_validate(service("todo"))
 IDS = ObserveOptions(element_ids=True)
 START = "/lists/1?show=all"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import typing
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -269,3 +270,17 @@ async def test_disconnect_closes_unkept_sandboxes(server: RunningServer, client:
     handle = await client.attach(kept.id)
     assert handle.observation.sandbox_id == kept.id
     await handle.close()
+
+
+# --- the dispatch table ---
+
+async def test_every_request_type_has_one_typed_handler() -> None:
+    """`hello` is the protocol's and `cancel` the connection's; every other request model
+    of the protocol has exactly one op, named as the wire names it."""
+    from cua import protocol as p
+    from cua.server.ops import OPS
+
+    assert set(OPS) == set(typing.get_args(p.Request)) - {p.Hello, p.Cancel}
+    for model, op in OPS.items():
+        assert op.model is model and op.name == model.model_fields["type"].default
+    assert {op.name for op in OPS.values()} | {"hello", "cancel"} == set(p.REQUEST_TYPES)

@@ -6,8 +6,6 @@ import asyncio
 import json
 import os
 import signal
-import sys
-import typing
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,7 +17,6 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
 import cua
-from cua import protocol as p
 from cua.actions import Click, Wait
 from cua.client import Client, Event, RemoteSandbox
 from cua.errors import (
@@ -34,12 +31,12 @@ from cua.errors import (
 from cua.observation import ObserveOptions, Size
 from cua.sandbox import Sandbox, register_kind
 from cua.server.app import RunningServer, serve_in_background
-from cua.server.ops import OPS
 from cua.state import AppStateQuery, DomQuery, SqlQuery, TitleQuery, UrlQuery
+from cua.tasks.apps import service
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]  # Chromium; the fast lane: test_fast_server.py
 
-TODO = {"name": "app", "argv": [sys.executable, "-m", "cua.tasks.apps.serve", "todo"]}
+TODO = service("todo")
 CONFIG: dict[str, Any] = {"services": [TODO], "start_url": "/"}
 OPEN_TODOS = "SELECT COUNT(*) AS n FROM todos WHERE done = 0"
 
@@ -382,14 +379,3 @@ async def test_unexpected_exception_is_internal_and_the_server_goes_on(server: R
         data = (await http.get("/v1/metrics", params={"format": "json"})).json()
     assert {"type": "create", "code": "internal", "count": 1} in data["errors"]
     assert data["sandboxes"]["create_failed"] >= 1
-
-
-# --- the dispatch table ---
-
-async def test_every_request_type_has_one_typed_handler() -> None:
-    """`hello` is the protocol's and `cancel` the connection's; every other request model
-    of the protocol has exactly one op, named as the wire names it."""
-    assert set(OPS) == set(typing.get_args(p.Request)) - {p.Hello, p.Cancel}
-    for model, op in OPS.items():
-        assert op.model is model and op.name == model.model_fields["type"].default
-    assert {op.name for op in OPS.values()} | {"hello", "cancel"} == set(p.REQUEST_TYPES)

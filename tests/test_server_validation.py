@@ -18,10 +18,11 @@ from cua.client import Client
 from cua.errors import BadRequest
 from cua.server.app import RunningServer, serve_in_background
 from cua.state import SqlQuery
+from cua.tasks.apps import service
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-TODO = {"name": "app", "argv": [sys.executable, "-m", "cua.tasks.apps.serve", "todo"]}
+TODO = service("todo")
 SLOW_SQL = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000) "
             "SELECT count(*) AS c FROM n")
 
