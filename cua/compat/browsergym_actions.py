@@ -60,7 +60,7 @@ class _Context:
 
 def _key_combo(combo: str) -> Key:
     # Playwright spells combinations "Control+Shift+a"; cua's Key takes the same.
-    return Key(keys=combo)  # type: ignore[arg-type]
+    return Key.model_validate({"keys": combo})
 
 
 def _centre(ctx: _Context, bid: str) -> tuple[float, float]:
@@ -80,13 +80,15 @@ def _states(ctx: _Context, bid: str) -> list[str]:
 
 def _click(ctx: _Context, bid: str, button: str = "left", modifiers: list[str] | None = None) -> list[Action]:
     mods = [str(m) for m in modifiers or []]
-    return [*(KeyDown(key=m) for m in mods), ClickElement(element=str(bid), button=button),  # type: ignore[arg-type]
+    click = ClickElement.model_validate({"element": str(bid), "button": button})  # the agent's button name, validated
+    return [*(KeyDown(key=m) for m in mods), click,
             *(KeyUp(key=m) for m in reversed(mods))]
 
 
 def _dblclick(ctx: _Context, bid: str, button: str = "left", modifiers: list[str] | None = None) -> list[Action]:
     mods = [str(m) for m in modifiers or []]
-    return [*(KeyDown(key=m) for m in mods), ClickElement(element=str(bid), button=button, count=2),  # type: ignore[arg-type]
+    click = ClickElement.model_validate({"element": str(bid), "button": button, "count": 2})
+    return [*(KeyDown(key=m) for m in mods), click,
             *(KeyUp(key=m) for m in reversed(mods))]
 
 
@@ -192,11 +194,10 @@ def parse_browsergym_action(text: str, *, elements: Elements | None = None,
     ctx = _Context(elements=elements or {}, viewport=viewport)
     out: list[Action] = []
     for statement in tree.body:
-        if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
-                and isinstance(statement.value.func, ast.Name)):
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
             raise BrowserGymActionError(f"only function calls are actions, got {ast.unparse(statement)!r}")
-        call = statement.value
-        name = call.func.id  # type: ignore[attr-defined]
+        name = call.func.id
         if name in _UNSUPPORTED:
             raise BrowserGymActionError(f"{name}() is not supported in cua: {_UNSUPPORTED[name]}")
         function = _FUNCTIONS.get(name)

@@ -40,8 +40,9 @@ def build_policy(
         return ScriptedPolicy.from_file(script, family=family), info
     if not family:
         raise ValueError(f"--backend {backend} needs --family")
-    from cua.policy.engine import ModelPolicy
+    from cua.policy.engine import ChatBackend, ModelPolicy
 
+    chat: ChatBackend
     if backend == "openai":
         from cua.policy.backends.openai import OpenAIBackend
 
@@ -54,7 +55,7 @@ def build_policy(
 
         if not model:
             raise ValueError("--backend transformers needs --model PATH")
-        chat = TransformersBackend(model, device=device, dtype=dtype, max_batch=max_batch)  # type: ignore[assignment]
+        chat = TransformersBackend(model, device=device, dtype=dtype, max_batch=max_batch)
         info["model"] = model
     else:
         raise ValueError(f"unknown backend {backend!r}")

@@ -16,6 +16,8 @@ from typing import Any, ClassVar
 from cua.actions import Action, Click, Done, Drag, Key, MouseDown, MouseUp, Move, Scroll, Type, Wait
 from cua.observation import Size
 from cua.policy.families.base import (
+    CLICK_ACTION_NAMES,
+    CLICK_ACTIONS,
     ActionBuilder,
     Family,
     FamilyParseError,
@@ -160,10 +162,9 @@ class Anthropic(Family):
             point = coordinate()
             assert point is not None
             b.move(point)
-        elif action in ("left_click", "right_click", "middle_click", "double_click", "triple_click"):
-            button = {"right_click": "right", "middle_click": "middle"}.get(action, "left")
-            count = {"double_click": 2, "triple_click": 3}.get(action, 1)
-            b.click(coordinate(required=False), button, count)  # type: ignore[arg-type]
+        elif action in CLICK_ACTIONS:
+            button, count = CLICK_ACTIONS[action]
+            b.click(coordinate(required=False), button, count)
         elif action == "left_click_drag":
             end = coordinate()
             assert end is not None
@@ -216,9 +217,7 @@ class Anthropic(Family):
 
     def render_action(self, action: Action, ctx: RenderContext) -> dict[str, Any]:
         if isinstance(action, Click):
-            names = {("left", 1): "left_click", ("right", 1): "right_click", ("middle", 1): "middle_click",
-                     ("left", 2): "double_click", ("left", 3): "triple_click"}
-            name = names.get((action.button, action.count))
+            name = CLICK_ACTION_NAMES.get((action.button, action.count))
             if name is None:
                 ctx.refuse(f"Claude cannot click the {action.button} button {action.count} times")
             return {"action": name, "coordinate": list(ctx.at(action.x, action.y))}

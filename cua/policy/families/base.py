@@ -138,12 +138,11 @@ _EXTRA_KEYS: dict[str, str] = {
     "dollar": "$", "percent": "%", "asciicircum": "^", "ampersand": "&", "asterisk": "*",
     "parenleft": "(", "parenright": ")", "bracketleft": "[", "bracketright": "]",
     "braceleft": "{", "braceright": "}", "less": "<", "greater": ">", "question": "?",
-    "underscore": "_", "bar": "|", "enter": "Enter", "linefeed": "Enter", "newline": "Enter",
+    "underscore": "_", "bar": "|", "linefeed": "Enter", "newline": "Enter",
     "super_r": "Meta", "meta_l": "Meta", "meta_r": "Meta", "hyper": "Meta", "winleft": "Meta",
     "winright": "Meta", "optionleft": "Alt", "optionright": "Alt", "altleft": "Alt",
     "altright": "Alt", "ctrlleft": "Control", "ctrlright": "Control", "shiftleft": "Shift",
-    "shiftright": "Shift", "cmd_l": "Meta", "escape_key": "Escape", "pgup": "PageUp",
-    "pgdn": "PageDown", "arrow_up": "ArrowUp", "arrow_down": "ArrowDown",
+    "shiftright": "Shift", "cmd_l": "Meta", "escape_key": "Escape", "arrow_up": "ArrowUp", "arrow_down": "ArrowDown",
     "arrow_left": "ArrowLeft", "arrow_right": "ArrowRight", "kp_up": "ArrowUp",
     "kp_down": "ArrowDown", "kp_left": "ArrowLeft", "kp_right": "ArrowRight",
 }
@@ -261,17 +260,17 @@ class ActionBuilder:
             self._moved(point)
 
     def mouse_down(self, point: tuple[float, float] | None, button: MouseButton = "left") -> None:
-        if point is None:
-            self.add(MouseDown(button=button))
-        else:
-            self.add(MouseDown(button=button, x=point[0], y=point[1]))
-            self._moved(point)
+        self._press(MouseDown, point, button)
 
     def mouse_up(self, point: tuple[float, float] | None, button: MouseButton = "left") -> None:
+        self._press(MouseUp, point, button)
+
+    def _press(self, kind: type[MouseDown] | type[MouseUp], point: tuple[float, float] | None,
+               button: MouseButton) -> None:
         if point is None:
-            self.add(MouseUp(button=button))
+            self.add(kind(button=button))
         else:
-            self.add(MouseUp(button=button, x=point[0], y=point[1]))
+            self.add(kind(button=button, x=point[0], y=point[1]))
             self._moved(point)
 
     def key(self, names: Sequence[str]) -> None:
@@ -299,8 +298,17 @@ class ActionBuilder:
     def done(self, status: str = "success", answer: str | None = None) -> None:
         if status not in ("success", "failure", "infeasible"):
             raise FamilyParseError(f"unknown termination status {status!r}")
-        self.add(Done(status=status, answer=answer))  # type: ignore[arg-type]
+        self.add(Done.model_validate({"status": status, "answer": answer}))
 
+
+#: The click actions of the computer tools Anthropic and Qwen-Agent define (the same
+#: names in both), as the (button, count) each one is.
+CLICK_ACTIONS: dict[str, tuple[MouseButton, int]] = {
+    "left_click": ("left", 1), "right_click": ("right", 1), "middle_click": ("middle", 1),
+    "double_click": ("left", 2), "triple_click": ("left", 3),
+}
+#: The other way: (button, count) -> the click action's name.
+CLICK_ACTION_NAMES: dict[tuple[str, int], str] = {click: name for name, click in CLICK_ACTIONS.items()}
 
 #: Canonical key name -> the lower-case names Qwen-Agent and UI-TARS models write.
 LOWER_KEY_NAMES: dict[str, str] = {

@@ -12,7 +12,8 @@ import json
 import re
 from typing import Any, ClassVar
 
-from cua.actions import Action, Back, Click, Done, Drag, Forward, Key, Move, Scroll, Type, Wait
+from cua.actions import Action, Back, Click, Done, Drag, Forward, Key, MouseButton, Move, Scroll, Type, Wait
+from cua.observation import Size
 from cua.policy.families.base import (
     ActionBuilder,
     Family,
@@ -29,7 +30,7 @@ from cua.policy.imaging import ModelFrame
 __all__ = ["OpenAICUA", "load_json_payload"]
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
-_BUTTONS = {"left": "left", "right": "right", "wheel": "middle", "middle": "middle"}
+_BUTTONS: dict[str, MouseButton] = {"left": "left", "right": "right", "wheel": "middle", "middle": "middle"}
 #: Canonical key name -> the upper-case names OpenAI's computer-use model writes.
 _KEY_NAMES = {"Control": "CTRL", "Shift": "SHIFT", "Alt": "ALT", "Meta": "META", "Enter": "ENTER",
               "Escape": "ESC", "Backspace": "BACKSPACE", "Delete": "DELETE", "Insert": "INSERT",
@@ -81,7 +82,7 @@ def _message_text(item: dict[str, Any]) -> str:
 class OpenAICUA(Family):
     name: ClassVar[str] = "openai"
 
-    def model_frame(self, frame: Any) -> ModelFrame:
+    def model_frame(self, frame: Size) -> ModelFrame:
         return ModelFrame.identity(frame)
 
     def system_prompt(self, model: ModelFrame) -> str:
@@ -144,7 +145,7 @@ class OpenAICUA(Family):
 
                 b.add(Back() if button == "back" else Forward())
             elif button in _BUTTONS:
-                b.click(xy(), _BUTTONS[button], 1)  # type: ignore[arg-type]
+                b.click(xy(), _BUTTONS[button], 1)
             else:
                 raise FamilyParseError(f"unknown mouse button {button!r}")
         elif kind in ("double_click", "triple_click"):

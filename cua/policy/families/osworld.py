@@ -16,6 +16,8 @@ import operator
 import re
 from typing import Any, ClassVar
 
+from cua.actions import MouseButton
+from cua.observation import Size
 from cua.policy.families.base import ActionBuilder, Family, FamilyParseError, ParseContext, Parsed, number
 from cua.policy.imaging import ModelFrame
 
@@ -25,7 +27,8 @@ _CODE_FENCE = re.compile(r"```(?:python|py|json)?\s*\n?(.*?)```", re.DOTALL)
 _SPECIAL = {"DONE", "FAIL", "WAIT"}
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
            ast.FloorDiv: operator.floordiv}
-_BUTTONS = {"left": "left", "right": "right", "middle": "middle", "primary": "left", "secondary": "right"}
+_BUTTONS: dict[str, MouseButton] = {"left": "left", "right": "right", "middle": "middle", "primary": "left",
+                                    "secondary": "right"}
 
 # The parameters of each pyautogui function, in positional order.
 _SIGNATURES: dict[str, tuple[str, ...]] = {
@@ -62,7 +65,7 @@ def _line(node: ast.AST) -> int | str:
 class OSWorld(Family):
     name: ClassVar[str] = "osworld"
 
-    def model_frame(self, frame: Any) -> ModelFrame:
+    def model_frame(self, frame: Size) -> ModelFrame:
         return ModelFrame.identity(frame)
 
     def system_prompt(self, model: ModelFrame) -> str:
@@ -138,15 +141,15 @@ class OSWorld(Family):
             assert point is not None
             b.move(point)
         elif kind == "CLICK":
-            b.click(xy(required=False), button, int(number(p.get("num_clicks", 1), "num_clicks")))  # type: ignore[arg-type]
+            b.click(xy(required=False), button, int(number(p.get("num_clicks", 1), "num_clicks")))
         elif kind == "RIGHT_CLICK":
             b.click(xy(required=False), "right", 1)
         elif kind == "DOUBLE_CLICK":
             b.click(xy(required=False), "left", 2)
         elif kind == "MOUSE_DOWN":
-            b.mouse_down(None, button)  # type: ignore[arg-type]
+            b.mouse_down(None, button)
         elif kind == "MOUSE_UP":
-            b.mouse_up(None, button)  # type: ignore[arg-type]
+            b.mouse_up(None, button)
         elif kind == "DRAG_TO":
             end = xy()
             assert end is not None
@@ -272,11 +275,11 @@ class OSWorld(Family):
         if button is None:
             raise FamilyParseError(f"unknown button {v.get('button')!r}")
         if name in ("click", "leftClick"):
-            b.click(point(), button, int(number(v.get("clicks", 1), "clicks")))  # type: ignore[arg-type]
+            b.click(point(), button, int(number(v.get("clicks", 1), "clicks")))
         elif name == "doubleClick":
-            b.click(point(), button, 2)  # type: ignore[arg-type]
+            b.click(point(), button, 2)
         elif name == "tripleClick":
-            b.click(point(), button, 3)  # type: ignore[arg-type]
+            b.click(point(), button, 3)
         elif name == "rightClick":
             b.click(point(), "right", 1)
         elif name == "middleClick":
@@ -292,13 +295,13 @@ class OSWorld(Family):
             end = point()
             if end is None:
                 raise FamilyParseError("pyautogui.dragTo() needs x and y")
-            b.drag(None, end, button)  # type: ignore[arg-type]
+            b.drag(None, end, button)
         elif name in ("dragRel", "drag"):
-            b.drag(None, offset(), button)  # type: ignore[arg-type]
+            b.drag(None, offset(), button)
         elif name == "mouseDown":
-            b.mouse_down(point(), button)  # type: ignore[arg-type]
+            b.mouse_down(point(), button)
         elif name == "mouseUp":
-            b.mouse_up(point(), button)  # type: ignore[arg-type]
+            b.mouse_up(point(), button)
         elif name in ("scroll", "vscroll", "hscroll"):
             notches = number(v.get("clicks", 0), "clicks") * b.ctx.scroll_unit_px
             if name == "hscroll":

@@ -15,6 +15,8 @@ from typing import Any, ClassVar
 from cua.actions import Action, Click, Done, Drag, Key, Move, Scroll, Type, Wait
 from cua.observation import Size
 from cua.policy.families.base import (
+    CLICK_ACTION_NAMES,
+    CLICK_ACTIONS,
     LOWER_KEY_NAMES,
     ActionBuilder,
     Family,
@@ -281,10 +283,9 @@ class Qwen25VL(Family):
             point = self.point(args, b)
             assert point is not None
             b.move(point)
-        elif action in ("left_click", "right_click", "middle_click", "double_click", "triple_click"):
-            button = {"right_click": "right", "middle_click": "middle"}.get(action, "left")
-            count = {"double_click": 2, "triple_click": 3}.get(action, 1)
-            b.click(self.point(args, b, required=False), button, count)  # type: ignore[arg-type]
+        elif action in CLICK_ACTIONS:
+            button, count = CLICK_ACTIONS[action]
+            b.click(self.point(args, b, required=False), button, count)
         elif action == "left_click_drag":
             end = self.point(args, b)
             assert end is not None
@@ -339,9 +340,7 @@ class Qwen25VL(Family):
 
     def render_action(self, action: Action, ctx: RenderContext) -> list[dict[str, Any]]:
         if isinstance(action, Click):
-            names = {("left", 1): "left_click", ("right", 1): "right_click", ("middle", 1): "middle_click",
-                     ("left", 2): "double_click", ("left", 3): "triple_click"}
-            name = names.get((action.button, action.count))
+            name = CLICK_ACTION_NAMES.get((action.button, action.count))
             if name is None:
                 ctx.refuse(f"{self.name} cannot click the {action.button} button {action.count} times")
             return [{"action": name, "coordinate": list(ctx.at(action.x, action.y))}]
