@@ -21,6 +21,12 @@ QUIET = "<title>quiet</title><p>nothing happens here</p>"
 #: within the quiet window), then is done.
 LATER = """<title>later</title><button id=b onclick="document.title = 'working'; setTimeout(() => {
   document.body.insertAdjacentHTML('beforeend', '<p id=done>done</p>'); }, 30)">go</button>"""
+#: A click that changes nothing at once and renders its result on a timer: the page has
+#: been still for longer than the quiet window, which alone must not count as settled.
+SILENT_LATER = """<title>silent</title><button id=b onclick="setTimeout(() => {
+  document.body.insertAdjacentHTML('beforeend', '<p id=done>done</p>'); }, 25)">go</button>"""
+#: A page that keeps re-arming a short one-shot timer that changes nothing (a poll loop).
+REARMING = """<title>rearming</title><script>(function tick() { setTimeout(tick, 20); })();</script>"""
 #: A click starts a fetch of a slow answer, then renders it.
 FETCHING = """<title>fetching</title><button id=b onclick="fetch('/hang?s=0.4').then((r) => r.text())
   .then((t) => { document.body.insertAdjacentHTML('beforeend', '<p id=done>' + t + '</p>'); })">go</button>"""
@@ -54,15 +60,26 @@ async def test_a_quiet_page_settles_at_once_and_the_title_is_read_by_the_check()
 
 
 async def test_settle_waits_for_the_pages_timer_and_its_request() -> None:
-    with serve({"/later": LATER, "/fetching": FETCHING}) as site:
+    with serve({"/later": LATER, "/silent": SILENT_LATER, "/fetching": FETCHING}) as site:
         async with open_rig(site) as rig:
-            for path in ("/later", "/fetching"):
+            for path in ("/later", "/silent", "/fetching"):
                 await rig.navigator.goto(site.url(path))
                 await rig.pages.settle()
                 await rig.pages.page.click("#b")
                 info = await rig.pages.settle()
                 assert info.settled, (path, info)
                 assert await rig.pages.page.locator("#done").count() == 1, path  # settled after the work, not before
+
+
+async def test_a_timer_that_keeps_re_arming_is_waited_on_once_not_for_the_budget() -> None:
+    with serve({"/": REARMING}) as site:
+        async with open_rig(site) as rig:
+            await rig.navigator.goto(site.url("/"))
+            await rig.pages.settle()
+            for _ in range(3):
+                info = await rig.pages.settle()
+                assert info.settled and info.reason == "quiet", info
+                assert info.waited_ms < 1500, info  # a timer's wait, not the 3 s budget
 
 
 async def test_a_long_poll_does_not_hold_the_page_unsettled() -> None:

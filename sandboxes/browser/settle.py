@@ -136,7 +136,8 @@ INIT_SCRIPT = r"""
 #   interval ticks that often): the page did its work and scheduled no more, as after most
 #   in-page actions (a click that re-renders synchronously settles in one turn, not `quiet` ms);
 # - otherwise, no mutation for `quiet` ms (work the page drives by other means: animation
-#   frames, message channels, workers).
+#   frames, message channels, workers), and no one-shot timer about to fire that has not
+#   been waited for once already (an action's delayed effect on a page that was still).
 _QUIET_CHECK = r"""
 ([quiet, budget, longRequest]) => new Promise((resolve) => {
   const s = window.__cuaSettle;
@@ -146,6 +147,7 @@ _QUIET_CHECK = r"""
   let popup = false;
   let turn = t0;  // when the previous check ran: a mutation after it means work still going on
   let busyTurns = 0;
+  let heldForTimer = false;
   // When the next timer within `quiet` ms is due (-1: an interval ticks that often; Infinity: none).
   const nextDue = (now) => {
     if (!s.timers) return -1;
@@ -169,10 +171,15 @@ _QUIET_CHECK = r"""
     if (fetching && now - t0 < budget) { turn = now; later(check, 5); return; }
     const due = nextDue(now);
     const changed = s.last > turn;
-    if (!fetching && (since >= quiet || (!changed && due === Infinity))) {
+    // A one-shot timer about to fire may be the action's delayed effect, even on a page that
+    // has been still for longer than `quiet`: wait for it once (a page that keeps re-arming
+    // one is not waited on again, so a poll loop costs one timer's wait, not the budget).
+    const holdForTimer = !heldForTimer && due >= 0 && due !== Infinity;
+    if (!fetching && !holdForTimer && (since >= quiet || (!changed && due === Infinity))) {
       resolve({ quiet: true, navigating: false, popup, title: document.title, version: s.version });
       return;
     }
+    if (holdForTimer) heldForTimer = true;
     if (now - t0 >= budget) { resolve({ quiet: false, navigating: false, popup }); return; }
     busyTurns = changed ? busyTurns + 1 : 0;
     turn = now;
