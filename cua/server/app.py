@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
 import socket
 import threading
@@ -37,6 +36,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import cua
 from cua import protocol as p
+from cua.exposure import OriginPolicy, check_bind, is_loopback, normalize_origins
 from cua.server.auth import Grant, TokenStore, bearer_token, generate_token
 from cua.server.connection import TRANSPORT_EXTENSION, Connection, ConnectionLimits
 from cua.server.manager import SandboxManager
@@ -75,34 +75,10 @@ class ServerSettings:
         return max(4 * self.max_message_bytes, 16 * 1024 * 1024)
 
 
-_LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost"})
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` (an interface to bind, or a Host header's name) is loopback only."""
-    host = host.strip("[]")
-    if host.lower() in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def check_exposure(settings: ServerSettings) -> None:
     """Refuse a server that anyone on the network could drive; raises ValueError."""
-    if settings.token is None and not is_loopback(settings.host) and not settings.unsafe_public_no_auth:
-        raise ValueError(f"refusing to serve {settings.host} without auth: anyone who can reach it could run "
-                         "commands on this host; use a token, bind 127.0.0.1, or pass --unsafe-public-no-auth")
-    for origin in settings.allowed_origins:
-        if origin == "*" or "://" not in origin:
-            raise ValueError(f"allowed origin {origin!r} must be a scheme://host[:port] origin (no wildcards)")
-
-
-def _host_name(host_header: str) -> str:
-    if host_header.startswith("["):
-        return host_header[1:].split("]", 1)[0]
-    return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
+    check_bind(settings.host, auth=settings.token is not None, unsafe_public_no_auth=settings.unsafe_public_no_auth)
+    normalize_origins(settings.allowed_origins)
 
 
 class _OriginGuard:
@@ -112,19 +88,11 @@ class _OriginGuard:
 
     def __init__(self, app: ASGIApp, settings: ServerSettings, metrics: Metrics) -> None:
         self.app = app
-        self.allowed = frozenset(o.rstrip("/").lower() for o in settings.allowed_origins)
-        self.check_host = is_loopback(settings.host)
+        self.origins = OriginPolicy.for_bind(settings.host, settings.allowed_origins)
         self.metrics = metrics
 
     def _refusal(self, scope: Scope) -> str | None:
-        headers = {k: v for k, v in scope.get("headers", ()) if k in (b"origin", b"host")}
-        origin = headers.get(b"origin")
-        if origin is not None and origin.decode("latin-1").rstrip("/").lower() not in self.allowed:
-            return f"origin {origin.decode('latin-1')!r} is not allowed"
-        host = headers.get(b"host")
-        if self.check_host and host is not None and not is_loopback(_host_name(host.decode("latin-1"))):
-            return f"host {host.decode('latin-1')!r} is not loopback"
-        return None
+        return self.origins.refusal_for_headers(scope.get("headers", ()))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
