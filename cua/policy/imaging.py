@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import importlib.util
 import io
 import math
 from dataclasses import dataclass
@@ -82,6 +83,8 @@ def smart_resize_local(
 @functools.cache
 def _upstream() -> Any:
     """qwen-vl-utils' smart_resize, when it imports here (it needs torchvision)."""
+    if importlib.util.find_spec("torchvision") is None:
+        return None  # its import would fail, after importing torch (seconds) first
     try:
         from qwen_vl_utils.vision_process import smart_resize as upstream
     except Exception:  # noqa: BLE001 - any import failure means "not available here"
