@@ -93,6 +93,16 @@ class ServiceSpec(BaseModel):
 EventSink = Callable[[SandboxEvent], None]
 
 
+def screen_from_viewport(data: Any) -> Any:
+    """A screen-backed kind's config (desktop, VM, fake) takes the browser's `viewport`
+    as its `screen`, so one task's sandbox config reads the same across kinds; for use
+    as a `model_validator(mode="before")`."""
+    if isinstance(data, dict) and "viewport" in data:
+        data = dict(data)
+        data.setdefault("screen", data.pop("viewport"))
+    return data
+
+
 class Sandbox(abc.ABC):
     """One isolated screen an agent sees and acts in."""
 

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from cua.observation import Size
+from cua.sandbox import screen_from_viewport
 
 __all__ = ["APP_PRESETS", "APP_START_TIMEOUT", "AppSpec", "DesktopConfig", "SettleSpec", "chromium_argv", "expand_apps"]
 
@@ -109,14 +110,7 @@ class DesktopConfig(BaseModel):
     agent_python: str | None = None
     start_timeout: float = Field(60.0, gt=0, le=600)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _viewport(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "viewport" in data:
-            data = dict(data)
-            viewport = data.pop("viewport")
-            data.setdefault("screen", viewport)
-        return data
+    _viewport = model_validator(mode="before")(staticmethod(screen_from_viewport))
 
     @field_validator("apps", mode="before")
     @classmethod

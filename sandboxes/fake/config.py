@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from cua.observation import Size
+from cua.sandbox import screen_from_viewport
 
 __all__ = ["FakeConfig"]
 
@@ -26,11 +25,4 @@ class FakeConfig(BaseModel):
     #: action would make this many since the last reset: a staged infrastructure fault.
     die_at_step: int | None = Field(None, ge=1)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _viewport(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "viewport" in data:
-            data = dict(data)
-            viewport = data.pop("viewport")
-            data.setdefault("screen", viewport)
-        return data
+    _viewport = model_validator(mode="before")(staticmethod(screen_from_viewport))

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from cua.observation import Size
+from cua.sandbox import screen_from_viewport
 from cua.sandboxes.desktop.config import APP_START_TIMEOUT, AppSpec, expand_apps
 
 __all__ = ["VMConfig"]
@@ -66,13 +67,7 @@ class VMConfig(BaseModel):
     #: Extra kernel command line words (appended to the recipe's).
     kernel_args: str = ""
 
-    @model_validator(mode="before")
-    @classmethod
-    def _viewport(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "viewport" in data:
-            data = dict(data)
-            data.setdefault("screen", data.pop("viewport"))
-        return data
+    _viewport = model_validator(mode="before")(staticmethod(screen_from_viewport))
 
     @field_validator("apps", mode="before")
     @classmethod
