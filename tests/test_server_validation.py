@@ -49,6 +49,10 @@ def _not_executable(tmp: Path) -> str:
 @pytest.mark.parametrize(("config", "field"), [
     ({"start_url": "/lists/1"}, "start_url"),
     ({"start_url": 5}, "start_url"),
+    ({"start_url": "file:///etc/passwd"}, "start_url"),  # a shared browser runs on the host
+    ({"start_url": "FILE:///etc/passwd"}, "start_url"),
+    ({"start_url": "view-source:http://127.0.0.1/"}, "start_url"),
+    ({"start_url": "javascript:alert(1)"}, "start_url"),
     ({"timezone": "Mars/Olympus_Mons"}, "timezone"),
     ({"timezone": "../../etc/passwd"}, "timezone"),
     ({"locale": "en_US; rm -rf /"}, "locale"),
@@ -82,7 +86,7 @@ async def test_unknown_bundled_app_is_bad_request(client: Client) -> None:
 @pytest.mark.slow
 async def test_reset_with_bad_start_url_is_bad_request_and_the_sandbox_goes_on(client: Client) -> None:
     sb = await client.create("browser", config={"isolation": "shared"})
-    for bad in (5, "", "/no/service/to/resolve/against", ["a"]):
+    for bad in (5, "", "/no/service/to/resolve/against", ["a"], "file:///etc/passwd", "chrome://version"):
         with pytest.raises(BadRequest) as caught:
             await sb.reset(options={"start_url": bad})
         assert "start_url" in caught.value.message

@@ -7,6 +7,7 @@ import re
 import shutil
 import zoneinfo
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -14,17 +15,30 @@ from cua.errors import BadRequest
 from cua.observation import Size
 from cua.sandbox import ServiceSpec
 
-__all__ = ["BrowserConfig", "Isolation", "check_start_url", "reset_options"]
+__all__ = ["ALLOWED_SCHEMES", "BrowserConfig", "Isolation", "check_start_url", "reset_options"]
 
 _LOCALE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,4}")
 
 
+#: The URL schemes a sandbox's page may be sent to, by its start URL or a `goto`: no
+#: `file:` (a shared-isolation browser runs on the host and would show the host's files),
+#: no `chrome:`, `javascript:` or `view-source:`.
+ALLOWED_SCHEMES = frozenset({"http", "https", "about", "data"})
+
+
 def check_start_url(url: object, *, has_service: bool) -> None:
-    """Raises ValueError unless `url` is a non-empty string, and a path only beside a service."""
+    """Raises ValueError unless `url` is a non-empty string: a URL of an allowed scheme, or
+    a path only beside a service."""
     if not isinstance(url, str) or not url or len(url) > 8192:
         raise ValueError(f"start_url must be a URL or a path of 1 to 8192 characters, got {type(url).__name__}")
-    if url.startswith("/") and not has_service:
-        raise ValueError(f"start_url {url!r} is a path but the sandbox has no service")
+    if url.startswith("/"):
+        if not has_service:
+            raise ValueError(f"start_url {url!r} is a path but the sandbox has no service")
+        return
+    scheme = urlsplit(url).scheme.lower()
+    if scheme not in ALLOWED_SCHEMES:
+        raise ValueError(f"start_url {url[:200]!r}: scheme {scheme or '(none)'!r} is not allowed; use a path "
+                         f"beside a service or a URL of {', '.join(sorted(ALLOWED_SCHEMES))}")
 
 
 def reset_options(options: dict[str, Any] | None, *, has_service: bool) -> tuple[str | None, bool]:

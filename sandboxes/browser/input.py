@@ -42,15 +42,15 @@ from cua.actions import (
 from cua.errors import ActionFailed
 from cua.observation import ActionError, Size
 from cua.sandbox import scale_action
+from cua.sandboxes.browser.config import ALLOWED_SCHEMES
 from cua.sandboxes.browser.elements import ElementIds, element_centre
 from cua.sandboxes.browser.guard import Guard
 from cua.sandboxes.browser.pages import Pages
 from cua.sandboxes.browser.pwerrors import target_closed
 from cua.sandboxes.browser.settle import navigation_race
 
-__all__ = ["ALLOWED_SCHEMES", "Input", "Pointer", "check_url", "perform"]
+__all__ = ["Input", "Pointer", "check_url", "perform"]
 
-ALLOWED_SCHEMES = frozenset({"http", "https", "about", "data"})
 #: Longer ASCII text is inserted in one go; real key events per character would take seconds.
 _KEYSTROKE_LIMIT = 256
 #: Pixels between synthetic mouse moves along a drag path, so pages see a real motion.
