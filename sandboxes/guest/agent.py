@@ -82,6 +82,30 @@ def start_xvfb(size: str, display: str | None, timeout: float = 30.0) -> tuple[s
     return proc, f":{int(data.strip())}"
 
 
+#: Toolkit settings for every app the agent starts: no blinking text caret, so that a
+#: still screen reads the same twice (a blinking caret made a restored screen differ
+#: from the snapshot's by one 1x18 px caret, and screenshots flicker between steps).
+_GTK_SETTINGS = "[Settings]\ngtk-cursor-blink = false\n"
+_GTK2_RC = "gtk-cursor-blink = 0\n"
+
+
+def steady_toolkit_env(base_dir: str) -> dict[str, str]:
+    """Write GTK 2/3/4 settings under `base_dir` (readable by the apps' user) and return
+    the environment that makes the apps read them, before the system's own."""
+    root = os.path.join(base_dir, "cua-xdg")
+    for version in ("gtk-3.0", "gtk-4.0"):
+        os.makedirs(os.path.join(root, version), mode=0o755, exist_ok=True)
+        with open(os.path.join(root, version, "settings.ini"), "w") as f:
+            f.write(_GTK_SETTINGS)
+    gtk2 = os.path.join(root, "gtkrc-2.0")
+    with open(gtk2, "w") as f:
+        f.write(_GTK2_RC)
+    for path in (root, os.path.join(root, "gtk-3.0"), os.path.join(root, "gtk-4.0")):
+        os.chmod(path, 0o755)
+    system_dirs = os.environ.get("XDG_CONFIG_DIRS") or "/etc/xdg"
+    return {"XDG_CONFIG_DIRS": f"{root}:{system_dirs}", "GTK2_RC_FILES": gtk2}
+
+
 def start_session_bus(timeout: float = 10.0, user: dict[str, Any] | None = None) -> subprocess.Popen[bytes]:
     """A D-Bus session bus (apps' AT-SPI bridges find the accessibility bus through it);
     its address goes into our environment, which spawned apps inherit."""
@@ -731,6 +755,7 @@ def main(argv: list[str] | None = None) -> int:
     if bus is not None:
         agent_protected.add(bus.pid)
         agent.env = {**os.environ, "DISPLAY": display, "HOME": args.home}
+    agent.env.update(steady_toolkit_env(os.environ.get("XDG_RUNTIME_DIR") or "/tmp"))
     wm = None
 
     def start_wm(replace: bool = False) -> subprocess.Popen[bytes]:
