@@ -218,3 +218,20 @@ async def test_upload_and_run(vm: VMSandbox) -> None:
     assert out.stdout.split() == [hashlib.md5(data).hexdigest(), "user"]
     slow = await vm.run_command(["sleep", "60"], time_limit=2)
     assert slow.timed_out and slow.returncode is None
+
+
+async def test_a_panicking_guest_kernel_is_a_crash_not_a_hang() -> None:
+    """The guest boots with panic=-1 and QEMU with -no-reboot: a kernel panic ends QEMU at
+    once, and the error names the panic. Before, the panicked guest hung with its agent's
+    port open and every call waited out its timeout (seen right after a TCG restore).
+    Here the panic is the kernel's own "unable to mount root fs", forced by a missing init
+    and root device."""
+    config = CONFIG.model_copy(update={"kernel_args": "rdinit=/cua-no-init root=/dev/cua-no-root", "apps": [],
+                                       "boot_timeout": 900})
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    with pytest.raises(SandboxCrashed) as info:
+        await create_sandbox("vm", config, sandbox_id="test-vm-panic")
+    assert "kernel panicked" in info.value.message, info.value.message
+    assert "Unable to mount root fs" in info.value.message, info.value.message
+    assert loop.time() - t0 < 300  # a boot to the panic under TCG, not the 900 s boot timeout

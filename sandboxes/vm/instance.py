@@ -146,7 +146,7 @@ class Instance:
                     self._die("the guest agent closed its port (killed or exited)")
                     return
                 if msg["event"] == "SHUTDOWN":
-                    self._die("the guest shut down")
+                    self._die(self._with_panic(f"the guest shut down ({msg['data'].get('reason', 'no reason given')})"))
                     return
         finally:
             exited.cancel()
@@ -154,6 +154,13 @@ class Instance:
                 event.cancel()
             with contextlib.suppress(ListenerError):
                 self.qemu.qmp.remove_listener(listener)
+
+    def _with_panic(self, reason: str) -> str:
+        """The reason, with the guest kernel's panic line when its console has one (the
+        guest boots with panic=-1 and QEMU with -no-reboot, so a panic ends QEMU)."""
+        panic = next((line for line in reversed(self.qemu.console_tail(200).splitlines())
+                      if "Kernel panic" in line), None)
+        return f"the guest kernel panicked: {panic.strip()}" if panic else reason
 
     def _lost(self, reason: str) -> None:
         self._die(reason)
@@ -166,7 +173,7 @@ class Instance:
         if status is None:
             return reason
         tail = self.qemu.stderr_tail()
-        return f"QEMU exited ({status})" + (f": {tail}" if tail else "")
+        return self._with_panic(f"QEMU exited ({status})" + (f": {tail}" if tail else ""))
 
     def _die(self, reason: str) -> None:
         if self.died:

@@ -289,6 +289,7 @@ class QemuProcess:
             "-mon", "chardev=qmp,mode=control",
             "-nic", "none",
             "-rtc", "base=utc,clock=vm",
+            "-no-reboot",  # a guest that reboots (or panics, with panic=-1) ends QEMU: a crash
         ]
         if spec.incoming:
             argv += ["-S", "-incoming", "defer"]

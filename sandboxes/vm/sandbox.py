@@ -102,7 +102,10 @@ class VMSandbox(GuestSandbox):
 
     def _spec(self, name: str, *, incoming: bool = False) -> LaunchSpec:
         workdir = self._root / f"{name}-{uuid.uuid4().hex[:6]}"
-        args = f"{self.image.kernel_cmdline} cua.screen={self._screen.width}x{self._screen.height}"
+        # panic=-1: a panicking guest kernel reboots at once, and QEMU (-no-reboot) exits,
+        # which the instance reports as a crash; the default (panic=0) hangs the guest with
+        # its agent's port still open, so every call would wait for its timeout.
+        args = f"{self.image.kernel_cmdline} panic=-1 cua.screen={self._screen.width}x{self._screen.height}"
         if self.config.kernel_args:
             args += " " + self.config.kernel_args
         return LaunchSpec(kernel=self.image.kernel, initrd=self.image.initrd, cmdline=args,
@@ -252,17 +255,14 @@ class VMSandbox(GuestSandbox):
             if self._closed:
                 raise SandboxCrashed(f"VM sandbox {self.id} is closed")
             t0 = time.monotonic()
-            inst = await self._take_standby(snap.id)
+            standby = await self._take_standby(snap.id)
             prepared_ms = _ms(t0)
-            if inst is None:
-                inst = await Instance.prepare(self._spec("restore", incoming=True), snap)
             old, self._inst = self._inst, None
             if old is not None:
                 await old.destroy()  # first: a running TCG guest would slow the load below
             try:
-                await inst.activate(snap, timeout=self.config.boot_timeout)
+                inst = await self._run_from(snap, "restore", standby)
             except BaseException:
-                await inst.destroy()
                 self._report_death("restore failed")
                 raise
             self._adopt(inst)
@@ -272,6 +272,32 @@ class VMSandbox(GuestSandbox):
         self._schedule_standby(snap)
         obs = await self.observe(observe)
         return obs.model_copy(update={"timings_ms": {**obs.timings_ms, timing: self.timings_ms[timing]}})
+
+    async def _run_from(self, snap: SnapshotFiles, name: str, prepared: Instance | None) -> Instance:
+        """A running instance from a snapshot's files, `prepared` (a standby) or a new one.
+
+        A guest that dies as it starts from the snapshot (its kernel panicked in an
+        interrupt right after a TCG restore, now and then) is started once more from fresh
+        copies: the
+        snapshot's files are never written, so a second start is an independent try, and
+        the retry is counted in `timings_ms["restarts"]`."""
+        for attempt in (1, 2):
+            inst = prepared or await Instance.prepare(self._spec(name, incoming=True), snap)
+            prepared = None
+            try:
+                await inst.activate(snap, timeout=self.config.boot_timeout)
+                return inst
+            except SandboxCrashed as exc:
+                await inst.destroy()
+                if attempt == 2:
+                    raise
+                log.warning("vm %s: the guest died starting from snapshot %s (%s); starting it again",
+                            self.id, snap.id, exc)
+                self.timings_ms["restarts"] = self.timings_ms.get("restarts", 0) + 1
+            except BaseException:
+                await inst.destroy()
+                raise
+        raise AssertionError("unreachable")
 
     async def delete_snapshot(self, ref: SnapshotRef) -> None:
         snap = self._snapshots.pop(ref.id, None)
@@ -353,13 +379,7 @@ class VMSandbox(GuestSandbox):
             child._snapshots[own.id] = own
             snapshots.register(own)
             child._initial = own
-            inst = await Instance.prepare(child._spec("fork", incoming=True), own)
-            try:
-                await inst.activate(own, timeout=self.config.boot_timeout)
-            except BaseException:
-                await inst.destroy()
-                raise
-            child._adopt(inst)
+            child._adopt(await child._run_from(own, "fork", None))
             await child._read_agent_info()
             child._step = snapshot_step(ref)
         except BaseException:
