@@ -21,7 +21,6 @@ import contextlib
 import importlib.util
 import json
 import os
-import socket
 import sys
 from typing import Any
 
@@ -29,6 +28,7 @@ import uvicorn
 
 from cua.tasks.apps import load_app
 from cua.tasks.apps.base import build_asgi
+from cua.tasks.apps.serve import listen_tcp, listen_unix
 
 _HTTP = "httptools" if importlib.util.find_spec("httptools") else "h11"
 
@@ -43,14 +43,8 @@ class _Server(uvicorn.Server):
 async def _start(cmd: dict[str, Any], instances: dict[str, tuple[_Server, asyncio.Task[None]]]) -> dict[str, Any]:
     app = load_app(str(cmd["app"]))
     app.reset(int(cmd.get("seed", 0)))
-    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    tcp.bind(("127.0.0.1", int(cmd.get("port", 0))))
     path = str(cmd["socket"])
-    if os.path.exists(path):
-        os.unlink(path)
-    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    unix.bind(path)
+    tcp, unix = listen_tcp(int(cmd.get("port", 0))), listen_unix(path)
     server = _Server(uvicorn.Config(build_asgi(app), log_level="warning", lifespan="off", access_log=False,
                                     http=_HTTP, loop="asyncio"))
     task = asyncio.create_task(server.serve(sockets=[tcp, unix]))
