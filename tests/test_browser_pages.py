@@ -147,3 +147,67 @@ async def test_a_popup_that_never_opens_ends_the_settle_with_the_reason() -> Non
             info = await rig.pages.settle()
             assert info.reason.endswith("+popup_not_opened")
             assert rig.pages.activity is not None and not rig.pages.activity.popup_requested
+
+
+#: A page that counts its visits in web storage and a cookie, and shows both: what a
+#: reset clears, so a reset's page reads "visit 1" whatever the context had seen before.
+VISITS = """<title>visits</title><script>
+const n = Number(localStorage.getItem("n") || 0) + 1;
+localStorage.setItem("n", String(n));
+document.cookie = "seen=" + n;
+addEventListener("DOMContentLoaded", () => {
+  document.getElementById("n").textContent = "visit " + n + " " + document.cookie;
+});
+</script><p id=n></p><button id=b onclick="document.getElementById('n').textContent = 'clicked'">go</button>
+<a id=next href="/next">next</a>"""
+
+
+async def test_a_worn_context_is_recycled_at_reset_and_the_agent_sees_the_same_page() -> None:
+    from cua.actions import Click
+    from cua.info import SandboxEvent
+    from cua.observation import ObserveOptions
+    from cua.sandboxes.browser.sandbox import BrowserSandbox
+    from cua.state import DomQuery
+
+    events: list[SandboxEvent] = []
+    with serve({"/": VISITS, "/next": NEXT}) as site:
+        sb = await BrowserSandbox.create({"isolation": "shared", "start_url": site.url("/")},
+                                         sandbox_id="bx-recycle", emit=events.append)
+        try:
+            pages = sb._pages
+            pages.recycle_after_requests = 3
+            png = ObserveOptions(format="png")
+
+            async def text() -> str:
+                (res,) = await sb.query([DomQuery(selector="#n", prop="text")])
+                return str(res.value)
+
+            first = await sb.reset(observe=png)
+            assert first.screenshot is not None and await text() == "visit 1 seen=1"
+            old_context, old_page = pages.context, pages.page
+            for _ in range(3):  # requests the context keeps until it closes
+                await sb.act(Click(x=10, y=10))
+                await old_page.goto(site.url("/next"))
+                await old_page.goto(site.url("/"))
+            assert pages.requests >= 3 and pages.worn()
+            again = await sb.reset(observe=png)
+            assert pages.context is not old_context and old_page.is_closed()
+            assert pages.requests <= 2  # the reset's own load, in the fresh context
+            assert again.screenshot is not None and again.screenshot.data == first.screenshot.data
+            assert (again.url, again.title) == (first.url, first.title)
+            assert await text() == "visit 1 seen=1"  # cleared, as any reset clears
+            # The agent goes on acting in the new page: input, settling and events follow it.
+            box = (await sb.query([DomQuery(selector="#b", prop="bbox")]))[0].value
+            clicked = await sb.act(Click(x=box["x"] + 2, y=box["y"] + 2))
+            assert clicked.settle is not None and clicked.settle.settled and await text() == "clicked"
+            before = len([e for e in events if e.event == "navigated"])
+            box = (await sb.query([DomQuery(selector="#next", prop="bbox")]))[0].value
+            moved = await sb.act(Click(x=box["x"] + 2, y=box["y"] + 2))
+            assert moved.url == site.url("/next") and moved.title == "next"
+            assert len([e for e in events if e.event == "navigated"]) > before
+            # Without wear, a reset keeps the context.
+            kept = pages.context
+            await sb.reset()
+            assert pages.context is kept
+        finally:
+            await sb.close()

@@ -6,6 +6,13 @@ a browser window would. Native dialogs (alert, confirm, prompt) block a page and
 be clicked on a headless screen: they are accepted and reported as `dialog` events.
 Navigations of the page's main frame are reported as `navigated` events, and the origins
 they reached are kept so that a reset or restore clears their storage.
+
+Playwright keeps an object per request a context made (its Request and Response, in the
+driver and in this process) until the context closes: a sandbox that lives for days of
+episodes would grow without bound. So the context is recycled: once it has made
+`recycle_after_requests` requests, the next reset (which loads its page afresh, with
+cookies and storage cleared) runs in a new context of the same browser, and the old one
+is closed. The agent sees the same page: a reset's load of a cleared context.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import asyncio
 import logging
 from urllib.parse import urlsplit
 
-from playwright.async_api import BrowserContext, Dialog, Frame, Page
+from playwright.async_api import BrowserContext, Dialog, Frame, Page, Request
 from playwright.async_api import Error as PlaywrightError
 
 from cua.errors import SandboxCrashed, Timeout
@@ -23,9 +30,14 @@ from cua.sandboxes.browser.cdp import Cdp
 from cua.sandboxes.browser.guard import Guard
 from cua.sandboxes.browser.settle import PageActivity
 
-__all__ = ["Pages", "origin_of"]
+__all__ = ["Pages", "RECYCLE_AFTER_REQUESTS", "origin_of"]
 
 log = logging.getLogger(__name__)
+
+#: Requests a context makes before the next reset moves the sandbox to a fresh one. Each
+#: costs about 10 KiB in this process (its Request and Response) until its context closes;
+#: a recycle costs a context and a page (tens of milliseconds), once per this many requests.
+RECYCLE_AFTER_REQUESTS = 500
 
 
 class Pages:
@@ -44,15 +56,56 @@ class Pages:
         self._adopting: asyncio.Future[None] | None = None
         self._new_page = asyncio.Event()
         self._replacing = False
+        #: Requests the current context has made (what Playwright keeps until it closes).
+        self.requests = 0
+        self.recycle_after_requests = RECYCLE_AFTER_REQUESTS
+        #: Live screencasts of the agent's page (stream.py): they hold the page, so the
+        #: context is not recycled under them.
+        self.watchers = 0
+        #: The page activity of the context before the last recycle, held so that its id,
+        #: which the observer's accessibility-tree cache keys on, is not reused meanwhile.
+        self._retired: PageActivity | None = None
 
     async def open(self) -> None:
         """Open the first page of `context` and watch the context for the pages it opens."""
         context = self.context
         assert context is not None
         context.on("page", self._on_new_page)
+        context.on("request", self._on_request)
         page = await self._guard.call(context.new_page(), "new_page")
         if self.current is not page:  # the "page" event may already have adopted it
             await self._adopt(page)
+
+    def worn(self) -> bool:
+        """Whether the context has made enough requests to be recycled at the next reset
+        (and no screencast holds its page)."""
+        return self.requests >= self.recycle_after_requests and not self.watchers and not self.switching
+
+    async def recycle(self, context: BrowserContext) -> None:
+        """Move the agent to the first page of `context`, a fresh context of the same browser
+        with the same options, and close the old one (the caller then loads the page).
+        Cookies, storage and history stay with the old context: a reset clears them anyway."""
+        old, activity = self.context, self.activity
+        if old is not None:
+            old.remove_listener("page", self._on_new_page)
+            old.remove_listener("request", self._on_request)
+        if activity is not None:
+            activity.inflight.clear()
+        self._retired = activity
+        self.context, self.current, self.cdp, self.activity = context, None, None, None
+        self.origins = set()
+        self.requests = 0
+        try:
+            await self.open()
+        finally:
+            if old is not None:
+                try:
+                    await self._guard.call(old.close(), "close the recycled context")
+                except (PlaywrightError, SandboxCrashed, Timeout) as exc:
+                    log.warning("sandbox %s could not close its recycled context: %s", self._guard.sandbox_id, exc)
+
+    def _on_request(self, _request: Request) -> None:
+        self.requests += 1
 
     @property
     def page(self) -> Page:

@@ -20,12 +20,14 @@ queries (queries.py) and live frames (stream.py).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from typing import Any, Literal
 
-from playwright.async_api import Page
+from playwright.async_api import BrowserContext, Page
+from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, ValidationError
 
 from cua.actions import Action
@@ -152,13 +154,25 @@ class BrowserSandbox(Sandbox):
         _live[loop] = _live.get(loop, 0) + 1
 
     async def _start(self) -> None:
-        cfg = self.config
-        browser = await self._processes.start(self.id)
-        self._pages.context = await self._guard.call(browser.new_context(
+        await self._processes.start(self.id)
+        self._pages.context = await self._new_context()
+        await self._pages.open()
+
+    async def _new_context(self) -> BrowserContext:
+        """A browser context of the sandbox's browser, as the config asks for (the first one,
+        or a fresh one when the pages recycle theirs: pages.py)."""
+        cfg, browser = self.config, self._guard.browser
+        assert browser is not None
+        context = await self._guard.call(browser.new_context(
             viewport={"width": self._screen.width, "height": self._screen.height}, device_scale_factor=1,
             locale=cfg.locale, timezone_id=cfg.timezone, service_workers="block"), "new_context")
-        await self._guard.call(self._pages.context.add_init_script(INIT_SCRIPT), "init script")
-        await self._pages.open()
+        try:
+            await self._guard.call(context.add_init_script(INIT_SCRIPT), "init script")
+        except BaseException:
+            with contextlib.suppress(PlaywrightError):
+                await context.close()
+            raise
+        return context
 
     async def close(self) -> None:
         if self._guard.closed:
@@ -231,6 +245,8 @@ class BrowserSandbox(Sandbox):
         def services_reset() -> list[Awaitable[None]]:
             return [self._guard.call(c.reset(seed), f"reset {c.name}") for c in self._controls.values()]
 
+        if self._pages.worn():  # a fresh context; the page is then loaded below, as after any reset
+            await self._pages.recycle(await self._new_context())
         nav = self._navigator
         if reload or not nav.same_page(url) or \
                 not await nav.restart_in_page(url, *services_reset(), self._input.move_pointer(0, 0)):

@@ -30,10 +30,12 @@ async def frames(guard: Guard, pages: Pages, options: ObserveOptions, screen: Si
     guard.check_alive()
     assert pages.context is not None
     cdp = Cdp(await guard.call(pages.context.new_cdp_session(pages.page), "screencast session"))
+    pages.watchers += 1  # the page is not recycled under its screencast
     try:
         async for shot in screencast(cdp, options, screen, max_fps=max_fps, check_alive=guard.check_alive):
             yield shot
     finally:
+        pages.watchers -= 1
         if guard.alive:
             try:
                 await asyncio.wait_for(cdp.send("Page.stopScreencast"), 5)
