@@ -14,6 +14,10 @@ median of the per-round ratios, which holds on a machine whose load changes unde
 
     python bench/miniwob_race.py [--tasks click-button,enter-text] [--seeds 3] [--rounds 3]
 
+Each round also says what an episode cost in CPU, by process (chromium, the Playwright
+driver, the server, the app service, chromedriver, this process), measured over the round:
+on a loaded machine the backend that needs less CPU per episode is the faster one.
+
 Last line: `miniwob_eps_ratio_p1=<cua/farama> miniwob_eps_ratio_p4=<cua/farama>`.
 """
 
@@ -31,6 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from browser_throughput import cpu_by_process, cpu_delta
 from miniwob_parity import _key, _make_env, _wob_actions, available
 
 import cua
@@ -60,10 +65,27 @@ class Timing:
     passed: int = 0
     #: cua only: each phase of the episode record's timings (reset, state_initial, act, ...).
     phases_ms: dict[str, list[float]] = field(default_factory=dict)
+    #: CPU seconds by process name over the round (every process of this run: the other
+    #: backend's idle ones too).
+    cpu_s: dict[str, float] = field(default_factory=dict)
 
     @property
     def eps(self) -> float:
         return self.episodes / self.seconds if self.seconds else 0.0
+
+    def cpu_line(self) -> str:
+        """CPU ms per episode, in all and by process (those that spent at least 1 ms)."""
+        per = {name: 1000 * sec / max(1, self.episodes) for name, sec in self.cpu_s.items()}
+        parts = ", ".join(f"{name} {ms:.0f}" for name, ms in sorted(per.items(), key=lambda kv: -kv[1]) if ms >= 1)
+        return f"{sum(v for v in per.values() if v > 0):.0f} ms CPU/episode ({parts})"
+
+
+async def timed(run: Any) -> Timing:
+    """`run` (a coroutine giving a Timing), with the CPU every process of this run spent meanwhile."""
+    before = cpu_by_process()
+    timing: Timing = await run
+    timing.cpu_s = cpu_delta(before, cpu_by_process())
+    return timing
 
 
 async def record_traces(tasks: list[str], seeds: list[int]) -> list[Job]:
@@ -190,8 +212,8 @@ async def main_async(args: argparse.Namespace) -> int:
                     order = ("cua", "farama") if r % 2 == 0 else ("farama", "cua")
                     results: dict[str, Timing] = {}
                     for backend in order:
-                        results[backend] = (await race_cua(sandboxes, jobs, parallel) if backend == "cua"
-                                            else await asyncio.to_thread(pool.race, jobs, parallel))
+                        results[backend] = await timed(race_cua(sandboxes, jobs, parallel) if backend == "cua"
+                                                       else asyncio.to_thread(pool.race, jobs, parallel))
                     c, f = results["cua"], results["farama"]
                     ratios.setdefault(parallel, []).append(c.eps / f.eps if f.eps else 0.0)
                     print(f"p{parallel} round {r}: cua {c.eps:.2f} eps/s (step p50 {_p50(c.steps_ms)} ms, reset p50 "
@@ -200,6 +222,7 @@ async def main_async(args: argparse.Namespace) -> int:
                           f"{f.passed}/{f.episodes})  ratio {ratios[parallel][-1]:.2f}", flush=True)
                     print("    cua phases p50 ms: " + " ".join(f"{k}={_p50(v)}" for k, v in c.phases_ms.items()),
                           flush=True)
+                    print(f"    cua {c.cpu_line()}\n    farama {f.cpu_line()}", flush=True)
             finally:
                 for sandbox in sandboxes:
                     await sandbox.close()

@@ -358,6 +358,17 @@ class RemoteSandbox:
         return await self._observed(p.Reset(id=self._client._id(), sandbox_id=self.id, seed=seed, options=options,
                                             observe=observe, timeout=self._t(timeout)))
 
+    async def reset_query(self, queries: Sequence[StateQuery], *, seed: int | None = None,
+                          options: dict[str, Any] | None = None, observe: ObserveOptions | None = None,
+                          timeout: float | None = None) -> tuple[Observation, list[StateResult]]:
+        """`reset`, then `queries` answered once it settled, in one round trip (an episode's
+        initial state and instruction read with its first observation)."""
+        result: p.ObservationResult = await self._client._request(p.Reset(
+            id=self._client._id(), sandbox_id=self.id, seed=seed, options=options, observe=observe,
+            queries=list(queries), timeout=self._t(timeout)))
+        self.observation = result.observation
+        return result.observation, list(result.results or [])
+
     async def act(self, action: Action | Sequence[Action], *, frame: Size | None = None,
                   observe: ObserveOptions | None = None, timeout: float | None = None) -> Observation:
         """Perform one action (or several in order) and observe once at the end."""

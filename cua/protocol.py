@@ -181,6 +181,9 @@ class Reset(_Request):
     seed: Annotated[int, Field(ge=-(2**63), le=2**63 - 1, strict=True)] | None = None
     options: dict[str, Any] | None = None
     observe: ObserveOptions | None = None
+    #: State queries answered once the reset has settled, in the same answer: an episode's
+    #: initial reads (the judge's, the instruction from the page) cost no second round trip.
+    queries: list[StateQuery] | None = Field(None, max_length=1000)
 
 
 class Act(_Request):
@@ -345,7 +348,7 @@ class ObservationResult(_Payload):
     """reset / act / observe / restore."""
 
     observation: Observation
-    #: The act request's `queries`, answered after the action (None when it asked none).
+    #: The reset's or act's `queries`, answered after it (None when it asked none).
     results: list[StateResult] | None = None
 
 

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cua.actions import Action, Done, Type
 from cua.episode.agent import AgentTurn, EpisodeAgent, EpisodeContext, agent_info
-from cua.episode.handle import ActQueryHandle, SandboxHandle
+from cua.episode.handle import ActQueryHandle, ResetQueryHandle, SandboxHandle
 from cua.errors import CuaError, InternalError
 from cua.observation import ActionError, Observation, ObserveOptions
 from cua.state import StateQuery, StateResult
@@ -254,16 +254,25 @@ class Episode:
         if self._observation is not None:
             raise RuntimeError("an Episode resets once; start a new Episode for the next one")
         instance, timings = self.instance, self.record.timings_ms
+        setup_query = instance.setup.instruction_query
+        queries = list(instance.judge.queries())
+        asked = [*queries, setup_query] if setup_query is not None else queries
         t = time.perf_counter()
-        obs = await self.handle.reset(seed=instance.reset_seed, options=self.reset_options(options),
-                                      observe=self.observe)
+        state: dict[str, StateResult] | None = None
+        if asked and instance.setup.actions is None and isinstance(self.handle, ResetQueryHandle):
+            # the initial reads ride on the reset (no setup steps come between)
+            obs, results = await self.handle.reset_query(asked, seed=instance.reset_seed,
+                                                         options=self.reset_options(options), observe=self.observe)
+            state = {query_key(q): r for q, r in zip(asked, results, strict=True)}
+        else:
+            obs = await self.handle.reset(seed=instance.reset_seed, options=self.reset_options(options),
+                                          observe=self.observe)
         if instance.setup.actions is not None:
             obs = await self._run_setup(obs)
         timings["reset"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        setup_query = instance.setup.instruction_query
-        queries = list(instance.judge.queries())
-        state = await gather_state(self.handle, [*queries, setup_query] if setup_query is not None else queries)
+        if state is None:
+            state = await gather_state(self.handle, asked)
         if setup_query is not None:
             result = state.get(query_key(setup_query))
             if result is None or not result.ok or not isinstance(result.value, str) or not result.value.strip():

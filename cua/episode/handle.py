@@ -25,7 +25,7 @@ from cua.info import SandboxInfo, SnapshotRef
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
-__all__ = ["ActQueryHandle", "EventCallback", "SandboxHandle", "SandboxOpener", "StreamingHandle"]
+__all__ = ["ActQueryHandle", "EventCallback", "ResetQueryHandle", "SandboxHandle", "SandboxOpener", "StreamingHandle"]
 
 EventCallback = Callable[[Event], None]
 
@@ -80,6 +80,17 @@ class ActQueryHandle(Protocol):
     async def act_query(self, action: Action | Sequence[Action], queries: Sequence[StateQuery], *,
                         frame: Size | None = None, observe: ObserveOptions | None = None
                         ) -> tuple[Observation, list[StateResult]]: ...
+
+
+@runtime_checkable
+class ResetQueryHandle(Protocol):
+    """A handle that resets and answers state queries about the reset state in one exchange
+    (`RemoteSandbox.reset_query`: one round trip; `LocalSandbox.reset_query`), so an episode's
+    initial reads come with its first observation."""
+
+    async def reset_query(self, queries: Sequence[StateQuery], *, seed: int | None = None,
+                          options: dict[str, Any] | None = None, observe: ObserveOptions | None = None
+                          ) -> tuple[Observation, list[StateResult]]: ...
 
 
 @runtime_checkable

@@ -96,6 +96,15 @@ class LocalSandbox:
                     observe: ObserveOptions | None = None) -> Observation:
         return self._seen(await self.sandbox.reset(seed=seed, options=options, observe=observe))
 
+    async def reset_query(self, queries: Sequence[StateQuery], *, seed: int | None = None,
+                          options: dict[str, Any] | None = None, observe: ObserveOptions | None = None
+                          ) -> tuple[Observation, list[StateResult]]:
+        """`reset`, then `queries` (as `RemoteSandbox.reset_query`, which does both in one round trip)."""
+        if not isinstance(self.sandbox, Queryable):
+            raise unsupported("answer state queries", self.sandbox.kind)
+        obs = await self.reset(seed=seed, options=options, observe=observe)
+        return obs, await self.sandbox.query(list(queries))
+
     async def act(self, action: Action | Sequence[Action], *, frame: Size | None = None,
                   observe: ObserveOptions | None = None) -> Observation:
         """Perform one action (or several in order) and observe once at the end."""

@@ -119,8 +119,12 @@ async def create(ctx: Context, req: p.Create) -> Reply:
 async def reset(ctx: Context, req: p.Reset) -> Reply:
     managed = ctx.sandbox(req.sandbox_id)
     async with ctx.manager.use(managed) as sandbox:
+        if req.queries is not None and not isinstance(sandbox, Queryable):
+            raise unsupported("answer state queries", managed.kind)
         obs = await sandbox.reset(seed=req.seed, options=req.options, observe=req.observe)
-    return _observation(ctx, managed, obs)
+        results = await sandbox.query(req.queries) \
+            if req.queries is not None and isinstance(sandbox, Queryable) else None
+    return _observation(ctx, managed, obs, results)
 
 
 async def act(ctx: Context, req: p.Act) -> Reply:
