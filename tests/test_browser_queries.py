@@ -78,3 +78,28 @@ async def test_a_dead_sandbox_raises_instead_of_answering() -> None:
             rig.guard.die("browser process exited")
             with pytest.raises(SandboxCrashed):
                 await rig.queries.answer([TitleQuery()])
+
+
+SHADOWED = """<title>shadow</title><p class=item>outside</p><div id=host></div>
+<script>document.getElementById("host").attachShadow({mode: "open"}).innerHTML = "<p class=item>inside</p>";</script>"""
+
+
+async def test_dom_queries_find_what_playwright_selectors_find() -> None:
+    """CSS, Playwright's own CSS extensions, XPath, and CSS through an open shadow root:
+    the page's DOM API answers where it finds the same elements, a locator otherwise."""
+    with serve({"/": PAGE, "/shadow": SHADOWED}) as site:
+        async with open_rig(site) as rig:
+            await rig.navigator.goto(site.url("/"))
+            css, extended, xpath, xpath_text, nothing = await rig.queries.answer([
+                DomQuery(selector="li.item", prop="text", all=True),
+                DomQuery(selector="li:has-text('two')", prop="text"),
+                DomQuery(selector="//li[@class='item']", selector_type="xpath", prop="text", all=True),
+                DomQuery(selector="//li/text()", selector_type="xpath", prop="count"),  # text nodes are not elements
+                DomQuery(selector="#nope", prop="text")])
+            assert (css.value, extended.value, xpath.value) == (["one", "two"], "two", ["one", "two"])
+            assert (xpath_text.value, nothing.ok, nothing.value) == (0, True, None)
+            await rig.navigator.goto(site.url("/shadow"))
+            pierced, count, by_xpath = await rig.queries.answer([
+                DomQuery(selector=".item", prop="text", all=True), DomQuery(selector="p", prop="count"),
+                DomQuery(selector="//p", selector_type="xpath", prop="count")])  # XPath does not pierce
+            assert (pierced.value, count.value, by_xpath.value) == (["outside", "inside"], 2, 1)
