@@ -9,12 +9,17 @@ frames and leaves without closing (the server must clean up after it), and anoth
 connects, sends 60 observes and never reads (the server must drop it, not buffer it).
 
 Every 10 s it samples the server's own RSS and the PSS of its whole process tree
-(browsers, app host, services). At the end it compares the first and the last
-`--window` minutes: median server RSS, median tree PSS, and the step latency p50.
+(browsers, app host, services), the RSS of each role in the tree (the server's Python,
+Playwright's node driver, Chromium, the services), and the tree's CPU seconds. At the
+end it compares the first and the last `--window` minutes: median server RSS, median
+tree PSS, the step latency p50, and the tree's CPU seconds per step (on a shared,
+loaded machine latency follows the neighbours' load; CPU per step follows the server's
+own work).
 
     python bench/soak.py --minutes 30 [--sandboxes 2] [--isolation shared] [--window 5]
 
 Last line: soak rss_last_vs_first=<ratio> tree_pss_last_vs_first=<ratio> step_p50_last_vs_first=<ratio>
+cpu_per_step_last_vs_first=<ratio> driver_rss_last_vs_first=<ratio> chromium_rss_last_vs_first=<ratio>
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from _proc import argv, memory_sample, process_tree  # bench/ is this script's folder
+from _proc import argv, memory_sample, process_tree, rss_bytes  # bench/ is this script's folder
 
 import cua
 from cua.actions import Click, Key, Scroll, Type
@@ -48,6 +53,8 @@ class Record:
     started: float = field(default_factory=time.monotonic)
     steps: list[tuple[float, float]] = field(default_factory=list)  # (t, seconds)
     samples: list[tuple[float, int, int]] = field(default_factory=list)  # (t, server rss, tree pss) bytes
+    #: (t, {role: rss bytes}, tree CPU seconds so far)
+    roles: list[tuple[float, dict[str, int], float]] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
     episodes: int = 0
     churned: int = 0
@@ -67,6 +74,42 @@ def _server_pid() -> int:
         if proc.pid != me and b"cua.server" in argv(proc.pid):
             return proc.pid
     raise RuntimeError("the server process was not found")
+
+
+ROLES = ("server", "driver", "chromium", "services")
+
+
+def _role(pid: int, server: int) -> str:
+    if pid == server:
+        return "server"
+    line = b" ".join(argv(pid))
+    if b"run-driver" in line:
+        return "driver"
+    return "chromium" if b"chrom" in line or b"headless_shell" in line else "services"
+
+
+_HZ = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_with_reaped(pid: int) -> float:
+    """CPU seconds of `pid` and of its children it has reaped (renderers of closed contexts
+    exit; their CPU time then lives on in their parent's cutime/cstime)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(v) for v in fields[11:15]) / _HZ
+
+
+def roles_sample(server: int) -> tuple[dict[str, int], float]:
+    """RSS by role in the server's tree, and the tree's CPU seconds so far."""
+    rss = dict.fromkeys(ROLES, 0)
+    cpu = 0.0
+    for proc in process_tree(server):
+        rss[_role(proc.pid, server)] += rss_bytes(proc.pid)
+        cpu += _cpu_with_reaped(proc.pid)
+    return rss, cpu
 
 
 async def _center(sb: Any, selector: str) -> tuple[float, float]:
@@ -149,13 +192,17 @@ async def sampler(pid: int, rec: Record, stop: asyncio.Event) -> None:
     last_print = 0.0
     while not stop.is_set():
         rss, pss = await asyncio.to_thread(memory_sample, pid)
+        roles, cpu = await asyncio.to_thread(roles_sample, pid)
         rec.samples.append((rec.now(), rss, pss))
+        rec.roles.append((rec.now(), roles, cpu))
         t = rec.now()
         if t - last_print >= 60:
             last_print = t
             recent = [s for ts, s in rec.steps if ts > t - 60]
             p50 = statistics.median(recent) * 1000 if recent else float("nan")
+            by_role = " ".join(f"{k} {v / 2**20:.0f}" for k, v in roles.items())
             print(f"[{t / 60:5.1f} min] server rss {rss / 2**20:7.1f} MiB  tree pss {pss / 2**20:7.1f} MiB  "
+                  f"rss by role [{by_role}] MiB  tree cpu {cpu:.0f} s  "
                   f"steps/min {len(recent):4d}  step p50 {p50:6.1f} ms  episodes {rec.episodes}  "
                   f"errors {rec.errors}", flush=True)
         with contextlib.suppress(asyncio.TimeoutError):
@@ -168,6 +215,23 @@ def window(rec: Record, lo: float, hi: float) -> tuple[float, float, float, int]
     steps = [s for t, s in rec.steps if lo <= t < hi]
     return (statistics.median(rss) if rss else 0.0, statistics.median(pss) if pss else 0.0,
             statistics.median(steps) if steps else 0.0, len(steps))
+
+
+def role_medians(rec: Record, lo: float, hi: float) -> dict[str, float]:
+    rows = [r for t, r, _ in rec.roles if lo <= t < hi]
+    return {k: statistics.median(r[k] for r in rows) if rows else 0.0 for k in ROLES}
+
+
+def cpu_per_step(rec: Record, lo: float, hi: float) -> float:
+    """Tree CPU seconds per step between the first and the last sample in [lo, hi), from
+    the first step on (the sandboxes' start is not a step's cost)."""
+    lo = max(lo, rec.steps[0][0] if rec.steps else lo)
+    rows = [(t, c) for t, _, c in rec.roles if lo <= t < hi]
+    if len(rows) < 2:
+        return 0.0
+    (t0, c0), (t1, c1) = rows[0], rows[-1]
+    steps = sum(1 for t, _ in rec.steps if t0 <= t < t1)
+    return (c1 - c0) / steps if steps else 0.0
 
 
 async def main() -> None:
@@ -201,11 +265,21 @@ async def main() -> None:
         print(f"{name} {args.window:g} min: server rss {rss / 2**20:.1f} MiB, tree pss {pss / 2**20:.1f} MiB, "
               f"step p50 {p50 * 1000:.1f} ms over {n} steps")
 
+    spans = {"first": (0, w), "last": (max(w, total - w), total + 1)}
+    roles = {name: role_medians(rec, *span) for name, span in spans.items()}
+    cpu = {name: cpu_per_step(rec, *span) for name, span in spans.items()}
+    for name in spans:
+        print(f"{name} {args.window:g} min: rss by role " + ", ".join(f"{k} {v / 2**20:.1f} MiB" for k, v in roles[name].items())
+              + f"; tree CPU per step {cpu[name] * 1000:.1f} ms")
+
     def ratio(a: float, b: float) -> float:
         return a / b if b else float("nan")
 
     print(f"soak rss_last_vs_first={ratio(last[0], first[0]):.3f} tree_pss_last_vs_first={ratio(last[1], first[1]):.3f} "
-          f"step_p50_last_vs_first={ratio(last[2], first[2]):.3f}")
+          f"step_p50_last_vs_first={ratio(last[2], first[2]):.3f} "
+          f"cpu_per_step_last_vs_first={ratio(cpu['last'], cpu['first']):.3f} "
+          f"driver_rss_last_vs_first={ratio(roles['last']['driver'], roles['first']['driver']):.3f} "
+          f"chromium_rss_last_vs_first={ratio(roles['last']['chromium'], roles['first']['chromium']):.3f}")
 
 
 if __name__ == "__main__":

@@ -35,9 +35,11 @@ __all__ = ["Pages", "RECYCLE_AFTER_REQUESTS", "origin_of"]
 log = logging.getLogger(__name__)
 
 #: Requests a context makes before the next reset moves the sandbox to a fresh one. Each
-#: costs about 10 KiB in this process (its Request and Response) until its context closes;
-#: a recycle costs a context and a page (tens of milliseconds), once per this many requests.
-RECYCLE_AFTER_REQUESTS = 500
+#: costs about 10 KiB in this process (its Request and Response) and more in Playwright's
+#: driver until its context closes; a recycle costs a context and a page (tens of
+#: milliseconds), once per this many requests. Small, so that memory reaches its plateau
+#: within minutes (a soak's first window), not hours.
+RECYCLE_AFTER_REQUESTS = 200
 
 
 class Pages:
