@@ -138,20 +138,27 @@ class Navigator:
         here, there = urlsplit(self._pages.current.url), urlsplit(url)
         return (here.scheme, here.netloc, here.path) == (there.scheme, there.netloc, there.path)
 
-    async def restart_in_page(self, url: str, *work: Awaitable[Any]) -> bool:
+    async def restart_in_page(self, url: str, *work: Awaitable[Any], alongside: Sequence[Awaitable[Any]] = ()) -> bool:
         """Reset by the page's own in-page restart, where it offers one (`window.__cuaRestart`,
         as MiniWoB's tasks start a new episode in the loaded page: tasks/miniwob/shim.js).
 
-        `work` (the services' resets, the pointer's move home) runs alongside clearing cookies
-        and storage, then the page starts its task afresh from `url` (its seed in the query)
-        without a reload: a script call instead of a page load. False when the page offers
-        none or the restart failed; the caller then resets everything again and loads `url`
-        (so nothing a failed restart stored survives)."""
-        await asyncio.gather(*work, self.clear_state())
-        try:
-            restarted = await self._guard.call(self._pages.page.evaluate(_RESTART_IN_PAGE_JS, url), "restart in page")
-        except PlaywrightError as exc:
-            log.warning("in-page restart of %s failed (%s); loading the page", self._guard.sandbox_id,
-                        str(exc).splitlines()[0])
-            return False
-        return restarted is True
+        `work` (the services' resets) runs alongside clearing cookies and storage, then the
+        page starts its task afresh from `url` (its seed in the query) without a reload: a
+        script call instead of a page load. `alongside` (the pointer's move home) runs from
+        the start to the end of all that, in no order with it: a pointer move waits for the
+        page's next frame (about 16 ms), which it now spends beside the restart's work, not
+        ahead of it. False when the page offers none or the restart failed; the caller then
+        resets everything again and loads `url` (so nothing a failed restart stored survives)."""
+
+        async def restart() -> bool:
+            await asyncio.gather(*work, self.clear_state())
+            try:
+                done = await self._guard.call(self._pages.page.evaluate(_RESTART_IN_PAGE_JS, url), "restart in page")
+            except PlaywrightError as exc:
+                log.warning("in-page restart of %s failed (%s); loading the page", self._guard.sandbox_id,
+                            str(exc).splitlines()[0])
+                return False
+            return done is True
+
+        restarted, *_ = await asyncio.gather(restart(), *alongside)
+        return bool(restarted)

@@ -129,8 +129,9 @@ class BrowserSandbox(Sandbox):
 
     @classmethod
     async def _spawn(cls, config: BrowserConfig, *, sandbox_id: str, emit: EventSink | None) -> "BrowserSandbox":
-        """A started sandbox whose page has loaded nothing yet: for a fork, whose first
-        load is the snapshot's page (loading the start URL first was a third of its cost)."""
+        """A started sandbox whose page has loaded nothing yet: for a fork that found no
+        spare, whose first load is the snapshot's page (loading the start URL first was a
+        third of its cost; a spare loads it beforehand, see `_spawn_spare`)."""
         self = cls(config, sandbox_id, emit)
         started = time.perf_counter()
         try:
@@ -249,7 +250,7 @@ class BrowserSandbox(Sandbox):
             await self._pages.recycle(await self._new_context())
         nav = self._navigator
         if reload or not nav.same_page(url) or \
-                not await nav.restart_in_page(url, *services_reset(), self._input.move_pointer(0, 0)):
+                not await nav.restart_in_page(url, *services_reset(), alongside=[self._input.move_pointer(0, 0)]):
             seeded = await nav.prepare({}, *services_reset(), nav.clear_state())
             await nav.goto(url, seeded=seeded, then=[lambda: self._input.move_pointer(0, 0)], chosen_by_client=True)
         self._elements.clear()
@@ -358,7 +359,10 @@ _spares: dict[asyncio.AbstractEventLoop, ForkSpares] = {}
 
 
 async def _spawn_spare(config: BrowserConfig, sandbox_id: str) -> BrowserSandbox:
-    return await BrowserSandbox._spawn(config, sandbox_id=sandbox_id, emit=None)
+    """A fork target with its start page loaded, in the background: the fork's restore is
+    then a same-origin load into a renderer that has loaded the app before (its process,
+    code and font caches and first layout are paid before the fork, not during it)."""
+    return await BrowserSandbox._create_loaded(config, sandbox_id=sandbox_id, emit=None)
 
 
 async def _create_spare(config: BrowserConfig, sandbox_id: str) -> BrowserSandbox:
