@@ -124,3 +124,29 @@ def test_judge_qa_of_the_fake_suite(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert out.strip().splitlines()[-1] == "templates=2 variants=4 failures=0", out
     assert all(f"ok   {t}" in out for t in TEMPLATES), out
+
+
+def test_server_losses_and_sandbox_faults_draw_on_separate_bounded_retry_budgets() -> None:
+    """A server lost three times under an episode leaves its sandbox retries whole (a chaos
+    run lost episodes so); each budget is still bounded, and a kept sandbox that died
+    between episodes before a step costs nothing, once."""
+    from cua.eval.runner import Retries
+
+    lost = {"code": "internal", "fault": "infra", "failure": "server_lost"}
+    crashed = {"code": "sandbox_crashed", "fault": "infra", "failure": "sandbox_crashed"}
+
+    def attempts(faults: list[dict[str, object]], retries: int = 3, reused_first: bool = False) -> int:
+        budget = Retries(retries)
+        for n, error in enumerate(faults, 1):
+            reused = reused_first and n == 1
+            if budget.final(error, 0, reused=reused):
+                return n
+            budget.spend(error, 0, reused=reused)
+        return len(faults) + 1  # the next attempt runs
+
+    assert attempts([lost, lost, lost, crashed, crashed]) == 6  # three server losses and two crashes: retried
+    assert attempts([lost] * 10) == 4  # bounded: retries + 1 attempts lost with the server
+    assert attempts([crashed] * 10) == 4  # and as many lost to the sandbox
+    assert attempts([lost, crashed] * 10) == 7  # 2 * retries + 1 attempts in all (+ 1 for a stale kept sandbox)
+    assert attempts([crashed] * 10, reused_first=True) == 5  # the stale kept sandbox, free once
+    assert attempts([crashed] * 10, retries=0) == 1

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -43,8 +43,8 @@ from cua.trajectory import (
     TrajectoryWriter,
 )
 
-__all__ = ["INFRA_FAILURES", "Episode", "EpisodeRecord", "StepRecord", "StepResult", "failure_class", "gather_state",
-           "run_episode", "trajectory_name"]
+__all__ = ["INFRA_FAILURES", "Episode", "EpisodeRecord", "LastAttempt", "StepRecord", "StepResult", "failure_class",
+           "gather_state", "run_episode", "trajectory_name"]
 
 Status = Literal["completed", "infra_error", "agent_error"]
 
@@ -538,7 +538,7 @@ class Episode:
     # --- the end ---
 
     def finish(self, *, status: Status = "completed", error: dict[str, Any] | None = None,
-               last_attempt: bool = True) -> EpisodeRecord:
+               last_attempt: LastAttempt = True) -> EpisodeRecord:
         """Close the episode: fill in the record and write how it ended.
 
         For an infrastructure fault that the caller will retry (`last_attempt=False`) the
@@ -558,7 +558,8 @@ class Episode:
         writer = self.writer
         if writer is None:
             return record
-        retried = status == "infra_error" and not last_attempt
+        retried = status == "infra_error" and not (
+            last_attempt(error, self.steps) if callable(last_attempt) else last_attempt)
         try:
             self._flush()
             if writer.meta is None:  # never reset: nothing of this attempt is on disk
@@ -582,10 +583,17 @@ class Episode:
         return failure_class(self.record, self.verdict, feasible=self.instance.tags.feasible)
 
 
+#: Whether an attempt that ends in an infrastructure fault is the episode's last (its
+#: trajectory then ends instead of starting another attempt): a bool, or a function of the
+#: fault's error and the steps the attempt took, for a runner whose retries depend on the
+#: kind of fault (cua.eval.runner).
+LastAttempt = bool | Callable[[dict[str, Any] | None, int], bool]
+
+
 async def run_episode(handle: SandboxHandle, instance: TaskInstance, agent: EpisodeAgent, *,
                       observe: ObserveOptions | None = None, writer: TrajectoryWriter | None = None,
                       producer: Producer = "eval", max_steps: int | None = None, run_id: str | None = None,
-                      last_attempt: bool = True) -> EpisodeRecord:
+                      last_attempt: LastAttempt = True) -> EpisodeRecord:
     """Run one episode of `agent` on an already created sandbox; never raises for sandbox or agent faults."""
     ep = Episode(handle, instance, observe=observe, writer=writer, producer=producer, agent=agent_info(agent),
                  max_steps=max_steps, run_id=run_id)

@@ -3,7 +3,8 @@
 N workers share one queue of (template, seed) jobs. Each worker keeps its sandbox and
 reuses it for the next episode whose sandbox config matches (a reset, not a relaunch).
 An infrastructure fault (crash, timeout, lost server) closes that sandbox and retries the
-episode on a fresh one, up to `retries` times, each lost attempt kept in the trajectory;
+episode on a fresh one, each lost attempt kept in the trajectory: up to `retries` times
+for faults of its sandbox, and as many again for losses of the whole server (`Retries`);
 an agent fault is the agent's score. Every finished episode is appended to
 `episodes.jsonl` as one whole line, so an interrupted run loses nothing already done;
 `summary.json` is written atomically at the end, also when the run is stopped (`stop`).
@@ -152,6 +153,42 @@ class JobExecutor(Protocol):
     async def aclose(self) -> None: ...
 
 
+class Retries:
+    """One episode's infrastructure retries, in two bounded budgets.
+
+    `retries` for faults of its sandbox (a crash, a timeout, a failed start), and as many
+    again for attempts lost with the whole server (`server_lost`): a restarting server
+    takes every episode in flight with it, at a rate no episode chooses, and a retry that
+    lands on it while it is being lost again is no evidence against the episode's sandbox.
+    Spending one budget on the other's faults left episodes with no retries when a server
+    was killed three times in a row under a chaos run (bench/chaos.py). Besides, an attempt
+    on a sandbox kept from the last episode that had died in between, before a step, is
+    free once. At most 2 * retries + 2 attempts.
+    """
+
+    def __init__(self, retries: int) -> None:
+        self.left = {"sandbox": retries, "server": retries}
+        self.stale_free = True
+
+    @staticmethod
+    def _budget(error: dict[str, Any] | None) -> str:
+        return "server" if (error or {}).get("failure") == "server_lost" else "sandbox"
+
+    def _stale(self, steps: int, reused: bool) -> bool:
+        return reused and self.stale_free and steps == 0
+
+    def final(self, error: dict[str, Any] | None, steps: int, *, reused: bool = False) -> bool:
+        """Whether an attempt lost to `error` after `steps` steps is the episode's last."""
+        return not self._stale(steps, reused) and self.left[self._budget(error)] <= 0
+
+    def spend(self, error: dict[str, Any] | None, steps: int, *, reused: bool = False) -> None:
+        """Charge a retry after an attempt lost to `error` (that was not `final`)."""
+        if self._stale(steps, reused):
+            self.stale_free = False
+        else:
+            self.left[self._budget(error)] -= 1
+
+
 class LocalExecutor:
     """Runs jobs on sandboxes it opens itself (in process, or through a client), keeping its
     sandbox for the next job whose sandbox config matches, and retrying infra faults on a
@@ -212,12 +249,10 @@ class LocalExecutor:
         writer, rel = self._writer(instance)
         record: EpisodeRecord | None = None
         attempts = 0
-        budget = self.retries + 1
-        stale_excused = False
-        while attempts < budget:
+        retries = Retries(self.retries)
+        while True:
             attempt = attempts
             attempts += 1
-            last = attempts == budget
             t = time.perf_counter()
             try:
                 handle, reused = await self._handle_for(instance)
@@ -228,26 +263,32 @@ class LocalExecutor:
                                        instruction=instance.instruction, agent="?",
                                        tags=instance.tags.model_dump(), status="infra_error", error=error,
                                        failure=str(error.get("failure") or error["code"]))
+                last = retries.final(error, 0)
                 if writer is not None:
                     if not last:
                         writer.new_attempt(error=error)
                     elif writer.meta is not None:  # an earlier attempt began the trajectory: end it
                         writer.end(TrajectoryEnd(status="infra_error", failure=str(error["code"]), error=error))
                 await self.aclose()
+                if last:
+                    break
+                retries.spend(error, 0)
                 continue
             setup_ms = (time.perf_counter() - t) * 1000
+
+            def final(error: dict[str, Any] | None, steps: int, reused: bool = reused) -> bool:
+                return retries.final(error, steps, reused=reused)
+
             record = await run_episode(handle, instance, self.make_agent(instance), observe=self.observe,
-                                       writer=writer, run_id=self.run_id, last_attempt=last)
+                                       writer=writer, run_id=self.run_id, last_attempt=final)
             record.timings_ms["sandbox"] = setup_ms
             if record.status != "infra_error":
                 break
             await self.aclose()  # recreate the sandbox before retrying
             record.timings_ms["attempt"] = attempt + 1
-            if reused and not stale_excused and record.steps == 0:
-                # the sandbox kept from the last episode had died in between (its server was
-                # lost): that attempt never ran the agent, so it does not use up a retry
-                stale_excused = True
-                budget += 1
+            if final(record.error, record.steps):
+                break
+            retries.spend(record.error, record.steps, reused=reused)
         assert record is not None
         record.attempts = attempts
         if writer is not None:
