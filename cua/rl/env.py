@@ -45,7 +45,7 @@ from cua.episode.episode import Episode, error_dict, trajectory_name
 from cua.episode.handle import SandboxHandle
 from cua.observation import Observation, ObserveOptions, Size
 from cua.sync_api import _LoopThread
-from cua.task import TaskInstance, TaskTemplate
+from cua.task import JudgeInput, TaskInstance, TaskTemplate, Verdict
 from cua.trajectory import AgentInfo, FramePolicy, TrajectoryWriter
 
 __all__ = ["ActionSpace", "CuaEnv"]
@@ -157,7 +157,7 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         instance = self.template.instantiate(variant)
         self._end_episode()
         obs = self._loop.call(self._reset(instance, options))
-        self._progress = self._loop.call(self._episode().progress()) if self.reward_mode == "dense" else 0.0
+        self._progress = start_progress(self._episode()) if self.reward_mode == "dense" else 0.0
         return self._obs(obs), self._info(obs)
 
     def step(self, action: Action | dict[str, Any]) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
@@ -311,11 +311,7 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
             await cm.__aexit__(None, None, None)
 
     def _obs(self, obs: Observation) -> dict[str, np.ndarray]:
-        assert obs.screenshot is not None
-        image = Image.open(io.BytesIO(obs.screenshot.data)).convert("RGB")
-        if image.size != (self.frame.width, self.frame.height):
-            image = image.resize((self.frame.width, self.frame.height))
-        self._last = np.asarray(image, dtype=np.uint8)
+        self._last = np.asarray(frame_image(obs, self.frame), dtype=np.uint8)
         return {"screenshot": self._last}
 
     def _info(self, obs: Observation) -> dict[str, Any]:
@@ -347,6 +343,26 @@ class _RemoteSandboxCM:
     async def __aexit__(self, *exc: object) -> None:
         if self.sandbox is not None:
             await self.sandbox.close()
+
+
+def start_progress(episode: Episode) -> float:
+    """Dense progress of the state a reset episode starts from, judged from the reads its
+    reset already made (`Episode.initial`): no second read of the same state."""
+    state = episode.initial
+    verdict: Verdict = episode.instance.judge.evaluate(
+        JudgeInput(initial=state, final=state, done=None, steps=episode.steps))
+    return verdict.progress
+
+
+def frame_image(obs: Observation, frame: Size) -> Image.Image:
+    """The observation's screenshot as an RGB image of `frame`'s size."""
+    assert obs.screenshot is not None
+    image: Image.Image = Image.open(io.BytesIO(obs.screenshot.data))
+    if image.mode != "RGB":  # a JPEG decodes to RGB already: no copy through convert
+        image = image.convert("RGB")
+    if image.size != (frame.width, frame.height):
+        image = image.resize((frame.width, frame.height))
+    return image
 
 
 def _viewport(instance: TaskInstance) -> Size | None:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -39,7 +38,6 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
-from PIL import Image
 
 from cua.actions import Action, Done, parse_action
 from cua.client import RemoteSandbox
@@ -48,7 +46,7 @@ from cua.episode.group import fork_handles
 from cua.episode.handle import SandboxOpener
 from cua.errors import CuaError, InfraError
 from cua.observation import Observation, ObserveOptions, Size
-from cua.rl.env import DEFAULT_FRAME, ActionSpace, _viewport
+from cua.rl.env import DEFAULT_FRAME, ActionSpace, _viewport, frame_image, start_progress
 from cua.sync_api import _LoopThread
 from cua.task import TaskInstance, TaskTemplate
 from cua.trajectory import AgentInfo, FramePolicy, TrajectoryWriter
@@ -279,7 +277,7 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
                                     producer="rl", agent=self.agent, max_steps=self._max_steps)
         try:
             obs = await ep.reset(options)
-            slot.progress = await ep.progress() if self.reward_mode == "dense" else 0.0
+            slot.progress = start_progress(ep) if self.reward_mode == "dense" else 0.0
         except BaseException as exc:
             ep.finish(status="infra_error", error=error_dict(exc))
             raise
@@ -364,11 +362,7 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
         out = np.empty((len(observations), self.frame.height, self.frame.width, 3), dtype=np.uint8)
 
         def decode(i: int, obs: Observation) -> None:
-            assert obs.screenshot is not None
-            image = Image.open(io.BytesIO(obs.screenshot.data)).convert("RGB")
-            if image.size != (self.frame.width, self.frame.height):
-                image = image.resize((self.frame.width, self.frame.height))
-            out[i] = np.asarray(image, dtype=np.uint8)
+            out[i] = np.asarray(frame_image(obs, self.frame), dtype=np.uint8)
 
         await asyncio.gather(*(asyncio.to_thread(decode, i, o) for i, o in enumerate(observations)))
         return {"screenshot": out}
