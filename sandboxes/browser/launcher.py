@@ -24,10 +24,7 @@ BASE_ARGS: tuple[str, ...] = (
     "--hide-scrollbars",
     "--force-device-scale-factor=1",
     "--font-render-hinting=none",
-    # RenderDocument (a new renderer-side frame for every cross-document navigation) is off:
-    # a same-site load then reuses the frame, which cuts a load's CPU in the browser and
-    # renderer by about a third (a reset's or a fork's load of a todo page: 50 -> 35 ms).
-    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,RenderDocument",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
     "--disable-breakpad",
     "--mute-audio",
     # Repaint whole tiles: partial raster can anti-alias an edge differently from a fresh
