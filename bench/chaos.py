@@ -6,7 +6,9 @@ dies) serves `cua eval SUITE --policy oracle` (its own process too, `--server UR
 - a random Chromium browser process under the server (weight 4);
 - a random app/service process under the server (weight 2);
 - the server itself (weight 1, at most `--server-kills` times).
-Desktop and VM suites (`--kind desktop|vm`) add guest agents and QEMU to the pool.
+With `--kind desktop` the eval runs the desktop suite (X desktops in containers), and the
+pool is the desktops' guest agents (weight 3) and their X servers (Xvfb, weight 2)
+instead; a VM's QEMU joins the pool wherever one runs under the server.
 
 At the end it reads the run's episodes.jsonl and checks, for every (task, seed) job:
 - lost: no line at all;
@@ -16,6 +18,7 @@ At the end it reads the run's episodes.jsonl and checks, for every (task, seed) 
   many episodes needed a retry but then completed.
 
     python bench/chaos.py [--episodes 200] [--suite miniwob] [--parallel 4] [--every 4]
+    python bench/chaos.py --kind desktop [--episodes 40] [--every 10]
 
 Last line: chaos episodes=<n> lost=<n> duplicated=<n> unclassified=<n> infra_final=<n> retried_completed=<n> kills=<n>
 """
@@ -39,7 +42,9 @@ from _proc import argv, process_tree  # bench/ is this script's folder
 from cua.server.app import free_port
 from cua.server.auth import generate_token
 
-WEIGHTS = {"chromium": 4, "service": 2, "guest": 3, "qemu": 2, "server": 1}
+WEIGHTS = {"chromium": 4, "service": 2, "guest": 3, "xvfb": 2, "qemu": 2, "server": 1}
+#: The suite each `--kind` runs by default.
+SUITES = {"browser": "miniwob_untimed", "desktop": "desktop"}
 
 
 def victims(server_pid: int) -> dict[str, list[int]]:
@@ -56,6 +61,8 @@ def victims(server_pid: int) -> dict[str, list[int]]:
             out["service"].append(proc.pid)
         elif b"guest" in joined and b"agent" in joined:
             out["guest"].append(proc.pid)
+        elif args and args[0].rsplit(b"/", 1)[-1] == b"Xvfb":
+            out["xvfb"].append(proc.pid)
         elif args and b"qemu-system" in args[0]:
             out["qemu"].append(proc.pid)
     return out
@@ -147,7 +154,8 @@ def _suite_size(suite: str, limit: int) -> int:
 
 async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--suite", default="miniwob_untimed")
+    ap.add_argument("--kind", choices=sorted(SUITES), default="browser", help="the sandboxes the eval runs in")
+    ap.add_argument("--suite", help="the suite (default: miniwob_untimed; desktop for --kind desktop)")
     ap.add_argument("--episodes", type=int, default=200)
     ap.add_argument("--parallel", type=int, default=4)
     ap.add_argument("--every", type=float, default=4.0, help="seconds between kills")
@@ -157,6 +165,7 @@ async def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("/tmp/cua-chaos"))
     ap.add_argument("--seed", type=int, default=15)
     args = ap.parse_args()
+    args.suite = args.suite or SUITES[args.kind]
 
     port, token = free_port(), generate_token()
     server = Server(port, token, max_sandboxes=args.parallel + 4)
@@ -171,8 +180,8 @@ async def main() -> None:
     argv = [str(Path(sys.executable).with_name("cua")), "eval", args.suite, "--policy", "oracle", "--limit", str(templates),
             "--seeds", str(seeds),
             "--parallel", str(args.parallel), "--out", str(args.out), "--server", f"ws://127.0.0.1:{port}/v1/ws",
-            "--retries", str(args.retries), "--reconnect-s", "120", "--isolation", args.isolation, "--frames", "none",
-            "--no-progress", "--no-report"]
+            "--retries", str(args.retries), "--reconnect-s", "120", "--frames", "none", "--no-progress", "--no-report",
+            *(["--isolation", args.isolation] if args.kind == "browser" else [])]
     stop = asyncio.Event()
     kills: Counter[str] = Counter()
     await asyncio.sleep(3)  # the server binds
