@@ -16,30 +16,75 @@ ITEMS = ("rent", "power", "water", "phone", "books", "train", "coffee", "paper",
 PROFILE = (Path(__file__).resolve().parents[3] / "vm-images" / "office" / "home" / ".config" / "libreoffice" / "4"
            / "user" / "registrymodifications.xcu")
 
-#: Reads sheet 1 of an .xlsx with the standard library only (the guest has no openpyxl):
-#: one line per cell, "REF<TAB>f=FORMULA<TAB>v=VALUE", formulas as written, values as
-#: the saving app computed them.
+#: Reads sheet 1 of an .xlsx with the standard library only (the guest has no openpyxl).
+#: `reader FILE` (or `reader FILE cells`): one line per cell, "REF<TAB>f=FORMULA<TAB>v=VALUE",
+#: formulas as written, values as the saving app computed them. `formats`: one line per
+#: filled cell whose number format is not General or whose font is bold,
+#: "REF<TAB>num=FORMAT CODE<TAB>bold=0|1". `filter`: "FILTER<TAB>RANGE" per AutoFilter.
+#: `charts`: one line per chart series, "CHART<TAB>TYPE[:BAR DIRECTION]<TAB>cat=REF<TAB>val=REF".
 READER = r"""
 import sys, zipfile, xml.etree.ElementTree as ET
 M = '{http://schemas.openxmlformats.org/spreadsheetml/2006/main}'
+C = '{http://schemas.openxmlformats.org/drawingml/2006/chart}'
 z = zipfile.ZipFile(sys.argv[1])
+mode = sys.argv[2] if len(sys.argv) > 2 else 'cells'
 names = z.namelist()
-shared = []
-if 'xl/sharedStrings.xml' in names:
-    for si in ET.fromstring(z.read('xl/sharedStrings.xml')).iter(M + 'si'):
-        shared.append(''.join(t.text or '' for t in si.iter(M + 't')))
 sheet = ET.fromstring(z.read('xl/worksheets/sheet1.xml'))
-for c in sheet.iter(M + 'c'):
-    f, v = c.find(M + 'f'), c.find(M + 'v')
-    val = v.text if v is not None and v.text is not None else ''
-    if c.get('t') == 's' and val:
-        val = shared[int(val)]
-    elif c.get('t') == 'inlineStr':
-        val = ''.join(t.text or '' for t in c.iter(M + 't'))
-    if val.endswith('.0'):
-        val = val[:-2]
-    if val or f is not None:
-        print(c.get('r'), 'f=' + (f.text or '' if f is not None else ''), 'v=' + val, sep='\t')
+if mode == 'cells':
+    shared = []
+    if 'xl/sharedStrings.xml' in names:
+        for si in ET.fromstring(z.read('xl/sharedStrings.xml')).iter(M + 'si'):
+            shared.append(''.join(t.text or '' for t in si.iter(M + 't')))
+    for c in sheet.iter(M + 'c'):
+        f, v = c.find(M + 'f'), c.find(M + 'v')
+        val = v.text if v is not None and v.text is not None else ''
+        if c.get('t') == 's' and val:
+            val = shared[int(val)]
+        elif c.get('t') == 'inlineStr':
+            val = ''.join(t.text or '' for t in c.iter(M + 't'))
+        if val.endswith('.0'):
+            val = val[:-2]
+        if val or f is not None:
+            print(c.get('r'), 'f=' + (f.text or '' if f is not None else ''), 'v=' + val, sep='\t')
+elif mode == 'formats':
+    styles = ET.fromstring(z.read('xl/styles.xml'))
+    codes = {'0': 'General', '1': '0', '2': '0.00', '3': '#,##0', '4': '#,##0.00', '9': '0%', '10': '0.00%'}
+    for n in styles.iter(M + 'numFmt'):
+        codes[n.get('numFmtId')] = n.get('formatCode')
+    def bold(font):
+        b = font.find(M + 'b')
+        return b is not None and b.get('val', 'true') not in ('false', '0')
+    fonts = [bold(f) for f in styles.find(M + 'fonts')]
+    xfs = list(styles.find(M + 'cellXfs'))
+    for c in sheet.iter(M + 'c'):
+        if all(c.find(M + tag) is None for tag in ('v', 'f', 'is')):
+            continue
+        xf = xfs[int(c.get('s', '0'))]
+        code = codes.get(xf.get('numFmtId', '0'), 'id' + xf.get('numFmtId', '0'))
+        heavy = fonts[int(xf.get('fontId', '0'))]
+        if code != 'General' or heavy:
+            print(c.get('r'), 'num=' + code, 'bold=' + str(int(heavy)), sep='\t')
+elif mode == 'filter':
+    for a in sheet.iter(M + 'autoFilter'):
+        print('FILTER', a.get('ref'), sep='\t')
+elif mode == 'charts':
+    for name in sorted(n for n in names if n.startswith('xl/charts/chart') and n.endswith('.xml')):
+        plot = ET.fromstring(z.read(name)).find(C + 'chart/' + C + 'plotArea')
+        for kind in (plot if plot is not None else []):
+            if not kind.tag.endswith('Chart'):
+                continue
+            tag = kind.tag.split('}')[1]
+            way = kind.find(C + 'barDir')
+            if way is not None:
+                tag += ':' + way.get('val')
+            for ser in kind.iter(C + 'ser'):
+                refs = {}
+                for part in ('cat', 'val'):
+                    node = ser.find(C + part)
+                    refs[part] = ''.join(f.text or '' for f in node.iter(C + 'f')) if node is not None else ''
+                print('CHART', tag, 'cat=' + refs['cat'], 'val=' + refs['val'], sep='\t')
+else:
+    sys.exit('unknown mode ' + mode)
 """
 
 
@@ -239,3 +284,179 @@ def writer_retitle(_: Any, rng: random.Random) -> dict[str, Any]:
     params = writer_doc(_, rng)
     params["new_title"] = f"Minutes of {rng.choice(('Monday', 'Tuesday', 'Wednesday'))}"
     return params
+
+
+# --- Calc: sorting, charts, number formats, filters, absolute references ---
+
+def _prefix_re(x: float) -> str:
+    """A regex for a computed number as Calc saves it (15 significant digits): its first
+    six decimals, truncated, then any digits. The saved text's prefix is checked, not a
+    rounding of it, so the judge never depends on how the last digit was rounded."""
+    text = f"{x:.15g}"
+    if "." not in text:
+        return text
+    whole, frac = text.split(".")
+    return f"{whole}\\.{frac[:6]}\\d*"
+
+
+def calc_sort_by_cost(_: Any, rng: random.Random) -> dict[str, Any]:
+    """Sort the rows by cost; the near miss sorts them by item name (each row kept whole)."""
+    while True:
+        params = calc_sort(_, rng)
+        if params["by_name_dump"] != params["expected_dump"]:
+            return {**params, "entries": [], "cost_cell": [1, 1], "name_cell": [1, 0]}
+
+
+#: Chart types the wizard lists, in its order (rows down from the default, Column), and
+#: the plot element Calc writes for each to .xlsx.
+CHART_TYPES = {"bar": (1, "barChart:bar"), "pie": (2, "pieChart"), "area": (3, "areaChart"), "line": (4, "lineChart")}
+
+
+def calc_chart(_: Any, rng: random.Random) -> dict[str, Any]:
+    rows = _budget(rng)
+    n = len(rows)
+    kind = rng.choice(sorted(CHART_TYPES))
+    down, tag = CHART_TYPES[kind]
+    return {**_common(rows), "chart": kind, "chart_down": down, "near_chart_down": 0,
+            "chart_line": f"CHART\t{tag}\tcat=Budget!$A$2:$A${n}\tval=Budget!$B$2:$B${n}\n"}
+
+
+def calc_currency(_: Any, rng: random.Random) -> dict[str, Any]:
+    rows = _budget(rng)
+    n = len(rows)
+    # a dollar format code on every cost (the header may share it: a whole-column selection)
+    cost = "\tnum=[^\\t\\n]*\\[\\$\\$-409\\][^\\t\\n]*\tbold=0\n"
+    return {**_common(rows), "formats_re": "\\A(B1" + cost + ")?" + "".join(f"B{r}{cost}" for r in range(2, n + 1))
+            + "\\Z", "select": [1, 1, n - 2, 0], "near_select": [1, 1, n - 3, 0], "format": "currency"}
+
+
+def calc_bold_header(_: Any, rng: random.Random) -> dict[str, Any]:
+    rows = _budget(rng)
+    return {**_common(rows), "formats": "A1\tnum=General\tbold=1\nB1\tnum=General\tbold=1\n",
+            "select": [0, 0, 0, 1], "near_select": [0, 0, 0, 0], "format": "bold"}
+
+
+def calc_autofilter(_: Any, rng: random.Random) -> dict[str, Any]:
+    rows = _budget(rng)
+    n = len(rows)
+    # the near miss filters a selection one row short (the last row outside the filter)
+    return {**_common(rows), "filter": f"FILTER\tA1:B{n}\n", "select": [0, 0, 0, 0], "near_select": [0, 0, n - 2, 1],
+            "format": "filter"}
+
+
+def calc_share(_: Any, rng: random.Random) -> dict[str, Any]:
+    """Each row's share of the total: the formula needs an absolute range, which the near
+    miss leaves relative (as filling a formula down without $ would)."""
+    rows = _budget(rng)
+    n = len(rows)
+    costs = [r[1] for r in rows[1:]]
+    total = sum(costs)
+    entries = [("C1", "Share"), *[(f"C{r}", f"=B{r}/SUM($B$2:$B${n})") for r in range(2, n + 1)]]
+    near = [("C1", "Share"), *[(f"C{r}", f"=B{r}/SUM(B{r}:B{n + r - 2})") for r in range(2, n + 1)]]
+    lines = [f"C{r}\tf=[^\\t\\n]+\tv={_prefix_re(cost / total)}" for r, cost in zip(range(2, n + 1), costs)]
+    return {**_common(rows), "entries": _targets(rows, entries), "near_entries": _targets(rows, near),
+            "shares_re": "(?m)^C1\tf=\tv=Share$" + "".join(f"[\\s\\S]*^{line}$" for line in lines)}
+
+
+# --- Writer: styles, alignment, lists, find and replace ---
+
+#: Reads a .docx's body with the standard library: per paragraph "P<TAB>STYLE<TAB>ALIGN
+#: <TAB>MARKS<TAB>LIST<TAB>TEXT" (MARKS: b, i, u for bold, italic, underline on every run
+#: with text, "-" for none; LIST: bullet, decimal, ... or "-"), and per table row
+#: "T<TAB>CELL|CELL|...". Empty paragraphs are left out.
+STYLED_READER = r"""
+import sys, zipfile, xml.etree.ElementTree as ET
+W = '{http://schemas.openxmlformats.org/wordprocessingml/2006/main}'
+z = zipfile.ZipFile(sys.argv[1])
+body = ET.fromstring(z.read('word/document.xml')).find(W + 'body')
+formats = {}
+if 'word/numbering.xml' in z.namelist():
+    numbering = ET.fromstring(z.read('word/numbering.xml'))
+    abstract = {}
+    for a in numbering.iter(W + 'abstractNum'):
+        lvl = a.find(W + 'lvl')
+        fmt = lvl.find(W + 'numFmt') if lvl is not None else None
+        abstract[a.get(W + 'abstractNumId')] = fmt.get(W + 'val') if fmt is not None else 'none'
+    for num in numbering.iter(W + 'num'):
+        ref = num.find(W + 'abstractNumId')
+        formats[num.get(W + 'numId')] = abstract.get(ref.get(W + 'val') if ref is not None else '', 'none')
+def on(props, tag):
+    e = props.find(W + tag) if props is not None else None
+    return e is not None and e.get(W + 'val', 'true') not in ('false', '0', 'none')
+def text(node):
+    return ''.join(t.text or '' for t in node.iter(W + 't'))
+def paragraph(p):
+    t = text(p)
+    if not t:
+        return
+    ppr = p.find(W + 'pPr')
+    style = ppr.find(W + 'pStyle') if ppr is not None else None
+    jc = ppr.find(W + 'jc') if ppr is not None else None
+    align = jc.get(W + 'val') if jc is not None else 'left'
+    align = {'start': 'left', 'end': 'right', 'both': 'justify'}.get(align, align)
+    runs = [r for r in p.iter(W + 'r') if text(r)]
+    marks = ''.join(m for m, tag in (('b', 'b'), ('i', 'i'), ('u', 'u'))
+                    if runs and all(on(r.find(W + 'rPr'), tag) for r in runs)) or '-'
+    num = ppr.find(W + 'numPr/' + W + 'numId') if ppr is not None else None
+    listed = formats.get(num.get(W + 'val'), 'none') if num is not None and num.get(W + 'val') != '0' else '-'
+    print('P', style.get(W + 'val') if style is not None else 'Normal', align, marks, listed, t, sep='\t')
+for child in body:
+    if child.tag == W + 'p':
+        paragraph(child)
+    elif child.tag == W + 'tbl':
+        for tr in child.iter(W + 'tr'):
+            print('T', '|'.join(text(tc) for tc in tr.iter(W + 'tc')), sep='\t')
+"""
+
+
+def _styled(paragraphs: list[tuple[str, str]], heading: int = -1, align: dict[int, str] | None = None,
+            listed: dict[int, str] | None = None) -> str:
+    """The styled reader's lines for paragraphs of (style-agnostic) text: all Normal, left,
+    unmarked and unlisted but where `heading`, `align` or `listed` say otherwise."""
+    out = []
+    for i, (_, text) in enumerate(paragraphs):
+        style = "Heading1" if i == heading else "Normal"
+        out.append(f"P\t{style}\t{(align or {}).get(i, 'left')}\t-\t{(listed or {}).get(i, '-')}\t{text}\n")
+    return "".join(out)
+
+
+def _writer_styled(rng: random.Random, steps: str, near_steps: str, **changes: Any) -> dict[str, Any]:
+    """The memo, the styled reader, and its expected dump with `changes` (see `_styled`);
+    `steps` / `near_steps` name the oracle's and the near miss's keys."""
+    params = writer_doc(None, rng)
+    paragraphs = [("title", params["title"]), *[("body", s) for s in params["body"]]]
+    return {**params, "reader": STYLED_READER, "expected": _styled(paragraphs, **changes), "steps": steps,
+            "near_steps": near_steps}
+
+
+def writer_heading(_: Any, rng: random.Random) -> dict[str, Any]:
+    # the near miss makes the title look like a heading (bold) without its style
+    return _writer_styled(rng, "heading", "bold_title", heading=0)
+
+
+def writer_center(_: Any, rng: random.Random) -> dict[str, Any]:
+    return _writer_styled(rng, "center", "right", align={0: "center"})
+
+
+def writer_bullets(_: Any, rng: random.Random) -> dict[str, Any]:
+    # the near miss numbers the paragraphs instead
+    return _writer_styled(rng, "bullets", "numbers", listed={1: "bullet", 2: "bullet", 3: "bullet"})
+
+
+WORDS_OLD_NEW = (("meeting", "session"), ("office", "studio"), ("report", "summary"), ("budget", "plan"))
+
+
+def writer_replace(_: Any, rng: random.Random) -> dict[str, Any]:
+    """A word that occurs in several paragraphs (three to five times): replace every one."""
+    old, new = rng.choice(WORDS_OLD_NEW)
+    templates = (f"The {old} starts at nine.", f"Send the {old} notes to Dana.", f"Nobody liked the last {old}.",
+                 f"A short {old} is a good {old}.", f"Rooms for the {old} are booked.")
+    chosen = rng.sample(templates, rng.randint(3, 4))
+    title = f"Notes on the {old}"
+    paragraphs = [title, *chosen]
+    after = [p.replace(old, new) for p in paragraphs]
+    first_only = [paragraphs[0].replace(old, new, 1), *paragraphs[1:]]
+    return {"binary_files": {"memo.docx": _docx(paragraphs)},
+            "files": {".config/libreoffice/4/user/registrymodifications.xcu": PROFILE.read_text()},
+            "reader": STYLED_READER, "old": old, "new": new, "count": sum(p.count(old) for p in paragraphs),
+            "expected": _styled([("", p) for p in after]), "first_only": _styled([("", p) for p in first_only])}

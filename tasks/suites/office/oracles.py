@@ -115,3 +115,270 @@ async def writer_retitle_added(ctx: OracleContext, params: dict[str, Any]) -> As
     """Near miss: the new title goes above the old one, which stays."""
     async for action in _writer(ctx, [["Control", "Home"], str(params["new_title"]), ["Return"]]):
         yield action
+
+
+# --- Calc: menus, selections, the chart wizard ---
+
+async def _calc(ctx: OracleContext, keys: AsyncIterator[Action] | list[Any]) -> AsyncIterator[Action]:
+    """Open budget.xlsx's window, perform `keys` (key combos as lists, text as strings, or
+    an async iterator of actions), save and wait for the write."""
+    before = await _sha(ctx, "budget.xlsx")
+    async for action in _open(ctx, "libreoffice-calc", "budget.xlsx"):
+        yield action
+    if isinstance(keys, list):
+        for step in keys:
+            yield Type(text=step) if isinstance(step, str) else Key(keys=list(step))
+    else:
+        async for action in keys:
+            yield action
+    yield Key(keys=["Control", "s"])
+    await _saved(ctx, "budget.xlsx", before)
+
+
+def _goto(down: int, right: int) -> list[Any]:
+    return [["Control", "Home"], *[["Down"]] * int(down), *[["Right"]] * int(right)]
+
+
+def _select(region: list[int]) -> list[Any]:
+    """From A1: to (down, right), then extend the selection by (rows, columns)."""
+    down, right, rows, columns = (int(v) for v in region)
+    return [*_goto(down, right), *[["Shift", "Down"]] * rows, *[["Shift", "Right"]] * columns]
+
+
+def _sorted_by(cell: list[int]) -> list[Any]:
+    """Data > Sort Ascending with the cursor in the column to sort by (Calc takes the
+    whole table and keeps its header row)."""
+    return [*_goto(*cell), ["Alt", "d"], "a"]
+
+
+async def calc_sort(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _calc(ctx, _sorted_by(params["cost_cell"])):
+        yield action
+
+
+async def calc_sort_by_name(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: rows kept whole, but sorted by the item column."""
+    async for action in _calc(ctx, _sorted_by(params["name_cell"])):
+        yield action
+
+
+#: The format each template's key applies to its selection.
+FORMAT_KEYS = {"currency": ["Control", "Shift", "4"], "bold": ["Control", "b"], "filter": ["Control", "Shift", "l"]}
+
+
+async def calc_format(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Select `select` (down, right, extra rows, extra columns from A1) and press the
+    template's format key (`format`: currency, bold or filter)."""
+    async for action in _calc(ctx, [*_select(params["select"]), FORMAT_KEYS[params["format"]]]):
+        yield action
+
+
+async def calc_format_near(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: the same format on `near_select` (a row short, one header cell, one column)."""
+    async for action in _calc(ctx, [*_select(params["near_select"]), FORMAT_KEYS[params["format"]]]):
+        yield action
+
+
+async def _chart(ctx: OracleContext, down: int) -> AsyncIterator[Action]:
+    """Insert > Chart with the cursor in the table (the wizard takes the whole table), the
+    type `down` rows below Column in the wizard's list, Finish, leave the chart."""
+    for keys in (["Control", "Home"], ["Alt", "i"]):
+        yield Key(keys=keys)
+    yield Type(text="c")
+    await wait_window(ctx, "libreoffice", "Chart Wizard")
+    for _ in range(int(down)):
+        yield Key(keys=["Down"])
+    yield Key(keys=["Return"])
+    await wait_window(ctx, "libreoffice", "Chart Wizard", gone=True)
+    for _ in range(2):  # out of the chart's edit mode, then off the chart
+        yield Key(keys=["Escape"])
+
+
+async def calc_chart(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _calc(ctx, _chart(ctx, params["chart_down"])):
+        yield action
+
+
+async def calc_chart_default(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: the right data in the wizard's default type (Column)."""
+    async for action in _calc(ctx, _chart(ctx, params["near_chart_down"])):
+        yield action
+
+
+# --- Writer: styles, alignment, lists, find and replace ---
+
+#: Key steps per Writer template (`steps` names one; `near_steps` its near miss).
+WRITER_STEPS: dict[str, list[Any]] = {
+    "heading": [["Control", "Home"], ["Control", "1"]],
+    "bold_title": [["Control", "Home"], ["Shift", "End"], ["Control", "b"]],
+    "center": [["Control", "Home"], ["Control", "e"]],
+    "right": [["Control", "Home"], ["Control", "r"]],
+    "bullets": [["Control", "Home"], ["Down"], ["Home"], ["Shift", "Control", "End"], ["Shift", "F12"]],
+    "numbers": [["Control", "Home"], ["Down"], ["Home"], ["Shift", "Control", "End"], ["F12"]],
+}
+
+
+async def writer_steps(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _writer(ctx, WRITER_STEPS[params["steps"]]):
+        yield action
+
+
+async def writer_near_steps(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _writer(ctx, WRITER_STEPS[params["near_steps"]]):
+        yield action
+
+
+async def _replace(ctx: OracleContext, old: str, new: str, button: list[list[str]]) -> AsyncIterator[Action]:
+    """Edit > Find and Replace from the top (no selection, so not 'current selection
+    only'): the search and replacement typed, then `button` (Alt+L: Replace All)."""
+    before = await _sha(ctx, "memo.docx")
+    async for action in _open(ctx, "libreoffice-writer", "memo.docx"):
+        yield action
+    yield Key(keys=["Control", "Home"])
+    yield Key(keys=["Control", "h"])
+    await wait_window(ctx, "libreoffice", "Find and Replace")
+    yield Key(keys=["Control", "a"])
+    yield Type(text=old)
+    yield Key(keys=["Alt", "p"])
+    yield Key(keys=["Control", "a"])
+    yield Type(text=new)
+    for keys in button:
+        yield Key(keys=keys)
+    yield Key(keys=["Escape"])
+    await wait_window(ctx, "libreoffice", "Find and Replace", gone=True)
+    yield Key(keys=["Control", "s"])
+    await _saved(ctx, "memo.docx", before)
+
+
+async def writer_replace_all(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _replace(ctx, params["old"], params["new"], [["Alt", "l"]]):
+        yield action
+
+
+async def writer_replace_first(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: Replace twice (find the first, replace it): one occurrence changed."""
+    async for action in _replace(ctx, params["old"], params["new"], [["Alt", "r"], ["Alt", "r"]]):
+        yield action
+
+
+# --- Impress ---
+
+async def _impress(ctx: OracleContext, pages: int, keys: list[Any]) -> AsyncIterator[Action]:
+    """Open deck.pptx's window, go to the first slide and `pages` slides on, perform
+    `keys`, save and wait for the write."""
+    before = await _sha(ctx, "deck.pptx")
+    async for action in _open(ctx, "libreoffice-impress", "deck.pptx"):
+        yield action
+    yield Key(keys=["Home"])
+    for _ in range(int(pages)):
+        yield Key(keys=["Next"])
+    for step in keys:
+        yield Type(text=step) if isinstance(step, str) else Key(keys=list(step))
+    yield Key(keys=["Control", "s"])
+    await _saved(ctx, "deck.pptx", before)
+
+
+def _retitle(text: str) -> list[Any]:
+    """Select the slide's first object (its title), edit it, replace its text, leave it."""
+    return [["Tab"], ["Return"], ["Control", "a"], text, ["Escape"], ["Escape"]]
+
+
+async def impress_retitle(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _impress(ctx, params["pages"], _retitle(str(params["new_title"]))):
+        yield action
+
+
+async def impress_retitle_near(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: the next slide's title replaced."""
+    async for action in _impress(ctx, params["near_pages"], _retitle(str(params["new_title"]))):
+        yield action
+
+
+#: Slide > Delete Slide: the Slide menu (Alt+L), four items down.
+DELETE_SLIDE = [["Alt", "l"], ["Down"], ["Down"], ["Down"], ["Down"], ["Return"]]
+
+
+async def impress_delete(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _impress(ctx, params["pages"], DELETE_SLIDE):
+        yield action
+
+
+async def impress_delete_near(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: the slide after the asked one deleted."""
+    async for action in _impress(ctx, params["near_pages"], DELETE_SLIDE):
+        yield action
+
+
+async def impress_add(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Slide > New Slide (Ctrl+M) after the current slide, then its title."""
+    async for action in _impress(ctx, params["pages"], [["Control", "m"], *_retitle(str(params["new_title"]))]):
+        yield action
+
+
+async def impress_add_near(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: the new slide goes after the first, not at the end."""
+    async for action in _impress(ctx, params["near_pages"], [["Control", "m"], *_retitle(str(params["new_title"]))]):
+        yield action
+
+
+# --- GIMP ---
+
+async def _gimp_action(ctx: OracleContext, query: str) -> AsyncIterator[Action]:
+    """Help > Search and Run a Command ("/"): the query (unique to one action), Return."""
+    yield Type(text="/")
+    await wait_window(ctx, "gimp", "Search Actions")
+    yield Type(text=query)
+    yield Key(keys=["Return"])
+    await wait_window(ctx, "gimp", "Search Actions", gone=True)
+
+
+async def _gimp(ctx: OracleContext, params: dict[str, Any], steps: AsyncIterator[Action]) -> AsyncIterator[Action]:
+    """Focus GIMP's window on the picture, perform `steps`, then File > Export As
+    (Shift+Ctrl+E) to `out` as PNG with the exporter's defaults; wait for the file."""
+    await wait_window(ctx, "gimp", f"[{params['name']}]")
+    async for action in focus(ctx, "gimp", f"[{params['name']}]"):
+        yield action
+    async for action in steps:
+        yield action
+    yield Key(keys=["Shift", "Control", "e"])
+    await wait_window(ctx, "gimp", "Export Image")
+    yield Key(keys=["Control", "a"])
+    yield Type(text=f"{params['out']}\n")
+    await wait_window(ctx, "gimp", "Export Image as PNG")
+    yield Key(keys=["Return"])
+    await wait_window(ctx, "gimp", "Export Image as PNG", gone=True)
+    await _saved(ctx, str(params["out"]), None)
+    await wait_window(ctx, "gimp", f"[{params['out'].rsplit('.', 1)[0]}] (exported)")  # written to the end
+
+
+async def gimp_action(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _gimp(ctx, params, _gimp_action(ctx, str(params["action"]))):
+        yield action
+
+
+async def gimp_near_action(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: a look-alike action (the view flipped, not the picture; the other way round)."""
+    async for action in _gimp(ctx, params, _gimp_action(ctx, str(params["near_action"]))):
+        yield action
+
+
+async def _scale(ctx: OracleContext, width: int) -> AsyncIterator[Action]:
+    """Image > Scale Image: the width typed (the chain keeps the aspect ratio), Scale."""
+    async for action in _gimp_action(ctx, "scale image"):
+        yield action
+    await wait_window(ctx, "gimp", "Scale Image")
+    yield Key(keys=["Control", "a"])
+    yield Type(text=f"{width}\t")
+    yield Key(keys=["Alt", "s"])
+    await wait_window(ctx, "gimp", "Scale Image", gone=True)
+
+
+async def gimp_scale(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _gimp(ctx, params, _scale(ctx, int(params["width"]))):
+        yield action
+
+
+async def gimp_scale_near(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: the height's number typed as the width."""
+    async for action in _gimp(ctx, params, _scale(ctx, int(params["near_width"]))):
+        yield action
