@@ -209,5 +209,15 @@ async def test_a_worn_context_is_recycled_at_reset_and_the_agent_sees_the_same_p
             kept = pages.context
             await sb.reset()
             assert pages.context is kept
+            # A live screencast holds the page: a worn context waits until it is closed.
+            pages.requests = pages.recycle_after_requests
+            frames = sb.frames(ObserveOptions(format="jpeg"), max_fps=5)
+            await anext(aiter(frames))
+            await sb.reset()
+            assert pages.context is kept and not pages.worn()
+            await frames.aclose()  # type: ignore[attr-defined]
+            assert pages.worn()
+            await sb.reset()
+            assert pages.context is not kept
         finally:
             await sb.close()
