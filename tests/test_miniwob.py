@@ -71,6 +71,18 @@ def test_one_episode_per_task_and_seed_and_the_first_end_counts() -> None:
     assert ctl.get("/__cua/state").json()["episodes"] == []
 
 
+def test_a_page_that_drew_its_problem_first_opens_with_its_utterance() -> None:
+    """The shim's in-page restart draws, then opens with the utterance in the same call."""
+    web, ctl = _clients()
+    key = {"task": "click-button", "seed": "5"}
+    opened = web.post("/cua/episode/open", json={**key, "page_limit_ms": 10000, "utterance": "Click ok."}).json()
+    assert opened == {"status": "new", "limit_ms": 10000, "elapsed_ms": 0}
+    again = web.post("/cua/episode/open", json={**key, "utterance": "something else"}).json()
+    assert again["status"] == "resume"
+    (row,) = ctl.get("/__cua/state").json()["episodes"]
+    assert (row["utterance"], row["loads"]) == ("Click ok.", 2)  # stored once, as `utterance` stores it
+
+
 def test_untimed_service_records_that_it_has_no_limit() -> None:
     web, ctl = _clients(timed=False)
     assert web.post("/cua/episode/open", json={"task": "click-test", "seed": "1", "page_limit_ms": 10000}).json() == \

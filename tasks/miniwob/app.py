@@ -140,21 +140,25 @@ class MiniWobApp(WebApp):
         """A task page has loaded: open its episode, resume it, or say it is over.
 
         Answer: `status` ("new", "resume" or "over"), `limit_ms` (0: no limit),
-        `elapsed_ms` since the episode first opened, and for "over" the stored result."""
+        `elapsed_ms` since the episode first opened, and for "over" the stored result.
+        A page that drew its problem before asking (the shim's in-page restart) sends its
+        `utterance` along, stored as `utterance` stores it: once."""
         try:
             data = await self._report(request)
             task, seed = _text(data, "task", 64), _text(data, "seed", 64)
             page_limit = int(data.get("page_limit_ms") or DEFAULT_TIME_LIMIT_MS)
+            utterance = "" if data.get("utterance") is None else _text(data, "utterance", 4000)
         except (BadReport, ValueError, TypeError) as exc:
             return JSONResponse({"error": f"bad episode report: {exc}"}, status_code=400)
         now = _now_ms()
         row = self._row(task, seed)
         if row is None:
             limit = page_limit if self.timed else None
-            self.db.execute("INSERT INTO episodes (task, seed, started_ms, time_limit_ms) VALUES (?, ?, ?, ?)",
-                            (task, seed, now, limit))
+            self.db.execute("INSERT INTO episodes (task, seed, utterance, started_ms, time_limit_ms) VALUES (?, ?, ?, ?, ?)",
+                            (task, seed, utterance, now, limit))
             return JSONResponse({"status": "new", "limit_ms": limit or 0, "elapsed_ms": 0})
-        self.db.execute("UPDATE episodes SET loads = loads + 1 WHERE id = ?", (row["id"],))
+        self.db.execute("UPDATE episodes SET loads = loads + 1, utterance = CASE WHEN utterance = '' THEN ? "
+                        "ELSE utterance END WHERE id = ?", (utterance, row["id"]))
         answer = {"limit_ms": row["time_limit_ms"] or 0, "elapsed_ms": max(0, now - row["started_ms"])}
         if row["done"]:
             return JSONResponse({**answer, "status": "over", "reward": row["reward"], "raw_reward": row["raw_reward"],

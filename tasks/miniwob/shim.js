@@ -20,6 +20,7 @@
   var task = (window.location.pathname.split("/").pop() || "").replace(/\.html$/, "");
   var NO_LIMIT_MS = 2000000000;
   var started = false;
+  var restarting = false;  // inside __cuaRestart: the service was reset just before
   var originalStart = core.startEpisode;
   var originalEnd = core.endEpisode;
 
@@ -87,6 +88,19 @@
     core.countdownTimer(Math.max(0, Math.ceil(left / 1000) * 1000));
   }
 
+  function draw() {
+    var n = Number(seedText);
+    Math.seedrandom(seedText !== "" && !isNaN(n) ? n : seedText);
+    if (typeof core.setDataMode === "function") core.setDataMode("train");
+    core.startEpisodeReal();
+    return utteranceText();
+  }
+
+  function stopClock() {
+    if (core.EP_TIMER !== null) { clearTimeout(core.EP_TIMER); core.EP_TIMER = null; }
+    core.clearTimer();
+  }
+
   core.startEpisode = function () {
     originalStart.call(core);
     if (started) {  // MiniWoB shows its START cover after an end: the episode is over
@@ -95,15 +109,25 @@
     }
     started = true;
     var pageLimit = core.EPISODE_MAX_TIME;  // the task's own, as its script set it
+    if (restarting) {
+      // An in-page restart comes right after the service was reset, so the episode is a
+      // new one: the problem is drawn first and opened with its utterance in one call
+      // (a load asks first, since a reloaded page whose episode is over must not draw it).
+      core.EPISODE_MAX_TIME = NO_LIMIT_MS;  // re-armed below with the limit the service gives
+      var drawn = draw();
+      var opened = call("/cua/episode/open", { task: task, seed: seedText, page_limit_ms: pageLimit,
+                                               utterance: drawn });
+      if (opened === null || opened.status === "over") { stopClock(); showOver(opened); return; }
+      core.EPISODE_MAX_TIME = opened.limit_ms > 0 ? opened.limit_ms : NO_LIMIT_MS;
+      show({ done: false, utterance: drawn, time_limit_ms: opened.limit_ms, status: opened.status });
+      rearmTimer(core.EPISODE_MAX_TIME, opened.elapsed_ms);
+      return;
+    }
     var answer = call("/cua/episode/open", { task: task, seed: seedText, page_limit_ms: pageLimit });
     if (answer === null) { showOver(null); return; }
     if (answer.status === "over") { showOver(answer); return; }
-    var n = Number(seedText);
-    Math.seedrandom(seedText !== "" && !isNaN(n) ? n : seedText);
-    if (typeof core.setDataMode === "function") core.setDataMode("train");
     core.EPISODE_MAX_TIME = answer.limit_ms > 0 ? answer.limit_ms : NO_LIMIT_MS;
-    core.startEpisodeReal();
-    var utterance = utteranceText();
+    var utterance = draw();
     call("/cua/episode/utterance", { task: task, seed: seedText, utterance: utterance });
     show({ done: false, utterance: utterance, time_limit_ms: answer.limit_ms, status: answer.status });
     if (answer.status === "resume") rearmTimer(core.EPISODE_MAX_TIME, answer.elapsed_ms);
@@ -119,8 +143,7 @@
     if (next.origin !== window.location.origin || next.pathname !== window.location.pathname) return false;
     history.replaceState(null, "", next.pathname + next.search + next.hash);
     seedText = new URLSearchParams(next.search).get("seed") || "";
-    if (core.EP_TIMER !== null) { clearTimeout(core.EP_TIMER); core.EP_TIMER = null; }
-    core.clearTimer();
+    stopClock();
     var old = document.getElementById("cua-wob");
     if (old) old.remove();
     if (document.activeElement && document.activeElement !== document.body) document.activeElement.blur();
@@ -132,7 +155,8 @@
       core.cover_div.removeAttribute("data-cua");
     }
     started = false;
-    core.startEpisode();
+    restarting = true;
+    try { core.startEpisode(); } finally { restarting = false; }
     return true;
   } });
 
