@@ -215,7 +215,7 @@ async def test_a_worn_context_is_recycled_at_reset_and_the_agent_sees_the_same_p
             await anext(aiter(frames))
             await sb.reset()
             assert pages.context is kept and not pages.worn()
-            await frames.aclose()  # type: ignore[attr-defined]
+            await frames.aclose()
             assert pages.worn()
             await sb.reset()
             assert pages.context is not kept
