@@ -6,6 +6,8 @@ followed by any number of selectors in brackets:
 - `[3]`, `[-1]`  an index;
 - `[*]`          every element (the result becomes a list);
 - `[k=v]`        the first element whose field k equals v (a lookup: the result stays one value);
+- `[k~=v]`       a lookup by the same text: case, Unicode form and runs of whitespace do
+                 not matter (a title or a name the agent typed: "Buy  milk" is "buy milk");
 - `[k!=v]`, `[k<v]`, `[k<=v]`, `[k>v]`, `[k>=v]`  every matching element (a list).
 
 Several selectors on one segment all filter the same list: `todos[list_id=3][due<2026-03-02]`.
@@ -20,6 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from cua.judges.normalize import norm_text
+
 __all__ = ["Cond", "PathError", "Segment", "get_path", "parse_path", "row_matches", "coerce_literal"]
 
 
@@ -33,7 +37,7 @@ _MISSING = object()
 @dataclass(frozen=True)
 class Cond:
     field: str
-    op: str  # = != < <= > >=
+    op: str  # = ~= != < <= > >=
     text: str
     value: Any
 
@@ -45,6 +49,8 @@ class Cond:
             return False
         if self.op == "=" and type(observed) is type(self.value):  # the common case, decided at once
             return bool(observed == self.value)
+        if self.op == "~=":
+            return isinstance(observed, str) and norm_text(observed) == norm_text(self.text)
         return _compare(observed, self.op, self.value, self.text)
 
 
@@ -55,7 +61,9 @@ class Segment:
     selectors: tuple[tuple[str, Any], ...] = ()
 
 
-_COND = re.compile(r"^\s*([^=!<>\s]+)\s*(!=|<=|>=|=|<|>)\s*(.*?)\s*$", re.S)
+_COND = re.compile(r"^\s*([^=!<>~\s]+)\s*(~=|!=|<=|>=|=|<|>)\s*(.*?)\s*$", re.S)
+#: The operators of a lookup (one element, the first match): equal, and the same text.
+_LOOKUP = ("=", "~=")
 
 
 def coerce_literal(text: str) -> Any:
@@ -155,7 +163,7 @@ def parse_path(path: str) -> tuple[Segment, ...]:
 
 def _closing_bracket(path: str, start: int) -> int:
     """Index of the `]` closing the selector at `start`; a quoted value may hold `]` or `.`."""
-    match = re.compile(r"\[\s*[^=!<>\]]+?\s*(?:!=|<=|>=|=|<|>)\s*(['\"])").match(path, start)
+    match = re.compile(r"\[\s*[^=!<>~\]]+?\s*(?:~=|!=|<=|>=|=|<|>)\s*(['\"])").match(path, start)
     if match:
         close = path.find(match.group(1), match.end())
         if close < 0:
@@ -201,7 +209,7 @@ def get_path(value: Any, path: str | None, *, unique: bool = False) -> Any:
                     else:
                         matches = [row for row in item if all(c.holds(row) for c in arg)]
                     # `[k=v]` is a lookup (the first match) unless a `[*]` asks for all of them
-                    if all(c.op == "=" for c in arg) and not followed_by_star:
+                    if all(c.op in _LOOKUP for c in arg) and not followed_by_star:
                         if unique and len(matches) > 1:
                             conds = "".join(f"[{c.field}{c.op}{c.text}]" for c in arg)
                             raise PathError(f"{conds} matches {len(matches)} elements; a lookup names one "
@@ -210,7 +218,7 @@ def get_path(value: Any, path: str | None, *, unique: bool = False) -> Any:
                     else:
                         nxt.append(matches)
             current = nxt
-            filtered = kind == "cond" and not (all(c.op == "=" for c in arg) and not followed_by_star)
+            filtered = kind == "cond" and not (all(c.op in _LOOKUP for c in arg) and not followed_by_star)
             if kind == "star":
                 fanned = True
         if filtered:

@@ -31,6 +31,8 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from cua.judges.normalize import norm_text
+
 __all__ = ["AppDB", "WebApp", "CONTROL_PREFIX", "SHARED_STATIC", "build_asgi", "esc", "html_page", "script_json"]
 
 CONTROL_PREFIX = "/__cua/"
@@ -50,6 +52,14 @@ _READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNC
 READ_QUERY_TIME_LIMIT_S = 0.5
 
 
+def _same_text(a: Any, b: Any) -> int:
+    """SQL `same_text(a, b)`: 1 when two texts say the same, whatever their case, Unicode
+    form or runs of whitespace (a title the agent typed, looked up by a judge)."""
+    if not isinstance(a, str) or not isinstance(b, str):
+        return 0
+    return int(norm_text(a) == norm_text(b))
+
+
 def _read_only(action: int, *_: Any) -> int:
     return sqlite3.SQLITE_OK if action in _READ_ACTIONS else sqlite3.SQLITE_DENY
 
@@ -66,6 +76,7 @@ class AppDB:
         conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA foreign_keys = ON")
+        conn.create_function("same_text", 2, _same_text, deterministic=True)
         return conn
 
     def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
