@@ -47,8 +47,9 @@ def test_probes_find_nothing_wrong_with_sound_judges() -> None:
     for t in report.templates:
         assert not t.failures, "\n".join(line for f in t.failures for line in f.lines())
     ran = {k for t in report.templates for k in t.probes_ran}
-    assert {"over_reach", "wrong_target", "collateral", "prefix", "determinism"} <= ran
+    assert {"over_reach", "wrong_target", "collateral", "prefix", "determinism", "other_path", "typed_answer"} <= ran
     rename = next(t for t in report.templates if t.template_id.startswith("todo.rename"))
+    assert rename.probes_ran.get("equivalent", 0) >= 2  # the new title in other case and spacing passes
     assert "adds no row" in rename.probes_skipped["duplicate"]  # and the report says why
 
 
@@ -92,6 +93,23 @@ templates:
       - click: {selector: 'form.add-todo button', text: Add}
     near_miss:
       - goto: "/lists/1"
+  - id: todo.weak_answer@1
+    instruction: 'Add a todo "{title}" to the first list, then reply with the title you added.'
+    params:
+      title: {type: string, values: [Pay rent]}
+    judge:
+      checks:  # reads only the reply: an agent that parrots the request and adds nothing passes
+        - check: the reply names the todo
+          get: {kind: answer}
+          expect: {op: contains, value: "{title}"}
+      expected_changes: ["todos[title~={title}]"]
+    oracle:
+      - goto: "/lists/1"
+      - fill: {selector: 'form.add-todo input[name=title]', text: "{title}"}
+      - click: {selector: 'form.add-todo button', text: Add}
+      - done: {answer: "{title}"}
+    near_miss:
+      - goto: "/lists/1"
 '''
 
 
@@ -104,4 +122,8 @@ def test_probes_catch_weak_judges() -> None:
     # the add judge reads no field of the new row but its title: a new todo due tomorrow, high, tagged, passes
     assert "probe:collateral" in stages["todo.weak_add@1"]
     assert "probe:wrong_target" in stages["todo.weak_add@1"]  # in another list
+    # ... and reads the title exactly: "pay rent" or "Pay  rent", typed by an agent, fails
+    assert "probe:equivalent" in stages["todo.weak_add@1"]
+    # the answer typed where an action was asked: the request parroted back passes
+    assert "probe:typed_answer" in stages["todo.weak_answer@1"]
     assert all(not s.startswith(("oracle", "initial", "near_miss")) for ss in stages.values() for s in ss), stages

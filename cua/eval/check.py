@@ -9,9 +9,13 @@ For every template and K seeds:
 5. along the oracle, every strict prefix of its actions fails and progress never falls
    (tier 3+: at least 3 distinct progress values);
 6. adversarial end states built from the oracle's database changes (`cua.eval.probes`):
-   over-reach, wrong target, collateral, duplicate must fail; an equivalent end state
-   written differently must pass. The report says which probes ran for each template
-   and, for a probe that had nothing to change, why.
+   over-reach, wrong target, collateral, partial, duplicate and every formula typed as
+   its value must fail; an equivalent end state written differently must pass;
+7. method against answer: the oracle's end state reached another way (one step, the
+   step limit, no `done`) must pass; nothing done with the instruction (or, for a task
+   that asks for an action and an answer, the oracle's answer) typed as the answer must
+   fail. The report says which probes ran for each template and, for a probe that had
+   nothing to change, why.
 
 A broken task (bad file, no rows at a seed, an oracle that raises, a sandbox that will
 not start) is reported as a failure with its reason, never crashes the check. One
@@ -29,7 +33,7 @@ from typing import Any
 
 from cua.episode import EpisodeRecord, NoopAgent, OracleAgent, gather_state, run_episode
 from cua.episode.local import LocalSandbox, open_local
-from cua.eval.judge_qa import StepJudgingOracle, db_image, run_probes, trace_problems
+from cua.eval.judge_qa import ProbeOutcome, StepJudgingOracle, db_image, method_probes, run_probes, trace_problems
 from cua.eval.probes import bundled_app_of
 from cua.task import TaskInstance, Verdict
 
@@ -45,6 +49,7 @@ class VariantFailure:
     seed: int | None
     #: load | instantiate | sandbox | initial | oracle | near_miss | determinism | prefix | progress
     #: | probe:over_reach | probe:wrong_target | probe:collateral | probe:duplicate | probe:equivalent | probe_mirror
+    #: | probe:answer_for_method | probe:typed_answer | probe:other_path
     stage: str
     reason: str
     evidence: list[dict[str, Any]] = field(default_factory=list)
@@ -185,6 +190,8 @@ async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateRe
                                                    instance.tags.tier):
                 out.append(VariantFailure(tid, seed, stage, reason, _evidence(v)))
             _count(report, "prefix", max(0, len(stepper.trace.verdicts) - 1), "the oracle takes one action")
+            if initial.judge_input is not None:
+                _add_outcome(report, out, tid, seed, method_probes(instance, initial.judge_input, oracle.judge_input))
         final_db = None
         if oracle_ok and app and initial_db is not None:
             try:
@@ -194,13 +201,7 @@ async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateRe
         if db_problem:
             report.probes_skipped.setdefault("state probes", f"the app's database could not be read: {db_problem}")
         if oracle_ok and app and initial_db is not None and final_db is not None:
-            outcome = run_probes(instance, app, initial_db, final_db, oracle.judge_input)
-            for kind, n in outcome.ran.items():
-                _count(report, kind, n)
-            for kind, why in outcome.skipped.items():
-                report.probes_skipped.setdefault(kind, why)
-            for stage, reason, v in outcome.wrong:
-                out.append(VariantFailure(tid, seed, stage, reason, _evidence(v)))
+            _add_outcome(report, out, tid, seed, run_probes(instance, app, initial_db, final_db, oracle.judge_input))
         elif oracle_ok:
             report.probes_skipped.setdefault("state probes", "the sandbox runs no bundled app")
 
@@ -233,6 +234,16 @@ async def _check_without_oracle(handle: Any, instance: TaskInstance, report: Tem
         return [VariantFailure(instance.task_id, instance.seed, "determinism",
                                "the same final state judged twice differs", _evidence(again))]
     return []
+
+
+def _add_outcome(report: TemplateReport, out: list[VariantFailure], tid: str, seed: int,
+                 outcome: ProbeOutcome) -> None:
+    for kind, n in outcome.ran.items():
+        _count(report, kind, n)
+    for kind, why in outcome.skipped.items():
+        report.probes_skipped.setdefault(kind, why)
+    for stage, reason, v in outcome.wrong:
+        out.append(VariantFailure(tid, seed, stage, reason, _evidence(v)))
 
 
 def _count(report: TemplateReport, kind: str, n: int, why_none: str = "") -> None:

@@ -7,7 +7,14 @@ passes and doing nothing fails".
   at least 3 distinct progress values (its dense reward says something before the end).
 - From the oracle's end state (`run_probes`): over-reach, wrong target, collateral,
   duplicate (each must fail) and an equivalent, differently written end state (must
-  pass), built by `cua.eval.probes` from the database rows the oracle changed.
+  pass), built by `cua.eval.probes` from the database rows the oracle changed; and the
+  answer instead of the method: every formula the oracle wrote replaced by the value it
+  computes (must fail: the instruction asked for the formula).
+- Method against answer (`method_probes`): a judge reads the end state, not how it was
+  reached, so the oracle's end state with another path to it (one step, another `done`)
+  must pass; and an answer typed where an action was asked must fail: the untouched
+  state with the instruction parroted as the answer, and, for a task that asks for an
+  action and an answer, the untouched state with the oracle's own correct answer.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cua.actions import Done
 from cua.episode import AgentTurn, EpisodeContext, OracleAgent, gather_state
 from cua.eval import probes as P
 from cua.judges.sidefx import allowed_by, diff
@@ -24,7 +32,12 @@ from cua.observation import Observation
 from cua.state import AppStateQuery, StateResult
 from cua.task import JudgeInput, TaskInstance, Verdict, query_key
 
-__all__ = ["ProbeOutcome", "ProgressTrace", "StepJudgingOracle", "db_image", "run_probes", "trace_problems"]
+__all__ = ["METHOD_MUST_FAIL", "METHOD_MUST_PASS", "ProbeOutcome", "ProgressTrace", "StepJudgingOracle", "db_image",
+           "method_probes", "run_probes", "trace_problems"]
+
+#: Method-against-answer probes a correct judge fails / passes.
+METHOD_MUST_FAIL = ("typed_answer",)
+METHOD_MUST_PASS = ("other_path",)
 
 #: Tier 3 and up: the oracle must show at least this many distinct progress values.
 MIN_PROGRESS_VALUES = 3
@@ -161,9 +174,13 @@ def run_probes(instance: TaskInstance, app_name: str, initial_db: P.DbImage, fin
     spec = getattr(instance.judge, "spec", None)
     probes, why = P.generate_probes(infos, initial_db, final_db, diff_db, seed=instance.seed,
                                     free=list(getattr(spec, "free_fields", []) or []))
+    state_key = next((query_key(q) for q in P.ProbeMirror.mirrored(queries) if isinstance(q, AppStateQuery)), None)
+    computed = P.computed_values(app.state())
+    probes += P.answer_for_method(infos, diff_db, computed)
+    if not any(p.kind == "answer_for_method" for p in probes):
+        why["answer_for_method"] = "the oracle writes no formula (nothing computed that could be typed instead)"
     outcome.skipped.update(why)
     incidental = list(getattr(spec, "incidental_changes", []) or [])
-    state_key = next((query_key(q) for q in P.ProbeMirror.mirrored(queries) if isinstance(q, AppStateQuery)), None)
     for probe in probes:
         try:
             mirror.load(final_db, probe.writes)
@@ -188,6 +205,57 @@ def run_probes(instance: TaskInstance, app_name: str, initial_db: P.DbImage, fin
     for kind in outcome.ran:
         outcome.skipped.pop(kind, None)
     mirror.load(final_db)
+    return outcome
+
+
+def _reads(node: Any, kinds: set[str], other: bool) -> bool:
+    """Whether a judge spec's node (dumped) reads a getter of `kinds` (`other`: of
+    another kind)."""
+    if isinstance(node, dict):
+        get = node.get("get")
+        if isinstance(get, dict) and "kind" in get and (get["kind"] in kinds) != other:
+            return True
+        return any(_reads(v, kinds, other) for v in node.values())
+    if isinstance(node, list):
+        return any(_reads(v, kinds, other) for v in node)
+    return False
+
+
+def method_probes(instance: TaskInstance, untouched: JudgeInput, oracle: JudgeInput) -> ProbeOutcome:
+    """Method against answer, judged on states already read (no sandbox needed):
+    `untouched` is the no-op episode's input (nothing done), `oracle` the oracle's."""
+    outcome = ProbeOutcome()
+    judge = instance.judge
+    done = oracle.done
+    answer = done.answer if done is not None else None
+    probes: list[tuple[str, str, JudgeInput]] = [
+        ("other_path", "the oracle's end state reached in one step",
+         oracle.model_copy(update={"steps": 1})),
+        ("other_path", f"the oracle's end state reached in {instance.max_steps} steps",
+         oracle.model_copy(update={"steps": instance.max_steps})),
+        ("typed_answer", "nothing done, the instruction typed as the answer",
+         untouched.model_copy(update={"done": Done(answer=instance.instruction)})),
+    ]
+    spec = getattr(judge, "spec", None)
+    checks = spec.model_dump(mode="json")["checks"] if spec is not None else []
+    plain_end = done is None or (done.status == "success" and not answer)
+    if plain_end and not _reads(checks, {"done_status"}, False):
+        probes.append(("other_path", "the oracle's end state, ended by the step limit (no done)",
+                       oracle.model_copy(update={"done": None})))
+    spec = getattr(judge, "spec", None)
+    checks = spec.model_dump(mode="json")["checks"] if spec is not None else []
+    if answer and _reads(checks, {"answer"}, False) and _reads(checks, {"answer", "done_status"}, True):
+        probes.append(("typed_answer", f"nothing done, the oracle's answer {answer[:60]!r} typed where an action "
+                                       "was asked too", untouched.model_copy(update={"done": done})))
+    elif answer and not _reads(checks, {"answer"}, False):
+        outcome.skipped["typed_answer (oracle's answer)"] = "the judge never reads the answer"
+    for kind, description, data in probes:
+        outcome.ran[kind] = outcome.ran.get(kind, 0) + 1
+        verdict = judge.evaluate(data)
+        if kind in METHOD_MUST_PASS and not verdict.passed:
+            outcome.wrong.append((f"probe:{kind}", f"the judge reads how, not what: {description} fails", verdict))
+        elif kind in METHOD_MUST_FAIL and verdict.passed:
+            outcome.wrong.append((f"probe:{kind}", f"passes: {description}", verdict))
     return outcome
 
 

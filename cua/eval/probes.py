@@ -14,6 +14,9 @@ states that a correct judge must FAIL:
   value (a compound value judged by one of its parts; the wrong value);
 - `duplicate`: every row the oracle added, added a second time;
 
+- `answer_for_method`: every formula the oracle wrote replaced by the value it computes
+  (the answer typed where the instruction asked for the method);
+
 and one it must PASS:
 
 - `equivalent`: the oracle's end state with a value it wrote spelled differently (a
@@ -48,7 +51,9 @@ __all__ = [
     "ProbeMirror",
     "RowChange",
     "TableInfo",
+    "answer_for_method",
     "bundled_app_of",
+    "computed_values",
     "dump_queries",
     "equivalent_spellings",
     "generate_probes",
@@ -56,7 +61,7 @@ __all__ = [
 ]
 
 #: The probes whose end state a correct judge fails.
-MUST_FAIL = ("over_reach", "wrong_target", "collateral", "partial", "duplicate")
+MUST_FAIL = ("over_reach", "wrong_target", "collateral", "partial", "duplicate", "answer_for_method")
 #: Columns an app keeps for itself (timestamps): no agent controls them, so no probe damages them.
 _BOOKKEEPING = re.compile(r"^(created|updated|modified|changed|sent|received|joined|last_seen|last_login|viewed|placed|"
                          r"rotated)(_at|_on)?$|_at$")
@@ -64,6 +69,8 @@ _BOOKKEEPING = re.compile(r"^(created|updated|modified|changed|sent|received|joi
 _ORDER = re.compile(r"^(position|sort|sort_order|rank|ord|order_index|seq)$")
 #: At most this many collateral probes per target row.
 MAX_COLLATERAL = 6
+#: At most this many equivalent-spelling probes per table the oracle changed.
+MAX_EQUIVALENT = 4
 
 
 def bundled_app_of(sandbox_config: dict[str, Any], service: str = "app") -> str | None:
@@ -514,22 +521,60 @@ _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 _QUANTITY = re.compile(r"^(raw|amount|price|cost|budget|total|salary|fee|balance|quantity|qty|estimate|score_text)$")
 _PHONE = re.compile(r"^\+?[\d\s().-]{7,}$")
 _TAG = re.compile(r"<(/?)(b|strong|i|em|p|div)>")
+#: Columns of short free text a person types (a title, a name, a subject): case and
+#: inner whitespace are how it is written, not what it says. Choices (a priority, a
+#: status, a colour), codes and keys are not free text: "High" may not be the app's
+#: "high"; nor is a message or note body, whose case is its content.
+_FREE_TEXT = re.compile(r"^(title|name|subject|description|notes|location|first_name|last_name|holder|ship_name|"
+                        r"org_name|display_name|full_name)$")
+#: Columns holding a street address (spelled "12 Oak Street" or "12 Oak St").
+_STREET = re.compile(r"^(ship_)?(street|address|address1|street_address|addr)$")
+#: Columns holding a comma-separated list of recipients: their order is free.
+_RECIPIENTS = re.compile(r"^(to|cc|bcc)(_addrs|_emails|_list)?$")
+#: Street words and their usual abbreviations (one direction each way).
+_STREET_WORDS = {"street": "St", "avenue": "Ave", "road": "Rd", "boulevard": "Blvd", "drive": "Dr", "lane": "Ln",
+                 "court": "Ct", "place": "Pl", "square": "Sq", "highway": "Hwy", "parkway": "Pkwy", "suite": "Ste",
+                 "apartment": "Apt", "north": "N", "south": "S", "east": "E", "west": "W"}
+_STREET_ABBR = {v.lower(): k.capitalize() for k, v in _STREET_WORDS.items()}
 
 
-def equivalent_spellings(column: str, value: Any) -> list[tuple[str, Any]]:
-    """Other ways to write `value` that mean the same, with what each shows."""
+def _recased(value: str) -> str:
+    """The same text in other letter case: lower case, or title case when it already is."""
+    lower = value.lower()
+    return lower if lower != value else value.title()
+
+
+def _street_respelled(value: str) -> str:
+    """Abbreviations spelled out and full words abbreviated ("12 Oak Street" <-> "12 Oak St.")."""
+    def swap(m: re.Match[str]) -> str:
+        word = m[0]
+        low = word.lower().rstrip(".")
+        if low in _STREET_WORDS:
+            return _STREET_WORDS[low] + "."
+        if low in _STREET_ABBR:
+            return _STREET_ABBR[low]
+        return word
+    return re.sub(r"[A-Za-z]+\.?", swap, value)
+
+
+def equivalent_spellings(column: str, value: Any, rich: bool = False) -> list[tuple[str, Any]]:
+    """Other ways to write `value` that mean the same, with what each shows. Every one is
+    an end state an agent can reach through the app (apps trim what is typed, so the
+    whitespace variant changes only the inside of the text). `rich`: the column holds
+    rich text (HTML the app shows formatted), so plain text there is also a paragraph."""
     if not isinstance(value, str) or not value.strip():
         return []
+    col = column.lower()
     out: list[tuple[str, Any]] = []
     if value.startswith("=") and len(value) > 1:  # a formula: case and spacing do not change it
         spaced = re.sub(r"([,+*/()-])", r" \1 ", value[1:]).strip()
         out.append(("formula in lower case, spaced", "=" + re.sub(r"\s+", " ", spaced).lower()))
-    elif (_QUANTITY.match(column) and _NUMBER.match(value)
+    elif (_QUANTITY.match(col) and _NUMBER.match(value)
           and not (len(value) > 1 and value.lstrip("-").startswith("0") and "." not in value)):
         number = float(value)
         two = f"{number:.2f}"
         out.append(("the number written with other decimals", two if two != value else f"{number:f}".rstrip("0").rstrip(".")))
-    elif "phone" in column.lower() and _PHONE.match(value) and sum(ch.isdigit() for ch in value) >= 7:
+    elif "phone" in col and _PHONE.match(value) and sum(ch.isdigit() for ch in value) >= 7:
         digits = "".join(ch for ch in value if ch.isdigit())
         plus = "+" if value.strip().startswith("+") else ""
         head, tail = digits[:-7], digits[-7:]
@@ -540,21 +585,98 @@ def equivalent_spellings(column: str, value: Any) -> list[tuple[str, Any]]:
         rewritten = _TAG.sub(lambda m: f"<{m[1]}{swap.get(m[2], m[2])}>", value)
         rewritten = re.sub(r"</(p|div|li|h[1-3])>", r"</\1>\n", rewritten)
         out.append(("the same rich text in other markup", rewritten))
+        plain = re.fullmatch(r"\s*<(p|div)>([^<>]*)</\1>\s*", value)
+        if plain:
+            out.append(("the same paragraph as plain text", plain[2]))
+    elif rich and "<" not in value and "\n" not in value:
+        out.append(("the same text as a rich-text paragraph", f"<p>{value}</p>"))
+    elif _STREET.match(col) and re.search(r"[A-Za-z]", value):
+        out.append(("the address with abbreviations spelled differently", _street_respelled(value)))
+    elif _RECIPIENTS.match(col) and "," in value:
+        parts = [p.strip() for p in value.split(",") if p.strip()]
+        out.append(("the recipients in another order", ", ".join(reversed(parts))))
+    if _FREE_TEXT.match(col) and re.search(r"[A-Za-z]", value) and "<" not in value:
+        out.append(("the free text in other letter case", _recased(value)))
+        if " " in value.strip():
+            out.append(("the free text with doubled inner spaces", re.sub(r"(?<=\S) (?=\S)", "  ", value)))
     return [(w, v) for w, v in out if v != value]
+
+
+def _holds_rich_text(image: DbImage, table: str, column: str) -> bool:
+    """Whether a column holds rich text: the app's own rows there carry markup."""
+    return any(isinstance(v, str) and _TAG.search(v) for v in _values_of(image, table, column))
 
 
 def _equivalent(info: TableInfo, initial: DbImage, final: DbImage, diff: DbDiff, changes: list[RowChange],
                 rng: random.Random) -> tuple[list[Probe], str]:
-    for change in changes:
+    """One probe per kind of respelling (case, spacing, number, phone, markup, ...) that a
+    value the oracle wrote admits, on the change the task is about first."""
+    out: list[Probe] = []
+    kinds: set[str] = set()
+    primary = _primary(changes)
+    for change in sorted(changes, key=lambda c: c is not primary):
         if change.after is None:
             continue
         for c in change.columns:
-            if c in info.pk or c in info.unique:
+            if c in info.pk or c in info.assigned or _BOOKKEEPING.search(c):
                 continue
-            for what, new in equivalent_spellings(c, change.after.get(c)):
-                return [Probe("equivalent", f"{change.describe()}.{c}: {change.after.get(c)!r} -> {new!r} ({what})",
-                              [_update(info, change.after, {c: new})])], ""
-    return [], "no value the oracle wrote has another spelling (flags, ids, choices, plain text)"
+            for what, new in equivalent_spellings(c, change.after.get(c), _holds_rich_text(initial, info.name, c)):
+                if what in kinds:
+                    continue
+                kinds.add(what)
+                out.append(Probe("equivalent", f"{change.describe()}.{c}: {change.after.get(c)!r} -> {new!r} ({what})",
+                                 [_update(info, change.after, {c: new})]))
+                if len(out) >= MAX_EQUIVALENT:
+                    return out, ""
+    return out, "" if out else "no value the oracle wrote has another spelling (flags, ids, choices, codes)"
+
+
+def computed_values(state: Any) -> dict[str, Any]:
+    """What each formula in an app's state computes: every `{"raw": "=...", "value": v}`
+    pair (a spreadsheet cell as the app shows it), formula text -> value."""
+    out: dict[str, Any] = {}
+    if isinstance(state, dict):
+        raw = state.get("raw")
+        if isinstance(raw, str) and raw.startswith("=") and "value" in state:
+            out.setdefault(raw, state["value"])
+        for v in state.values():
+            for k, val in computed_values(v).items():
+                out.setdefault(k, val)
+    elif isinstance(state, list):
+        for v in state:
+            for k, val in computed_values(v).items():
+                out.setdefault(k, val)
+    return out
+
+
+def answer_for_method(infos: Sequence[TableInfo], diff: DbDiff, computed: dict[str, Any]) -> list[Probe]:
+    """Every formula the oracle wrote (a text value starting with "=") replaced by the
+    value it computes, typed as a constant: one probe with all of them (the agent that
+    did the sums itself), and one per formula when there are several."""
+    by_name = {i.name: i for i in infos}
+    writes: list[tuple[str, list[Any]]] = []
+    names: list[str] = []
+    for change in diff.changes:
+        info = by_name.get(change.table)
+        if change.after is None or info is None:
+            continue
+        for c in change.columns:
+            raw = change.after.get(c)
+            if not (isinstance(raw, str) and raw.startswith("=") and raw in computed):
+                continue
+            value = computed[raw]
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            if value is None or isinstance(value, (dict, list)) or str(value).startswith("#"):
+                continue  # an error value: nothing an agent would type
+            writes.append(_update(info, change.after, {c: str(value)}))
+            names.append(f"{change.describe()}.{c}: {raw!r} -> {str(value)!r}")
+    if not writes:
+        return []
+    out = [Probe("answer_for_method", "formulas typed as their values: " + "; ".join(names)[:300], writes)]
+    if len(writes) > 1:
+        out += [Probe("answer_for_method", f"the formula typed as its value: {n}", [w]) for n, w in zip(names, writes)]
+    return out
 
 
 def _fmt(values: dict[str, Any]) -> str:
