@@ -28,6 +28,7 @@ from cua.observation import ActionError, Observation, ObserveOptions, Screenshot
 from cua.state import StateQuery, StateResult
 
 __all__ = [
+    "ActQueryable",
     "AppHostRef",
     "Forkable",
     "Queryable",
@@ -44,6 +45,7 @@ __all__ = [
     "create_sandbox",
     "kinds",
     "perform_actions",
+    "perform_and_query",
     "register_kind",
     "resolve_kind",
     "scale_action",
@@ -166,6 +168,16 @@ class Forkable(Protocol):
 @runtime_checkable
 class Queryable(Protocol):
     async def query(self, queries: Sequence[StateQuery]) -> list[StateResult]: ...
+
+
+@runtime_checkable
+class ActQueryable(Protocol):
+    async def act_query(self, action: Action | dict[str, Any], queries: Sequence[StateQuery], *,
+                        frame: Size | None = None, observe: ObserveOptions | None = None
+                        ) -> tuple[Observation, list[StateResult]]:
+        """`act`, with `queries` answered on the state the action settled in, read while the
+        observation is taken rather than after it (dense reward off a step's critical path)."""
+        ...
 
 
 @runtime_checkable
@@ -303,6 +315,18 @@ def unsupported(what: str, kind: str) -> Unsupported:
 
 
 # --- several actions, one observation ---
+
+async def perform_and_query(sandbox: Sandbox, actions: Sequence[Action], queries: Sequence[StateQuery], *,
+                            frame: Size | None, observe: ObserveOptions | None) -> tuple[Observation, list[StateResult]]:
+    """`perform_actions`, then `queries` answered on the state the actions left: together
+    where the sandbox reads state alongside its observation (`ActQueryable`, one action)."""
+    if not isinstance(sandbox, Queryable):
+        raise unsupported("answer state queries", sandbox.kind)
+    if len(actions) == 1 and isinstance(sandbox, ActQueryable):
+        return await sandbox.act_query(actions[0], list(queries), frame=frame, observe=observe)
+    obs = await perform_actions(sandbox, actions, frame=frame, observe=observe)
+    return obs, await sandbox.query(list(queries))
+
 
 async def perform_actions(sandbox: Sandbox, actions: Sequence[Action], *, frame: Size | None,
                           observe: ObserveOptions | None) -> Observation:

@@ -84,3 +84,32 @@ async def test_act_query_on_a_kind_without_queries_is_unsupported():
             with pytest.raises(Unsupported):
                 await remote.act_query(Click(x=1, y=1), [UrlQuery()])
             await remote.close()
+
+
+async def test_browser_reads_ride_beside_the_capture_and_see_the_settled_action():
+    """The browser answers an act's queries while it captures the screen (`ActQueryable`):
+    the reads still see what the action did, as a query after it does."""
+    from cua.sandbox import ActQueryable
+    from cua.state import AppStateQuery
+
+    instance = get_template(TASK).instantiate(0)
+    local = await LocalSandbox.create("browser", {**instance.sandbox_config, "isolation": "shared"})
+    try:
+        assert isinstance(local.sandbox, ActQueryable)
+        await local.reset(seed=instance.seed)
+        (card,) = await local.query([DomQuery(selector="a.list-card", prop="bbox")])
+        b = card.value
+        await local.act(Click(x=b["x"] + b["width"] / 2, y=b["y"] + b["height"] / 2))
+        open_todos = DomQuery(selector="tr.todo input.toggle", prop="count")  # a ticked todo leaves the open list
+        (box,) = await local.query([DomQuery(selector="tr.todo input.toggle", prop="bbox")])
+        (before,) = await local.query([open_todos])
+        b = box.value
+        reads = [open_todos, AppStateQuery(), UrlQuery()]
+        obs, results = await local.act_query(Click(x=b["x"] + b["width"] / 2, y=b["y"] + b["height"] / 2), reads)
+        assert obs.error is None and obs.screenshot is not None
+        assert results[0].ok and results[0].value == before.value - 1
+        after = await local.query(reads)
+        assert [(r.ok, r.value) for r in results] == [(r.ok, r.value) for r in after]
+        assert results[2].value == obs.url
+    finally:
+        await local.close()

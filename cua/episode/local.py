@@ -29,6 +29,7 @@ from cua.sandbox import (
     Streamable,
     create_sandbox,
     perform_actions,
+    perform_and_query,
     unsupported,
 )
 from cua.state import StateQuery, StateResult
@@ -117,11 +118,13 @@ class LocalSandbox:
     async def act_query(self, action: Action | Sequence[Action], queries: Sequence[StateQuery], *,
                         frame: Size | None = None, observe: ObserveOptions | None = None
                         ) -> tuple[Observation, list[StateResult]]:
-        """`act`, then `queries` (as `RemoteSandbox.act_query`, which does both in one round trip)."""
-        if not isinstance(self.sandbox, Queryable):
-            raise unsupported("answer state queries", self.sandbox.kind)
-        obs = await self.act(action, frame=frame, observe=observe)
-        return obs, await self.sandbox.query(list(queries))
+        """`act`, then `queries` (as `RemoteSandbox.act_query`, which does both in one round trip;
+        a sandbox that reads them alongside its observation does, `cua.sandbox.perform_and_query`)."""
+        actions: list[Action] = list(action) if isinstance(action, Sequence) else [action]
+        if frame is None and len(actions) > 1 and self._observation is not None:
+            frame = self._observation.frame
+        obs, results = await perform_and_query(self.sandbox, actions, queries, frame=frame, observe=observe)
+        return self._seen(obs), results
 
     async def observe(self, options: ObserveOptions | None = None) -> Observation:
         return self._seen(await self.sandbox.observe(options))

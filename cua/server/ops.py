@@ -29,7 +29,16 @@ from pydantic import BaseModel
 from cua import protocol as p
 from cua.errors import BadRequest
 from cua.observation import Observation, ObserveOptions
-from cua.sandbox import CommandRunner, FileUploader, Queryable, Snapshottable, Streamable, perform_actions, unsupported
+from cua.sandbox import (
+    CommandRunner,
+    FileUploader,
+    Queryable,
+    Snapshottable,
+    Streamable,
+    perform_actions,
+    perform_and_query,
+    unsupported,
+)
 from cua.server.auth import Scope
 from cua.server.manager import Access, Caller, Managed, SandboxManager
 from cua.state import StateResult
@@ -134,9 +143,11 @@ async def act(ctx: Context, req: p.Act) -> Reply:
         if req.queries is not None and not isinstance(sandbox, Queryable):
             raise unsupported("answer state queries", managed.kind)
         frame = req.frame if len(actions) == 1 else (req.frame or managed.last_frame)
-        obs = await perform_actions(sandbox, actions, frame=frame, observe=req.observe)
-        results = await sandbox.query(req.queries) \
-            if req.queries is not None and isinstance(sandbox, Queryable) else None
+        results: list[StateResult] | None = None
+        if req.queries is not None:
+            obs, results = await perform_and_query(sandbox, actions, req.queries, frame=frame, observe=req.observe)
+        else:
+            obs = await perform_actions(sandbox, actions, frame=frame, observe=req.observe)
     return _observation(ctx, managed, obs, results)
 
 

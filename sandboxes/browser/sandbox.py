@@ -257,7 +257,7 @@ class BrowserSandbox(Sandbox):
         self._step = 0
         self._observer.forget_kept()
         timings: dict[str, float] = {}
-        obs = await self._settle_and_observe(observe, timings)
+        obs, _ = await self._settle_and_observe(observe, timings)
         timings["reset"] = ms_since(started)
         self._timings["reset_last"] = timings["reset"]
         return obs
@@ -269,6 +269,20 @@ class BrowserSandbox(Sandbox):
 
     async def act(self, action: Action | dict[str, Any], *, frame: Size | None = None,
                   observe: ObserveOptions | None = None) -> Observation:
+        obs, _ = await self._act(action, frame, observe, None)
+        return obs
+
+    async def act_query(self, action: Action | dict[str, Any], queries: Sequence[StateQuery | dict[str, Any]], *,
+                        frame: Size | None = None, observe: ObserveOptions | None = None
+                        ) -> tuple[Observation, list[StateResult]]:
+        """`act`, and `queries` answered once the action has settled, while the screen is
+        captured (`cua.sandbox.ActQueryable`)."""
+        obs, results = await self._act(action, frame, observe, queries)
+        assert results is not None
+        return obs, results
+
+    async def _act(self, action: Action | dict[str, Any], frame: Size | None, observe: ObserveOptions | None,
+                   queries: Sequence[StateQuery | dict[str, Any]] | None) -> tuple[Observation, list[StateResult] | None]:
         self._guard.check_alive()
         started = time.perf_counter()
         timings: dict[str, float] = {}
@@ -276,23 +290,40 @@ class BrowserSandbox(Sandbox):
         self._observer.forget_kept()
         error, resolved = await self._input.act(action, frame or self._observer.frame)
         timings["act"] = ms_since(started)
-        obs = await self._settle_and_observe(observe, timings, error=error)
+        obs, results = await self._settle_and_observe(observe, timings, error=error, queries=queries)
         timings["total"] = ms_since(started)
-        return obs.model_copy(update={"resolved_action": resolved}) if resolved is not None else obs
+        return (obs.model_copy(update={"resolved_action": resolved}) if resolved is not None else obs), results
 
     async def _settle_and_observe(self, observe: ObserveOptions | None, timings: dict[str, float], *,
-                                  error: ActionError | None = None) -> Observation:
-        """Settle, then observe.
+                                  error: ActionError | None = None,
+                                  queries: Sequence[StateQuery | dict[str, Any]] | None = None
+                                  ) -> tuple[Observation, list[StateResult] | None]:
+        """Settle, then observe, and answer `queries` (if any) on the settled state.
 
         The screen is captured only once the page has settled. Capturing during the settle
         check and keeping the capture when the check found the page quiet saved a few
         milliseconds on actions that changed nothing, but threw a full capture away on
         every action that did (a navigation, a re-render): CPU a busy machine runs short of.
+        The queries are read while the screen is captured (the capture changes no state),
+        unless the page is being switched (a popup): then after the observation, on the
+        page it shows.
         """
         settle_started = time.perf_counter()
         settle = await self._pages.settle()
         timings["settle"] = ms_since(settle_started)
-        return await self._observer.observe(observe, timings, step=self._step, settle=settle, error=error)
+        observing = self._observer.observe(observe, timings, step=self._step, settle=settle, error=error)
+        if queries is None:
+            return await observing, None
+        if self._pages.switching:
+            obs = await observing
+            return obs, await self._queries.answer(queries)
+        done = await asyncio.gather(observing, self._queries.answer(queries), return_exceptions=True)
+        for outcome in done:  # both awaited to the end; the first failure is raised
+            if isinstance(outcome, BaseException):
+                raise outcome
+        observed, results = done
+        assert isinstance(observed, Observation) and isinstance(results, list)
+        return observed, results
 
     # --- snapshots and forks ---
 
@@ -309,7 +340,7 @@ class BrowserSandbox(Sandbox):
         self._step = await self._snapshots.restore(ref)
         self._observer.forget_kept()
         timings: dict[str, float] = {}
-        obs = await self._settle_and_observe(observe, timings)
+        obs, _ = await self._settle_and_observe(observe, timings)
         timings["restore"] = ms_since(started)
         self._timings["restore_last"] = timings["restore"]
         return obs
