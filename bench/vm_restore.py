@@ -6,10 +6,11 @@ the screen) and restores the snapshot; the time counted is the VM's `restore` ti
 from the call until the guest agent answered (`timings_ms["restore"]`).
 Two figures are measured:
 
-- with the standby VM (the default): after each snapshot and restore, a QEMU loaded with
-  copies of the snapshot's RAM and disk waits in the background; the benchmark waits for
-  it to be ready before the next round (as an RL loop's steps would), so a restore is
-  "load 1 MB of device state and continue";
+- with the standby VM (the default): after each snapshot and restore, a QEMU with a
+  copy-on-write map of the snapshot's RAM, a copy of its disk and its device state loaded
+  waits, paused, in the background; the benchmark waits for it to be ready before the
+  next round (as an RL loop's steps would), so a restore is "stop the old VM, continue
+  the new one, and ping its agent";
 - without it: every restore copies the RAM file and the overlay and starts QEMU first.
 
 The cold boot is QEMU start to a guest agent that answers (kernel, init, Xvfb, window
@@ -41,6 +42,8 @@ NO_SHOT = ObserveOptions(screenshot=False)
 
 PAUSES_MS: list[float] = []
 FORKS_S: list[float] = []
+#: Per restore with standby: ms waiting for the standby, ms from it to an answering agent.
+PHASES_MS: dict[str, list[float]] = {"restore_wait_standby": [], "restore_run": []}
 
 
 async def restore_rounds(config: VMConfig, rounds: int, label: str) -> list[float]:
@@ -60,7 +63,11 @@ async def restore_rounds(config: VMConfig, rounds: int, label: str) -> list[floa
             await sb.delete_snapshot(extra)
             await sb.standby_ready()
             await sb.restore(ref, observe=NO_SHOT)
-            times.append(sb.info().timings_ms["restore"] / 1000)
+            timings = sb.info().timings_ms
+            times.append(timings["restore"] / 1000)
+            if label == "standby":
+                for phase, seen in PHASES_MS.items():
+                    seen.append(float(timings[phase]))
             print(f"  {label} round {i + 1}/{rounds}: restore {times[-1]:.3f} s, snapshot pause "
                   f"{PAUSES_MS[-1]:.0f} ms", file=sys.stderr, flush=True)
         snap_ms = sb.info().timings_ms["snapshot"]
@@ -108,6 +115,8 @@ async def main() -> None:
     print(f"restore with standby:    p50 {restore_p50:.3f} s over {len(with_standby)} "
           f"({boot_p50 / restore_p50:.0f}x faster than a cold boot)")
     print(f"restore without standby: p50 {statistics.median(without):.3f} s over {len(without)}")
+    print("restore with standby, phases (p50 ms): " + ", ".join(
+        f"{phase} {statistics.median(seen):.1f}" for phase, seen in PHASES_MS.items()))
     pause_p50 = statistics.median(PAUSES_MS)
     print(f"snapshot pause (guest frozen): p50 {pause_p50:.0f} ms, max {max(PAUSES_MS):.0f} ms over {len(PAUSES_MS)}")
     print(f"fork ready: p50 {statistics.median(FORKS_S):.3f} s over {len(FORKS_S)}")

@@ -63,6 +63,18 @@ async def _exists(sb: VMSandbox, path: str) -> bool:
     return bool(result.value)
 
 
+async def _gone(pid: int) -> None:
+    for _ in range(300):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    return
+        except FileNotFoundError:
+            return
+        await asyncio.sleep(0.1)  # the replaced VM is killed in the background
+    raise AssertionError(f"QEMU {pid} of the replaced VM still runs")
+
+
 async def _run_in_xterm(sb: VMSandbox, line: str, made: str) -> None:
     """Type a shell line into the xterm and wait until the file it writes exists."""
     await sb.act(Type(text=line + "\n"))
@@ -105,8 +117,11 @@ async def test_restore_brings_back_memory_disk_and_screen(vm: VMSandbox) -> None
     assert (moved["x"], moved["y"]) != (window["x"], window["y"]), "the drag did not move the window"
     assert not _same_pixels(before, await vm.observe(PNG))
 
+    old_pid = vm.info().details["qemu_pid"]
     restored = await vm.restore(ref, observe=PNG)
     assert restored.timings_ms["restore"] > 0 and vm.info().timings_ms["restore"] > 0
+    assert vm.info().details["qemu_pid"] != old_pid
+    await _gone(old_pid)  # the replaced VM, stopped during the restore, is killed after it
     assert not await _exists(vm, "made.txt"), "the file written after the snapshot survived the restore"
     back = await _xterm(vm)
     assert (back["x"], back["y"], back["id"]) == (window["x"], window["y"], window["id"])
@@ -235,3 +250,18 @@ async def test_a_panicking_guest_kernel_is_a_crash_not_a_hang() -> None:
     assert "kernel panicked" in info.value.message, info.value.message
     assert "Unable to mount root fs" in info.value.message, info.value.message
     assert loop.time() - t0 < 300  # a boot to the panic under TCG, not the 900 s boot timeout
+
+
+async def test_a_guest_agent_that_exits_at_boot_is_a_crash_not_a_hang() -> None:
+    """When the guest agent ends, the guest's init says why on the console and powers
+    off, so the boot fails at once with the agent's own error. Before, the host waited
+    out its whole boot timeout for a hello that never came (an agent that gave up on a
+    slow Xvfb under load). Here the agent refuses a screen size it cannot parse."""
+    config = CONFIG.model_copy(update={"kernel_args": "cua.screen=bogus", "apps": [], "boot_timeout": 900})
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    with pytest.raises(SandboxCrashed) as info:
+        await create_sandbox("vm", config, sandbox_id="test-vm-agent-exits")
+    assert "guest agent exited" in info.value.message, info.value.message
+    assert "--start-x wants WIDTHxHEIGHT, got 'bogus'" in info.value.message, info.value.message
+    assert loop.time() - t0 < 400  # a boot to the agent's exit under TCG, not the 900 s boot timeout

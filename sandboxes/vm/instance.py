@@ -85,12 +85,14 @@ class Instance:
             await asyncio.sleep(0.05)
 
     @classmethod
-    async def prepare(cls, spec: LaunchSpec, snap: SnapshotFiles) -> "Instance":
-        """A QEMU waiting to load a snapshot's device state, on a copy of its overlay and a
-        private (copy-on-write) mapping of its RAM file: nothing of the RAM is copied, the
-        VM's writes stay its own, and the snapshot's files are never written. The agent
+    async def prepare(cls, spec: LaunchSpec, snap: SnapshotFiles, *, timeout: float) -> "Instance":
+        """A QEMU loaded with a snapshot, paused, on a copy of its overlay and a private
+        (copy-on-write) mapping of its RAM file: nothing of the RAM is copied, the VM's
+        writes stay its own, and the snapshot's files are never written. The agent
         socket is connected first (so the guest never sees the host side of its port
-        close: no reconnect, no second hello)."""
+        close: no reconnect, no second hello), then the device state is loaded, so that
+        `activate` is only "continue": a paused guest's clocks stand still, so the
+        state it runs on from is the snapshot's however long it waited."""
         spec.workdir.mkdir(parents=True, exist_ok=True)
         spec.ram_file, spec.ram_private = snap.ram, True
         self: Instance | None = None
@@ -102,6 +104,7 @@ class Instance:
             await self.qemu.wait_chardev_connected("agent")
             self.client = GuestClient(reader, writer, name=f"vm:{spec.workdir.name}", on_lost=self._lost,
                                       explain=self._explain_loss)
+            await self.qemu.load_device_state(snap.devstate, timeout=timeout)
         except BaseException:
             if self is not None:
                 await self.destroy()
@@ -110,12 +113,18 @@ class Instance:
             raise
         return self
 
-    async def activate(self, snap: SnapshotFiles, *, timeout: float) -> None:
-        """Load the snapshot's device state into a prepared instance and run it."""
-        await self.qemu.load_device_state(snap.devstate, timeout=timeout)
+    async def activate(self, *, timeout: float) -> None:
+        """Run a prepared instance on from its snapshot; returns once its agent answers."""
         self._start_watch()
+        await self.qemu.resume()
         assert self.client is not None
         await self.client.ping(timeout=timeout)
+
+    def freeze(self) -> None:
+        """Stop the guest at once (SIGSTOP), to `destroy()` off the caller's time: a
+        restore's old VM, which would otherwise compete for the CPU with the new one."""
+        self._on_death = None
+        self.qemu.freeze()
 
     def on_death(self, callback: Callable[[str], None]) -> None:
         self._on_death = callback

@@ -230,6 +230,8 @@ class QemuProcess:
         #: QEMU's own figures of the last live save (downtime ms, RAM passes).
         self.last_migration: dict[str, Any] = {}
         self._agent_port_listeners: list[asyncio.Queue[bool]] = []
+        #: SIGSTOPped by `freeze()`: answers no QMP until killed.
+        self._frozen = False
 
     @classmethod
     async def launch(cls, spec: LaunchSpec, *, timeout: float = 30.0, ignore_shared: bool = True) -> "QemuProcess":
@@ -490,18 +492,29 @@ class QemuProcess:
         raise Timeout("the VM did not resume within 30 s")
 
     async def load_device_state(self, path: Path, *, timeout: float = 60.0) -> None:
-        """Load a saved device state into this `incoming` process and run the guest."""
+        """Load a saved device state into this `incoming` process; the guest stays paused
+        (its clocks stopped) until `resume()`, so a loaded standby can wait any time."""
         self.drain_events()
         await self.execute("migrate-incoming", {"uri": "exec:cat " + shlex.quote(str(path))})
         await self._wait_migration(timeout)
         # An incoming VM started with -S stays paused, and a `cont` sent before it says
         # so is ignored: wait for the paused state first.
         await self.wait_status({"paused", "prelaunch", "postmigrate"}, timeout)
-        await self.execute("cont")
-        await self.wait_status({"running"}, timeout)
+
+    def freeze(self) -> None:
+        """SIGSTOP the process: the guest uses no more CPU, at once, and nothing of it
+        changes; `kill()` it later, off the caller's time."""
+        if self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGSTOP)
+            self._frozen = True
 
     async def kill(self) -> None:
         """Stop QEMU now (no guest shutdown: the state that matters is in snapshots)."""
+        if self._frozen and self.proc.returncode is None:
+            # a stopped QEMU answers no QMP: kill it before hanging up
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
         # A QEMU that already died leaves its QMP reader at EOF, which disconnect() re-raises.
         with contextlib.suppress(QMPError, OSError, EOFError, asyncio.TimeoutError):
             await asyncio.wait_for(self.qmp.disconnect(), 2.0)

@@ -8,7 +8,8 @@ Lifecycle:
 - restore: a new QEMU on copies of the snapshot's files loads the device state and runs
   on from exactly where the snapshot was: the same windows, the same processes, no boot.
   With `standby` on, that QEMU is prepared in the background after each snapshot and
-  restore, so a restore is only "load device state and continue".
+  restore, device state loaded and paused, so a restore is only "continue" (the old VM
+  is stopped at once and killed after).
 - fork: a second VM from a snapshot, with its own copies of the files.
 
 Observe, act, query, files and commands go to the guest agent over virtio-serial, through
@@ -66,6 +67,10 @@ class VMSandbox(GuestSandbox):
         self._snapshots: dict[str, SnapshotFiles] = {}
         self._initial: SnapshotFiles | None = None
         self._standby: tuple[str, asyncio.Task[Instance]] | None = None
+        self._reaping: set[asyncio.Task[None]] = set()
+        #: The snapshot the running VM started from (initial, last restored, forked): the
+        #: standby goes back to it when the snapshot it was prepared for is deleted.
+        self._home: SnapshotFiles | None = None
         self._lock = asyncio.Lock()
         reap_stale(runtime_dir())
         self._root = runtime_dir() / f"{sandbox_id}-{uuid.uuid4().hex[:8]}"
@@ -94,6 +99,8 @@ class VMSandbox(GuestSandbox):
             await self._start_configured_apps()
             self._initial, _ = await self._take_snapshot()
             await snapshots.ready(self._initial.id)
+            self._home = self._initial
+            self._schedule_standby(self._initial)  # the first reset is a restore like any other
             self.timings_ms["create"] = _ms(t0)
         except BaseException:
             await self.close()
@@ -259,15 +266,23 @@ class VMSandbox(GuestSandbox):
             prepared_ms = _ms(t0)
             old, self._inst = self._inst, None
             if old is not None:
-                await old.destroy()  # first: a running TCG guest would slow the load below
+                # Stopped first, as a running TCG guest would slow the new one's start;
+                # killed and its files deleted after, off the restore's time.
+                old.freeze()
             try:
+                t1 = time.monotonic()
                 inst = await self._run_from(snap, "restore", standby)
             except BaseException:
                 self._report_death("restore failed")
                 raise
+            finally:
+                if old is not None:
+                    self._reap(old)
             self._adopt(inst)
+            self._home = snap
             self.timings_ms[timing] = _ms(t0)
             self.timings_ms[f"{timing}_wait_standby"] = prepared_ms
+            self.timings_ms[f"{timing}_run"] = _ms(t1)
             self._step = step
         self._schedule_standby(snap)
         obs = await self.observe(observe)
@@ -282,10 +297,11 @@ class VMSandbox(GuestSandbox):
         snapshot's files are never written, so a second start is an independent try, and
         the retry is counted in `timings_ms["restarts"]`."""
         for attempt in (1, 2):
-            inst = prepared or await Instance.prepare(self._spec(name, incoming=True), snap)
+            inst = prepared or await Instance.prepare(self._spec(name, incoming=True), snap,
+                                                      timeout=self.config.boot_timeout)
             prepared = None
             try:
-                await inst.activate(snap, timeout=self.config.boot_timeout)
+                await inst.activate(timeout=self.config.boot_timeout)
                 return inst
             except SandboxCrashed as exc:
                 await inst.destroy()
@@ -309,6 +325,9 @@ class VMSandbox(GuestSandbox):
             await snapshots.ready(ref.id)
         if self._standby is not None and self._standby[0] == ref.id:
             await self._drop_standby()
+            home = self._home
+            if home is not None and home.id != ref.id and (home.id in self._snapshots or home is self._initial):
+                self._schedule_standby(home)
         await asyncio.to_thread(snap.delete)
 
     # --- standby: a QEMU loaded with copies of a snapshot, waiting to be restored ---
@@ -323,12 +342,18 @@ class VMSandbox(GuestSandbox):
 
         async def prepare() -> Instance:
             await snapshots.ready(snap.id)
-            return await Instance.prepare(spec, snap)
+            return await Instance.prepare(spec, snap, timeout=self.config.boot_timeout)
 
         task = asyncio.create_task(prepare(), name=f"vm-standby-{self.id}")
         self._standby = (snap.id, task)
         if old is not None:
             asyncio.create_task(_discard(old[1]))
+
+    def _reap(self, inst: Instance) -> None:
+        """Destroy an instance in the background; `close` waits for it."""
+        task = asyncio.create_task(inst.destroy(), name=f"vm-reap-{inst.dir.name}")
+        self._reaping.add(task)
+        task.add_done_callback(self._reaping.discard)
 
     async def _take_standby(self, snap_id: str) -> Instance | None:
         if self._standby is None:
@@ -378,7 +403,7 @@ class VMSandbox(GuestSandbox):
             own = await asyncio.to_thread(snap.link_to, child._root / "snapshots")
             child._snapshots[own.id] = own
             snapshots.register(own)
-            child._initial = own
+            child._initial = child._home = own
             child._adopt(await child._run_from(own, "fork", None))
             await child._read_agent_info()
             child._step = snapshot_step(ref)
@@ -424,6 +449,8 @@ class VMSandbox(GuestSandbox):
         if self._inst is not None:
             inst, self._inst = self._inst, None
             await inst.destroy()
+        if self._reaping:
+            await asyncio.gather(*self._reaping, return_exceptions=True)
         for snap_id in list(self._snapshots):
             snapshots.forget(snap_id)
         self._snapshots.clear()
