@@ -53,8 +53,13 @@ def _log(msg: str) -> None:
     print(f"[cua-guest] {msg}", file=sys.stderr, flush=True)
 
 
-def start_xvfb(size: str, display: str | None, timeout: float = 30.0) -> tuple[subprocess.Popen[bytes], str]:
-    """Start Xvfb and return once it accepts clients (it writes its number to -displayfd)."""
+def start_xvfb(size: str, display: str | None, *, stall_s: float = 60.0,
+               wait_s: float = 900.0) -> tuple[subprocess.Popen[bytes], str]:
+    """Start Xvfb and return once it accepts clients (it writes its number to -displayfd).
+
+    No fixed short limit: on an emulated CPU of a loaded host Xvfb took over 30 s to get
+    ready. The wait fails when Xvfb exits, when it used no CPU for `stall_s` seconds (it
+    is stuck), or after `wait_s`, the outer bound."""
     try:
         w, h = (int(v) for v in size.lower().split("x"))
     except ValueError as exc:
@@ -64,22 +69,42 @@ def start_xvfb(size: str, display: str | None, timeout: float = 30.0) -> tuple[s
             "-displayfd", str(write_fd), "-noreset", "+extension", "DAMAGE", "+extension", "XTEST"]
     proc = subprocess.Popen(argv, pass_fds=(write_fd,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     os.close(write_fd)
-    deadline = time.monotonic() + timeout
+    started = time.monotonic()
+    cpu, progressed = -1.0, started
     data = b""
     import select
 
     while not data.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        ready, _, _ = select.select([read_fd], [], [], max(left, 0))
+        ready, _, _ = select.select([read_fd], [], [], 1.0)
         if not ready:
-            proc.kill()
-            raise SystemExit(f"Xvfb did not become ready within {timeout:g} s")
+            now = time.monotonic()
+            used = _process_cpu(proc.pid)
+            if used > cpu:
+                cpu, progressed = used, now
+            elif now - progressed >= stall_s or now - started >= wait_s:
+                proc.kill()
+                why = (f"it used no CPU in the last {stall_s:g} s" if now - progressed >= stall_s
+                       else f"the outer bound is {wait_s:g} s")
+                raise SystemExit(f"Xvfb was not ready after {now - started:.0f} s: {why} ({cpu:.1f} s of CPU in all)")
+            continue
         chunk = os.read(read_fd, 64)
         if not chunk:
             raise SystemExit(f"Xvfb exited before it was ready (status {proc.wait()})")
         data += chunk
     os.close(read_fd)
+    _log(f"Xvfb ready after {time.monotonic() - started:.1f} s")
     return proc, f":{int(data.strip())}"
+
+
+def _process_cpu(pid: int) -> float:
+    """CPU seconds one process used (user + system); 0 when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return 0.0
+    fields = stat[stat.rindex(b")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 #: Toolkit settings for every app the agent starts: no blinking text caret, so that a

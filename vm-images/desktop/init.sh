@@ -52,12 +52,17 @@ export DBUS_SESSION_BUS_ADDRESS
 # until the window manager owns the screen, then serves the host on the virtio-serial port.
 AGENT_DEV=/dev/virtio-ports/$PORT
 cd "$HOME"
-# If the agent ends, say so on the console (the host shows its tail in boot errors).
+# If the agent ends, say so on the console (the host shows its tail in boot errors) and
+# power off: a VM without its agent serves nothing, and QEMU's exit tells the host at
+# once (else a boot would wait out its whole timeout for a hello that never comes).
 (
     as_user python3 -I /opt/cua/guest --listen "serial:$AGENT_DEV" --start-x "$SCREEN" --wm openbox \
         --home "$HOME" >/tmp/agent.log 2>&1
     echo "cua-init: the guest agent exited with status $?; its log:"
     tail -n 30 /tmp/agent.log
+    echo "cua-init: powering off"
+    sync
+    echo o >/proc/sysrq-trigger
 ) >/dev/console 2>&1 &
 echo "cua-init: started screen=$SCREEN agent=$AGENT_DEV" >/dev/console
 
