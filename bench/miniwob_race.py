@@ -8,6 +8,10 @@ reward: for cua the full episode of `cua eval` (reset with the task's seed, the 
 read from the page, every step's 1280x720 JPEG observation, the judge's verdict); for
 MiniWoB its `reset` and `step`s (its observation: a screenshot and the DOM element list).
 
+Both sides keep a browser per task and slot, open across rounds (Farama's env has one
+task; cua gets a sandbox per task and slot too), so every reset after the warm-up round
+restarts its task in the loaded page on both sides.
+
 Rounds alternate the backends (cua then MiniWoB, then MiniWoB then cua, ...), each round
 running every (task, seed) once at the given parallelism; the figure per parallelism is the
 median of the per-round ratios, which holds on a machine whose load changes under it.
@@ -103,20 +107,18 @@ async def record_traces(tasks: list[str], seeds: list[int]) -> list[Job]:
     return jobs
 
 
-async def race_cua(sandboxes: list[Any], jobs: list[Job], parallel: int) -> Timing:
-    """Every job once, `parallel` at a time, each worker on its own sandbox (kept open across
-    rounds, as the Farama envs are) over one connection, preferring jobs of the task its
-    sandbox shows (Farama keeps an env per task and slot; cua one sandbox per slot)."""
+async def race_cua(sandboxes: dict[str, list[Any]], jobs: list[Job], parallel: int) -> Timing:
+    """Every job once, `parallel` at a time over one connection, as `FaramaPool.race` runs
+    them: worker `slot` takes the next job and plays it on its sandbox of that job's task
+    (a sandbox per task and slot, kept open across rounds, as the Farama envs are), so a
+    reset restarts the task in its page on both sides."""
     timing = Timing()
     pending = list(jobs)
 
-    async def worker(sandbox: Any) -> None:
-        shown: str | None = None
+    async def worker(slot: int) -> None:
         while pending:
-            # a job of the task this sandbox shows, if one is left (its reset restarts in the
-            # page, as each Farama env has one task), else the next
-            job = pending.pop(next((i for i, j in enumerate(pending) if j.task == shown), 0))
-            shown = job.task
+            job = pending.pop(0)
+            sandbox = sandboxes[job.task][slot]
             scripted = job.instance.model_copy(
                 update={"oracle": actions_oracle([parse_action(a) for a in job.actions])})
             record = await run_episode(sandbox, scripted, OracleAgent("oracle"))
@@ -130,7 +132,7 @@ async def race_cua(sandboxes: list[Any], jobs: list[Job], parallel: int) -> Timi
             timing.episodes += 1
 
     started = time.perf_counter()
-    await asyncio.gather(*(worker(sandbox) for sandbox in sandboxes[:parallel]))
+    await asyncio.gather(*(worker(slot) for slot in range(parallel)))
     timing.seconds = time.perf_counter() - started
     return timing
 
@@ -198,13 +200,15 @@ async def main_async(args: argparse.Namespace) -> int:
     tasks = args.tasks.split(",") if args.tasks else list(TASKS)
     jobs = await record_traces(tasks, list(range(args.seeds)))
     ratios: dict[int, list[float]] = {}
-    async with serve_in_subprocess(max_sandboxes=16) as (url, token), cua.connect(url, token) as client:
+    tasks_run = sorted({job.task for job in jobs})
+    async with serve_in_subprocess(max_sandboxes=len(tasks_run) * max(args.parallel)) as (url, token), \
+            cua.connect(url, token) as client:
         for parallel in args.parallel:
             # in a thread: the selenium calls block, and the connection must keep answering pings
             pool = await asyncio.to_thread(FaramaPool, jobs, parallel)
             instance = jobs[0].instance
-            sandboxes = [await client.create(instance.sandbox_kind, config=instance.sandbox_config)
-                         for _ in range(parallel)]
+            sandboxes = {task: [await client.create(instance.sandbox_kind, config=instance.sandbox_config)
+                                for _ in range(parallel)] for task in tasks_run}
             try:
                 await race_cua(sandboxes, jobs, parallel)  # warm: pages cached
                 await asyncio.to_thread(pool.race, jobs, parallel)
@@ -224,7 +228,7 @@ async def main_async(args: argparse.Namespace) -> int:
                           flush=True)
                     print(f"    cua {c.cpu_line()}\n    farama {f.cpu_line()}", flush=True)
             finally:
-                for sandbox in sandboxes:
+                for sandbox in (s for group in sandboxes.values() for s in group):
                     await sandbox.close()
                 pool.close()
     print(" ".join(f"miniwob_eps_ratio_p{p}={statistics.median(v):.2f}" for p, v in sorted(ratios.items())))
