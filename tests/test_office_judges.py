@@ -290,6 +290,31 @@ def test_writer_replace_judge(tmp_path: Path) -> None:
         assert not _passes(task, _memo([(t.replace(old, new), {}) for t in texts[1:]]), tmp_path)  # title lost
 
 
+def _tabled(task: TaskInstance, rows: list[tuple[str, str]], first: bool = False) -> dict[str, bytes]:
+    doc = docx.Document(io.BytesIO(_initial(task)["memo.docx"]))
+    table = doc.add_table(rows=len(rows), cols=2)
+    for r, row in enumerate(rows):
+        for c, text in enumerate(row):
+            table.cell(r, c).text = text
+    if first:  # the table above the memo's text
+        doc.element.body.insert(0, table._tbl)
+    buf = io.BytesIO()
+    doc.save(buf)
+    return {"memo.docx": buf.getvalue()}
+
+
+def test_writer_table_judge(tmp_path: Path) -> None:
+    for seed in SEEDS:
+        task = get_template("office.writer_table@1").instantiate(seed)
+        rows = [("Item", "Cost"), *[(a, b) for a, b in task.params["items"]]]
+        assert not _passes(task, _initial(task), tmp_path)
+        assert _passes(task, _tabled(task, rows), tmp_path)
+        assert not _passes(task, _tabled(task, rows[:-1]), tmp_path)  # a row short
+        assert not _passes(task, _tabled(task, [(b, a) for a, b in rows]), tmp_path)  # columns swapped
+        assert not _passes(task, _tabled(task, rows, first=True), tmp_path)  # not at the end
+        assert not _passes(task, _tabled(task, [rows[0], *rows[:0:-1]]), tmp_path)  # rows out of order
+
+
 # ------------------------------------------------------------------ Impress
 
 

@@ -460,3 +460,18 @@ def writer_replace(_: Any, rng: random.Random) -> dict[str, Any]:
             "files": {".config/libreoffice/4/user/registrymodifications.xcu": PROFILE.read_text()},
             "reader": STYLED_READER, "old": old, "new": new, "count": sum(p.count(old) for p in paragraphs),
             "expected": _styled([("", p) for p in after]), "first_only": _styled([("", p) for p in first_only])}
+
+
+def writer_table(_: Any, rng: random.Random) -> dict[str, Any]:
+    """A table of items and costs at the end of the memo. Items are capitalised, as
+    Writer's autocorrect would make a cell's first letter; the near miss leaves the last
+    row out."""
+    params = writer_doc(_, rng)
+    paragraphs = [("title", params["title"]), *[("body", s) for s in params["body"]]]
+    items = [(item.title(), str(rng.randint(5, 900))) for item in rng.sample(ITEMS, rng.randint(2, 3))]
+    rows = [("Item", "Cost"), *items]
+    return {**params, "reader": STYLED_READER, "rows": len(rows), "items": items,
+            "listing": "; ".join(f"{a} {b}" for a, b in items),
+            "expected": _styled(paragraphs) + "".join(f"T\t{a}|{b}\n" for a, b in rows),
+            "cells": "\t".join(c for row in rows for c in row), "near_rows": len(rows) - 1,
+            "near_cells": "\t".join(c for row in rows[:-1] for c in row)}

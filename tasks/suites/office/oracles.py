@@ -382,3 +382,34 @@ async def gimp_scale_near(ctx: OracleContext, params: dict[str, Any]) -> AsyncIt
     """Near miss: the height's number typed as the width."""
     async for action in _gimp(ctx, params, _scale(ctx, int(params["near_width"]))):
         yield action
+
+
+async def _table(ctx: OracleContext, rows: int, cells: str) -> AsyncIterator[Action]:
+    """Table > Insert Table (Ctrl+F12) in a new last paragraph: two columns, `rows` rows,
+    Insert; then the cells typed left to right, top to bottom, Tab between them."""
+    before = await _sha(ctx, "memo.docx")
+    async for action in _open(ctx, "libreoffice-writer", "memo.docx"):
+        yield action
+    for keys in (["Control", "End"], ["Return"], ["Control", "F12"]):
+        yield Key(keys=keys)
+    await wait_window(ctx, "libreoffice", "Insert Table")
+    for value in ("2", str(rows)):  # Name -> Columns -> Rows
+        yield Key(keys=["Tab"])
+        yield Key(keys=["Control", "a"])
+        yield Type(text=value)
+    yield Key(keys=["Alt", "i"])
+    await wait_window(ctx, "libreoffice", "Insert Table", gone=True)
+    yield Type(text=cells)
+    yield Key(keys=["Control", "s"])
+    await _saved(ctx, "memo.docx", before)
+
+
+async def writer_table(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _table(ctx, int(params["rows"]), str(params["cells"])):
+        yield action
+
+
+async def writer_table_short(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: the table without its last item's row."""
+    async for action in _table(ctx, int(params["near_rows"]), str(params["near_cells"])):
+        yield action
