@@ -30,6 +30,7 @@ from cua.state import StateQuery, StateResult
 __all__ = [
     "ActQueryable",
     "AppHostRef",
+    "ResetQueryable",
     "Forkable",
     "Queryable",
     "Sandbox",
@@ -46,6 +47,7 @@ __all__ = [
     "kinds",
     "perform_actions",
     "perform_and_query",
+    "reset_and_query",
     "register_kind",
     "resolve_kind",
     "scale_action",
@@ -177,6 +179,16 @@ class ActQueryable(Protocol):
                         ) -> tuple[Observation, list[StateResult]]:
         """`act`, with `queries` answered on the state the action settled in, read while the
         observation is taken rather than after it (dense reward off a step's critical path)."""
+        ...
+
+
+@runtime_checkable
+class ResetQueryable(Protocol):
+    async def reset_query(self, queries: Sequence[StateQuery], *, seed: int | None = None,
+                          options: dict[str, Any] | None = None, observe: ObserveOptions | None = None
+                          ) -> tuple[Observation, list[StateResult]]:
+        """`reset`, with `queries` answered on the settled start state while the first
+        observation is taken (an episode's initial judge reads off the reset's critical path)."""
         ...
 
 
@@ -325,6 +337,19 @@ async def perform_and_query(sandbox: Sandbox, actions: Sequence[Action], queries
     if len(actions) == 1 and isinstance(sandbox, ActQueryable):
         return await sandbox.act_query(actions[0], list(queries), frame=frame, observe=observe)
     obs = await perform_actions(sandbox, actions, frame=frame, observe=observe)
+    return obs, await sandbox.query(list(queries))
+
+
+async def reset_and_query(sandbox: Sandbox, queries: Sequence[StateQuery], *, seed: int | None,
+                          options: dict[str, Any] | None, observe: ObserveOptions | None
+                          ) -> tuple[Observation, list[StateResult]]:
+    """`reset`, then `queries` answered on the start state: together where the sandbox reads
+    state alongside its observation (`ResetQueryable`)."""
+    if not isinstance(sandbox, Queryable):
+        raise unsupported("answer state queries", sandbox.kind)
+    if isinstance(sandbox, ResetQueryable):
+        return await sandbox.reset_query(list(queries), seed=seed, options=options, observe=observe)
+    obs = await sandbox.reset(seed=seed, options=options, observe=observe)
     return obs, await sandbox.query(list(queries))
 
 

@@ -113,3 +113,30 @@ async def test_browser_reads_ride_beside_the_capture_and_see_the_settled_action(
         assert results[2].value == obs.url
     finally:
         await local.close()
+
+
+async def test_browser_reset_reads_ride_beside_the_capture_and_see_the_start_state():
+    """The browser answers a reset's queries while it captures the first screen
+    (`ResetQueryable`): they read the state the reset made, not the one before it."""
+    from cua.sandbox import ResetQueryable
+    from cua.state import AppStateQuery
+
+    instance = get_template(TASK).instantiate(0)
+    local = await LocalSandbox.create("browser", {**instance.sandbox_config, "isolation": "shared"})
+    try:
+        assert isinstance(local.sandbox, ResetQueryable)
+        reads = [AppStateQuery(), UrlQuery()]
+        _, start = await local.reset_query(reads, seed=instance.seed)
+        (card,) = await local.query([DomQuery(selector="a.list-card", prop="bbox")])
+        b = card.value
+        await local.act(Click(x=b["x"] + b["width"] / 2, y=b["y"] + b["height"] / 2))
+        (box,) = await local.query([DomQuery(selector="tr.todo input.toggle", prop="bbox")])
+        b = box.value
+        await local.act(Click(x=b["x"] + b["width"] / 2, y=b["y"] + b["height"] / 2))
+        (changed,) = await local.query([AppStateQuery()])
+        assert changed.value != start[0].value  # a todo was ticked
+        obs, again = await local.reset_query(reads, seed=instance.seed)
+        assert [(r.ok, r.value) for r in again] == [(r.ok, r.value) for r in start]
+        assert again[1].value == obs.url and obs.screenshot is not None
+    finally:
+        await local.close()

@@ -30,6 +30,7 @@ from cua.sandbox import (
     create_sandbox,
     perform_actions,
     perform_and_query,
+    reset_and_query,
     unsupported,
 )
 from cua.state import StateQuery, StateResult
@@ -100,11 +101,10 @@ class LocalSandbox:
     async def reset_query(self, queries: Sequence[StateQuery], *, seed: int | None = None,
                           options: dict[str, Any] | None = None, observe: ObserveOptions | None = None
                           ) -> tuple[Observation, list[StateResult]]:
-        """`reset`, then `queries` (as `RemoteSandbox.reset_query`, which does both in one round trip)."""
-        if not isinstance(self.sandbox, Queryable):
-            raise unsupported("answer state queries", self.sandbox.kind)
-        obs = await self.reset(seed=seed, options=options, observe=observe)
-        return obs, await self.sandbox.query(list(queries))
+        """`reset`, then `queries` (as `RemoteSandbox.reset_query`, which does both in one round trip;
+        a sandbox that reads them alongside its observation does, `cua.sandbox.reset_and_query`)."""
+        obs, results = await reset_and_query(self.sandbox, queries, seed=seed, options=options, observe=observe)
+        return self._seen(obs), results
 
     async def act(self, action: Action | Sequence[Action], *, frame: Size | None = None,
                   observe: ObserveOptions | None = None) -> Observation:

@@ -37,6 +37,7 @@ from cua.sandbox import (
     Streamable,
     perform_actions,
     perform_and_query,
+    reset_and_query,
     unsupported,
 )
 from cua.server.auth import Scope
@@ -130,9 +131,12 @@ async def reset(ctx: Context, req: p.Reset) -> Reply:
     async with ctx.manager.use(managed) as sandbox:
         if req.queries is not None and not isinstance(sandbox, Queryable):
             raise unsupported("answer state queries", managed.kind)
-        obs = await sandbox.reset(seed=req.seed, options=req.options, observe=req.observe)
-        results = await sandbox.query(req.queries) \
-            if req.queries is not None and isinstance(sandbox, Queryable) else None
+        results: list[StateResult] | None = None
+        if req.queries is not None:
+            obs, results = await reset_and_query(sandbox, req.queries, seed=req.seed, options=req.options,
+                                                 observe=req.observe)
+        else:
+            obs = await sandbox.reset(seed=req.seed, options=req.options, observe=req.observe)
     return _observation(ctx, managed, obs, results)
 
 

@@ -236,6 +236,21 @@ class BrowserSandbox(Sandbox):
 
     async def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
                     observe: ObserveOptions | None = None) -> Observation:
+        obs, _ = await self._reset(seed, options, observe, None)
+        return obs
+
+    async def reset_query(self, queries: Sequence[StateQuery | dict[str, Any]], *, seed: int | None = None,
+                          options: dict[str, Any] | None = None, observe: ObserveOptions | None = None
+                          ) -> tuple[Observation, list[StateResult]]:
+        """`reset`, and `queries` answered on the settled start state while the screen is
+        captured (`cua.sandbox.ResetQueryable`)."""
+        obs, results = await self._reset(seed, options, observe, queries)
+        assert results is not None
+        return obs, results
+
+    async def _reset(self, seed: int | None, options: dict[str, Any] | None, observe: ObserveOptions | None,
+                     queries: Sequence[StateQuery | dict[str, Any]] | None
+                     ) -> tuple[Observation, list[StateResult] | None]:
         self._guard.check_alive()
         started = time.perf_counter()
         start_url, reload = reset_options(options, has_service=bool(self.config.services))
@@ -257,10 +272,10 @@ class BrowserSandbox(Sandbox):
         self._step = 0
         self._observer.forget_kept()
         timings: dict[str, float] = {}
-        obs, _ = await self._settle_and_observe(observe, timings)
+        obs, results = await self._settle_and_observe(observe, timings, queries=queries)
         timings["reset"] = ms_since(started)
         self._timings["reset_last"] = timings["reset"]
-        return obs
+        return obs, results
 
     async def observe(self, options: ObserveOptions | None = None) -> Observation:
         self._guard.check_alive()
