@@ -206,8 +206,9 @@ async def main_async(args: argparse.Namespace) -> int:
         for parallel in args.parallel:
             # in a thread: the selenium calls block, and the connection must keep answering pings
             pool = await asyncio.to_thread(FaramaPool, jobs, parallel)
-            instance = jobs[0].instance
-            sandboxes = {task: [await client.create(instance.sandbox_kind, config=instance.sandbox_config)
+            # each sandbox made on its own task's page, as each Farama env is made on its task
+            first = {task: next(j.instance for j in jobs if j.task == task) for task in tasks_run}
+            sandboxes = {task: [await client.create(first[task].sandbox_kind, config=first[task].sandbox_config)
                                 for _ in range(parallel)] for task in tasks_run}
             try:
                 await race_cua(sandboxes, jobs, parallel)  # warm: pages cached
