@@ -55,6 +55,8 @@ class Record:
     samples: list[tuple[float, int, int]] = field(default_factory=list)  # (t, server rss, tree pss) bytes
     #: (t, {role: rss bytes}, tree CPU seconds so far)
     roles: list[tuple[float, dict[str, int], float]] = field(default_factory=list)
+    #: (t, the machine's 1-minute load average): what step latency on a shared machine follows
+    load: list[tuple[float, float]] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
     episodes: int = 0
     churned: int = 0
@@ -195,6 +197,7 @@ async def sampler(pid: int, rec: Record, stop: asyncio.Event) -> None:
         roles, cpu = await asyncio.to_thread(roles_sample, pid)
         rec.samples.append((rec.now(), rss, pss))
         rec.roles.append((rec.now(), roles, cpu))
+        rec.load.append((rec.now(), os.getloadavg()[0]))
         t = rec.now()
         if t - last_print >= 60:
             last_print = t
@@ -269,8 +272,9 @@ async def main() -> None:
     roles = {name: role_medians(rec, *span) for name, span in spans.items()}
     cpu = {name: cpu_per_step(rec, *span) for name, span in spans.items()}
     for name in spans:
+        load = [v for t, v in rec.load if spans[name][0] <= t < spans[name][1]]
         print(f"{name} {args.window:g} min: rss by role " + ", ".join(f"{k} {v / 2**20:.1f} MiB" for k, v in roles[name].items())
-              + f"; tree CPU per step {cpu[name] * 1000:.1f} ms")
+              + f"; tree CPU per step {cpu[name] * 1000:.1f} ms; load average {statistics.median(load) if load else 0:.1f}")
 
     def ratio(a: float, b: float) -> float:
         return a / b if b else float("nan")
