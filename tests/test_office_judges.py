@@ -428,6 +428,34 @@ def test_gimp_judges(tmp_path: Path) -> None:
         assert not _passes(scale, _export(scale, picture.resize((w, h)), overwrite=True), tmp_path)
 
 
+# ------------------------------------------------------------------ VLC
+
+
+def _xspf(task: TaskInstance, tracks: list[str], name: str | None = None, m3u: bool = False) -> dict[str, bytes]:
+    files = dict(_initial(task))
+    if m3u:
+        body = "#EXTM3U\n" + "".join(f"/home/user/{t}\n" for t in tracks)
+    else:
+        body = ('<?xml version="1.0" encoding="UTF-8"?>\n<playlist xmlns="http://xspf.org/ns/0/" version="1">'
+                "<trackList>" + "".join(f"<track><location>file:///home/agent/{t}</location></track>" for t in tracks)
+                + "</trackList></playlist>\n")
+    files[name or task.params["out"]] = body.encode()
+    return files
+
+
+def test_vlc_playlist_judge(tmp_path: Path) -> None:
+    for seed in SEEDS:
+        task = get_template("office.vlc_save_playlist@1").instantiate(seed)
+        tracks = list(task.params["tracks"])
+        assert not _passes(task, _initial(task), tmp_path)
+        assert _passes(task, _xspf(task, tracks), tmp_path)  # another home folder: the file names count
+        assert not _passes(task, _xspf(task, tracks[::-1]), tmp_path)  # out of order
+        assert not _passes(task, _xspf(task, tracks[:-1]), tmp_path)  # a track lost
+        assert not _passes(task, _xspf(task, [*tracks, tracks[0]]), tmp_path)  # a track twice
+        assert not _passes(task, _xspf(task, tracks, m3u=True), tmp_path)  # another format under the name
+        assert not _passes(task, _xspf(task, tracks, name=task.params["near_out"]), tmp_path)  # another name
+
+
 def test_the_suite_has_oracles_near_misses_and_runs_on_both_kinds() -> None:
     """At least 25 templates (the issue's count), each instantiating at several seeds with an
     oracle and a near miss, as a desktop config and, with --kind vm, as a VM config."""
@@ -443,4 +471,4 @@ def test_the_suite_has_oracles_near_misses_and_runs_on_both_kinds() -> None:
                 instance = template.instantiate(seed)
                 assert instance.sandbox_kind == kind
                 assert instance.oracle is not None and instance.near_miss is not None and instance.instruction
-        assert apps >= {"libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "gimp"}
+        assert apps >= {"libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "gimp", "vlc"}

@@ -413,3 +413,29 @@ async def writer_table_short(ctx: OracleContext, params: dict[str, Any]) -> Asyn
     """Near miss: the table without its last item's row."""
     async for action in _table(ctx, int(params["near_rows"]), str(params["near_cells"])):
         yield action
+
+
+# --- VLC ---
+
+async def _save_playlist(ctx: OracleContext, name: str) -> AsyncIterator[Action]:
+    """Media > Save Playlist to File (Ctrl+Y): the file name typed into the dialog (its
+    type stays XSPF), Return; wait for the file."""
+    await wait_window(ctx, "vlc", "VLC media player")
+    async for action in focus(ctx, "vlc", "VLC media player"):
+        yield action
+    yield Key(keys=["Control", "y"])
+    await wait_window(ctx, "vlc", "Save playlist as")
+    yield Type(text=f"{name}\n")
+    await wait_window(ctx, "vlc", "Save playlist as", gone=True)
+    await _saved(ctx, name, None)
+
+
+async def vlc_save_playlist(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _save_playlist(ctx, str(params["out"])):
+        yield action
+
+
+async def vlc_save_playlist_m3u(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: saved under the name of another format (.m3u), not the asked file."""
+    async for action in _save_playlist(ctx, str(params["near_out"])):
+        yield action
