@@ -381,6 +381,23 @@ def test_impress_judges(tmp_path: Path) -> None:
         assert not _passes(add, _deck(add, _add(title.lower())), tmp_path)
 
 
+def _body(n: int, text: str) -> Callable[[Any], None]:
+    def edit(deck: Any) -> None:
+        deck.slides[n - 1].placeholders[1].text = text
+    return edit
+
+
+def test_impress_body_judge(tmp_path: Path) -> None:
+    for seed in SEEDS:
+        task = get_template("office.impress_edit_body@1").instantiate(seed)
+        k, point = task.params["k"], task.params["point"]
+        assert not _passes(task, _initial(task), tmp_path)
+        assert _passes(task, _deck(task, _body(k, point)), tmp_path)
+        assert not _passes(task, _deck(task, _retitle(k, point)), tmp_path)  # over the title
+        assert not _passes(task, _deck(task, _body(k + 1, point)), tmp_path)  # wrong slide
+        assert not _passes(task, _deck(task, _body(k, task.params["old_point"] + "\n" + point)), tmp_path)  # added
+
+
 # ------------------------------------------------------------------ GIMP
 
 

@@ -228,13 +228,16 @@ async def writer_near_steps(ctx: OracleContext, params: dict[str, Any]) -> Async
         yield action
 
 
-async def _replace(ctx: OracleContext, old: str, new: str, button: list[list[str]]) -> AsyncIterator[Action]:
-    """Edit > Find and Replace from the top (no selection, so not 'current selection
-    only'): the search and replacement typed, then `button` (Alt+L: Replace All)."""
+async def _replace(ctx: OracleContext, old: str, new: str, select: list[list[str]]) -> AsyncIterator[Action]:
+    """Edit > Find and Replace from the top, after `select` (none: the whole document; a
+    selection across paragraphs turns on 'current selection only'): the search and the
+    replacement typed, then Replace All (Alt+L)."""
     before = await _sha(ctx, "memo.docx")
     async for action in _open(ctx, "libreoffice-writer", "memo.docx"):
         yield action
     yield Key(keys=["Control", "Home"])
+    for keys in select:
+        yield Key(keys=keys)
     yield Key(keys=["Control", "h"])
     await wait_window(ctx, "libreoffice", "Find and Replace")
     yield Key(keys=["Control", "a"])
@@ -242,8 +245,7 @@ async def _replace(ctx: OracleContext, old: str, new: str, button: list[list[str
     yield Key(keys=["Alt", "p"])
     yield Key(keys=["Control", "a"])
     yield Type(text=new)
-    for keys in button:
-        yield Key(keys=keys)
+    yield Key(keys=["Alt", "l"])
     yield Key(keys=["Escape"])
     await wait_window(ctx, "libreoffice", "Find and Replace", gone=True)
     yield Key(keys=["Control", "s"])
@@ -251,13 +253,13 @@ async def _replace(ctx: OracleContext, old: str, new: str, button: list[list[str
 
 
 async def writer_replace_all(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
-    async for action in _replace(ctx, params["old"], params["new"], [["Alt", "l"]]):
+    async for action in _replace(ctx, params["old"], params["new"], []):
         yield action
 
 
-async def writer_replace_first(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
-    """Near miss: Replace twice (find the first, replace it): one occurrence changed."""
-    async for action in _replace(ctx, params["old"], params["new"], [["Alt", "r"], ["Alt", "r"]]):
+async def writer_replace_selected(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: the first two paragraphs left selected, so Replace All changes only them."""
+    async for action in _replace(ctx, params["old"], params["new"], [["Shift", "Down"], ["Shift", "End"]]):
         yield action
 
 
@@ -278,9 +280,10 @@ async def _impress(ctx: OracleContext, pages: int, keys: list[Any]) -> AsyncIter
     await _saved(ctx, "deck.pptx", before)
 
 
-def _retitle(text: str) -> list[Any]:
-    """Select the slide's first object (its title), edit it, replace its text, leave it."""
-    return [["Tab"], ["Return"], ["Control", "a"], text, ["Escape"], ["Escape"]]
+def _retitle(text: str, objects: int = 1) -> list[Any]:
+    """Select the slide's `objects`-th object (Tab from none: 1 is the title, 2 the content
+    box), edit it, replace its text, leave it."""
+    return [*[["Tab"]] * int(objects), ["Return"], ["Control", "a"], text, ["Escape"], ["Escape"]]
 
 
 async def impress_retitle(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
@@ -291,6 +294,17 @@ async def impress_retitle(ctx: OracleContext, params: dict[str, Any]) -> AsyncIt
 async def impress_retitle_near(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
     """Near miss: the next slide's title replaced."""
     async for action in _impress(ctx, params["near_pages"], _retitle(str(params["new_title"]))):
+        yield action
+
+
+async def impress_body(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _impress(ctx, params["pages"], _retitle(str(params["point"]), params["objects"])):
+        yield action
+
+
+async def impress_body_near(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: the new text typed over the slide's title instead."""
+    async for action in _impress(ctx, params["pages"], _retitle(str(params["point"]), params["near_objects"])):
         yield action
 
 

@@ -100,3 +100,13 @@ def impress_add_last(_: Any, rng: random.Random) -> dict[str, Any]:
     # the new slide's content placeholder is empty: it has no line
     return {**params, "expected": params["dump"] + f"{n}\ttitle\t{params['new_title']}\n", "pages": params["count"] - 1,
             "near_pages": 0}
+
+
+def impress_body(_: Any, rng: random.Random) -> dict[str, Any]:
+    """New text for slide k's content box; the near miss types it over the title."""
+    params = deck(_, rng)
+    slides, k = params["slides"], params["k"]
+    point = rng.choice([p for p in POINTS if p not in {q for _, q in slides}])
+    changed = [(t, point) if n == k else (t, p) for n, (t, p) in enumerate(slides, start=1)]
+    return {**params, "point": point, "old_point": slides[k - 1][1], "expected": _dump(changed), "pages": k - 1,
+            "objects": 2, "near_objects": 1}
