@@ -362,3 +362,24 @@ def test_ordered_subgoals_count_the_milestones_before_the_one_reached() -> None:
         "subgoals": [_check("page open", "todos[id=1].title", "never"), _check("a tagged", "todos[id=1].tags", "x")]})
     v = StateJudge(spec).evaluate(_input(STATE, _edit(r1__tags="x")))
     assert v.progress == pytest.approx(2 / 3) and not v.passed  # the second milestone counts the first
+
+
+def test_link_rows_added_in_another_order_are_an_equivalent_probe() -> None:
+    app = load_app("contacts")
+    app.reset(0)
+    infos = P.table_infos(app.db.conn, type(app).assigned)
+    before = _image(app, infos)
+    contact = app.db.scalar("SELECT id FROM contacts ORDER BY id LIMIT 1")
+    tags = [r["id"] for r in app.db.all("SELECT id FROM tags WHERE id NOT IN (SELECT tag_id FROM contact_tags "
+                                        "WHERE contact_id = ?) ORDER BY id LIMIT 2", (contact,))]
+    for tag in tags:
+        app.db.execute("INSERT INTO contact_tags (contact_id, tag_id) VALUES (?, ?)", (contact, tag))
+    after = _image(app, infos)
+    probes, _ = P.generate_probes(infos, before, after, P.DbDiff.between(before, after), seed=0)
+    reordered = [p for p in probes if p.kind == "equivalent" and "opposite order" in p.description]
+    assert len(reordered) == 1
+    mirror = P.ProbeMirror(app, infos)
+    mirror.load(after, reordered[0].writes)
+    rows = app.db.all("SELECT tag_id FROM contact_tags WHERE contact_id = ? ORDER BY rowid", (contact,))
+    assert [r["tag_id"] for r in rows][-2:] == tags[::-1]  # the same rows, the other way round
+    app.reset(0)

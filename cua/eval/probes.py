@@ -21,7 +21,8 @@ and one it must PASS:
 
 - `equivalent`: the oracle's end state with a value it wrote spelled differently (a
   number as "971.00", a phone number grouped otherwise, rich text with other markup,
-  a formula with other spacing and case).
+  a formula with other spacing and case, free text in other case or spacing, a street
+  abbreviated, recipients in another order), or link rows added in another order.
 
 Each probe is a list of SQL writes on a copy of the oracle's final database. The copy
 lives in an in-process instance of the same bundled app, which answers the judge's
@@ -628,7 +629,22 @@ def _equivalent(info: TableInfo, initial: DbImage, final: DbImage, diff: DbDiff,
                                  [_update(info, change.after, {c: new})]))
                 if len(out) >= MAX_EQUIVALENT:
                     return out, ""
+    reordered = _reordered(info, changes)
+    if reordered is not None and len(out) < MAX_EQUIVALENT:
+        out.append(reordered)
     return out, "" if out else "no value the oracle wrote has another spelling (flags, ids, choices, codes)"
+
+
+def _reordered(info: TableInfo, changes: list[RowChange]) -> Probe | None:
+    """The rows the oracle added to a link table (a compound key and no id: tags of a
+    contact, labels of a message), added in the opposite order: which one came first is
+    no part of the end state."""
+    added = [c.after for c in changes if c.kind == "added" and c.after is not None]
+    if len(added) < 2 or len(info.pk) < 2 or "id" in info.columns:
+        return None
+    writes = [_delete(info, row) for row in added]
+    writes += [_insert(info, {k: v for k, v in row.items() if k != "__rowid"}) for row in reversed(added)]
+    return Probe("equivalent", f"{len(added)} new {info.name} rows added in the opposite order (order is free)", writes)
 
 
 def computed_values(state: Any) -> dict[str, Any]:
