@@ -1,4 +1,5 @@
-"""The app services' TCP listeners: every accepted connection has TCP_NODELAY.
+"""cua's TCP listeners (`cua.listen.tcp_listener`: the sandbox and policy servers, the
+recorder's live view, the app services): every accepted connection has TCP_NODELAY.
 
 Without it a response written as headers then body waits for the client's delayed ACK
 (40 ms on each request of a kept-alive connection), which a page's fetches and MiniWoB's
@@ -10,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from cua.tasks.apps.serve import listen_tcp
+from cua.listen import tcp_listener
 
 
-def test_connections_accepted_on_an_app_listener_have_nodelay() -> None:
+def test_connections_accepted_on_a_cua_listener_have_nodelay() -> None:
     async def main() -> int:
         seen: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 
@@ -23,7 +24,7 @@ def test_connections_accepted_on_an_app_listener_have_nodelay() -> None:
             writer.close()
 
         # loop.create_server(sock=...): the path uvicorn takes with the sockets it is given
-        server = await asyncio.start_server(handle, sock=listen_tcp(0))
+        server = await asyncio.start_server(handle, sock=tcp_listener("127.0.0.1", 0))
         port = server.sockets[0].getsockname()[1]
         async with server:
             _, writer = await asyncio.open_connection("127.0.0.1", port)

@@ -4,12 +4,12 @@ and by anyone embedding the server in a test or a notebook)."""
 from __future__ import annotations
 
 import asyncio
-import socket
 import sys
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
+from cua.listen import tcp_listener
 from cua.policy.base import Policy
 from cua.policy.server import create_app, generate_token
 
@@ -63,18 +63,6 @@ def build_policy(
     return policy, info
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # Inherited by accepted connections: a response written as headers then body must
-    # not wait for the client's delayed ACK (~40 ms per call on Linux).
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
-    sock.setblocking(False)
-    return sock
-
-
 async def serve(
     policy: Policy, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
     info: dict[str, Any] | None = None, allowed_origins: Iterable[str] = (),
@@ -87,7 +75,7 @@ async def serve(
     generated = token is None
     token = token or generate_token()
     app = create_app(policy, token=token, info=info, host=host, allowed_origins=allowed_origins)
-    sock = _bind(host, port)
+    sock = tcp_listener(host, port)
     bound_port = sock.getsockname()[1]
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", ws_max_size=64 * 1024 * 1024)
     server = uvicorn.Server(config)
@@ -107,7 +95,7 @@ async def serving_app(app: Any, host: str = "127.0.0.1", port: int = 0) -> Async
     without a subprocess. The server stops when the block exits."""
     import uvicorn
 
-    sock = _bind(host, port)
+    sock = tcp_listener(host, port)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", ws_max_size=64 * 1024 * 1024))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:  # uvicorn exposes a flag, not an event, for "listening"

@@ -86,11 +86,10 @@ def _stamp() -> str:
 
 
 async def _record(args: argparse.Namespace, instance: TaskInstance, out: Path) -> int:
-    import socket
-
     import uvicorn
 
     from cua.episode.openers import sandbox_opener
+    from cua.listen import tcp_listener
     from cua.record.live import LiveSession, build_live_app
     from cua.trajectory import TrajectoryWriter
 
@@ -100,9 +99,7 @@ async def _record(args: argparse.Namespace, instance: TaskInstance, out: Path) -
         session = LiveSession(handle=handle, instance=instance, writer=writer, operator=args.operator)
         await session.start()
         app = build_live_app(session, max_fps=args.fps)
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", args.port))
+        sock = tcp_listener("127.0.0.1", args.port)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
         serving = asyncio.create_task(server.serve(sockets=[sock]))
         print(f"live view: http://127.0.0.1:{sock.getsockname()[1]}/?t={app.state.token}", flush=True)
@@ -144,20 +141,17 @@ def _queue_main(args: argparse.Namespace) -> int:
 
 
 async def _record_queue(args: argparse.Namespace, jobs: list[Job], out: Path) -> int:
-    import socket
-
     import uvicorn
 
     from cua.episode.openers import sandbox_opener
+    from cua.listen import tcp_listener
     from cua.record.queue import RecordQueue
     from cua.record.service import RecorderService
 
     queue = RecordQueue(jobs, keep=args.keep, max_attempts=args.attempts)
     async with sandbox_opener(local=args.server is None, server=args.server, token=args.token) as opener:
         service = RecorderService(queue, opener, out, frames=args.frames, max_fps=args.fps)
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", args.port))
+        sock = tcp_listener("127.0.0.1", args.port)
         server = uvicorn.Server(uvicorn.Config(service.app, log_level="warning", lifespan="off"))
         serving = asyncio.create_task(server.serve(sockets=[sock]))
         print(f"live view: http://127.0.0.1:{sock.getsockname()[1]}/?t={service.token}"

@@ -37,6 +37,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 import cua
 from cua import protocol as p
 from cua.exposure import OriginPolicy, check_bind, is_loopback, normalize_origins
+from cua.listen import tcp_listener
 from cua.server.auth import Grant, TokenStore, bearer_token, generate_token
 from cua.server.connection import TRANSPORT_EXTENSION, Connection, ConnectionLimits
 from cua.server.manager import SandboxManager
@@ -202,16 +203,6 @@ def _config(settings: ServerSettings, app: ASGIApp) -> uvicorn.Config:
                           lifespan="on")
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY on accepted sockets only when
-    # the listening socket says TCP; without it, Nagle holds a result frame sent right
-    # after its screenshot frame for a delayed ACK (40 ms per step).
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
-    sock.set_inheritable(True)
-    return sock
 
 
 class RunningServer(NamedTuple):
@@ -229,7 +220,7 @@ async def _serve(settings: ServerSettings, ready: asyncio.Event, server_box: lis
     app = create_app(settings)
     server = _Server(_config(settings, app))
     server_box.append(server)
-    sock = _bind(settings.host, settings.port)
+    sock = tcp_listener(settings.host, settings.port, inheritable=True)
     settings.port = sock.getsockname()[1]
     try:
         serve = asyncio.create_task(server.serve(sockets=[sock]))
@@ -308,7 +299,7 @@ def serve_in_thread(*, token: str | None = None, auth: bool = True, **settings: 
 def run(settings: ServerSettings) -> None:
     """Serve until interrupted (the `cua serve` command)."""
     app = create_app(settings)
-    sock = _bind(settings.host, settings.port)
+    sock = tcp_listener(settings.host, settings.port, inheritable=True)
     try:
         uvicorn.Server(_config(settings, app)).run(sockets=[sock])
     except KeyboardInterrupt:

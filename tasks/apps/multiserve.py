@@ -26,9 +26,10 @@ from typing import Any
 
 import uvicorn
 
+from cua.listen import tcp_listener
 from cua.tasks.apps import load_app
 from cua.tasks.apps.base import build_asgi
-from cua.tasks.apps.serve import listen_tcp, listen_unix
+from cua.tasks.apps.serve import listen_unix
 
 _HTTP = "httptools" if importlib.util.find_spec("httptools") else "h11"
 
@@ -44,7 +45,7 @@ async def _start(cmd: dict[str, Any], instances: dict[str, tuple[_Server, asynci
     app = load_app(str(cmd["app"]))
     app.reset(int(cmd.get("seed", 0)))
     path = str(cmd["socket"])
-    tcp, unix = listen_tcp(int(cmd.get("port", 0))), listen_unix(path)
+    tcp, unix = tcp_listener("127.0.0.1", int(cmd.get("port", 0))), listen_unix(path)
     server = _Server(uvicorn.Config(build_asgi(app), log_level="warning", lifespan="off", access_log=False,
                                     http=_HTTP, loop="asyncio"))
     task = asyncio.create_task(server.serve(sockets=[tcp, unix]))

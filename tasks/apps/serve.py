@@ -15,19 +15,9 @@ import sys
 
 import uvicorn
 
+from cua.listen import tcp_listener
 from cua.tasks.apps import load_app
 from cua.tasks.apps.base import WebApp, build_asgi
-
-
-def listen_tcp(port: int) -> socket.socket:
-    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on an accepted socket only when its proto
-    # says TCP, and accepted sockets inherit the listener's. Without it, a response written
-    # as headers then body waits out the client's delayed ACK: 40 ms on every request of a
-    # kept-alive connection (a page's fetches, MiniWoB's episode reports).
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    return sock
 
 
 def listen_unix(path: str) -> socket.socket:
@@ -40,7 +30,7 @@ def listen_unix(path: str) -> socket.socket:
 
 async def serve_app(app: WebApp, port: int, socket_path: str) -> None:
     """Serve `app` (already reset) on TCP 127.0.0.1:`port` and the unix socket; print "ready"."""
-    sockets = [listen_tcp(port), listen_unix(socket_path)]
+    sockets = [tcp_listener("127.0.0.1", port), listen_unix(socket_path)]
     config = uvicorn.Config(build_asgi(app), log_level="warning", lifespan="off", access_log=False,
                             http="httptools" if _has("httptools") else "h11", loop="asyncio")
     server = uvicorn.Server(config)
