@@ -375,6 +375,39 @@ async def test_killed_guest_agent_raises_sandbox_crashed() -> None:
     assert not Path(sb.info().details["run_dir"]).exists()
 
 
+async def test_a_killed_x_server_is_a_crash_that_names_it() -> None:
+    """Xvfb is the desktop: once it dies the agent ends the session, so the host reports a
+    crash naming the X server (before, every later request came back as the X library's
+    AssertionError, an `internal` error that said nothing of the cause)."""
+    events: list[SandboxEvent] = []
+    sb = await DesktopSandbox.create(DesktopConfig(apps=[]), sandbox_id="test-x-killed", emit=events.append)
+    try:
+        os.kill(_host_pid_of(sb, b"Xvfb"), 9)
+        with pytest.raises(SandboxCrashed):
+            for _ in range(100):  # the next call, at the latest, finds the session ended
+                await sb.act(Move(x=10, y=10))
+        await until(lambda: _true(bool(events)), "the died event", timeout=10)
+        assert events[0].event == "died" and not sb.alive
+        assert "Xvfb exited" in str(events[0].data), events[0].data
+    finally:
+        await sb.close()
+
+
+def _host_pid_of(sb: DesktopSandbox, program: bytes) -> int:
+    """The host pid of the container process running `program`."""
+    root = sb.info().details["container_pid"]
+    todo, seen = [root], set()
+    while todo:
+        pid = todo.pop()
+        seen.add(pid)
+        argv0 = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+        if argv0.rsplit(b"/", 1)[-1] == program:
+            return pid
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            todo += [int(c) for c in (task / "children").read_text().split() if int(c) not in seen]
+    raise AssertionError(f"no container process runs {program!r}")
+
+
 async def _true(value: bool) -> bool:
     return value
 

@@ -167,6 +167,19 @@ class Agent:
         #: What the window manager adds to a requested window position (learnt once).
         self.place_offset: tuple[int, int] = (0, 0)
         self.started = time.time()
+        #: The X server this agent started (--start-x), whose death ends the session.
+        self.xserver: subprocess.Popen[bytes] | None = None
+
+    async def xserver_died(self) -> bool:
+        """Whether the X server this agent started has exited (waiting a moment for one
+        that is exiting: its connections close before it can be reaped)."""
+        if self.xserver is None:
+            return False
+        try:
+            await asyncio.to_thread(self.xserver.wait, 2.0)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     async def start(self) -> None:
         self._screen = await self.on_x(lambda: Screen(self.display, input_backend=self._input_backend))
@@ -664,6 +677,8 @@ async def serve_stream(agent: Agent, reader: asyncio.StreamReader, write: Callab
             write(wire.encode_message(wire.error_reply(msg_id if isinstance(msg_id, int) else None,
                                                        "bad_request", f"{type(exc).__name__}: {exc}")))
         except Exception as exc:  # keep serving: one failed request must not end the session
+            if await agent.xserver_died():
+                return  # no answer: the session ends (see main), which the host reports as a crash
             _log(f"op {body.get('op')!r} failed: {type(exc).__name__}: {exc}")
             write(wire.encode_message(wire.error_reply(msg_id if isinstance(msg_id, int) else None,
                                                        "internal", f"{type(exc).__name__}: {exc}")))
@@ -776,6 +791,7 @@ def main(argv: list[str] | None = None) -> int:
     if app_user is not None and os.environ.get("XDG_RUNTIME_DIR"):
         os.chown(os.environ["XDG_RUNTIME_DIR"], *app_user)  # the bus and the apps keep sockets there
     agent = Agent(display, home=args.home, input_backend=args.input, app_log=args.app_log, app_user=app_user)
+    agent.xserver = xvfb
     bus = start_session_bus(user=agent.as_user()) if args.dbus else None
     if bus is not None:
         agent_protected.add(bus.pid)
@@ -820,7 +836,19 @@ def main(argv: list[str] | None = None) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, request_stop)
         server = asyncio.create_task(serve(agent, args.listen))
-        await asyncio.wait([server, stop], return_when=asyncio.FIRST_COMPLETED)
+        waits: list[asyncio.Future[Any]] = [server, stop]
+        # The X server this agent started is the desktop: when it dies, no request can be
+        # answered any more, so the session ends (the host sees the agent go: a crash,
+        # with this log line) rather than answering each request with an X library's error.
+        x_gone = _exited(xvfb) if xvfb is not None else None
+        if x_gone is not None:
+            waits.append(x_gone)
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        if x_gone is not None and x_gone.done() and not stop.done():
+            # said before the connection closes, so the host's report of the death has it
+            _log(f"Xvfb exited (status {x_gone.result()}): the X display is gone; ending the session")
+            server.cancel()
+            raise SystemExit(1)
         server.cancel()
         if server.done() and not server.cancelled() and server.exception():
             raise server.exception()  # type: ignore[misc]
@@ -834,6 +862,23 @@ def main(argv: list[str] | None = None) -> int:
                 proc.terminate()
                 proc.wait(timeout=5)
     return 0
+
+
+def _exited(proc: subprocess.Popen[bytes]) -> asyncio.Future[int]:
+    """A future of `proc`'s exit status, set when it exits (a pidfd read by the loop: no
+    thread that shutdown would wait on, no polling)."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[int] = loop.create_future()
+    fd = os.pidfd_open(proc.pid)
+
+    def on_exit() -> None:
+        loop.remove_reader(fd)
+        os.close(fd)
+        if not done.done():
+            done.set_result(proc.wait())
+
+    loop.add_reader(fd, on_exit)
+    return done
 
 
 def _parse_user(value: str | None) -> tuple[int, int] | None:
