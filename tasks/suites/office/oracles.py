@@ -406,13 +406,18 @@ async def _table(ctx: OracleContext, rows: int, cells: str) -> AsyncIterator[Act
         yield action
     for keys in (["Control", "End"], ["Return"], ["Control", "F12"]):
         yield Key(keys=keys)
-    await wait_window(ctx, "libreoffice", "Insert Table")
+    # A dialog mapped is not yet a dialog with the keyboard, nor is the document once the
+    # dialog is gone (keys typed in between went elsewhere under load): focus each first.
+    async for action in focus(ctx, "libreoffice", "Insert Table"):
+        yield action
     for value in ("2", str(rows)):  # Name -> Columns -> Rows
         yield Key(keys=["Tab"])
         yield Key(keys=["Control", "a"])
         yield Type(text=value)
     yield Key(keys=["Alt", "i"])
     await wait_window(ctx, "libreoffice", "Insert Table", gone=True)
+    async for action in focus(ctx, "libreoffice-writer", "memo.docx"):
+        yield action
     yield Type(text=cells)
     yield Key(keys=["Control", "s"])
     await _saved(ctx, "memo.docx", before)
