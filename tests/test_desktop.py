@@ -15,7 +15,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -395,16 +395,9 @@ async def test_a_killed_x_server_is_a_crash_that_names_it() -> None:
 
 def _host_pid_of(sb: DesktopSandbox, program: bytes) -> int:
     """The host pid of the container process running `program`."""
-    root = sb.info().details["container_pid"]
-    todo, seen = [root], set()
-    while todo:
-        pid = todo.pop()
-        seen.add(pid)
-        argv0 = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
-        if argv0.rsplit(b"/", 1)[-1] == program:
+    for pid in _container_pids(sb):
+        if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].rsplit(b"/", 1)[-1] == program:
             return pid
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            todo += [int(c) for c in (task / "children").read_text().split() if int(c) not in seen]
     raise AssertionError(f"no container process runs {program!r}")
 
 
@@ -414,19 +407,23 @@ async def _true(value: bool) -> bool:
 
 def _host_pid(sb: DesktopSandbox, ns_pid: int) -> int:
     """The host pid of the container process whose pid inside the namespace is ns_pid."""
-    root = sb.info().details["container_pid"]
-    todo, seen = [root], set()
-    while todo:
-        pid = todo.pop()
-        seen.add(pid)
+    for pid in _container_pids(sb):
         status = Path(f"/proc/{pid}/status").read_text()
         nspids = next(line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:"))
         if len(nspids) > 1 and int(nspids[-1]) == ns_pid:
             return pid
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            children = (task / "children").read_text().split()
-            todo += [int(c) for c in children if int(c) not in seen]
     raise AssertionError(f"no container process with namespace pid {ns_pid}")
+
+
+def _container_pids(sb: DesktopSandbox) -> Iterator[int]:
+    """The host pids of the container's process tree, its root first."""
+    todo, seen = [sb.info().details["container_pid"]], set()
+    while todo:
+        pid = todo.pop()
+        seen.add(pid)
+        yield pid
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            todo += [int(c) for c in (task / "children").read_text().split() if int(c) not in seen]
 
 
 @pytest.mark.parametrize("backend", ["xdotool", "pyautogui"])
