@@ -511,6 +511,11 @@ class Episode:
                                                                    steps=self.steps))
         return verdict
 
+    def start_progress(self) -> float:
+        """Dense progress of the state the episode started from, judged from the reads its
+        reset already made (`initial`): no second read of the same state."""
+        return self._evaluate(self.initial, None).progress
+
     async def progress(self) -> float:
         """Dense progress of the current state: the fraction of the judge's subgoals met."""
         final = await gather_state(self.handle, self.instance.judge.queries())

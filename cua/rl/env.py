@@ -45,7 +45,7 @@ from cua.episode.episode import Episode, error_dict, trajectory_name
 from cua.episode.handle import SandboxHandle
 from cua.observation import Observation, ObserveOptions, Size
 from cua.sync_api import _LoopThread
-from cua.task import JudgeInput, TaskInstance, TaskTemplate, Verdict
+from cua.task import TaskInstance, TaskTemplate
 from cua.trajectory import AgentInfo, FramePolicy, TrajectoryWriter
 
 __all__ = ["ActionSpace", "CuaEnv"]
@@ -157,7 +157,7 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         instance = self.template.instantiate(variant)
         self._end_episode()
         obs = self._loop.call(self._reset(instance, options))
-        self._progress = start_progress(self._episode()) if self.reward_mode == "dense" else 0.0
+        self._progress = self._episode().start_progress() if self.reward_mode == "dense" else 0.0
         return self._obs(obs), self._info(obs)
 
     def step(self, action: Action | dict[str, Any]) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
@@ -343,15 +343,6 @@ class _RemoteSandboxCM:
     async def __aexit__(self, *exc: object) -> None:
         if self.sandbox is not None:
             await self.sandbox.close()
-
-
-def start_progress(episode: Episode) -> float:
-    """Dense progress of the state a reset episode starts from, judged from the reads its
-    reset already made (`Episode.initial`): no second read of the same state."""
-    state = episode.initial
-    verdict: Verdict = episode.instance.judge.evaluate(
-        JudgeInput(initial=state, final=state, done=None, steps=episode.steps))
-    return verdict.progress
 
 
 def frame_image(obs: Observation, frame: Size) -> Image.Image:

@@ -46,7 +46,7 @@ from cua.episode.group import fork_handles
 from cua.episode.handle import SandboxOpener
 from cua.errors import CuaError, InfraError
 from cua.observation import Observation, ObserveOptions, Size
-from cua.rl.env import DEFAULT_FRAME, ActionSpace, _viewport, frame_image, start_progress
+from cua.rl.env import DEFAULT_FRAME, ActionSpace, _viewport, frame_image
 from cua.sync_api import _LoopThread
 from cua.task import TaskInstance, TaskTemplate
 from cua.trajectory import AgentInfo, FramePolicy, TrajectoryWriter
@@ -277,7 +277,7 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
                                     producer="rl", agent=self.agent, max_steps=self._max_steps)
         try:
             obs = await ep.reset(options)
-            slot.progress = start_progress(ep) if self.reward_mode == "dense" else 0.0
+            slot.progress = ep.start_progress() if self.reward_mode == "dense" else 0.0
         except BaseException as exc:
             ep.finish(status="infra_error", error=error_dict(exc))
             raise
