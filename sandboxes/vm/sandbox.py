@@ -293,27 +293,28 @@ class VMSandbox(GuestSandbox):
 
         A guest that dies as it starts from the snapshot (its kernel panicked in an
         interrupt right after a TCG restore, now and then) is started once more from fresh
-        copies: the
-        snapshot's files are never written, so a second start is an independent try, and
-        the retry is counted in `timings_ms["restarts"]`."""
-        for attempt in (1, 2):
-            inst = prepared or await Instance.prepare(self._spec(name, incoming=True), snap,
-                                                      timeout=self.config.boot_timeout)
-            prepared = None
-            try:
-                await inst.activate(timeout=self.config.boot_timeout)
-                return inst
-            except SandboxCrashed as exc:
-                await inst.destroy()
-                if attempt == 2:
-                    raise
-                log.warning("vm %s: the guest died starting from snapshot %s (%s); starting it again",
-                            self.id, snap.id, exc)
-                self.timings_ms["restarts"] = self.timings_ms.get("restarts", 0) + 1
-            except BaseException:
-                await inst.destroy()
-                raise
-        raise AssertionError("unreachable")
+        copies: the snapshot's files are never written, so a second start is an independent
+        try, and the retry is counted in `timings_ms["restarts"]`."""
+        inst = prepared or await self._prepare(name, snap)
+        try:
+            return await self._activated(inst)
+        except SandboxCrashed as exc:
+            log.warning("vm %s: the guest died starting from snapshot %s (%s); starting it again",
+                        self.id, snap.id, exc)
+            self.timings_ms["restarts"] = self.timings_ms.get("restarts", 0) + 1
+        return await self._activated(await self._prepare(name, snap))
+
+    async def _prepare(self, name: str, snap: SnapshotFiles) -> Instance:
+        return await Instance.prepare(self._spec(name, incoming=True), snap, timeout=self.config.boot_timeout)
+
+    async def _activated(self, inst: Instance) -> Instance:
+        """`inst` running, or destroyed if it could not be started."""
+        try:
+            await inst.activate(timeout=self.config.boot_timeout)
+        except BaseException:
+            await inst.destroy()
+            raise
+        return inst
 
     async def delete_snapshot(self, ref: SnapshotRef) -> None:
         snap = self._snapshots.pop(ref.id, None)
