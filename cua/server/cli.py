@@ -73,6 +73,7 @@ def _serve(args: argparse.Namespace) -> int:
     from cua import protocol
     from cua.server.app import ServerSettings, check_exposure, is_loopback, run
     from cua.server.auth import TOKENS_FILE_ENV, resolve_token
+    from cua.server.memory import map_large_blocks_separately
 
     if args.max_sandboxes < 1:
         print("cua serve: --max-sandboxes must be at least 1", file=sys.stderr)
@@ -88,6 +89,7 @@ def _serve(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    map_large_blocks_separately()
     token, generated = resolve_token(args.token, no_auth=args.no_auth)
     tokens_file = args.tokens or (Path(os.environ[TOKENS_FILE_ENV]) if os.environ.get(TOKENS_FILE_ENV) else None)
     settings = ServerSettings(
