@@ -108,3 +108,16 @@ async def test_an_in_page_restart_resets_without_a_load_where_the_page_offers_on
             assert rig.pages.activity.loads == loads  # no page load
             await rig.navigator.goto(site.url("/plain"))
             assert not await rig.navigator.restart_in_page(site.url("/plain"))  # offers none: the caller loads
+
+
+async def test_a_load_or_restart_by_the_sandbox_leaves_no_page_behind_it() -> None:
+    """An episode starts with no history: Back must not reach what the tab showed before."""
+    with serve({"/": RESTARTS, "/plain": READS}) as site:
+        async with open_rig(site) as rig:
+            page = rig.pages.page
+            await rig.navigator.goto(site.url("/plain"))
+            await rig.navigator.goto(site.url("/"))
+            assert await page.go_back() is None and page.url == site.url("/")
+            await page.evaluate("history.pushState({}, '', '/pushed')")  # the agent's own entry
+            assert await rig.navigator.restart_in_page(site.url("/?seed=3"))
+            assert await page.go_back() is None and page.url.endswith("/pushed")

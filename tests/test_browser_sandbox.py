@@ -11,13 +11,13 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urljoin
 
 import pytest
 import pytest_asyncio
 from PIL import Image, ImageChops
 
-from cua.actions import Click, Done, Drag, Goto, Key, Move, Point, Scroll, Type, Wait
+from cua.actions import Back, Click, Done, Drag, Goto, Key, Move, Point, Scroll, Type, Wait
 from cua.errors import BadRequest, SandboxCrashed, UnknownSnapshot
 from cua.observation import ObserveOptions, Size
 from cua.sandbox import AppHostRef, SandboxEvent, ServiceSpec, capabilities_of, create_sandbox
@@ -167,6 +167,22 @@ async def test_type_key_and_queries(box: tuple[BrowserSandbox, list[SandboxEvent
     await sb.act(Goto(url="http://127.0.0.1:8000/lists/1"))
     item, cookies = await sb.query([LocalStorageQuery(key="k"), CookiesQuery()])
     assert item.value is None and cookies.value == []
+
+
+async def test_back_after_a_reset_or_restore_stays_on_the_episodes_first_page(
+        box: tuple[BrowserSandbox, list[SandboxEvent]]) -> None:
+    sb, _ = box
+    start = (await sb.reset(seed=0)).url
+    ref = await sb.snapshot()
+    try:
+        for put_back in (lambda: sb.reset(seed=0), lambda: sb.restore(ref)):
+            moved = await sb.act(Goto(url=urljoin(start, "/lists/1")))
+            assert moved.url.endswith("/lists/1")
+            assert (await put_back()).url == start
+            back = await sb.act(Back())
+            assert back.url == start, "Back reached the page the sandbox showed before"
+    finally:
+        await sb.delete_snapshot(ref)
 
 
 async def test_axtree_reused_only_while_the_page_is_unchanged(box: tuple[BrowserSandbox, list[SandboxEvent]]) -> None:

@@ -5,6 +5,10 @@ from when the page's first script runs: a one-shot script, registered through CD
 the load and withdrawn after it, replaces the tab's web storage. Cookies and the storage
 of every origin the pages reached are cleared beforehand. A page that offers an in-page
 restart (`window.__cuaRestart`, as MiniWoB's tasks do) is reset without a load.
+
+Either way the tab's history is cleared once its page is loaded or restarted: an episode
+starts with no page behind it, so Back cannot take the agent to the page the previous
+episode (or, after a restore, the sandbox before it) left open.
 """
 
 from __future__ import annotations
@@ -88,7 +92,13 @@ class Navigator:
             if chosen_by_client and not self.serves(url):
                 raise BadRequest(f"start_url: {why}", details={"field": "start_url", "url": url}) from exc
             raise InfraError(why) from exc
-        await asyncio.gather(*([self.unseed(seeded)] if seeded is not None else []), *(step() for step in then))
+        await asyncio.gather(*([self.unseed(seeded)] if seeded is not None else []), self.forget_history(),
+                             *(step() for step in then))
+
+    async def forget_history(self) -> None:
+        """Drop the tab's back and forward entries: the page now shown is its only one."""
+        assert self._pages.cdp is not None
+        await self._guard.call(self._pages.cdp.send("Page.resetNavigationHistory"), "reset history")
 
     async def prepare(self, storage: Storage, *work: Awaitable[Any]) -> str:
         """Run `work` (app and cookie state) alongside seeding `storage` for the next load;
@@ -158,7 +168,10 @@ class Navigator:
                 log.warning("in-page restart of %s failed (%s); loading the page", self._guard.sandbox_id,
                             str(exc).splitlines()[0])
                 return False
-            return done is True
+            if done is not True:
+                return False
+            await self.forget_history()
+            return True
 
         restarted, *_ = await asyncio.gather(restart(), *alongside)
         return bool(restarted)
