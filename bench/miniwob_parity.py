@@ -13,15 +13,12 @@ actions MiniWoB's action space cannot express as cua performed them (a ctrl+clic
 triple click, a scroll by so many pixels) are counted as skipped, with the reason. The
 replay pauses after each action, as cua waits for the page to settle.
 
-    python bench/miniwob_parity.py [--tasks click-button,enter-text] [--seeds 10] [--all] [--hidden-scrollbars]
+    python bench/miniwob_parity.py [--tasks click-button,enter-text] [--seeds 10] [--all]
 
-Layout: cua's browser runs Chromium with --hide-scrollbars, MiniWoB's Selenium Chrome
-shows classic 15 px scrollbars. On a page whose task area scrolls (email-inbox,
-social-media) cua's content is 15 px wider, text wraps differently and every icon
-sits elsewhere (email-inbox's star: x 118 in cua, 103 in MiniWoB), so a click on a
-12 px icon at cua's coordinates misses it in MiniWoB's replay. `--hidden-scrollbars`
-runs the reference with cua's switch (a labelled diagnostic, not parity): its runs
-agree where the only difference is that layout.
+Layout: MiniWoB's Selenium Chrome draws classic 15 px scrollbars, so the suite's sandboxes
+do too (`BrowserConfig.scrollbars`). Without them, a task area that scrolls (email-inbox,
+social-media) was 15 px wider in cua, its text wrapped elsewhere and a click on a 12 px
+icon at cua's coordinates missed it in MiniWoB's replay.
 
 Needs chromium and chromedriver (Debian: apt install chromium-driver). Last line:
 `miniwob_parity=<agreeing runs>/<runs> tasks=<n> seeds=<k> skipped=<s>`.
@@ -196,22 +193,13 @@ def _wob_actions(env: Any, action: dict[str, Any]) -> list[Any] | float:
     raise Unsupported(f"MiniWoB's action space has no {kind!r} action")
 
 
-def _chrome_without_scrollbars(folder: str) -> str:
-    """A launcher for the reference's Chrome that adds cua's --hide-scrollbars switch."""
-    path = os.path.join(folder, "chrome-hidden-scrollbars")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(f'#!/bin/sh\nexec "{CHROME}" --hide-scrollbars "$@"\n')
-    os.chmod(path, 0o755)
-    return path
-
-
 def _make_env(task: str, keys: set[str]) -> Any:
     import gymnasium
     import miniwob  # noqa: F401  (registers the envs)
     from miniwob.action import ActionSpaceConfig, ActionTypes
     from miniwob.constants import DEFAULT_ALLOWED_KEYS
 
-    os.environ.setdefault("MINIWOB_CHROME_BINARY", CHROME)  # main() may have set a launcher
+    os.environ.setdefault("MINIWOB_CHROME_BINARY", CHROME)
     os.environ.setdefault("MINIWOB_CHROMEDRIVER", CHROMEDRIVER)
     config = ActionSpaceConfig(
         action_types=[ActionTypes.NONE, ActionTypes.MOVE_COORDS, ActionTypes.CLICK_COORDS, ActionTypes.DBLCLICK_COORDS,
@@ -292,8 +280,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true", help="every task with an oracle")
     parser.add_argument("--seeds", type=int, default=10, help="template seeds 0..K-1 (default 10)")
     parser.add_argument("--solvers", default=",".join(SOLVERS))
-    parser.add_argument("--hidden-scrollbars", action="store_true",
-                        help="diagnostic: run the reference with cua's --hide-scrollbars (labelled, not parity)")
     args = parser.parse_args(argv)
     why = available()
     if why:
@@ -301,12 +287,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     tasks = sorted(solvers()) if args.all else (args.tasks.split(",") if args.tasks else list(SAMPLE))
     seeds = list(range(args.seeds))
-    label = ""
-    if args.hidden_scrollbars:
-        import tempfile
-
-        os.environ["MINIWOB_CHROME_BINARY"] = _chrome_without_scrollbars(tempfile.mkdtemp(prefix="wob-chrome-"))
-        label = " reference=hidden-scrollbars(diagnostic)"
     started = time.perf_counter()
     runs = parity(tasks, seeds, tuple(args.solvers.split(",")))
     skipped = [r for r in runs if r.skipped]
@@ -324,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
               f"cua_pass={passed} wob_pass={sum(1 for r in mine if r.wob and r.wob.done and r.wob.raw_reward == 1.0)}")
     print(f"({time.perf_counter() - started:.0f} s)")
     print(f"miniwob_parity={sum(r.agrees for r in runs)}/{len(runs)} tasks={len(tasks)} seeds={len(seeds)} "
-          f"skipped={len(skipped)}{label}")
+          f"skipped={len(skipped)}")
     return 0
 
 

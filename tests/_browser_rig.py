@@ -114,7 +114,7 @@ async def open_rig(site: Site | None = None, *, screen: Size = Size(width=640, h
     events: list[SandboxEvent] = []
     rt = await runtime()
     try:
-        browser, _exe, marker = await rt.acquire_shared_browser([])
+        browser, _exe, marker = await rt.acquire_shared_browser()
         try:
             guard = Guard("rig", 30.0, events.append)
             guard.browser, guard.browser_pid = browser, find_browser_pid(marker)
@@ -150,7 +150,7 @@ async def browser_kept() -> AsyncIterator[None]:
     rigs, each in a context of its own, do not start a browser each."""
     rt = await runtime()
     try:
-        await rt.acquire_shared_browser([])
+        await rt.acquire_shared_browser()
         try:
             yield
         finally:

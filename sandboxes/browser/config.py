@@ -81,6 +81,12 @@ class BrowserConfig(BaseModel):
     call_timeout_s: float = Field(30.0, gt=0, le=600)
     #: Bound on navigations (goto/back/forward/reset/restore), reported as agent faults.
     navigation_timeout_ms: int = Field(15_000, ge=100, le=300_000)
+    #: Draw classic scrollbars, which take their 15 px from the page's width, as a desktop
+    #: Chrome does (and MiniWoB's own Selenium env: its tasks wrap text and place icons
+    #: inside that narrower box). Off by default: a page is then as wide as the viewport
+    #: whether or not it scrolls. Browser-wide, so shared isolation keeps one shared
+    #: browser for each setting.
+    scrollbars: bool = False
     #: Extra Chromium switches (container isolation only: they are browser-wide).
     extra_args: list[str] = Field(default_factory=list, max_length=64)
     #: Extra host paths bound read-only into the container (e.g. a user's app code).

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cua.errors import InfraError
 
-__all__ = ["BASE_ARGS", "Executable", "find_executable", "chromium_args"]
+__all__ = ["BASE_ARGS", "Executable", "chromium_args", "dropped_defaults", "find_executable"]
 
 #: Switches for a quiet, deterministic, container-friendly headless browser.
 BASE_ARGS: tuple[str, ...] = (
@@ -21,7 +21,6 @@ BASE_ARGS: tuple[str, ...] = (
     "--disable-sync",
     "--no-first-run",
     "--no-default-browser-check",
-    "--hide-scrollbars",
     "--force-device-scale-factor=1",
     "--font-render-hinting=none",
     "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
@@ -89,6 +88,15 @@ def find_executable() -> Executable:
     raise InfraError("no Chromium found: install chromium-headless-shell or chromium, or set CUA_CHROMIUM")
 
 
-def chromium_args(extra: list[str], marker: str) -> list[str]:
-    """All switches; `marker` is a switch Chromium ignores, by which we find the browser's pid."""
-    return [*BASE_ARGS, *extra, f"--cua-sandbox={marker}"]
+def chromium_args(extra: list[str], marker: str, *, scrollbars: bool = False) -> list[str]:
+    """All switches; `marker` is a switch Chromium ignores, by which we find the browser's pid.
+    Without `scrollbars` the browser draws none, so a page's width is the viewport's
+    whether or not it scrolls (`BrowserConfig.scrollbars`)."""
+    return [*BASE_ARGS, *([] if scrollbars else ["--hide-scrollbars"]), *extra, f"--cua-sandbox={marker}"]
+
+
+def dropped_defaults(*, scrollbars: bool) -> list[str]:
+    """Playwright's own headless switches to leave out (its `ignore_default_args`).
+    Playwright hides scrollbars in every headless browser, and its filter also takes the
+    same switch out of the caller's own, so it is dropped only where scrollbars are wanted."""
+    return ["--hide-scrollbars"] if scrollbars else []

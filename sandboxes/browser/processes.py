@@ -29,7 +29,7 @@ from cua.sandbox import ServiceSpec
 from cua.sandboxes.browser.config import BrowserConfig
 from cua.sandboxes.browser.container import Container
 from cua.sandboxes.browser.guard import Guard
-from cua.sandboxes.browser.launcher import Executable, chromium_args, find_executable
+from cua.sandboxes.browser.launcher import Executable, chromium_args, dropped_defaults, find_executable
 from cua.sandboxes.browser.runtime import Runtime, find_browser_pid, runtime
 from cua.sandboxes.browser.services import HostedApp, HostService, ServiceControl, start_host_service
 
@@ -78,7 +78,8 @@ class Processes:
         try:
             self._guard.browser = await rt.playwright.chromium.launch(
                 executable_path=str(self.container.wrapper), headless=True,
-                args=chromium_args(cfg.extra_args, marker), timeout=_launch_timeout_ms(cfg),
+                args=chromium_args(cfg.extra_args, marker, scrollbars=cfg.scrollbars), timeout=_launch_timeout_ms(cfg),
+                ignore_default_args=dropped_defaults(scrollbars=cfg.scrollbars),
                 handle_sigint=False, handle_sigterm=False, handle_sighup=False)
         except PlaywrightError as exc:
             status = self.container.status()
@@ -101,7 +102,7 @@ class Processes:
             self._ports.update({s.spec.name: s.port for s in self.host_services})
             self._controls.update({s.spec.name: ServiceControl(s.spec.name, s.socket_path, cfg.call_timeout_s)
                                    for s in self.host_services})
-        self._guard.browser, self.executable, marker = await rt.acquire_shared_browser(cfg.extra_args)
+        self._guard.browser, self.executable, marker = await rt.acquire_shared_browser(scrollbars=cfg.scrollbars)
         self._shared = True
         self._guard.browser_pid = find_browser_pid(marker)
 
@@ -129,7 +130,7 @@ class Processes:
         if browser is not None and not self._shared:
             await step("close browser", browser.close())
         if self._shared and self.rt is not None:
-            await step("release shared browser", self.rt.release_shared_browser())
+            await step("release shared browser", self.rt.release_shared_browser(scrollbars=self.config.scrollbars))
         for control in self._controls.values():
             await step(f"close control {control.name}", control.aclose())
         for svc in self.host_services:

@@ -1,8 +1,8 @@
 """Process-wide Playwright resources: one driver per event loop, one shared browser.
 
 The Playwright driver (a Node process) is started once per event loop and shared by
-every sandbox on it, reference counted. Shared-isolation sandboxes also share one
-browser, launched lazily and closed when the last of them closes.
+every sandbox on it, reference counted. Shared-isolation sandboxes also share a browser
+(one per scrollbar setting), launched lazily and closed when the last of them closes.
 """
 
 from __future__ import annotations
@@ -14,19 +14,28 @@ from dataclasses import dataclass, field
 
 from playwright.async_api import Browser, Playwright, async_playwright
 
-from cua.sandboxes.browser.launcher import Executable, chromium_args, find_executable
+from cua.sandboxes.browser.launcher import Executable, chromium_args, dropped_defaults, find_executable
 
-__all__ = ["Runtime", "runtime", "find_browser_pid"]
+__all__ = ["Runtime", "SharedBrowser", "runtime", "find_browser_pid"]
+
+
+@dataclass
+class SharedBrowser:
+    """One browser that shared-isolation sandboxes of the same browser-wide settings share."""
+
+    browser: Browser
+    executable: Executable
+    marker: str
+    users: int = 0
 
 
 @dataclass
 class Runtime:
     playwright: Playwright
     users: int = 0
-    shared_browser: Browser | None = None
-    shared_executable: Executable | None = None
-    shared_marker: str = ""
-    shared_users: int = 0
+    #: The shared browsers, by whether they draw scrollbars (`BrowserConfig.scrollbars`):
+    #: the one browser-wide setting a shared sandbox may choose.
+    shared: dict[bool, SharedBrowser] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     async def release(self) -> None:
@@ -35,27 +44,31 @@ class Runtime:
             _runtimes.pop(asyncio.get_running_loop(), None)
             await self.playwright.stop()
 
-    async def acquire_shared_browser(self, extra_args: list[str]) -> tuple[Browser, Executable, str]:
-        """The process's shared browser (launched on first use). The first caller's extra args win."""
+    async def acquire_shared_browser(self, *, scrollbars: bool = False) -> tuple[Browser, Executable, str]:
+        """The process's shared browser for this setting, launched on first use."""
         async with self.lock:
-            if self.shared_browser is None or not self.shared_browser.is_connected():
+            shared = self.shared.get(scrollbars)
+            if shared is None or not shared.browser.is_connected():
                 exe = find_executable()
-                marker = f"shared-{os.getpid()}-{id(self):x}"
-                self.shared_browser = await self.playwright.chromium.launch(
-                    executable_path=exe.path, headless=True, args=chromium_args(extra_args, marker),
+                marker = f"shared-{os.getpid()}-{id(self):x}-{'bars' if scrollbars else 'nobars'}"
+                browser = await self.playwright.chromium.launch(
+                    executable_path=exe.path, headless=True, args=chromium_args([], marker, scrollbars=scrollbars),
+                    ignore_default_args=dropped_defaults(scrollbars=scrollbars),
                     handle_sigint=False, handle_sigterm=False, handle_sighup=False)
-                self.shared_executable, self.shared_marker = exe, marker
-            self.shared_users += 1
-            assert self.shared_executable is not None
-            return self.shared_browser, self.shared_executable, self.shared_marker
+                shared = self.shared[scrollbars] = SharedBrowser(browser, exe, marker, users=shared.users if shared else 0)
+            shared.users += 1
+            return shared.browser, shared.executable, shared.marker
 
-    async def release_shared_browser(self) -> None:
+    async def release_shared_browser(self, *, scrollbars: bool = False) -> None:
         async with self.lock:
-            self.shared_users -= 1
-            if self.shared_users <= 0 and self.shared_browser is not None:
-                browser, self.shared_browser = self.shared_browser, None
-                if browser.is_connected():
-                    await browser.close()
+            shared = self.shared.get(scrollbars)
+            if shared is None:
+                return
+            shared.users -= 1
+            if shared.users <= 0:
+                del self.shared[scrollbars]
+                if shared.browser.is_connected():
+                    await shared.browser.close()
 
 
 _runtimes: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Runtime]" = weakref.WeakKeyDictionary()

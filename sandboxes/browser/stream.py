@@ -17,6 +17,7 @@ from cua.observation import ObserveOptions, Screenshot, Size
 from cua.sandboxes.browser.cdp import Cdp
 from cua.sandboxes.browser.guard import Guard
 from cua.sandboxes.browser.pages import Pages
+from cua.sandboxes.browser.pwerrors import target_closed
 
 __all__ = ["frames", "screencast"]
 
@@ -41,7 +42,10 @@ async def frames(guard: Guard, pages: Pages, options: ObserveOptions, screen: Si
                 await asyncio.wait_for(cdp.send("Page.stopScreencast"), 5)
                 await asyncio.wait_for(cdp.detach(), 5)
             except (PlaywrightError, asyncio.TimeoutError) as exc:
-                log.warning("stopping the screencast of %s failed: %s", guard.sandbox_id, exc)
+                # a sandbox closing (its client gone) takes the screencast's page with it:
+                # nothing is left to stop, and nothing went wrong
+                gone = not guard.alive or target_closed(exc) or pages.current is None or pages.current.is_closed()
+                (log.debug if gone else log.warning)("stopping the screencast of %s failed: %s", guard.sandbox_id, exc)
 
 
 def _image_size(data: bytes, fallback: tuple[int, int]) -> tuple[int, int]:

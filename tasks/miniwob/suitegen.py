@@ -86,7 +86,9 @@ def render(suite: str) -> str:
         "suite": suite,
         "defaults": {
             "generator": "cua.tasks.miniwob.suite:episode_params",
-            "sandbox": {"kind": "browser", "config": {"services": [{"name": "app", "argv": argv}]}},
+            # MiniWoB's Selenium Chrome draws classic scrollbars: a task area that scrolls is
+            # 15 px narrower, and its text and icons are laid out inside that width
+            "sandbox": {"kind": "browser", "config": {"services": [{"name": "app", "argv": argv}], "scrollbars": True}},
             "setup": {
                 "instruction_query": UTTERANCE,
                 "end_query": {"kind": "sql", "query": f"SELECT 1 AS ended {EPISODE} AND done = 1", "params": KEY},
