@@ -6,10 +6,11 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from cua.errors import InfraError
 
-__all__ = ["BASE_ARGS", "Executable", "chromium_args", "dropped_defaults", "find_executable"]
+__all__ = ["BASE_ARGS", "Executable", "Switches", "find_executable", "switches"]
 
 #: Switches for a quiet, deterministic, container-friendly headless browser.
 BASE_ARGS: tuple[str, ...] = (
@@ -88,15 +89,20 @@ def find_executable() -> Executable:
     raise InfraError("no Chromium found: install chromium-headless-shell or chromium, or set CUA_CHROMIUM")
 
 
-def chromium_args(extra: list[str], marker: str, *, scrollbars: bool = False) -> list[str]:
+class Switches(TypedDict):
+    """Playwright `launch` keywords for Chromium's switches: pass as `**switches(...)`."""
+
+    args: list[str]
+    ignore_default_args: list[str]
+
+
+def switches(extra: list[str], marker: str, *, scrollbars: bool = False) -> Switches:
     """All switches; `marker` is a switch Chromium ignores, by which we find the browser's pid.
+
     Without `scrollbars` the browser draws none, so a page's width is the viewport's
-    whether or not it scrolls (`BrowserConfig.scrollbars`)."""
-    return [*BASE_ARGS, *([] if scrollbars else ["--hide-scrollbars"]), *extra, f"--cua-sandbox={marker}"]
-
-
-def dropped_defaults(*, scrollbars: bool) -> list[str]:
-    """Playwright's own headless switches to leave out (its `ignore_default_args`).
-    Playwright hides scrollbars in every headless browser, and its filter also takes the
-    same switch out of the caller's own, so it is dropped only where scrollbars are wanted."""
-    return ["--hide-scrollbars"] if scrollbars else []
+    whether or not it scrolls (`BrowserConfig.scrollbars`). Playwright hides scrollbars
+    in every headless browser, and its `ignore_default_args` filter also takes the same
+    switch out of the caller's own, so its default is dropped only where they are wanted."""
+    hide = ["--hide-scrollbars"]
+    return Switches(args=[*BASE_ARGS, *([] if scrollbars else hide), *extra, f"--cua-sandbox={marker}"],
+                    ignore_default_args=hide if scrollbars else [])

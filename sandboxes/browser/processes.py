@@ -29,7 +29,7 @@ from cua.sandbox import ServiceSpec
 from cua.sandboxes.browser.config import BrowserConfig
 from cua.sandboxes.browser.container import Container
 from cua.sandboxes.browser.guard import Guard
-from cua.sandboxes.browser.launcher import Executable, chromium_args, dropped_defaults, find_executable
+from cua.sandboxes.browser.launcher import Executable, find_executable, switches
 from cua.sandboxes.browser.runtime import Runtime, find_browser_pid, runtime
 from cua.sandboxes.browser.services import HostedApp, HostService, ServiceControl, start_host_service
 
@@ -78,8 +78,7 @@ class Processes:
         try:
             self._guard.browser = await rt.playwright.chromium.launch(
                 executable_path=str(self.container.wrapper), headless=True,
-                args=chromium_args(cfg.extra_args, marker, scrollbars=cfg.scrollbars), timeout=_launch_timeout_ms(cfg),
-                ignore_default_args=dropped_defaults(scrollbars=cfg.scrollbars),
+                **switches(cfg.extra_args, marker, scrollbars=cfg.scrollbars), timeout=_launch_timeout_ms(cfg),
                 handle_sigint=False, handle_sigterm=False, handle_sighup=False)
         except PlaywrightError as exc:
             status = self.container.status()

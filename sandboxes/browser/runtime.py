@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from playwright.async_api import Browser, Playwright, async_playwright
 
-from cua.sandboxes.browser.launcher import Executable, chromium_args, dropped_defaults, find_executable
+from cua.sandboxes.browser.launcher import Executable, find_executable, switches
 
 __all__ = ["Runtime", "SharedBrowser", "runtime", "find_browser_pid"]
 
@@ -52,8 +52,7 @@ class Runtime:
                 exe = find_executable()
                 marker = f"shared-{os.getpid()}-{id(self):x}-{'bars' if scrollbars else 'nobars'}"
                 browser = await self.playwright.chromium.launch(
-                    executable_path=exe.path, headless=True, args=chromium_args([], marker, scrollbars=scrollbars),
-                    ignore_default_args=dropped_defaults(scrollbars=scrollbars),
+                    executable_path=exe.path, headless=True, **switches([], marker, scrollbars=scrollbars),
                     handle_sigint=False, handle_sigterm=False, handle_sighup=False)
                 shared = self.shared[scrollbars] = SharedBrowser(browser, exe, marker, users=shared.users if shared else 0)
             shared.users += 1
