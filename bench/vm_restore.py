@@ -3,14 +3,14 @@
 A VM of the `desktop` recipe (image built or taken from the cache) boots, starts an
 xterm and is snapshotted. Each round runs a command in the xterm (changing memory and
 the screen) and restores the snapshot; the time counted is the VM's `restore` timing,
-from the call until the guest agent answered (`timings_ms["restore"]`).
+from the call until the guest agent and its X server answered (`timings_ms["restore"]`).
 Two figures are measured:
 
 - with the standby VM (the default): after each snapshot and restore, a QEMU with a
   copy-on-write map of the snapshot's RAM, a copy of its disk and its device state loaded
   waits, paused, in the background; the benchmark waits for it to be ready before the
   next round (as an RL loop's steps would), so a restore is "stop the old VM, continue
-  the new one, and ping its agent";
+  the new one, ping its agent and list its windows";
 - without it: every restore copies the RAM file and the overlay and starts QEMU first.
 
 The cold boot is QEMU start to a guest agent that answers (kernel, init, Xvfb, window

@@ -31,6 +31,7 @@ __all__ = [
     "ModelUnreachable",
     "SandboxCrashed",
     "SlowConsumer",
+    "SnapshotUnusable",
     "Timeout",
     "Unauthorized",
     "UnknownSandbox",
@@ -146,6 +147,14 @@ class InfraError(CuaError):
 
 class SandboxCrashed(InfraError):
     code = ErrorCode.SANDBOX_CRASHED
+
+
+class SnapshotUnusable(SandboxCrashed):
+    """A snapshot whose every restore fails: the guest started from it crashes or hangs
+    each time, from fresh copies of its files. Restoring it again cannot help; a sandbox
+    rebuilds its own initial snapshot, any other must be taken again."""
+
+    failure = "snapshot_unusable"
 
 
 class Timeout(InfraError):

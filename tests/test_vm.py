@@ -18,7 +18,7 @@ from PIL import ImageChops
 
 from cua.actions import Drag, Key, Point, Type
 from cua.conformance import image_of
-from cua.errors import BadRequest, SandboxCrashed, UnknownSnapshot
+from cua.errors import BadRequest, SandboxCrashed, SnapshotUnusable, UnknownSnapshot
 from cua.observation import Observation, ObserveOptions
 from cua.sandbox import SandboxEvent, create_sandbox
 from cua.sandboxes.vm import VMConfig, VMSandbox
@@ -265,3 +265,57 @@ async def test_a_guest_agent_that_exits_at_boot_is_a_crash_not_a_hang() -> None:
     assert "guest agent exited" in info.value.message, info.value.message
     assert "--start-x wants WIDTHxHEIGHT, got 'bogus'" in info.value.message, info.value.message
     assert loop.time() - t0 < 400  # a boot to the agent's exit under TCG, not the 900 s boot timeout
+
+
+GRAB = ("from Xlib import display; import time; d = display.Display(); d.grab_server(); d.sync(); "
+        "open('/tmp/x-grabbed', 'w').close(); time.sleep(100000)")
+
+
+async def _hang_x_server(sb: VMSandbox) -> None:
+    """Leave the guest's X server held by a client's server grab: the agent still answers
+    pings, and every call that needs X waits (how a guest restored into corrupt kernel
+    memory was seen to behave)."""
+    await sb.run_command(["sh", "-c", f"setsid python3 -c \"{GRAB}\" </dev/null >/dev/null 2>&1 &"])
+    for _ in range(300):
+        if (await sb.run_command(["test", "-e", "/tmp/x-grabbed"])).returncode == 0:
+            return
+        await asyncio.sleep(0.1)  # the grabbing client starts on an emulated CPU
+    raise AssertionError("the X server grab never began")
+
+
+async def test_a_snapshot_that_restores_into_a_hung_guest_is_unusable_and_reset_heals() -> None:
+    """A restored guest must answer through its X server, not only pings, or it is a
+    crash: started again once from fresh copies, then SnapshotUnusable (not a call that
+    waits out its timeout, and not a 'ready' sandbox that hangs on its first screenshot,
+    as CI saw). A bad initial snapshot is made again by a boot, so `reset` still works.
+    No standby, so every restore starts from the files."""
+    config = CONFIG.model_copy(update={"standby": False, "agent_timeout": 8.0})
+    sb = await create_sandbox("vm", config, sandbox_id="test-vm-hung-restore")
+    assert isinstance(sb, VMSandbox)
+    loop = asyncio.get_running_loop()
+    try:
+        assert sb.timings_ms["verify"] > 0  # create restored its initial snapshot once
+        await _hang_x_server(sb)
+        bad = await sb.snapshot()
+        await sb.run_command(["pkill", "-f", "grab_server"])
+        await _xterm(sb)  # the running guest answers through X again
+        t0 = loop.time()
+        with pytest.raises(SnapshotUnusable) as info:
+            await sb.restore(bad)
+        assert loop.time() - t0 < 90, "two tries of 8 s each, not a boot timeout"
+        assert info.value.details["snapshot_id"] == bad.id and "X server" in info.value.message
+        assert sb.timings_ms["restarts"] == 1 and sb.info().status == "crashed"
+        await sb.reset()  # a failed restore leaves a crashed sandbox that reset brings back
+        await _xterm(sb)
+        # Fault injection: the initial snapshot's files replaced by the bad snapshot's.
+        initial, hung = sb._initial, sb._snapshots[bad.id]
+        assert initial is not None
+        for name in ("devstate", "ram", "overlay.qcow2"):
+            shutil.copyfile(hung.dir / name, initial.dir / name)
+        obs = await sb.reset()
+        assert sb.timings_ms["initial_rebuilds"] == 1 and sb.alive and obs.step == 0
+        await _xterm(sb)
+        await sb.reset()  # the rebuilt initial snapshot restores
+        await _xterm(sb)
+    finally:
+        await sb.close()

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from cua.errors import BadRequest, CuaError, SandboxCrashed, Timeout, UnknownSnapshot
+from cua.errors import BadRequest, CuaError, SandboxCrashed, SnapshotUnusable, Timeout, UnknownSnapshot
 from cua.observation import Observation, ObserveOptions
 from cua.sandbox import EventSink, SnapshotRef
 from cua.sandboxes.guest.client import GuestClient
@@ -41,7 +41,7 @@ from cua.sandboxes.vm import snapshots
 from cua.sandboxes.vm.config import VMConfig
 from cua.sandboxes.vm.image import BuiltImage, image_for
 from cua.sandboxes.vm.instance import Instance, complete_live_snapshot
-from cua.sandboxes.vm.qemu import Accel, LaunchSpec, probe_accel, reap_stale, runtime_dir
+from cua.sandboxes.vm.qemu import Accel, LaunchSpec, copy_sparse, probe_accel, reap_stale, runtime_dir
 from cua.sandboxes.vm.snapshots import SnapshotFiles
 
 __all__ = ["VMSandbox"]
@@ -66,6 +66,9 @@ class VMSandbox(GuestSandbox):
         self._inst: Instance | None = None
         self._snapshots: dict[str, SnapshotFiles] = {}
         self._initial: SnapshotFiles | None = None
+        #: Whether the initial snapshot came from this sandbox's own boot, so that a boot
+        #: can make it again (a fork's is the parent's snapshot: nothing here can).
+        self._initial_booted = False
         self._standby: tuple[str, asyncio.Task[Instance]] | None = None
         self._reaping: set[asyncio.Task[None]] = set()
         #: The snapshot the running VM started from (initial, last restored, forked): the
@@ -88,31 +91,61 @@ class VMSandbox(GuestSandbox):
         accel: Accel = config.accel if config.accel != "auto" else await asyncio.to_thread(probe_accel, image.kernel)
         self = cls(config, sandbox_id=sandbox_id, image=image, accel=accel, emit=emit)
         try:
-            t1 = time.monotonic()
-            inst = await Instance.boot(self._spec("boot"), image.disk, timeout=config.boot_timeout)
-            self._adopt(inst)
-            await self._read_agent_info()
-            self.timings_ms["boot"] = _ms(t1)
-            await self._write_files(config.files)
-            for path, b64 in config.binary_files.items():
-                await self.upload(path, decode_base64_file(path, b64))
-            await self._start_configured_apps()
-            self._initial, _ = await self._take_snapshot()
-            await snapshots.ready(self._initial.id)
-            self._home = self._initial
-            self._schedule_standby(self._initial)  # the first reset is a restore like any other
+            try:
+                await self._boot_to_initial()
+            except SnapshotUnusable as exc:
+                log.warning("vm %s: the initial snapshot does not restore (%s); booting again", self.id, exc)
+                await self._boot_to_initial()
             self.timings_ms["create"] = _ms(t0)
         except BaseException:
             await self.close()
             raise
         return self
 
+    async def _boot_to_initial(self) -> None:
+        """Cold boot, the configured files and apps, then the initial snapshot that `reset`
+        restores, proven by restoring it once: the running VM is then that restore, as
+        after any reset. A snapshot that does not restore (SnapshotUnusable) is deleted
+        before this raises, so that a caller may boot again."""
+        self._discard_initial()
+        t1 = time.monotonic()
+        inst = await Instance.boot(self._spec("boot"), self.image.disk, timeout=self.config.boot_timeout)
+        self._adopt(inst)
+        await self._read_agent_info()
+        self.timings_ms["boot"] = _ms(t1)
+        await self._write_files(self.config.files)
+        for path, b64 in self.config.binary_files.items():
+            await self.upload(path, decode_base64_file(path, b64))
+        await self._start_configured_apps()
+        self._initial = await self._take_still_snapshot()
+        self._initial_booted = True
+        await snapshots.ready(self._initial.id)
+        self._home = self._initial
+        self._schedule_standby(self._initial)
+        try:
+            await self._restore_files(self._initial, ObserveOptions(screenshot=False), timing="verify", step=0)
+        except SnapshotUnusable:
+            self._discard_initial()
+            raise
+
+    def _discard_initial(self) -> None:
+        snap, self._initial = self._initial, None
+        if snap is None:
+            return
+        if self._home is snap:
+            self._home = None
+        self._snapshots.pop(snap.id, None)
+        snapshots.forget(snap.id)
+        snap.delete()
+
     def _spec(self, name: str, *, incoming: bool = False) -> LaunchSpec:
         workdir = self._root / f"{name}-{uuid.uuid4().hex[:6]}"
         # panic=-1: a panicking guest kernel reboots at once, and QEMU (-no-reboot) exits,
         # which the instance reports as a crash; the default (panic=0) hangs the guest with
         # its agent's port still open, so every call would wait for its timeout.
-        args = f"{self.image.kernel_cmdline} panic=-1 cua.screen={self._screen.width}x{self._screen.height}"
+        # oops=panic: an oops (corrupted kernel memory, as a bad restore leaves it) ends
+        # the guest the same way instead of leaving it half alive.
+        args = f"{self.image.kernel_cmdline} panic=-1 oops=panic cua.screen={self._screen.width}x{self._screen.height}"
         if self.config.kernel_args:
             args += " " + self.config.kernel_args
         return LaunchSpec(kernel=self.image.kernel, initrd=self.image.initrd, cmdline=args,
@@ -172,7 +205,22 @@ class VMSandbox(GuestSandbox):
         if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
             raise BadRequest("reset option 'files' must map paths to text")
         await snapshots.ready(self._initial.id)
-        obs = await self._restore_files(self._initial, None if files else observe, timing="reset", step=0)
+        try:
+            obs = await self._restore_files(self._initial, None if files else observe, timing="reset", step=0)
+        except SnapshotUnusable as exc:
+            if not self._initial_booted:
+                self._report_death("the forked snapshot does not restore")
+                raise
+            # The initial snapshot is the sandbox's own: make it again rather than fail
+            # every later reset (a cold boot, tens of seconds under TCG).
+            log.warning("vm %s: the initial snapshot no longer restores (%s); booting again", self.id, exc)
+            self.timings_ms["initial_rebuilds"] = self.timings_ms.get("initial_rebuilds", 0) + 1
+            try:
+                await self._boot_to_initial()
+            except BaseException as again:
+                self._report_death(f"the initial snapshot could not be made again: {again}")
+                raise
+            obs = await self.observe(None if files else observe)
         if files:
             t0 = time.monotonic()
             await self._write_files(files)
@@ -242,6 +290,41 @@ class VMSandbox(GuestSandbox):
         snapshots.register(snap)
         return snap, meta
 
+    async def _take_still_snapshot(self) -> SnapshotFiles:
+        """A snapshot taken with the guest stopped throughout: device state, then copies
+        of the RAM file and the overlay, then continue. For a freshly booted VM only,
+        whose RAM is that shared file (a restored one maps its RAM privately).
+
+        The initial snapshot is taken so because it is taken while the apps just started
+        are busy: under TCG, live snapshots taken then were seen to restore into a guest
+        whose kernel memory was corrupt, every time. The pause (a copy of the touched
+        RAM, a few hundred ms) falls within `create`, where nobody waits on it."""
+        self._agent()
+        assert self._inst is not None
+        inst = self._inst
+        assert not inst.spec.ram_private, "a still snapshot copies the RAM file: a booted VM's only"
+        t0 = time.monotonic()
+        snap = SnapshotFiles.new(self._root / "snapshots")
+        try:
+            await inst.qemu.save_device_state(snap.devstate, timeout=self.config.boot_timeout)
+            try:
+                await asyncio.to_thread(copy_sparse, inst.spec.ram_file, snap.ram)
+                await asyncio.to_thread(_copy, inst.spec.overlay, snap.overlay)
+            finally:
+                await inst.qemu.resume()
+            snap.write_meta({
+                "memory_mb": self.config.memory_mb, "accel": self.accel, "image": self.image.hash,
+                "screen": self._screen.model_dump(), "cmdline": inst.spec.cmdline, "created_at": time.time(),
+                "snapshot_ms": _ms(t0), "pause_ms": _ms(t0), "live": False,
+                "overlay_bytes": snap.overlay.stat().st_size, "ram_bytes": snap.ram.stat().st_blocks * 512})
+        except BaseException:
+            snap.delete()
+            raise
+        self.timings_ms["snapshot"] = self.timings_ms["snapshot_pause"] = _ms(t0)
+        self._snapshots[snap.id] = snap
+        snapshots.register(snap)
+        return snap
+
     def _lookup(self, ref: SnapshotRef) -> SnapshotFiles:
         snap = snapshots.lookup(ref.id, memory_mb=self.config.memory_mb)
         meta = snap.meta()
@@ -272,6 +355,10 @@ class VMSandbox(GuestSandbox):
             try:
                 t1 = time.monotonic()
                 inst = await self._run_from(snap, "restore", standby)
+            except SnapshotUnusable:
+                if snap is not self._initial or not self._initial_booted:  # else the caller boots again
+                    self._report_death("restore failed")
+                raise
             except BaseException:
                 self._report_death("restore failed")
                 raise
@@ -289,28 +376,37 @@ class VMSandbox(GuestSandbox):
         return obs.model_copy(update={"timings_ms": {**obs.timings_ms, timing: self.timings_ms[timing]}})
 
     async def _run_from(self, snap: SnapshotFiles, name: str, prepared: Instance | None) -> Instance:
-        """A running instance from a snapshot's files, `prepared` (a standby) or a new one.
+        """A running, healthy instance from a snapshot's files, `prepared` (a standby) or
+        a new one.
 
-        A guest that dies as it starts from the snapshot (its kernel panicked in an
-        interrupt right after a TCG restore, now and then) is started once more from fresh
-        copies: the snapshot's files are never written, so a second start is an independent
-        try, and the retry is counted in `timings_ms["restarts"]`."""
+        A guest that dies or hangs as it starts from the snapshot (under TCG a restored
+        guest's kernel has been seen to oops at once, or to answer pings while its X
+        server never answers) is started once more from fresh copies: the snapshot's
+        files are never written, so a second start is an independent try, and the retry
+        is counted in `timings_ms["restarts"]`. When that fails too, the snapshot itself
+        is at fault: SnapshotUnusable."""
         inst = prepared or await self._prepare(name, snap)
         try:
             return await self._activated(inst)
-        except SandboxCrashed as exc:
-            log.warning("vm %s: the guest died starting from snapshot %s (%s); starting it again",
+        except (SandboxCrashed, Timeout) as exc:
+            log.warning("vm %s: the guest failed starting from snapshot %s (%s); starting it again",
                         self.id, snap.id, exc)
             self.timings_ms["restarts"] = self.timings_ms.get("restarts", 0) + 1
-        return await self._activated(await self._prepare(name, snap))
+        try:
+            return await self._activated(await self._prepare(name, snap))
+        except (SandboxCrashed, Timeout) as exc:
+            raise SnapshotUnusable(f"VM sandbox {self.id}: the guest fails each time it starts from snapshot "
+                                   f"{snap.id}: {exc.message}",
+                                   details={"snapshot_id": snap.id, **exc.details}) from exc
 
     async def _prepare(self, name: str, snap: SnapshotFiles) -> Instance:
         return await Instance.prepare(self._spec(name, incoming=True), snap, timeout=self.config.boot_timeout)
 
     async def _activated(self, inst: Instance) -> Instance:
-        """`inst` running, or destroyed if it could not be started."""
+        """`inst` running and healthy, or destroyed if it could not be started. A restored
+        guest runs already: seconds, not a boot's minutes, bound its first answers."""
         try:
-            await inst.activate(timeout=self.config.boot_timeout)
+            await inst.activate(timeout=self.config.agent_timeout, probe_timeout=self.config.agent_timeout)
         except BaseException:
             await inst.destroy()
             raise
