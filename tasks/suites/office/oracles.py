@@ -24,12 +24,25 @@ async def _sha(ctx: OracleContext, path: str) -> str | None:
     return str(result.value) if result.ok else None
 
 
+#: A saved file counts as written once its checksum has held this long: an app writes
+#: in pieces (VLC's playlist was judged half written once, when its first bytes counted).
+STILL_S = 0.4
+
+
 async def _saved(ctx: OracleContext, path: str, before: str | None) -> None:
+    """Wait until `path` exists, differs from `before` (its checksum, or None: absent)
+    and has stopped changing."""
     deadline = time.monotonic() + WAIT_S
+    seen: tuple[str, float] | None = None
     while time.monotonic() < deadline:
-        if (now := await _sha(ctx, path)) is not None and now != before:
+        now = await _sha(ctx, path)
+        if now is None or now == before:
+            seen = None
+        elif seen is None or seen[0] != now:
+            seen = (now, time.monotonic())
+        elif time.monotonic() - seen[1] >= STILL_S:
             return
-        await asyncio.sleep(0.1)  # LibreOffice writes the file some time after Ctrl+S
+        await asyncio.sleep(0.1)  # the app writes the file some time after the keystroke
     raise OracleError(f"{path} was not saved within {WAIT_S:g} s")
 
 
