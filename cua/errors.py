@@ -152,9 +152,8 @@ class SandboxCrashed(InfraError):
 class SnapshotUnusable(SandboxCrashed):
     """A snapshot whose every restore fails: the guest started from it crashes or hangs
     each time, from fresh copies of its files. Restoring it again cannot help; a sandbox
-    rebuilds its own initial snapshot, any other must be taken again."""
-
-    failure = "snapshot_unusable"
+    rebuilds its own initial snapshot, any other must be taken again. On the wire, and so
+    in a run's records, it is a `sandbox_crashed` like any other."""
 
 
 class Timeout(InfraError):
