@@ -76,6 +76,9 @@ async def serve(
     token = token or generate_token()
     app = create_app(policy, token=token, info=info, host=host, allowed_origins=allowed_origins)
     sock = tcp_listener(host, port)
+    # Listening before "ready" is printed: a client that reads the line connects at once,
+    # and uvicorn listens only after its own startup (CI saw a refused connection).
+    sock.listen(2048)
     bound_port = sock.getsockname()[1]
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", ws_max_size=64 * 1024 * 1024)
     server = uvicorn.Server(config)
