@@ -113,21 +113,22 @@ class Instance:
             raise
         return self
 
-    async def activate(self, *, timeout: float, probe_timeout: float) -> None:
-        """Run a prepared instance on from its snapshot; returns once its guest is healthy.
+    async def activate(self, *, timeout: float) -> None:
+        """Run a prepared instance on from its snapshot; returns once its guest is healthy
+        (each answer within `timeout`).
 
         A ping proves only that the agent's event loop runs. A guest restored under TCG
         has been seen with corrupted kernel memory: it answered a ping and then hung on
         the first call that needed its X server. So the X server must answer too (a
-        window listing, within `probe_timeout`); a guest that fails that is a crash."""
+        window listing); a guest that fails that is a crash."""
         self._start_watch()
         await self.qemu.resume()
         assert self.client is not None
         await self.client.ping(timeout=timeout)
         try:
-            await self.client.call("windows", timeout=probe_timeout)
+            await self.client.call("windows", timeout=timeout)
         except Timeout as exc:
-            self._die(f"the guest answered a ping but its X server not within {probe_timeout:g} s")
+            self._die(f"the guest answered a ping but its X server not within {timeout:g} s")
             raise SandboxCrashed(f"{self.client.name}: {self.died}",
                                  details={"console": self.qemu.console_tail()}) from exc
 

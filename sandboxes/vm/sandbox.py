@@ -105,8 +105,8 @@ class VMSandbox(GuestSandbox):
     async def _boot_to_initial(self) -> None:
         """Cold boot, the configured files and apps, then the initial snapshot that `reset`
         restores, proven by restoring it once: the running VM is then that restore, as
-        after any reset. A snapshot that does not restore (SnapshotUnusable) is deleted
-        before this raises, so that a caller may boot again."""
+        after any reset. An earlier initial snapshot is deleted first, so that a caller
+        whose initial snapshot does not restore (SnapshotUnusable) may call this again."""
         self._discard_initial()
         t1 = time.monotonic()
         inst = await Instance.boot(self._spec("boot"), self.image.disk, timeout=self.config.boot_timeout)
@@ -122,11 +122,7 @@ class VMSandbox(GuestSandbox):
         await snapshots.ready(self._initial.id)
         self._home = self._initial
         self._schedule_standby(self._initial)
-        try:
-            await self._restore_files(self._initial, ObserveOptions(screenshot=False), timing="verify", step=0)
-        except SnapshotUnusable:
-            self._discard_initial()
-            raise
+        await self._restore_files(self._initial, ObserveOptions(screenshot=False), timing="verify", step=0)
 
     def _discard_initial(self) -> None:
         snap, self._initial = self._initial, None
@@ -209,8 +205,7 @@ class VMSandbox(GuestSandbox):
             obs = await self._restore_files(self._initial, None if files else observe, timing="reset", step=0)
         except SnapshotUnusable as exc:
             if not self._initial_booted:
-                self._report_death("the forked snapshot does not restore")
-                raise
+                raise  # a fork's: `_restore_files` reported the death
             # The initial snapshot is the sandbox's own: make it again rather than fail
             # every later reset (a cold boot, tens of seconds under TCG).
             log.warning("vm %s: the initial snapshot no longer restores (%s); booting again", self.id, exc)
@@ -265,8 +260,7 @@ class VMSandbox(GuestSandbox):
             raise
         paused_ms = round(max(0.0, resumed_at - stopped_at) * 1000, 2)
         meta: dict[str, Any] = {
-            "memory_mb": self.config.memory_mb, "accel": self.accel, "image": self.image.hash,
-            "screen": self._screen.model_dump(), "cmdline": inst.spec.cmdline, "created_at": time.time(),
+            **self._snapshot_meta(inst),
             "live_save_ms": _ms(t0, t1), "snapshot_ms": _ms(t0), "pause_ms": paused_ms,
             "migration": inst.qemu.last_migration, "overlay_bytes": snap.overlay.stat().st_size,
             "stream_bytes": stream.stat().st_size}
@@ -284,11 +278,19 @@ class VMSandbox(GuestSandbox):
 
         task = asyncio.create_task(complete(), name=f"vm-snapshot-{snap.id}")
         snapshots.pending(snap.id, task)
-        self.timings_ms["snapshot"] = meta["snapshot_ms"]
-        self.timings_ms["snapshot_pause"] = paused_ms
+        self._keep(snap, snapshot_ms=meta["snapshot_ms"], pause_ms=paused_ms)
+        return snap, meta
+
+    def _snapshot_meta(self, inst: Instance) -> dict[str, Any]:
+        """What every snapshot's meta.json says of the VM it was taken from."""
+        return {"memory_mb": self.config.memory_mb, "accel": self.accel, "image": self.image.hash,
+                "screen": self._screen.model_dump(), "cmdline": inst.spec.cmdline, "created_at": time.time()}
+
+    def _keep(self, snap: SnapshotFiles, *, snapshot_ms: float, pause_ms: float) -> None:
+        self.timings_ms["snapshot"] = snapshot_ms
+        self.timings_ms["snapshot_pause"] = pause_ms
         self._snapshots[snap.id] = snap
         snapshots.register(snap)
-        return snap, meta
 
     async def _take_still_snapshot(self) -> SnapshotFiles:
         """A snapshot taken with the guest stopped throughout: device state, then copies
@@ -312,17 +314,13 @@ class VMSandbox(GuestSandbox):
                 await asyncio.to_thread(_copy, inst.spec.overlay, snap.overlay)
             finally:
                 await inst.qemu.resume()
-            snap.write_meta({
-                "memory_mb": self.config.memory_mb, "accel": self.accel, "image": self.image.hash,
-                "screen": self._screen.model_dump(), "cmdline": inst.spec.cmdline, "created_at": time.time(),
-                "snapshot_ms": _ms(t0), "pause_ms": _ms(t0), "live": False,
-                "overlay_bytes": snap.overlay.stat().st_size, "ram_bytes": snap.ram.stat().st_blocks * 512})
+            taken_ms = _ms(t0)
+            snap.write_meta({**self._snapshot_meta(inst), "snapshot_ms": taken_ms, "pause_ms": taken_ms, "live": False,
+                             "overlay_bytes": snap.overlay.stat().st_size, "ram_bytes": snap.ram.stat().st_blocks * 512})
         except BaseException:
             snap.delete()
             raise
-        self.timings_ms["snapshot"] = self.timings_ms["snapshot_pause"] = _ms(t0)
-        self._snapshots[snap.id] = snap
-        snapshots.register(snap)
+        self._keep(snap, snapshot_ms=taken_ms, pause_ms=taken_ms)
         return snap
 
     def _lookup(self, ref: SnapshotRef) -> SnapshotFiles:
@@ -406,7 +404,7 @@ class VMSandbox(GuestSandbox):
         """`inst` running and healthy, or destroyed if it could not be started. A restored
         guest runs already: seconds, not a boot's minutes, bound its first answers."""
         try:
-            await inst.activate(timeout=self.config.agent_timeout, probe_timeout=self.config.agent_timeout)
+            await inst.activate(timeout=self.config.agent_timeout)
         except BaseException:
             await inst.destroy()
             raise
