@@ -124,6 +124,16 @@ async def test_key_combos_and_held_modifiers(fresh: DesktopSandbox) -> None:
     assert not await _exists(fresh, "bad.txt")
 
 
+async def test_a_key_held_past_the_autorepeat_delay_is_one_press(fresh: DesktopSandbox) -> None:
+    """The X server repeats held keys (XTest's too) unless its autorepeat is off; a press
+    whose release the server read late, on a loaded machine, would type twice."""
+    await fresh.act(Type(text="echo "))
+    await fresh.act(KeyDown(key="x"))
+    await fresh.act(Wait(seconds=1.5))  # the server's autorepeat delay is 660 ms
+    await fresh.act(KeyUp(key="x"))
+    await fresh.act(Type(text=" > once.txt\n"))
+    assert await until(lambda: file_text(fresh, "once.txt"), "once.txt") == "x\n"
+
 async def test_click_focuses_the_window_under_the_pointer(fresh: DesktopSandbox) -> None:
     first = (await windows(fresh))["windows"][0]
     await fresh.act(Type(text="xterm -T second -geometry 40x10+700+400 &\n"))

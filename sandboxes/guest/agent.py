@@ -93,7 +93,37 @@ def start_xvfb(size: str, display: str | None, *, stall_s: float = 60.0,
         data += chunk
     os.close(read_fd)
     _log(f"Xvfb ready after {time.monotonic() - started:.1f} s")
-    return proc, f":{int(data.strip())}"
+    name = f":{int(data.strip())}"
+    keyboard_without_autorepeat(name)
+    return proc, name
+
+
+def keyboard_without_autorepeat(display_name: str) -> None:
+    """Turn the X server's key autorepeat off, so that a key action is one key press
+    however loaded the machine is.
+
+    The server repeats a key held past its autorepeat delay (660 ms), XTest's fake keys
+    included, and counts the hold until it reads the release. Under an emulated CPU of a
+    loaded host, Xvfb sometimes read a press and its release, sent together, more than
+    that apart: an oracle's Down became two, and its text went into the wrong cell. A key
+    held on purpose (KeyDown, Wait, KeyUp) is one press too. Without python-xlib, xset."""
+    try:
+        from Xlib import X, display  # type: ignore[import-untyped,unused-ignore]
+    except ImportError:
+        env = {**os.environ, "DISPLAY": display_name}
+        try:
+            done = subprocess.run(["xset", "r", "off"], env=env, capture_output=True, timeout=30, check=False)
+        except FileNotFoundError:
+            raise SystemExit("cannot turn key autorepeat off: neither python-xlib nor xset is installed") from None
+        if done.returncode != 0:
+            raise SystemExit(f"xset r off failed: {done.stderr.decode(errors='replace').strip()}")
+        return
+    conn = display.Display(display_name)
+    try:
+        conn.change_keyboard_control(auto_repeat_mode=X.AutoRepeatModeOff)
+        conn.sync()
+    finally:
+        conn.close()
 
 
 def _process_cpu(pid: int) -> float:
