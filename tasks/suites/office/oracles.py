@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from cua.actions import Action, Key, Type
-from cua.state import FileQuery
+from cua.state import CommandQuery, FileQuery
 from cua.task import OracleContext
 from cua.tasks.oracle import OracleError
 from cua.tasks.suites.desktop.oracles import focus, wait_window
@@ -46,8 +46,45 @@ async def _saved(ctx: OracleContext, path: str, before: str | None) -> None:
     raise OracleError(f"{path} was not saved within {WAIT_S:g} s")
 
 
+#: An app counts as idle once it used under this share of one core for `IDLE_S`.
+IDLE_SHARE = 0.1
+IDLE_S = 1.0
+#: Linux's USER_HZ, which /proc/PID/stat counts in, on every architecture the images have.
+CLOCK_TICKS = 100
+#: LibreOffice's process, whichever document it shows.
+OFFICE_PROCESS = "soffice.bin"
+
+
+async def _cpu_ticks(ctx: OracleContext, process: str) -> int:
+    """CPU clock ticks (user + system) the processes named `process` used so far."""
+    script = f"for p in $(pgrep -x {process}); do cut -d' ' -f14,15 /proc/$p/stat; done"
+    result = await ctx.query(CommandQuery(argv=["sh", "-c", script]))
+    if not result.ok:
+        raise OracleError(f"could not read the CPU use of {process}: {result.error}")
+    return sum(int(v) for v in str(result.value["stdout"]).split())
+
+
+async def _idle(ctx: OracleContext, process: str) -> None:
+    """Wait until `process` has gone idle. A LibreOffice window shows its document's title
+    while the document is still loading, and keys it gets then can be lost: under an
+    emulated CPU the first arrow key of `calc_tax_column` and the selection of
+    `writer_retitle` were, and their text went to the wrong place."""
+    deadline = time.monotonic() + WAIT_S
+    since, ticks = time.monotonic(), await _cpu_ticks(ctx, process)
+    while True:
+        await asyncio.sleep(0.25)
+        now, used = time.monotonic(), await _cpu_ticks(ctx, process)
+        if used - ticks > IDLE_SHARE * CLOCK_TICKS * (now - since):
+            since, ticks = now, used  # busy: start the quiet stretch again
+        elif now - since >= IDLE_S:
+            return
+        if now > deadline:
+            raise OracleError(f"{process} never went idle within {WAIT_S:g} s")
+
+
 async def _open(ctx: OracleContext, klass: str, name: str) -> AsyncIterator[Action]:
-    """Wait (bounded) for the document's window, then focus it."""
+    """Wait (bounded) for the document's window, focus it, and wait until LibreOffice is
+    done loading it (`_idle`)."""
     deadline = time.monotonic() + WAIT_S
     while True:
         try:
@@ -58,6 +95,8 @@ async def _open(ctx: OracleContext, klass: str, name: str) -> AsyncIterator[Acti
                 raise
     async for action in focus(ctx, klass, name):
         yield action
+    await _idle(ctx, OFFICE_PROCESS)
+
 
 
 async def _cells(ctx: OracleContext, entries: list[list[Any]]) -> AsyncIterator[Action]:
@@ -253,6 +292,7 @@ async def _replace(ctx: OracleContext, old: str, new: str, select: list[list[str
         yield Key(keys=keys)
     yield Key(keys=["Control", "h"])
     await wait_window(ctx, "libreoffice", "Find and Replace")
+    await _idle(ctx, OFFICE_PROCESS)  # the dialog takes keys once it is built
     yield Key(keys=["Control", "a"])
     yield Type(text=old)
     yield Key(keys=["Alt", "p"])
