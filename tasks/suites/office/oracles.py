@@ -99,6 +99,23 @@ async def _open(ctx: OracleContext, klass: str, name: str) -> AsyncIterator[Acti
 
 
 
+async def _steps(ctx: OracleContext, steps: list[Any]) -> AsyncIterator[Action]:
+    """Key combos (lists) and text (strings), in order. After a combo that opens a menu
+    (Alt and a letter), wait until LibreOffice is idle: the menu's item key sent before
+    the menu was built went to the document under TCG."""
+    for step in steps:
+        if isinstance(step, str):
+            yield Type(text=step)
+            continue
+        yield Key(keys=list(step))
+        if _opens_menu(step):
+            await _idle(ctx, OFFICE_PROCESS)
+
+
+def _opens_menu(keys: list[str]) -> bool:
+    return len(keys) == 2 and keys[0] == "Alt" and len(keys[1]) == 1 and keys[1].isalpha()
+
+
 async def _cells(ctx: OracleContext, entries: list[list[Any]]) -> AsyncIterator[Action]:
     before = await _sha(ctx, "budget.xlsx")
     async for action in _open(ctx, "libreoffice-calc", "budget.xlsx"):
@@ -130,8 +147,8 @@ async def _writer(ctx: OracleContext, keys: list[Any]) -> AsyncIterator[Action]:
     before = await _sha(ctx, "memo.docx")
     async for action in _open(ctx, "libreoffice-writer", "memo.docx"):
         yield action
-    for step in keys:
-        yield Type(text=step) if isinstance(step, str) else Key(keys=list(step))
+    async for action in _steps(ctx, keys):
+        yield action
     yield Key(keys=["Control", "s"])
     await _saved(ctx, "memo.docx", before)
 
@@ -178,8 +195,8 @@ async def _calc(ctx: OracleContext, keys: AsyncIterator[Action] | list[Any]) -> 
     async for action in _open(ctx, "libreoffice-calc", "budget.xlsx"):
         yield action
     if isinstance(keys, list):
-        for step in keys:
-            yield Type(text=step) if isinstance(step, str) else Key(keys=list(step))
+        async for action in _steps(ctx, keys):
+            yield action
     else:
         async for action in keys:
             yield action
@@ -234,9 +251,8 @@ async def calc_format_near(ctx: OracleContext, params: dict[str, Any]) -> AsyncI
 async def _chart(ctx: OracleContext, down: int) -> AsyncIterator[Action]:
     """Insert > Chart with the cursor in the table (the wizard takes the whole table), the
     type `down` rows below Column in the wizard's list, Finish, leave the chart."""
-    for keys in (["Control", "Home"], ["Alt", "i"]):
-        yield Key(keys=keys)
-    yield Type(text="c")
+    async for action in _steps(ctx, [["Control", "Home"], ["Alt", "i"], "c"]):
+        yield action
     await wait_window(ctx, "libreoffice", "Chart Wizard")
     for _ in range(int(down)):
         yield Key(keys=["Down"])
@@ -327,8 +343,8 @@ async def _impress(ctx: OracleContext, pages: int, keys: list[Any]) -> AsyncIter
     yield Key(keys=["Home"])
     for _ in range(int(pages)):
         yield Key(keys=["Next"])
-    for step in keys:
-        yield Type(text=step) if isinstance(step, str) else Key(keys=list(step))
+    async for action in _steps(ctx, keys):
+        yield action
     yield Key(keys=["Control", "s"])
     await _saved(ctx, "deck.pptx", before)
 
