@@ -53,6 +53,9 @@ IDLE_S = 1.0
 CLOCK_TICKS = 100
 #: LibreOffice's process, whichever document it shows.
 OFFICE_PROCESS = "soffice.bin"
+#: The window class of LibreOffice's dialogs, matched as a substring: "libreoffice" under
+#: its X11 backend (the desktop kind here), "Soffice" under GTK 3 (the office VM image).
+DIALOG_CLASS = "office"
 
 
 async def _cpu_ticks(ctx: OracleContext, process: str) -> int:
@@ -253,11 +256,11 @@ async def _chart(ctx: OracleContext, down: int) -> AsyncIterator[Action]:
     type `down` rows below Column in the wizard's list, Finish, leave the chart."""
     async for action in _steps(ctx, [["Control", "Home"], ["Alt", "i"], "c"]):
         yield action
-    await wait_window(ctx, "libreoffice", "Chart Wizard")
+    await wait_window(ctx, DIALOG_CLASS, "Chart Wizard")
     for _ in range(int(down)):
         yield Key(keys=["Down"])
     yield Key(keys=["Return"])
-    await wait_window(ctx, "libreoffice", "Chart Wizard", gone=True)
+    await wait_window(ctx, DIALOG_CLASS, "Chart Wizard", gone=True)
     for _ in range(2):  # out of the chart's edit mode, then off the chart
         yield Key(keys=["Escape"])
 
@@ -307,7 +310,7 @@ async def _replace(ctx: OracleContext, old: str, new: str, select: list[list[str
     for keys in select:
         yield Key(keys=keys)
     yield Key(keys=["Control", "h"])
-    await wait_window(ctx, "libreoffice", "Find and Replace")
+    await wait_window(ctx, DIALOG_CLASS, "Find and Replace")
     await _idle(ctx, OFFICE_PROCESS)  # the dialog takes keys once it is built
     yield Key(keys=["Control", "a"])
     yield Type(text=old)
@@ -316,7 +319,7 @@ async def _replace(ctx: OracleContext, old: str, new: str, select: list[list[str
     yield Type(text=new)
     yield Key(keys=["Alt", "l"])
     yield Key(keys=["Escape"])
-    await wait_window(ctx, "libreoffice", "Find and Replace", gone=True)
+    await wait_window(ctx, DIALOG_CLASS, "Find and Replace", gone=True)
     yield Key(keys=["Control", "s"])
     await _saved(ctx, "memo.docx", before)
 
@@ -477,14 +480,14 @@ async def _table(ctx: OracleContext, rows: int, cells: str) -> AsyncIterator[Act
         yield Key(keys=keys)
     # A dialog mapped is not yet a dialog with the keyboard, nor is the document once the
     # dialog is gone (keys typed in between went elsewhere under load): focus each first.
-    async for action in focus(ctx, "libreoffice", "Insert Table"):
+    async for action in focus(ctx, DIALOG_CLASS, "Insert Table"):
         yield action
     for value in ("2", str(rows)):  # Name -> Columns -> Rows
         yield Key(keys=["Tab"])
         yield Key(keys=["Control", "a"])
         yield Type(text=value)
     yield Key(keys=["Alt", "i"])
-    await wait_window(ctx, "libreoffice", "Insert Table", gone=True)
+    await wait_window(ctx, DIALOG_CLASS, "Insert Table", gone=True)
     async for action in focus(ctx, "libreoffice-writer", "memo.docx"):
         yield action
     yield Type(text=cells)
