@@ -101,7 +101,6 @@ async def _open(ctx: OracleContext, klass: str, name: str) -> AsyncIterator[Acti
     await _idle(ctx, OFFICE_PROCESS)
 
 
-
 async def _steps(ctx: OracleContext, steps: list[Any]) -> AsyncIterator[Action]:
     """Key combos (lists) and text (strings), in order. After a combo that opens a menu
     (Alt and a letter), wait until LibreOffice is idle: the menu's item key sent before
