@@ -39,13 +39,22 @@ async def _windows(ctx: OracleContext) -> dict[str, Any]:
     return result.value
 
 
-def _match(window: dict[str, Any], klass: str | None, title: str | None) -> bool:
+#: A window title to find (a case-insensitive substring), or alternatives: the same dialog
+#: is titled differently by different toolkits (LibreOffice's chart wizard: "Chart Wizard"
+#: on its X11 backend, its current page, "Chart Type", on GTK 3).
+Title = str | tuple[str, ...] | None
+
+
+def _match(window: dict[str, Any], klass: str | None, title: Title) -> bool:
     if klass and klass.lower() not in (window.get("class") or "").lower():
         return False
-    return not title or title.lower() in (window.get("title") or "").lower()
+    if not title:
+        return True
+    shown = (window.get("title") or "").lower()
+    return any(t.lower() in shown for t in ((title,) if isinstance(title, str) else title))
 
 
-async def wait_window(ctx: OracleContext, klass: str | None = None, title: str | None = None,
+async def wait_window(ctx: OracleContext, klass: str | None = None, title: Title = None,
                       *, gone: bool = False) -> dict[str, Any] | None:
     """Wait until a matching window is mapped and keeps its place and size across two
     reads (or, with `gone`, until none is there). A window is listed from its creation,

@@ -56,6 +56,8 @@ OFFICE_PROCESS = "soffice.bin"
 #: The window class of LibreOffice's dialogs, matched as a substring: "libreoffice" under
 #: its X11 backend (the desktop kind here), "Soffice" under GTK 3 (the office VM image).
 DIALOG_CLASS = "office"
+#: The chart wizard's title: its name on the X11 backend, its first page's on GTK 3.
+CHART_WIZARD = ("Chart Wizard", "Chart Type")
 
 
 async def _cpu_ticks(ctx: OracleContext, process: str) -> int:
@@ -255,11 +257,11 @@ async def _chart(ctx: OracleContext, down: int) -> AsyncIterator[Action]:
     type `down` rows below Column in the wizard's list, Finish, leave the chart."""
     async for action in _steps(ctx, [["Control", "Home"], ["Alt", "i"], "c"]):
         yield action
-    await wait_window(ctx, DIALOG_CLASS, "Chart Wizard")
+    await wait_window(ctx, DIALOG_CLASS, CHART_WIZARD)
     for _ in range(int(down)):
         yield Key(keys=["Down"])
     yield Key(keys=["Return"])
-    await wait_window(ctx, DIALOG_CLASS, "Chart Wizard", gone=True)
+    await wait_window(ctx, DIALOG_CLASS, CHART_WIZARD, gone=True)
     for _ in range(2):  # out of the chart's edit mode, then off the chart
         yield Key(keys=["Escape"])
 
