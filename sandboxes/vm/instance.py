@@ -189,10 +189,13 @@ class Instance:
     def _explain_loss(self, reason: str) -> str:
         """The agent's connection closed: say so only if QEMU still runs. A killed QEMU
         closes its sockets as it exits, so the connection's end comes before the exit
-        status (the process is a zombie then): look at the process, not the socket."""
+        status (the process is a zombie then): look at the process, not the socket. A
+        panicking guest closes the port before QEMU exits too (CI saw "guest agent closed
+        the connection" above a console that showed the panic), so the console is read
+        either way."""
         status = self.qemu.exit_status()
-        if status is None:
-            return reason
+        if status is None:  # exiting, or not yet: a panic on the console is still the cause
+            return self._with_panic(reason)
         tail = self.qemu.stderr_tail()
         return self._with_panic(f"QEMU exited ({status})" + (f": {tail}" if tail else ""))
 
