@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   bubblewrap                                   # containers: user/network namespaces
   chromium chromium-headless-shell             # browser sandboxes (headless-shell preferred)
+  chromium-driver                              # Farama MiniWoB (selenium), the peer in bench/miniwob_*.py and its parity test
   xvfb xdotool openbox xterm x11-utils xclip wmctrl   # desktop sandboxes
   mousepad pcmanfm git                         # desktop apps (git for config tasks)
   libreoffice-calc libreoffice-writer libreoffice-impress gimp vlc   # the office suite on the desktop kind
