@@ -103,10 +103,10 @@ def keyboard_without_autorepeat(display_name: str) -> None:
     however loaded the machine is.
 
     The server repeats a key held past its autorepeat delay (660 ms), XTest's fake keys
-    included, and counts the hold until it reads the release. Under an emulated CPU of a
-    loaded host, Xvfb sometimes read a press and its release, sent together, more than
-    that apart: an oracle's Down became two, and its text went into the wrong cell. A key
-    held on purpose (KeyDown, Wait, KeyUp) is one press too. Without python-xlib, xset."""
+    included, and counts the hold until it reads the release. The press and its release
+    are sent together, but a server held up between the two for longer than the delay (an
+    emulated CPU on a loaded host) would type the key again. A key held on purpose
+    (KeyDown, Wait, KeyUp) is one press too. Without python-xlib, xset."""
     try:
         from Xlib import X, display  # type: ignore[import-untyped,unused-ignore]
     except ImportError:

@@ -105,8 +105,9 @@ async def _open(ctx: OracleContext, klass: str, name: str) -> AsyncIterator[Acti
 
 async def _steps(ctx: OracleContext, steps: list[Any]) -> AsyncIterator[Action]:
     """Key combos (lists) and text (strings), in order. After a combo that opens a menu
-    (Alt and a letter), wait until LibreOffice is idle: the menu's item key sent before
-    the menu was built went to the document under TCG."""
+    (Alt and a letter), wait until LibreOffice is idle, so that the item's key reaches a
+    built menu however slow the guest (a precaution: keys LibreOffice got while busy
+    loading a document were lost)."""
     for step in steps:
         if isinstance(step, str):
             yield Type(text=step)
