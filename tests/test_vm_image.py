@@ -172,3 +172,19 @@ templates:
     [desktop] = load_text(text.replace("kind: vm", "kind: desktop"), "f.yaml")
     with pytest.raises(TaskFormatError, match="sandbox.config.network"):
         with_kind(desktop, "vm")
+
+
+def test_chromium_in_a_vm_runs_without_the_jit_and_on_the_desktop_kind_with_it() -> None:
+    from cua.sandboxes.desktop import DesktopConfig
+
+    def js_flags(argv: list[str]) -> list[str]:
+        return [a for a in argv if a.startswith("--js-flags")]
+
+    vm = VMConfig(apps=["xterm", "chromium", {"name": "chromium", "args": ["file:///x"]}, ["chromium", "http://a"]])
+    assert vm.apps[0].argv == ["xterm", *vm.apps[0].argv[1:]] and not js_flags(vm.apps[0].argv)
+    # the preset's own --js-flags keeps its heap bound and gains --jitless; a bare argv gets one
+    assert [js_flags(a.argv) for a in vm.apps[1:]] == [["--js-flags=--max-old-space-size=128 --jitless"]] * 2 \
+        + [["--js-flags=--jitless"]]
+    assert vm.apps[2].argv[-1] == "file:///x" and vm.apps[3].argv[-1] == "http://a"
+    assert VMConfig.model_validate(vm.model_dump()).apps == vm.apps  # idempotent on a round trip
+    assert js_flags(DesktopConfig(apps=["chromium"]).apps[0].argv) == ["--js-flags=--max-old-space-size=128"]

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from cua.observation import Size
 from cua.sandbox import screen_from_viewport
 
-__all__ = ["APP_PRESETS", "APP_START_TIMEOUT", "AppSpec", "DesktopConfig", "SettleSpec", "chromium_argv", "expand_apps"]
+__all__ = ["APP_PRESETS", "APP_START_TIMEOUT", "AppSpec", "DesktopConfig", "SettleSpec", "chromium_argv", "expand_apps", "is_chromium", "jitless"]
 
 #: Chromium flags for a small, quiet, visible browser window in a container: no sandbox
 #: (we are the sandbox), software rendering in the browser process (no GPU process), one
@@ -38,6 +38,25 @@ APP_START_TIMEOUT = 600.0
 
 def chromium_argv(*urls: str, binary: str = "chromium") -> list[str]:
     return [binary, *CHROMIUM_FLAGS, *urls]
+
+
+def is_chromium(argv: list[str]) -> bool:
+    return bool(argv) and argv[0].rsplit("/", 1)[-1] in ("chromium", "chromium-browser", "google-chrome")
+
+
+def jitless(argv: list[str]) -> list[str]:
+    """A Chromium argv with V8's JIT off (`--jitless` merged into its `--js-flags`).
+
+    In the TCG guests of the vm kind every renderer died at start with "V8 process OOM
+    (Failed to reserve virtual memory for CodeRange)", on 512 MiB to 4 GiB of guest RAM
+    and with `-cpu max`, although the guest could reserve 1 TiB of address space; with
+    `--jitless`, V8 reserves no code range and the page loads. An interpreter costs
+    little there, where a JIT's compiled code would be emulated too.
+    """
+    if not is_chromium(argv) or any(a.startswith("--js-flags=") and "--jitless" in a for a in argv):
+        return argv
+    merged = [f"{a} --jitless" if a.startswith("--js-flags=") else a for a in argv]
+    return merged if merged != argv else [argv[0], "--js-flags=--jitless", *argv[1:]]
 
 
 class AppSpec(BaseModel):
