@@ -174,7 +174,7 @@ templates:
         with_kind(desktop, "vm")
 
 
-def test_chromium_in_a_vm_runs_without_the_jit_and_on_the_desktop_kind_with_it() -> None:
+def test_chromium_in_a_vm_runs_without_the_jit_and_its_network_service_in_process() -> None:
     from cua.sandboxes.desktop import DesktopConfig
 
     def js_flags(argv: list[str]) -> list[str]:
@@ -186,5 +186,7 @@ def test_chromium_in_a_vm_runs_without_the_jit_and_on_the_desktop_kind_with_it()
     assert [js_flags(a.argv) for a in vm.apps[1:]] == [["--js-flags=--max-old-space-size=128 --jitless"]] * 2 \
         + [["--js-flags=--jitless"]]
     assert vm.apps[2].argv[-1] == "file:///x" and vm.apps[3].argv[-1] == "http://a"
+    assert all(a.argv[1] == "--enable-features=NetworkServiceInProcess,NetworkServiceInProcess2" for a in vm.apps[1:])
     assert VMConfig.model_validate(vm.model_dump()).apps == vm.apps  # idempotent on a round trip
-    assert js_flags(DesktopConfig(apps=["chromium"]).apps[0].argv) == ["--js-flags=--max-old-space-size=128"]
+    desktop = DesktopConfig(apps=["chromium"]).apps[0].argv
+    assert js_flags(desktop) == ["--js-flags=--max-old-space-size=128"] and "NetworkServiceInProcess" not in str(desktop)

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from cua.observation import Size
 from cua.sandbox import screen_from_viewport
 
-__all__ = ["APP_PRESETS", "APP_START_TIMEOUT", "AppSpec", "DesktopConfig", "SettleSpec", "chromium_argv", "expand_apps", "is_chromium", "jitless"]
+__all__ = ["APP_PRESETS", "APP_START_TIMEOUT", "AppSpec", "DesktopConfig", "SettleSpec", "chromium_argv", "chromium_for_vm", "expand_apps", "is_chromium"]
 
 #: Chromium flags for a small, quiet, visible browser window in a container: no sandbox
 #: (we are the sandbox), software rendering in the browser process (no GPU process), one
@@ -44,19 +44,29 @@ def is_chromium(argv: list[str]) -> bool:
     return bool(argv) and argv[0].rsplit("/", 1)[-1] in ("chromium", "chromium-browser", "google-chrome")
 
 
-def jitless(argv: list[str]) -> list[str]:
-    """A Chromium argv with V8's JIT off (`--jitless` merged into its `--js-flags`).
+#: Chromium features a TCG guest needs: its network service, as a separate process,
+#: crashed and restarted over and over, and no page (file:// included) ever loaded.
+GUEST_CHROMIUM_FEATURES = "--enable-features=NetworkServiceInProcess,NetworkServiceInProcess2"
 
-    In the TCG guests of the vm kind every renderer died at start with "V8 process OOM
-    (Failed to reserve virtual memory for CodeRange)", on 512 MiB to 4 GiB of guest RAM
-    and with `-cpu max`, although the guest could reserve 1 TiB of address space; with
-    `--jitless`, V8 reserves no code range and the page loads. An interpreter costs
-    little there, where a JIT's compiled code would be emulated too.
+
+def chromium_for_vm(argv: list[str]) -> list[str]:
+    """A Chromium argv for the vm kind's guests: V8's JIT off (`--jitless` merged into its
+    `--js-flags`) and the network service inside the browser process.
+
+    In the TCG guests every renderer died at start with "V8 process OOM (Failed to
+    reserve virtual memory for CodeRange)", on 512 MiB to 4 GiB of guest RAM and with
+    `-cpu max`, although the guest could reserve 1 TiB of address space; with `--jitless`,
+    V8 reserves no code range and the renderer lives. An interpreter costs little there,
+    where a JIT's compiled code would be emulated too. Then the network service process
+    crashed in a loop; in the browser process it does not, and the page's title comes
+    within a minute.
     """
-    if not is_chromium(argv) or any(a.startswith("--js-flags=") and "--jitless" in a for a in argv):
+    if not is_chromium(argv) or GUEST_CHROMIUM_FEATURES in argv:
         return argv
     merged = [f"{a} --jitless" if a.startswith("--js-flags=") else a for a in argv]
-    return merged if merged != argv else [argv[0], "--js-flags=--jitless", *argv[1:]]
+    if merged == argv:
+        merged = [argv[0], "--js-flags=--jitless", *argv[1:]]
+    return [merged[0], GUEST_CHROMIUM_FEATURES, *merged[1:]]
 
 
 class AppSpec(BaseModel):

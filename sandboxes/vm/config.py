@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from cua.observation import Size
 from cua.sandbox import screen_from_viewport
-from cua.sandboxes.desktop.config import APP_START_TIMEOUT, AppSpec, expand_apps, jitless
+from cua.sandboxes.desktop.config import APP_START_TIMEOUT, AppSpec, chromium_for_vm, expand_apps
 
 __all__ = ["VMConfig"]
 
@@ -83,5 +83,5 @@ class VMConfig(BaseModel):
                 out.append({"name": name or "app", "argv": item})
             else:
                 out.append(item)
-        return [{**app, "argv": jitless(app["argv"])} if isinstance(app, dict) and "argv" in app else app
+        return [{**app, "argv": chromium_for_vm(app["argv"])} if isinstance(app, dict) and "argv" in app else app
                 for app in expand_apps(out)]
