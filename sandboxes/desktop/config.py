@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from cua.observation import Size
 from cua.sandbox import screen_from_viewport
 
-__all__ = ["APP_PRESETS", "APP_START_TIMEOUT", "AppSpec", "DesktopConfig", "SettleSpec", "chromium_argv", "chromium_for_vm", "expand_apps", "is_chromium"]
+__all__ = ["APP_PRESETS", "APP_START_TIMEOUT", "AppSpec", "DesktopConfig", "SettleSpec", "chromium_argv", "chromium_for_vm", "expand_apps"]
 
 #: Chromium flags for a small, quiet, visible browser window in a container: no sandbox
 #: (we are the sandbox), software rendering in the browser process (no GPU process), one
@@ -40,17 +40,24 @@ def chromium_argv(*urls: str, binary: str = "chromium") -> list[str]:
     return [binary, *CHROMIUM_FLAGS, *urls]
 
 
-def is_chromium(argv: list[str]) -> bool:
+def _is_chromium(argv: list[str]) -> bool:
     return bool(argv) and argv[0].rsplit("/", 1)[-1] in ("chromium", "chromium-browser", "google-chrome")
 
 
-#: Chromium features a TCG guest needs: its network service, as a separate process,
-#: crashed and restarted over and over, and no page (file:// included) ever loaded.
-GUEST_CHROMIUM_FEATURES = "--enable-features=NetworkServiceInProcess,NetworkServiceInProcess2"
+def _with_switch_value(argv: list[str], switch: str, value: str, sep: str) -> list[str]:
+    """`argv` with `value` in the list switch `--switch=a<sep>b`: merged into the one it
+    has (Chromium reads only one of a repeated switch), else added after the binary."""
+    prefix = f"--{switch}="
+    for i, arg in enumerate(argv):
+        if arg.startswith(prefix):
+            if value in arg[len(prefix):].split(sep):
+                return argv
+            return [*argv[:i], f"{arg}{sep}{value}", *argv[i + 1:]]
+    return [argv[0], prefix + value, *argv[1:]]
 
 
 def chromium_for_vm(argv: list[str]) -> list[str]:
-    """A Chromium argv for the vm kind's guests: V8's JIT off (`--jitless` merged into its
+    """A Chromium argv for the vm kind's guests: V8's JIT off (`--jitless` in its
     `--js-flags`) and the network service inside the browser process.
 
     In the TCG guests every renderer died at start with "V8 process OOM (Failed to
@@ -58,15 +65,15 @@ def chromium_for_vm(argv: list[str]) -> list[str]:
     `-cpu max`, although the guest could reserve 1 TiB of address space; with `--jitless`,
     V8 reserves no code range and the renderer lives. An interpreter costs little there,
     where a JIT's compiled code would be emulated too. Then the network service process
-    crashed in a loop; in the browser process it does not, and the page's title comes
-    within a minute.
+    crashed and restarted in a loop, and no page (file:// included) loaded; in the browser
+    process it does not, and the page's title comes within a minute.
     """
-    if not is_chromium(argv) or GUEST_CHROMIUM_FEATURES in argv:
+    if not _is_chromium(argv):
         return argv
-    merged = [f"{a} --jitless" if a.startswith("--js-flags=") else a for a in argv]
-    if merged == argv:
-        merged = [argv[0], "--js-flags=--jitless", *argv[1:]]
-    return [merged[0], GUEST_CHROMIUM_FEATURES, *merged[1:]]
+    argv = _with_switch_value(argv, "js-flags", "--jitless", " ")
+    for feature in ("NetworkServiceInProcess", "NetworkServiceInProcess2"):
+        argv = _with_switch_value(argv, "enable-features", feature, ",")
+    return argv
 
 
 class AppSpec(BaseModel):
