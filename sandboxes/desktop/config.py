@@ -9,7 +9,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from cua.observation import Size
 from cua.sandbox import screen_from_viewport
 
-__all__ = ["APP_PRESETS", "APP_START_TIMEOUT", "AppSpec", "DesktopConfig", "SettleSpec", "chromium_argv", "chromium_for_vm", "expand_apps"]
+__all__ = [
+    "APP_PRESETS",
+    "APP_START_TIMEOUT",
+    "AppSpec",
+    "DesktopConfig",
+    "SettleSpec",
+    "chromium_argv",
+    "chromium_for_vm",
+    "expand_apps",
+]
 
 #: Chromium flags for a small, quiet, visible browser window in a container: no sandbox
 #: (we are the sandbox), software rendering in the browser process (no GPU process), one
