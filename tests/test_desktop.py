@@ -493,3 +493,37 @@ async def test_an_app_that_exits_fails_its_start_at_once() -> None:
                                     sandbox_id="test-app-exits")
     assert time.monotonic() - t0 < 60, "waited for an app that had exited"
     assert "process" in str(info.value)
+
+
+async def test_a_windowless_helper_app_comes_back_on_reset_restore_and_fork() -> None:
+    """An app started without waiting for a window (a task's mail server) is an app too:
+    reset, restore and fork start it again, as they do the windowed ones. Snapshots used to
+    record only processes that owned windows, so after the first reset the helper was gone."""
+    helper = {"name": "helper", "argv": ["sh", "-c", "echo started >> helper.log; exec sleep 600"], "wait_window": False}
+    sb = await DesktopSandbox.create(DesktopConfig(apps=["xterm", helper]), sandbox_id="test-helper-app")
+
+    async def running(box: DesktopSandbox) -> int:
+        result = await q(box, CommandQuery(argv=["sh", "-c", "pgrep -c -x sleep || true"]))
+        return int(result.value["stdout"].strip() or 0)
+
+    try:
+        assert await running(sb) == 1
+        await sb.reset()
+        assert await running(sb) == 1
+        assert await file_text(sb, "helper.log") == "started\n" * 2  # the initial home, then a new start
+        ref = await sb.snapshot()
+        assert set(ref.meta["apps"]) == {"xterm", "helper"}
+        await sb.restore(ref)
+        assert await running(sb) == 1
+        assert await file_text(sb, "helper.log") == "started\n" * 3
+        assert [w["class"] for w in (await windows(sb))["windows"]] == ["XTerm"]
+        child = await sb.fork(ref, sandbox_id="test-helper-fork")
+        try:
+            assert await running(child) == 1
+            assert await file_text(child, "helper.log") == "started\n" * 3
+        finally:
+            await child.close()
+        await sb.delete_snapshot(ref)
+    finally:
+        await sb.close()
+

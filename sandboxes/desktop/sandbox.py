@@ -263,7 +263,7 @@ class DesktopSandbox(GuestSandbox):
             apps.append({"name": app["name"], "argv": app["argv"], "cwd": app["cwd"], "env": app.get("env") or {},
                          "window_class": known.window_class if known else (app["windows"][0]["class"] or None),
                          "start_timeout": known.start_timeout if known else APP_START_TIMEOUT,
-                         "windows": app["windows"]})
+                         "wait_window": bool(app["windows"]), "windows": app["windows"]})
         sid = f"{name}-{uuid.uuid4().hex[:10]}"
         home = self._container.run_dir / "snapshots" / sid
         t0 = time.perf_counter()

@@ -436,10 +436,12 @@ async def op_kill(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tupl
 
 
 async def op_apps(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
-    """The processes that own top-level windows, with what restarting them needs."""
+    """The processes that own top-level windows, then the apps this agent started that
+    own none (a background helper: a task's mail server), with what restarting them needs."""
     agent.reap()
     listing = await agent.on_x(agent.screen.windows)
     apps: dict[int, dict[str, Any]] = {}
+    owned: set[int] = set()  # spawned apps accounted for by a window
     for win in listing["windows"]:
         pid = win.get("pid")
         if not pid or pid in agent_protected:
@@ -455,10 +457,21 @@ async def op_apps(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tupl
             # a window of a process the app started (LibreOffice's soffice.bin under its
             # launcher) is the app's: restarting it means running what was spawned
             spawned = agent.children.get(pid) or agent.children.get(_session_of(pid) or -1)
+            if spawned:
+                owned.add(spawned["pid"])
             app = apps[pid] = {"pid": pid, "argv": spawned["argv"] if spawned else argv, "cwd": cwd,
                                "name": spawned["name"] if spawned else os.path.basename(argv[0]) if argv else "",
                                "env": spawned["env"] if spawned else {}, "windows": []}
         app["windows"].append({k: win[k] for k in ("id", "title", "class", "x", "y", "width", "height")})
+    for pid, child in agent.children.items():
+        if pid in owned or pid in apps:
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue  # exited since the reap
+        apps[pid] = {"pid": pid, "argv": child["argv"], "cwd": cwd, "name": child["name"], "env": child["env"],
+                     "windows": []}
     return {"apps": sorted(apps.values(), key=lambda a: a["pid"])}, []
 
 
