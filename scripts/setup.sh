@@ -10,7 +10,7 @@ APT_PACKAGES=(
   chromium-driver                              # Farama MiniWoB (selenium), the peer in bench/miniwob_*.py and its parity test
   xvfb xdotool openbox xterm x11-utils xclip wmctrl   # desktop sandboxes
   mousepad pcmanfm git                         # desktop apps (git for config tasks)
-  libreoffice-calc libreoffice-writer libreoffice-impress gimp vlc   # the office suite on the desktop kind
+  libreoffice-calc libreoffice-writer libreoffice-impress gimp vlc thunderbird   # the office suite on the desktop kind
   python3-xlib python3-pil                     # the guest agent on the system Python
   python3-gi gir1.2-atspi-2.0 at-spi2-core dbus-daemon   # accessibility trees on desktops
   qemu-system-x86 qemu-utils debootstrap       # VM sandboxes and image recipes

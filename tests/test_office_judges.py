@@ -59,6 +59,7 @@ def _passes(instance: TaskInstance, files: dict[str, bytes], tmp_path: Path) -> 
     home = tmp_path / f"home-{len(list(tmp_path.iterdir()))}"
     home.mkdir()
     for name, data in files.items():
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_bytes(data)
     answers = {query_key(q): _answer(q, home) for q in instance.judge.queries()}
     verdict = instance.judge.evaluate(JudgeInput(initial=answers, final=answers))
@@ -473,6 +474,82 @@ def test_vlc_playlist_judge(tmp_path: Path) -> None:
         assert not _passes(task, _xspf(task, tracks, name=task.params["near_out"]), tmp_path)  # another name
 
 
+# ------------------------------------------------------------------ Thunderbird
+
+
+def _mail_home(task: TaskInstance, tmp_path: Path, sends: list[tuple[list[str], bytes]]) -> dict[str, bytes]:
+    """What the task's own SMTP server (its `smtp_sink.py`, on the system Python, on a free
+    loopback port) stored after `sends`, each a message sent with smtplib to an envelope:
+    another mailer than Thunderbird, so the judge is proven on the format, not on one app."""
+    import smtplib
+    import socket
+    import time
+
+    home = tmp_path / f"mail-{len(list(tmp_path.iterdir()))}"
+    sink = home / task.params["sink"]
+    sink.parent.mkdir(parents=True)
+    sink.write_text(task.sandbox_config["files"][task.params["sink"]])
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([SYSTEM_PYTHON, str(sink), str(home / task.params["outbox"]), str(port)])
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                client = smtplib.SMTP("127.0.0.1", port, timeout=10)
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None, "the task's SMTP server did not start"
+                time.sleep(0.05)
+        with client:
+            for envelope, data in sends:
+                client.sendmail("me@example.test", envelope, data)
+    finally:
+        server.terminate()
+        server.wait(10)
+    outbox = home / task.params["outbox"]
+    return {f"{task.params['outbox']}/{p.name}": p.read_bytes() for p in sorted(outbox.glob("*.eml"))} if outbox.exists() else {}
+
+
+def _message(to: list[str], cc: list[str], subject: str, body: str, *, html: bool = False) -> bytes:
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["From"] = "Someone <me@example.test>"
+    message["To"] = ", ".join(to)
+    if cc:
+        message["Cc"] = ", ".join(cc)
+    message["Subject"] = subject
+    message.set_content(body)
+    if html:
+        message.add_alternative(f"<p>{body}</p>", subtype="html")
+    return bytes(message)
+
+
+def test_thunderbird_send_judge(tmp_path: Path) -> None:
+    for seed in SEEDS:
+        task = get_template("office.thunderbird_send_mail@1").instantiate(seed)
+        to, cc, subject, body = (str(task.params[k]) for k in ("to", "cc", "subject", "body"))
+        right = _message([to], [cc], subject, body)
+
+        def passes(*sends: tuple[list[str], bytes]) -> bool:
+            return _passes(task, _mail_home(task, tmp_path, list(sends)), tmp_path)
+
+        assert not passes()  # nothing sent
+        assert passes(([to, cc], right))
+        assert passes(([cc, to], _message([to.upper()], [cc], subject, body, html=True)))  # text and HTML, case
+        assert not passes(([to, cc], right), ([to, cc], right))  # sent twice
+        assert not passes(([to, cc], _message([to, cc], [], subject, body)))  # both on the To line
+        assert not passes(([to, cc], _message([cc], [to], subject, body)))  # to and copy swapped
+        assert not passes(([to], _message([to], [], subject, body)))  # no copy
+        assert not passes(([to, cc, "boss@example.test"], right))  # a blind copy to someone else
+        assert not passes(([to, cc], _message([to], [cc], subject + " (draft)", body)))  # subject off
+        assert not passes(([to, cc], _message([to], [cc], subject, body + " Thanks!")))  # body added to
+        assert not passes(([to, cc], _message([to], [cc], subject, "")))  # no body
+        assert not passes(([to, cc], _message([to], [cc], "", f"{subject}\n{body}")))  # subject in the body
+
+
 def test_the_suite_has_oracles_near_misses_and_runs_on_both_kinds() -> None:
     """At least 25 templates (the issue's count), each instantiating at several seeds with an
     oracle and a near miss, as a desktop config and, with --kind vm, as a VM config."""
@@ -488,4 +565,4 @@ def test_the_suite_has_oracles_near_misses_and_runs_on_both_kinds() -> None:
                 instance = template.instantiate(seed)
                 assert instance.sandbox_kind == kind
                 assert instance.oracle is not None and instance.near_miss is not None and instance.instruction
-        assert apps >= {"libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "gimp", "vlc"}
+        assert apps >= {"libreoffice_calc", "libreoffice_writer", "libreoffice_impress", "gimp", "vlc", "thunderbird"}

@@ -13,7 +13,7 @@ from cua.actions import Action, Key, Type
 from cua.state import CommandQuery, FileQuery
 from cua.task import OracleContext
 from cua.tasks.oracle import OracleError
-from cua.tasks.suites.desktop.oracles import focus, wait_window
+from cua.tasks.suites.desktop.oracles import focus, wait_file, wait_window
 
 #: Bound on waiting for LibreOffice to open a document or write it (a loaded machine).
 WAIT_S = 180.0
@@ -531,4 +531,50 @@ async def vlc_save_playlist(ctx: OracleContext, params: dict[str, Any]) -> Async
 async def vlc_save_playlist_m3u(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
     """Near miss: saved under the name of another format (.m3u), not the asked file."""
     async for action in _save_playlist(ctx, str(params["near_out"])):
+        yield action
+
+
+# --- Thunderbird ---
+
+#: Thunderbird's main process (its content processes are thunderbird-bin).
+THUNDERBIRD_PROCESS = "thunderbird"
+
+
+async def _send_mail(ctx: OracleContext, params: dict[str, Any], *, cc_on_to_line: bool) -> AsyncIterator[Action]:
+    """Write (Ctrl+N), each address committed with Return, the Cc row opened with
+    Ctrl+Shift+C, Tab to the subject and on to the body, Send (Ctrl+Return). The compose
+    window's title shows the subject once it is in its field; the server's file shows the
+    message sent."""
+    await wait_window(ctx, "thunderbird", "Mozilla Thunderbird")
+    await _idle(ctx, THUNDERBIRD_PROCESS)  # its main window is up seconds before it takes shortcuts
+    async for action in focus(ctx, "thunderbird", "Mozilla Thunderbird"):
+        yield action
+    yield Key(keys=["Control", "n"])
+    await wait_window(ctx, "thunderbird", "Write:")
+    async for action in focus(ctx, "thunderbird", "Write:"):
+        yield action
+    yield Type(text=f"{params['to']}\n")
+    if cc_on_to_line:
+        yield Type(text=f"{params['cc']}\n")
+    else:
+        yield Key(keys=["Control", "Shift", "c"])
+        yield Type(text=f"{params['cc']}\n")
+    yield Key(keys=["Tab"])
+    yield Type(text=str(params["subject"]))
+    await wait_window(ctx, "thunderbird", f"Write: {params['subject']}")
+    yield Key(keys=["Tab"])
+    yield Type(text=str(params["body"]))
+    yield Key(keys=["Control", "Return"])
+    await wait_file(ctx, f"{params['outbox']}/001.eml")
+    await wait_window(ctx, "thunderbird", "Write:", gone=True)
+
+
+async def thunderbird_send_mail(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    async for action in _send_mail(ctx, params, cc_on_to_line=False):
+        yield action
+
+
+async def thunderbird_send_mail_all_to(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
+    """Near miss: the copy recipient on the To line, beside the recipient, not in Cc."""
+    async for action in _send_mail(ctx, params, cc_on_to_line=True):
         yield action
