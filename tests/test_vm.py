@@ -98,6 +98,11 @@ async def test_boots_under_tcg_with_its_apps(vm: VMSandbox) -> None:
     assert term["width"] > 100 and term["height"] > 100
     [who] = await vm.query([CommandQuery(argv=["id", "-un"])])
     assert who.ok and who.value["stdout"].strip() == "user"
+    # the guest's loopback is up: a server on 127.0.0.1 answers (the image once lacked `ip`)
+    echo = ("import socket; s = socket.create_server(('127.0.0.1', 0)); c = socket.create_connection(s.getsockname());"
+            " a, _ = s.accept(); c.sendall(b'ping'); print(a.recv(4).decode())")
+    [loop] = await vm.query([CommandQuery(argv=["python3", "-c", echo])])
+    assert loop.ok and loop.value["stdout"].strip() == "ping", loop.value
     [url] = await vm.query([UrlQuery()])
     assert not url.ok and url.error == "unsupported"
 

@@ -20,7 +20,8 @@ mount -o remount,rw / 2>/dev/null
 hostname cua-vm
 # The X server runs as the desktop user and cannot make its socket folder itself.
 mkdir -p /tmp/.X11-unix && chmod 1777 /tmp/.X11-unix
-ip link set lo up 2>/dev/null || true
+# Loopback: apps in the guest talk to local servers (a task's mail server, a web app).
+ip link set lo up || echo "cua init: loopback is down (ip link set lo up failed)" > /dev/console
 
 SCREEN=1280x720
 PORT=cua.agent
