@@ -78,6 +78,9 @@ def user_js(name: str, address: str) -> str:
         "network.captive-portal-service.enabled": False, "network.connectivity-service.enabled": False,
         "browser.safebrowsing.malware.enabled": False, "browser.safebrowsing.phishing.enabled": False,
         "mailnews.auto_config_url": "", "mail.cloud_files.enabled": False,
+        # no system proxy lookup, no offline detection: the sandbox has only its loopback
+        "network.proxy.type": 0, "network.manage-offline-status": False, "offline.autoDetect": False,
+        "mail.smtpserver.smtp1.hello_argument": "localhost",
     }
     return "".join(f"user_pref({_js(k)}, {_js(v)});\n" for k, v in prefs.items())
 

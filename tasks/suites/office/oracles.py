@@ -259,8 +259,10 @@ async def _chart(ctx: OracleContext, down: int) -> AsyncIterator[Action]:
     async for action in _steps(ctx, [["Control", "Home"], ["Alt", "i"], "c"]):
         yield action
     await wait_window(ctx, DIALOG_CLASS, CHART_WIZARD)
+    await _idle(ctx, OFFICE_PROCESS)  # the wizard maps before it takes keys (its preview renders)
     for _ in range(int(down)):
         yield Key(keys=["Down"])
+    await _idle(ctx, OFFICE_PROCESS)  # each type redraws the preview
     yield Key(keys=["Return"])
     await wait_window(ctx, DIALOG_CLASS, CHART_WIZARD, gone=True)
     for _ in range(2):  # out of the chart's edit mode, then off the chart
@@ -551,6 +553,7 @@ async def _send_mail(ctx: OracleContext, params: dict[str, Any], *, cc_on_to_lin
         yield action
     yield Key(keys=["Control", "n"])
     await wait_window(ctx, "thunderbird", "Write:")
+    await _idle(ctx, THUNDERBIRD_PROCESS)  # keys before its fields are built are lost (under TCG)
     async for action in focus(ctx, "thunderbird", "Write:"):
         yield action
     yield Type(text=f"{params['to']}\n")
