@@ -81,6 +81,9 @@ def user_js(name: str, address: str) -> str:
         # no system proxy lookup, no offline detection: the sandbox has only its loopback
         "network.proxy.type": 0, "network.manage-offline-status": False, "offline.autoDetect": False,
         "mail.smtpserver.smtp1.hello_argument": "localhost",
+        # no animations (the send progress bar, smooth scrolling): frames cost CPU and
+        # change screenshots between steps
+        "ui.prefersReducedMotion": 1, "toolkit.cosmeticAnimations.enabled": False, "general.smoothScroll": False,
     }
     return "".join(f"user_pref({_js(k)}, {_js(v)});\n" for k, v in prefs.items())
 
