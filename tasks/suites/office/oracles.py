@@ -557,11 +557,9 @@ async def _send_mail(ctx: OracleContext, params: dict[str, Any], *, cc_on_to_lin
     async for action in focus(ctx, "thunderbird", "Write:"):
         yield action
     yield Type(text=f"{params['to']}\n")
-    if cc_on_to_line:
-        yield Type(text=f"{params['cc']}\n")
-    else:
+    if not cc_on_to_line:
         yield Key(keys=["Control", "Shift", "c"])
-        yield Type(text=f"{params['cc']}\n")
+    yield Type(text=f"{params['cc']}\n")
     yield Key(keys=["Tab"])
     yield Type(text=str(params["subject"]))
     await wait_window(ctx, "thunderbird", f"Write: {params['subject']}")
