@@ -253,17 +253,26 @@ async def calc_format_near(ctx: OracleContext, params: dict[str, Any]) -> AsyncI
         yield action
 
 
+def _finish_keys(wizard: dict[str, Any]) -> list[str]:
+    """The keys that press the wizard's Finish, read from what the wizard shows. On the X11
+    backend Finish is the default button and has no mnemonic, so Return presses it; under
+    GTK 3 (titled by its page) the type list takes Return for itself, and Finish is Alt+F."""
+    on_gtk3 = CHART_WIZARD[1].lower() in (wizard.get("title") or "").lower()
+    return ["Alt", "f"] if on_gtk3 else ["Return"]
+
+
 async def _chart(ctx: OracleContext, down: int) -> AsyncIterator[Action]:
     """Insert > Chart with the cursor in the table (the wizard takes the whole table), the
     type `down` rows below Column in the wizard's list, Finish, leave the chart."""
     async for action in _steps(ctx, [["Control", "Home"], ["Alt", "i"], "c"]):
         yield action
-    await wait_window(ctx, DIALOG_CLASS, CHART_WIZARD)
+    wizard = await wait_window(ctx, DIALOG_CLASS, CHART_WIZARD)
+    assert wizard is not None
     await _idle(ctx, OFFICE_PROCESS)  # the wizard maps before it takes keys (its preview renders)
     for _ in range(int(down)):
         yield Key(keys=["Down"])
     await _idle(ctx, OFFICE_PROCESS)  # each type redraws the preview
-    yield Key(keys=["Return"])
+    yield Key(keys=_finish_keys(wizard))
     await wait_window(ctx, DIALOG_CLASS, CHART_WIZARD, gone=True)
     for _ in range(2):  # out of the chart's edit mode, then off the chart
         yield Key(keys=["Escape"])
