@@ -57,7 +57,8 @@ OFFICE_PROCESS = "soffice.bin"
 #: its X11 backend (the desktop kind here), "Soffice" under GTK 3 (the office VM image).
 DIALOG_CLASS = "office"
 #: The chart wizard's title: its name on the X11 backend, its first page's on GTK 3.
-CHART_WIZARD = ("Chart Wizard", "Chart Type")
+CHART_WIZARD_X11, CHART_WIZARD_GTK3 = "Chart Wizard", "Chart Type"
+CHART_WIZARD = (CHART_WIZARD_X11, CHART_WIZARD_GTK3)
 
 
 async def _cpu_ticks(ctx: OracleContext, process: str) -> int:
@@ -77,7 +78,7 @@ async def _idle(ctx: OracleContext, process: str) -> None:
     deadline = time.monotonic() + WAIT_S
     since, ticks = time.monotonic(), await _cpu_ticks(ctx, process)
     while True:
-        await asyncio.sleep(0.25)
+        await asyncio.sleep(0.25)  # a CPU share is measured over an interval: no event says "idle"
         now, used = time.monotonic(), await _cpu_ticks(ctx, process)
         if used - ticks > IDLE_SHARE * CLOCK_TICKS * (now - since):
             since, ticks = now, used  # busy: start the quiet stretch again
@@ -257,7 +258,7 @@ def _finish_keys(wizard: dict[str, Any]) -> list[str]:
     """The keys that press the wizard's Finish, read from what the wizard shows. On the X11
     backend Finish is the default button and has no mnemonic, so Return presses it; under
     GTK 3 (titled by its page) the type list takes Return for itself, and Finish is Alt+F."""
-    on_gtk3 = CHART_WIZARD[1].lower() in (wizard.get("title") or "").lower()
+    on_gtk3 = CHART_WIZARD_GTK3.lower() in (wizard.get("title") or "").lower()
     return ["Alt", "f"] if on_gtk3 else ["Return"]
 
 
