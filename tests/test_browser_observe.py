@@ -15,7 +15,7 @@ import pytest_asyncio
 from _browser_rig import browser_kept, open_rig, serve  # tests/'s own helpers, as pytest puts tests/ on sys.path
 from PIL import Image
 
-from cua.observation import ObserveOptions, Size
+from cua.observation import Observation, ObserveOptions, Size
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
@@ -91,3 +91,61 @@ async def test_a_kept_observation_is_handed_out_once_while_the_page_is_unchanged
             await rig.observer.keep_warm(warm)
             rig.observer.forget_kept()  # an action or a reset is coming
             assert await rig.observer.kept(None) is None
+
+
+
+FORM = PAGE + """<input id=c type=checkbox aria-label=done><select id=s aria-label=pick><option>one<option>two</select>
+<style>#menu ul { display: none } #menu:hover ul { display: block } a:hover { color: red }</style>
+<h2 id=plain>plain heading</h2><nav id=menu>Menu<ul><li>Shown on hover</ul></nav>"""
+
+
+def _states(obs: Observation, role: str) -> list[list[str]]:
+    return [item.get("states", []) for item in obs.axtree or () if item["role"] == role]
+
+
+async def test_the_tree_follows_what_changes_without_a_mutation() -> None:
+    """Focus moving, form state a script sets, and a `:hover` rule that shows a menu change
+    no DOM node and fire no input event; the tree shows them all the same (no stale reuse)."""
+    with serve({"/": FORM}) as site:
+        async with open_rig(site) as rig:
+            await rig.navigator.goto(site.url("/"))
+            page = rig.pages.page
+            opts = ObserveOptions(axtree=True, screenshot=False)
+
+            async def tree(step: int) -> Observation:
+                return await rig.observer.observe(opts, {}, step=step, settle=await rig.pages.settle())
+
+            assert _states(await tree(0), "textbox") == [[]]
+            await page.focus("#t")
+            assert _states(await tree(1), "textbox") == [["focused"]]
+            await page.focus("#b")
+            moved = await tree(2)
+            assert _states(moved, "textbox") == [[]] and _states(moved, "button") == [["focused"]]
+
+            await page.evaluate("() => { document.getElementById('c').checked = true;"
+                                " document.getElementById('s').selectedIndex = 1; }")
+            scripted = await tree(3)
+            assert _states(scripted, "checkbox") == [["checked"]]
+            assert [i.get("value") for i in scripted.axtree or () if i["role"] == "combobox"] == ["two"]
+
+            def shown(obs: Observation) -> bool:
+                return any(i["name"] == "Shown on hover" for i in obs.axtree or ())
+            assert not shown(await tree(4))
+            await page.hover("#menu")
+            assert shown(await tree(5))
+
+
+async def test_a_pointer_move_no_hover_rule_can_see_keeps_the_version() -> None:
+    """Moving onto an element no `:hover` rule of the page can match leaves the content
+    version as it was (so the tree is reused); onto one that a rule can match, it bumps."""
+    with serve({"/": FORM}) as site:
+        async with open_rig(site) as rig:
+            await rig.navigator.goto(site.url("/"))
+            page = rig.pages.page
+            version = "() => window.__cuaSettle.version"
+            await page.mouse.move(1, 390)
+            before = await page.evaluate(version)
+            await page.hover("#plain")
+            assert await page.evaluate(version) == before
+            await page.hover("#menu")
+            assert await page.evaluate(version) > before

@@ -35,7 +35,8 @@ __all__ = ["CONTENT_VERSION_JS", "Observer", "accessibility_tree", "accessibilit
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-#: The page's content version (settle.py's init script): DOM, form values, scroll, viewport.
+#: The page's content version (settle.py's init script, content_version.py): DOM, form values, focus,
+#: scroll, viewport, hover.
 CONTENT_VERSION_JS = "() => window.__cuaSettle ? window.__cuaSettle.version : null"
 
 

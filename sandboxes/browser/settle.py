@@ -22,6 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Request
 
 from cua.observation import SettleInfo
+from cua.sandboxes.browser.content_version import VERSION_WATCH_JS
 
 __all__ = ["INIT_SCRIPT", "PageActivity", "navigation_race"]
 
@@ -38,10 +39,10 @@ INIT_SCRIPT = r"""
   Object.defineProperty(window, "__cuaSettle", { value: s, enumerable: false });
   const stamp = () => { s.last = performance.now(); s.version++; };
   // version: bumped by anything that can change what the accessibility tree shows (DOM,
-  // form values, scroll offsets, viewport), so an unchanged version lets the host reuse it.
+  // form values, focus, scroll offsets, viewport, hover), so an unchanged version lets the
+  // host reuse it.
   const bump = () => { s.version++; };
-  for (const type of ["input", "change", "scroll", "resize"]) window.addEventListener(type, bump, true);
-  new MutationObserver(stamp).observe(document,
+""" + VERSION_WATCH_JS + r"""  new MutationObserver(stamp).observe(document,
       { subtree: true, childList: true, attributes: true, characterData: true });
   window.addEventListener("submit", (e) => { s.submit = e; s.pendingAt = performance.now(); }, true);
   const submit = HTMLFormElement.prototype.submit;
