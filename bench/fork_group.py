@@ -7,7 +7,14 @@ requests until all 8 forks have answered with their first observation (ready to 
 The forks must start identical: the same screenshot pixels and the same judge state
 (the task judge's queries answered alike), and that state must be the parent's.
 
-    python bench/fork_group.py [--rounds 3] [--forks 8]
+Reference, in the same run (`--no-reference` skips it): the floor under any fork built on
+Playwright. Raw public Playwright on the same Chromium build and switches loads the
+parent's page into 8 browser contexts at once, each made in advance with the app's start
+page loaded (as the server's fork spares are), and takes each one's JPEG q80 capture: one
+page load and one capture per fork, with no app state to restore and no settling. On a
+machine with few cores both figures are set by the CPU those loads and captures take.
+
+    python bench/fork_group.py [--rounds 3] [--forks 8] [--no-reference]
 
 Last line: fork8_ms_shared=<p50> fork8_ms_container=<p50>
 """
@@ -24,7 +31,9 @@ import time
 from typing import Any
 
 import numpy as np
+from _apps import host_app  # bench/ is this script's folder
 from PIL import Image
+from playwright.async_api import async_playwright
 
 import cua
 from cua.actions import Click
@@ -96,10 +105,44 @@ async def one_round(parent: RemoteSandbox, ref: Any, queries: list[Any], forks: 
     return elapsed
 
 
-async def bench(isolation: str, rounds: int, forks: int) -> float:
+async def raw_floor(path: str, rounds: int, forks: int) -> float:
+    """Milliseconds until `forks` raw Playwright contexts have loaded `path` and been captured (p50)."""
+    from cua.sandboxes.browser.launcher import BASE_ARGS, find_executable
+
+    shot = {"format": "jpeg", "quality": 80, "optimizeForSpeed": True}
+    times = []
+    async with host_app() as app_url, async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=find_executable().path, args=list(BASE_ARGS))
+        for _ in range(rounds + 1):  # the first round warms the browser up, as the sandbox's cold round does
+            pages = []
+            for _ in range(forks):
+                context = await browser.new_context(viewport={"width": 1280, "height": 720})
+                page = await context.new_page()
+                await page.goto(app_url + "/")
+                pages.append((page, await context.new_cdp_session(page)))
+            await asyncio.sleep(0.5)
+
+            async def fork(page: Any, cdp: Any) -> None:
+                await page.goto(app_url + path, wait_until="load")
+                if not (await cdp.send("Page.captureScreenshot", shot))["data"]:
+                    raise RuntimeError("empty capture")
+
+            started = time.perf_counter()
+            await asyncio.gather(*(fork(page, cdp) for page, cdp in pages))
+            times.append((time.perf_counter() - started) * 1000)
+            await asyncio.gather(*(page.context.close() for page, _ in pages))
+        await browser.close()
+    p50 = statistics.median(times[1:])
+    print(f"raw Playwright floor: {forks} page loads + captures at once, ms per round "
+          f"{[round(t) for t in times[1:]]}, p50 {p50:.0f}", flush=True)
+    return p50
+
+
+async def bench(isolation: str, rounds: int, forks: int) -> tuple[float, str]:
     async with serve_in_subprocess(max_sandboxes=forks + 4) as server:
         async with cua.connect(server.url, server.token, default_timeout=180) as client:
             parent, ref, queries = await prepare(client, isolation)
+            path = "/" + parent.observation.url.split("/", 3)[3] if parent.observation.url else "/"
             # the parent's observation after the snapshot is the reference screen
             await parent.restore(ref)
             cold = await one_round(parent, ref, queries, forks)  # also teaches the server the group size
@@ -111,7 +154,7 @@ async def bench(isolation: str, rounds: int, forks: int) -> float:
     p50 = statistics.median(times)
     print(f"{isolation}: fork{forks} cold {cold:.0f} ms; with spares ready {spares}: ms per round "
           f"{[round(t) for t in times]}, p50 {p50:.0f}", flush=True)
-    return p50
+    return p50, path
 
 
 async def main() -> None:
@@ -119,10 +162,15 @@ async def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--forks", type=int, default=8)
     ap.add_argument("--isolation", choices=["shared", "container", "both"], default="both")
+    ap.add_argument("--no-reference", dest="reference", action="store_false", help="skip the raw Playwright floor")
     args = ap.parse_args()
     figures: dict[str, float] = {}
+    path = "/"
     for isolation in (["shared", "container"] if args.isolation == "both" else [args.isolation]):
-        figures[isolation] = await bench(isolation, args.rounds, args.forks)
+        figures[isolation], path = await bench(isolation, args.rounds, args.forks)
+    if args.reference:
+        floor = await raw_floor(path, args.rounds, args.forks)
+        print(" ".join(f"{k}/raw={v / floor:.2f}" for k, v in figures.items()))
     print(" ".join(f"fork{args.forks}_ms_{k}={v:.0f}" for k, v in figures.items()))
 
 
