@@ -1,4 +1,4 @@
-"""What bumps a page's content version: the part of the settle init script that watches.
+"""What bumps a page's content and screen versions: the part of the settle init script that watches.
 
 The host reuses the accessibility tree of a page whose content version has not moved since
 it was read (observe.py), so the version must move with everything the tree shows. DOM
@@ -16,6 +16,16 @@ pseudo-classes dropped (`nav li:hover > ul` for `li`), so the test can only err 
 bump. Rules the page cannot read (another origin's sheet), `:hover` inside a function or
 a nested rule, and shadow trees count as matching anything. A move onto elements no rule
 can match (most clicks on most pages) keeps the version, and the tree is reused.
+
+The screen version adds what changes the screen but not the tree: the pointer entering or
+leaving a control the browser draws itself (a checkbox looks different under the pointer)
+or an element a `:hover` rule can match, a selection shown or hidden, an animation or a
+transition starting or ending, an image, a font or a `<details>` toggling. The host sends
+the last capture again while the screen version holds (observe.py), so it answers only
+when nothing can change the screen without one of those events: no media, frames,
+canvases, SVG animation or images from style sheets on the page, no caret blinking in a
+focused field, no animation running, every font loaded. Otherwise it is null, and every
+observation is a new capture.
 
 The fragment runs inside the settle script, where `s` (the page's state) and `bump()` are
 defined.
@@ -73,48 +83,102 @@ VERSION_WATCH_JS = r"""
     }
     return out;
   };
-  let hoverRules = { key: null, selector: "" };
-  const hoverSelector = () => {
+  // What the page's style sheets say: the subjects of its `:hover` rules, as one selector
+  // ("*": any element), and whether any rule loads an image (`url(`), which may animate.
+  let sheets = { key: null, hover: "", urls: false };
+  const sheetFacts = () => {
     const key = document.styleSheets.length + ":" + s.version;
-    if (hoverRules.key === key) return hoverRules.selector;
+    if (sheets.key === key) return sheets;
     const found = new Set();
+    let urls = false;
     const scan = (rules) => {
       for (const rule of rules) {
         if (rule.styleSheet) { scanSheet(rule.styleSheet); continue; }
+        if (rule.style && !(rule instanceof CSSFontFaceRule) && rule.style.cssText.includes("url(")) urls = true;
         if (rule.selectorText !== undefined && rule.selectorText.includes(":hover")) {
           const subs = subjects(rule.selectorText);
           if (subs === null) { found.add("*"); continue; }
           for (const x of subs) found.add(x);
         }
         if (rule.cssRules && rule.cssRules.length) {
-          if (rule.selectorText !== undefined) { if (rule.cssText.includes(":hover")) found.add("*"); }
-          else scan(rule.cssRules);
+          if (rule.selectorText !== undefined) {
+            if (rule.cssText.includes(":hover")) found.add("*");
+            if (rule.cssText.includes("url(")) urls = true;
+          } else scan(rule.cssRules);
         }
       }
     };
     const scanSheet = (sheet) => {
       let rules;
-      try { rules = sheet.cssRules; } catch (e) { found.add("*"); return; }
+      try { rules = sheet.cssRules; } catch (e) { found.add("*"); urls = true; return; }
       if (rules) scan(rules);
     };
     for (const sheet of document.styleSheets) scanSheet(sheet);
     for (const sheet of document.adoptedStyleSheets || []) scanSheet(sheet);
-    hoverRules = { key, selector: found.has("*") ? "*" : Array.from(found).join(",") };
-    return hoverRules.selector;
+    sheets = { key, hover: found.has("*") ? "*" : Array.from(found).join(","), urls };
+    return sheets;
   };
   const chain = (node) => {
     const out = [];
     for (let n = node; n && n.nodeType === 1; n = n.parentElement) out.push(n);
     return out;
   };
-  document.addEventListener("mouseover", (e) => {
-    const selector = hoverSelector();
-    if (!selector) return;
-    if (selector === "*" || e.composedPath()[0] !== e.target) { bump(); return; }
-    const entered = chain(e.target), left = chain(e.relatedTarget);
-    const common = new Set(entered.filter((n) => left.includes(n)));
+  // Whether an element of `a`'s chain or `b`'s, and not both, matches `selector`.
+  const changedMatch = (a, b, selector) => {
+    if (!selector) return false;
+    if (selector === "*") return true;
+    const one = chain(a), two = chain(b);
+    const common = new Set(one.filter((n) => two.includes(n)));
     try {
-      for (const el of [...entered, ...left]) if (!common.has(el) && el.matches(selector)) { bump(); return; }
-    } catch (err) { bump(); }
+      for (const el of [...one, ...two]) if (!common.has(el) && el.matches(selector)) return true;
+    } catch (err) { return true; }
+    return false;
+  };
+  document.addEventListener("mouseover", (e) => {
+    const hover = sheetFacts().hover;
+    if (hover && (e.composedPath()[0] !== e.target || changedMatch(e.target, e.relatedTarget, hover))) bump();
   }, true);
+
+  // The screen version: the content version plus `paint`, bumped by what changes the
+  // screen but not the tree. `s.screen()` answers null while the screen may change with no
+  // event at all (something animates, a caret blinks, an image or font is still coming).
+  s.paint = 0;
+  const repaint = () => { s.paint++; };
+  for (const type of ["animationstart", "animationiteration", "animationend", "animationcancel", "transitionrun",
+                      "transitionend", "transitioncancel", "load", "error", "toggle"]) {
+    window.addEventListener(type, repaint, true);
+  }
+  if (document.fonts) document.fonts.addEventListener("loadingdone", repaint);
+  let selectionShown = false;
+  document.addEventListener("selectionchange", () => {
+    const sel = document.getSelection();
+    const shown = !!sel && !sel.isCollapsed;
+    if (shown || selectionShown) repaint();
+    selectionShown = shown;
+  });
+  // Controls the browser draws itself, which it draws differently under the pointer.
+  const NATIVE = "input:not([type=hidden]),button,select,textarea,summary,video,audio,meter,progress";
+  // What may change the screen on its own: media, frames, canvases, SVG animation, marquees.
+  const MOVING = "img,picture,video,canvas,iframe,frame,embed,object,marquee,animate,animateMotion," +
+                 "animateTransform,set,progress:indeterminate,[style*='url(']";
+  const CARET = "textarea,input:not([type=checkbox],[type=radio],[type=button],[type=submit],[type=reset]," +
+                "[type=image],[type=range],[type=color],[type=file],[type=hidden])";
+  let lastHover = null;
+  s.screen = () => {
+    // The pointer's element can change without an event (the page's layout moved under
+    // it): compare it with the last check's.
+    // (`:hover` alone matches only links in a quirks-mode document: the `:not()` lifts that)
+    const hovered = document.querySelectorAll(":not(#cua-none):hover");
+    const over = hovered.length ? hovered[hovered.length - 1] : null;
+    if (over !== lastHover) {
+      if (changedMatch(over, lastHover, NATIVE) || changedMatch(over, lastHover, sheetFacts().hover)) repaint();
+      lastHover = over;
+    }
+    if (document.fonts && document.fonts.status !== "loaded") return null;
+    const active = document.activeElement;
+    if (active && (active.isContentEditable || active.matches(CARET))) return null;
+    if (document.querySelector(MOVING) || sheetFacts().urls) return null;
+    if (document.getAnimations().some((a) => a.playState === "running" || a.pending)) return null;
+    return s.version + ":" + s.paint;
+  };
 """

@@ -3,9 +3,11 @@
 The readers are plain functions of a CDP session or a page. `Observer` is the sandbox's
 side of `observe`: it reads what the options ask for side by side, after the page the
 agent now has (a popup, a replaced page) is switched to and settled; it reuses the
-accessibility tree while the page's content is unchanged, and hands out an observation
-taken when the sandbox was made (a fork's restore, a warm spare's start) instead of a
-second capture of the same screen.
+accessibility tree while the page's content is unchanged, and the last capture while the
+screen is (an action that changed nothing: the settle's screen version says so, see
+content_version.py; `timings_ms["screenshot_reused_from_step"]` names the capture's
+step). It hands out an observation taken when the sandbox was made (a fork's restore, a
+warm spare's start) instead of a second capture of the same screen.
 """
 
 from __future__ import annotations
@@ -218,12 +220,16 @@ def ms_since(started: float) -> float:
 #: What the accessibility tree of a quiet settle reflects: page activity, loads, content
 #: version, URL, and whether it carried element ids.
 _AxKey = tuple[int, int, int, str, bool]
+#: What a capture of a quiet settle shows: page activity, loads, screen version, URL,
+#: viewport, and the capture's format, quality and frame.
+_ShotKey = tuple[int, int, str, str, Size, str, int, Size | None]
 
 
 class Observer:
     """Observations of the sandbox's page."""
 
-    def __init__(self, guard: Guard, pages: Pages, elements: ElementIds, screen: Size) -> None:
+    def __init__(self, guard: Guard, pages: Pages, elements: ElementIds, screen: Size, *,
+                 reuse_unchanged: bool = True) -> None:
         self._guard = guard
         self._pages = pages
         self._elements = elements
@@ -232,6 +238,11 @@ class Observer:
         self.frame = screen
         self.last_active = time.time()
         self._axtree: tuple[_AxKey, list[dict[str, Any]]] | None = None
+        #: Send the last capture again while the screen is unchanged (False where the
+        #: browser draws scrollbars, whose hover look no page event reports).
+        self.reuse_unchanged = reuse_unchanged
+        #: The last capture, with the screen it shows and the step it was taken at.
+        self._shot: tuple[_ShotKey, Screenshot, int] | None = None
         #: A fork's restore observation, with the page's load count then.
         self._forked: tuple[Observation, int] | None = None
         #: A warm spare's observation, with the page's load count and content version then.
@@ -282,7 +293,14 @@ class Observer:
             await pages.settle()
         page, cdp, activity = pages.page, pages.cdp, pages.activity
         assert cdp is not None
-        shot_task = self._screenshot(opts) if opts.screenshot else None
+        shot_key = self._screen_key(settle, opts)
+        reused = self._shot if shot_key is not None and self._shot is not None and self._shot[0] == shot_key else None
+        shot_task = None
+        if reused is not None:
+            shot_task = _ready(reused[1])
+            timings["screenshot_reused_from_step"] = reused[2]
+        elif opts.screenshot:
+            shot_task = self._screenshot(opts)
         title_task = self._guard.call(page.title(), "title") \
             if settle is None or not settle.settled or activity is None or activity.settled_title is None \
             else _ready(activity.settled_title)
@@ -303,6 +321,10 @@ class Observer:
             # The page navigated while we read it: settle on the new document and read again.
             await pages.settle()
             return await self.observe(options, timings, step=step, settle=settle, error=error)
+        if shot is not None and reused is None:
+            # kept only if no settle ran inside the capture (its retry), so the key is the capture's
+            self._shot = (shot_key, shot, step) if shot_key is not None \
+                and shot_key == self._screen_key(settle, opts) else None
         if axtree is not None and cached is None:
             self._axtree = (ax_key, axtree) if ax_key is not None else None
         self.frame = opts.frame or self.screen
@@ -319,6 +341,17 @@ class Observer:
         if settle is None or not settle.settled or activity is None or activity.version is None:
             return None
         return (id(activity), activity.loads, activity.version, self._pages.page.url, element_ids)
+
+    def _screen_key(self, settle: SettleInfo | None, opts: ObserveOptions) -> _ShotKey | None:
+        """Identifies the screen a capture shows, when a quiet settle just found it unable to
+        change without an event (content_version.py): same document, loads, screen version,
+        URL, viewport, and the same capture options."""
+        activity = self._pages.activity
+        if not self.reuse_unchanged or not opts.screenshot or settle is None or not settle.settled \
+                or activity is None or activity.screen is None:
+            return None
+        return (id(activity), activity.loads, activity.screen, self._pages.page.url, self.screen,
+                opts.format, opts.quality, opts.frame)
 
     async def _screenshot(self, opts: ObserveOptions) -> Screenshot:
         """A capture requested while a document is being replaced can go unanswered; such a

@@ -77,7 +77,8 @@ class BrowserSandbox(Sandbox):
                                     navigation_timeout_ms=config.navigation_timeout_ms)
         self._input = Input(self._guard, self._pages, self._elements, self._screen,
                             navigation_timeout_ms=config.navigation_timeout_ms)
-        self._observer = Observer(self._guard, self._pages, self._elements, self._screen)
+        self._observer = Observer(self._guard, self._pages, self._elements, self._screen,
+                                  reuse_unchanged=not config.scrollbars)
         self._snapshots = Snapshots(self._guard, self._pages, self._navigator, self._input, self._elements,
                                     self._controls, self._ports, kind=self.kind)
         self._queries = Queries(self._guard, self._pages, self._controls)

@@ -177,7 +177,8 @@ _QUIET_CHECK = r"""
     // one is not waited on again, so a poll loop costs one timer's wait, not the budget).
     const holdForTimer = !heldForTimer && due >= 0 && due !== Infinity;
     if (!fetching && !holdForTimer && (since >= quiet || (!changed && due === Infinity))) {
-      resolve({ quiet: true, navigating: false, popup, title: document.title, version: s.version });
+      resolve({ quiet: true, navigating: false, popup, title: document.title, version: s.version,
+                screen: s.screen ? s.screen() : null });
       return;
     }
     if (holdForTimer) heldForTimer = true;
@@ -229,6 +230,10 @@ class PageActivity:
     #: The page's content version at the last quiet check (None when the settle was not
     #: quiet): equal versions of one document mean an unchanged accessibility tree.
     version: int | None = None
+    #: The page's screen version at the last quiet check (None when the settle was not
+    #: quiet, or the screen may change without an event): equal screen versions of one
+    #: document mean an unchanged screen (content_version.py).
+    screen: str | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def attach(self) -> None:
@@ -279,6 +284,7 @@ class PageActivity:
         deadline = started + timeout_ms / 1000
         self.settled_title = None
         self.version = None
+        self.screen = None
         reasons: list[str] = []
         while True:
             if not await self._until(lambda: not self.busy(), deadline):
@@ -307,6 +313,7 @@ class PageActivity:
             reasons.append("quiet")
             self.settled_title = result.get("title")
             self.version = result.get("version")
+            self.screen = result.get("screen")
             return self._info(True, started, "+".join(dict.fromkeys(reasons)))
 
     @staticmethod
