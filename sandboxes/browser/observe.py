@@ -79,7 +79,29 @@ async def capture_screenshot(cdp: Cdp, options: ObserveOptions, screen: Size) ->
 _SKIP_ROLES = {"none", "generic", "InlineTextBox", "LineBreak", "presentation"}
 
 
-async def _ax_nodes(cdp: Cdp, with_bbox: bool) -> tuple[list[dict[str, Any]], dict[int, dict[str, float]]]:
+class _Boxes:
+    """Layout boxes by backend node id, in viewport pixels, from one DOM snapshot; a box's
+    dict is made only for the nodes the tree keeps (a page has many more layout objects)."""
+
+    def __init__(self, snap: dict[str, Any] | None) -> None:
+        self._bounds: dict[int, list[float]] = {}
+        self._sx = self._sy = 0.0
+        if snap and snap["documents"]:
+            doc = snap["documents"][0]
+            backend = doc["nodes"]["backendNodeId"]
+            self._sx, self._sy = doc.get("scrollOffsetX", 0), doc.get("scrollOffsetY", 0)
+            self._bounds = {backend[idx]: bounds
+                            for idx, bounds in zip(doc["layout"]["nodeIndex"], doc["layout"]["bounds"], strict=True)}
+
+    def get(self, backend: int) -> dict[str, float] | None:
+        bounds = self._bounds.get(backend)
+        if bounds is None:
+            return None
+        x, y, w, h = bounds
+        return {"x": round(x - self._sx, 1), "y": round(y - self._sy, 1), "width": round(w, 1), "height": round(h, 1)}
+
+
+async def _ax_nodes(cdp: Cdp, with_bbox: bool) -> tuple[list[dict[str, Any]], _Boxes]:
     calls = [cdp.send("Accessibility.getFullAXTree")]
     if with_bbox:
         calls.append(cdp.send("DOMSnapshot.captureSnapshot", {"computedStyles": []}))
@@ -90,22 +112,13 @@ async def _ax_nodes(cdp: Cdp, with_bbox: bool) -> tuple[list[dict[str, Any]], di
             raise result
         answers.append(result)
     tree, *snaps = answers
-    boxes: dict[int, dict[str, float]] = {}
-    for snap in snaps:
-        if snap["documents"]:
-            doc = snap["documents"][0]
-            backend = doc["nodes"]["backendNodeId"]
-            sx, sy = doc.get("scrollOffsetX", 0), doc.get("scrollOffsetY", 0)
-            for idx, (x, y, w, h) in zip(doc["layout"]["nodeIndex"], doc["layout"]["bounds"], strict=True):
-                boxes[backend[idx]] = {"x": round(x - sx, 1), "y": round(y - sy, 1), "width": round(w, 1),
-                                       "height": round(h, 1)}
-    return tree["nodes"], boxes
+    return tree["nodes"], _Boxes(snaps[0] if snaps else None)
 
 
 _STATES = ("focused", "checked", "selected", "expanded", "disabled", "pressed", "required", "invalid", "readonly")
 
 
-def _compact(node: dict[str, Any], boxes: dict[int, dict[str, float]], states: bool,
+def _compact(node: dict[str, Any], boxes: _Boxes, states: bool,
              ids: dict[int, str] | None = None) -> dict[str, Any] | None:
     """{id?, role, name, value?, bbox?, states?} for a node worth showing, else None."""
     if node.get("ignored"):
@@ -122,7 +135,7 @@ def _compact(node: dict[str, Any], boxes: dict[int, dict[str, float]], states: b
     value = (node.get("value") or {}).get("value")
     if value not in (None, ""):
         item["value"] = value
-    box = boxes.get(node.get("backendDOMNodeId", -1))
+    box = boxes.get(node.get("backendDOMNodeId", -1)) if states else None  # not for a mere "is it kept?"
     if box is not None and box["width"] > 0 and box["height"] > 0:
         item["bbox"] = box
     if states:
