@@ -15,15 +15,21 @@ server, Playwright's driver, Chromium, the app services) spent per step in the w
 by process name: on a machine shared with other work the rate says little, while CPU
 per step says what a step costs and where (`cores / cpu_per_step` bounds the rate).
 
-Reference, in the same run: raw public Playwright on the same Chromium build and
-switches, 8 pages of one browser doing the same work with nothing in between: the same
-clicks (it is told which one navigates and waits for that load instead of detecting
-settling), then the same observation over CDP (JPEG q80 screenshot, title, and, when the
-page changed, `Accessibility.getFullAXTree` plus `DOMSnapshot.captureSnapshot` for boxes).
-It shows what the observations themselves cost on this machine: the floor under any kit
-built on Playwright.
+Reference, in the same run, in turn with cua (`--rounds` windows each, alternating, so
+that a drift in the machine's speed hits both; the ratio is the median of the windows'
+ratios): raw public Playwright on the same Chromium build and switches, 8 pages of one
+browser doing the same work with nothing in between: the same clicks (it is told which one
+navigates and waits for that load instead of detecting settling), then the same
+observation over CDP (JPEG q80 screenshot, title, and, when the page changed,
+`Accessibility.getFullAXTree` plus `DOMSnapshot.captureSnapshot` for boxes). It shows
+what the observations themselves cost on this machine: the floor under any kit built on
+Playwright that captures every screen. (cua sends the last capture again when its settle
+finds the screen unchanged, as after the click that changes nothing; raw Playwright has no
+such detection, and told only that the page did not change it could not know whether a
+hover look did.)
 
-    python bench/browser_throughput.py [--sandboxes 8] [--seconds 20] [--no-axtree] [--no-reference] [--in-process]
+    python bench/browser_throughput.py [--sandboxes 8] [--seconds 20] [--rounds 4] [--no-axtree] [--no-reference]
+        [--in-process]
 
 Last line: steps_per_s_at_8=<aggregate steps per second>.
 """
@@ -55,7 +61,7 @@ from cua.tasks.apps import service as app_service
 #: All of list 4's todos, done or not: a tick moves a row, and the page keeps its 41 rows.
 PAGE = "/lists/4?show=all"
 SCREENSHOT = {"format": "jpeg", "quality": 80, "optimizeForSpeed": True}
-#: Captures the raw reference had to take twice (see raw_step).
+#: Captures the raw reference had to take again (see raw_step).
 RAW_RETRIES = [0]
 
 
@@ -150,13 +156,18 @@ def raw_step(page: Page, cdp: CDPSession, points: list[tuple[float, float]], axt
 
     async def capture() -> dict[str, Any]:
         """Chromium sometimes refuses a capture just after a load ("Unable to capture
-        screenshot"); like the sandbox, take it again once the page has loaded."""
-        try:
-            return await cdp.send("Page.captureScreenshot", SCREENSHOT)
-        except PlaywrightError:
-            RAW_RETRIES[0] += 1
-            await page.wait_for_load_state("load")
-            return await cdp.send("Page.captureScreenshot", SCREENSHOT)
+        screenshot"); like the sandbox, take it again once the page has loaded and drawn a
+        frame (up to three tries)."""
+        for attempt in range(3):
+            try:
+                return await cdp.send("Page.captureScreenshot", SCREENSHOT)
+            except PlaywrightError:
+                if attempt == 2:
+                    raise
+                RAW_RETRIES[0] += 1
+                await page.wait_for_load_state("load")
+                await page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
+        raise AssertionError("unreachable")
     return step
 
 
@@ -207,20 +218,20 @@ async def measure(steps: list[Step], warmup: float, seconds: float) -> Phase:
     return Phase(counts=list(counts), latencies=latencies, cpu=cpu, seconds=seconds)
 
 
-async def measure_cua(args: argparse.Namespace, observe: ObserveOptions) -> Phase:
+@contextlib.asynccontextmanager
+async def cua_steps(args: argparse.Namespace, observe: ObserveOptions) -> AsyncIterator[list[Step]]:
     config = {"isolation": args.isolation, "start_url": PAGE, "services": [app_service("todo")]}
     async with server(args.in_process, args.sandboxes) as (url, token), \
             cua.connect(url, token, default_timeout=120) as client:
         sandboxes = []
         for _ in range(args.sandboxes):  # one by one: startup is not what this measures
             sandboxes.append(await client.create("browser", config=config))
-        steps = [cua_step(sb, await targets(sb), observe) for sb in sandboxes]
-        phase = await measure(steps, args.warmup, args.seconds)
+        yield [cua_step(sb, await targets(sb), observe) for sb in sandboxes]
         await asyncio.gather(*(sb.close() for sb in sandboxes))
-    return phase
 
 
-async def measure_raw(args: argparse.Namespace) -> Phase:
+@contextlib.asynccontextmanager
+async def raw_steps(args: argparse.Namespace) -> AsyncIterator[list[Step]]:
     from playwright.async_api import async_playwright
 
     from cua.sandboxes.browser.launcher import BASE_ARGS, find_executable
@@ -239,9 +250,19 @@ async def measure_raw(args: argparse.Namespace) -> Phase:
                 assert box is not None
                 points.append((box["x"] + min(4.0, box["width"] / 2), box["y"] + box["height"] / 2))
             steps.append(raw_step(page, cdp, points, args.axtree))
-        phase = await measure(steps, args.warmup, args.seconds)
+        yield steps
         await browser.close()
-    return phase
+
+
+def merged(phases: list[Phase]) -> Phase:
+    """The windows of one side as one phase."""
+    cpu: dict[str, float] = {}
+    for phase in phases:
+        for name, sec in phase.cpu.items():
+            cpu[name] = cpu.get(name, 0.0) + sec
+    counts = [sum(c) for c in zip(*(p.counts for p in phases), strict=True)]
+    return Phase(counts=counts, latencies=[x for p in phases for x in p.latencies], cpu=cpu,
+                 seconds=sum(p.seconds for p in phases))
 
 
 async def main() -> None:
@@ -255,21 +276,39 @@ async def main() -> None:
                         help="observe without the accessibility tree (screenshot, URL and title only)")
     parser.add_argument("--no-reference", dest="reference", action="store_false",
                         help="skip the raw Playwright reference")
+    parser.add_argument("--rounds", type=int, default=4,
+                        help="windows per side, cua and raw in turn, so that a drift in the machine's speed hits both")
     args = parser.parse_args()
 
     observe = ObserveOptions(format="jpeg", quality=80, axtree=args.axtree)
     what = "jpeg q80 + url/title" + (" + axtree" if args.axtree else "")
-    print(f"{args.sandboxes} drivers at once, {args.seconds:.0f} s window after {args.warmup:.0f} s warm-up; "
-          f"observations: {what}; page {PAGE} (41 rows)")
-    cua_phase = await measure_cua(args, observe)
+    rounds = args.rounds if args.reference else 1
+    window = args.seconds / rounds
+    print(f"{args.sandboxes} drivers at once, {args.seconds:.0f} s in all"
+          + (f" as {rounds} windows of {window:.0f} s, cua and raw in turn," if rounds > 1 else "")
+          + f" after {args.warmup:.0f} s warm-up; observations: {what}; page {PAGE} (41 rows)")
+    cua_phases: list[Phase] = []
+    raw_phases: list[Phase] = []
+    async with contextlib.AsyncExitStack() as stack:
+        cua_drivers = await stack.enter_async_context(cua_steps(args, observe))
+        raw_drivers = await stack.enter_async_context(raw_steps(args)) if args.reference else []
+        for i in range(rounds):
+            warmup = args.warmup if i == 0 else 1.0  # a window after the other side's: a second to get going
+            cua_phases.append(await measure(cua_drivers, warmup, window))
+            if raw_drivers:
+                raw_phases.append(await measure(raw_drivers, warmup, window))
+    cua_phase = merged(cua_phases)
     cua_phase.report(f"cua: {args.sandboxes} {args.isolation} sandboxes, one server "
                      f"({'in this process' if args.in_process else 'own process'}), one websocket")
-    if args.reference:
-        raw_phase = await measure_raw(args)
+    if raw_phases:
+        raw_phase = merged(raw_phases)
         raw_phase.report(f"raw Playwright: {args.sandboxes} pages of one browser, in this process"
-                         f" ({RAW_RETRIES[0]} captures taken twice)")
-        print(f"throughput ratio cua/raw={cua_phase.rate / raw_phase.rate:.3f}; "
-              f"CPU per step ratio cua/raw={cua_phase.cpu_ms_per_step / raw_phase.cpu_ms_per_step:.3f}")
+                         f" ({RAW_RETRIES[0]} captures taken again)")
+        ratios = [c.rate / r.rate for c, r in zip(cua_phases, raw_phases, strict=True)]
+        cpu_ratios = [c.cpu_ms_per_step / r.cpu_ms_per_step for c, r in zip(cua_phases, raw_phases, strict=True)]
+        print(f"per-window throughput ratios cua/raw {[round(x, 3) for x in ratios]}")
+        print(f"throughput ratio cua/raw={statistics.median(ratios):.3f}; "
+              f"CPU per step ratio cua/raw={statistics.median(cpu_ratios):.3f} (medians over the windows)")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"steps_per_s_at_{args.sandboxes}={cua_phase.rate:.2f}")
 
