@@ -101,6 +101,9 @@ class Observation(BaseModel):
     #: The pointer action an element action (`click_element`, `hover_element`) was resolved
     #: to, in this observation's frame: what a pixel replay performs.
     resolved_action: dict[str, Any] | None = None
+    #: Where the time went ("act", "settle", "observe", ...). A browser sandbox that found the
+    #: screen unchanged since its last capture sends that capture again and says so here:
+    #: "screenshot_reused_from_step" is the step the capture was taken at.
     timings_ms: dict[str, float] = Field(default_factory=dict)
     #: Monotonic counter of actions performed since the last reset.
     step: int = 0
