@@ -85,38 +85,51 @@ VERSION_WATCH_JS = r"""
   };
   // What the page's style sheets say: the subjects of its `:hover` rules, as one selector
   // ("*": any element), and whether any rule loads an image (`url(`), which may animate.
-  let sheets = { key: null, hover: "", urls: false };
-  const sheetFacts = () => {
-    const key = document.styleSheets.length + ":" + s.version;
-    if (sheets.key === key) return sheets;
+  // Read once per sheet (kept while its rule count holds: a sheet whose text changes is a
+  // new sheet), so a move or a check costs a lookup per sheet, not a walk of its rules.
+  const perSheet = new WeakMap();
+  const readSheet = (sheet) => {
+    let rules;
+    try { rules = sheet.cssRules; } catch (e) { return { hover: ["*"], urls: true, count: -1 }; }
+    const count = rules ? rules.length : 0;
+    const known = perSheet.get(sheet);
+    if (known && known.count === count) return known;
     const found = new Set();
     let urls = false;
-    const scan = (rules) => {
-      for (const rule of rules) {
-        if (rule.styleSheet) { scanSheet(rule.styleSheet); continue; }
-        if (rule.style && !(rule instanceof CSSFontFaceRule) && rule.style.cssText.includes("url(")) urls = true;
-        if (rule.selectorText !== undefined && rule.selectorText.includes(":hover")) {
-          const subs = subjects(rule.selectorText);
-          if (subs === null) { found.add("*"); continue; }
-          for (const x of subs) found.add(x);
+    const scan = (list) => {
+      for (const rule of list) {
+        if (rule.styleSheet) {
+          const inner = readSheet(rule.styleSheet);
+          for (const x of inner.hover) found.add(x);
+          urls = urls || inner.urls;
+          continue;
         }
-        if (rule.cssRules && rule.cssRules.length) {
-          if (rule.selectorText !== undefined) {
-            if (rule.cssText.includes(":hover")) found.add("*");
-            if (rule.cssText.includes("url(")) urls = true;
-          } else scan(rule.cssRules);
-        }
+        const text = rule.cssText;
+        if (!(rule instanceof CSSFontFaceRule) && text.includes("url(")) urls = true;
+        if (!text.includes(":hover")) continue;
+        if (rule.selectorText !== undefined) {
+          const subs = rule.cssRules && rule.cssRules.length ? null : subjects(rule.selectorText);
+          if (subs === null) found.add("*");
+          else for (const x of subs) found.add(x);
+        } else if (rule.cssRules) scan(rule.cssRules);
       }
     };
-    const scanSheet = (sheet) => {
-      let rules;
-      try { rules = sheet.cssRules; } catch (e) { found.add("*"); urls = true; return; }
-      if (rules) scan(rules);
-    };
-    for (const sheet of document.styleSheets) scanSheet(sheet);
-    for (const sheet of document.adoptedStyleSheets || []) scanSheet(sheet);
-    sheets = { key, hover: found.has("*") ? "*" : Array.from(found).join(","), urls };
-    return sheets;
+    if (rules) scan(rules);
+    const facts = { hover: Array.from(found), urls, count };
+    perSheet.set(sheet, facts);
+    return facts;
+  };
+  const sheetFacts = () => {
+    const hover = new Set();
+    let urls = false;
+    for (const list of [document.styleSheets, document.adoptedStyleSheets || []]) {
+      for (const sheet of list) {
+        const facts = readSheet(sheet);
+        for (const x of facts.hover) hover.add(x);
+        urls = urls || facts.urls;
+      }
+    }
+    return { hover: hover.has("*") ? "*" : Array.from(hover).join(","), urls };
   };
   const chain = (node) => {
     const out = [];
@@ -168,17 +181,21 @@ VERSION_WATCH_JS = r"""
     // The pointer's element can change without an event (the page's layout moved under
     // it): compare it with the last check's.
     // (`:hover` alone matches only links in a quirks-mode document: the `:not()` lifts that)
-    const hovered = document.querySelectorAll(":not(#cua-none):hover");
-    const over = hovered.length ? hovered[hovered.length - 1] : null;
-    if (over !== lastHover) {
-      if (changedMatch(over, lastHover, NATIVE) || changedMatch(over, lastHover, sheetFacts().hover)) repaint();
-      lastHover = over;
-    }
+    // The cheap reasons first; while one holds no capture is kept, so the pointer's element
+    // need not be followed (the next kept capture compares with the element of its own check).
     if (document.fonts && document.fonts.status !== "loaded") return null;
     const active = document.activeElement;
     if (active && (active.isContentEditable || active.matches(CARET))) return null;
-    if (document.querySelector(MOVING) || sheetFacts().urls) return null;
+    if (document.querySelector(MOVING)) return null;
     if (document.getAnimations().some((a) => a.playState === "running" || a.pending)) return null;
+    const facts = sheetFacts();
+    if (facts.urls) return null;
+    const hovered = document.querySelectorAll(":not(#cua-none):hover");
+    const over = hovered.length ? hovered[hovered.length - 1] : null;
+    if (over !== lastHover) {
+      if (changedMatch(over, lastHover, NATIVE) || changedMatch(over, lastHover, facts.hover)) repaint();
+      lastHover = over;
+    }
     return s.version + ":" + s.paint;
   };
 """
