@@ -54,7 +54,7 @@ def _reused(obs: Observation) -> bool:
     return "screenshot_reused_from_step" in obs.timings_ms
 
 
-async def _start(rig: Rig, page: str = BODY) -> Observation:
+async def _start(rig: Rig) -> Observation:
     await rig.pages.page.mouse.move(630, 390)  # over nothing: the page's empty corner
     first = await _observe(rig, 0)
     assert not _reused(first)

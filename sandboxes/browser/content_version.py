@@ -178,9 +178,6 @@ VERSION_WATCH_JS = r"""
                 "[type=image],[type=range],[type=color],[type=file],[type=hidden])";
   let lastHover = null;
   s.screen = () => {
-    // The pointer's element can change without an event (the page's layout moved under
-    // it): compare it with the last check's.
-    // (`:hover` alone matches only links in a quirks-mode document: the `:not()` lifts that)
     // The cheap reasons first; while one holds no capture is kept, so the pointer's element
     // need not be followed (the next kept capture compares with the element of its own check).
     if (document.fonts && document.fonts.status !== "loaded") return null;
@@ -190,6 +187,9 @@ VERSION_WATCH_JS = r"""
     if (document.getAnimations().some((a) => a.playState === "running" || a.pending)) return null;
     const facts = sheetFacts();
     if (facts.urls) return null;
+    // The pointer's element can change without an event (the page's layout moved under
+    // it): compare it with the last check's. (`:hover` alone matches only links in a
+    // quirks-mode document: the `:not()` lifts that.)
     const hovered = document.querySelectorAll(":not(#cua-none):hover");
     const over = hovered.length ? hovered[hovered.length - 1] : null;
     if (over !== lastHover) {
