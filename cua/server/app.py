@@ -40,6 +40,7 @@ from cua.exposure import OriginPolicy, check_bind, is_loopback, normalize_origin
 from cua.listen import tcp_listener
 from cua.server.auth import Grant, TokenStore, bearer_token, generate_token
 from cua.server.connection import TRANSPORT_EXTENSION, Connection, ConnectionLimits
+from cua.server.heap import HeapKeeper
 from cua.server.manager import SandboxManager
 from cua.server.metrics import Metrics
 
@@ -68,6 +69,10 @@ class ServerSettings:
     #: Serve off loopback without auth: an explicit, logged opt-out of `check_exposure`.
     unsafe_public_no_auth: bool = False
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
+    #: Freeze the server's long-lived objects out of the cycle collector's walks (heap.py).
+    #: The process's collector state is global: `serve_in_background`, which shares a
+    #: process with its caller, leaves it off unless asked.
+    freeze_heap: bool = True
 
     @property
     def ws_transport_limit(self) -> int:
@@ -138,16 +143,23 @@ def create_app(settings: ServerSettings) -> ASGIApp:
                      "*" * 72):
             log.warning(line)
     metrics = Metrics()
+    heap = HeapKeeper(metrics) if settings.freeze_heap else None
     manager = SandboxManager(max_sandboxes=settings.max_sandboxes, idle_timeout=settings.idle_timeout,
-                             metrics=metrics)
+                             metrics=metrics, on_population_change=heap.changed if heap else None)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         manager.start()
+        if heap is not None:
+            heap.start()
         try:
             yield
         finally:
-            await manager.shutdown()
+            try:
+                await manager.shutdown()
+            finally:
+                if heap is not None:
+                    heap.stop()
 
     app = FastAPI(title="cua", version=cua.__version__, lifespan=lifespan, docs_url=None, redoc_url=None)
     tokens = TokenStore(settings.token, settings.tokens_file)
@@ -240,7 +252,7 @@ async def serve_in_background(*, token: str | None = None, auth: bool = True,
     Yields `(url, token)`; other keyword arguments are `ServerSettings` fields
     (max_sandboxes, idle_timeout, max_message_bytes). On exit every sandbox is closed.
     """
-    conf = _settings(token, auth, settings)
+    conf = _settings(token, auth, {"freeze_heap": False, **settings})
     ready = asyncio.Event()
     box: list[_Server] = []
     task = asyncio.create_task(_serve(conf, ready, box), name="cua-server")

@@ -130,13 +130,16 @@ class Managed:
 
 class SandboxManager:
     def __init__(self, *, max_sandboxes: int = 16, idle_timeout: float | None = 900.0,
-                 metrics: Metrics | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+                 metrics: Metrics | None = None, clock: Callable[[], float] = time.monotonic,
+                 on_population_change: Callable[[], None] | None = None) -> None:
         if max_sandboxes < 1:
             raise ValueError("max_sandboxes must be at least 1")
         self.max_sandboxes = max_sandboxes
         self.idle_timeout = idle_timeout
         self.metrics = metrics or Metrics()
         self._clock = clock
+        #: Told when a sandbox was created, forked or closed (the server's heap policy).
+        self._on_population_change = on_population_change
         self._sandboxes: dict[str, Managed] = {}
         self._snapshots: dict[str, Managed] = {}
         self._sinks: dict[str, ConnectionSink] = {}
@@ -222,6 +225,7 @@ class SandboxManager:
             self.metrics.sandboxes["create_failed"] += 1
             raise
         self.metrics.sandboxes["created"] += 1
+        self._population_changed()
         return managed
 
     async def fork(self, parent: Managed, snapshot_id: str, *, owner: str, keep: bool = False,
@@ -239,6 +243,7 @@ class SandboxManager:
             self.metrics.sandboxes["create_failed"] += 1
             raise
         self.metrics.sandboxes["created"] += 1
+        self._population_changed()
         return managed
 
     def get(self, sandbox_id: str, caller: Caller | None = None, access: Access = "drive") -> Managed:
@@ -329,6 +334,11 @@ class SandboxManager:
                 self._sandboxes.pop(managed.id, None)
                 self.metrics.sandboxes["closed"] += 1
                 self._send(managed, "closed", {"reason": reason})
+                self._population_changed()
+
+    def _population_changed(self) -> None:
+        if self._on_population_change is not None and not self._closing:
+            self._on_population_change()
 
     # --- snapshots ---
 

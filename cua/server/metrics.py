@@ -7,6 +7,7 @@ error code, latency quantiles per request type).
 
 from __future__ import annotations
 
+import gc
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +57,9 @@ class Metrics:
         self.hello_timeouts = 0
         #: Handshakes refused for a browser Origin or Host not on the allow-list.
         self.refused_origins = 0
+        #: Refreshes of the frozen heap (heap.py), and how long the last one's collection took.
+        self.heap_refreshes = 0
+        self.heap_refresh_ms = 0.0
 
     def request_done(self, rtype: str, seconds: float, error_code: str | None = None) -> None:
         self.requests[rtype] += 1
@@ -75,6 +79,8 @@ class Metrics:
             "slow_consumers": self.slow_consumers,
             "hello_timeouts": self.hello_timeouts,
             "refused_origins": self.refused_origins,
+            "heap": {"frozen_objects": gc.get_freeze_count(), "refreshes": self.heap_refreshes,
+                     "last_refresh_ms": self.heap_refresh_ms},
             "requests": dict(self.requests),
             "errors": [{"type": t, "code": c, "count": n} for (t, c), n in sorted(self.errors.items())],
             "latency_ms": {
@@ -112,6 +118,11 @@ class Metrics:
             "# HELP cua_refused_origins_total Handshakes refused for their Origin or Host header.",
             "# TYPE cua_refused_origins_total counter",
             f"cua_refused_origins_total {self.refused_origins}",
+            "# HELP cua_heap_frozen_objects Objects frozen out of the cycle collector's walks.",
+            "# TYPE cua_heap_frozen_objects gauge",
+            f"cua_heap_frozen_objects {gc.get_freeze_count()}",
+            "# TYPE cua_heap_refreshes_total counter",
+            f"cua_heap_refreshes_total {self.heap_refreshes}",
             "# HELP cua_requests_total Requests answered, by type.",
             "# TYPE cua_requests_total counter",
         ]
