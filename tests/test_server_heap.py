@@ -33,26 +33,44 @@ def thawed() -> Iterator[None]:
 
 async def test_frozen_objects_are_out_of_the_collectors_walks_until_a_refresh() -> None:
     metrics = Metrics()
-    keeper = HeapKeeper(metrics, interval_s=0.05)
+    keeper = HeapKeeper(metrics, interval_s=0.05, period_s=0.6)
     cycle = Cycle()
     alive = weakref.ref(cycle)
     keeper.start()
-    assert gc.get_freeze_count() > 1000 and metrics.heap_refreshes == 1
+    frozen = gc.get_freeze_count()
+    assert frozen > 1000 and metrics.heap_refreshes == 1
     del cycle
     gc.collect()
     assert alive() is not None, "a frozen cycle was walked by a full collection"
 
-    keeper.changed()
-    keeper.changed()  # a burst of changes: one refresh
-    await asyncio.sleep(0.3)
-    assert alive() is None, "the refresh after a change left frozen cyclic garbage"
+    newcomers = [Cycle() for _ in range(500)]
+    keeper.grown()
+    keeper.grown()
+    await asyncio.sleep(0.2)
+    assert gc.get_freeze_count() >= frozen + 500, "a new sandbox's objects were not frozen"
+    assert metrics.heap_refreshes == 1, "a create ran a full collection"
+    assert alive() is not None
+
+    del newcomers
+    keeper.shrunk()
+    keeper.shrunk()  # a burst of closes: one refresh
+    await asyncio.sleep(0.2)
+    assert alive() is None, "the refresh after a close left frozen cyclic garbage"
     assert metrics.heap_refreshes == 2 and gc.get_freeze_count() > 1000
     assert metrics.as_dict(live=0)["heap"]["frozen_objects"] == gc.get_freeze_count()
 
-    keeper.changed()
-    keeper.stop()  # a pending refresh is dropped, and nothing stays frozen
+    late = Cycle()
+    alive = weakref.ref(late)
+    keeper.grown()
     await asyncio.sleep(0.2)
-    assert metrics.heap_refreshes == 2 and gc.get_freeze_count() == 0
+    del late
+    await asyncio.sleep(0.6)  # no close: the periodic refresh collects it
+    assert alive() is None and metrics.heap_refreshes == 3
+
+    keeper.shrunk()
+    keeper.stop()  # what was scheduled is dropped, and nothing stays frozen
+    await asyncio.sleep(0.3)
+    assert metrics.heap_refreshes == 3 and gc.get_freeze_count() == 0
 
 
 @pytest.mark.slow

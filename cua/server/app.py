@@ -145,7 +145,7 @@ def create_app(settings: ServerSettings) -> ASGIApp:
     metrics = Metrics()
     heap = HeapKeeper(metrics) if settings.freeze_heap else None
     manager = SandboxManager(max_sandboxes=settings.max_sandboxes, idle_timeout=settings.idle_timeout,
-                             metrics=metrics, on_population_change=heap.changed if heap else None)
+                             metrics=metrics, population=heap)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

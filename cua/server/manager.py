@@ -31,7 +31,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from cua.errors import (
     BadRequest,
@@ -55,7 +55,7 @@ from cua.sandbox import (
 from cua.server.auth import OPERATOR, Grant
 from cua.server.metrics import Metrics
 
-__all__ = ["Access", "Caller", "ConnectionSink", "Managed", "SandboxManager"]
+__all__ = ["Access", "Caller", "ConnectionSink", "Managed", "PopulationWatcher", "SandboxManager"]
 
 log = logging.getLogger("cua.server")
 
@@ -63,6 +63,18 @@ log = logging.getLogger("cua.server")
 #: Where a connection receives its sandboxes' events: (sandbox id, event name, data). Not
 #: `cua.sandbox.EventSink`, which a sandbox calls with a `SandboxEvent`.
 ConnectionSink = Callable[[str, str, dict[str, Any]], None]
+
+
+
+class PopulationWatcher(Protocol):
+    """Told when the server's sandboxes come and go (heap.py's `HeapKeeper` is one)."""
+
+    def grown(self) -> None:
+        """A sandbox was created or forked."""
+
+    def shrunk(self) -> None:
+        """A sandbox closed."""
+
 
 #: What a request does with a sandbox: `drive` it (act, reset, snapshot...), `view` it
 #: (observe, stream, query, list) or `close` it.
@@ -131,7 +143,7 @@ class Managed:
 class SandboxManager:
     def __init__(self, *, max_sandboxes: int = 16, idle_timeout: float | None = 900.0,
                  metrics: Metrics | None = None, clock: Callable[[], float] = time.monotonic,
-                 on_population_change: Callable[[], None] | None = None) -> None:
+                 population: PopulationWatcher | None = None) -> None:
         if max_sandboxes < 1:
             raise ValueError("max_sandboxes must be at least 1")
         self.max_sandboxes = max_sandboxes
@@ -139,7 +151,7 @@ class SandboxManager:
         self.metrics = metrics or Metrics()
         self._clock = clock
         #: Told when a sandbox was created, forked or closed (the server's heap policy).
-        self._on_population_change = on_population_change
+        self._population = population
         self._sandboxes: dict[str, Managed] = {}
         self._snapshots: dict[str, Managed] = {}
         self._sinks: dict[str, ConnectionSink] = {}
@@ -225,7 +237,8 @@ class SandboxManager:
             self.metrics.sandboxes["create_failed"] += 1
             raise
         self.metrics.sandboxes["created"] += 1
-        self._population_changed()
+        if self._population is not None:
+            self._population.grown()
         return managed
 
     async def fork(self, parent: Managed, snapshot_id: str, *, owner: str, keep: bool = False,
@@ -243,7 +256,8 @@ class SandboxManager:
             self.metrics.sandboxes["create_failed"] += 1
             raise
         self.metrics.sandboxes["created"] += 1
-        self._population_changed()
+        if self._population is not None:
+            self._population.grown()
         return managed
 
     def get(self, sandbox_id: str, caller: Caller | None = None, access: Access = "drive") -> Managed:
@@ -334,11 +348,8 @@ class SandboxManager:
                 self._sandboxes.pop(managed.id, None)
                 self.metrics.sandboxes["closed"] += 1
                 self._send(managed, "closed", {"reason": reason})
-                self._population_changed()
-
-    def _population_changed(self) -> None:
-        if self._on_population_change is not None and not self._closing:
-            self._on_population_change()
+                if self._population is not None and not self._closing:
+                    self._population.shrunk()
 
     # --- snapshots ---
 
