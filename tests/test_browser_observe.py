@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -16,6 +17,7 @@ from _browser_rig import browser_kept, open_rig, serve  # tests/'s own helpers, 
 from PIL import Image
 
 from cua.observation import Observation, ObserveOptions, Size
+from cua.sandboxes.browser.observe import accessibility_tree_nested
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
@@ -149,3 +151,34 @@ async def test_a_pointer_move_no_hover_rule_can_see_keeps_the_version() -> None:
             assert await page.evaluate(version) == before
             await page.hover("#menu")
             assert await page.evaluate(version) > before
+
+
+TEXTS = """<title>texts</title><p style="width: 80px">one two three four five six</p><p>left<br>right</p>
+<button>go</button>"""
+
+
+async def test_the_tree_names_each_text_once() -> None:
+    """Chromium puts an InlineTextBox with its text's words under every text, one per line
+    box, and a LineBreak for each `<br>`: layout, not content. The tree the agent gets, and
+    the nested one the `a11y` query returns, name each text once."""
+    with serve({"/": TEXTS}) as site:
+        async with open_rig(site) as rig:
+            await rig.navigator.goto(site.url("/"))
+            raw = (await rig.pages.cdp.send("Accessibility.getFullAXTree"))["nodes"]  # type: ignore[union-attr]
+            raw_roles = [(n.get("role") or {}).get("value") for n in raw if not n.get("ignored")]
+            assert raw_roles.count("InlineTextBox") >= 4 and "LineBreak" in raw_roles  # what there is to drop
+
+            obs = await rig.observer.observe(ObserveOptions(axtree=True, screenshot=False), {}, step=0,
+                                             settle=await rig.pages.settle())
+            items = obs.axtree or []
+            assert not {"InlineTextBox", "LineBreak"} & {i["role"] for i in items}
+            texts = [i["name"] for i in items if i["role"] == "StaticText"]
+            assert texts == ["one two three four five six", "left", "right", "go"]
+            assert all("bbox" in i for i in items if i["role"] == "StaticText")
+
+            nested = await accessibility_tree_nested(rig.pages.cdp)  # type: ignore[arg-type]
+
+            def roles(node: dict[str, Any]) -> list[str]:
+                return [node["role"], *(r for child in node.get("children", ()) for r in roles(child))]
+            assert not {"InlineTextBox", "LineBreak"} & set(roles(nested))
+            assert roles(nested).count("StaticText") == 4

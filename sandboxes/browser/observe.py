@@ -76,7 +76,12 @@ async def capture_screenshot(cdp: Cdp, options: ObserveOptions, screen: Size) ->
     return Screenshot(format=options.format, width=frame.width, height=frame.height, data=data)
 
 
-_SKIP_ROLES = {"none", "generic", "InlineTextBox", "LineBreak", "presentation"}
+#: Structure that is shown only when it has a name.
+_SKIP_ROLES = {"none", "generic", "presentation"}
+#: Layout, never content: an InlineTextBox repeats its StaticText's text, one per line box,
+#: and a LineBreak (a `<br>`) is named "\n". Chromium's tree has one of the first under
+#: every text, so keeping them named every text on a page twice.
+_LAYOUT_ROLES = {"InlineTextBox", "LineBreak"}
 
 
 class _Boxes:
@@ -124,6 +129,8 @@ def _compact(node: dict[str, Any], boxes: _Boxes, states: bool,
     if node.get("ignored"):
         return None
     role = (node.get("role") or {}).get("value", "")
+    if role in _LAYOUT_ROLES:
+        return None
     name = (node.get("name") or {}).get("value", "")
     if (role in _SKIP_ROLES and not name) or (role == "StaticText" and not name.strip()):
         return None
