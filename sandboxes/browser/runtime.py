@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from playwright.async_api import Browser, Playwright, async_playwright
 
 from cua.sandboxes.browser.launcher import Executable, find_executable, switches
+from cua.sandboxes.browser.wire import install_fast_decoder
 
 __all__ = ["Runtime", "SharedBrowser", "runtime", "find_browser_pid"]
 
@@ -81,6 +82,7 @@ async def runtime() -> Runtime:
     async with lock:
         rt = _runtimes.get(loop)
         if rt is None:
+            install_fast_decoder()
             rt = Runtime(await async_playwright().start())
             _runtimes[loop] = rt
         rt.users += 1
