@@ -4,11 +4,9 @@ refuses still decodes as `json` would, through the real driver and Chromium."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
-from _browser_rig import browser_kept, open_rig, serve  # tests/'s own helpers, as pytest puts tests/ on sys.path
+from _browser_rig import open_rig, serve  # tests/'s own helpers, as pytest puts tests/ on sys.path
 from playwright._impl.transport import Transport
 
 from cua.sandboxes.browser import wire
@@ -25,18 +23,11 @@ def test_loads_takes_what_json_takes() -> None:
         wire.loads("{not json")
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def _browser() -> AsyncIterator[None]:
-    async with browser_kept():
-        yield
-
-
 @pytest.mark.slow
-@pytest.mark.asyncio(loop_scope="module")
-async def test_the_driver_decodes_with_it_and_a_lone_surrogate_survives(_browser: None) -> None:
-    assert getattr(Transport.deserialize_message, "__cua_fast__", False), "the runtime installs the decoder"
+async def test_the_driver_decodes_with_it_and_a_lone_surrogate_survives() -> None:
     with serve({"/": "<title>t</title><p>plain</p>"}) as site:
         async with open_rig(site) as rig:
+            assert getattr(Transport.deserialize_message, "__cua_fast__", False), "the runtime installs the decoder"
             await rig.navigator.goto(site.url("/"))
             page = rig.pages.page
             # orjson refuses a lone surrogate; the driver sends one as "\ud800"
