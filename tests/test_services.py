@@ -124,3 +124,34 @@ async def test_a_service_refusing_its_configuration_is_the_clients_fault(tmp_pat
     with pytest.raises(BadRequest, match="no-such-app") as info:
         await start_host_service(spec, str(tmp_path / "z.sock"), 0, _never_dies)
     assert info.value.details == {"field": "services"}
+
+
+@pytest.mark.slow  # starts app processes (a few seconds each on a loaded machine)
+async def test_the_bundled_host_stops_many_instances_at_once_and_keeps_each_sockets_order(tmp_path: Path) -> None:
+    """Commands run side by side (a server closing many sandboxes at once is not held up
+    behind one stop at a time), and each runs after the previous one on its socket: a stop
+    sent right behind its start stops the started instance instead of finding nothing."""
+    import asyncio
+    import socket
+
+    spec = ServiceSpec.model_validate(service("todo"))
+    apps = await asyncio.gather(*(start_host_service(spec, str(tmp_path / f"{i}.sock"), i, _never_dies)
+                                  for i in range(16)))
+    host = apps[0].host  # type: ignore[union-attr]
+    assert all(isinstance(a, HostedApp) and a.host is host for a in apps) and host.instances == 16
+    assert [(await _health(a.socket_path))["seed"] for a in apps] == list(range(16))
+
+    path = str(tmp_path / "quick.sock")
+    started, stopped = await asyncio.gather(host.request(op="start", app="todo", socket=path, seed=0),
+                                            host.request(op="stop", socket=path))
+    assert started["ok"] and stopped["ok"] and not Path(path).exists()
+    with pytest.raises(OSError):  # the instance the stop found is gone: its port is closed
+        socket.create_connection(("127.0.0.1", started["port"]), timeout=2).close()
+
+    ports = [a.port for a in apps]
+    await asyncio.gather(*(a.stop() for a in apps))
+    assert not any(Path(a.socket_path).exists() for a in apps)
+    for port in ports:
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    await host.proc.wait()

@@ -69,28 +69,44 @@ async def _stop(path: str, instances: dict[str, tuple[_Server, asyncio.Task[None
         os.unlink(path)
 
 
+async def _answer(cmd: dict[str, Any], instances: dict[str, tuple[_Server, asyncio.Task[None]]],
+                  before: asyncio.Task[None] | None) -> None:
+    """Carry out one command and print its answer. Commands run side by side (a stop waits
+    for its uvicorn server's next tick, about 0.1 s: one at a time, 128 sandboxes closing at
+    once took 13 s), each after the previous command on the same socket."""
+    if before is not None:
+        await asyncio.gather(before, return_exceptions=True)
+    reply: dict[str, Any] = {"id": cmd.get("id")}
+    try:
+        if cmd["op"] == "start":
+            reply.update(await _start(cmd, instances), ok=True)
+        elif cmd["op"] == "stop":
+            await _stop(str(cmd["socket"]), instances)
+            reply["ok"] = True
+        else:
+            reply.update(ok=False, error=f"unknown op {cmd['op']!r}")
+    except Exception as exc:  # reported to the caller, who raises it as a typed error
+        # an unknown app name is the caller's mistake, anything else the host's
+        reply.update(ok=False, error=f"{type(exc).__name__}: {exc}",
+                     fault="client" if isinstance(exc, LookupError) else "infra")
+    with contextlib.suppress(BrokenPipeError):  # the caller is gone: the loop ends at stdin's end
+        print(json.dumps(reply), flush=True)
+
+
 async def main() -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     instances: dict[str, tuple[_Server, asyncio.Task[None]]] = {}
+    #: The last command of each socket, still running or done.
+    last: dict[str, asyncio.Task[None]] = {}
     print("ready", flush=True)
     while line := await reader.readline():
         cmd = json.loads(line)
-        reply: dict[str, Any] = {"id": cmd.get("id")}
-        try:
-            if cmd["op"] == "start":
-                reply.update(await _start(cmd, instances), ok=True)
-            elif cmd["op"] == "stop":
-                await _stop(str(cmd["socket"]), instances)
-                reply["ok"] = True
-            else:
-                reply.update(ok=False, error=f"unknown op {cmd['op']!r}")
-        except Exception as exc:  # reported to the caller, who raises it as a typed error
-            # an unknown app name is the caller's mistake, anything else the host's
-            reply.update(ok=False, error=f"{type(exc).__name__}: {exc}",
-                         fault="client" if isinstance(exc, LookupError) else "infra")
-        print(json.dumps(reply), flush=True)
+        key = str(cmd.get("socket"))
+        task = last[key] = asyncio.create_task(_answer(cmd, instances, last.get(key)))
+        task.add_done_callback(lambda done, key=key: last.pop(key) if last.get(key) is done else None)  # type: ignore[misc]
+    await asyncio.gather(*last.values(), return_exceptions=True)
     for path in list(instances):
         await _stop(path, instances)
 
