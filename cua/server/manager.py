@@ -65,7 +65,6 @@ log = logging.getLogger("cua.server")
 ConnectionSink = Callable[[str, str, dict[str, Any]], None]
 
 
-
 class PopulationWatcher(Protocol):
     """Told when the server's sandboxes come and go (heap.py's `HeapKeeper` is one)."""
 
@@ -74,6 +73,16 @@ class PopulationWatcher(Protocol):
 
     def shrunk(self) -> None:
         """A sandbox closed."""
+
+
+class _Unwatched:
+    """No one is told (a manager without a heap policy)."""
+
+    def grown(self) -> None:
+        return
+
+    def shrunk(self) -> None:
+        return
 
 
 #: What a request does with a sandbox: `drive` it (act, reset, snapshot...), `view` it
@@ -151,7 +160,7 @@ class SandboxManager:
         self.metrics = metrics or Metrics()
         self._clock = clock
         #: Told when a sandbox was created, forked or closed (the server's heap policy).
-        self._population = population
+        self._population: PopulationWatcher = population or _Unwatched()
         self._sandboxes: dict[str, Managed] = {}
         self._snapshots: dict[str, Managed] = {}
         self._sinks: dict[str, ConnectionSink] = {}
@@ -237,8 +246,7 @@ class SandboxManager:
             self.metrics.sandboxes["create_failed"] += 1
             raise
         self.metrics.sandboxes["created"] += 1
-        if self._population is not None:
-            self._population.grown()
+        self._population.grown()
         return managed
 
     async def fork(self, parent: Managed, snapshot_id: str, *, owner: str, keep: bool = False,
@@ -256,8 +264,7 @@ class SandboxManager:
             self.metrics.sandboxes["create_failed"] += 1
             raise
         self.metrics.sandboxes["created"] += 1
-        if self._population is not None:
-            self._population.grown()
+        self._population.grown()
         return managed
 
     def get(self, sandbox_id: str, caller: Caller | None = None, access: Access = "drive") -> Managed:
@@ -348,7 +355,7 @@ class SandboxManager:
                 self._sandboxes.pop(managed.id, None)
                 self.metrics.sandboxes["closed"] += 1
                 self._send(managed, "closed", {"reason": reason})
-                if self._population is not None and not self._closing:
+                if not self._closing:
                     self._population.shrunk()
 
     # --- snapshots ---
