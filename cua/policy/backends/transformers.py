@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -105,8 +106,10 @@ class TransformersBackend:
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        # transformers leaves AutoImageProcessor.from_pretrained unannotated
-        self.image_processor = AutoImageProcessor.from_pretrained(self.path)  # type: ignore[no-untyped-call]
+        # Some transformers releases annotate AutoImageProcessor.from_pretrained and some
+        # do not; binding it to a Callable keeps the call typed under either.
+        load_image_processor: Callable[..., Any] = AutoImageProcessor.from_pretrained
+        self.image_processor = load_image_processor(self.path)
         self.chat_template = self.tokenizer.chat_template or self._template_file() or DEFAULT_CHAT_TEMPLATE
         self.device = device
 
