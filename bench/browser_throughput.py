@@ -13,7 +13,9 @@ in its own process, as deployed, unless `--in-process` puts it in this one.
 Besides the rate, it reports the CPU time every process of the run (this one, the
 server, Playwright's driver, Chromium, the app services) spent per step in the window,
 by process name: on a machine shared with other work the rate says little, while CPU
-per step says what a step costs and where (`cores / cpu_per_step` bounds the rate).
+per step says what a step costs and where (`cores / cpu_per_step` bounds the rate). The
+line `chromium_bound_steps_per_s=` is that bound from Chromium's processes alone, in cua's
+windows: no kit driving this Chromium with these observations steps faster on this machine.
 
 Reference, in the same run, in turn with cua (`--rounds` windows each, alternating, so
 that a drift in the machine's speed hits both; the ratio is the median of the windows'
@@ -196,6 +198,12 @@ class Phase:
     def cpu_ms_per_step(self) -> float:
         return 1000 * sum(v for v in self.cpu.values() if v > 0) / max(1, sum(self.counts))
 
+    @property
+    def chromium_ms_per_step(self) -> float:
+        """Chromium's own share: the page's work (loads, paint) and the observation's (the
+        capture, the tree), which no kit built on this browser takes out."""
+        return 1000 * sum(v for n, v in self.cpu.items() if n.startswith("chrom") and v > 0) / max(1, sum(self.counts))
+
     def report(self, title: str) -> None:
         total = sum(self.counts)
         print(f"{title}: {self.rate:.2f} steps/s; steps per driver {self.counts}")
@@ -208,6 +216,9 @@ class Phase:
         print(f"  CPU per step: {self.cpu_ms_per_step:.0f} ms (" + ", ".join(f"{n} {v:.0f}" for n, v in per_step.items())
               + f"); on {os.cpu_count()} idle cores that bounds the rate at "
               f"{1000 * (os.cpu_count() or 1) / self.cpu_ms_per_step:.1f} steps/s")
+        if self.chromium_ms_per_step > 0:
+            print(f"  Chromium alone: {self.chromium_ms_per_step:.0f} ms per step, which on {os.cpu_count()} idle cores "
+                  f"bounds the rate at {1000 * (os.cpu_count() or 1) / self.chromium_ms_per_step:.1f} steps/s")
 
 
 async def measure(steps: list[Step], warmup: float, seconds: float) -> Phase:
@@ -310,6 +321,7 @@ async def main() -> None:
         print(f"throughput ratio cua/raw={statistics.median(ratios):.3f}; "
               f"CPU per step ratio cua/raw={statistics.median(cpu_ratios):.3f} (medians over the windows)")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"chromium_bound_steps_per_s={1000 * (os.cpu_count() or 1) / max(1e-9, cua_phase.chromium_ms_per_step):.1f}")
     print(f"steps_per_s_at_{args.sandboxes}={cua_phase.rate:.2f}")
 
 
