@@ -63,7 +63,11 @@ async def test_frozen_objects_are_out_of_the_collectors_walks_until_a_refresh() 
     await asyncio.sleep(0.2)
     assert alive() is None, "the refresh after a close left frozen cyclic garbage"
     assert metrics.heap_refreshes == 2 and gc.get_freeze_count() > 1000
-    assert metrics.as_dict(live=0)["heap"]["frozen_objects"] == gc.get_freeze_count()
+    # The metric reads the live count: a frozen object that dies in between leaves it, so
+    # the reading lies between the counts just before and just after.
+    before = gc.get_freeze_count()
+    reported = metrics.as_dict(live=0)["heap"]["frozen_objects"]
+    assert before >= reported >= gc.get_freeze_count()
 
     late = Cycle()
     alive = weakref.ref(late)
