@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from urllib.parse import urlparse
 
 import httpx
@@ -23,10 +25,10 @@ class Cycle:
         self.me = self
 
 
-def is_frozen(obj: object) -> bool:
+def is_frozen(*objs: object) -> bool:
     """Tracked by the collector, yet in none of its three generations: in the permanent one."""
     unfrozen = {id(o) for generation in range(3) for o in gc.get_objects(generation)}
-    return gc.is_tracked(obj) and id(obj) not in unfrozen
+    return all(gc.is_tracked(obj) and id(obj) not in unfrozen for obj in objs)
 
 
 @pytest.fixture(autouse=True)
@@ -37,9 +39,32 @@ def thawed() -> Iterator[None]:
     gc.unfreeze()
 
 
-async def test_frozen_objects_are_out_of_the_collectors_walks_until_a_refresh() -> None:
+async def until(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    """Waits for what the keeper's timers will make true: a timer that runs late on a loaded
+    machine (CI's full suite holds about a million objects, so one collection can take a
+    good part of a second) may delay it, never fail it."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"not within {timeout} s: {what}"
+        await asyncio.sleep(0.02)  # the keeper's timers run on this loop
+
+
+@pytest.fixture
+def keepers() -> Iterator[list[HeapKeeper]]:
+    """Every keeper a test makes is stopped, whatever the test's outcome."""
+    made: list[HeapKeeper] = []
+    yield made
+    for keeper in made:
+        keeper.stop()
+
+
+async def test_frozen_objects_are_out_of_the_collectors_walks_until_a_close_refreshes(
+    keepers: list[HeapKeeper],
+) -> None:
     metrics = Metrics()
-    keeper = HeapKeeper(metrics, interval_s=0.05, period_s=0.6)
+    # No periodic refresh in this test's lifetime: every refresh counted is a close's.
+    keeper = HeapKeeper(metrics, interval_s=0.05, period_s=3600)
+    keepers.append(keeper)
     cycle = Cycle()
     alive = weakref.ref(cycle)
     keeper.start()
@@ -52,35 +77,52 @@ async def test_frozen_objects_are_out_of_the_collectors_walks_until_a_refresh() 
     assert not is_frozen(newcomers[0])
     keeper.grown()
     keeper.grown()
-    await asyncio.sleep(0.2)
-    assert all(is_frozen(c) for c in newcomers[::50]), "a new sandbox's objects were not frozen"
+    await until(partial(is_frozen, *newcomers[::50]), "a new sandbox's objects frozen")
     assert metrics.heap_refreshes == 1, "a create ran a full collection"
     assert alive() is not None
 
     del newcomers
     keeper.shrunk()
     keeper.shrunk()  # a burst of closes: one refresh
-    await asyncio.sleep(0.2)
-    assert alive() is None, "the refresh after a close left frozen cyclic garbage"
+    await until(lambda: alive() is None, "the refresh after a close collects frozen cyclic garbage")
     assert metrics.heap_refreshes == 2 and gc.get_freeze_count() > 1000
+    await asyncio.sleep(10 * keeper.interval_s)  # room for a second refresh, which must not come
+    assert metrics.heap_refreshes == 2, "a burst of closes ran more than one refresh"
     # The metric reads the live count: a frozen object that dies in between leaves it, so
     # the reading lies between the counts just before and just after.
     before = gc.get_freeze_count()
     reported = metrics.as_dict(live=0)["heap"]["frozen_objects"]
     assert before >= reported >= gc.get_freeze_count()
 
+
+async def test_the_periodic_refresh_collects_what_a_living_sandbox_dropped(keepers: list[HeapKeeper]) -> None:
+    metrics = Metrics()
+    keeper = HeapKeeper(metrics, interval_s=0.01, period_s=0.3)
+    keepers.append(keeper)
+    keeper.start()
     late = Cycle()
     alive = weakref.ref(late)
     keeper.grown()
-    await asyncio.sleep(0.2)
+    await until(partial(is_frozen, late), "a new sandbox's objects frozen")
     del late
-    await asyncio.sleep(0.6)  # no close: the periodic refresh collects it
-    assert alive() is None and metrics.heap_refreshes == 3
+    gc.collect()
+    assert alive() is not None, "a frozen cycle was walked by a full collection"
+    # No close: only the periodic refresh can collect it.
+    await until(lambda: alive() is None, "the periodic refresh collects frozen cyclic garbage")
+    assert metrics.heap_refreshes >= 2
 
+
+async def test_stop_drops_what_was_scheduled_and_leaves_nothing_frozen(keepers: list[HeapKeeper]) -> None:
+    metrics = Metrics()
+    keeper = HeapKeeper(metrics, interval_s=0.05, period_s=0.1)
+    keepers.append(keeper)
+    keeper.start()
+    keeper.grown()
     keeper.shrunk()
-    keeper.stop()  # what was scheduled is dropped, and nothing stays frozen
-    await asyncio.sleep(0.3)
-    assert metrics.heap_refreshes == 3 and gc.get_freeze_count() == 0
+    keeper.stop()
+    assert gc.get_freeze_count() == 0
+    await asyncio.sleep(0.5)  # past every timer the keeper had set
+    assert metrics.heap_refreshes == 1 and gc.get_freeze_count() == 0
 
 
 @pytest.mark.slow
