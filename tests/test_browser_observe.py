@@ -7,7 +7,11 @@ while the page is unchanged; the accessibility tree follows the page's changes.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import gc
 import io
+import warnings
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -182,3 +186,27 @@ async def test_the_tree_names_each_text_once() -> None:
                 return [node["role"], *(r for child in node.get("children", ()) for r in roles(child))]
             assert not {"InlineTextBox", "LineBreak"} & set(roles(nested))
             assert roles(nested).count("StaticText") == 4
+
+
+async def test_an_observation_cancelled_at_any_point_leaves_no_coroutine_unawaited() -> None:
+    """A client's `cancel` can land after the observation has made its reads and before they
+    start. Each read is made only once it runs, so none is left for the collector to warn of
+    ("coroutine ... was never awaited"), at whatever turn of the loop the cancel comes."""
+    with serve({"/": PAGE}) as site:
+        async with open_rig(site) as rig:
+            await rig.navigator.goto(site.url("/"))
+            opts = ObserveOptions(axtree=True, focused=True)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                for turns in range(12):
+                    observing = asyncio.create_task(rig.observer.observe(opts, {}, step=0))
+                    for _ in range(turns):
+                        await asyncio.sleep(0)  # let the observation run this many turns of the loop
+                    observing.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await observing
+                    gc.collect()
+            unawaited = [str(w.message) for w in caught if "never awaited" in str(w.message)]
+            assert unawaited == []
+            obs = await rig.observer.observe(opts, {}, step=1)  # the observer still works
+            assert obs.screenshot is not None and obs.axtree and obs.title == "observed"

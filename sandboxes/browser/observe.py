@@ -17,7 +17,8 @@ import base64
 import io
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any, TypeVar
 
 from playwright.async_api import Error as PlaywrightError
@@ -315,26 +316,27 @@ class Observer:
         assert cdp is not None
         shot_key = self._screen_key(settle, opts)
         reused = self._shot if shot_key is not None and self._shot is not None and self._shot[0] == shot_key else None
-        shot_task = None
+        shot_read: _Read[Screenshot] | None = None
         if reused is not None:
-            shot_task = _ready(reused[1])
+            shot_read = partial(_ready, reused[1])
             timings["screenshot_reused_from_step"] = reused[2]
         elif opts.screenshot:
-            shot_task = self._screenshot(opts)
-        title_task = self._guard.call(page.title(), "title") \
+            shot_read = partial(self._screenshot, opts)
+        title_read: _Read[str] = (lambda: self._guard.call(page.title(), "title")) \
             if settle is None or not settle.settled or activity is None or activity.settled_title is None \
-            else _ready(activity.settled_title)
+            else partial(_ready, activity.settled_title)
         ax_key = self._axtree_key(settle, opts.element_ids)
         cached = self._axtree[1] if ax_key is not None and self._axtree and self._axtree[0] == ax_key else None
-        ax_task = None
+        ax_read: _Read[list[dict[str, Any]]] | None = None
         if opts.axtree or opts.element_ids:
             ids = self._elements if opts.element_ids else None
-            ax_task = _ready(cached) if cached is not None else \
-                self._guard.call(accessibility_tree(cdp, element_ids=ids), "axtree")
-        focus_task = self._guard.call(focused_element(page), "focused") if opts.focused else None
+            ax_read = partial(_ready, cached) if cached is not None else \
+                (lambda: self._guard.call(accessibility_tree(cdp, element_ids=ids), "axtree"))
+        focus_read: _Read[dict[str, Any] | None] | None = \
+            (lambda: self._guard.call(focused_element(page), "focused")) if opts.focused else None
         try:
             shot, title, axtree, focused = await asyncio.gather(
-                _maybe(shot_task), title_task, _maybe(ax_task), _maybe(focus_task))
+                _read(shot_read), _read(title_read), _read(ax_read), _read(focus_read))
         except PlaywrightError as exc:
             if not navigation_race(exc):
                 raise
@@ -400,5 +402,11 @@ async def _ready(value: T) -> T:
     return value
 
 
-async def _maybe(task: Awaitable[T] | None) -> T | None:
-    return None if task is None else await task
+#: One of the reads an observation makes side by side, not yet started.
+_Read = Callable[[], Awaitable[T]]
+
+
+async def _read(read: _Read[T] | None) -> T | None:
+    """Starts the read only once this task runs: an observation cancelled before its reads
+    begin (a client's `cancel`) leaves no coroutine that was made and never awaited."""
+    return None if read is None else await read()
