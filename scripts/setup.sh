@@ -31,7 +31,9 @@ fi
 
 PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
+# Every pip call below resolves within the pins (scripts/constraints.txt); pip itself too.
+export PIP_CONSTRAINT="$PWD/scripts/constraints.txt"
+.venv/bin/python -m pip install -q "pip==$(sed -n 's/^pip==//p' scripts/constraints.txt)"
 # torch first, pinned: a later unpinned requirement must not pull a CUDA build.
 .venv/bin/python -m pip install -q "torch==2.13.0"
 .venv/bin/python -m pip install -q -e ".[all]"
