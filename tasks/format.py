@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
@@ -26,6 +27,8 @@ from cua.state import StateQuery
 from cua.task import TaskTags
 
 __all__ = [
+    "FormatProblem",
+    "TaskFormatError",
     "ID_PATTERN",
     "ChoiceParam",
     "DateParam",
@@ -48,6 +51,39 @@ ID_PATTERN = r"^[a-z][a-z0-9_]*\.[a-z0-9][a-z0-9_.-]*@[1-9][0-9]*$"
 FUNCTION_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$"
 SCHEMA_PATH = Path(__file__).parent / "schema" / "task.schema.json"
 
+
+
+@dataclass(frozen=True)
+class FormatProblem:
+    file: str
+    field: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.field}: {self.reason}" if self.field else f"{self.file}: {self.reason}"
+
+
+class TaskFormatError(ValueError):
+    """A task file (or a template instantiated from it) breaks the format. Defined beside the
+    format so that the loader and `cua.tasks.kinds` both raise it without importing each other."""
+
+    def __init__(self, problems: list[FormatProblem]) -> None:
+        self.problems = problems
+        shown = "\n  ".join(str(p) for p in problems[:12])
+        more = f"\n  ... and {len(problems) - 12} more" if len(problems) > 12 else ""
+        super().__init__(f"invalid task file ({len(problems)} problem{'s' if len(problems) != 1 else ''}):\n  {shown}{more}")
+
+    @property
+    def file(self) -> str:
+        return self.problems[0].file
+
+    @property
+    def field(self) -> str:
+        return self.problems[0].field
+
+    @property
+    def reason(self) -> str:
+        return self.problems[0].reason
 
 class _Spec(BaseModel):
     # A whole-string placeholder keeps its value's type ("{list.n}" -> 11); where the

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from cua.task import TaskInstance, TaskTags
-from cua.tasks.format import TemplateSpec
+from cua.tasks.format import FormatProblem, TaskFormatError, TemplateSpec
 
 __all__ = ["SWAPPABLE_KINDS", "KindOverride", "config_fields", "unsupported_fields", "with_kind"]
 
@@ -80,8 +80,6 @@ class KindOverride:
 def with_kind(template: Any, kind: str) -> Any:
     """`template` running on `kind`. Raises TaskFormatError naming the template and each
     field the kind does not take, or saying why the kinds cannot swap."""
-    from cua.tasks.loader import FormatProblem, TaskFormatError
-
     spec: TemplateSpec | None = getattr(template, "spec", None)
     own = spec.sandbox.kind if isinstance(spec, TemplateSpec) else None
     if own is None:

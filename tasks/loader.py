@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,43 +16,11 @@ import yaml
 from pydantic import ValidationError
 
 from cua.task import TaskInstance, TaskSetup, TaskTags
-from cua.tasks.format import RowsParam, SandboxSpec, TaskFile, TemplateSpec
+from cua.tasks.format import FormatProblem, RowsParam, SandboxSpec, TaskFile, TaskFormatError, TemplateSpec
 from cua.tasks.params import GenerationError, generate_params
 from cua.tasks.render import RenderError, render
 
 __all__ = ["FormatProblem", "TaskFormatError", "YamlTemplate", "load_file", "load_text", "sandbox_config"]
-
-
-@dataclass(frozen=True)
-class FormatProblem:
-    file: str
-    field: str
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.file}: {self.field}: {self.reason}" if self.field else f"{self.file}: {self.reason}"
-
-
-class TaskFormatError(ValueError):
-    """A task file (or a template instantiated from it) breaks the format."""
-
-    def __init__(self, problems: list[FormatProblem]) -> None:
-        self.problems = problems
-        shown = "\n  ".join(str(p) for p in problems[:12])
-        more = f"\n  ... and {len(problems) - 12} more" if len(problems) > 12 else ""
-        super().__init__(f"invalid task file ({len(problems)} problem{'s' if len(problems) != 1 else ''}):\n  {shown}{more}")
-
-    @property
-    def file(self) -> str:
-        return self.problems[0].file
-
-    @property
-    def field(self) -> str:
-        return self.problems[0].field
-
-    @property
-    def reason(self) -> str:
-        return self.problems[0].reason
 
 
 def _field_path(loc: Iterable[Any], data: Any) -> str:
