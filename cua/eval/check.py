@@ -35,6 +35,7 @@ from cua.episode import EpisodeRecord, NoopAgent, OracleAgent, gather_state, run
 from cua.episode.local import LocalSandbox, open_local
 from cua.eval.judge_qa import ProbeOutcome, StepJudgingOracle, db_image, method_probes, run_probes, trace_problems
 from cua.eval.probes import bundled_app_of
+from cua.eval.qa_cache import Digests, VerdictCache
 from cua.task import TaskInstance, Verdict
 
 __all__ = ["CheckReport", "TemplateReport", "VariantFailure", "check_templates"]
@@ -83,6 +84,8 @@ class TemplateReport:
     probes_ran: dict[str, int] = field(default_factory=dict)
     #: probe kind -> why it did not run (for kinds that never ran).
     probes_skipped: dict[str, str] = field(default_factory=dict)
+    #: Taken from the verdict cache: nothing it rests on changed since a clean check (`cua.eval.qa_cache`).
+    reused: bool = False
 
     @property
     def failed_variants(self) -> int:
@@ -115,6 +118,7 @@ class CheckReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "templates": [{"id": t.template_id, "variants": t.variants, "seconds": round(t.seconds, 2),
+                           "reused": t.reused,
                            "probes_ran": t.probes_ran,
                            "probes_skipped": {k: v for k, v in t.probes_skipped.items() if k not in t.probes_ran},
                            "failures": [f.__dict__ for f in t.failures]} for t in self.templates],
@@ -311,17 +315,53 @@ def _alive(handle: LocalSandbox) -> bool:
     return handle.sandbox.alive
 
 
+def _cache_key(digests: Digests, template: Any, seeds: Sequence[int], isolation: str | None) -> str | None:
+    try:
+        first = template.instantiate(seeds[0]) if seeds else None
+    except Exception:  # a broken template is never reused: it runs and reports its failure
+        return None
+    if first is None:
+        return None
+    return digests.template_key(template, bundled_app_of(first.sandbox_config), seeds=seeds, isolation=isolation,
+                                kind=first.sandbox_kind)
+
+
+def _stored(report: TemplateReport) -> dict[str, Any]:
+    return {"template_id": report.template_id, "variants": report.variants, "seconds": report.seconds,
+            "probes_ran": report.probes_ran, "probes_skipped": report.probes_skipped}
+
+
+def _reused(entry: dict[str, Any] | None) -> TemplateReport | None:
+    if entry is None:
+        return None
+    try:
+        return TemplateReport(str(entry["template_id"]), int(entry["variants"]), [], float(entry["seconds"]),
+                              dict(entry["probes_ran"]), dict(entry["probes_skipped"]), reused=True)
+    except (KeyError, TypeError, ValueError):  # an entry of another shape: check again
+        return None
+
+
 async def check_templates(templates: Sequence[Any], *, seeds: Sequence[int] = (0, 1, 2), parallel: int = 1,
                           isolation: str | None = None,
-                          on_template: Callable[[TemplateReport], None] | None = None) -> CheckReport:
+                          on_template: Callable[[TemplateReport], None] | None = None,
+                          cache: VerdictCache | None = None) -> CheckReport:
     """Check templates, `parallel` at a time (each with its own sandbox); `isolation`
-    overrides the browser sandboxes' isolation mode (`shared` is faster, e.g. for CI)."""
+    overrides the browser sandboxes' isolation mode (`shared` is faster, e.g. for CI).
+    With a `cache`, a template whose clean report is stored under its digest is not run
+    again (see `cua.eval.qa_cache`); without one, everything runs."""
     report = CheckReport()
     gate = asyncio.Semaphore(max(1, parallel))
+    verdicts = cache if cache is not None else VerdictCache(enabled=False)
+    digests = Digests()
 
     async def one(template: Any) -> TemplateReport:
-        async with gate:
-            result = await _check_template(template, seeds, isolation)
+        key = _cache_key(digests, template, seeds, isolation) if verdicts.enabled else None
+        result = _reused(verdicts.get(key))
+        if result is None:
+            async with gate:
+                result = await _check_template(template, seeds, isolation)
+            if not result.failures:
+                verdicts.put(key, _stored(result))
         if on_template is not None:
             on_template(result)
         return result

@@ -47,6 +47,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ck.add_argument("--kind", choices=["desktop", "vm"],
                     help="check desktop and vm tasks on this sandbox kind (their configs share apps, files, screen)")
     ck.add_argument("--json", type=Path, help="also write the full report as JSON here")
+    ck.add_argument("--no-cache", action="store_true",
+                    help="check every template again, even one whose template, app and judge code are unchanged "
+                         "since a clean check (the verdict cache, cua.eval.qa_cache; also CUA_QA_CACHE=off)")
     ck.set_defaults(func=check_main)
 
 
@@ -149,6 +152,7 @@ def check_main(args: argparse.Namespace) -> int:
     import json
 
     from cua.eval.check import CheckReport, TemplateReport, VariantFailure, check_templates
+    from cua.eval.qa_cache import VerdictCache
 
     try:
         templates = selected_templates(args.suites, split=args.split, kind=args.kind)
@@ -161,12 +165,15 @@ def check_main(args: argparse.Namespace) -> int:
             for failure in t.failures:
                 print("\n".join(failure.lines()), flush=True)
         else:
-            print(f"ok   {t.template_id} ({t.variants} variant(s), {t.seconds:.1f} s)", flush=True)
+            how = "reused: template, app and judge code unchanged since a clean check" if t.reused \
+                else f"{t.seconds:.1f} s"
+            print(f"ok   {t.template_id} ({t.variants} variant(s), {how})", flush=True)
         print("\n".join(t.probe_lines()), flush=True)
 
     report: CheckReport = asyncio.run(check_templates(templates, seeds=list(range(args.seeds)),
                                                       parallel=args.parallel, isolation=args.isolation,
-                                                      on_template=progress))
+                                                      on_template=progress,
+                                                      cache=VerdictCache(enabled=False if args.no_cache else None)))
     for problem in _load_problems(args.suites or None):
         failure = VariantFailure(problem.split(":", 1)[0], None, "load", problem)
         report.load_failures.append(failure)
