@@ -146,7 +146,7 @@ async def sandbox_opener(*, local: bool = False, server: str | None = None, toke
         if server is None:
             from functools import partial
 
-            from cua.server.app import serve_in_subprocess
+            from cua.server_process import serve_in_subprocess
 
             link = ServerLink(child=partial(serve_in_subprocess, max_sandboxes=max_sandboxes), reconnect_s=reconnect_s)
         else:

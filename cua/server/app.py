@@ -22,12 +22,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any
 
 import uvicorn
 from fastapi import Depends, FastAPI, HTTPException, Request, WebSocket
@@ -43,6 +42,7 @@ from cua.server.connection import TRANSPORT_EXTENSION, Connection, ConnectionLim
 from cua.server.heap import HeapKeeper
 from cua.server.manager import SandboxManager
 from cua.server.metrics import Metrics
+from cua.server_process import RunningServer, free_port, serve_in_subprocess
 
 __all__ = ["RunningServer", "ServerSettings", "check_exposure", "create_app", "free_port", "is_loopback", "run",
            "serve_in_background", "serve_in_subprocess", "serve_in_thread"]
@@ -215,13 +215,6 @@ def _config(settings: ServerSettings, app: ASGIApp) -> uvicorn.Config:
                           lifespan="on")
 
 
-
-
-class RunningServer(NamedTuple):
-    url: str
-    token: str | None
-
-
 def _settings(token: str | None, auth: bool, overrides: dict[str, Any]) -> ServerSettings:
     settings = ServerSettings(host="127.0.0.1", port=0, **overrides)
     settings.token = (token or generate_token()) if auth else None
@@ -318,89 +311,3 @@ def run(settings: ServerSettings) -> None:
         pass  # uvicorn re-raises Ctrl-C after its graceful shutdown; that is the normal exit
     finally:
         sock.close()
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
-
-
-def _die_with_parent(parent: int) -> Callable[[], None] | None:
-    """A preexec function asking Linux to SIGTERM the child when its parent dies. libc and
-    prctl are resolved here, before the fork: the child only calls them."""
-    import ctypes
-    import ctypes.util
-    import os
-    import signal
-    import sys
-
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        prctl = libc.prctl
-    except (OSError, AttributeError):
-        return None
-    pr_set_pdeathsig = 1
-
-    def preexec() -> None:
-        prctl(pr_set_pdeathsig, int(signal.SIGTERM), 0, 0, 0)
-        if os.getppid() != parent:  # the parent died before prctl took effect
-            os._exit(1)
-
-    return preexec
-
-
-@contextlib.asynccontextmanager
-async def serve_in_subprocess(*, token: str | None = None, max_sandboxes: int = 16,
-                              idle_timeout: float | None = 900.0, startup_timeout: float = 60.0,
-                              log_level: str = "warning") -> AsyncIterator[RunningServer]:
-    """Run `python -m cua.server` as a child process on a free loopback port.
-
-    The deployment shape (the server has its own process and core), for benchmarks
-    and for callers whose own event loop is busy. Yields `(url, token)`; on exit the
-    server is stopped (SIGINT, then SIGKILL) and has closed its sandboxes.
-
-    The child dies with its parent: it gets SIGTERM (and shuts down, closing its sandboxes)
-    when this process ends in any way, SIGKILL included (Linux `PR_SET_PDEATHSIG`). It runs
-    in its own session, so a Ctrl-C at the terminal reaches only the parent, which then
-    stops it in order instead of losing its episodes to a server that quit first.
-    """
-    import os
-    import signal
-    import sys
-
-    import httpx
-
-    token = token or generate_token()
-    port = free_port()
-    argv = [sys.executable, "-m", "cua.server", "--port", str(port),
-            "--max-sandboxes", str(max_sandboxes), "--idle-timeout", str(idle_timeout or 0), "--log-level", log_level]
-    proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.DEVNULL,
-                                                env={**os.environ, "CUA_TOKEN": token},  # not on argv, where `ps` shows it
-                                                start_new_session=True, preexec_fn=_die_with_parent(os.getpid()))
-    try:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + startup_timeout
-        async with httpx.AsyncClient() as http:
-            while True:
-                if proc.returncode is not None:
-                    raise RuntimeError(f"the server exited with code {proc.returncode} during startup")
-                try:
-                    if (await http.get(f"http://127.0.0.1:{port}/v1/health", timeout=2)).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass  # not listening yet
-                if loop.time() > deadline:
-                    raise RuntimeError(f"the server did not answer on port {port} within {startup_timeout}s")
-                await asyncio.sleep(0.1)  # polling a starting process: nothing else to wait on
-        yield RunningServer(f"ws://127.0.0.1:{port}/v1/ws", token)
-    finally:
-        if proc.returncode is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                await asyncio.wait_for(proc.wait(), timeout=30)
-            except TimeoutError:
-                proc.kill()
-                await proc.wait()
