@@ -284,3 +284,26 @@ async def test_every_request_type_has_one_typed_handler() -> None:
     for model, op in OPS.items():
         assert op.model is model and op.name == model.model_fields["type"].default
     assert {op.name for op in OPS.values()} | {"hello", "cancel"} == set(p.REQUEST_TYPES)
+
+
+async def test_a_viewer_observing_at_another_size_does_not_move_the_agents_click(
+        server: RunningServer, client: Client) -> None:
+    """The frame an agent's coordinates refer to is the agent's own (held per principal by
+    the server), never the last frame anyone observed: a live viewer watching at another
+    size must not shift where the agent's click lands."""
+    sandbox = await client.create("fake", observe=ObserveOptions(frame=Size(width=320, height=200)))
+    try:
+        await sandbox.reset(seed=0, observe=ObserveOptions(frame=Size(width=320, height=200)))
+        box = (await sandbox.query([DomQuery(selector="#inc", prop="bbox")]))[0].value
+        # the button's centre in the agent's half-size frame
+        x, y = (box["x"] + box["width"] / 2) / 2, (box["y"] + box["height"] / 2) / 2
+        before = (await state(sandbox))["count"]
+        async with cua.connect(server.url, server.token, default_timeout=30) as viewer_client:
+            viewer = await viewer_client.attach(sandbox.id)
+            seen = await viewer.observe(ObserveOptions(frame=Size(width=640, height=400)))
+            assert (seen.frame.width, seen.frame.height) == (640, 400)
+            obs = await sandbox.act(Click(x=x, y=y))
+        assert obs.error is None, obs.error
+        assert (await state(sandbox))["count"] == before + 1, "the click landed in the viewer's frame"
+    finally:
+        await sandbox.close()

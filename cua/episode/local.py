@@ -109,11 +109,15 @@ class LocalSandbox:
     async def act(self, action: Action | Sequence[Action], *, frame: Size | None = None,
                   observe: ObserveOptions | None = None) -> Observation:
         """Perform one action (or several in order) and observe once at the end."""
-        if not isinstance(action, (list, tuple)):
-            return self._seen(await self.sandbox.act(action, frame=frame, observe=observe))  # type: ignore[arg-type]
-        if frame is None and len(action) > 1 and self._observation is not None:
-            frame = self._observation.frame
-        return self._seen(await perform_actions(self.sandbox, list(action), frame=frame, observe=observe))
+        actions: list[Action] = list(action) if isinstance(action, Sequence) else [action]
+        return self._seen(await perform_actions(self.sandbox, actions, frame=self._frame(frame), observe=observe))
+
+    def _frame(self, frame: Size | None) -> Size | None:
+        """The frame an action's coordinates refer to: the one named, else this handle's last
+        observation's (never the sandbox's own, which any other observer of it moves)."""
+        if frame is None and self._observation is not None:
+            return self._observation.frame
+        return frame
 
     async def act_query(self, action: Action | Sequence[Action], queries: Sequence[StateQuery], *,
                         frame: Size | None = None, observe: ObserveOptions | None = None
@@ -121,9 +125,8 @@ class LocalSandbox:
         """`act`, then `queries` (as `RemoteSandbox.act_query`, which does both in one round trip;
         a sandbox that reads them alongside its observation does, `cua.sandbox.perform_and_query`)."""
         actions: list[Action] = list(action) if isinstance(action, Sequence) else [action]
-        if frame is None and len(actions) > 1 and self._observation is not None:
-            frame = self._observation.frame
-        obs, results = await perform_and_query(self.sandbox, actions, queries, frame=frame, observe=observe)
+        obs, results = await perform_and_query(self.sandbox, actions, queries, frame=self._frame(frame),
+                                               observe=observe)
         return self._seen(obs), results
 
     async def observe(self, options: ObserveOptions | None = None) -> Observation:

@@ -120,8 +120,9 @@ class Managed:
     death: str | None = None
     closed: bool = False
     snapshots: dict[str, SnapshotRef] = field(default_factory=dict)
-    #: The frame of the latest observation sent for this sandbox: the frame an agent's
-    #: coordinates refer to unless a request names another.
+    #: The frame of the latest observation sent to a driver of this sandbox (a viewer's
+    #: never moves it): the frame every action's coordinates refer to unless its request
+    #: names another. The sandbox's own last frame is never used: any observer moves that.
     last_frame: Size | None = None
 
     def require(self) -> Sandbox:

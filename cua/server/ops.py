@@ -146,7 +146,8 @@ async def act(ctx: Context, req: p.Act) -> Reply:
     async with ctx.manager.use(managed) as sandbox:
         if req.queries is not None and not isinstance(sandbox, Queryable):
             raise unsupported("answer state queries", managed.kind)
-        frame = req.frame if len(actions) == 1 else (req.frame or managed.last_frame)
+        # The drivers' own last frame, never the sandbox's: a viewer's observe moves that one.
+        frame = req.frame or managed.last_frame
         results: list[StateResult] | None = None
         if req.queries is not None:
             obs, results = await perform_and_query(sandbox, actions, req.queries, frame=frame, observe=req.observe)
