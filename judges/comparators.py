@@ -1,10 +1,12 @@
 """Comparators: does an observed value satisfy an expectation? Each takes the spec and
 the observed value and returns (passed, detail); they never raise on odd input (a value
-of the wrong shape simply fails, with the reason in `detail`)."""
+of the wrong shape simply fails, with the reason in `detail`). Every typed comparison
+(text, number, date, time, email, URL, money, phone, address, rich text, formula) is
+the one of `cua.judges.values`, so an answer, a stored field and a table cell of a type
+share its equivalence class."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import re
 from collections import Counter
@@ -12,17 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from cua.judges import spec as S
-from cua.judges.normalize import (
-    RichLines,
-    formula_refs,
-    norm_address,
-    norm_phone,
-    norm_text,
-    parse_datetime,
-    parse_number,
-    rich_text,
-    to_text,
-)
+from cua.judges import values as V
+from cua.judges.normalize import formula_refs, norm_text, to_text
 from cua.judges.paths import PathError, get_path
 
 __all__ = ["Result", "compare", "expected_of", "register_comparator"]
@@ -76,9 +69,7 @@ def _equals(spec: S.EqualsCmp, observed: Any) -> Result:
 def _text(spec: S.TextCmp, observed: Any) -> Result:
     if observed is None or isinstance(observed, (dict, list)):
         return False, f"not text: {type(observed).__name__}"
-    a = norm_text(observed, case=spec.case, punctuation=spec.punctuation)
-    b = norm_text(spec.value, case=spec.case, punctuation=spec.punctuation)
-    return a == b, "" if a == b else f"normalised {a!r} != {b!r}"
+    return V.compare_text(observed, spec.value, case=spec.case, punctuation=spec.punctuation)
 
 
 @register_comparator(S.ContainsCmp)
@@ -114,16 +105,7 @@ def _regex(spec: S.RegexCmp, observed: Any) -> Result:
 
 @register_comparator(S.NumberCmp)
 def _number(spec: S.NumberCmp, observed: Any) -> Result:
-    a = parse_number(observed, decimal_comma=spec.decimal_comma)
-    b = parse_number(spec.value, decimal_comma=spec.decimal_comma)
-    if a is None:
-        return False, f"not a number: {observed!r}"
-    if b is None:
-        return False, f"expected value is not a number: {spec.value!r}"
-    # plus float noise (math.isclose's default): "0.1 + 0.2" is 0.3
-    tolerance = max(spec.abs, spec.rel * abs(b)) + 1e-9 * max(1.0, abs(b))
-    ok = abs(a - b) <= tolerance
-    return ok, "" if ok else f"|{a:g} - {b:g}| > {tolerance:g}"
+    return V.compare_number(observed, spec.value, abs_tol=spec.abs, rel_tol=spec.rel, decimal_comma=spec.decimal_comma)
 
 
 def _key(item: Any, text: bool) -> Any:
@@ -184,48 +166,40 @@ def _json_path(spec: S.JsonPathCmp, observed: Any) -> Result:
     return ok, f"at {spec.path}: {value!r}" + (f"; {detail}" if detail else "")
 
 
-def _same_datetime(a: Any, b: Any, day_first: bool, seconds: bool) -> Result:
-    ad, at = parse_datetime(a, day_first=day_first)
-    bd, bt = parse_datetime(b, day_first=day_first)
-    if bd is None and bt is None:
-        return False, f"expected value is not a date or time: {b!r}"
-    if ad is None and at is None:
-        return False, f"not a date or time: {a!r}"
-    if bd is not None and ad != bd:
-        return False, f"date {ad} != {bd}"
-    if bt is not None:
-        if at is None:
-            return False, "no time given"
-        if _trim_time(at, seconds) != _trim_time(bt, seconds):
-            return False, f"time {at} != {bt}"
-    return True, ""
-
-
-def _trim_time(t: dt.time, seconds: bool) -> dt.time:
-    return t.replace(microsecond=0) if seconds else t.replace(second=0, microsecond=0)
-
-
 @register_comparator(S.DateCmp)
 def _date(spec: S.DateCmp, observed: Any) -> Result:
-    return _same_datetime(observed, spec.value, spec.day_first, spec.seconds)
+    return V.compare_date(observed, spec.value, day_first=spec.day_first, seconds=spec.seconds)
+
+
+@register_comparator(S.TimeCmp)
+def _time(spec: S.TimeCmp, observed: Any) -> Result:
+    return V.compare_time(observed, spec.value, seconds=spec.seconds)
+
+
+@register_comparator(S.DateTimeCmp)
+def _datetime(spec: S.DateTimeCmp, observed: Any) -> Result:
+    return V.compare_datetime(observed, spec.value, day_first=spec.day_first, seconds=spec.seconds)
+
+
+@register_comparator(S.EmailCmp)
+def _email(spec: S.EmailCmp, observed: Any) -> Result:
+    return V.compare_email(observed, spec.value)
+
+
+@register_comparator(S.UrlCmp)
+def _url(spec: S.UrlCmp, observed: Any) -> Result:
+    return V.compare_url(observed, spec.value, tuple(spec.ignore_params))
+
+
+@register_comparator(S.MoneyCmp)
+def _money(spec: S.MoneyCmp, observed: Any) -> Result:
+    return V.compare_money(observed, spec.value, currency=spec.currency, decimal_comma=spec.decimal_comma)
 
 
 def _cell_equal(a: Any, b: Any, how: str) -> bool:
-    if how == "text":
-        return norm_text(a) == norm_text(b)
-    if how == "number":
-        x, y = parse_number(a), parse_number(b)
-        return x is not None and y is not None and abs(x - y) <= 1e-9 * max(1.0, abs(y))
-    if how == "date":
-        return _same_datetime(a, b, False, False)[0]
-    if how == "phone":
-        pa, pb = norm_phone(a), norm_phone(b)
-        return pa is not None and pa == pb
-    if how == "address":
-        return norm_address(a) == norm_address(b)
-    if how == "rich_text":
-        return _rich(a, True, True) == _rich(b, True, True)
-    return _same_json(a, b)
+    if how == "exact":
+        return _same_json(a, b)
+    return V.compare_as(how, a, b)[0]
 
 
 @register_comparator(S.TableCmp)
@@ -280,50 +254,35 @@ def _absent(spec: S.AbsentCmp, observed: Any) -> Result:
     return ok, "" if ok else "present"
 
 
-def _rich(value: Any, formatting: bool, case: bool) -> str | RichLines:
-    lines = rich_text(value)
-    if not formatting:
-        text = " ".join(t for _, runs in lines for t, _ in runs)
-        return norm_text(text, case=case)
-    if case:
-        return lines
-    return tuple((b, tuple((t.casefold(), m) for t, m in runs)) for b, runs in lines)
-
-
 @register_comparator(S.RichTextCmp)
 def _rich_text(spec: S.RichTextCmp, observed: Any) -> Result:
     if observed is None or isinstance(observed, (dict, list)):
         return False, f"not text: {type(observed).__name__}"
-    a, b = _rich(observed, spec.formatting, spec.case), _rich(spec.value, spec.formatting, spec.case)
-    return a == b, "" if a == b else f"shows {a!r}, expected {b!r}"[:500]
+    return V.compare_rich_text(observed, spec.value, formatting=spec.formatting, case=spec.case)
 
 
 @register_comparator(S.PhoneCmp)
 def _phone(spec: S.PhoneCmp, observed: Any) -> Result:
-    a, b = norm_phone(observed, country=spec.country), norm_phone(spec.value, country=spec.country)
-    if b is None:
-        return False, f"expected value is not a phone number: {spec.value!r}"
-    if a is None:
-        return False, f"not a phone number: {observed!r}"
-    return a == b, "" if a == b else f"digits {a} != {b}"
+    return V.compare_phone(observed, spec.value, country=spec.country)
 
 
 @register_comparator(S.AddressCmp)
 def _address(spec: S.AddressCmp, observed: Any) -> Result:
     if observed is None or isinstance(observed, (dict, list)):
         return False, f"not an address: {type(observed).__name__}"
-    a, b = norm_address(observed), norm_address(spec.value)
-    return a == b, "" if a == b else f"normalised {a!r} != {b!r}"
+    return V.compare_address(observed, spec.value)
 
 
 @register_comparator(S.FormulaCmp)
 def _formula(spec: S.FormulaCmp, observed: Any) -> Result:
+    if spec.value is not None:
+        return V.compare_formula(observed, spec.value)
     got = formula_refs(observed)
     if got is None:
         return False, f"not a formula (a typed value?): {observed!r}"
     cells, functions = got
     want: set[str] = set()
-    for ref in spec.refs:
+    for ref in spec.refs or []:
         parsed = formula_refs("=" + ref)
         if parsed is not None:
             want |= parsed[0]

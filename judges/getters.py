@@ -117,8 +117,13 @@ def _url_part(part: str, param: str | None) -> Callable[[Any], Any]:
             return None
         parts = urlsplit(url)
         if param is not None:
+            # A repeated parameter is not one value: the page may show either (or both),
+            # so every scalar comparator refuses the list. Extra parameters are judged by
+            # comparing the whole query as a URL (`op: url`).
             values = parse_qs(parts.query, keep_blank_values=True).get(param)
-            return values[0] if values else None
+            if not values:
+                return None
+            return values[0] if len(values) == 1 else values
         return {"full": url, "path": parts.path, "query": parts.query, "host": parts.netloc,
                 "fragment": parts.fragment}[part]
 

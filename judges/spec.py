@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 from cua.judges.paths import PathError, parse_path
 
@@ -79,7 +79,9 @@ class SqlGetter(_QueryGetter):
 
 
 class UrlGetter(_QueryGetter):
-    """The page URL, or one part of it; `param` reads one query-string parameter."""
+    """The page URL, or one part of it; `param` reads one query-string parameter (a list
+    when it is repeated, which no scalar comparator accepts). Judge what a page shows
+    from the whole URL with `op: url`: a `param` check alone misses an added parameter."""
 
     kind: Literal["url"]
     part: Literal["full", "path", "query", "host", "fragment"] = "full"
@@ -169,8 +171,9 @@ class EqualsCmp(_Spec):
 
 
 class TextCmp(_Spec):
-    """String equality after normalisation: Unicode NFKC, whitespace collapsed and
-    trimmed, casefolded unless `case: true`, punctuation dropped when `punctuation: false`."""
+    """Quoted-text equality after normalisation: Unicode NFKC, whitespace collapsed and
+    trimmed, quotes enclosing the whole text dropped ('"Buy milk"' = 'Buy milk'),
+    casefolded unless `case: true`, punctuation dropped when `punctuation: false`."""
 
     op: Literal["text"]
     value: Any
@@ -246,14 +249,65 @@ class JsonPathCmp(_Spec):
 
 
 class DateCmp(_Spec):
-    """Same date (and time, when both carry one) across formats: "2026-03-05",
-    "March 5, 2026", "5 Mar 2026", "05/03/2026" (day first only with `day_first: true`),
-    "2026-03-05 14:30", "2:30 PM". Times compare to the minute unless `seconds: true`."""
+    """Same date (and time, when the expected value carries one) across formats:
+    "2026-03-05", "March 5, 2026", "5 Mar 2026", "05/03/2026" (day first only with
+    `day_first: true`), "2026-03-05 14:30", "2:30 PM". Times compare to the minute unless
+    `seconds: true`. A value holding two dates or times ("March 5 or 6") fails
+    (`cua.judges.values.temporal`)."""
 
     op: Literal["date"]
     value: Any
     day_first: bool = False
     seconds: bool = False
+
+
+class TimeCmp(_Spec):
+    """The same wall-clock time ("14:30" = "2:30 PM"), to the minute unless `seconds`; a
+    date beside it is not compared; two times ("2 or 3 PM") fail."""
+
+    op: Literal["time"]
+    value: Any
+    seconds: bool = False
+
+
+class DateTimeCmp(_Spec):
+    """The same date and time, both required, in any format `date` reads."""
+
+    op: Literal["datetime"]
+    value: Any
+    day_first: bool = False
+    seconds: bool = False
+
+
+class EmailCmp(_Spec):
+    """The same email address: case, enclosing quotes, `mailto:` and a display name
+    ("Ana <ana@x.org>") aside; two addresses fail (`cua.judges.values.web`)."""
+
+    op: Literal["email"]
+    value: Any
+
+
+class UrlCmp(_Spec):
+    """The same URL: scheme and host case, a default port, percent-escapes of unreserved
+    characters aside; query parameters compared as a multiset, so a parameter added,
+    repeated or missing fails, except those in `ignore_params` (parameters that do not
+    change what the page shows). A path-only `value` ("/c/shoes?sort=price") compares
+    the path, query and fragment."""
+
+    op: Literal["url"]
+    value: Any
+    ignore_params: list[str] = Field(default_factory=list)
+
+
+class MoneyCmp(_Spec):
+    """The same amount to the cent and the same currency ("$1,234.50" = "1234.5 USD");
+    an amount without a currency is in `currency` (or the expected value's); two
+    amounts or two currencies fail."""
+
+    op: Literal["money"]
+    value: Any
+    currency: str | None = None
+    decimal_comma: bool = False
 
 
 class RichTextCmp(_Spec):
@@ -287,23 +341,34 @@ class AddressCmp(_Spec):
 
 
 class FormulaCmp(_Spec):
-    """A spreadsheet formula (the text starts with "=") that references exactly the
-    cells of `refs` (ranges expanded, `$` ignored: "B2:B4" = "B2,B3,B4") and, when given,
-    calls the `functions` (case ignored). A typed-in value is not a formula: it fails.
-    With `subset: true` the formula may reference more cells than `refs`."""
+    """A spreadsheet formula (the text starts with "="; a typed-in value is not a formula
+    and fails). With `value`: the same formula as written, up to absolute references,
+    case, spacing and a range's corner order ("=sum($B$2:B7)" = "=SUM(B2:B7)",
+    `cua.judges.values.formula`). With `refs`: it references exactly the cells of `refs`
+    (ranges expanded, `$` ignored: "B2:B4" = "B2,B3,B4") and, when given, calls the
+    `functions` (case ignored); with `subset: true` it may reference more cells."""
 
     op: Literal["formula"]
-    refs: list[str] = Field(min_length=1)
+    value: Any = None
+    refs: list[str] | None = Field(None, min_length=1)
     functions: list[str] | None = None
     subset: bool = False
 
+    @model_validator(mode="after")
+    def _one_way(self) -> "FormulaCmp":
+        if (self.value is None) == (self.refs is None):
+            raise ValueError("a formula comparator takes either `value` (the formula) or `refs` (what it references)")
+        return self
 
-ColumnNorm = Literal["exact", "text", "number", "date", "phone", "address", "rich_text"]
+
+ColumnNorm = Literal["exact", "text", "number", "date", "time", "datetime", "phone", "address", "rich_text", "email",
+                     "url", "money", "formula"]
 
 
 class TableCmp(_Spec):
     """Rows (list of dicts) equal the expected rows on `columns` (default: the expected
-    rows' keys), in order when `ordered`, each column normalised per `normalize`."""
+    rows' keys), in order when `ordered`, each column compared as the value type that
+    `normalize` names (`cua.judges.values`; `exact`: equal JSON)."""
 
     op: Literal["table"]
     rows: Any
@@ -336,8 +401,8 @@ class AbsentCmp(_Spec):
 ComparatorSpec = Annotated[
     Union[
         EqualsCmp, TextCmp, ContainsCmp, RegexCmp, NumberCmp, SetCmp, MultisetCmp, JsonSubsetCmp,
-        JsonPathCmp, DateCmp, TableCmp, LengthCmp, PresentCmp, AbsentCmp, RichTextCmp, PhoneCmp, AddressCmp,
-        FormulaCmp,
+        JsonPathCmp, DateCmp, TimeCmp, DateTimeCmp, EmailCmp, UrlCmp, MoneyCmp, TableCmp, LengthCmp, PresentCmp,
+        AbsentCmp, RichTextCmp, PhoneCmp, AddressCmp, FormulaCmp,
     ],
     Field(discriminator="op"),
 ]
