@@ -134,3 +134,46 @@ async def test_desktop_task_through_inspect(tmp_path: Path) -> None:
     assert sample.metadata["missing"] == "FileNotFoundError"
     (score,) = sample.scores.values()  # type: ignore[union-attr]
     assert score.value == 1.0 and score.answer == "29", [(m.role, _text(m)[:200]) for m in sample.messages]
+
+
+def infeasible_player(messages: list[ChatMessage], *_: Any) -> ModelOutput:
+    """Looks once, then declares the task infeasible with cua's done action, tries one more
+    action (refused: the task is over) and says so in its last answer."""
+    results = [_text(m) for m in messages if isinstance(m, ChatMessageTool)]
+    if not results:
+        return _tool("cua_computer", {})
+    if len(results) == 1:
+        return _tool("cua_computer", {"action": {"type": "done", "status": "infeasible",
+                                                 "answer": "there is no such list"}})
+    if len(results) == 2:
+        assert "task ended: done(status='infeasible')" in results[-1], results[-1]
+        return _tool("cua_computer", {"action": {"type": "key", "keys": ["Tab"]}})
+    return _answer("It cannot be done.")
+
+
+async def test_a_sample_declares_its_task_infeasible(tmp_path: Path) -> None:
+    """The same infeasible claim, judged as cua eval judges it: right on the infeasible task
+    (1), wrong on a feasible one (0)."""
+    task = Task(dataset=cua_samples(["todo.infeasible_ghost_list@1", "todo.mark_done@1"], seeds=[0]),
+                solver=[use_tools(cua_computer()), generate()], scorer=cua_judge(),
+                sandbox=("cua", CuaSandboxConfig(config_overrides={"browser": {"isolation": "shared"}},
+                                                 trajectory_dir=str(tmp_path / "traj"))),
+                message_limit=20)
+    (log,) = await eval_async(task, model=get_model(MODEL, custom_outputs=infeasible_player),
+                              log_dir=str(tmp_path / "logs"))
+    assert log.status == "success", log.error
+    scores = {}
+    for sample in log.samples or []:
+        (score,) = sample.scores.values()  # type: ignore[union-attr]
+        assert score.metadata is not None and sample.metadata is not None
+        assert score.metadata["done_status"] == "infeasible" and score.answer == "there is no such list"
+        scores[sample.metadata["cua_task"]] = (score.value, score.metadata["passed"])
+        refused = [m for m in sample.messages if isinstance(m, ChatMessageTool) and m.error is not None]
+        assert [m.error.message for m in refused if m.error] == [
+            "the task is over: it was ended with done(status='infeasible')"]
+    assert scores == {"todo.infeasible_ghost_list@1": (1.0, True), "todo.mark_done@1": (0.0, False)}
+    # the claim is the episode's last step in its trajectory, as cua eval writes it
+    for folder in (tmp_path / "traj").iterdir():
+        traj = read_trajectory(folder)
+        assert [s.action for s in traj.steps if s.action] == [
+            {"type": "done", "status": "infeasible", "answer": "there is no such list"}]

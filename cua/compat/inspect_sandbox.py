@@ -24,9 +24,12 @@ sandboxes have no shell: they raise `NotImplementedError`, as Inspect's own prov
 for an operation they lack.
 
 `cua_computer()` acts with cua's unified actions on every kind (`cua.actions`, validated,
-never a script) and returns the screenshot and, when asked, the element ids to act on.
-`cua_judge()` scores the sample's end state with the task's deterministic judge; the
-evidence of every check is the explanation.
+never a script) and returns the screenshot and, when asked, the element ids to act on; its
+`done` action ends the task, `{"type": "done", "status": "infeasible"}` declaring it cannot
+be done. `cua_judge()` scores the sample's end state with the task's deterministic judge,
+given that `done` (else the model's last answer as a success claim), as `cua eval` does:
+an infeasible claim scores 1 on an infeasible task and 0 on a feasible one. The evidence of
+every check is the explanation.
 """
 
 from __future__ import annotations
@@ -327,6 +330,14 @@ def _element_lines(obs: Observation, limit: int = 2000) -> str:
     return "\n".join(rows[:limit])
 
 
+def _over(episode: Episode) -> str:
+    if episode.done is not None:
+        return f"the task is over: it was ended with done(status={episode.done.status!r})"
+    if episode.ended:
+        return "the task is over: the app ended it"
+    return "the task's step limit is reached"
+
+
 @tool
 def cua_computer() -> Tool:
     """Act on the sample's cua sandbox with cua's unified actions and see the screen."""
@@ -340,6 +351,9 @@ def cua_computer() -> Tool:
             {"type": "key", "keys": ["Control", "a"]}, {"type": "scroll", "x": 640, "y": 360, "dy": 300},
             {"type": "drag", "path": [{"x": 1, "y": 2}, {"x": 30, "y": 40}]}, {"type": "goto", "url": "..."}.
             Coordinates are pixels of the last screenshot. Omit it to only take a screenshot.
+            To end the task: {"type": "done", "status": "infeasible", "answer": "why"} when it
+            cannot be done; {"type": "done", "status": "success", "answer": "..."} (or just
+            reply with the answer) when it is done.
         """
         env = sandbox().as_type(CuaSandboxEnvironment)
         episode = env.episode
@@ -348,14 +362,14 @@ def cua_computer() -> Tool:
                 parsed = parse_action(action)
             except ValidationError as exc:
                 raise ToolError(f"not a cua action: {exc.errors(include_url=False)[0]['msg']}") from exc
-            if isinstance(parsed, Done):
-                raise ToolError("end the task by answering, not with a done action")
             if episode.over:
-                raise ToolError("the task's step limit is reached")
+                raise ToolError(_over(episode))
             try:
                 await episode.step(parsed)
             except CuaError as exc:
                 raise ToolError(f"{exc.code}: {exc}") from exc
+            if isinstance(parsed, Done):  # kept as the episode's end; the scorer judges it
+                return [ContentText(text=f"task ended: done(status={parsed.status!r})")]
         obs = episode.observation
         lines = [f"url: {obs.url}", f"title: {obs.title}", f"frame: {obs.frame.width}x{obs.frame.height}"]
         if obs.error is not None:
@@ -373,18 +387,25 @@ def cua_computer() -> Tool:
 
 @scorer(metrics=[accuracy(), mean()])
 def cua_judge() -> Any:
-    """The task's own judge on the sample's end state; the model's last answer is its `done`."""
+    """The task's own judge on the sample's end state, with the sample's `done`: the one the
+    agent gave through `cua_computer` (an infeasible claim among them), else its last answer
+    as a success claim. The judge is cua eval's: an infeasible claim passes an infeasible
+    task and fails a feasible one."""
 
     async def score(state: TaskState, target: Target) -> Score:
         env = sandbox().as_type(CuaSandboxEnvironment)
-        answer = state.output.completion.strip() if state.output and state.output.completion else None
+        completion = state.output.completion.strip() if state.output and state.output.completion else None
+        done = env.episode.done or Done(status="success", answer=completion)
+        if done.answer is None and completion:
+            done = done.model_copy(update={"answer": completion})  # a done without an answer, answered after
+        answer = done.answer
         started = time.perf_counter()
-        verdict = await env.episode.judge(Done(status="success", answer=answer))
+        verdict = await env.episode.judge(done)
         evidence = [f"{'ok' if e.passed else 'NO'} {e.check}: observed={e.observed!r} expected={e.expected!r}"
                     for e in verdict.evidence]
         return Score(value=verdict.score, answer=answer,
                      explanation="\n".join(evidence + [f"violation: {v}" for v in verdict.violations]),
-                     metadata={"passed": verdict.passed, "progress": verdict.progress,
+                     metadata={"passed": verdict.passed, "progress": verdict.progress, "done_status": done.status,
                                "evidence": [e.model_dump(mode="json") for e in verdict.evidence],
                                "judge_ms": round((time.perf_counter() - started) * 1000, 2)})
 
