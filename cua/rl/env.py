@@ -40,9 +40,10 @@ import numpy as np
 from gymnasium import spaces
 from PIL import Image
 
-from cua.actions import Action, Click, Done, Drag, Key, MouseDown, MouseUp, Move, Scroll, Type, parse_action
+from cua.actions import Action, Click, Drag, Key, MouseDown, MouseUp, Move, Scroll, Type, parse_action
 from cua.episode.episode import Episode, error_dict, trajectory_name
 from cua.episode.handle import SandboxHandle
+from cua.episode.transition import RewardAccount
 from cua.observation import Observation, ObserveOptions, Size
 from cua.sync_api import _LoopThread
 from cua.task import TaskInstance, TaskTemplate
@@ -142,7 +143,8 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         #: The trajectory folder of the episode in progress, when `trajectory_dir` is given.
         self.trajectory: Path | None = None
         self._episodes = 0
-        self._progress = 0.0
+        #: The episode's rewards (None before the first reset).
+        self._account: RewardAccount | None = None
         self._last: np.ndarray | None = None
         self._closed = False
         self._forks: list[CuaEnv] = []
@@ -157,7 +159,8 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         instance = self.template.instantiate(variant)
         self._end_episode()
         obs = self._loop.call(self._reset(instance, options))
-        self._progress = self._episode().start_progress() if self.reward_mode == "dense" else 0.0
+        self._account = RewardAccount.at_start(self._episode(), self.reward_mode,
+                                               terminate_on_success=self.terminate_on_success)
         return self._obs(obs), self._info(obs)
 
     def step(self, action: Action | dict[str, Any]) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
@@ -165,23 +168,14 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         if ep is None or ep.over:
             raise gym.error.ResetNeeded("call reset() before step(), and after the episode ended")
         act = action if not isinstance(action, dict) else parse_action(action)
-        if isinstance(act, Done):
-            self._loop.call(ep.step(act))
-            return self._finish(ep.observation, terminated=True, truncated=False)
-        wants_progress = self.reward_mode == "dense" or self.terminate_on_success
-        result = self._loop.call(ep.step(act, progress=wants_progress))
-        obs = result.observation
-        if result.ended or (self.terminate_on_success and result.passed):
-            return self._finish(obs, terminated=True, truncated=False)
-        if result.truncated:
-            return self._finish(obs, terminated=False, truncated=True)
-        info = self._info(obs)
-        if self.reward_mode == "sparse":
-            return self._obs(obs), 0.0, False, False, info
-        assert result.progress is not None
-        reward = result.progress - self._progress
-        self._progress = result.progress
-        return self._obs(obs), reward, False, False, {**info, "progress": result.progress}
+        assert self._account is not None
+        step = self._loop.call(self._account.step(act))
+        info = self._info(step.observation)
+        if step.verdict is not None:
+            info = {**info, "verdict": step.verdict, "progress": step.verdict.progress, "ended": step.ended}
+        elif step.progress is not None and self.reward_mode == "dense":
+            info = {**info, "progress": step.progress}
+        return self._obs(step.observation), step.reward, step.terminated, step.truncated, info
 
     def render(self) -> np.ndarray | None:
         return self._last if self.render_mode == "rgb_array" else None
@@ -231,6 +225,8 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
                 child.trajectory = self.trajectory_dir / f"{trajectory_name(ep.instance)}__e{self._episodes:06d}f"
                 writer = TrajectoryWriter(child.trajectory, frames=self.frames)
             child.episode = ep.fork(handle, handle.observation, writer=writer, start_snapshot=self._forked_from)
+            assert self._account is not None
+            child._account = self._account.fork(child.episode)
             child._obs(handle.observation)
             children.append(child)
         self._forks.extend(children)
@@ -253,18 +249,6 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
     def _episode(self) -> Episode:
         assert self.episode is not None
         return self.episode
-
-    def _finish(self, obs: Observation, *, terminated: bool, truncated: bool
-                ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
-        """The episode's last step: judge the final state; the return sums to the judge's score
-        (dense: the score minus the progress already paid, so ending pays nothing by itself)."""
-        ep = self._episode()
-        verdict = self._loop.call(ep.judge())
-        ep.finish()
-        reward = verdict.score - (self._progress if self.reward_mode == "dense" else 0.0)
-        self._progress = verdict.score
-        info = {**self._info(obs), "verdict": verdict, "progress": verdict.progress, "ended": ep.ended}
-        return self._obs(obs), reward, terminated, truncated, info
 
     def _end_episode(self) -> None:
         """Close an episode left unfinished (reset or close mid-episode): its trajectory ends as abandoned."""

@@ -39,11 +39,12 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from cua.actions import Action, Done, parse_action
+from cua.actions import Action, parse_action
 from cua.client import RemoteSandbox
 from cua.episode.episode import Episode, error_dict, trajectory_name
 from cua.episode.group import fork_handles
 from cua.episode.handle import SandboxOpener
+from cua.episode.transition import RewardAccount
 from cua.errors import CuaError, InfraError
 from cua.observation import Observation, ObserveOptions, Size
 from cua.rl.env import DEFAULT_FRAME, ActionSpace, _viewport, frame_image
@@ -99,8 +100,9 @@ class _Slot:
         #: The opener's context of `handle` (None for a fork, which is closed directly).
         self.opened: Any = None
         self.episode: Episode | None = None
+        #: The current episode's rewards.
+        self.account: RewardAccount | None = None
         self.rng = np.random.default_rng()
-        self.progress = 0.0
         self.needs_reset = True
         self.trajectory: Path | None = None
 
@@ -239,10 +241,12 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
         for handle in handles:
             assert isinstance(handle, RemoteSandbox)
             child = _Slot(slot.template, slot.config)
-            child.handle, child.progress, child.needs_reset = handle, slot.progress, False
+            child.handle, child.needs_reset = handle, False
             child.rng = np.random.default_rng(slot.rng.integers(0, 2**63 - 1))
             writer = self._writer(slot.episode.instance, child)
             child.episode = slot.episode.fork(handle, handle.observation, writer=writer, start_snapshot=snapshot)
+            assert slot.account is not None
+            child.account = slot.account.fork(child.episode)
             out.append(child)
         return out
 
@@ -277,7 +281,7 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
                                     producer="rl", agent=self.agent, max_steps=self._max_steps)
         try:
             obs = await ep.reset(options)
-            slot.progress = ep.start_progress() if self.reward_mode == "dense" else 0.0
+            slot.account = RewardAccount.at_start(ep, self.reward_mode, terminate_on_success=self.terminate_on_success)
         except BaseException as exc:
             ep.finish(status="infra_error", error=error_dict(exc))
             raise
@@ -293,39 +297,20 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
                     raise
                 return self._masked(slot, exc)
             return obs, 0.0, False, False, info
-        ep = slot.episode
-        assert ep is not None
+        ep, account = slot.episode, slot.account
+        assert ep is not None and account is not None
         try:
-            if isinstance(action, Done):
-                await ep.step(action)
-                return await self._finish(slot, ep.observation, terminated=True, truncated=False)
-            wants_progress = self.reward_mode == "dense" or self.terminate_on_success
-            result = await ep.step(action, progress=wants_progress)
-            obs = result.observation
-            if result.ended or (self.terminate_on_success and result.passed):
-                return await self._finish(slot, obs, terminated=True, truncated=False)
-            if result.truncated:
-                return await self._finish(slot, obs, terminated=False, truncated=True)
+            step = await account.step(action)
         except InfraError as exc:
             ep.finish(status="infra_error", error=error_dict(exc))
             return self._masked(slot, exc)
-        info = self._info(slot, obs)
-        if self.reward_mode == "sparse":
-            return obs, 0.0, False, False, info
-        assert result.progress is not None
-        reward, slot.progress = result.progress - slot.progress, result.progress
-        return obs, reward, False, False, {**info, "progress": result.progress}
-
-    async def _finish(self, slot: _Slot, obs: Observation, *, terminated: bool, truncated: bool
-                      ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        ep = slot.episode
-        assert ep is not None
-        verdict = await ep.judge()
-        ep.finish()
-        reward = verdict.score - (slot.progress if self.reward_mode == "dense" else 0.0)
-        slot.progress, slot.needs_reset = verdict.score, True
-        info = {**self._info(slot, obs), "verdict": verdict, "progress": verdict.progress, "ended": ep.ended}
-        return obs, reward, terminated, truncated, info
+        info = self._info(slot, step.observation)
+        if step.verdict is not None:
+            slot.needs_reset = True
+            info = {**info, "verdict": step.verdict, "progress": step.verdict.progress, "ended": step.ended}
+        elif step.progress is not None and self.reward_mode == "dense":
+            info = {**info, "progress": step.progress}
+        return step.observation, step.reward, step.terminated, step.truncated, info
 
     def _masked(self, slot: _Slot, exc: CuaError) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         """The env's sandbox failed: end the episode as truncated and masked; recreate at autoreset."""
