@@ -34,7 +34,7 @@ def compare_number(observed: Any, expected: Any, *, abs_tol: float = 0.0, rel_to
     a = parse_one_number(observed, decimal_comma=decimal_comma)
     if isinstance(a, Refused):
         return False, a.reason
-    tolerance = max(abs_tol, rel_tol * abs(b)) + 1e-9 * max(1.0, abs(b))
+    tolerance = max(abs_tol, rel_tol * abs(b)) + 1e-12 * max(1.0, abs(b))
     ok = abs(a - b) <= tolerance
     return ok, "" if ok else f"|{a:g} - {b:g}| > {tolerance:g}"
 
@@ -65,6 +65,8 @@ def parse_money(value: Any, *, decimal_comma: bool = False) -> Money | Refused:
     number = parse_one_number(value, decimal_comma=decimal_comma)
     if isinstance(number, Refused):
         return Refused(f"not one amount: {text!r}")
+    if number > 0 and re.match(r"-\s*(?:US\$|C\$|A\$|[A-Za-z]{3}\b)", text):  # "-US$12", "-USD 12"
+        number = -number
     cents = Decimal(repr(number)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
     return (next(iter(names)) if names else None), cents
 
