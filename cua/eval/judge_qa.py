@@ -27,6 +27,7 @@ from typing import Any
 from cua.actions import Done
 from cua.episode import AgentTurn, EpisodeContext, OracleAgent, gather_state
 from cua.eval import probes as P
+from cua.eval.probe_equivalent import typed_probes
 from cua.judges.sidefx import allowed_by, diff
 from cua.observation import Observation
 from cua.state import AppStateQuery, StateResult
@@ -256,6 +257,11 @@ def method_probes(instance: TaskInstance, untouched: JudgeInput, oracle: JudgeIn
             outcome.wrong.append((f"probe:{kind}", f"the judge reads how, not what: {description} fails", verdict))
         elif kind in METHOD_MUST_FAIL and verdict.passed:
             outcome.wrong.append((f"probe:{kind}", f"passes: {description}", verdict))
+    ran, skipped, wrong = typed_probes(instance, oracle)  # both sides of each typed check's equivalence class
+    for kind, n in ran.items():
+        outcome.ran[kind] = outcome.ran.get(kind, 0) + n
+    outcome.skipped.update(skipped)
+    outcome.wrong += wrong
     return outcome
 
 
