@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 from cua.judges import spec as S
 from cua.judges import values as V
@@ -188,7 +189,13 @@ def _email(spec: S.EmailCmp, observed: Any) -> Result:
 
 @register_comparator(S.UrlCmp)
 def _url(spec: S.UrlCmp, observed: Any) -> Result:
-    return V.compare_url(observed, spec.value, tuple(spec.ignore_params))
+    expected = spec.value
+    if spec.params is not None:
+        if not isinstance(expected, str) or "?" in expected:
+            return False, f"expected URL {expected!r} has a query and `params` too"
+        expected += "?" + urlencode(spec.params, doseq=True)
+    return V.compare_url(observed, expected, tuple(spec.ignore_params), spec.blank_is_absent,
+                         tuple(sorted(spec.defaults.items())))
 
 
 @register_comparator(S.MoneyCmp)

@@ -291,12 +291,18 @@ class UrlCmp(_Spec):
     """The same URL: scheme and host case, a default port, percent-escapes of unreserved
     characters aside; query parameters compared as a multiset, so a parameter added,
     repeated or missing fails, except those in `ignore_params` (parameters that do not
-    change what the page shows). A path-only `value` ("/c/shoes?sort=price") compares
-    the path, query and fragment."""
+    change what the page shows) and, unless `blank_is_absent: false`, those with an empty
+    value (a blank filter field), and those written with the value the page takes when
+    they are absent (`defaults`: `{sort: featured}`: the same page). A path-only `value`
+    ("/c/shoes?sort=price") compares the path, query and fragment. `params` gives the query as name -> value (a list for
+    a repeated one), unencoded: `{value: "/c/shoes", params: {brand: "Acme & Co"}}`."""
 
     op: Literal["url"]
     value: Any
+    params: dict[str, str | list[str]] | None = None
     ignore_params: list[str] = Field(default_factory=list)
+    blank_is_absent: bool = True
+    defaults: dict[str, str] = Field(default_factory=dict)
 
 
 class MoneyCmp(_Spec):

@@ -103,12 +103,16 @@ def equivalents(kind: str, value: Any) -> list[Variant]:
         pairs = parse_qsl(parts.query, keep_blank_values=True)
         if len(pairs) > 1:
             out.append(("its parameters in another order", urlunsplit(parts._replace(query=urlencode(pairs[::-1])))))
+        letter = re.search(r"[A-Za-z]", parts.path)
+        if letter:
+            i = letter.start()
+            escaped = parts.path[:i] + f"%{ord(parts.path[i]):02x}" + parts.path[i + 1:]
+            out.append(("a letter of its path percent-escaped", urlunsplit(parts._replace(path=escaped))))
         if parts.scheme and parts.hostname:
             port = {"http": 80, "https": 443}.get(parts.scheme.lower())
             host = parts.hostname.upper() + (f":{parts.port or port}" if (parts.port or port) else "")
             out.append(("host in upper case, port written", urlunsplit(parts._replace(netloc=host,
                                                                                       scheme=parts.scheme.upper()))))
-        out.append(("in quotes", f'"{text}"'))
     elif kind == "text":
         out += [("in enclosing quotes", f'"{text}"'), ("in typographic quotes", f"\u201c{text}\u201d")]
         if re.search(r"[A-Za-z]", text):
@@ -183,10 +187,12 @@ def near(kind: str, value: Any, *, step: float = 0.0) -> list[Variant]:
         parts = urlsplit(text)
         pairs = parse_qsl(parts.query, keep_blank_values=True)
         out.append(("an added parameter", urlunsplit(parts._replace(query=urlencode([*pairs, ("page", "2")])))))
-        if pairs:
-            k, v = pairs[0]
+        filled = [i for i, (_, v) in enumerate(pairs) if v]
+        if filled:
+            k, v = pairs[filled[0]]
             out.append(("a repeated parameter", urlunsplit(parts._replace(query=urlencode([*pairs, (k, v + "x")])))))
-            out.append(("a parameter dropped", urlunsplit(parts._replace(query=urlencode(pairs[1:])))))
+            rest = pairs[:filled[0]] + pairs[filled[0] + 1:]
+            out.append(("a parameter dropped", urlunsplit(parts._replace(query=urlencode(rest)))))
         out.append(("another path", urlunsplit(parts._replace(path=(parts.path or "/").rstrip("/") + "/x"))))
     elif kind == "text":
         changed = _letter_changed(text) or _digit_changed(text)

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from cua.judges.values.base import Refused, Result, compare_parsed, scalar_text, strip_quotes
 
@@ -69,13 +69,18 @@ class Url:
         return head + self.path + (f"?{query}" if query else "") + (f"#{self.fragment}" if self.fragment else "")
 
 
-def parse_url(value: Any, ignore_params: tuple[str, ...] = ()) -> Url | Refused:
+def parse_url(value: Any, ignore_params: tuple[str, ...] = (), blank_is_absent: bool = True,
+              defaults: tuple[tuple[str, str], ...] = ()) -> Url | Refused:
     """One URL, canonical. Equivalence class: scheme and host in any case, the scheme's
     default port written or not, an empty path or "/", percent-escapes of unreserved
     characters decoded or not (other escapes in any hex case), "+" or "%20" for a space
     in the query, and query parameters in any order: they are a multiset of (name, value)
     pairs, so a parameter repeated, added or missing is another URL (they change what the
-    page shows), except those named in `ignore_params`. The fragment is compared.
+    page shows), except those named in `ignore_params` and, with `blank_is_absent`, those
+    with an empty value ("?sort=price&brand=" is "?sort=price": a blank filter field
+    submits as an empty parameter, and the page shows the same), and a parameter written
+    with the value the page takes when it is absent (`defaults`: "?sort=featured" is no
+    sort on a page whose default order is featured). The fragment is compared.
     Not equivalent: a trailing slash ("/a/" is not "/a": servers may route them apart).
     Refused: no URL, or text holding more than one (whitespace inside)."""
     text = scalar_text(value, "URL")
@@ -100,18 +105,20 @@ def parse_url(value: Any, ignore_params: tuple[str, ...] = ()) -> Url | Refused:
     elif not text.startswith(("/", "?", "#")):
         return Refused(f"not a URL (no scheme, not a path): {text!r}")
     path = _pct(parts.path) or "/"
-    pairs = Counter((unquote(k), unquote(v)) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                    if unquote(k) not in ignore_params)
+    default = dict(defaults)
+    pairs = Counter((k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                    if k not in ignore_params and (v or not blank_is_absent) and default.get(k) != v)
     return Url(origin, path, tuple(sorted(pairs.elements())), _pct(parts.fragment))
 
 
-def compare_url(observed: Any, expected: Any, ignore_params: tuple[str, ...] = ()) -> Result:
+def compare_url(observed: Any, expected: Any, ignore_params: tuple[str, ...] = (), blank_is_absent: bool = True,
+                defaults: tuple[tuple[str, str], ...] = ()) -> Result:
     """Equal canonical URLs; an expected path-only URL compares the observed URL's path,
     query and fragment only (the origin is the app's)."""
-    want = parse_url(expected, ignore_params)
+    want = parse_url(expected, ignore_params, blank_is_absent, defaults)
     if isinstance(want, Refused):
         return False, f"expected value is not one URL: {want.reason}"
-    got = parse_url(observed, ignore_params)
+    got = parse_url(observed, ignore_params, blank_is_absent, defaults)
     if isinstance(got, Refused):
         return False, got.reason
     if want.origin is None:
