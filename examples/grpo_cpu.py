@@ -11,6 +11,12 @@ and every turn's completion tokens are scored again with a teacher-forced forwar
 (the screenshot through the image processor, as the model saw it) for the clipped
 surrogate loss; one AdamW step follows, and the next iteration samples from the new weights.
 
+The training pass scores the ids the sampler drew, prompt and completion as they came
+(`cua.policy.backends.transformers_scoring.completion_logprobs`), never the answer's text
+tokenized again. A random model often answers with Qwen's structural tokens
+(`<|image_pad|>`, `<|vision_start|>`, `<|im_end|>`); they were text to the sampler and
+are text to the trainer: only the prompt's placeholders hold the image.
+
 At the first step the ratio is 1 and the normalised advantages sum to 0, so the printed
 loss is about 0 while its gradient is not (the grad norm is printed); `|old - recomputed
 logprob|` shows the trainer's forward pass agrees with the sampler's logprobs.
@@ -20,8 +26,7 @@ would all be 0 (GRPO learns nothing from a group whose rewards are equal). So th
 update runs, the demo adds a toy objective anyone can see move: the share of ASCII
 letters in the answer (`--toy-weight`, 0 turns it off; use the judge alone with a real model).
 
-The checkpoint is built offline in a temporary folder, as tests/test_policy_transformers.py
-builds it.
+The checkpoint is built offline in a temporary folder (`cua.policy.tiny`, no model hub).
 """
 
 from __future__ import annotations
@@ -29,14 +34,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 TASK = "todo.mark_done@1"
 
@@ -113,6 +115,8 @@ def update(model: Any, image_processor: Any, optimizer: Any, groups: list[list[R
            clip: float = 0.2) -> dict[str, float]:
     import torch
 
+    from cua.policy.backends.transformers_scoring import completion_logprobs
+
     for rollouts in groups:
         for r in rollouts:
             r.reward = r.score + toy_weight * statistics.fmean(letters(t.text) for t in r.turns) if r.turns else r.score
@@ -126,18 +130,15 @@ def update(model: Any, image_processor: Any, optimizer: Any, groups: list[list[R
     samples = [(t, r.advantage) for rollouts in groups for r in rollouts for t in r.turns if t.completion_ids]
     for turn, advantage in samples:
         features = image_processor(images=[turn.image], return_tensors="pt")
-        ids = torch.tensor([turn.prompt_ids + turn.completion_ids])
-        logits = model(input_ids=ids, pixel_values=features["pixel_values"],
-                       image_grid_thw=features["image_grid_thw"]).logits[0].float().log_softmax(-1)
-        start = len(turn.prompt_ids) - 1
-        new = logits[start:start + len(turn.completion_ids)].gather(1, torch.tensor(turn.completion_ids)[:, None])[:, 0]
-        old = torch.tensor(turn.old_logprobs[:len(turn.completion_ids)])
+        new = completion_logprobs(model, turn.prompt_ids, turn.completion_ids, pixel_values=features["pixel_values"],
+                                  image_grid_thw=features["image_grid_thw"])
+        old = torch.tensor(turn.old_logprobs[:len(turn.completion_ids)], device=new.device)
         ratio = (new - old).exp()
         surrogate = torch.minimum(ratio * advantage, ratio.clamp(1 - clip, 1 + clip) * advantage)
         loss = -surrogate.mean() / len(samples)
         loss.backward()
         losses.append(float(loss.detach()) * len(samples))
-        shift.append(float((new - old).abs().mean()))
+        shift.append(float((new - old).detach().abs().mean()))
     grad_norm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)) if samples else 0.0
     optimizer.step()
     model.eval()
@@ -157,11 +158,11 @@ async def main() -> None:
     args = ap.parse_args()
 
     import torch
-    from test_policy_transformers import build_tiny_qwen25_vl
 
     from cua.policy.backends.transformers import TransformersBackend
     from cua.policy.base import PolicyOptions
     from cua.policy.engine import ModelPolicy
+    from cua.policy.tiny import build_tiny_qwen25_vl
 
     torch.set_num_threads(1)  # a tiny model on a small shared CPU: one thread is fastest
     with tempfile.TemporaryDirectory(prefix="tiny-qwen25-vl-") as folder:
@@ -170,19 +171,24 @@ async def main() -> None:
         policy = ModelPolicy(backend, family="qwen2.5-vl", history_images=1)
         options = PolicyOptions(temperature=1.0, logprobs=True, max_tokens=args.max_tokens)
         optimizer = None
+        special: set[int] = set()
         for iteration in range(args.iterations):
             started = time.perf_counter()
             groups = await collect(policy, options, list(range(args.seeds)), args.group, args.turns, iteration)
             if optimizer is None:  # the backend loads the model at its first call
                 optimizer = torch.optim.AdamW(backend.model.parameters(), lr=args.lr)
+                special = set(backend.tokenizer.all_special_ids) - {backend.tokenizer.eos_token_id}
             stats = await asyncio.to_thread(update, backend.model, backend.image_processor, optimizer, groups,
                                             args.toy_weight)
             scores = [r.score for g in groups for r in g]
             toy = [statistics.fmean(letters(t.text) for t in r.turns) for g in groups for r in g if r.turns]
+            answers = [t.completion_ids for g in groups for r in g for t in r.turns]
+            structural = sum(any(i in special for i in ids) for ids in answers)
             print(f"iteration {iteration}: {len(scores)} episodes in {time.perf_counter() - started:.1f} s, "
                   f"judge score mean {statistics.fmean(scores):.2f}, letters share {statistics.fmean(toy):.3f}, "
                   f"loss {stats['loss']:+.4f} (grad norm {stats['grad_norm']:.3f}) over {stats['samples']} turns, "
-                  f"|old - recomputed logprob| {stats['old_vs_recomputed_logprob']:.4f}", flush=True)
+                  f"|old - recomputed logprob| {stats['old_vs_recomputed_logprob']:.4f}; "
+                  f"{structural} of {len(answers)} answers held special tokens", flush=True)
         await policy.aclose()
 
 

@@ -109,16 +109,12 @@ def test_skyrl_env_through_skyrl_gym():
 
 
 async def test_verl_agent_loop_plays_an_episode_with_verls_types(tmp_path):
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_policy_transformers import CHAT_TEMPLATE, build_tiny_qwen25_vl
     from transformers import AutoTokenizer, Qwen2_5_VLProcessor
     from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
     from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput
     from verl.workers.rollout.replica import TokenOutput
 
+    from cua.policy.tiny import CHAT_TEMPLATE, build_tiny_qwen25_vl
     from cua.rl.adapters.verl import CuaAgentLoop
 
     build_tiny_qwen25_vl(tmp_path)

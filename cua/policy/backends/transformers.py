@@ -10,7 +10,15 @@ the number of vision tokens its patch grid yields, and the image processor suppl
 Concurrent requests are collected for a few milliseconds and run as one left-padded
 `generate` call (requests with different sampling settings run in separate batches).
 Per-token logprobs are those of the model's raw distribution (before temperature or
-any logits processor), which is what a policy-gradient trainer needs.
+any logits processor), which is what a policy-gradient trainer needs; a trainer
+recomputes them over the returned ids with `transformers_scoring.completion_logprobs`
+(never from the decoded text: the ids trained on are the ids sampled).
+
+Vision structure comes from the prompt this backend builds, never from text or from what
+the model emits: `generate` gets each prompt token's modality (`mm_token_type_ids`, as
+transformers' Qwen-VL processor makes it) for the images' 3D rope positions, and a text
+part that spells the image placeholder is refused (`BadRequest`) rather than read as an
+image.
 """
 
 from __future__ import annotations
@@ -22,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from cua.errors import InternalError
+from cua.errors import BadRequest, CuaError, InternalError
+from cua.policy.backends.transformers_scoring import generation_token_types
 from cua.policy.base import TokenCounts, TokenLogprob
 from cua.policy.engine import Completion, CompletionRequest
 from cua.policy.families.base import Message
@@ -163,6 +172,12 @@ class TransformersBackend:
             for group in groups.values():
                 try:
                     results = await asyncio.to_thread(self._generate, group)
+                except CuaError as exc:  # a typed failure (a bad prompt) reaches the callers as it is
+                    error: CuaError = exc
+                    for item in group:
+                        if not item.future.done():
+                            item.future.set_exception(error)
+                    continue
                 except Exception as exc:  # the callers get the failure, the worker goes on
                     error = InternalError(f"generation failed: {type(exc).__name__}: {exc}")
                     for item in group:
@@ -199,6 +214,10 @@ class TransformersBackend:
         all_images: list[Any] = []
         for item in group:
             text, images = self._render(item.messages)
+            if text.count(IMAGE_PAD) != len(images):
+                raise BadRequest(f"the prompt holds {text.count(IMAGE_PAD)} image placeholders ({IMAGE_PAD}) for "
+                                 f"{len(images)} images: a text part spells the placeholder, which would be read "
+                                 "as an image")
             texts.append(text)
             all_images.extend(images)
         vision: dict[str, Any] = {}
@@ -209,6 +228,9 @@ class TransformersBackend:
             counts = iter(int(g.prod()) // (merge * merge) for g in features["image_grid_thw"])
             texts = [self._expand_images(t, counts) for t in texts]
         inputs = self.tokenizer(texts, return_tensors="pt", padding=True)
+        types = generation_token_types(self.model, inputs["input_ids"])
+        if types is not None:  # the prompt's placeholders are the images' (what the scorer reads too)
+            vision["mm_token_type_ids"] = types
         inputs = {k: v.to(self.model.device) for k, v in {**inputs, **vision}.items()}
         if "pixel_values" in inputs:
             inputs["pixel_values"] = inputs["pixel_values"].to(self.model.dtype)
