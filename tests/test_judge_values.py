@@ -13,13 +13,14 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 from cua.actions import Done
+from cua.eval.probe_equivalent import typed_probes
 from cua.judges import spec as S
 from cua.judges.comparators import compare
 from cua.judges.judge import StateJudge
 from cua.judges.values import compare_as
 from cua.judges.values.variants import equivalents, near
 from cua.state import StateResult, UrlQuery
-from cua.task import JudgeInput, query_key
+from cua.task import JudgeInput, TaskInstance, query_key
 
 CMP: TypeAdapter[S.ComparatorSpec] = TypeAdapter(S.ComparatorSpec)
 FAST = settings(max_examples=60, deadline=None)
@@ -333,3 +334,35 @@ def test_a_repeated_url_parameter_is_not_read_as_its_first_value() -> None:
     whole = _judge([{"check": "the page", "get": {"kind": "url"}, "expect": {"op": "url", "value": "/c/shoes?sort=price"}}])
     assert whole.evaluate(JudgeInput(final={key: StateResult(value="https://shop.test/c/shoes?sort=price")})).passed
     assert not whole.evaluate(JudgeInput(final={key: StateResult(value="https://shop.test/c/shoes?sort=price&brand=Acme")})).passed
+
+
+# ---------------------------------------------------------------- judge QA's typed equivalent probe
+
+def _instance(checks: list[dict[str, object]]) -> TaskInstance:
+    return TaskInstance(task_id="t.x@1", seed=0, instruction="When?", sandbox_kind="fake", sandbox_config={},
+                        judge=_judge(checks), oracle=None)
+
+
+def test_the_typed_probe_passes_a_judge_that_keeps_the_class() -> None:
+    instance = _instance([{"check": "the date", "get": {"kind": "answer"}, "expect": {"op": "date", "value": "2026-03-05"}}])
+    ran, _, wrong = typed_probes(instance, JudgeInput(done=Done(answer="2026-03-05")))
+    assert ran["equivalent"] >= 5 and not wrong
+
+
+def test_the_typed_probe_catches_hedges_refused_equivalents_and_param_reads() -> None:
+    # a date answer judged by a pattern: a hedge passes and another format fails
+    loose = _instance([{"check": "the date", "get": {"kind": "answer"},
+                        "expect": {"op": "text", "value": "2026-03-05"}}])
+    _, _, wrong = typed_probes(loose, JudgeInput(done=Done(answer="2026-03-05")))
+    assert not wrong  # text is its own type: its class is quotes, case and spacing
+    hedgy = _instance([{"check": "the date", "get": {"kind": "answer"},
+                        "expect": {"op": "date", "value": "2026-03-05"}},
+                       {"check": "and it says so", "get": {"kind": "answer"},
+                        "expect": {"op": "regex", "pattern": "^2026-03-05$"}}])
+    _, _, wrong = typed_probes(hedgy, JudgeInput(done=Done(answer="2026-03-05")))
+    assert any("another format" in reason for _, reason, _ in wrong)
+    key = query_key(UrlQuery())
+    by_param = _instance([{"check": "sorted", "get": {"kind": "url", "param": "sort"},
+                           "expect": {"op": "text", "value": "price"}}])
+    ran, _, wrong = typed_probes(by_param, JudgeInput(final={key: StateResult(value="https://s.test/c?sort=price")}))
+    assert ran["equivalent"] >= 1 and not wrong  # the repeated parameter reads as a list: it fails

@@ -77,7 +77,7 @@ def _reader(check: S.CheckNode, data: JudgeInput) -> tuple[Any, Rewrite] | str:
             return "the check reads SQL rows (the database probes attack them)"
         column = next(iter(value[0]))
         return value[0][column], lambda v: put([{**value[0], column: v}, *value[1:]])
-    if isinstance(get, S.UrlGetter) and get.part != "full":
+    if isinstance(get, S.UrlGetter) and (get.part != "full" or get.param is not None):
         return "the check reads one part of the URL"
     if isinstance(value, (str, int, float)) and not isinstance(value, bool):
         return value, put
