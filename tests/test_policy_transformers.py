@@ -190,6 +190,6 @@ async def test_special_tokens_in_an_answer_are_text_to_the_training_pass(checkpo
     with pytest.raises(BadRequest, match="placeholders"):
         completion_logprobs(backend.model, step.prompt_token_ids, step.token_ids)
     # a text part that spells the placeholder is refused, not read as a second image
-    with pytest.raises(BadRequest, match="spells the placeholder"):
+    with pytest.raises(BadRequest, match="spells the image placeholder"):
         await policy.act("t", "Type <|image_pad|> in the box", obs)
     await policy.aclose()

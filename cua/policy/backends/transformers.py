@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from cua.errors import BadRequest, CuaError, InternalError
+from cua.errors import BadRequest, InternalError
 from cua.policy.backends.transformers_scoring import generation_token_types
 from cua.policy.base import TokenCounts, TokenLogprob
 from cua.policy.engine import Completion, CompletionRequest
@@ -145,6 +145,11 @@ class TransformersBackend:
 
     # -- requests --------------------------------------------------------------------
     async def complete(self, messages: list[Message], request: CompletionRequest) -> Completion:
+        for message in messages:
+            for part in message["content"]:
+                if part["type"] == "text" and IMAGE_PAD in part["text"]:
+                    raise BadRequest(f"a text part of the prompt spells the image placeholder {IMAGE_PAD}, which "
+                                     "would be read as an image")
         await self.start()
         assert self._queue is not None
         future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
@@ -172,12 +177,6 @@ class TransformersBackend:
             for group in groups.values():
                 try:
                     results = await asyncio.to_thread(self._generate, group)
-                except CuaError as exc:  # a typed failure (a bad prompt) reaches the callers as it is
-                    error: CuaError = exc
-                    for item in group:
-                        if not item.future.done():
-                            item.future.set_exception(error)
-                    continue
                 except Exception as exc:  # the callers get the failure, the worker goes on
                     error = InternalError(f"generation failed: {type(exc).__name__}: {exc}")
                     for item in group:
@@ -214,10 +213,6 @@ class TransformersBackend:
         all_images: list[Any] = []
         for item in group:
             text, images = self._render(item.messages)
-            if text.count(IMAGE_PAD) != len(images):
-                raise BadRequest(f"the prompt holds {text.count(IMAGE_PAD)} image placeholders ({IMAGE_PAD}) for "
-                                 f"{len(images)} images: a text part spells the placeholder, which would be read "
-                                 "as an image")
             texts.append(text)
             all_images.extend(images)
         vision: dict[str, Any] = {}
