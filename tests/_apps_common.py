@@ -43,4 +43,5 @@ def open_app(name: str) -> tuple[Any, TestClient, Control]:
     """(the app object, the page's client, the control side) of bundled app `name`, fresh."""
     app = load_app(name)
     asgi = build_asgi(app)
-    return app, TestClient(asgi), Control(asgi)
+    # the page side as the sandbox's browser reaches it: the app host refuses a non-loopback Host
+    return app, TestClient(asgi, base_url="http://127.0.0.1"), Control(asgi)

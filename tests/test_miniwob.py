@@ -36,7 +36,7 @@ class _Control:
 
 def _clients(**kwargs: Any) -> tuple[TestClient, TestClient]:
     asgi = build_asgi(MiniWobApp(**kwargs))
-    return TestClient(asgi), _Control(asgi).client
+    return TestClient(asgi, base_url="http://127.0.0.1"), _Control(asgi).client  # a loopback Host, as pages send
 
 
 def test_service_serves_pages_with_the_shim() -> None:

@@ -9,7 +9,9 @@ given up. Several people can open the URL at once (each gets their own task and 
 from one `--server` or in process); OUT/recording.jsonl lists every demonstration.
 
 Opens a sandbox for the task variant of `--seed`, serves the live view on loopback and
-prints its URL (with a one-time token). Click, drag, scroll and type in the page; press
+prints its URL (with a one-time token). Like `cua serve`, the live view refuses a request
+without the token, a browser Origin other than its own page's (or an `--allow-origin`),
+and on loopback a Host that does not name loopback (DNS rebinding). Click, drag, scroll and type in the page; press
 Done (with an answer for questions) or Infeasible to end: the episode is judged and the
 verdict is written into the recording. Ctrl-C ends it unjudged ("abandoned"), keeping the steps.
 
@@ -44,6 +46,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--attempts", type=int, default=3, help="queue: tries per task before it is given up")
     p.add_argument("--out", type=Path, help="recording folder (default recordings/<task>-s<seed>-<time>)")
     p.add_argument("--port", type=int, default=8780, help="live view port on 127.0.0.1 (0: any free port)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="live view interface (default 127.0.0.1; the token is always required)")
+    p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                   help="a browser origin (scheme://host[:port]) other than the live view's own that may use it")
     p.add_argument("--server", help="ws:// URL of a running `cua serve` (default: sandboxes in this process)")
     p.add_argument("--token", default=os.environ.get("CUA_TOKEN"), help="token of that server")
     p.add_argument("--fps", type=float, default=8.0, help="live view frame rate")
@@ -59,8 +65,14 @@ def _is_queue(args: argparse.Namespace) -> bool:
 
 
 def main(args: argparse.Namespace) -> int:
+    from cua.exposure import normalize_origins
     from cua.tasks.registry import get_template
 
+    try:
+        normalize_origins(args.allow_origin)
+    except ValueError as exc:
+        print(f"cua record: {exc}", file=sys.stderr)
+        return 2
     if _is_queue(args):
         return _queue_main(args)
     args.task = args.task[0]
@@ -77,6 +89,12 @@ def main(args: argparse.Namespace) -> int:
         return asyncio.run(_record(args, template.instantiate(args.seed), out))
     except KeyboardInterrupt:
         return 130
+
+
+def _url(host: str, port: int, token: str) -> str:
+    """The URL a person opens (its token is what admits the page and its websocket)."""
+    host = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host.strip("[]")
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/?t={token}"
 
 
 def _stamp() -> str:
@@ -98,11 +116,11 @@ async def _record(args: argparse.Namespace, instance: TaskInstance, out: Path) -
             opener(instance.sandbox_kind, instance.sandbox_config) as handle:
         session = LiveSession(handle=handle, instance=instance, writer=writer, operator=args.operator)
         await session.start()
-        app = build_live_app(session, max_fps=args.fps)
-        sock = tcp_listener("127.0.0.1", args.port)
+        app = build_live_app(session, max_fps=args.fps, host=args.host, allowed_origins=args.allow_origin)
+        sock = tcp_listener(args.host, args.port)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
         serving = asyncio.create_task(server.serve(sockets=[sock]))
-        print(f"live view: http://127.0.0.1:{sock.getsockname()[1]}/?t={app.state.token}", flush=True)
+        print(f"live view: {_url(args.host, sock.getsockname()[1], app.state.token)}", flush=True)
         print(f"task: {session.instance.instruction}", flush=True)
         try:
             await session.finished.wait()
@@ -150,11 +168,12 @@ async def _record_queue(args: argparse.Namespace, jobs: list[Job], out: Path) ->
 
     queue = RecordQueue(jobs, keep=args.keep, max_attempts=args.attempts)
     async with sandbox_opener(local=args.server is None, server=args.server, token=args.token) as opener:
-        service = RecorderService(queue, opener, out, frames=args.frames, max_fps=args.fps)
-        sock = tcp_listener("127.0.0.1", args.port)
+        service = RecorderService(queue, opener, out, frames=args.frames, max_fps=args.fps, host=args.host,
+                                  allowed_origins=args.allow_origin)
+        sock = tcp_listener(args.host, args.port)
         server = uvicorn.Server(uvicorn.Config(service.app, log_level="warning", lifespan="off"))
         serving = asyncio.create_task(server.serve(sockets=[sock]))
-        print(f"live view: http://127.0.0.1:{sock.getsockname()[1]}/?t={service.token}"
+        print(f"live view: {_url(args.host, sock.getsockname()[1], service.token)}"
               f"  (each person who opens it gets the next task; add &operator=NAME)", flush=True)
         print(f"queue: {len(jobs)} demonstrations to collect into {out}", flush=True)
         reported = 0

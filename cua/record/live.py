@@ -26,13 +26,14 @@ import contextlib
 import json
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route, WebSocketRoute
@@ -42,11 +43,13 @@ from cua.actions import Done, parse_action
 from cua.episode.episode import Episode, EpisodeRecord
 from cua.episode.handle import SandboxHandle, StreamingHandle
 from cua.errors import CuaError, Unsupported
+from cua.exposure import OriginPolicy
+from cua.gate import PageGate, PageGuard
 from cua.observation import Observation, ObserveOptions, Screenshot
 from cua.task import TaskInstance
 from cua.trajectory import AgentInfo, TrajectoryWriter
 
-__all__ = ["LiveSession", "build_live_app"]
+__all__ = ["LiveSession", "build_live_app", "live_gate"]
 
 log = logging.getLogger(__name__)
 PAGE = Path(__file__).with_name("live.html")
@@ -170,24 +173,29 @@ def _frames(handle: SandboxHandle, observe: ObserveOptions, max_fps: float) -> A
         return None  # no stream: viewers still get each action's own observation
 
 
-def build_live_app(session: LiveSession, *, token: str | None = None, max_fps: float = 8.0) -> Starlette:
-    """The live view's ASGI app. With a token, the page and its websocket require `?t=TOKEN`."""
+def live_gate(token: str, *, host: str = "127.0.0.1", allowed_origins: Iterable[str] = ()) -> Middleware:
+    """The live view's gate (`cua.gate`, the rules `cua serve` follows), as Starlette middleware.
+
+    The page drives a sandbox and records a demonstration, so a page of any other origin
+    must not reach it: the token is in the URL printed to the person (``?t=TOKEN``) and the
+    page passes it on to its websocket (it loads nothing else); a browser Origin other than
+    the page's own (or one of `allowed_origins`) is refused with or without the token, and
+    on a loopback bind so is a non-loopback Host (DNS rebinding). The token is never
+    optional, so binding off loopback is allowed. Raises ValueError for a malformed origin."""
+    return Middleware(PageGuard, gate=PageGate(OriginPolicy.for_bind(host, allowed_origins), token, param="t"))
+
+
+def build_live_app(session: LiveSession, *, token: str | None = None, max_fps: float = 8.0, host: str = "127.0.0.1",
+                   allowed_origins: Iterable[str] = ()) -> Starlette:
+    """The live view's ASGI app: the page and its websocket require `?t=TOKEN` (`live_gate`)."""
     token = token or secrets.token_urlsafe(16)
     stream_task: asyncio.Task[None] | None = None
 
-    def allowed(params: Any) -> bool:
-        return secrets.compare_digest(str(params.get("t", "")), token)
-
     async def page(request: Request) -> Response:
-        if not allowed(request.query_params):
-            return HTMLResponse("missing or wrong ?t= token", status_code=401)
         return HTMLResponse(PAGE.read_text(encoding="utf-8"))
 
     async def socket(ws: WebSocket) -> None:
         nonlocal stream_task
-        if not allowed(ws.query_params):
-            await ws.close(code=4401)
-            return
         await ws.accept()
         session.viewers.add(ws)
         if stream_task is None:
@@ -197,8 +205,11 @@ def build_live_app(session: LiveSession, *, token: str | None = None, max_fps: f
             if session.last is not None and session.last.screenshot is not None:
                 await ws.send_bytes(session.last.screenshot.data)
             while True:
-                message = json.loads(await ws.receive_text())
+                text = await ws.receive_text()
                 try:
+                    message = json.loads(text)
+                    if not isinstance(message, dict):
+                        raise ValueError("a message is a JSON object")
                     if message.get("type") == "done":
                         await session.act({"type": "done", "status": message.get("status", "success"),
                                            "answer": message.get("answer") or None})
@@ -215,6 +226,7 @@ def build_live_app(session: LiveSession, *, token: str | None = None, max_fps: f
         finally:
             session.viewers.discard(ws)
 
-    app = Starlette(routes=[Route("/", page), WebSocketRoute("/ws", socket)])
+    app = Starlette(routes=[Route("/", page), WebSocketRoute("/ws", socket)],
+                    middleware=[live_gate(token, host=host, allowed_origins=allowed_origins)])
     app.state.token = token
     return app

@@ -28,6 +28,7 @@ import secrets
 import shutil
 import time
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,7 +42,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from cua.episode.handle import SandboxOpener
 from cua.errors import CuaError
 from cua.observation import ObserveOptions
-from cua.record.live import PAGE, LiveSession
+from cua.record.live import PAGE, LiveSession, live_gate
 from cua.record.queue import Job, RecordQueue
 from cua.trajectory import FramePolicy, TrajectoryWriter
 
@@ -57,7 +58,8 @@ class _Gone(Exception):
 
 class RecorderService:
     def __init__(self, queue: RecordQueue, opener: SandboxOpener, out: Path, *, frames: FramePolicy = "all",
-                 max_fps: float = 8.0, token: str | None = None, observe: ObserveOptions | None = None) -> None:
+                 max_fps: float = 8.0, token: str | None = None, observe: ObserveOptions | None = None,
+                 host: str = "127.0.0.1", allowed_origins: Iterable[str] = ()) -> None:
         self.queue, self.opener, self.out = queue, opener, Path(out)
         self.frames: FramePolicy = frames
         self.max_fps = max_fps
@@ -69,23 +71,17 @@ class RecorderService:
         self.stations: set[str] = set()
         #: (outcome, task id, seed, operator, passed) of each demonstration, in order.
         self.log: list[tuple[str, str, int, str, bool | None]] = []
-        self.app = Starlette(routes=[Route("/", self._page), WebSocketRoute("/ws", self._station)])
+        #: Who may open the page and its stations: `live_gate`, the same rules as one live view.
+        self.app = Starlette(routes=[Route("/", self._page), WebSocketRoute("/ws", self._station)],
+                             middleware=[live_gate(self.token, host=host, allowed_origins=allowed_origins)])
         self.app.state.token = self.token
 
-    def _allowed(self, params: Any) -> bool:
-        return secrets.compare_digest(str(params.get("t", "")), self.token)
-
     async def _page(self, request: Request) -> Response:
-        if not self._allowed(request.query_params):
-            return HTMLResponse("missing or wrong ?t= token", status_code=401)
         return HTMLResponse(PAGE.read_text(encoding="utf-8"))
 
     # --- one station: a person's page ---
 
     async def _station(self, ws: WebSocket) -> None:
-        if not self._allowed(ws.query_params):
-            await ws.close(code=4401)
-            return
         await ws.accept()
         operator = str(ws.query_params.get("operator") or f"person-{next(self._names)}")[:64]
         station = uuid.uuid4().hex

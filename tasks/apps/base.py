@@ -4,7 +4,8 @@ An app is a Starlette application over one in-memory SQLite database. The framew
 gives each app, for free, the control endpoints of the app contract (CONTRACT.md):
 reset to a seed, state as JSON, read-only SQL, snapshot and restore. Those endpoints
 answer only on the app's unix socket (the host's side), never on its TCP port (the
-page's side), so an agent cannot read the answer key or reset the app.
+page's side), so an agent cannot read the answer key or reset the app; and the page side
+refuses DNS-rebound and foreign-origin pages (`AppHostGuard` says who may talk to an app).
 
 Seeding is deterministic: `seed(db, rng, seed)` builds the data from `random.Random(seed)`
 and a fixed clock. The seeded database is serialized once and cached, so a reset is a
@@ -31,9 +32,12 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from cua.exposure import OriginPolicy
+from cua.gate import SAFE_METHODS, asgi_headers, from_another_origin, same_origin
 from cua.judges.normalize import norm_text
 
-__all__ = ["AppDB", "WebApp", "CONTROL_PREFIX", "SHARED_STATIC", "build_asgi", "esc", "html_page", "script_json"]
+__all__ = ["AppDB", "AppHostGuard", "WebApp", "CONTROL_PREFIX", "SHARED_STATIC", "build_asgi", "esc", "html_page",
+           "page_side_refusal", "script_json"]
 
 CONTROL_PREFIX = "/__cua/"
 SHARED_STATIC = Path(__file__).parent / "static"
@@ -282,16 +286,65 @@ def _control_routes(app: WebApp) -> list[BaseRoute]:
     ]
 
 
-class _ControlOnSocketOnly:
-    """Refuse /__cua/ paths to TCP clients: only the host, over the unix socket, may use them."""
+#: The rules of the page side (TCP): the app host binds loopback only, for the sandbox's browser.
+_LOOPBACK = OriginPolicy.for_bind("127.0.0.1")
+
+
+def page_side_refusal(method: str, path: str, headers: dict[str, str]) -> tuple[int, str] | None:
+    """Why the app host refuses a request that came over TCP (the pages' side), as (HTTP
+    status, reason); None when it serves it. See `AppHostGuard`."""
+    if path.startswith(CONTROL_PREFIX):
+        return 404, "not found"
+    host_refusal = _LOOPBACK.refusal(None, headers.get("host"))
+    if host_refusal is not None:
+        return 403, host_refusal
+    origin = headers.get("origin")
+    if method not in SAFE_METHODS and origin is not None and not same_origin(origin, headers.get("host")):
+        return 403, f"a page of origin {origin!r} may not change this app"
+    if from_another_origin(headers) and not (headers.get("sec-fetch-mode") == "navigate" and method in ("GET", "HEAD")):
+        return 403, "another origin's page may only navigate to this app"
+    return None
+
+
+class AppHostGuard:
+    """Who may talk to an app host. The host (its unix socket: no client address) may use
+    everything; a TCP client -- a page of the sandbox's browser, or of any browser on the
+    machine -- is held to these rules, before any route:
+
+    - the control endpoints (`/__cua/`: reset, state, SQL, snapshot, restore) are not there
+      (404): an agent must not read the answer key or reset the app, and no page may either;
+    - the Host must name loopback (the host binds 127.0.0.1 and the sandbox's browser loads
+      http://127.0.0.1:PORT or http://localhost:PORT): a DNS-rebound page sends its own
+      domain as Host, so it cannot read or drive the app;
+    - a request that may change state (any method but GET, HEAD, OPTIONS, and a websocket
+      handshake) whose browser Origin is not the app's own is refused: no page of another
+      origin -- another sandbox's app on another port, a site in the person's browser --
+      can submit the app's forms (a cross-origin form or no-cors POST needs no preflight);
+    - a request the browser marks as made by another origin's page (Fetch Metadata
+      `Sec-Fetch-Site`) is served only as a top-level or frame navigation by GET: a link
+      from another app still opens it, but no foreign page can load its pages as images
+      or scripts (some GETs change state: opening a message marks it read).
+
+    There is no token: the sandbox's own browser must load the app with nothing but its
+    URL (which an agent sees), so the Origin and Host rules are what keep other pages out.
+    A client that sends no Origin (no browser: a judge's probe, curl) is not a page, and
+    passes the Origin rule as it does at `cua serve`."""
 
     def __init__(self, inner: ASGIApp) -> None:
         self.inner = inner
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith(CONTROL_PREFIX) and scope.get("client"):
-            await JSONResponse({"error": "not found"}, status_code=404)(scope, receive, send)
-            return
+        if scope["type"] in ("http", "websocket") and scope.get("client"):
+            # a websocket handshake is a GET that may change state: held to the unsafe methods' rule
+            method = "WEBSOCKET" if scope["type"] == "websocket" else str(scope.get("method", "GET"))
+            refusal = page_side_refusal(method, scope["path"], asgi_headers(scope))
+            if refusal is not None:
+                status, reason = refusal
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008, "reason": reason[:120]})
+                else:
+                    await JSONResponse({"error": reason}, status_code=status)(scope, receive, send)
+                return
         await self.inner(scope, receive, send)
 
 
@@ -300,4 +353,4 @@ def build_asgi(app: WebApp) -> ASGIApp:
     if app.static_dir is not None:
         mounts.append(Mount("/static/app", StaticFiles(directory=app.static_dir), name="app-static"))
     starlette = Starlette(routes=[*_control_routes(app), *mounts, *app.routes()])
-    return _ControlOnSocketOnly(starlette)
+    return AppHostGuard(starlette)
