@@ -12,6 +12,10 @@ A trajectory is one folder::
     end.json          TrajectoryEnd: status, verdict with evidence, every attempt; written
                       atomically last
 
+Numbers count from 0, everywhere they are shown: a step's `index`, its `turn`, its
+`attempt`, the frame names, the exports' `step` column, the report's "step 0" and the
+`index` of a step in a run's episodes.jsonl. Counts (`steps`, `attempts`) are counts.
+
 Why this shape: a producer killed at any moment (SIGKILL included) leaves a valid prefix.
 Lines are whole or absent (a last line without its newline is ignored), a frame is written
 before the line that names it, and meta/end are replaced atomically, so a reader never
@@ -44,6 +48,7 @@ __all__ = [
     "AgentInfo",
     "AttemptInfo",
     "FramePolicy",
+    "ModelRetry",
     "ObservationRef",
     "Problem",
     "Producer",
@@ -114,6 +119,19 @@ class TokenTrace(BaseModel):
     completion_tokens: int | None = None
 
 
+class ModelRetry(BaseModel):
+    """A call to the policy's model that failed and was sent again before the step's answer
+    came (an HTTP 500, a dropped connection), as the backend reported it."""
+
+    model_config = ConfigDict(extra="forbid")
+    error: str
+    status: int | None = None
+    #: How long the backend waited before the next call (milliseconds).
+    backoff_ms: float = 0.0
+    #: Wall-clock time of the failure (seconds since the epoch).
+    t: float
+
+
 class StepLine(BaseModel):
     """One step: the observation the agent acted on, what it did, and what that cost."""
 
@@ -137,6 +155,8 @@ class StepLine(BaseModel):
     thought: str | None = None
     parse_error: str | None = None
     tokens: TokenTrace | None = None
+    #: The failed model calls retried before this turn's answer (first step of a turn only).
+    retries: list[ModelRetry] | None = None
     error: ActionError | None = None
     #: Dense progress of the state after this step, when the producer computed it.
     progress: float | None = None

@@ -22,7 +22,7 @@ from cua.episode.handle import SandboxHandle
 from cua.observation import Observation, Size
 from cua.state import StateQuery, StateResult
 from cua.task import TaskInstance
-from cua.trajectory import AgentInfo, TokenTrace
+from cua.trajectory import AgentInfo, ModelRetry, TokenTrace
 
 __all__ = ["AgentTurn", "DescribedAgent", "EpisodeAgent", "EpisodeContext", "NoopAgent", "OracleAgent", "RandomAgent",
            "agent_info"]
@@ -45,6 +45,8 @@ class AgentTurn(BaseModel):
     model_actions: list[dict[str, Any]] | None = None
     model_frame: Size | None = None
     policy_ms: float = 0.0
+    #: The model calls that failed and were retried before this turn's answer.
+    retries: list[ModelRetry] = Field(default_factory=list)
 
 
 class EpisodeContext:

@@ -52,6 +52,7 @@ Status = Literal["completed", "infra_error", "agent_error"]
 class StepRecord(BaseModel):
     """One step as the episodes.jsonl index keeps it (the trajectory keeps the rest)."""
 
+    #: 0-based, the trajectory line's `index` (see `cua.trajectory` on numbering).
     index: int
     action: dict[str, Any]
     error: ActionError | None = None
@@ -415,7 +416,7 @@ class Episode:
         self._observation, self._ref = obs, None
         self.record.steps = self.steps
         self.record.actions.append(StepRecord(
-            index=self.steps, action=action.model_dump(mode="json") if action is not None else {}, error=error,
+            index=index, action=action.model_dump(mode="json") if action is not None else {}, error=error,
             url=obs.url, act_ms=timings.get("act", 0.0), policy_ms=timings.get("policy", 0.0),
             settle_ms=timings.get("settle"), raw=turn.raw if turn else None,
             parse_error=turn.parse_error if turn else None))
@@ -444,6 +445,7 @@ class Episode:
             model_action=model_action, model_frame=model_frame,
             raw=turn.raw if turn else None, thought=turn.thought if turn else None,
             parse_error=turn.parse_error if turn else None, tokens=turn.tokens if turn else None,
+            retries=turn.retries or None if turn else None,
             error=error, progress=value, resolved_action=resolved,
             timings_ms={k: round(v, 3) for k, v in timings.items()})
 

@@ -2,6 +2,9 @@
 
 `agent_factory(spec)` turns the `--policy` argument into a factory of fresh agents;
 `python_agent_factory("module:factory")` does the same for `--agent` (see docs/agents.md).
+`policy_model(spec)` is the one reading of the model a spec names (the manifest's
+`policy.model` and every trajectory's `meta.agent.model`), and `preflight(policy)` asks a
+policy's model server whether it is there before a run starts its sandboxes.
 """
 
 from __future__ import annotations
@@ -18,9 +21,40 @@ from cua.episode.agent import AgentTurn, EpisodeAgent, EpisodeContext, NoopAgent
 from cua.errors import CuaError, ModelUnreachable
 from cua.observation import Observation, Size
 from cua.task import TaskInstance
-from cua.trajectory import AgentInfo, TokenTrace
+from cua.trajectory import AgentInfo, ModelRetry, TokenTrace
 
-__all__ = ["BUILTIN_AGENTS", "PolicyAgent", "agent_factory", "python_agent_factory"]
+__all__ = ["BUILTIN_AGENTS", "PolicyAgent", "agent_factory", "policy_model", "preflight", "python_agent_factory"]
+
+
+def policy_model(spec: str) -> str | None:
+    """The model a `--policy` spec names: MODEL of `openai:MODEL@URL`, PATH of
+    `transformers:PATH`; None for a policy server (it knows its own) and built-in agents."""
+    kind, sep, rest = spec.partition(":")
+    if not sep or spec.startswith(("http://", "https://")):
+        return None
+    if kind == "openai":
+        return rest.partition("@")[0] or None
+    if kind == "transformers":
+        return rest or None
+    return None
+
+
+async def preflight(policy: object, name: str) -> None:
+    """Ask the policy's model server whether it answers at all, before any sandbox starts:
+    an endpoint nothing listens on raises `ModelUnreachable` (a refused key `Unauthorized`)
+    here, once, instead of costing every episode its retries. Policies in this process
+    (a local model, a script) have nothing to ask."""
+    from cua.policy.backends.openai import OpenAIBackend
+    from cua.policy.engine import ModelPolicy
+    from cua.policy.remote import RemotePolicy
+
+    try:
+        if isinstance(policy, RemotePolicy):
+            await policy.health()
+        elif isinstance(policy, ModelPolicy) and isinstance(policy.backend, OpenAIBackend):
+            await policy.backend.probe()
+    except CuaError as exc:
+        raise _unreachable(name, exc) from exc
 
 
 class PolicyAgent:
@@ -28,13 +62,15 @@ class PolicyAgent:
     and passes on what the trajectory keeps: raw output, thought, parse error, token ids and
     logprobs, and (for an in-process model policy) the actions in the model's own frame."""
 
-    def __init__(self, policy: object, name: str, options: Any = None) -> None:
+    def __init__(self, policy: object, name: str, options: Any = None, *, model: str | None = None) -> None:
         from cua.policy.base import Policy, PolicyOptions
 
         if not isinstance(policy, Policy):
             raise TypeError(f"{policy!r} is not a cua.policy.Policy")
         self.policy = policy
         self.name = name
+        #: The model the spec names (`policy_model`), kept in every trajectory's meta.
+        self.model = model
         #: Sent with every call (sampling settings, screenshot history, family): `cua eval
         #: --temperature/--max-tokens/--top-p/--seed/--history`.
         self.options: PolicyOptions | None = options
@@ -47,10 +83,10 @@ class PolicyAgent:
 
         asked = self.options.model_dump(mode="json", exclude_none=True, exclude_defaults=True) if self.options else {}
         if isinstance(self.policy, ModelPolicy):
-            return AgentInfo(name=self.name, kind="policy", family=self.policy.family_name,
+            return AgentInfo(name=self.name, kind="policy", family=self.policy.family_name, model=self.model,
                              settings={"backend": self.policy.backend.name,
                                        **self.policy.defaults.model_dump(mode="json", exclude_none=True), **asked})
-        return AgentInfo(name=self.name, kind="policy", family=asked.get("family"), settings=asked)
+        return AgentInfo(name=self.name, kind="policy", family=asked.get("family"), model=self.model, settings=asked)
 
     async def begin(self, instance: TaskInstance, ctx: EpisodeContext) -> None:
         self.session_id = f"{instance.task_id}-s{instance.seed}-{uuid.uuid4().hex[:8]}"
@@ -79,7 +115,8 @@ class PolicyAgent:
         model_actions, model_frame = self._model_frame_actions(step.actions, observation.frame)
         return AgentTurn(actions=step.actions, raw=step.raw, thought=step.thought,
                          parse_error=step.parse_error.message if step.parse_error else None,
-                         tokens=tokens, model_actions=model_actions, model_frame=model_frame, policy_ms=policy_ms)
+                         tokens=tokens, model_actions=model_actions, model_frame=model_frame, policy_ms=policy_ms,
+                         retries=[ModelRetry.model_validate(r.model_dump()) for r in step.retries])
 
     def _model_frame_actions(self, actions: list[Action], frame: Size
                              ) -> tuple[list[dict[str, Any]] | None, Size | None]:
@@ -135,7 +172,8 @@ def agent_factory(spec: str, *, options: Any = None,
     from cua.policy.registry import make_policy
 
     policy = make_policy(spec, **policy_kw)
-    return (lambda _instance: PolicyAgent(policy, spec, options)), spec, policy
+    model = policy_model(spec)
+    return (lambda _instance: PolicyAgent(policy, spec, options, model=model)), spec, policy
 
 
 def python_agent_factory(spec: str) -> tuple[Callable[[TaskInstance], EpisodeAgent], str]:

@@ -15,7 +15,14 @@ finished episodes are kept and the rest run, provided the run is the same experi
 (same tasks, seeds, policy and settings; --force overrides). Ctrl-C stops cleanly: the
 finished episodes stay, the summary is written, and --resume finishes the run.
 
-Exit code 0 when the run completed, whatever the scores; 130 when it was interrupted.
+Before any sandbox starts, a policy's model server is asked whether it is there
+(`GET /models` of an OpenAI-compatible endpoint, `/v1/health` of a policy server): one
+that cannot be reached stops the run at once. So does one lost during the run: when the
+first episodes to end (or any 3 in a row) all failed to reach the model, no more start.
+
+Exit code 0 when the run completed, whatever the scores; 2 for bad input (nothing run);
+3 when the model could not be reached (finished episodes are kept: --resume goes on);
+130 when it was interrupted.
 """
 
 from __future__ import annotations
@@ -24,9 +31,53 @@ import argparse
 import asyncio
 import os
 import sys
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
+
+#: Exit codes besides 0 (done) and 130 (interrupted).
+EXIT_BAD_INPUT = 2
+EXIT_MODEL_UNREACHABLE = 3
+#: Episodes in a row that failed to reach the model, after which no more start.
+MODEL_DOWN_AFTER = 3
+
+
+def _whole(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in [low, high]; anything else is a usage error, not a traceback."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{value} is out of range: at least {low}"
+                                             + (f" and at most {high}" if high is not None else ""))
+        return value
+
+    return parse
+
+
+def _real(low: float, *, above: bool = False) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if value != value or value < low or (above and value == low):
+            raise argparse.ArgumentTypeError(f"{text} is out of range: {'above' if above else 'at least'} {low:g}")
+        return value
+
+    return parse
+
+
+def _seed_list(text: str) -> list[int]:
+    parse = _whole(0)
+    seeds = [parse(part.strip()) for part in text.split(",") if part.strip()]
+    if not seeds:
+        raise argparse.ArgumentTypeError("no seeds given")
+    return seeds
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,11 +90,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "scripted:FILE.jsonl (default: oracle)")
     p.add_argument("--policy-token", default=os.environ.get("CUA_POLICY_TOKEN"), help="token of a policy server")
     p.add_argument("--family", help="model family for openai:/transformers: policies, e.g. qwen2.5-vl")
-    p.add_argument("--parallel", "-j", type=int, default=1, help="episodes run at once (default 1)")
-    p.add_argument("--seeds", type=int, default=1, help="seeds per task template: 0..K-1 (default 1)")
-    p.add_argument("--seed-list", help="explicit comma-separated seeds (overrides --seeds)")
+    p.add_argument("--parallel", "-j", type=_whole(1), default=1, help="episodes run at once (default 1)")
+    p.add_argument("--seeds", type=_whole(1), default=1, help="seeds per task template: 0..K-1 (default 1)")
+    p.add_argument("--seed-list", type=_seed_list, help="explicit comma-separated seeds (overrides --seeds)")
     p.add_argument("--split", choices=["train", "test", "all"], default="all")
-    p.add_argument("--limit", type=int, help="run at most this many templates")
+    p.add_argument("--limit", type=_whole(1), metavar="N",
+                   help="run at most N templates of each suite named (the first N in id order); the templates "
+                        "left out are printed")
     p.add_argument("--out", type=Path, default=None, help="output folder (default runs/<suite>-<policy>-<time>)")
     p.add_argument("--server", help="ws:// URL of a running `cua serve` (default: start one in process)")
     p.add_argument("--token", default=os.environ.get("CUA_TOKEN"), help="token of that server")
@@ -51,12 +104,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="run episodes on Ray actors (one per --parallel slot): a cluster address, 'auto', "
                         "or nothing for a local Ray")
-    p.add_argument("--ray-cpus", type=float, default=1.0, help="CPUs Ray reserves per episode actor (default 1)")
+    p.add_argument("--ray-cpus", type=_real(0.0, above=True), default=1.0, help="CPUs Ray reserves per episode actor (default 1)")
     p.add_argument("--isolation", choices=["container", "shared"], help="override browser isolation")
     p.add_argument("--kind", choices=["desktop", "vm"],
                    help="run desktop and vm tasks on this sandbox kind (their configs share apps, files, screen)")
     p.add_argument("--format", choices=["png", "jpeg", "webp"], default="jpeg", help="screenshot format")
-    p.add_argument("--quality", type=int, default=80)
+    p.add_argument("--quality", type=_whole(1, 100), default=80, help="screenshot quality, 1..100 (default 80)")
     p.add_argument("--frames", choices=["all", "last", "none"], default="all",
                    help="screenshots each trajectory keeps (OUT/trajectories/<task>__s<seed>/): every step's, "
                         "the final one, or none (default all)")
@@ -77,9 +130,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--resume", action="store_true",
                    help="continue the run in --out: keep finished episodes, redo unfinished ones")
     r.add_argument("--force", action="store_true", help="with --resume: continue even if the manifest differs")
-    r.add_argument("--retries", type=int, default=2,
+    r.add_argument("--retries", type=_whole(0), default=2,
                    help="infrastructure retries per episode, each kept as an attempt (default 2)")
-    r.add_argument("--reconnect-s", type=float, default=300.0,
+    r.add_argument("--reconnect-s", type=_real(0.0), default=300.0,
                    help="how long a lost sandbox server is waited for before episodes fail (default 300)")
     p.add_argument("--no-report", action="store_true", help="do not write OUT/report/ at the end")
     p.set_defaults(func=main)
@@ -89,14 +142,24 @@ OBSERVE_PARTS = ("screenshot", "axtree", "focused")
 
 
 def _observe(args: argparse.Namespace) -> Any:
+    from pydantic import ValidationError
+
     from cua.observation import ObserveOptions
 
     parts = {part.strip() for part in args.observe.split(",") if part.strip()}
     unknown = sorted(parts - set(OBSERVE_PARTS))
     if unknown or not parts:
         raise ValueError(f"--observe {args.observe!r}: choose from {', '.join(OBSERVE_PARTS)}")
-    return ObserveOptions(format=args.format, quality=args.quality, screenshot="screenshot" in parts,
-                          axtree="axtree" in parts, focused="focused" in parts)
+    try:
+        return ObserveOptions(format=args.format, quality=args.quality, screenshot="screenshot" in parts,
+                              axtree="axtree" in parts, focused="focused" in parts)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ValueError(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from None
+
+
+#: PolicyOptions fields whose flag has another name.
+_FLAGS = {"history_images": "history", "seed": "seed", "max_tokens": "max-tokens", "top_p": "top-p"}
 
 
 def _policy_options(args: argparse.Namespace) -> Any:
@@ -110,36 +173,99 @@ def _policy_options(args: argparse.Namespace) -> Any:
                              top_logprobs=None)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise ValueError(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from None
+        field = str(first["loc"][0])
+        raise ValueError(f"--{_FLAGS.get(field, field.replace('_', '-'))}: {first['msg']}") from None
+
+
+def _policy_kind(spec: str) -> str:
+    if spec in ("oracle", "random", "noop"):
+        return spec
+    return "policy_server" if spec.startswith(("http://", "https://")) else spec.partition(":")[0]
 
 
 def _policy_facts(args: argparse.Namespace, options: Any) -> dict[str, Any]:
     """The manifest's policy: what acted and how it was asked to sample (never a token)."""
+    from cua.eval.agents import policy_model
+
     if args.agent:
         return {"spec": args.agent, "kind": "python"}
-    kind = args.policy if args.policy in ("oracle", "random", "noop") else args.policy.partition(":")[0]
-    if args.policy.startswith(("http://", "https://")):
-        kind = "policy_server"
-    model = args.policy.partition(":")[2].partition("@")[0] if kind in ("openai", "transformers") else None
-    return {"spec": args.policy, "kind": kind, "family": args.family, "model": model or None,
+    return {"spec": args.policy, "kind": _policy_kind(args.policy), "family": args.family,
+            "model": policy_model(args.policy),
             "sampling": options.model_dump(mode="json", exclude_none=True, exclude_defaults=True, exclude={"family"})}
+
+
+def _observe_facts(args: argparse.Namespace, observe: Any) -> dict[str, Any]:
+    """The manifest's `observe`: every observation setting in force, defaults included, and the
+    screenshots a model's prompt keeps (None where the policy decides it: a policy server, or
+    an agent that is not a model)."""
+    from cua.policy.engine import DEFAULT_HISTORY_IMAGES
+
+    history = args.history
+    if history is None and not args.agent and _policy_kind(args.policy) in ("openai", "transformers"):
+        history = DEFAULT_HISTORY_IMAGES
+    return {**observe.model_dump(mode="json"), "history": history}
+
+
+def _limit_per_suite(templates: list[Any], limit: int) -> tuple[list[Any], dict[str, list[str]]]:
+    """The first `limit` templates of each suite, and each suite's templates left out."""
+    kept: list[Any] = []
+    left: dict[str, list[str]] = {}
+    taken: dict[str, int] = {}
+    for t in templates:
+        suite = t.id.split(".", 1)[0]
+        if taken.get(suite, 0) < limit:
+            taken[suite] = taken.get(suite, 0) + 1
+            kept.append(t)
+        else:
+            left.setdefault(suite, []).append(t.id)
+    return kept, left
+
+
+def _usable(templates: list[Any], names: list[str], seed: int) -> tuple[list[Any], list[str]]:
+    """Leave out the templates of suites with load problems that cannot be instantiated (an
+    OSWorld task using a metric the adapter lacks), each with why: the file, the task, what
+    is unsupported. Suites without problems are not touched (nothing is instantiated)."""
+    from cua.eval.tasks_cli import suites_with_problems
+    from cua.tasks.loader import TaskFormatError
+
+    troubled = suites_with_problems(names)
+    if not troubled:
+        return templates, []
+    usable, reasons = [], []
+    for t in templates:
+        if t.id.split(".", 1)[0] in troubled:
+            try:
+                t.instantiate(seed)
+            except TaskFormatError as exc:
+                reasons += [str(problem) for problem in exc.problems]
+                continue
+        usable.append(t)
+    return usable, reasons
 
 
 def main(args: argparse.Namespace) -> int:
     from cua.eval.runner import make_jobs
     from cua.eval.tasks_cli import SelectionError, selected_templates
 
+    seeds: list[int] = args.seed_list or list(range(args.seeds))
     try:
         templates = selected_templates(args.suites, split=args.split, kind=args.kind)
+        templates, unusable = _usable(templates, args.suites, seeds[0])
     except SelectionError as exc:
         print(f"cua eval: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
+    for reason in unusable:
+        print(f"cua eval: left out {reason}", file=sys.stderr)
     if args.limit:
-        templates = templates[: args.limit]
+        templates, left = _limit_per_suite(templates, args.limit)
+        for suite, ids in left.items():
+            shown = ", ".join(ids[:8]) + (f", ... ({len(ids) - 8} more)" if len(ids) > 8 else "")
+            print(f"cua eval: --limit {args.limit} (per suite): {len(ids)} template(s) of {suite} left out: {shown}",
+                  file=sys.stderr)
     if not templates:
-        print("cua eval: no task templates selected", file=sys.stderr)
-        return 2
-    seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
+        print("cua eval: no task templates selected" + (" that this kit can run" if unusable else ""),
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
     jobs = make_jobs(templates, seeds)
     out = args.out or _default_out(args)
     try:
@@ -152,22 +278,23 @@ def main(args: argparse.Namespace) -> int:
             python_agent_factory(args.agent)  # a spec that does not load fails here, before any sandbox
     except ValueError as exc:
         print(f"cua eval: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     from cua.eval.manifest import build_manifest
 
     manifest = build_manifest(
         run_id=out.name, templates=templates, seeds=seeds, split=args.split, policy=_policy_facts(args, options),
-        observe={**observe.model_dump(mode="json", exclude_defaults=True),
-                 **({"history": args.history} if args.history is not None else {})},
+        observe=_observe_facts(args, observe),
         runner={"parallel": args.parallel, "retries": args.retries, "frames": args.frames,
                 "sandboxes": "local" if args.local else ("ray" if args.ray is not None else
                                                          ("server" if args.server else "child server")),
                 "isolation": args.isolation, "kind": args.kind})
-    prepared = _prepare_out(args, out, jobs, manifest)
-    if isinstance(prepared, int):
-        return prepared
-    todo, kept = prepared
-    return asyncio.run(_run(args, todo, out, kept=kept, options=options, observe=observe))
+    from cua.tasks.loader import TaskFormatError
+
+    try:
+        return asyncio.run(_run(args, jobs, out, manifest=manifest, options=options, observe=observe))
+    except TaskFormatError as exc:  # a template that refused one of its seeds mid-run
+        print(f"cua eval: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 def _prepare_out(args: argparse.Namespace, out: Path, jobs: list[Any], manifest: Any) -> tuple[list[Any], list[Any]] | int:
@@ -219,10 +346,35 @@ def _default_out(args: argparse.Namespace) -> Path:
     return Path("runs") / f"{'+'.join(args.suites)[:40]}-{policy}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, kept: list[Any], options: Any,
+class _ModelDown:
+    """Stops a run whose model is gone: `after` episodes in a row (the first ones, or any run of
+    them) that ended failing to reach it. Each such episode already spent its retries, and
+    every one still to come would spend them too."""
+
+    def __init__(self, after: int, stop: asyncio.Event) -> None:
+        self.after, self.stop = after, stop
+        self.streak = 0
+        self.last: dict[str, Any] | None = None
+
+    @property
+    def tripped(self) -> bool:
+        return self.streak >= self.after
+
+    def see(self, record: Any) -> None:
+        if record.failure != "model_unreachable":
+            self.streak = 0
+            return
+        self.streak += 1
+        self.last = record.error
+        if self.tripped:
+            self.stop.set()
+
+
+async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest: Any, options: Any,
                observe: Any) -> int:
     from cua.episode.openers import sandbox_opener
-    from cua.eval.agents import agent_factory
+    from cua.errors import CuaError
+    from cua.eval.agents import BUILTIN_AGENTS, agent_factory, preflight
     from cua.eval.report import print_summary, progress
     from cua.eval.runner import LocalExecutor, run_jobs
 
@@ -232,24 +384,42 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, kept: li
     if args.family:
         policy_kw["family"] = args.family
     overrides = {"browser": {"isolation": args.isolation}} if args.isolation else {}
-    stop = _stop_on_signals()
     async with AsyncExitStack() as stack:
+        # The policy first: a spec that does not make one, or a model server that is not there,
+        # stops the run here, before its folder is written or a sandbox started.
+        make_agent: Any = None
+        agent_name = args.agent or args.policy
+        wanted = not args.agent and args.policy not in BUILTIN_AGENTS and (
+            args.ray is None or _policy_kind(args.policy) in ("openai", "policy_server"))
+        if args.agent:
+            from cua.eval.agents import python_agent_factory
+
+            make_agent, agent_name = python_agent_factory(args.agent)
+        elif wanted or args.ray is None:
+            try:
+                make_agent, agent_name, policy = agent_factory(args.policy, options=options, **policy_kw)
+            except ValueError as exc:
+                print(f"cua eval: --policy {args.policy}: {exc}", file=sys.stderr)
+                return EXIT_BAD_INPUT
+            if policy is not None:
+                stack.push_async_callback(policy.aclose)  # type: ignore[attr-defined]
+                try:
+                    await preflight(policy, agent_name)
+                except CuaError as exc:
+                    print(f"cua eval: {exc.failure_class}: {exc.message}; nothing was run", file=sys.stderr)
+                    return EXIT_BAD_INPUT if exc.fault == "client" else EXIT_MODEL_UNREACHABLE
+        prepared = _prepare_out(args, out, jobs, manifest)
+        if isinstance(prepared, int):
+            return prepared
+        todo, kept = prepared
+        stop = _stop_on_signals()
         if args.ray is not None:
             from cua.eval.ray_backend import ray_executors
 
-            agent_name = args.policy
             executor = await stack.enter_async_context(ray_executors(
                 args.ray, policy=args.policy, policy_kw=policy_kw, observe=observe, config_overrides=overrides,
                 num_cpus=args.ray_cpus, run_dir=out, frames=args.frames))
         else:
-            if args.agent:
-                from cua.eval.agents import python_agent_factory
-
-                make_agent, agent_name = python_agent_factory(args.agent)
-            else:
-                make_agent, agent_name, policy = agent_factory(args.policy, options=options, **policy_kw)
-                if policy is not None:
-                    stack.push_async_callback(policy.aclose)  # type: ignore[attr-defined]
             opener = await stack.enter_async_context(sandbox_opener(
                 local=args.local, server=args.server, token=args.token, max_sandboxes=max(8, 2 * args.parallel),
                 reconnect_s=args.reconnect_s))
@@ -258,12 +428,23 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, kept: li
                 return LocalExecutor(opener, make_agent, observe=observe, config_overrides=overrides,
                                      run_dir=out, frames=args.frames, run_id=out.name, retries=args.retries)
 
-        with progress(len(jobs), enabled=not args.no_progress) as advance:
-            summary, _ = await run_jobs(jobs, executor=executor, agent_name=agent_name, parallel=args.parallel,
-                                        out_dir=out, on_record=advance, previous=kept, stop=stop)
+        down = _ModelDown(min(MODEL_DOWN_AFTER, len(todo) or 1), stop)
+        with progress(len(todo), enabled=not args.no_progress) as advance:
+            def on_record(record: Any) -> None:
+                advance(record)
+                down.see(record)
+
+            summary, _ = await run_jobs(todo, executor=executor, agent_name=agent_name, parallel=args.parallel,
+                                        out_dir=out, on_record=on_record, previous=kept, stop=stop)
     print_summary(summary, out)
     if not args.no_report:
         _write_report(out)
+    if down.tripped:
+        last = down.last or {}
+        print(f"cua eval: model_unreachable: {down.streak} episode(s) in a row could not reach the model "
+              f"({last.get('message', 'no message')}); no more were started. Finished episodes are kept: "
+              f"`cua eval ... --out {out} --resume` goes on once the model answers.", file=sys.stderr)
+        return EXIT_MODEL_UNREACHABLE
     if summary.interrupted:
         print(f"cua eval: interrupted; {summary.not_run} episode(s) not run. `cua eval ... --out {out} --resume` "
               "finishes the run.", file=sys.stderr)

@@ -67,6 +67,21 @@ def _load_problems(names: list[str] | None) -> list[str]:
     return out
 
 
+def suites_with_problems(names: list[str] | None) -> set[str]:
+    """The names of the suites `names` select (every suite when None) whose files had problems
+    that did not stop them loading (e.g. OSWorld tasks using what the adapter lacks)."""
+    from cua.tasks.registry import is_suite_path, resolve_suite, suites
+
+    if not names:
+        return {name for name, suite in suites().items() if suite.problems}
+    out = set()
+    for name in names:
+        suite = resolve_suite(name) if is_suite_path(name) else suites().get(name.split(".", 1)[0])
+        if suite is not None and suite.problems:
+            out.add(suite.name)
+    return out
+
+
 def _print_templates(suite: object, tags: bool, indent: str) -> None:
     for tid, t in sorted(suite.templates.items()):  # type: ignore[attr-defined]
         line = f"{indent}{tid}"
@@ -88,7 +103,10 @@ def list_main(args: argparse.Namespace) -> int:
             return 2
         for suite in chosen:
             _print_templates(suite, args.templates, "")
-        return 1 if any(suite.problems for suite in chosen) else 0
+        found = [problem for suite in chosen for problem in suite.problems]
+        for found_problem in found:
+            print(f"problem: {found_problem}", file=sys.stderr)
+        return 1 if found else 0
     for name, suite in sorted(suites().items()):
         bad = f" ({len(suite.problems)} problem(s) in its files)" if suite.problems else ""
         print(f"{name} {len(suite)}{bad}")

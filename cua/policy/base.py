@@ -20,6 +20,7 @@ from cua.actions import Action
 from cua.observation import Observation
 
 __all__ = [
+    "CallRetry",
     "Generation",
     "ParseError",
     "Policy",
@@ -78,6 +79,21 @@ class PolicyOptions(BaseModel):
     history_images: int | None = Field(None, ge=1, le=64)
 
 
+class CallRetry(BaseModel):
+    """One call to the model server that failed and was sent again (an HTTP 500, a dropped
+    connection): kept so that a slow or flaky model shows in the trajectory, not only in time."""
+
+    model_config = ConfigDict(extra="forbid")
+    #: What went wrong, e.g. "HTTP 500: upstream overloaded" or "ConnectError: refused".
+    error: str
+    #: The HTTP status, when the server answered one.
+    status: int | None = None
+    #: How long the backend waited before sending the call again (milliseconds).
+    backoff_ms: float = Field(0.0, ge=0)
+    #: Wall-clock time of the failure (seconds since the epoch).
+    t: float
+
+
 class Generation(BaseModel):
     """What a model call yields besides its text and actions: token counts, logprobs, ids,
     the model's name, why it stopped, and where time went. A backend's `Completion` and
@@ -97,6 +113,8 @@ class Generation(BaseModel):
     finish_reason: str | None = None
     #: Where time went: e.g. "model", "parse", "prompt", "queue", "server_total".
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    #: The failed calls that were retried before this answer came, in order.
+    retries: list[CallRetry] = Field(default_factory=list)
 
 
 class PolicyStep(Generation):

@@ -4,7 +4,10 @@ Screenshots travel as data URLs. Sampling options, logprobs and top_logprobs pas
 through; on servers that offer them (vLLM), token ids are asked for too
 (``return_tokens_as_token_ids``, ``return_token_ids``): the first server that rejects
 those fields is remembered and asked without them. 429 and 5xx answers and dropped
-connections are retried with exponential backoff, honouring Retry-After.
+connections are retried with exponential backoff, honouring Retry-After; every retry is
+kept (`Completion.retries`, and the final error's details when the retries run out), so a
+flaky model shows in the trajectory. `probe()` asks the server whether it is there at all,
+before a run starts sandboxes for it.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from typing import Any, ClassVar
 
 import httpx
 
-from cua.errors import Capacity, InternalError, Timeout
-from cua.policy.base import TokenCounts, TokenLogprob
+from cua.errors import Capacity, InternalError, ModelUnreachable, Timeout, Unauthorized
+from cua.policy.base import CallRetry, TokenCounts, TokenLogprob
 from cua.policy.engine import Completion, CompletionRequest
 from cua.policy.families.base import Message, PreparedImage
 
@@ -60,6 +63,11 @@ def _retry_after(response: httpx.Response) -> float | None:
     except ValueError:
         parsed = email.utils.parsedate_to_datetime(value) if value else None
         return max(0.0, parsed.timestamp() - time.time()) if parsed is not None else None
+
+
+def _retried(retries: list[CallRetry]) -> dict[str, Any]:
+    """The error details that keep the calls retried before the one that failed for good."""
+    return {"retries": [r.model_dump(mode="json") for r in retries]} if retries else {}
 
 
 def _token_logprob(item: dict[str, Any]) -> TokenLogprob:
@@ -136,25 +144,50 @@ class OpenAIBackend:
     async def complete(self, messages: list[Message], request: CompletionRequest) -> Completion:
         body = self._body(messages, request)
         started = time.perf_counter()
-        data = await self._post(body)
+        retries: list[CallRetry] = []
+        data = await self._post(body, retries)
         elapsed = (time.perf_counter() - started) * 1000
-        return self._completion(data, elapsed)
+        completion = self._completion(data, elapsed)
+        completion.retries = retries
+        return completion
 
-    async def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+    async def probe(self, timeout: float = 10.0) -> None:
+        """Whether the server is there: `GET /models`, answered with any status but 401/403.
+
+        Raises `ModelUnreachable` when nothing answers (refused, no route, no name, no answer
+        in `timeout` s) and `Unauthorized` when the server refuses the key: either way no
+        episode could reach the model, so a run stops before it starts a sandbox."""
+        try:
+            response = await self._client.get(f"{self.base_url}/models", timeout=timeout)
+        except httpx.TransportError as exc:
+            raise ModelUnreachable(f"the model server {self.base_url} cannot be reached: {type(exc).__name__}: "
+                                   f"{exc or 'no answer'}", details={"base_url": self.base_url}) from exc
+        if response.status_code in (401, 403):
+            raise Unauthorized(f"the model server {self.base_url} refused the API key (HTTP {response.status_code}): "
+                               f"{response.text[:300]}")
+
+    async def _post(self, body: dict[str, Any], retries: list[CallRetry]) -> dict[str, Any]:
         url = f"{self.base_url}/chat/completions"
         attempt = 0
         while True:
             delay: float | None = None
+            failed: CallRetry
             try:
                 response = await self._client.post(url, json=body)
             except httpx.ConnectTimeout as exc:
                 if attempt >= self.max_retries:
-                    raise Timeout(f"model server {self.base_url} did not accept a connection") from exc
+                    raise Timeout(f"model server {self.base_url} did not accept a connection",
+                                  details=_retried(retries)) from exc
+                failed = CallRetry(error=f"{type(exc).__name__}: no connection accepted", t=time.time())
             except httpx.TimeoutException as exc:  # a generation that overran: retrying would overrun again
-                raise Timeout(f"model server {self.base_url} did not answer in time: {exc!r}") from exc
+                raise Timeout(f"model server {self.base_url} did not answer in time: {exc!r}",
+                              details=_retried(retries)) from exc
             except httpx.TransportError as exc:
                 if attempt >= self.max_retries:
-                    raise InternalError(f"model server {self.base_url} unreachable: {exc!r}") from exc
+                    raise InternalError(f"model server {self.base_url} unreachable: {exc!r}",
+                                        details=_retried(retries)) from exc
+                failed = CallRetry(error=f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__,
+                                   t=time.time())
             else:
                 if response.status_code < 400:
                     try:
@@ -174,13 +207,19 @@ class OpenAIBackend:
                 if response.status_code not in _RETRY_STATUS or attempt >= self.max_retries:
                     detail = response.text[:500]
                     if response.status_code == 429:
-                        raise Capacity(f"model server rate-limited us {attempt + 1} times: {detail}")
-                    raise InternalError(f"model server answered HTTP {response.status_code}: {detail}")
+                        raise Capacity(f"model server rate-limited us {attempt + 1} times: {detail}",
+                                       details=_retried(retries))
+                    raise InternalError(f"model server answered HTTP {response.status_code}: {detail}",
+                                        details=_retried(retries))
                 delay = _retry_after(response)
+                failed = CallRetry(error=f"HTTP {response.status_code}: {response.text[:200]}".rstrip(": "),
+                                   status=response.status_code, t=time.time())
             if delay is None:
                 delay = self.backoff_s * (2**attempt) * (0.75 + 0.5 * random.random())
+            delay = min(delay, self.max_backoff_s)
+            retries.append(failed.model_copy(update={"backoff_ms": round(delay * 1000, 3)}))
             # backoff between retries is the point here: the server asked us to wait
-            await asyncio.sleep(min(delay, self.max_backoff_s))
+            await asyncio.sleep(delay)
             attempt += 1
 
     def _completion(self, data: dict[str, Any], elapsed_ms: float) -> Completion:
