@@ -1,4 +1,5 @@
-"""Loads with prepared web state (sandboxes/browser/navigation.py), in real Chromium.
+"""Loads with prepared web state (sandboxes/browser/navigation.py), and the navigation
+policy of the task's own origins (origins.py), in real Chromium.
 
 The storage a reset or restore seeds must be there before the page's first script runs,
 and only for that load; clearing must reach every origin the pages visited; a failed
@@ -11,9 +12,14 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from _browser_rig import browser_kept, open_rig, serve  # tests/'s own helpers, as pytest puts tests/ on sys.path
+from _browser_rig import Rig, browser_kept, open_rig, serve  # tests/'s own helpers, as pytest puts tests/ on sys.path
 
+from cua.actions import Click, Goto
 from cua.errors import ActionFailed, BadRequest, InfraError
+from cua.sandboxes.browser.input import Input
+from cua.sandboxes.browser.origins import FOREIGN_PAGE, OwnOrigins
+from cua.sandboxes.browser.queries import Queries
+from cua.state import A11yQuery, DomQuery, LocalStorageQuery, TitleQuery, UrlQuery
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
@@ -121,3 +127,90 @@ async def test_a_load_or_restart_by_the_sandbox_leaves_no_page_behind_it() -> No
             await page.evaluate("history.pushState({}, '', '/pushed')")  # the agent's own entry
             assert await rig.navigator.restart_in_page(site.url("/?seed=3"))
             assert await page.go_back() is None and page.url.endswith("/pushed")
+
+
+# --- the task's own origins (origins.py): where the agent may go, which pages the reads trust
+
+OWN = """<title>own</title><h1>Groceries</h1><a id="out" href="__FOREIGN__">out</a>"""
+#: A foreign page that looks exactly like the task's (a copy of its heading and title).
+FOREIGN = """<title>own</title><h1>Groceries</h1>"""
+
+
+def _own_parts(rig: Rig, *, enforced: bool = True) -> tuple[Input, Queries, OwnOrigins]:
+    """The rig's input and queries as `BrowserSandbox` wires them, bound to its own origins."""
+    own = OwnOrigins(rig.ports, enforced=enforced)
+    return (Input(rig.guard, rig.pages, rig.elements, rig.screen, navigation_timeout_ms=10_000, own=own),
+            Queries(rig.guard, rig.pages, rig.controls, own), own)
+
+
+PAGE_READS = [UrlQuery(), TitleQuery(), DomQuery(selector="h1"), LocalStorageQuery(), A11yQuery()]
+
+
+async def test_the_agent_goes_only_to_the_task_s_own_origins() -> None:
+    """No page the agent makes (data:, javascript:, blob:, file:) and no foreign origin:
+    each goto is refused and the task's page stays; its own pages and about:blank are fine."""
+    with serve({"/": FOREIGN}) as foreign, serve({"/": OWN.replace("__FOREIGN__", foreign.url("/"))}) as site:
+        async with open_rig(site) as rig:
+            agent, _, _ = _own_parts(rig)
+            await rig.navigator.goto(site.url("/"))
+            forged = "<script>document.title = 'forged'</script><h1>Groceries</h1>"
+            for url in ["data:text/html," + forged, "javascript:document.title='forged'", "javascript:void 0",
+                        f"blob:{site.url('/')[:-1]}/6e0b6b43-0000-4000-8000-000000000000", "file:///etc/hostname",
+                        foreign.url("/"), f"http://localhost:{foreign.port}/", "chrome://version", "view-source:"
+                        + site.url("/"), "DATA:text/html,x", " data:text/html,x"]:
+                error, _ = await agent.act(Goto(url=url), rig.screen)
+                assert error is not None and error.reason == "bad_url", (url, error)
+                assert rig.pages.page.url == site.url("/") and await rig.pages.page.title() == "own", url
+            for url in [f"http://localhost:{site.port}/", "about:blank", site.url("/")]:
+                error, _ = await agent.act(Goto(url=url), rig.screen)
+                assert error is None, (url, error)
+
+
+async def test_page_reads_answer_only_on_the_task_s_own_pages() -> None:
+    """A foreign page the agent reached some other way (a link the page shows), however
+    like the task's it looks, is never read as the task's: every page read fails."""
+    with serve({"/": FOREIGN}) as foreign, serve({"/": OWN.replace("__FOREIGN__", foreign.url("/"))}) as site:
+        async with open_rig(site) as rig:
+            agent, queries, _ = _own_parts(rig)
+            await rig.navigator.goto(site.url("/"))
+            own = await queries.answer(PAGE_READS)
+            assert all(r.ok for r in own) and own[2].value == "Groceries"
+            error, _ = await agent.act(Click(x=1, y=1), rig.screen)  # misses the link: nothing happens
+            box = await rig.pages.page.locator("#out").bounding_box()
+            assert box is not None and error is None
+            await agent.act(Click(x=box["x"] + 2, y=box["y"] + 2), rig.screen)
+            await rig.pages.settle()
+            assert rig.pages.page.url == foreign.url("/")
+            read = await queries.answer(PAGE_READS)
+            assert [r.error for r in read] == [FOREIGN_PAGE] * len(PAGE_READS), read
+            assert all(r.value is None for r in read)
+
+
+async def test_a_sandbox_with_no_own_origin_or_open_navigation_keeps_every_page() -> None:
+    with serve({"/": FOREIGN}) as foreign:
+        async with open_rig(None) as rig:  # no service, no start origin: nothing to bind to
+            agent, queries, own = _own_parts(rig)
+            assert not own.active
+            assert (await agent.act(Goto(url="data:text/html,<h1>mine</h1>"), rig.screen))[0] is None
+            (h1,) = await queries.answer([DomQuery(selector="h1")])
+            assert h1.value == "mine"
+            error, _ = await agent.act(Goto(url="javascript:void 0"), rig.screen)  # never a scheme of any page
+            assert error is not None and error.reason == "bad_url"
+        async with open_rig(foreign) as rig:
+            agent, queries, own = _own_parts(rig, enforced=False)  # navigation: open
+            assert (await agent.act(Goto(url="data:text/html,<h1>mine</h1>"), rig.screen))[0] is None
+            assert (await queries.answer([DomQuery(selector="h1")]))[0].value == "mine"
+            own.enforced = True  # the same page, the policy on: the read is refused
+            assert (await queries.answer([DomQuery(selector="h1")]))[0].error == FOREIGN_PAGE
+
+
+async def test_the_start_url_s_origin_is_the_task_s_own() -> None:
+    with serve({"/": FOREIGN}) as start, serve({"/": FOREIGN}) as other:
+        async with open_rig(None) as rig:
+            agent, queries, own = _own_parts(rig)
+            own.started_at(start.url("/"))
+            await rig.navigator.goto(start.url("/"))
+            assert (await queries.answer([DomQuery(selector="h1")]))[0].value == "Groceries"
+            assert (await agent.act(Goto(url=other.url("/")), rig.screen))[0] is not None
+            own.started_at("about:blank")  # a later episode started on no origin: open again
+            assert (await agent.act(Goto(url=other.url("/")), rig.screen))[0] is None

@@ -48,7 +48,9 @@ def todo_config(**kw: Any) -> BrowserConfig:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def box() -> AsyncIterator[tuple[BrowserSandbox, list[SandboxEvent]]]:
     events: list[SandboxEvent] = []
-    sb = await BrowserSandbox.create(todo_config(), sandbox_id="bx-main", emit=events.append)
+    # its tests also load pages of their own (data:): navigation open (the task's own-origins
+    # policy is tested in test_browser_navigation.py)
+    sb = await BrowserSandbox.create(todo_config(navigation="open"), sandbox_id="bx-main", emit=events.append)
     try:
         yield sb, events
     finally:

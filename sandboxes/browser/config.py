@@ -98,6 +98,11 @@ class BrowserConfig(BaseModel):
     #: inside that one process-wide host (each instance its own database, port and socket)
     #: instead of one process per sandbox. Services without one always run their own argv.
     shared_app_host: bool = True
+    #: `own_origins`: where the sandbox has origins of its own (its services', the start
+    #: URL's when http(s)), the agent's `goto` goes only to them (or about:blank) and the
+    #: page's reads answer only there (origins.py), so no page the agent makes or reaches
+    #: elsewhere can speak for the task. `open`: any allowed scheme, every page read.
+    navigation: Literal["own_origins", "open"] = "own_origins"
     locale: str = Field("en-US", max_length=35)
     timezone: str = Field("UTC", max_length=64)
 

@@ -12,7 +12,6 @@ import asyncio
 import math
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -42,9 +41,9 @@ from cua.actions import (
 from cua.errors import ActionFailed
 from cua.observation import ActionError, Size
 from cua.sandbox import scale_action
-from cua.sandboxes.browser.config import ALLOWED_SCHEMES
 from cua.sandboxes.browser.elements import ElementIds, element_centre
 from cua.sandboxes.browser.guard import Guard
+from cua.sandboxes.browser.origins import OwnOrigins, check_scheme
 from cua.sandboxes.browser.pages import Pages
 from cua.sandboxes.browser.pwerrors import target_closed
 from cua.sandboxes.browser.settle import navigation_race
@@ -65,11 +64,8 @@ class Pointer:
     y: float = 0.0
 
 
-def check_url(url: str) -> None:
-    scheme = urlsplit(url).scheme.lower()
-    if scheme not in ALLOWED_SCHEMES:
-        raise ActionFailed(f"url scheme {scheme or '(none)'!r} is not allowed; use one of "
-                           f"{', '.join(sorted(ALLOWED_SCHEMES))}", reason="bad_url", details={"url": url})
+#: Refuses a URL of a scheme no sandbox page may be sent to (`bad_url`).
+check_url = check_scheme
 
 
 async def _move(page: Page, pointer: Pointer, x: float, y: float, *, steps: int = 1) -> None:
@@ -196,8 +192,10 @@ class Input:
     """The agent's mouse and keyboard on the sandbox's page, and where its pointer is."""
 
     def __init__(self, guard: Guard, pages: Pages, elements: ElementIds, screen: Size, *,
-                 navigation_timeout_ms: int) -> None:
+                 navigation_timeout_ms: int, own: OwnOrigins | None = None) -> None:
         self._guard = guard
+        #: Where the agent's `goto` may go (None: any allowed scheme).
+        self._own = own
         self._pages = pages
         self._elements = elements
         self._screen = screen
@@ -217,6 +215,8 @@ class Input:
                 resolved = scale_action(scaled, self._screen, frame).model_dump(mode="json")
             else:
                 scaled = scale_action(parsed, frame, self._screen)
+            if isinstance(scaled, Goto) and self._own is not None:
+                self._own.check_goto(scaled.url)
             budget = self._guard.call_timeout_s + (scaled.seconds if isinstance(scaled, Wait) else 0.0) + \
                 (self.navigation_timeout_ms / 1000 if isinstance(scaled, (Goto, Back, Forward)) else 0.0)
             await self._guard.call(perform(self._pages.page, scaled, self.pointer,

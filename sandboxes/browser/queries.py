@@ -1,8 +1,11 @@
 """Answers to the state queries a judge asks of a browser sandbox.
 
 The page answers dom, url, title, local_storage, cookies and a11y; the services answer
-app_state and sql. A query the sandbox cannot answer, or one that fails, gets a failed
-`StateResult` (a judge's verdict, not the sandbox's error); only the sandbox's death raises.
+app_state and sql. Where the sandbox has origins of its own (origins.py), the page's
+reads are answered only while the page (and a frame read) is on one of them: a page the
+agent reached elsewhere fails them with error `foreign_page`, never reads as the task's.
+A query the sandbox cannot answer, or one that fails, gets a failed `StateResult` (a
+judge's verdict, not the sandbox's error); only the sandbox's death raises.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from cua.errors import InfraError, SandboxCrashed, Timeout
 from cua.sandboxes.browser.guard import Guard
 from cua.sandboxes.browser.observe import accessibility_tree_nested
+from cua.sandboxes.browser.origins import FOREIGN_PAGE, OwnOrigins
 from cua.sandboxes.browser.pages import Pages
 from cua.sandboxes.browser.pwerrors import target_closed
 from cua.sandboxes.browser.services import ServiceControl
@@ -108,7 +112,7 @@ async def _frame_of(page: Page, selector: str | None) -> tuple[Frame | None, tup
     return frame, (float(box[0]), float(box[1]))
 
 
-async def dom_query(page: Page, q: DomQuery) -> StateResult:
+async def dom_query(page: Page, q: DomQuery, own: OwnOrigins | None = None) -> StateResult:
     if q.prop == "attr" and not q.attr:
         return StateResult.failure("failed", "prop 'attr' needs the attribute name in `attr`")
     try:
@@ -121,6 +125,9 @@ async def dom_query(page: Page, q: DomQuery) -> StateResult:
         frame, offset = await _frame_of(page, q.frame)
         if frame is None:
             return StateResult.failure("not_found", f"no iframe matches {q.frame!r}")
+        refused = own.refusal(frame.url) if own is not None else None
+        if refused is not None:
+            return StateResult.failure(FOREIGN_PAGE, f"iframe {q.frame!r}: {refused}")
         engine = "xpath" if xpath else "css"
         value: Any = await frame.locator(f"{engine}={q.selector}").evaluate_all(
             _DOM_PROP, [q.prop, q.attr, q.all, list(offset)])
@@ -154,10 +161,13 @@ async def cookies_query(context: BrowserContext, q: CookiesQuery) -> StateResult
 class Queries:
     """The sandbox's answers to state queries."""
 
-    def __init__(self, guard: Guard, pages: Pages, controls: dict[str, ServiceControl]) -> None:
+    def __init__(self, guard: Guard, pages: Pages, controls: dict[str, ServiceControl],
+                 own: OwnOrigins | None = None) -> None:
         self._guard = guard
         self._pages = pages
         self._controls = controls
+        #: Which pages are the task's own (None: every page is read).
+        self._own = own
 
     async def answer(self, queries: Sequence[StateQuery | dict[str, Any]]) -> list[StateResult]:
         """Answer `queries` at once, in their order: they only read, so the page's reads and
@@ -190,12 +200,16 @@ class Queries:
                 return StateResult(value=await control.state())
             ok, value = await control.sql(q.query, q.params)
             return StateResult(value=value) if ok else StateResult.failure("failed", str(value))
+        reads_page = isinstance(q, (UrlQuery, TitleQuery, DomQuery, LocalStorageQuery, A11yQuery))
+        refused = self._own.refusal(page.url) if self._own is not None and reads_page else None
+        if refused is not None:
+            return StateResult.failure(FOREIGN_PAGE, refused)
         if isinstance(q, UrlQuery):
             return StateResult(value=page.url)
         if isinstance(q, TitleQuery):
             return StateResult(value=await page.title())
         if isinstance(q, DomQuery):
-            return await dom_query(page, q)
+            return await dom_query(page, q, self._own)
         if isinstance(q, LocalStorageQuery):
             return await local_storage_query(page, q)
         if isinstance(q, CookiesQuery):

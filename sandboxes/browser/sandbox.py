@@ -41,6 +41,7 @@ from cua.sandboxes.browser.guard import Guard
 from cua.sandboxes.browser.input import Input
 from cua.sandboxes.browser.navigation import Navigator
 from cua.sandboxes.browser.observe import Observer, ms_since
+from cua.sandboxes.browser.origins import OwnOrigins
 from cua.sandboxes.browser.pages import Pages
 from cua.sandboxes.browser.processes import Processes
 from cua.sandboxes.browser.queries import QUERY_KINDS, Queries
@@ -73,15 +74,17 @@ class BrowserSandbox(Sandbox):
         self._controls: dict[str, ServiceControl] = {}
         self._ports: dict[str, int] = {}
         self._elements = ElementIds()
+        #: The task's own origins: where the agent may go, and which pages the reads trust.
+        self._own = OwnOrigins(self._ports, enforced=config.navigation == "own_origins")
         self._navigator = Navigator(self._guard, self._pages, self._ports,
                                     navigation_timeout_ms=config.navigation_timeout_ms)
         self._input = Input(self._guard, self._pages, self._elements, self._screen,
-                            navigation_timeout_ms=config.navigation_timeout_ms)
+                            navigation_timeout_ms=config.navigation_timeout_ms, own=self._own)
         self._observer = Observer(self._guard, self._pages, self._elements, self._screen,
                                   reuse_unchanged=not config.scrollbars)
         self._snapshots = Snapshots(self._guard, self._pages, self._navigator, self._input, self._elements,
                                     self._controls, self._ports, kind=self.kind)
-        self._queries = Queries(self._guard, self._pages, self._controls)
+        self._queries = Queries(self._guard, self._pages, self._controls, self._own)
         self._processes = Processes(config, self._guard, self._ports, self._controls)
         #: The episode's step count: actions since the last reset (a restore takes the snapshot's).
         self._step = 0
@@ -157,6 +160,7 @@ class BrowserSandbox(Sandbox):
 
     async def _start(self) -> None:
         await self._processes.start(self.id)
+        self._own.started_at(self._start_url())
         self._pages.context = await self._new_context()
         await self._pages.open()
 
@@ -258,6 +262,7 @@ class BrowserSandbox(Sandbox):
         seed = self.config.seed if seed is None else seed
         url = self._start_url() if start_url is None else (
             self.config.model_copy(update={"start_url": start_url}).resolve_start_url(self._ports))
+        self._own.started_at(url)
 
         def services_reset() -> list[Awaitable[None]]:
             return [self._guard.call(c.reset(seed), f"reset {c.name}") for c in self._controls.values()]
