@@ -301,3 +301,41 @@ def _formula(spec: S.FormulaCmp, observed: Any) -> Result:
         if not need <= functions:
             return False, f"calls {sorted(functions)}, expected {sorted(need)}"
     return True, ""
+
+
+def read_cells(dump: str) -> dict[str, tuple[str, str]]:
+    """{REF: (formula, value)} from a spreadsheet reader's lines "REF<TAB>f=F<TAB>v=V"."""
+    out: dict[str, tuple[str, str]] = {}
+    for line in dump.splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3 and parts[1].startswith("f=") and parts[2].startswith("v="):
+            out[parts[0].replace("$", "").upper()] = (parts[1][2:], parts[2][2:])
+    return out
+
+
+@register_comparator(S.CellsCmp)
+def _cells(spec: S.CellsCmp, observed: Any) -> Result:
+    if not isinstance(observed, str):
+        return False, f"not a cell dump: {type(observed).__name__}"
+    if isinstance(spec.cells, str):
+        return False, f"the cells were never rendered: {spec.cells!r}"
+    cells = read_cells(observed)
+    for ref, want in spec.cells.items():
+        got = cells.get(ref.upper())
+        if got is None:
+            return False, f"{ref} is empty"
+        formula, value = got
+        if want.formula is not None:
+            options = [want.formula] if isinstance(want.formula, str) else want.formula
+            if formula == "" or "" in options:
+                ok = formula == "" and "" in options
+            else:
+                ok = any(V.compare_formula(formula, f, bare=True)[0] for f in options)
+            if not ok:
+                return False, f"{ref} holds {('formula =' + formula) if formula else 'a plain value'}, " \
+                              f"expected {' or '.join(('=' + f) if f else 'a plain value' for f in options)}"
+        if want.value is not None:
+            ok, detail = V.compare_as(want.type, value, want.value)
+            if not ok:
+                return False, f"{ref}: {detail}"
+    return True, ""

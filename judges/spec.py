@@ -367,6 +367,28 @@ class FormulaCmp(_Spec):
         return self
 
 
+class CellSpec(_Spec):
+    """One cell of a saved spreadsheet: its `formula` as the file stores it (no "="),
+    compared as a formula (`$`, case, spacing and a range's corner order aside; a list
+    gives the formulas that count), "" for a plain value (a formula there fails), None
+    not compared; its `value` compared as `type`."""
+
+    formula: str | list[str] | None = None
+    value: Any = None
+    type: Literal["number", "text", "date", "time", "datetime", "money", "email", "url", "phone", "address"] = "number"
+
+
+class CellsCmp(_Spec):
+    """Cells of a saved spreadsheet as the office readers print them (one line per filled
+    cell, "REF<TAB>f=FORMULA<TAB>v=VALUE"): every cell in `cells` is there, with the
+    formula and value it names, each compared as its type (`cua.judges.values`), so an
+    absolute reference or another spelling of the value is the same cell."""
+
+    op: Literal["cells"]
+    #: A string only as a template's placeholder ("{tax_cells}"), rendered to the mapping.
+    cells: dict[str, CellSpec] | str = Field(min_length=1)
+
+
 ColumnNorm = Literal["exact", "text", "number", "date", "time", "datetime", "phone", "address", "rich_text", "email",
                      "url", "money", "formula"]
 
@@ -408,7 +430,7 @@ ComparatorSpec = Annotated[
     Union[
         EqualsCmp, TextCmp, ContainsCmp, RegexCmp, NumberCmp, SetCmp, MultisetCmp, JsonSubsetCmp,
         JsonPathCmp, DateCmp, TimeCmp, DateTimeCmp, EmailCmp, UrlCmp, MoneyCmp, TableCmp, LengthCmp, PresentCmp,
-        AbsentCmp, RichTextCmp, PhoneCmp, AddressCmp, FormulaCmp,
+        AbsentCmp, RichTextCmp, PhoneCmp, AddressCmp, FormulaCmp, CellsCmp,
     ],
     Field(discriminator="op"),
 ]

@@ -366,3 +366,32 @@ def test_the_typed_probe_catches_hedges_refused_equivalents_and_param_reads() ->
                            "expect": {"op": "text", "value": "price"}}])
     ran, _, wrong = typed_probes(by_param, JudgeInput(final={key: StateResult(value="https://s.test/c?sort=price")}))
     assert ran["equivalent"] >= 1 and not wrong  # the repeated parameter reads as a list: it fails
+
+
+def test_office_cells_are_judged_by_type_and_the_probe_attacks_their_formulas() -> None:
+    """office.calc_sum_total's judge reads the saved cells: a total written with absolute
+    references (or a lower-case function) is the same formula; a moved reference or the
+    value typed instead is not."""
+    from cua.judges.getters import build_getter
+    from cua.tasks.registry import get_template
+
+    instance = get_template("office.calc_sum_total@1").instantiate(0)
+    p = instance.params
+    get = instance.judge.spec.checks[0].get
+    key = build_getter(get.model_copy(update={"path": None})).key
+    label, cell = p["label_cell"], p["cell"]
+
+    def saved(formula: str, value: object) -> JudgeInput:
+        dump = f"{p['kept']}\n{label}\tf=\tv=Total\n{cell}\tf={formula}\tv={value}\n"
+        return JudgeInput(final={key: StateResult(value={"returncode": 0, "stdout": dump, "stderr": ""})},
+                          done=Done())
+
+    n = p["last"]
+    assert instance.judge.evaluate(saved(f"SUM(B2:B{n})", p["total"])).passed
+    assert instance.judge.evaluate(saved(f"SUM($B$2:$B${n})", p["total"])).passed
+    assert instance.judge.evaluate(saved(f"sum(B{n}:B2)", f"{p['total']}.0")).passed
+    assert not instance.judge.evaluate(saved(f"SUM(B3:B{n})", p["total"])).passed
+    assert not instance.judge.evaluate(saved("", p["total"])).passed
+    assert not instance.judge.evaluate(saved(f"SUM(B2:B{n})", p["total"] + 1)).passed
+    ran, _, wrong = typed_probes(instance, saved(f"SUM(B2:B{n})", p["total"]))
+    assert ran["equivalent"] >= 4 and not wrong

@@ -119,6 +119,52 @@ def _param_repeats(check: S.CheckNode, data: JudgeInput) -> list[tuple[str, Judg
     return [(f"the URL parameter {get.param!r} repeated ({url})", data.model_copy(update={"final": final}))]
 
 
+def _cell_variants(check: S.CheckNode, data: JudgeInput) -> list[tuple[bool, str, JudgeInput]]:
+    """For a check of a saved spreadsheet's cells (`op: cells` over a reader's stdout):
+    (must pass, what, input) with each checked formula written otherwise (absolute
+    references, case, spacing: must pass) and just wrong (a reference moved, the value
+    typed instead of the formula: must fail)."""
+    spec, get = check.expect, check.get
+    if not isinstance(spec, S.CellsCmp) or isinstance(spec.cells, str) or isinstance(get, (S.AnswerGetter,
+                                                                                           S.DoneStatusGetter)):
+        return []
+    if get.path != "stdout" or get.at != "final":
+        return []
+    getter = build_getter(get.model_copy(update={"path": None}))
+    result = data.final.get(getter.key)
+    if result is None or not result.ok or not isinstance(result.value, dict):
+        return []
+    raw = result.value
+    dump = raw.get("stdout")
+    if not isinstance(dump, str):
+        return []
+    lines = dump.splitlines()
+    out: list[tuple[bool, str, JudgeInput]] = []
+
+    def with_line(i: int, line: str) -> JudgeInput:
+        text = "\n".join(lines[:i] + [line] + lines[i + 1:]) + "\n"
+        return data.model_copy(update={"final": {**data.final, getter.key: StateResult(value={**raw, "stdout": text})}})
+
+    for ref, want in spec.cells.items():
+        if not want.formula:
+            continue
+        for i, line in enumerate(lines):
+            parts = line.split("\t")
+            if len(parts) != 3 or parts[0] != ref or not parts[1].startswith("f=") or not parts[1][2:]:
+                continue
+            formula = parts[1][2:]
+            for what, other in equivalents("formula", formula):
+                written = with_line(i, f"{ref}\tf={other}\t{parts[2]}")
+                out.append((True, f"{ref}'s formula {formula!r} {what} ({other!r})", written))
+            for what, other in near("formula", formula):
+                if other == "0":
+                    other_line, what = f"{ref}\tf=\t{parts[2]}", "the value typed instead"
+                else:
+                    other_line = f"{ref}\tf={other}\t{parts[2]}"
+                out.append((False, f"{ref}'s formula {formula!r} as {what}", with_line(i, other_line)))
+    return out
+
+
 def typed_probes(instance: TaskInstance, oracle: JudgeInput) -> tuple[dict[str, int], dict[str, str],
                                                                       list[tuple[str, str, Any]]]:
     """(ran, skipped, wrong) of the `equivalent` probe on the oracle's judged end."""
@@ -134,6 +180,11 @@ def typed_probes(instance: TaskInstance, oracle: JudgeInput) -> tuple[dict[str, 
             verdict = judge.evaluate(data)
             if verdict.passed:
                 wrong.append(("probe:equivalent", f"{check.check}: passes with {what}", verdict))
+        for must_pass, what, data in _cell_variants(check, oracle):
+            ran += 1
+            verdict = judge.evaluate(data)
+            if verdict.passed != must_pass:
+                wrong.append(("probe:equivalent", f"{check.check}: {what} {'fails' if must_pass else 'passes'}", verdict))
         kind = TYPED_OPS.get(type(check.expect))
         if kind is None:
             continue

@@ -190,6 +190,7 @@ def calc_tax_column(_: Any, rng: random.Random) -> dict[str, Any]:
     return {**_common(rows), "rate": rate, "last": n,
             "entries": _targets(rows, entries), "near_entries": _targets(rows, entries[:-1]),
             "formulas_re": "".join(f"(?m)^{line}" if i == 0 else f"[\\s\\S]*^{line}" for i, line in enumerate(lines)),
+            "tax_cells": {f"C{r}": {"formula": f"B{r}*{rate}"} for r in range(2, n + 1)},
             "kept": "\n".join(_dump(rows))}
 
 
