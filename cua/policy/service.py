@@ -4,8 +4,9 @@ and by anyone embedding the server in a test or a notebook)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -94,12 +95,21 @@ async def serve(
 async def serving_app(app: Any, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[str]:
     """Run an ASGI app with uvicorn inside the current event loop; yields its base URL.
 
-    For embedding a policy server (or a stand-in model server) in tests and notebooks
-    without a subprocess. The server stops when the block exits."""
+    For embedding a policy server (or a stand-in model server, or the rollout service) in
+    tests, notebooks and commands without a subprocess. The server stops when the block
+    exits, and only then: it leaves the process's SIGINT and SIGTERM to the process
+    (uvicorn would take them over and, on a signal meant for the process -- a Ctrl-C, a
+    SIGTERM to its process group -- shut this server down, closing its websockets with
+    1012, while the code that embeds it goes on)."""
     import uvicorn
 
+    class Embedded(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
     sock = tcp_listener(host, port)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", ws_max_size=64 * 1024 * 1024))
+    server = Embedded(uvicorn.Config(app, log_level="warning", lifespan="on", ws_max_size=64 * 1024 * 1024))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:  # uvicorn exposes a flag, not an event, for "listening"
         if task.done():
