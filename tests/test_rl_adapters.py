@@ -66,7 +66,8 @@ async def test_trl_rollout_func_returns_what_grpo_trainer_reads(service):
 
     assert "rollout_func" in inspect.signature(GRPOTrainer.__init__).parameters
     running, model = service
-    rollouts = CuaRolloutFunc(running.url, policy={"base_url": model, "model": "m"}, isolation="shared")
+    rollouts = CuaRolloutFunc(running.url, policy={"base_url": model, "model": "m"}, isolation="shared",
+                              token=running.token)
     dataset = task_dataset([TASK], seeds=[1, 2])
     prompts = [row["prompt"] for row in dataset]
     assert prompts[0] == task_prompt(TASK, 1)

@@ -28,7 +28,7 @@ async def test_groups_on_ray_actors(tmp_path):
         assert running.service.placement is not None
         body = {"policy": {"base_url": f"{model}/v1", "model": "fake-vl"}, "tasks": [TASK], "n": 1,
                 "group_size": 2, "policy_version": 1, "isolation": "shared"}
-        async with httpx.AsyncClient(timeout=600) as http:
+        async with httpx.AsyncClient(timeout=600, headers=running.headers) as http:
             response = await http.post(f"{running.url}/rollouts", json=body)
             assert response.status_code == 200, response.text
             (group,) = response.json()["groups"]

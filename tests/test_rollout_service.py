@@ -89,14 +89,14 @@ def _request(base: str, **kw: Any) -> dict[str, Any]:
             **kw}
 
 
-async def _post(url: str, path: str, body: dict[str, Any]) -> httpx.Response:
-    async with httpx.AsyncClient(timeout=600) as http:
-        return await http.post(f"{url}{path}", json=body)
+async def _post(running: Any, path: str, body: dict[str, Any]) -> httpx.Response:
+    async with httpx.AsyncClient(timeout=600, headers=running.headers) as http:
+        return await http.post(f"{running.url}{path}", json=body)
 
 
 async def test_groups_carry_tokens_logprobs_timings_and_identical_starts(model, rollouts):
     fake, base = model
-    response = await _post(rollouts.url, "/rollouts", _request(base, n=2, group_size=2, policy_version=3,
+    response = await _post(rollouts, "/rollouts", _request(base, n=2, group_size=2, policy_version=3,
                                                               isolation="shared", reward="dense", frames="all"))
     assert response.status_code == 200, response.text
     data = response.json()
@@ -148,7 +148,7 @@ async def test_a_crash_on_every_attempt_masks_its_group_and_the_other_group_is_s
     crash, killed = await _crash_when(rollouts, "__g0", times=None)
     fake.on_call = crash
     try:
-        response = await _post(rollouts.url, "/rollouts", _request(base, n=2, group_size=2, seed_start=5,
+        response = await _post(rollouts, "/rollouts", _request(base, n=2, group_size=2, seed_start=5,
                                                                   isolation="container", policy_version=3))
     finally:
         fake.on_call = None
@@ -156,7 +156,8 @@ async def test_a_crash_on_every_attempt_masks_its_group_and_the_other_group_is_s
     g0, g1 = response.json()["groups"]
     assert killed, "no sandbox was crashed"
     assert g0["masked"] and all(t["mask_sample"] for t in g0["trajectories"])
-    assert all(t["reward"] is None or t["status"] == "masked" for t in g0["trajectories"])
+    # no score for any rollout of a masked group, the completed ones included: never a fake 0
+    assert all(t["reward"] is None and t["passed"] is None for t in g0["trajectories"])
     lost = [t for t in g0["trajectories"] if t["status"] == "infra_error"]
     assert lost and all(t["attempts"] == 2 and t["error"]["fault"] == "infra" for t in lost)
     assert {t["status"] for t in g0["trajectories"]} <= {"infra_error", "masked"}
@@ -170,7 +171,7 @@ async def test_a_single_crash_is_retried_and_scored(model, rollouts):
     crash, killed = await _crash_when(rollouts, "__g0", times=1)
     fake.on_call = crash
     try:
-        response = await _post(rollouts.url, "/rollouts", _request(base, n=1, group_size=1, seed_start=9,
+        response = await _post(rollouts, "/rollouts", _request(base, n=1, group_size=1, seed_start=9,
                                                                   isolation="container", policy_version=3))
     finally:
         fake.on_call = None
@@ -184,18 +185,18 @@ async def test_a_single_crash_is_retried_and_scored(model, rollouts):
 
 async def test_requests_too_far_behind_are_refused(model, rollouts):
     _, base = model
-    assert (await _post(rollouts.url, "/policy_version", {"version": 7})).json()["policy_version"] == 7
-    stale = await _post(rollouts.url, "/rollouts", _request(base, policy_version=5))
+    assert (await _post(rollouts, "/policy_version", {"version": 7})).json()["policy_version"] == 7
+    stale = await _post(rollouts, "/rollouts", _request(base, policy_version=5))
     assert stale.status_code == 409 and stale.json()["error"]["code"] == "bad_request"
-    bad = await _post(rollouts.url, "/rollouts", {"tasks": [TASK]})
+    bad = await _post(rollouts, "/rollouts", {"tasks": [TASK]})
     assert bad.status_code == 400 and bad.json()["error"]["fault"] == "client"
-    unknown = await _post(rollouts.url, "/rollouts", _request(base, policy_version=7, tasks=["todo.nope@1"]))
+    unknown = await _post(rollouts, "/rollouts", _request(base, policy_version=7, tasks=["todo.nope@1"]))
     assert unknown.status_code == 400
 
 
 async def test_environment_handles_over_the_websocket(rollouts):
     ws_url = rollouts.url.replace("http://", "ws://") + "/ws"
-    async with websockets.connect(ws_url, max_size=2**26) as ws:
+    async with websockets.connect(ws_url, max_size=2**26, additional_headers=rollouts.headers) as ws:
         async def call(rid: int, op: str, **args: Any) -> dict[str, Any]:
             await ws.send(json.dumps({"id": rid, "op": op, **args}))
             reply = json.loads(await ws.recv())

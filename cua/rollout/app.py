@@ -15,27 +15,55 @@ answered `{"id": 1, "result": ...}` or `{"id": 1, "error": {code, message, detai
 many may be in flight on one socket.
 
 Errors are the typed `cua.errors` (client faults 400/404/409, infrastructure 502/503).
+
+Exposure: the same rules as `cua serve` and `cua policy serve` (`cua.exposure`), applied
+outside every route, the token proxy's included, before any route runs:
+
+- a browser `Origin` not on `allowed_origins` is refused (403; a websocket handshake is
+  closed before it is accepted), with or without the token, and on a loopback bind a
+  `Host` that is not loopback is refused too (DNS rebinding);
+- every route but `GET /health` needs the token: `Authorization: Bearer TOKEN` over HTTP
+  (the token proxy's routes included: an OpenAI client passes it as its `api_key`), that
+  header or `?token=TOKEN` on the websocket. HTTP never takes the token from the URL: a
+  page's no-cors request can carry neither a header nor, then, the token;
+- `token=None` (`cua rollout serve --no-auth`) serves without auth, on loopback only
+  unless `unsafe_public_no_auth` (`check_bind`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
+from urllib.parse import parse_qs
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cua.episode.episode import error_dict
-from cua.errors import BadRequest, CuaError, UnknownSandbox
+from cua.errors import BadRequest, CuaError, Forbidden, Unauthorized, UnknownSandbox
+from cua.exposure import OriginPolicy, check_bind
 from cua.rollout.envs import EnvHandles
-from cua.rollout.models import RolloutRequest
+from cua.rollout.models import (
+    CreateEnvRequest,
+    ForkEnvRequest,
+    PolicyVersionRequest,
+    ResetEnvRequest,
+    RolloutRequest,
+    StepEnvRequest,
+)
 from cua.rollout.proxy import TokenProxy
 from cua.rollout.service import RolloutService, StalePolicy
+from cua.server.auth import bearer_token, token_matches
 
-__all__ = ["create_app"]
+__all__ = ["OPEN_PATHS", "create_app"]
+
+#: Routes answered without the token (still under the Origin and Host rules).
+OPEN_PATHS = frozenset({"/health"})
 
 
 def _status(exc: CuaError) -> int:
@@ -48,8 +76,58 @@ def _status(exc: CuaError) -> int:
     return 400
 
 
-def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy,
+class _Guard:
+    """The exposure rules (see the module docstring) as the outermost ASGI layer, so that
+    no route -- those the token proxy installs included -- is reached without them.
+    `refused` counts refusals by rule ("origin", "token"), shown by /health."""
+
+    def __init__(self, app: ASGIApp, origins: OriginPolicy, token: str | None, refused: Counter[str]) -> None:
+        self.app, self.origins, self.token, self.refused = app, origins, token, refused
+
+    def _authorized(self, scope: Scope) -> bool:
+        if self.token is None or scope.get("path") in OPEN_PATHS:
+            return True
+        header = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"authorization"), None)
+        if token_matches(self.token, bearer_token(header)):
+            return True
+        if scope["type"] != "websocket":
+            return False
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [])
+        return len(query) == 1 and token_matches(self.token, query[0])
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        why = self.origins.refusal_for_headers(scope.get("headers", ()))
+        error: CuaError | None = None
+        if why is not None:
+            self.refused["origin"] += 1
+            error, status, close = Forbidden(why), 403, 1008
+        elif not self._authorized(scope):
+            self.refused["token"] += 1
+            error, status, close = Unauthorized("missing or wrong token (Authorization: Bearer TOKEN)"), 401, 4401
+        if error is None:
+            await self.app(scope, receive, send)
+        elif scope["type"] == "websocket":  # closed before it is accepted: the client sees HTTP 403
+            await send({"type": "websocket.close", "code": close, "reason": error.message})
+        else:
+            headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+            await JSONResponse({"error": error_dict(error)}, status, headers=headers)(scope, receive, send)
+
+
+def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, token: str | None,
+               host: str = "127.0.0.1", allowed_origins: Iterable[str] = (), unsafe_public_no_auth: bool = False,
                lifespan: Callable[[], contextlib.AbstractAsyncContextManager[Any]] | None = None) -> FastAPI:
+    """The rollout service's app for a bind to `host`. `token` None serves without auth
+    (refused off loopback unless `unsafe_public_no_auth`); raises ValueError for that, an
+    empty token or a malformed origin."""
+    if token == "":
+        raise ValueError("an empty token: pass None to serve without auth")
+    check_bind(host, auth=token is not None, unsafe_public_no_auth=unsafe_public_no_auth)
+    origins = OriginPolicy.for_bind(host, allowed_origins)
+    refused: Counter[str] = Counter()
+
     @contextlib.asynccontextmanager
     async def _lifespan(_: FastAPI) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
@@ -78,7 +156,8 @@ def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy,
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
-        return {"ok": True, "policy_version": service.policy_version, "live_rollouts": len(service.live)}
+        return {"ok": True, "auth": token is not None, "policy_version": service.policy_version,
+                "live_rollouts": len(service.live), "refused": dict(refused)}
 
     @app.post("/rollouts")
     async def rollouts(request: Request) -> Any:
@@ -139,6 +218,7 @@ def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy,
             for task in tasks:
                 task.cancel()
 
+    app.add_middleware(_Guard, origins=origins, token=token, refused=refused)  # added last: the outermost layer
     return app
 
 
@@ -159,29 +239,29 @@ class _Ops:
         self.service, self.envs = service, envs
 
     async def call(self, op: str, args: dict[str, Any]) -> Any:
+        """Run `op` with `args` (validated by its `cua.rollout.models` request model)."""
         service, envs = self.service, self.envs
         if op == "rollouts":
             return (await service.run(RolloutRequest.model_validate(args))).model_dump(mode="json")
         if op == "policy_version":
-            return {"policy_version": service.set_policy_version(int(_arg(args, "version")))}
+            return {"policy_version": service.set_policy_version(PolicyVersionRequest.model_validate(args).version)}
         if op == "create":
-            return await envs.create(str(_arg(args, "task")), int(args.get("seed", 0)),
-                                     reward=args.get("reward", "sparse"), isolation=args.get("isolation"))
-        env_id = str(_arg(args, "env_id"))
+            created = CreateEnvRequest.model_validate(args)
+            return await envs.create(created.task, created.seed, reward=created.reward, isolation=created.isolation)
+        if op not in ("reset", "step", "snapshot", "fork", "close"):
+            raise BadRequest(f"unknown operation {op!r}")
+        rest = dict(args)
+        env_id = rest.pop("env_id", None)
+        if not isinstance(env_id, str):
+            raise BadRequest("missing `env_id`")
         if op == "reset":
-            return await envs.reset(env_id, task=args.get("task"), seed=args.get("seed"), snapshot=args.get("snapshot"))
+            reset = ResetEnvRequest.model_validate(rest)
+            return await envs.reset(env_id, task=reset.task, seed=reset.seed, snapshot=reset.snapshot)
         if op == "step":
-            return await envs.step(env_id, _arg(args, "action"))
-        if op == "snapshot":
-            return await envs.snapshot(env_id)
+            return await envs.step(env_id, StepEnvRequest.model_validate(rest).action)
         if op == "fork":
-            return await envs.fork(env_id, int(args.get("k", 1)))
-        if op == "close":
-            return await envs.close(env_id)
-        raise BadRequest(f"unknown operation {op!r}")
+            return await envs.fork(env_id, ForkEnvRequest.model_validate(rest).k)
+        if rest:
+            raise BadRequest(f"`{op}` takes no arguments but `env_id`", details={"unexpected": sorted(rest)})
+        return await (envs.snapshot(env_id) if op == "snapshot" else envs.close(env_id))
 
-
-def _arg(args: dict[str, Any], name: str) -> Any:
-    if name not in args:
-        raise BadRequest(f"missing `{name}`")
-    return args[name]

@@ -1,11 +1,15 @@
-"""`cua rollout serve`: whole episodes for trainers, over HTTP and websocket.
+"""`cua rollout serve`: whole episodes for trainers, over HTTP and websocket; `cua rollout
+schema`: the JSON Schema of its requests and responses.
 
     cua rollout serve --port 8300 --runs runs/rollouts [--server ws://HOST:PORT/v1/ws | --local]
+    cua rollout schema > rollout.schema.json
 
 `POST /rollouts` runs groups of episodes against an OpenAI-compatible policy endpoint and
 returns their trajectories (token ids, logprobs, timings, status, mask_sample); `/envs`
 gives environment handles (reset, step, snapshot, fork, close); `/ws` the same over one
-websocket. See cua/rollout/app.py for the routes.
+websocket. Every route but /health needs the service's token (`Authorization: Bearer
+TOKEN`; printed at start unless given), and browser origins not allow-listed are refused.
+See docs/rollout.md.
 """
 
 from __future__ import annotations
@@ -13,6 +17,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import sys
+
+__all__ = ["register"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,34 +27,84 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     rsub = p.add_subparsers(dest="rollout_command", required=True, metavar="SUBCOMMAND")
     s = rsub.add_parser("serve", help="serve POST /rollouts, /envs and /ws")
-    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
     s.add_argument("--port", type=int, default=8300)
     s.add_argument("--runs", default="runs/rollouts", help="where trajectories are written")
+    s.add_argument("--token", default=None,
+                   help="bearer token clients must present (default: $CUA_ROLLOUT_TOKEN, else a generated one, "
+                        "printed)")
+    s.add_argument("--no-auth", action="store_true", help="accept every request without a token (loopback only)")
+    s.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                   help="a browser origin (scheme://host[:port]) allowed to call the service; repeatable. "
+                        "Requests from every other web page are refused")
+    s.add_argument("--unsafe-public-no-auth", action="store_true",
+                   help="with --no-auth, serve a non-loopback --host anyway (anyone who reaches the port starts "
+                        "sandboxes and reads their screens)")
     where = s.add_mutually_exclusive_group()
     where.add_argument("--server", help="a `cua serve` websocket URL for the sandboxes (default: start one)")
     where.add_argument("--local", action="store_true", help="sandboxes in this process")
-    s.add_argument("--token", default=os.environ.get("CUA_TOKEN"), help="token of --server")
+    s.add_argument("--server-token", default=os.environ.get("CUA_TOKEN"), help="token of --server (default: $CUA_TOKEN)")
     s.add_argument("--max-episodes", type=int, default=8, help="rollouts running at once")
     s.add_argument("--max-retries", type=int, default=2, help="infrastructure retries per rollout")
     s.add_argument("--max-staleness", type=int, default=1, help="policy versions a request may be behind")
     s.add_argument("--ray", metavar="ADDRESS", help="run groups on a Ray cluster (an address, auto, or local)")
     s.add_argument("--ray-actors", type=int, default=2, help="rollout workers on the cluster")
     s.set_defaults(func=_serve)
+    schema = rsub.add_parser("schema", help="print the JSON Schema of the service's requests and responses")
+    schema.add_argument("--indent", type=int, default=2)
+    schema.set_defaults(func=_schema)
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from cua.rollout.server import serve_rollouts
+    from cua.exposure import check_bind, normalize_origins
+    from cua.rollout.server import TOKEN_ENV, serve_rollouts
+    from cua.server.auth import generate_token
+
+    token: str | None = None
+    generated = False
+    if not args.no_auth:
+        token = args.token or os.environ.get(TOKEN_ENV) or None
+        if token is None:
+            token, generated = generate_token(), True
+    try:  # refused before anything starts
+        check_bind(args.host, auth=token is not None, unsafe_public_no_auth=args.unsafe_public_no_auth)
+        normalize_origins(args.allow_origin)
+    except ValueError as exc:
+        print(f"cua rollout serve: {exc}", file=sys.stderr)
+        return 2
 
     async def main() -> None:
-        async with serve_rollouts(args.runs, local=args.local, server=args.server, token=args.token,
+        async with serve_rollouts(args.runs, local=args.local, server=args.server, server_token=args.server_token,
+                                  token=token, no_auth=args.no_auth, allowed_origins=args.allow_origin,
+                                  unsafe_public_no_auth=args.unsafe_public_no_auth,
                                   max_episodes=args.max_episodes, max_retries=args.max_retries,
                                   max_staleness=args.max_staleness, host=args.host, port=args.port,
                                   ray=args.ray, ray_actors=args.ray_actors) as running:
-            print(f"cua rollout service at {running.url} (trajectories in {args.runs})", flush=True)
+            where = f"cua rollout serve: {running.url} (trajectories in {args.runs})"
+            if token is None:
+                print(f"{where}\n(auth DISABLED: anyone who can reach the port starts sandboxes and reads their "
+                      "screens)", flush=True)
+            elif generated:
+                print(f"{where}\ntoken: {token}\n(set {TOKEN_ENV} or pass --token to choose one)", flush=True)
+            else:
+                print(f"{where} (token required)", flush=True)
             await asyncio.Event().wait()
 
     try:
         asyncio.run(main())
     except KeyboardInterrupt:
         pass
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    import json
+
+    from cua.rollout.models import json_schema
+
+    try:
+        print(json.dumps(json_schema(), indent=args.indent or None))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `cua rollout schema | head`: the reader had enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

@@ -66,6 +66,10 @@ class EnvHandles:
         self.max_envs = max_envs
         self._envs: dict[str, _Env] = {}
 
+    def __len__(self) -> int:
+        """Environments open now."""
+        return len(self._envs)
+
     def _get(self, env_id: str) -> _Env:
         env = self._envs.get(env_id)
         if env is None:

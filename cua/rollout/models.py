@@ -1,4 +1,6 @@
-"""The rollout service's wire types: what a trainer sends and what it gets back."""
+"""The rollout service's wire types: what a trainer sends and what it gets back.
+
+`json_schema()` publishes them (`cua rollout schema`), for trainers in other languages."""
 
 from __future__ import annotations
 
@@ -8,7 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cua.trajectory import FramePolicy
 
-__all__ = ["GroupResult", "PolicyEndpoint", "RolloutRequest", "RolloutResponse", "RolloutTrajectory"]
+__all__ = ["CreateEnvRequest", "ForkEnvRequest", "GroupResult", "PolicyEndpoint", "PolicyVersionRequest",
+           "ResetEnvRequest", "RolloutRequest", "RolloutResponse", "RolloutTrajectory", "StepEnvRequest",
+           "json_schema"]
 
 
 class PolicyEndpoint(BaseModel):
@@ -67,11 +71,16 @@ class RolloutTrajectory(BaseModel):
     status: Literal["completed", "infra_error", "masked", "stale"]
     #: Leave this sample out of the loss: never a fake zero for an infrastructure fault.
     mask_sample: bool
-    #: The judge's score of the final state (None when masked or not run).
+    #: The judge's score of the final state; None (null) unless `status` is completed: a
+    #: masked, lost or stale rollout has no score, never a 0.
     reward: float | None = None
     passed: bool | None = None
+    #: Attempts made (each one is in the trajectory's `end.attempts`); 0 when never started.
     attempts: int = 1
+    #: Why it did not pass: the failure class of `cua.episode.episode.failure_class`, for a
+    #: lost rollout its error's (`error["failure"]`, e.g. model_unreachable, sandbox_crashed).
     failure: str | None = None
+    #: The typed error that lost it (`cua.errors`' dict plus `fault` and `failure`).
     error: dict[str, Any] | None = None
     #: The trajectory folder (`cua.trajectory`), on the service's disk.
     folder: str | None = None
@@ -99,3 +108,74 @@ class RolloutResponse(BaseModel):
     #: The run folder holding every trajectory of this request.
     folder: str
     timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class PolicyVersionRequest(BaseModel):
+    """`POST /policy_version`: the trainer's newest policy version (the staleness bound)."""
+
+    model_config = ConfigDict(extra="forbid")
+    version: int = Field(ge=0)
+
+
+class CreateEnvRequest(BaseModel):
+    """`POST /envs`: a sandbox reset to one task instance."""
+
+    model_config = ConfigDict(extra="forbid")
+    #: A template id (`todo.mark_done@1`).
+    task: str
+    seed: int = 0
+    #: sparse: the judge's score at the end; dense: the change in progress every step.
+    reward: Literal["sparse", "dense"] = "sparse"
+    isolation: Literal["shared", "container"] | None = None
+
+
+class ResetEnvRequest(BaseModel):
+    """`POST /envs/{id}/reset`: the next episode (`task`, `seed`; default: the current
+    ones) or, with `snapshot`, back to a snapshot of this environment."""
+
+    model_config = ConfigDict(extra="forbid")
+    task: str | None = None
+    seed: int | None = None
+    snapshot: str | None = None
+
+
+class StepEnvRequest(BaseModel):
+    """`POST /envs/{id}/step`: one action (`cua.actions`, e.g. `{"type": "click", "x": 1, "y": 2}`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    action: dict[str, Any]
+
+
+class ForkEnvRequest(BaseModel):
+    """`POST /envs/{id}/fork`: `k` new environments continuing the live episode."""
+
+    model_config = ConfigDict(extra="forbid")
+    k: int = Field(1, ge=1, le=64)
+
+
+#: Route -> (request model, response model); None: no body, or a JSON object the docs describe.
+ROUTES: dict[str, tuple[type[BaseModel] | None, type[BaseModel] | None]] = {
+    "POST /rollouts": (RolloutRequest, RolloutResponse),
+    "POST /policy_version": (PolicyVersionRequest, None),
+    "POST /envs": (CreateEnvRequest, None),
+    "POST /envs/{env_id}/reset": (ResetEnvRequest, None),
+    "POST /envs/{env_id}/step": (StepEnvRequest, None),
+    "POST /envs/{env_id}/snapshot": (None, None),
+    "POST /envs/{env_id}/fork": (ForkEnvRequest, None),
+    "DELETE /envs/{env_id}": (None, None),
+}
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema of every request and of the rollout response, by route."""
+    models = {m.__name__: m for pair in ROUTES.values() for m in pair if m is not None}
+    return {
+        "format": "cua.rollout",
+        "routes": {route: {"request": req.__name__ if req else None, "response": resp.__name__ if resp else None}
+                   for route, (req, resp) in ROUTES.items()},
+        "websocket_ops": {"rollouts": "RolloutRequest", "policy_version": "PolicyVersionRequest",
+                          "create": "CreateEnvRequest", "reset": "ResetEnvRequest + env_id",
+                          "step": "StepEnvRequest + env_id", "snapshot": "env_id", "fork": "ForkEnvRequest + env_id",
+                          "close": "env_id"},
+        "schemas": {name: model.model_json_schema() for name, model in models.items()},
+    }

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from cua.episode.handle import SandboxOpener
 from cua.episode.openers import sandbox_opener
 from cua.observation import ObserveOptions
 from cua.rollout.app import create_app
 from cua.rollout.envs import EnvHandles
 from cua.rollout.proxy import TokenProxy
 from cua.rollout.service import RolloutService, RolloutSettings
+from cua.server.auth import generate_token
 
-__all__ = ["RunningRollouts", "serve_rollouts"]
+__all__ = ["TOKEN_ENV", "RunningRollouts", "serve_rollouts"]
+
+#: Where `cua rollout serve` and the trainer adapters read the service's token from.
+TOKEN_ENV = "CUA_ROLLOUT_TOKEN"
 
 
 @dataclass
@@ -22,30 +27,49 @@ class RunningRollouts:
     url: str
     service: RolloutService
     envs: EnvHandles
+    #: The bearer token every route but /health needs (None: served without auth).
+    token: str | None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The headers an HTTP client sends to be let in."""
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
 
 @contextlib.asynccontextmanager
 async def serve_rollouts(runs_dir: str | Path, *, local: bool = False, server: str | None = None,
-                         token: str | None = None, max_episodes: int = 8, max_retries: int = 2,
+                         server_token: str | None = None, token: str | None = None, no_auth: bool = False,
+                         allowed_origins: Iterable[str] = (), unsafe_public_no_auth: bool = False,
+                         max_episodes: int = 8, max_retries: int = 2,
                          max_staleness: int = 1, observe: ObserveOptions | None = None,
                          host: str = "127.0.0.1", port: int = 0, ray: str | None = None,
-                         ray_actors: int = 2) -> AsyncIterator[RunningRollouts]:
+                         ray_actors: int = 2, opener: SandboxOpener | None = None) -> AsyncIterator[RunningRollouts]:
     """Serve the rollout service on `host:port` (0: a free port) until the block exits.
 
-    Sandboxes live in this process (`local`), on `server` (a `cua serve` URL), or on a
-    `cua serve` child process started here (neither). `ray` (a Ray address, "auto" or
-    "local"): groups run on `ray_actors` Ray actors instead, each with its own sandboxes.
+    Sandboxes live in this process (`local`), on `server` (a `cua serve` URL, with
+    `server_token`), on a `cua serve` child process started here (neither), or come from
+    `opener` (any `SandboxOpener`). `ray` (a Ray address, "auto" or "local"): groups run on
+    `ray_actors` Ray actors instead, each with its own sandboxes.
+
+    The service requires `token` (a fresh one when None; `RunningRollouts.token` says
+    which) unless `no_auth`, and refuses foreign browser origins either way
+    (`cua.rollout.app`). Raises ValueError for an exposure the rules refuse.
     """
     from cua.policy.service import serving_app
 
+    own_token = None if no_auth else (token or generate_token())
     settings = RolloutSettings(runs_dir=Path(runs_dir), max_episodes=max_episodes, max_retries=max_retries,
                                max_staleness=max_staleness, observe=observe or ObserveOptions())
-    async with sandbox_opener(local=local, server=server, token=token, max_sandboxes=2 * max_episodes + 8) as opener:
+    async with contextlib.AsyncExitStack() as openers:
+        if opener is None:
+            opener = await openers.enter_async_context(sandbox_opener(
+                local=local, server=server, token=server_token, max_sandboxes=2 * max_episodes + 8))
         proxy = TokenProxy()
         box: dict[str, str] = {}
-        service = RolloutService(settings, opener, proxy, proxy_url=lambda: box["url"])
+        service = RolloutService(settings, opener, proxy, proxy_url=lambda: box["url"], proxy_token=own_token)
         envs = EnvHandles(opener, settings.observe)
-        app = create_app(service, envs, proxy)
+        app = create_app(service, envs, proxy, token=own_token, host=host, allowed_origins=allowed_origins,
+                         unsafe_public_no_auth=unsafe_public_no_auth)
         async with contextlib.AsyncExitStack() as stack:
             if ray is not None:
                 from cua.rollout.ray_placement import ray_placement
@@ -55,4 +79,4 @@ async def serve_rollouts(runs_dir: str | Path, *, local: bool = False, server: s
                     max_retries=max_retries))
             url = await stack.enter_async_context(serving_app(app, host=host, port=port))
             box["url"] = url
-            yield RunningRollouts(url, service, envs)
+            yield RunningRollouts(url, service, envs, own_token)

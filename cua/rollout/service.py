@@ -60,6 +60,8 @@ log = logging.getLogger(__name__)
 class StalePolicy(BadRequest):
     """The request's policy version is further behind the newest than the service allows."""
 
+    failure = "stale"
+
 
 class GroupPlacement(Protocol):
     """Where groups run past this process (`cua.rollout.ray_placement.RayPlacement`)."""
@@ -96,11 +98,13 @@ class RolloutService:
     proxy's routes are served (the rollout server's own address)."""
 
     def __init__(self, settings: RolloutSettings, opener: SandboxOpener, proxy: TokenProxy,
-                 proxy_url: Callable[[], str]) -> None:
+                 proxy_url: Callable[[], str], proxy_token: str | None = None) -> None:
         self.settings = settings
         self.opener = opener
         self.proxy = proxy
         self._proxy_url = proxy_url
+        #: The rollout server's token, which its proxy routes require (None: served without auth).
+        self._proxy_token = proxy_token
         self.policy_version = 0
         #: Where groups run past this process; None: here.
         self.placement: GroupPlacement | None = None
@@ -187,9 +191,10 @@ class RolloutService:
             assert last is not None
             return self._unrun(request, instance, group_id, ids, "infra_error", last)
         masked = any(r.status == "infra_error" for r in results)
-        if masked:
-            results = [r if r.status == "infra_error" else r.model_copy(update={"status": "masked"}) for r in results]
-            results = [r.model_copy(update={"mask_sample": True}) for r in results]
+        if masked:  # no score for any of them: a trainer that reads `reward` finds no fake number
+            results = [r.model_copy(update={"status": r.status if r.status == "infra_error" else "masked",
+                                            "mask_sample": True, "reward": None, "passed": None})
+                       for r in results]
         return GroupResult(group_id=group_id, task_id=instance.task_id, seed=instance.seed, masked=masked,
                            trajectories=results)
 
@@ -215,7 +220,7 @@ class RolloutService:
                            trajectories=[RolloutTrajectory(
                                id=rid, group_id=group_id, task_id=instance.task_id, seed=instance.seed,
                                policy_version=request.policy_version, status=status, mask_sample=True,
-                               attempts=0, error=error_dict(exc), failure=status) for rid in ids])
+                               attempts=0, error=error_dict(exc), failure=_failure(exc)) for rid in ids])
 
     # --- one rollout ---
 
@@ -225,7 +230,7 @@ class RolloutService:
         recorder = self.proxy.open(rollout_id, request.policy.base_url, api_key=request.policy.api_key)
         live = self.live[rollout_id] = _Live(rollout_id, group_id, 0)
         timings = {"env": 0.0, "model": 0.0}
-        error: dict[str, Any] | None = None
+        lost: CuaError | None = None
         try:
             for attempt in range(retries + 1):
                 live.attempt = attempt
@@ -237,13 +242,13 @@ class RolloutService:
                 except CuaError as exc:
                     if exc.fault != "infra":
                         raise
-                    error = error_dict(exc)
-                    log.info("rollout %s attempt %d lost to %s: %s", rollout_id, attempt, exc.code.value, exc)
-            assert error is not None
+                    lost = exc
+                    log.info("rollout %s attempt %d lost to %s: %s", rollout_id, attempt, exc.failure_class, exc)
+            assert lost is not None
             return RolloutTrajectory(id=rollout_id, group_id=group_id, task_id=base.instance.task_id,
                                      seed=base.instance.seed, policy_version=request.policy_version,
                                      status="infra_error", mask_sample=True, attempts=retries + 1,
-                                     failure=str(error.get("code") or "infra_error"), error=error,
+                                     failure=_failure(lost), error=error_dict(lost),
                                      folder=str(folder), timings_ms=timings, **self._read(folder, request))
         finally:
             self.proxy.close(rollout_id)
@@ -261,13 +266,23 @@ class RolloutService:
         if not isinstance(parent, ForkableHandle):
             raise BadRequest(f"{type(parent).__name__} cannot fork; group rollouts need forks")
         t = time.perf_counter()
-        handle = await parent.fork(ref, observe=self.settings.observe)
-        timings["env"] += (time.perf_counter() - t) * 1000
+        start = ref.model_dump(mode="json")
+        try:
+            handle = await parent.fork(ref, observe=self.settings.observe)
+        except CuaError as exc:
+            # The attempt is lost before its sandbox exists; it is on record all the same: it
+            # starts at the group's start state (the parent's observation at the snapshot).
+            lost = base.fork(parent, base.observation, writer=writer, start_snapshot=start)
+            lost.finish(status="agent_error" if exc.fault == "agent" else "infra_error", error=error_dict(exc),
+                        last_attempt=final or exc.fault != "infra")
+            raise
+        finally:
+            timings["env"] += (time.perf_counter() - t) * 1000
         live.handle = handle
-        ep = base.fork(handle, handle.observation, writer=writer, start_snapshot=ref.model_dump(mode="json"))
+        ep = base.fork(handle, handle.observation, writer=writer, start_snapshot=start)
         spec = request.policy
         policy = ModelPolicy(OpenAIBackend(base_url=f"{self._proxy_url()}/proxy/{rollout_id}/v1", model=spec.model,
-                                           max_retries=1), family=spec.family)
+                                           api_key=self._proxy_token, max_retries=1), family=spec.family)
         options = PolicyOptions(temperature=spec.temperature, top_p=spec.top_p, max_tokens=spec.max_tokens,
                                 history_images=spec.history_images, logprobs=True)
         try:
@@ -338,6 +353,12 @@ class RolloutService:
         return AgentInfo(name=spec.model, kind="policy", family=spec.family, model=spec.model,
                          settings={"base_url": spec.base_url, "temperature": spec.temperature,
                                    "top_p": spec.top_p, "max_tokens": spec.max_tokens})
+
+
+def _failure(exc: BaseException) -> str:
+    """A rollout's failure class: its typed error's (`CuaError.failure_class`), as the
+    trajectory's end and its error dict say, never a second reading."""
+    return str(error_dict(exc)["failure"])
 
 
 def _turn_tokens(calls: list[Any]) -> TokenTrace | None:

@@ -1,7 +1,8 @@
 """TRL: a `GRPOTrainer(rollout_func=...)` whose completions are whole cua episodes.
 
     from cua.rl.adapters.trl import CuaRolloutFunc, cua_reward, task_dataset
-    rollouts = CuaRolloutFunc("http://127.0.0.1:8300", policy={"base_url": VLLM + "/v1", "model": NAME})
+    rollouts = CuaRolloutFunc("http://127.0.0.1:8300", policy={"base_url": VLLM + "/v1", "model": NAME},
+                              token=TOKEN)  # the service's (default: $CUA_ROLLOUT_TOKEN)
     trainer = GRPOTrainer(model=NAME, reward_funcs=[cua_reward], rollout_func=rollouts,
                           train_dataset=task_dataset(["todo.mark_done@1"], seeds=range(64)), args=config)
 
@@ -22,6 +23,7 @@ with the previous prompt and completion): keep enough `history_images` for the e
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -92,8 +94,10 @@ class CuaRolloutFunc:
     """A `rollout_func` for TRL's GRPOTrainer, backed by the rollout service."""
 
     def __init__(self, service_url: str, *, policy: dict[str, Any], max_steps: int | None = None,
-                 isolation: str | None = None, timeout: float = 3600.0) -> None:
+                 isolation: str | None = None, timeout: float = 3600.0, token: str | None = None) -> None:
         self.service_url = service_url.rstrip("/")
+        #: The rollout service's token (`cua rollout serve` prints it); None: $CUA_ROLLOUT_TOKEN.
+        self.token = token or os.environ.get("CUA_ROLLOUT_TOKEN")
         self.policy = dict(policy)
         self.max_steps = max_steps
         self.isolation = isolation
@@ -111,7 +115,8 @@ class CuaRolloutFunc:
         for task, seed in wanted:
             by_task.setdefault(task, []).append(seed)
         groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
-        with httpx.Client(timeout=self.timeout) as http:
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        with httpx.Client(timeout=self.timeout, headers=headers) as http:
             for task, seeds in by_task.items():
                 body = {"policy": self.policy, "tasks": [task], "seeds": sorted(set(seeds)), "group_size": group_size,
                         "policy_version": version, "max_steps": self.max_steps, "isolation": self.isolation,
