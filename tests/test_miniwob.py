@@ -34,9 +34,17 @@ class _Control:
         self.client = TestClient(no_client)
 
 
-def _clients(**kwargs: Any) -> tuple[TestClient, TestClient]:
+def _page_headers(task: str, origin: str = "http://127.0.0.1") -> dict[str, str]:
+    """What Chromium stamps on the task page's own script requests (no script can set these)."""
+    return {"origin": origin, "referer": f"{origin}/miniwob/{task}.html?seed=3", "sec-fetch-site": "same-origin",
+            "sec-fetch-mode": "cors", "sec-fetch-dest": "empty"}
+
+
+def _clients(task: str = "click-button", **kwargs: Any) -> tuple[TestClient, TestClient]:
+    """The page side as `task`'s page reaches it, and the control side."""
     asgi = build_asgi(MiniWobApp(**kwargs))
-    return TestClient(asgi, base_url="http://127.0.0.1"), _Control(asgi).client  # a loopback Host, as pages send
+    # a loopback Host, as pages send
+    return TestClient(asgi, base_url="http://127.0.0.1", headers=_page_headers(task)), _Control(asgi).client
 
 
 def test_service_serves_pages_with_the_shim() -> None:
@@ -84,7 +92,7 @@ def test_a_page_that_drew_its_problem_first_opens_with_its_utterance() -> None:
 
 
 def test_untimed_service_records_that_it_has_no_limit() -> None:
-    web, ctl = _clients(timed=False)
+    web, ctl = _clients("click-test", timed=False)
     assert web.post("/cua/episode/open", json={"task": "click-test", "seed": "1", "page_limit_ms": 10000}).json() == \
         {"status": "new", "limit_ms": 0, "elapsed_ms": 0}
     state = ctl.get("/__cua/state").json()
@@ -95,8 +103,38 @@ def test_bad_reports_are_refused() -> None:
     web, _ = _clients()
     assert web.post("/cua/episode/open", content=b"not json").status_code == 400
     assert web.post("/cua/episode/open", json=[1]).status_code == 400
-    assert web.post("/cua/episode/open", json={"task": "x"}).status_code == 400
-    assert web.post("/cua/episode/end", json={"task": "x", "seed": "1", "reward": "high", "raw_reward": 1}).status_code == 400
+    assert web.post("/cua/episode/open", json={"task": "click-button"}).status_code == 400
+    assert web.post("/cua/episode/end", json={"task": "click-button", "seed": "1", "reward": "high",
+                                              "raw_reward": 1}).status_code == 400
+
+
+def test_only_the_task_s_own_page_reports() -> None:
+    """A report is taken only as the task's page's own script sends it: the browser stamps
+    where a request comes from in headers no page script can set, so a data: page, a form
+    the agent built, another origin's page or another task's page is refused, unstored."""
+    asgi = build_asgi(MiniWobApp())
+    bare, ctl = TestClient(asgi, base_url="http://127.0.0.1"), _Control(asgi).client  # sends only what it is given
+    end = {"task": "click-button", "seed": "3", "reward": 1, "raw_reward": 1, "reason": "forged"}
+    own = _page_headers("click-button")
+    forged = {
+        "no browser (no fetch metadata)": {k: v for k, v in own.items() if not k.startswith("sec-fetch")},
+        "a data: page's form": {**own, "origin": "null", "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate",
+                                "sec-fetch-dest": "document", "referer": ""},
+        "a data: page's fetch": {**own, "origin": "null", "sec-fetch-site": "cross-site", "referer": ""},
+        "another port's page": {**own, "origin": "http://127.0.0.1:9", "sec-fetch-site": "same-site",
+                                "referer": "http://127.0.0.1:9/miniwob/click-button.html"},
+        "a form on the task's origin": {**own, "sec-fetch-mode": "navigate", "sec-fetch-dest": "document"},
+        "a frame's load": {**own, "sec-fetch-dest": "iframe"},
+        "another task's page": _page_headers("click-test"),
+        "a page of another host name": {**own, "origin": "http://localhost"},
+    }
+    for what, headers in forged.items():
+        for path in ("/cua/episode/open", "/cua/episode/end"):
+            answer = bare.post(path, json=end, headers=headers)
+            assert answer.status_code == 403, (what, path, answer.text)
+    assert ctl.get("/__cua/state").json()["episodes"] == []  # nothing stored
+    assert bare.post("/cua/episode/open", json=end, headers=own).json()["status"] == "new"  # the page itself
+    assert bare.post("/cua/episode/end", json=end, headers=own).json() == {"counted": True}
 
 
 def test_every_shipped_task_is_a_template_and_the_suite_files_are_current() -> None:
@@ -311,3 +349,54 @@ def test_judge_qa_checks_a_template_without_an_oracle_for_what_needs_none() -> N
     (result,) = report.templates
     assert result.failures == [], result.failures
     assert "oracle" in result.probes_skipped and result.probes_ran.get("determinism") == 1
+
+
+#: A data: page that posts MiniWoB's end report for (task, seed) as a text/plain form whose
+#: body is the JSON report (a form needs no preflight, and its body parses as JSON).
+_FORGED_END = """<form id=f method=post action="__END__" enctype="text/plain"><input id=i></form><script>
+var body = __BODY__; var i = document.getElementById("i");
+i.name = body.slice(0, -1) + ',"pad":"'; i.value = '"}'; document.getElementById("f").submit();
+</script>"""
+
+
+@pytest.mark.slow
+@needs_browser
+@pytest.mark.parametrize("navigation", ["own_origins", "open"])
+def test_a_page_the_agent_makes_cannot_report_the_end(navigation: str) -> None:
+    """The agent's data: page posts a success report for the episode: the sandbox refuses
+    the page (own_origins), and where it lets it load (open) the service refuses the
+    report; either way nothing is stored and the task's own page still reports its end."""
+    import json
+    import urllib.parse
+
+    instance = get_template("miniwob.click_button@1").instantiate(4)
+    config = {**instance.sandbox_config, "navigation": navigation}
+
+    async def run() -> Any:
+        async with open_local(instance.sandbox_kind, config) as handle:
+            obs = await handle.reset(seed=instance.reset_seed, options={"start_url": config["start_url"]})
+            initial = await gather_state(handle, instance.judge.queries())
+            url = str(await _value(handle, UrlQuery()))
+            task, seed = instance.setup.end_query.params
+            body = json.dumps({"task": task, "seed": str(seed), "reward": 1, "raw_reward": 1, "reason": "forged"})
+            page = _FORGED_END.replace("__END__", url.split("/miniwob/")[0] + "/cua/episode/end")
+            forged = await handle.act(Goto(url="data:text/html," + urllib.parse.quote(
+                page.replace("__BODY__", json.dumps(body)))))
+            after_forgery = await gather_state(handle, [instance.setup.end_query, *instance.judge.queries()])
+            obs = await handle.act(Goto(url=url))  # back to the task's page: the episode resumes
+            await _solve(handle, instance, obs)
+            final = await gather_state(handle, instance.judge.queries())
+            return forged, initial, after_forgery, final
+
+    forged, initial, after_forgery, final = _run(run())
+    if navigation == "own_origins":
+        assert forged.error is not None and forged.error.reason == "bad_url"
+    else:
+        assert forged.error is None and forged.url.startswith("http://")  # the form went; the service answered 403
+    ended, rows = after_forgery.values()
+    assert ended.value == [] and rows.value[0]["done"] == 0
+    assert not instance.judge.evaluate(JudgeInput(initial=initial, final={k: after_forgery[k] for k in final})).passed
+    verdict = instance.judge.evaluate(JudgeInput(initial=initial, final=final))
+    assert verdict.passed, verdict  # the task's own page reports as before
+    (row,) = verdict.evidence[0].observed
+    assert row["raw_reward"] == 1.0 and row["reason"] != "forged"

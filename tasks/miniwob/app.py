@@ -9,6 +9,10 @@ episode is, so that a page cannot be talked into a second try:
   reload while it runs resumes it with the time already spent (the same seed draws
   the same problem), and a load after it ended shows only the end screen;
 - the first end is the one that counts (`end` updates the row only while it is open);
+- a report (open, utterance, end) is taken only from the task's own page: a script's
+  request of `/miniwob/<task>.html` on the service's own origin, as the browser stamps
+  it (tasks/apps/page_reports.py); a `data:` page, another origin's page or a form the
+  agent built is answered 403 and changes nothing;
 - the time limit is the task's own (`core.EPISODE_MAX_TIME` as the task page sets it:
   MiniWoB's 10 s default, or e.g. search-engine's 20 s) unless the service was started
   `untimed`, which every episode row records (`time_limit_ms` NULL).
@@ -33,6 +37,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from cua.tasks.apps.base import AppDB, WebApp
+from cua.tasks.apps.page_reports import foreign_report
 
 SCHEMA = """
 CREATE TABLE episodes (
@@ -59,6 +64,19 @@ def html_root() -> Path:
 
 class BadReport(ValueError):
     """A page sent a malformed episode report (the page's fault: answered 400)."""
+
+    status = 400
+
+
+class ForeignReport(BadReport):
+    """A report that does not come from the task's own page (answered 403, never stored)."""
+
+    status = 403
+
+
+def _refused(exc: Exception) -> Response:
+    status = exc.status if isinstance(exc, BadReport) else 400
+    return JSONResponse({"error": f"bad episode report: {exc}"}, status_code=status)
 
 
 def _text(data: dict[str, Any], key: str, limit: int) -> str:
@@ -131,6 +149,10 @@ class MiniWobApp(WebApp):
             raise BadReport(f"not JSON: {exc}") from None
         if not isinstance(data, dict):
             raise BadReport("a report is a JSON object")
+        task = _text(data, "task", 64)
+        refused = foreign_report(request, f"/miniwob/{task}.html")
+        if refused is not None:
+            raise ForeignReport(refused)
         return data
 
     def _row(self, task: str, seed: str) -> dict[str, Any] | None:
@@ -149,7 +171,7 @@ class MiniWobApp(WebApp):
             page_limit = int(data.get("page_limit_ms") or DEFAULT_TIME_LIMIT_MS)
             utterance = "" if data.get("utterance") is None else _text(data, "utterance", 4000)
         except (BadReport, ValueError, TypeError) as exc:
-            return JSONResponse({"error": f"bad episode report: {exc}"}, status_code=400)
+            return _refused(exc)
         now = _now_ms()
         row = self._row(task, seed)
         if row is None:
@@ -171,7 +193,7 @@ class MiniWobApp(WebApp):
             data = await self._report(request)
             task, seed, text = _text(data, "task", 64), _text(data, "seed", 64), _text(data, "utterance", 4000)
         except BadReport as exc:
-            return JSONResponse({"error": f"bad episode report: {exc}"}, status_code=400)
+            return _refused(exc)
         self.db.execute("UPDATE episodes SET utterance = ? WHERE task = ? AND seed = ? AND utterance = ''",
                         (text, task, seed))
         return JSONResponse({"ok": True})
@@ -184,7 +206,7 @@ class MiniWobApp(WebApp):
             reward, raw = float(data["reward"]), float(data["raw_reward"])
             reason = None if data.get("reason") is None else str(data["reason"])[:500]
         except (BadReport, KeyError, ValueError, TypeError) as exc:
-            return JSONResponse({"error": f"bad episode report: {exc}"}, status_code=400)
+            return _refused(exc)
         cursor = self.db.execute("UPDATE episodes SET done = 1, ended_ms = ?, reward = ?, raw_reward = ?, reason = ? "
                                  "WHERE task = ? AND seed = ? AND done = 0", (_now_ms(), reward, raw, reason, task, seed))
         return JSONResponse({"counted": cursor.rowcount == 1})
