@@ -15,7 +15,10 @@ For every template and K seeds:
    step limit, no `done`) must pass; nothing done with the instruction (or, for a task
    that asks for an action and an answer, the oracle's answer) typed as the answer must
    fail. The report says which probes ran for each template and, for a probe that had
-   nothing to change, why.
+   nothing to change, why;
+8. forged signals (`cua.eval.probe_forged`): what the judge reads from a page (page reads,
+   an end flag the page reports) forged through the sandbox's actions every way an agent
+   could (javascript:, data:, blob:, file:, a foreign origin, a popup) must fail.
 
 A broken task (bad file, no rows at a seed, an oracle that raises, a sandbox that will
 not start) is reported as a failure with its reason, never crashes the check. One
@@ -34,6 +37,7 @@ from typing import Any
 from cua.episode import EpisodeRecord, NoopAgent, OracleAgent, gather_state, run_episode
 from cua.episode.local import LocalSandbox, open_local
 from cua.eval.judge_qa import ProbeOutcome, StepJudgingOracle, db_image, method_probes, run_probes, trace_problems
+from cua.eval.probe_forged import forged_signal_probes
 from cua.eval.probes import bundled_app_of
 from cua.eval.qa_cache import Digests, VerdictCache
 from cua.task import TaskInstance, Verdict
@@ -58,7 +62,7 @@ class VariantFailure:
     seed: int | None
     #: load | instantiate | sandbox | initial | oracle | near_miss | determinism | prefix | progress
     #: | probe:over_reach | probe:wrong_target | probe:collateral | probe:duplicate | probe:equivalent | probe_mirror
-    #: | probe:answer_for_method | probe:typed_answer | probe:other_path
+    #: | probe:answer_for_method | probe:typed_answer | probe:other_path | probe:forged_signal
     stage: str
     reason: str
     evidence: list[dict[str, Any]] = field(default_factory=list)
@@ -218,6 +222,8 @@ async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateRe
         elif oracle_ok:
             report.probes_skipped.setdefault("state probes", "the sandbox runs no bundled app")
 
+    # the page the oracle finished on, forged every way an agent could (each must fail)
+    _add_outcome(report, out, tid, seed, await forged_signal_probes(handle, instance))
     if instance.near_miss is None:
         out.append(VariantFailure(tid, seed, "near_miss", "the template has no near miss"))
     else:
@@ -243,10 +249,12 @@ async def _check_without_oracle(handle: Any, instance: TaskInstance, report: Tem
     _count(report, "determinism", 1)
     reread = await gather_state(handle, instance.judge.queries())
     again = instance.judge.evaluate(initial.judge_input.model_copy(update={"final": reread}))
+    out: list[VariantFailure] = []
     if _verdict_key(again) != _verdict_key(initial.verdict):
-        return [VariantFailure(instance.task_id, instance.seed, "determinism",
-                               "the same final state judged twice differs", _evidence(again))]
-    return []
+        out.append(VariantFailure(instance.task_id, instance.seed, "determinism",
+                                  "the same final state judged twice differs", _evidence(again)))
+    _add_outcome(report, out, instance.task_id, instance.seed, await forged_signal_probes(handle, instance))
+    return out
 
 
 def _add_outcome(report: TemplateReport, out: list[VariantFailure], tid: str, seed: int,

@@ -1,0 +1,83 @@
+"""Judge QA's `forged_signal` probes (cua/eval/probe_forged.py), in real Chromium: every
+forgery of a page signal tried through the sandbox's own actions must fail, and the probe
+finds one that does not."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from cua.episode import OracleAgent, gather_state, open_local, run_episode
+from cua.eval.judge_qa import ProbeOutcome
+from cua.eval.probe_forged import KIND, forged_signal_probes, page_signals
+from cua.state import SqlQuery
+from cua.tasks.registry import get_template
+
+
+def _run(coro: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, 300))
+
+
+def _after_oracle(template_id: str, **config: Any) -> tuple[ProbeOutcome, Any]:
+    """The probe run as `cua tasks check` runs it: on the page the oracle finished on."""
+    instance = get_template(template_id).instantiate(0)
+    instance = instance.model_copy(update={"sandbox_config": {**instance.sandbox_config, **config}})
+
+    async def run() -> tuple[ProbeOutcome, Any]:
+        async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
+            oracle = await run_episode(handle, instance, OracleAgent("oracle"))
+            assert oracle.verdict is not None and oracle.verdict.passed, oracle.verdict
+            outcome = await forged_signal_probes(handle, instance)
+            rows = None
+            if instance.setup.end_query is not None:
+                task, seed = instance.setup.end_query.params
+                (rows,) = (await gather_state(handle, [SqlQuery(query="SELECT done, reason FROM episodes WHERE task = ? "
+                                                                     "AND seed = ?", params=[task, seed])])).values()
+            return outcome, rows
+
+    result: tuple[ProbeOutcome, Any] = _run(run())
+    return result
+
+
+def test_which_judges_read_a_page_signal() -> None:
+    assert page_signals(get_template("miniwob.click_button@1").instantiate(0)) == [
+        "the app's end flag (setup.end_query), which the task's page reports"]
+    assert page_signals(get_template("todo.open_list@1").instantiate(0)) == ["page reads (dom, url)"]
+    assert page_signals(get_template("todo.complete_overdue@1").instantiate(0)) == []  # app state only
+
+
+@pytest.mark.slow
+def test_a_judge_that_reads_no_page_signal_says_so() -> None:
+    instance = get_template("todo.complete_overdue@1").instantiate(0)
+
+    async def run() -> ProbeOutcome:
+        async with open_local(instance.sandbox_kind, {**instance.sandbox_config, "isolation": "shared"}) as handle:
+            return await forged_signal_probes(handle, instance)
+
+    outcome = _run(run())
+    assert outcome.ran == {} and outcome.wrong == []
+    assert "reads no page signal" in outcome.skipped[KIND]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("template_id", ["todo.open_list@1", "miniwob.click_button@1"])
+def test_every_forgery_fails(template_id: str) -> None:
+    """Shared isolation: the probe's foreign origin is reachable on host loopback, as
+    another sandbox's app is; still no forgery passes."""
+    outcome, rows = _after_oracle(template_id, isolation="shared")
+    assert outcome.wrong == [], outcome.wrong
+    assert outcome.ran == {KIND: 8}
+    if rows is not None:  # the forgeries' episode: nothing ended it
+        assert rows.value == [{"done": 0, "reason": None}]
+
+
+@pytest.mark.slow
+def test_the_probe_finds_a_forgery_that_passes() -> None:
+    """With the sandbox's navigation left open (as before the own-origins policy), a copy
+    of the finished page on a foreign origin, at the task page's path, passes a judge
+    that reads the URL's path and the heading: the probe names it."""
+    outcome, _ = _after_oracle("todo.open_list@1", isolation="shared", navigation="open")
+    assert [w[0] for w in outcome.wrong] == [f"probe:{KIND}"]
+    assert "foreign_origin" in outcome.wrong[0][1]
