@@ -478,3 +478,46 @@ async def test_pages_cannot_change_an_app_and_its_own_page_and_links_still_work(
             await own.click("form[action='/lists'] button")
             await own.wait_for_url(re.compile(r"/lists/\d+$"))
         assert names() == [*before, "Groceries"]
+
+
+# --- the office suite's SMTP sink (not HTTP, but reachable from the sandbox's pages) --------
+
+def test_the_smtp_sink_takes_no_mail_from_a_web_pages_post(tmp_path: Path) -> None:
+    """A page in the office desktop's browser can POST to the sink's loopback port: its body,
+    spelling SMTP commands, must not become a sent message that a judge would count."""
+    import smtplib
+    import socket
+    import time
+
+    sink = Path(__file__).resolve().parents[1] / "tasks" / "suites" / "office" / "smtp_sink.py"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    outbox = tmp_path / "outbox"
+    server = subprocess.Popen([sys.executable, str(sink), str(outbox), str(port)])
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                attack = socket.create_connection(("127.0.0.1", port), timeout=10)
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None, "the SMTP sink did not start"
+                time.sleep(0.05)  # polling for the port to listen
+        body = ("x\r\nEHLO x\r\nMAIL FROM:<me@example.test>\r\nRCPT TO:<boss@example.test>\r\nDATA\r\n"
+                "Subject: forged\r\n\r\nsent by a web page\r\n.\r\nQUIT\r\n")
+        request = (f"POST / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: {EVIL}\r\nContent-Type: text/plain\r\n"
+                   f"Content-Length: {len(body)}\r\n\r\n{body}")
+        with attack:
+            attack.sendall(request.encode())  # as a browser writes a small request: all at once
+            answer = b""
+            while chunk := attack.recv(4096):  # the sink closes the session
+                answer += chunk
+        assert answer.startswith(b"220 ") and b"354" not in answer, answer
+        with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:  # a mailer is served as before
+            client.sendmail("me@example.test", ["friend@example.test"], b"Subject: real\r\n\r\nhello\r\n")
+    finally:
+        server.terminate()
+        server.wait(10)
+    stored = sorted(outbox.glob("*.eml"))
+    assert [p.read_bytes().split(b"\r\n")[1] for p in stored] == [b"Subject: real"]

@@ -2,8 +2,9 @@
 a windowless app: `python3 smtp_sink.py OUTDIR PORT`. It accepts every message and
 writes it as received to OUTDIR/NNN.eml, under an `X-Cua-Rcpt` header that names the
 envelope's recipients (so a blind copy shows), to a temporary name first and then
-renamed, so that a judge never reads half a message. Standard library only: it runs on
-the guest's Python as well as the host's."""
+renamed, so that a judge never reads half a message. A line that is no SMTP command ends
+the session, so a web page's cross-protocol POST cannot smuggle a message in its body.
+Standard library only: it runs on the guest's Python as well as the host's."""
 
 from __future__ import annotations
 
@@ -72,7 +73,11 @@ async def _session(out: str, reader: asyncio.StreamReader, writer: asyncio.Strea
             recipients = [] if verb == b"RSET" else recipients
             reply("250 OK")
         else:
-            reply("502 Command not implemented")
+            # Not SMTP: an HTTP request a web page in the sandbox sent here, say. The session
+            # ends, so nothing after it (a request body spelling SMTP commands) is read as mail.
+            reply("502 Not an SMTP command; closing")
+            await writer.drain()
+            break
         await writer.drain()
     writer.close()
 
