@@ -24,7 +24,7 @@ from cua.observation import ActionError, Observation, Screenshot, Size
 from cua.report import build_report, compare_runs, load_run
 from cua.sandboxes.browser.launcher import find_executable
 from cua.task import Evidence, Verdict
-from cua.trajectory import AgentInfo, StepLine, TrajectoryEnd, TrajectoryMeta, TrajectoryWriter
+from cua.trajectory import AgentInfo, ModelRetry, StepLine, TrajectoryEnd, TrajectoryMeta, TrajectoryWriter
 
 SIZE = Size(width=640, height=400)
 CLICK = (212.0, 131.0)
@@ -70,7 +70,10 @@ def write_episode(run: Path, task: str, seed: int, *, passed: bool, lost_attempt
         ref = writer.begin(meta, _obs(0, axtree=True))
     for i, action in enumerate(ACTIONS):
         after = writer.observation(_obs(i + 1))
+        retries = [ModelRetry(error="HTTP 500: upstream overloaded", status=500, backoff_ms=500.0, t=1.0)] \
+            if i == 0 else None
         writer.step(StepLine(index=i, turn=i, observation=ref, action=action, raw=f"model output {i}: {action}",
+                             retries=retries,
                              thought=f"thinking about step {i}", parse_error="no action in the output" if action is None else None,
                              error=ActionError(reason="out_of_bounds", message="scrolled past the end") if i == 3 else None,
                              timings_ms={"policy": 100.0, "act": 50.0, "settle": 20.0}))
@@ -78,7 +81,21 @@ def write_episode(run: Path, task: str, seed: int, *, passed: bool, lost_attempt
     if finish:
         verdict = Verdict(score=1.0 if passed else 0.0, passed=passed, progress=0.5, evidence=[
             Evidence(check="title is renamed", getter="app_state", observed="Milk", expected="Buy milk",
-                     passed=passed, detail="compared exactly")])
+                     passed=passed, detail="compared exactly"),
+            # a subgoal of two alternatives (`any:`), one of which held: the subgoal is reached
+            Evidence(check="subgoal 1: #sort is Price: high to low", getter="dom #sort .value", observed=None,
+                     expected={"op": "text", "value": "Price: high to low"}, passed=False,
+                     detail="not text: NoneType"),
+            Evidence(check="subgoal 1: #sort shows Price: high to low", getter="dom #sort option:checked",
+                     observed="Price: high to low", expected={"op": "text", "value": "Price: high to low"},
+                     passed=True),
+            # reached earlier, no longer true: a later subgoal was reached, so it counts
+            Evidence(check="subgoal 2: the cart is open", getter="url path", observed="/checkout",
+                     expected={"op": "regex", "pattern": "^/cart"}, passed=False),
+            Evidence(check="subgoal 3: checkout is open", getter="url path", observed="/checkout",
+                     expected={"op": "regex", "pattern": "^/checkout"}, passed=True),
+            Evidence(check="subgoal 4: the order is placed", getter="app_state orders", observed=[],
+                     expected={"op": "length", "min": 1}, passed=False, detail="0 < 1")])
         writer.end(TrajectoryEnd(status="completed", failure=None if passed else "judged_wrong", steps=len(ACTIONS),
                                  verdict=verdict, timings_ms={"judge": 4.0}))
         with (run / "episodes.jsonl").open("a") as fh:
@@ -91,6 +108,11 @@ def make_run(run: Path, outcomes: dict[tuple[str, int], bool]) -> Path:
     for (task, seed), passed in outcomes.items():
         write_episode(run, task, seed, passed=passed, lost_attempt=task.startswith("shop"))
     return run
+
+
+def _frames_held(folder: Path) -> int:
+    """JPEG files stored in `folder` itself (links are not followed: what the folder costs)."""
+    return sum(name.endswith(".jpg") for _, _, files in os.walk(folder) for name in files)
 
 
 async def _open(pw: Any, url: str) -> tuple[Any, Page, list[str]]:
@@ -165,9 +187,26 @@ async def test_the_report_opens_from_disk_and_shows_each_step_with_its_action(tm
             assert await page.inner_text("#step-0-0 pre.thought") == "thinking about step 0"
             assert "scrolled past the end" in await page.inner_text("#step-0-3 .action-error")
             assert "no action in the output" in await page.inner_text("#step-0-4 .parse-error")
+            # steps count from 0, as in the trajectory and the exports' `step` column
+            assert await page.inner_text("#step-0-0 h3") == "step 0"
+            # the model's HTTP 500 that was retried before step 0's answer
+            assert "HTTP 500: upstream overloaded" in await page.inner_text("#step-0-0 .retries li")
+            assert "1" in await page.inner_text(".facts")
             # the verdict with each check's evidence
             row = page.locator("table.evidence tr[data-check='title is renamed']")
             assert "Buy milk" in await row.inner_text() and "Milk" in await row.inner_text()
+            # every evidence line is a sentence: no Python type names, subgoals reached read yes
+            lines = await page.eval_on_selector_all(
+                "table.evidence tr[data-check]", "rows => rows.map(r => [r.dataset.check, r.cells[0].textContent, "
+                "r.cells[0].className, r.cells[1].textContent])")
+            by_check = {check: (held, cls, sentence) for check, held, cls, sentence in lines}
+            assert not any("NoneType" in s or "not text" in s for _, _, s in by_check.values()), lines
+            assert by_check["subgoal 1: #sort shows Price: high to low"][:2] == ("yes", "pass")
+            held, cls, sentence = by_check["subgoal 1: #sort is Price: high to low"]
+            assert (held, cls) == ("not needed", "muted") and "nothing" in sentence, sentence
+            held, cls, sentence = by_check["subgoal 2: the cart is open"]
+            assert (held, cls) == ("yes", "pass") and "later subgoal" in sentence, sentence
+            assert by_check["subgoal 4: the order is placed"][:2] == ("no", "fail")
             assert await page.inner_text(".verdict .failure") == "judged_wrong"
             # the accessibility tree, loaded when opened
             await page.click("#step-0-0 details.axtree summary")
@@ -193,8 +232,15 @@ async def test_two_runs_side_by_side_as_a_per_task_delta(tmp_path: Path) -> None
     proc = subprocess.run([sys.executable, "-m", "cua.cli", "report", str(a), "--compare", str(b), "--out", str(out)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    # written outside both runs: the frames were copied in, so the folder stands alone
-    assert len(list((out / "frames").rglob("*.jpg"))) == 2 * 2 * (len(ACTIONS) + 1)
+    # the frames are linked, never copied: one relative link per episode, no image file
+    links = sorted((out / "frames").glob("*/*"))
+    assert len(links) == 2 * 2 and all(p.is_symlink() and not os.path.isabs(os.readlink(p)) for p in links)
+    assert _frames_held(out) == 0
+    # the default report folder (inside run A) links run B's frames the same way
+    assert subprocess.run([sys.executable, "-m", "cua.cli", "report", str(a), "--compare", str(b)],
+                          capture_output=True, text=True, timeout=120).returncode == 0
+    assert all(p.is_symlink() for p in (a / "report" / "frames").glob("*/*"))
+    assert _frames_held(a / "report") == 0
     async with async_playwright() as pw:
         browser, page, _ = await _open(pw, (out / "index.html").resolve().as_uri())
         try:
@@ -236,3 +282,27 @@ async def test_serve_follows_a_run_in_progress(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_evidence_of_a_real_judge_reads_as_sentences() -> None:
+    """The fake suite's judge, fed a state one click short of the target: its subgoal held
+    (green, yes), the target did not (no), and no line names a Python type."""
+    from cua.report.evidence import evidence_lines
+    from cua.state import StateResult
+    from cua.task import JudgeInput, query_key
+    from cua.tasks.registry import get_template
+
+    instance = get_template("fake.set_counter@1").instantiate(0)
+    target = int(instance.instruction.rsplit(" ", 1)[1].rstrip("."))
+    (query,) = instance.judge.queries()
+    state = {query_key(query): StateResult(ok=True, value={"count": target - 1, "submissions": [], "name": None})}
+    verdict = instance.judge.evaluate(JudgeInput(initial=state, final=state))
+    lines = {line["check"]: line for line in evidence_lines(e.model_dump(mode="json") for e in verdict.evidence)}
+    assert lines["subgoal 1: one click short of the target"]["held"] is True
+    assert lines["subgoal 1: one click short of the target"]["sentence"].startswith(
+        "Subgoal 1, one click short of the target: yes; read")
+    target_line = lines["the counter shows the target"]
+    assert target_line["held"] is False
+    assert target_line["sentence"] == (f"the counter shows the target: no; read {target - 1} "
+                                       f"(app_state[app] -> count); expected {target}.")
+    assert not any("NoneType" in line["sentence"] for line in lines.values())

@@ -5,9 +5,12 @@ JSON, because a page opened from `file://` may load scripts but may not fetch fi
 folder opens by double-click, with no server and no network. Each episode's steps are their
 own file, loaded when its viewer opens, so a run of thousands of episodes opens at once.
 
-Frames are referenced where they lie when the report folder is inside the run folder (the
-default, `RUN/report/`: nothing is copied), and copied (hard-linked where the file system
-allows) into the report when it is written elsewhere, so that folder stands alone.
+Frames are never copied: each episode's frames folder is linked into the report
+(`frames/<run>/<episode>`, a relative symlink), for the run reported and for the one it is
+compared with alike, so a report of two runs of 70 episodes adds 140 links, not 43 MB. A
+browser follows the links from disk, and so does `--serve`, whose pages see only the report
+folder. Where the file system has no symlinks, a frame is named by its path relative to the
+report instead (which opens from disk). The report and the runs it shows move together.
 Rebuilding is incremental: an episode's file is rewritten only when its trajectory changed,
 which is what lets `cua report --serve` rebuild every second while a run goes on.
 """
@@ -33,6 +36,7 @@ from cua.report.data import (
     timing_split,
     trajectory_signature,
 )
+from cua.report.evidence import evidence_lines
 from cua.trajectory import ObservationRef, StepLine, Trajectory
 
 __all__ = ["ASSETS", "BREAKDOWNS", "ReportBuilder", "build_report"]
@@ -75,6 +79,8 @@ class ReportBuilder:
         self.live = live
         self._signatures: dict[str, list[int]] = {}
         self._rows: list[RowCache] = [{} for _ in self.runs]
+        #: Frame links made this build: `frames/<run>/<key>` -> whether it could be made.
+        self._links: dict[str, bool] = {}
         sig_file = self.out / "data" / _SIGNATURES
         if sig_file.exists():
             try:
@@ -88,17 +94,34 @@ class ReportBuilder:
         path = traj.frame_path(ref)
         if path is None or not path.exists():
             return None
-        if _is_inside(self.out, self.runs[run_index]):
+        link = self._linked(run_index, row, path.parent)
+        if link is None:
             return Path(os.path.relpath(path.resolve(), self.out.resolve())).as_posix()
-        target = self.out / "frames" / str(run_index) / row.key / path.name
-        if not target.exists() or target.stat().st_size != path.stat().st_size:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.unlink(missing_ok=True)
-            try:
-                os.link(path, target)
-            except OSError:
-                shutil.copyfile(path, target)
-        return target.relative_to(self.out).as_posix()
+        return f"{link}/{path.name}"
+
+    def _linked(self, run_index: int, row: EpisodeRow, folder: Path) -> str | None:
+        """`frames/<run>/<key>` in the report, a relative symlink to the episode's frames folder
+        (made or mended once per build); None where symlinks cannot be made."""
+        rel = f"frames/{run_index}/{row.key}"
+        known = self._links.get(rel)
+        if known is not None:
+            return rel if known else None
+        link = self.out / rel
+        target = os.path.relpath(folder.resolve(), link.parent.resolve())
+        try:
+            if link.is_symlink():
+                if os.readlink(link) != target:
+                    link.unlink()
+            elif link.is_dir():  # copies an older report made
+                shutil.rmtree(link)
+            if not link.is_symlink():
+                link.parent.mkdir(parents=True, exist_ok=True)
+                os.symlink(target, link, target_is_directory=True)
+        except OSError:
+            self._links[rel] = False
+            return None
+        self._links[rel] = True
+        return rel
 
     def _axtree_id(self, run_index: int, row: EpisodeRow, traj: Trajectory, ref: ObservationRef | None) -> str | None:
         if ref is None or not ref.axtree or not (traj.folder / ref.axtree).exists():
@@ -132,6 +155,7 @@ class ReportBuilder:
             "raw": step.raw, "thought": step.thought, "parse_error": step.parse_error,
             "error": step.error.model_dump() if step.error else None, "progress": step.progress,
             "timings_ms": step.timings_ms, "t": step.t,
+            "retries": [r.model_dump(mode="json") for r in step.retries] if step.retries else None,
             "tokens": {"prompt": tokens.prompt_tokens, "completion": tokens.completion_tokens} if tokens else None,
         }
 
@@ -151,6 +175,8 @@ class ReportBuilder:
                 "status": end.status, "failure": end.failure, "steps": end.steps, "truncated": end.truncated,
                 "done": end.done, "error": end.error, "timings_ms": end.timings_ms, "ended_at": end.ended_at,
                 "verdict": end.verdict.model_dump(mode="json") if end.verdict else None,
+                "evidence": evidence_lines(e.model_dump(mode="json") for e in end.verdict.evidence)
+                if end.verdict else [],
                 "attempts": [a.model_dump(mode="json") for a in end.attempts],
             },
             "bad_lines": traj.bad_lines,
@@ -191,6 +217,7 @@ class ReportBuilder:
     def build(self) -> Path:
         """Write (or bring up to date) the report; returns its index.html."""
         self.out.mkdir(parents=True, exist_ok=True)
+        self._links = {}
         for name in ASSETS:
             _write_if_changed(self.out / name, resources.files("cua.report").joinpath(name).read_text("utf-8"))
         loaded = [load_run(run, self._rows[i]) for i, run in enumerate(self.runs)]

@@ -328,6 +328,10 @@
         (step.model_frame ? ` in ${step.model_frame.width}×${step.model_frame.height}` : "")) : null,
       step.error ? h("div", { class: "error action-error" }, `action error (${step.error.reason}): ${step.error.message}`) : null,
       step.parse_error ? h("div", { class: "error parse-error" }, `parse error: ${step.parse_error}`) : null,
+      step.retries && step.retries.length ? h("div", { class: "retries" },
+        h("div", { class: "label" }, `model calls retried before this answer: ${step.retries.length}`),
+        h("ul", {}, step.retries.map((r) => h("li", { "data-status": r.status ?? "" },
+          `${r.error} (waited ${ms(r.backoff_ms)} before trying again)`)))) : null,
       step.thought ? h("div", {}, h("div", { class: "label" }, "thought"), h("pre", { class: "thought" }, step.thought)) : null,
       step.raw ? h("div", {}, h("div", { class: "label" }, "model output"), h("pre", { class: "raw" }, step.raw)) : null,
       h("div", {}, h("div", { class: "label" }, "time"), stepTiming(step.timings_ms || {})),
@@ -338,7 +342,7 @@
       obs && obs.axtree ? axtreeBlock(obs.axtree) : null);
     return h("section", { class: "step" + (step.error || step.parse_error ? " has-error" : ""), "data-attempt": step.attempt,
       "data-index": step.index, id: `step-${step.attempt}-${step.index}` },
-      h("div", {}, h("h3", {}, `step ${step.index + 1}` + (step.turn !== step.index ? ` (turn ${step.turn + 1})` : "")),
+      h("div", {}, h("h3", {}, `step ${step.index}` + (step.turn !== step.index ? ` (turn ${step.turn})` : "")),
         shot(obs, step.action, `${step.attempt}-${step.index}`)), side);
   }
 
@@ -357,13 +361,21 @@
       end.error ? h("div", { class: "error end-error" }, `${end.error.code || "error"}: ${end.error.message || json(end.error)}`) : null,
       end.truncated ? h("p", { class: "fail" }, "Ran out of steps.") : null,
       end.done ? h("p", {}, `The agent said done: ${end.done.status}` + (end.done.answer ? ` — answer “${end.done.answer}”` : "")) : null,
-      v && v.evidence.length ? table([["check"], ["getter"], ["expected"], ["observed"], ["held"], ["detail"]],
-        v.evidence.map((e) => h("tr", { "data-check": e.check },
-          h("td", {}, e.check), h("td", {}, e.getter), h("td", {}, h("code", {}, json(e.expected))),
-          h("td", {}, h("code", {}, json(e.observed))),
-          h("td", { class: e.passed ? "pass" : "fail" }, e.passed ? "yes" : "no"), h("td", {}, e.detail || ""))), "evidence") : null,
+      v && v.evidence.length ? table([["held"], ["what the judge saw"]],
+        evidenceLines(end, v).map((e) => h("tr", { "data-check": e.check, "data-held": e.held ? "yes" : "no",
+          "data-subgoal": e.subgoal ?? "" },
+          h("td", { class: !e.needed ? "muted" : e.held ? "pass" : "fail" }, !e.needed ? "not needed" : e.held ? "yes" : "no"),
+          h("td", { class: "sentence" }, e.sentence))), "evidence") : null,
       v && v.violations.length ? h("div", { class: "error violations" }, h("b", {}, "Side effects: "),
         v.violations.map((x) => h("div", {}, x))) : null);
+  }
+
+  // Sentences come with the episode (cua/report/evidence.py); a report written before they
+  // did shows each check's own fields in the same two columns.
+  function evidenceLines(end, v) {
+    if (end.evidence) return end.evidence;
+    return v.evidence.map((e) => ({ check: e.check, held: e.passed, needed: true, subgoal: null,
+      sentence: `${e.check}: ${e.getter} read ${json(e.observed)}; expected ${json(e.expected)}` + (e.detail ? ` (${e.detail})` : "") }));
   }
 
   function episodeView(ep, run, row) {
@@ -390,7 +402,8 @@
         [["agent", [ep.agent.name, ep.agent.kind, ep.agent.family, ep.agent.model].filter(Boolean).join(" · ")],
          ["settings", Object.keys(ep.agent.settings || {}).length ? json(ep.agent.settings) : "–"],
          ["sandbox", ep.sandbox_kind], ["tags", json(ep.tags)], ["observe", json(ep.observe)],
-         ["run", run.name], ["attempts", String(attempts.length || 1) + (lost.length ? ` (${lost.length} lost to the infrastructure)` : "")]]
+         ["run", run.name], ["attempts", String(attempts.length || 1) + (lost.length ? ` (${lost.length} lost to the infrastructure)` : "")],
+         ["model calls retried", String(ep.steps.reduce((n, st) => n + (st.retries ? st.retries.length : 0), 0))]]
           .map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
       verdictBlock(ep),
       h("h2", {}, `Steps (${finalSteps.length})`),
@@ -401,7 +414,7 @@
       lost.map((a) => {
         const info = endAttempts.find((x) => x.attempt === a);
         return h("details", { class: "attempt-lost", "data-attempt": a },
-          h("summary", {}, `attempt ${a + 1}, lost to the infrastructure` +
+          h("summary", {}, `attempt ${a}, lost to the infrastructure` +
             (info && info.error ? `: ${info.error.code} — ${info.error.message}` : "")),
           ep.steps.filter((st) => st.attempt === a).map(stepCard));
       }),
