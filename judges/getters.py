@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from cua.judges import spec as S
 from cua.judges.paths import PathError, get_path
+from cua.judges.values.web import normalize_escapes
 from cua.state import (
     AppStateQuery,
     ClipboardQuery,
@@ -124,8 +125,9 @@ def _url_part(part: str, param: str | None) -> Callable[[Any], Any]:
             if not values:
                 return None
             return values[0] if len(values) == 1 else values
-        return {"full": url, "path": parts.path, "query": parts.query, "host": parts.netloc,
-                "fragment": parts.fragment}[part]
+        # A part as the server reads it: "/%63/shoes" is "/c/shoes", the host in any case.
+        return {"full": url, "path": normalize_escapes(parts.path), "query": parts.query,
+                "host": parts.netloc.lower(), "fragment": parts.fragment}[part]
 
     return post
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -395,3 +396,47 @@ def test_office_cells_are_judged_by_type_and_the_probe_attacks_their_formulas() 
     assert not instance.judge.evaluate(saved(f"SUM(B2:B{n})", p["total"] + 1)).passed
     ran, _, wrong = typed_probes(instance, saved(f"SUM(B2:B{n})", p["total"]))
     assert ran["equivalent"] >= 4 and not wrong
+
+
+def test_an_email_typed_in_other_case_is_the_contact_asked_for() -> None:
+    """contacts.new_contact on the real contacts app: the new contact saved with its email
+    in upper case is the same address (the judge's lookup and its allowed change read it
+    as an email, not as exact text); another address is not."""
+    from cua.state import AppStateQuery, SqlQuery
+    from cua.tasks.params import seeded_app
+    from cua.tasks.registry import get_template
+
+    instance = get_template("contacts.new_contact@1").instantiate(0)
+    p = instance.params
+
+    def read(app: Any) -> dict[str, StateResult]:
+        out = {}
+        for q in instance.judge.queries():
+            if isinstance(q, AppStateQuery):
+                out[query_key(q)] = StateResult(value=app.state())
+            elif isinstance(q, SqlQuery):
+                out[query_key(q)] = StateResult(value=app.db.read_only_query(q.query, list(q.params)))
+        return out
+
+    def saved_as(email: str) -> bool:
+        with seeded_app("contacts", instance.reset_seed) as app:
+            before = read(app)
+            app.db.execute("INSERT INTO contacts (first_name, last_name, email, phone, title, company_id, owner_id, "
+                           "status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '2026-03-01')",
+                           (p["first"], p["last"], email, p["phone"], p["title"], p["co"]["id"], p["o"]["id"],
+                            p["status"]))
+            after = read(app)
+        return instance.judge.evaluate(JudgeInput(initial=before, final=after, done=Done())).passed
+
+    assert saved_as(p["email"])
+    assert saved_as(p["email"].upper())
+    assert not saved_as("x" + p["email"])
+
+
+def test_a_url_part_is_read_as_the_server_reads_it() -> None:
+    judge = _judge([{"check": "the category", "get": {"kind": "url", "part": "path"},
+                     "expect": {"op": "equals", "value": "/c/shoes"}}])
+    key = query_key(UrlQuery())
+    for url, ok in (("https://s.test/%63/shoes", True), ("https://s.test/c/%73hoes?x=1", True),
+                    ("https://s.test/c/shoes%2F", False), ("https://s.test/c/shoe", False)):
+        assert judge.evaluate(JudgeInput(final={key: StateResult(value=url)})).passed is ok, url

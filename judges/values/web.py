@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from cua.judges.values.base import Refused, Result, compare_parsed, scalar_text, strip_quotes
 
-__all__ = ["Url", "compare_email", "compare_url", "parse_email", "parse_url"]
+__all__ = ["Url", "compare_email", "compare_url", "normalize_escapes", "parse_email", "parse_url"]
 
 _ADDR = re.compile(r"[^\s@<>,;:\"()\[\]]+@[^\s@<>,;:\"()\[\]]+\.[^\s@<>,;:\"()\[\]]+")
 
@@ -45,7 +45,7 @@ _UNRESERVED = re.compile(r"%([0-9A-Fa-f]{2})")
 _DEFAULT_PORT = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
 
 
-def _pct(text: str) -> str:
+def normalize_escapes(text: str) -> str:
     """Percent-encoding normalised: unreserved characters decoded, other escapes upper case."""
     def one(m: re.Match[str]) -> str:
         ch = chr(int(m[1], 16))
@@ -104,11 +104,11 @@ def parse_url(value: Any, ignore_params: tuple[str, ...] = (), blank_is_absent: 
         origin = (scheme, parts.hostname.rstrip(".").lower(), port)
     elif not text.startswith(("/", "?", "#")):
         return Refused(f"not a URL (no scheme, not a path): {text!r}")
-    path = _pct(parts.path) or "/"
+    path = normalize_escapes(parts.path) or "/"
     default = dict(defaults)
     pairs = Counter((k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
                     if k not in ignore_params and (v or not blank_is_absent) and default.get(k) != v)
-    return Url(origin, path, tuple(sorted(pairs.elements())), _pct(parts.fragment))
+    return Url(origin, path, tuple(sorted(pairs.elements())), normalize_escapes(parts.fragment))
 
 
 def compare_url(observed: Any, expected: Any, ignore_params: tuple[str, ...] = (), blank_is_absent: bool = True,
