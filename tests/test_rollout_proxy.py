@@ -38,10 +38,18 @@ def model_app(*, takes_token_ids: bool, seen: list[dict[str, Any]]) -> FastAPI:
     return app
 
 
+def routes(proxy: TokenProxy) -> FastAPI:
+    """The proxy's routes alone (the rollout service serves them behind its token and origin
+    rules, tests/test_rollout_exposure.py)."""
+    app = FastAPI()
+    proxy.install(app)
+    return app
+
+
 async def test_records_vllm_token_ids_and_logprobs_whatever_the_agent_asked():
     seen: list[dict[str, Any]] = []
     proxy = TokenProxy()
-    async with serving_app(model_app(takes_token_ids=True, seen=seen)) as model, serving_app(proxy.app) as url:
+    async with serving_app(model_app(takes_token_ids=True, seen=seen)) as model, serving_app(routes(proxy)) as url:
         recorder = proxy.open("r1", f"{model}/v1")
         async with httpx.AsyncClient() as http:  # a plain OpenAI client: no logprobs asked
             reply = await http.post(f"{url}/proxy/r1/v1/chat/completions",
@@ -57,7 +65,7 @@ async def test_records_vllm_token_ids_and_logprobs_whatever_the_agent_asked():
 async def test_an_endpoint_without_return_token_ids_is_asked_again_and_ids_come_from_logprob_tokens():
     seen: list[dict[str, Any]] = []
     proxy = TokenProxy()
-    async with serving_app(model_app(takes_token_ids=False, seen=seen)) as model, serving_app(proxy.app) as url:
+    async with serving_app(model_app(takes_token_ids=False, seen=seen)) as model, serving_app(routes(proxy)) as url:
         recorder = proxy.open("r2", f"{model}/v1")
         async with httpx.AsyncClient() as http:
             for _ in range(2):
@@ -72,7 +80,7 @@ async def test_an_endpoint_without_return_token_ids_is_asked_again_and_ids_come_
 
 async def test_unknown_rollouts_streams_and_unreachable_endpoints_are_clear_errors():
     proxy = TokenProxy()
-    async with serving_app(proxy.app) as url:
+    async with serving_app(routes(proxy)) as url:
         recorder = proxy.open("r3", "http://127.0.0.1:9/v1")  # nothing listens on port 9
         async with httpx.AsyncClient() as http:
             body = {"model": "m", "messages": []}

@@ -2,8 +2,10 @@
 environment, and the tokens the model read and wrote are kept.
 
 Each rollout gets its own route, `/proxy/<rollout_id>/v1/chat/completions` (and
-`/v1/models`), on the rollout service. A request there is forwarded to the policy
-endpoint with what training needs added, whatever the agent asked for:
+`/v1/models`), on the rollout service, behind its exposure rules (`cua.rollout.app`: the
+service's token as the agent's OpenAI `api_key`, no foreign browser origin). The routes are
+served only there: this module has no app of its own. A request there is forwarded to the
+policy endpoint with what training needs added, whatever the agent asked for:
 
 - `logprobs: true`, and vLLM's `return_token_ids: true` (prompt and completion token ids
   come back as `prompt_token_ids` and `choices[0].token_ids`); an endpoint that refuses
@@ -114,12 +116,9 @@ class TokenProxy:
         self._vllm_fields: dict[str, bool] = {}  # upstream -> takes return_token_ids
         self._client = httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=10.0),
                                          limits=httpx.Limits(max_keepalive_connections=64, max_connections=256))
-        #: The proxy on its own (the rollout server adds the same routes to its app: `install`).
-        self.app = FastAPI(title="cua rollout proxy")
-        self.install(self.app)
 
     def install(self, app: FastAPI) -> None:
-        """Serve the proxy's routes from `app`."""
+        """Serve the proxy's routes from `app` (one that applies the exposure rules)."""
         app.post("/proxy/{rollout_id}/v1/chat/completions")(self._completions)
         app.get("/proxy/{rollout_id}/v1/models")(self._models)
 
