@@ -50,6 +50,10 @@ class ObserveOptions(BaseModel):
     #: `axtree`). The ids survive later steps and snapshot restores, and `click_element` /
     #: `hover_element` actions name them.
     element_ids: bool = False
+    #: Browser sandboxes: also Chromium's own structures the compact fields are read from,
+    #: in `Observation.cdp`, for adapters that speak Chromium's formats (BrowserGym's
+    #: `dom_object` and `axtree_object`). Hundreds of KB on a busy page; other kinds ignore it.
+    cdp: bool = False
 
     @field_validator("frame")
     @classmethod
@@ -96,6 +100,10 @@ class Observation(BaseModel):
     title: str | None = None
     axtree: list[dict[str, Any]] | None = None
     focused: dict[str, Any] | None = None
+    #: With `ObserveOptions.cdp`, from the same reads as `axtree`: `dom_snapshot` (CDP's
+    #: `DOMSnapshot.captureSnapshot`, with DOM rects and paint order), `axtree_nodes`
+    #: (`Accessibility.getFullAXTree`'s nodes) and `element_ids` ({str(backend node id): element id}).
+    cdp: dict[str, Any] | None = None
     settle: SettleInfo | None = None
     error: ActionError | None = None
     #: The pointer action an element action (`click_element`, `hover_element`) was resolved

@@ -369,7 +369,7 @@ async def perform_actions(sandbox: Sandbox, actions: Sequence[Action], *, frame:
     if len(actions) == 1:
         return await sandbox.act(actions[0], frame=frame, observe=observe)
     options = observe or ObserveOptions()
-    quiet = options.model_copy(update={"screenshot": False, "axtree": False, "focused": False})
+    quiet = options.model_copy(update={"screenshot": False, "axtree": False, "focused": False, "cdp": False})
     for index, action in enumerate(actions[:-1]):
         obs = await sandbox.act(action, frame=frame, observe=quiet)
         if obs.error is not None:

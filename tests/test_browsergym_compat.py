@@ -5,6 +5,7 @@ strings are parsed, never executed."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -117,3 +118,123 @@ def test_strings_parse_into_unified_actions() -> None:
 def test_anything_but_a_literal_call_is_refused(text: str, message: str) -> None:
     with pytest.raises(BrowserGymActionError, match=re.escape(message)):
         parse_browsergym_action(text)
+
+
+def _subtree(axtree: dict[str, Any], node: dict[str, Any]) -> list[dict[str, Any]]:
+    """The node's descendants in document order, by the tree's own childIds."""
+    by_id = {n["nodeId"]: n for n in axtree["nodes"]}
+    out: list[dict[str, Any]] = []
+    for child in node.get("childIds", ()):
+        if child in by_id:
+            out += [by_id[child], *_subtree(axtree, by_id[child])]
+    return out
+
+
+@pytest.fixture(scope="module")
+def shop_home() -> Iterator[tuple[Any, dict[str, Any]]]:
+    """A BrowserGym env on the shop's home page (eight product cards), and its first observation."""
+    from cua.compat.browsergym import BrowserGymEnv
+
+    env = BrowserGymEnv("shop.infeasible_coupon@1")
+    try:
+        obs, _ = env.reset(seed=0)
+        yield env, obs
+    finally:
+        env.close()
+
+
+def _dom_txt(obs: dict[str, Any]) -> str:
+    """AgentLab's default DOM preprocessing, unchanged."""
+    from browsergym.utils.obs import flatten_dom_to_str
+
+    return str(flatten_dom_to_str(obs["dom_object"], extra_properties=obs["extra_element_properties"], with_visible=True,
+                                  with_clickable=True, with_center_coords=True, with_bounding_box_coords=True))
+
+
+def _cards(dom_txt: str) -> list[tuple[str, str, str]]:
+    """(name, price, add-to-cart bid) of each product card, as the page's DOM has them."""
+    from bs4 import BeautifulSoup
+
+    return [(str(a["data-name"]), a.select(".price")[0].get_text(strip=True), str(a.select("button.add")[0]["bid"]))
+            for a in BeautifulSoup(dom_txt, "lxml").select("article.product")]
+
+
+@pytest.mark.slow
+def test_browsergym_flattens_the_dom_of_a_cua_page(shop_home: tuple[Any, dict[str, Any]]) -> None:
+    """BrowserGym's (and AgentLab's) DOM utilities on a cua observation: the page's own
+    elements, each interactive one with its cua element id as its `bid`, one that acts."""
+    from browsergym.utils.obs import flatten_axtree_to_str, overlay_som, prune_html
+    from bs4 import BeautifulSoup
+
+    env, obs = shop_home
+    extra = obs["extra_element_properties"]
+    dom_txt = _dom_txt(obs)
+    pruned = prune_html(dom_txt)
+    overlay_som(obs["screenshot"], extra_properties=extra)
+    dom_bids = {tag["bid"] for tag in BeautifulSoup(dom_txt, "lxml").select("[bid]")}
+    cua_ids = {n["id"] for n in env.unwrapped_cua.episode.observation.axtree or () if "id" in n}
+    tree_bids = {n["browsergym_id"] for n in obs["axtree_object"]["nodes"] if "browsergym_id" in n}
+    assert dom_bids == tree_bids == cua_ids == set(extra) and len(cua_ids) > 40
+    assert 'bid="' in pruned and "<article" in pruned
+    cards = _cards(dom_txt)
+    assert len(cards) == 8, dom_txt[:2000]
+    # a bid read off the DOM acts on that element: the first card's add-to-cart
+    obs, _, _, _, _ = env.step(f'click("{cards[0][2]}")')
+    assert obs["last_action_error"] == ""
+    assert "Cart, 2 items" in flatten_axtree_to_str(obs["axtree_object"])
+    env.reset(seed=0)
+
+
+@pytest.mark.slow
+def test_browsergym_tree_nests_as_the_page(shop_home: tuple[Any, dict[str, Any]]) -> None:
+    """The accessibility tree as BrowserGym's `flatten_axtree_to_str` prints it: nested as the
+    page, in document order, the top bar first, each product card holding its own name, price
+    and button, as the DOM has them."""
+    from browsergym.utils.obs import flatten_axtree_to_str
+
+    env, obs = shop_home
+    tree = obs["axtree_object"]
+    ax_txt = flatten_axtree_to_str(tree, extra_properties=obs["extra_element_properties"], with_visible=True,
+                                   with_clickable=True, with_center_coords=True, with_som=True)
+    nodes = tree["nodes"]
+    root = nodes[0]
+    assert root["role"]["value"] == "RootWebArea" and len(root["childIds"]) < 5
+    lines = ax_txt.splitlines()
+
+    def first(text: str) -> int:
+        return next(i for i, line in enumerate(lines) if text in line)
+
+    assert first("banner ''") < first("link 'Home'") < first("article ''") < first("$"), ax_txt
+    from_tree = []
+    for article in (n for n in nodes if n["role"]["value"] == "article"):
+        inside = _subtree(tree, article)
+        name = next(n["name"]["value"] for n in inside if n["role"]["value"] == "link")
+        (price,) = [n["name"]["value"] for n in inside if n["name"]["value"].startswith("$")]
+        (button,) = [n["browsergym_id"] for n in inside if n["role"]["value"] == "button"]
+        from_tree.append((name, price, button))
+    cards = _cards(_dom_txt(obs))
+    assert from_tree == cards and len(cards) == 8
+    # the printed tree indents a card's price under its card
+    assert lines[first(cards[0][1])].count("\t") > lines[first("article ''")].count("\t")
+    # cua's own compact tree (what its policies and the Inspect tool read) is in document order too
+    compact = [(n["role"], n["name"]) for n in env.unwrapped_cua.episode.observation.axtree]
+    assert compact.index(("link", "Home")) < compact.index(("article", ""))
+    marks = [name[:1] for role, name in compact if role == "article" or name.startswith("$")]
+    assert marks == ["", "$"] * 8  # each card, then its price
+
+
+def test_a_page_cannot_pass_its_own_bid_off_as_an_element_id() -> None:
+    """BrowserGym's marking overwrites a `bid` the page set; cua drops it, so only the
+    elements cua gave an id carry one (a page's `bid="e1"` on a decoy is gone)."""
+    from cua.compat.browsergym import to_dom_object
+
+    # html > body > [a decoy <div bid="e1">, a <button>] : the button (backend 13) is cua's e1
+    strings = ["HTML", "BODY", "DIV", "bid", "e1", "class", "decoy", "BUTTON"]
+    snap: dict[str, Any] = {"strings": list(strings), "documents": [{"nodes": {
+        "parentIndex": [-1, 0, 1, 1], "nodeType": [1, 1, 1, 1], "nodeName": [0, 1, 2, 7],
+        "nodeValue": [-1, -1, -1, -1], "backendNodeId": [10, 11, 12, 13],
+        "attributes": [[], [], [3, 4, 5, 6], []], "contentDocumentIndex": {"index": [], "value": []}}}]}
+    dom = to_dom_object({"dom_snapshot": snap, "element_ids": {"13": "e1"}, "axtree_nodes": []})
+    attrs = [[dom["strings"][i] for i in a] for a in dom["documents"][0]["nodes"]["attributes"]]
+    assert attrs == [[], [], ["class", "decoy"], ["bid", "e1"]]
+    assert snap["strings"] == strings and snap["documents"][0]["nodes"]["attributes"][2] == [3, 4, 5, 6]  # a copy

@@ -8,12 +8,15 @@ action strings, over cua's sandboxes, judges, snapshots and trajectories.
 
 Observation keys as BrowserGym gives them: `chat_messages`, `goal`, `goal_object`,
 `open_pages_urls`, `open_pages_titles`, `active_page_index`, `url`, `screenshot` (uint8
-H x W x 3), `dom_object`, `axtree_object` (CDP-shaped nodes, each interactive one with its
-`browsergym_id`), `extra_element_properties` ({bid: visibility, bbox, clickable,
-set_of_marks}), `focused_element_bid`, `last_action`, `last_action_error`, `elapsed_time`.
-`browsergym.utils.obs.flatten_axtree_to_str` reads `axtree_object` as it reads BrowserGym's.
-The accessibility tree is flat (every node a child of the page), in document order.
-`dom_object` is an empty DOM snapshot: cua does not ship the page's full DOM.
+H x W x 3), `dom_object`, `axtree_object`, `extra_element_properties` ({bid: visibility,
+bbox, clickable, set_of_marks}), `focused_element_bid`, `last_action`, `last_action_error`,
+`elapsed_time`. `dom_object` and `axtree_object` are what BrowserGym reads from Chromium
+itself: the page's `DOMSnapshot.captureSnapshot` and its `Accessibility.getFullAXTree`, from
+the sandbox's own reads (`ObserveOptions.cdp`), nested as the page nests. Every interactive
+element carries its cua element id as its `bid` (a `bid` attribute in the DOM, a
+`browsergym_id` in the tree), so BrowserGym's `flatten_dom_to_str`, `prune_html` and
+`flatten_axtree_to_str` read them as they read BrowserGym's. Unlike BrowserGym, cua marks
+only the elements an agent can act on, and never writes into the page.
 
 Actions are BrowserGym's strings, parsed by `cua.compat.browsergym_actions` (with `ast`,
 never executed). A string that does not parse, or names an element that is not there,
@@ -27,6 +30,7 @@ read after reset), the judge's reward, termination, `trajectory_dir`, `server`.
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Any
 
@@ -36,42 +40,68 @@ from gymnasium import spaces
 
 from cua.actions import Action, Done
 from cua.compat.browsergym_actions import BrowserGymActionError, parse_browsergym_action
+from cua.errors import Unsupported
 from cua.observation import ObserveOptions
 from cua.rl.env import CuaEnv
 from cua.task import TaskTemplate
 
-__all__ = ["BrowserGymEnv", "to_axtree_object"]
+__all__ = ["BrowserGymEnv", "to_axtree_object", "to_dom_object"]
 
 _WELCOME = "Hi! I am your UI assistant, I can perform web tasks for you. What can I help you with?"
 
 
-def _property(state: str) -> dict[str, Any]:
-    if state in ("checked", "pressed"):
-        return {"name": state, "value": {"type": "tristate", "value": "true"}}
-    return {"name": state, "value": {"type": "booleanOrUndefined", "value": True}}
+#: BrowserGym's attribute for an element's id in the DOM (`browsergym.core.constants.BROWSERGYM_ID_ATTRIBUTE`).
+BID_ATTRIBUTE = "bid"
 
 
-def to_axtree_object(nodes: list[dict[str, Any]]) -> dict[str, Any]:
-    """cua's compact tree as CDP `Accessibility.getFullAXTree` nodes, which BrowserGym's
-    utilities walk: the page's root node, whose children are the tree's other nodes in
-    order. Inline text boxes are left out (each repeats its static text)."""
-    kept = [n for n in nodes if n.get("role") != "InlineTextBox"]
-    root = kept.pop(0) if kept and kept[0].get("role") == "RootWebArea" else {"role": "RootWebArea", "name": ""}
-    out: list[dict[str, Any]] = []
-    for i, node in enumerate([root, *kept]):
-        item: dict[str, Any] = {"nodeId": str(i), "ignored": False,
-                                "role": {"type": "role", "value": node.get("role", "")},
-                                "name": {"type": "computedString", "value": node.get("name", "")},
-                                "properties": [_property(s) for s in node.get("states", ())],
-                                "childIds": [str(j + 1) for j in range(len(kept))] if i == 0 else []}
-        if i:
-            item["parentId"] = "0"
-        if "value" in node:
-            item["value"] = {"type": "string", "value": str(node["value"])}
-        if node.get("id"):
-            item["browsergym_id"] = node["id"]
-        out.append(item)
-    return {"nodes": out}
+def to_axtree_object(cdp: dict[str, Any]) -> dict[str, Any]:
+    """BrowserGym's `axtree_object` from an observation's CDP answers (`Observation.cdp`):
+    Chromium's `Accessibility.getFullAXTree` nodes, as BrowserGym reads them, nested by their
+    `childIds` as the page nests, root first; each node with a cua element id carries it as
+    its `browsergym_id`. Inline text boxes are left out, as BrowserGym's tree has none (each
+    repeats its static text; cua's Chromium computes them for its own element boxes).
+    Copies: the observation's own nodes are never changed."""
+    ids: dict[str, str] = cdp["element_ids"]
+    boxes = {n["nodeId"] for n in cdp["axtree_nodes"] if (n.get("role") or {}).get("value") == "InlineTextBox"}
+    nodes = copy.deepcopy([n for n in cdp["axtree_nodes"] if n["nodeId"] not in boxes])
+    for node in nodes:
+        if boxes and "childIds" in node:
+            node["childIds"] = [c for c in node["childIds"] if c not in boxes]
+        eid = ids.get(str(node.get("backendDOMNodeId")))
+        if eid is not None:
+            node["browsergym_id"] = eid
+    return {"nodes": nodes}
+
+
+def to_dom_object(cdp: dict[str, Any]) -> dict[str, Any]:
+    """BrowserGym's `dom_object` from an observation's CDP answers: the page's
+    `DOMSnapshot.captureSnapshot` (with DOM rects and paint order, as BrowserGym's
+    `extract_dom_snapshot` takes it), each element with a cua element id carrying it as its
+    `bid` attribute, as BrowserGym marks elements. A `bid` the page set itself is dropped, as
+    BrowserGym's marking overwrites it: no element can pass for another. A copy."""
+    ids: dict[str, str] = cdp["element_ids"]
+    snap: dict[str, Any] = copy.deepcopy(cdp["dom_snapshot"])
+    strings: list[str] = snap["strings"]
+    index: dict[str, int] = {}
+
+    def string_id(text: str) -> int:
+        if text not in index:
+            index[text] = len(strings)
+            strings.append(text)
+        return index[text]
+
+    page_bid = {i for i, text in enumerate(strings) if text == BID_ATTRIBUTE}
+    for document in snap["documents"]:
+        nodes = document["nodes"]
+        for i, (backend, attrs) in enumerate(zip(nodes["backendNodeId"], nodes["attributes"], strict=True)):
+            if page_bid and any(name in page_bid for name in attrs[0::2]):
+                attrs = [v for pair in zip(attrs[0::2], attrs[1::2], strict=True) if pair[0] not in page_bid
+                         for v in pair]
+            eid = ids.get(str(backend))
+            if eid is not None:
+                attrs = [*attrs, string_id(BID_ATTRIBUTE), string_id(eid)]
+            nodes["attributes"][i] = attrs
+    return snap
 
 
 class _AnyDict(spaces.Space[dict[str, Any]]):
@@ -86,7 +116,12 @@ class BrowserGymEnv(gym.Env[dict[str, Any], str]):
 
     def __init__(self, task: str | TaskTemplate, **cua_env: Any) -> None:
         observe = cua_env.pop("observe", None) or ObserveOptions()
-        self.env = CuaEnv(task, observe=observe.model_copy(update={"element_ids": True}), **cua_env)
+        self.env = CuaEnv(task, observe=observe.model_copy(update={"element_ids": True, "cdp": True}), **cua_env)
+        kind = self.env.template.instantiate(0).sandbox_kind
+        if kind != "browser":
+            self.env.close()
+            raise Unsupported(f"BrowserGym environments wrap browser tasks; {self.env.template.id} runs in a "
+                              f"{kind} sandbox (use cua.rl.CuaEnv for it)")
         frame = self.env.frame
         text = spaces.Text(max_length=1_000_000)
         self.observation_space = spaces.Dict({
@@ -166,6 +201,9 @@ class BrowserGymEnv(gym.Env[dict[str, Any], str]):
         assert ep is not None
         obs = ep.observation
         self._last_info, self._last_screenshot = info, screenshot
+        if obs.cdp is None:
+            raise Unsupported(f"the {self.env.template.id} sandbox gave no CDP structures (ObserveOptions.cdp): "
+                              "BrowserGym's dom_object and axtree_object are made from them")
         nodes = obs.axtree or []
         self._elements = {n["id"]: n for n in nodes if n.get("id")}
         extra = {bid: {"visibility": 1.0 if "bbox" in n else 0.0,
@@ -181,7 +219,7 @@ class BrowserGymEnv(gym.Env[dict[str, Any], str]):
             "active_page_index": np.array([0]), "url": obs.url or "",
             "screenshot": screenshot if screenshot is not None else np.zeros(
                 (self.env.frame.height, self.env.frame.width, 3), np.uint8),
-            "dom_object": {"documents": [], "strings": []}, "axtree_object": to_axtree_object(nodes),
+            "dom_object": to_dom_object(obs.cdp), "axtree_object": to_axtree_object(obs.cdp),
             "extra_element_properties": extra, "focused_element_bid": focused,
             "last_action": last_action, "last_action_error": last_error,
             "elapsed_time": np.array([time.time() - self._started]),

@@ -32,8 +32,8 @@ from cua.sandboxes.browser.guard import Guard
 from cua.sandboxes.browser.pages import Pages
 from cua.sandboxes.browser.settle import navigation_race
 
-__all__ = ["CONTENT_VERSION_JS", "Observer", "accessibility_tree", "accessibility_tree_nested", "capture_screenshot",
-           "focused_element", "ms_since", "resize_image"]
+__all__ = ["CONTENT_VERSION_JS", "Observer", "accessibility_tree", "accessibility_tree_cdp", "accessibility_tree_nested",
+           "capture_screenshot", "focused_element", "ms_since", "resize_image"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -107,10 +107,16 @@ class _Boxes:
         return {"x": round(x - self._sx, 1), "y": round(y - self._sy, 1), "width": round(w, 1), "height": round(h, 1)}
 
 
-async def _ax_nodes(cdp: Cdp, with_bbox: bool) -> tuple[list[dict[str, Any]], _Boxes]:
+async def _ax_nodes(cdp: Cdp, with_bbox: bool, *, rects: bool = False
+                    ) -> tuple[list[dict[str, Any]], _Boxes, dict[str, Any] | None]:
+    """The tree's nodes, the layout boxes, and the DOM snapshot they came from (`rects`: with
+    the DOM rects and paint order that BrowserGym's snapshot carries)."""
     calls = [cdp.send("Accessibility.getFullAXTree")]
-    if with_bbox:
-        calls.append(cdp.send("DOMSnapshot.captureSnapshot", {"computedStyles": []}))
+    if with_bbox or rects:
+        params: dict[str, Any] = {"computedStyles": []}
+        if rects:
+            params.update(includeDOMRects=True, includePaintOrder=True)
+        calls.append(cdp.send("DOMSnapshot.captureSnapshot", params))
     results = await asyncio.gather(*calls, return_exceptions=True)  # each failure retrieved, the first raised
     answers: list[dict[str, Any]] = []
     for result in results:
@@ -118,7 +124,28 @@ async def _ax_nodes(cdp: Cdp, with_bbox: bool) -> tuple[list[dict[str, Any]], _B
             raise result
         answers.append(result)
     tree, *snaps = answers
-    return tree["nodes"], _Boxes(snaps[0] if snaps else None)
+    snap = snaps[0] if snaps else None
+    return tree["nodes"], _Boxes(snap), snap
+
+
+def _document_order(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The nodes in document order: depth first from each root, children in order. CDP lists
+    them breadth first (a page's top bar after the cards below it); a node no walk reaches
+    keeps its place after them."""
+    by_id = {n["nodeId"]: n for n in nodes}
+    seen: set[str] = set()
+    out: list[dict[str, Any]] = []
+    stack = [n["nodeId"] for n in reversed(nodes) if not n.get("parentId")]
+    while stack:
+        node_id = stack.pop()
+        node = by_id.get(node_id)
+        if node is None or node_id in seen:
+            continue
+        seen.add(node_id)
+        out.append(node)
+        stack.extend(reversed(node.get("childIds", ())))
+    out.extend(n for n in nodes if n["nodeId"] not in seen)
+    return out
 
 
 _STATES = ("focused", "checked", "selected", "expanded", "disabled", "pressed", "required", "invalid", "readonly")
@@ -164,10 +191,15 @@ async def accessibility_tree(cdp: Cdp, max_nodes: int = 5000, *, with_bbox: bool
     focused, ...), so a ticked checkbox differs from an unticked one. With `element_ids`,
     interactive nodes carry their stable id (`ElementIds`).
     """
-    nodes, boxes = await _ax_nodes(cdp, with_bbox)
+    nodes, boxes, _ = await _ax_nodes(cdp, with_bbox)
     ids = element_ids.assign(nodes) if element_ids is not None else None
+    return _compact_list(nodes, boxes, ids, max_nodes)
+
+
+def _compact_list(nodes: list[dict[str, Any]], boxes: _Boxes, ids: dict[int, str] | None,
+                  max_nodes: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for node in nodes:
+    for node in _document_order(nodes):
         item = _compact(node, boxes, states=True, ids=ids)
         if item is not None:
             out.append(item)
@@ -176,10 +208,22 @@ async def accessibility_tree(cdp: Cdp, max_nodes: int = 5000, *, with_bbox: bool
     return out
 
 
+async def accessibility_tree_cdp(cdp: Cdp, max_nodes: int = 5000, *, element_ids: ElementIds | None = None
+                                 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """`accessibility_tree`, and the CDP answers it was made from (`Observation.cdp`): the
+    full tree's nodes (in document order, the root first), the DOM snapshot (with DOM rects
+    and paint order), and the element ids by backend node id (string keys, as JSON carries them)."""
+    nodes, boxes, snap = await _ax_nodes(cdp, True, rects=True)
+    ids = element_ids.assign(nodes) if element_ids is not None else None
+    raw = {"dom_snapshot": snap, "axtree_nodes": _document_order(nodes),
+           "element_ids": {str(backend): eid for backend, eid in (ids or {}).items()}}
+    return _compact_list(nodes, boxes, ids, max_nodes), raw
+
+
 async def accessibility_tree_nested(cdp: Cdp, max_nodes: int = 5000) -> dict[str, Any]:
     """The same tree nested ({..., states?, children?}), as the `a11y` state query returns it.
     Dropped nodes hand their children to their nearest kept ancestor."""
-    nodes, boxes = await _ax_nodes(cdp, True)
+    nodes, boxes, _ = await _ax_nodes(cdp, True)
     by_id = {n["nodeId"]: n for n in nodes}
     count = 0
     truncated = False
@@ -239,8 +283,10 @@ def ms_since(started: float) -> float:
 
 
 #: What the accessibility tree of a quiet settle reflects: page activity, loads, content
-#: version, URL, and whether it carried element ids.
-_AxKey = tuple[int, int, int, str, bool]
+#: version, URL, whether it carried element ids, and whether the CDP answers were kept.
+_AxKey = tuple[int, int, int, str, bool, bool]
+#: A tree read: the compact tree, and the CDP answers when asked for (`ObserveOptions.cdp`).
+_AxRead = tuple[list[dict[str, Any]], dict[str, Any] | None]
 #: What a capture of a quiet settle shows: page activity, loads, screen version, URL,
 #: viewport, and the capture's format, quality and frame.
 _ShotKey = tuple[int, int, str, str, Size, str, int, Size | None]
@@ -258,7 +304,7 @@ class Observer:
         #: The frame of the last observation: the agent's coordinates refer to it by default.
         self.frame = screen
         self.last_active = time.time()
-        self._axtree: tuple[_AxKey, list[dict[str, Any]]] | None = None
+        self._axtree: tuple[_AxKey, _AxRead] | None = None
         #: Send the last capture again while the screen is unchanged (False where the
         #: browser draws scrollbars, whose hover look no page event reports).
         self.reuse_unchanged = reuse_unchanged
@@ -325,17 +371,17 @@ class Observer:
         title_read: _Read[str] = (lambda: self._guard.call(page.title(), "title")) \
             if settle is None or not settle.settled or activity is None or activity.settled_title is None \
             else partial(_ready, activity.settled_title)
-        ax_key = self._axtree_key(settle, opts.element_ids)
+        ax_key = self._axtree_key(settle, opts.element_ids, opts.cdp)
         cached = self._axtree[1] if ax_key is not None and self._axtree and self._axtree[0] == ax_key else None
-        ax_read: _Read[list[dict[str, Any]]] | None = None
-        if opts.axtree or opts.element_ids:
+        ax_read: _Read[_AxRead] | None = None
+        if opts.axtree or opts.element_ids or opts.cdp:
             ids = self._elements if opts.element_ids else None
             ax_read = partial(_ready, cached) if cached is not None else \
-                (lambda: self._guard.call(accessibility_tree(cdp, element_ids=ids), "axtree"))
+                (lambda: self._guard.call(_tree(cdp, ids, opts.cdp), "axtree"))
         focus_read: _Read[dict[str, Any] | None] | None = \
             (lambda: self._guard.call(focused_element(page), "focused")) if opts.focused else None
         try:
-            shot, title, axtree, focused = await asyncio.gather(
+            shot, title, tree, focused = await asyncio.gather(
                 _read(shot_read), _read(title_read), _read(ax_read), _read(focus_read))
         except PlaywrightError as exc:
             if not navigation_race(exc):
@@ -347,22 +393,24 @@ class Observer:
             # kept only if no settle ran inside the capture (its retry), so the key is the capture's
             self._shot = (shot_key, shot, step) if shot_key is not None \
                 and shot_key == self._screen_key(settle, opts) else None
-        if axtree is not None and cached is None:
-            self._axtree = (ax_key, axtree) if ax_key is not None else None
+        if tree is not None and cached is None:
+            self._axtree = (ax_key, tree) if ax_key is not None else None
+        axtree = tree[0] if tree is not None and (opts.axtree or opts.element_ids) else None
+        raw = tree[1] if tree is not None else None
         self.frame = opts.frame or self.screen
         timings["observe"] = ms_since(started)
         self.last_active = time.time()
         return Observation(sandbox_id=self._guard.sandbox_id, frame=self.frame, screen=self.screen, screenshot=shot,
-                           url=page.url, title=title, axtree=axtree, focused=focused, settle=settle, error=error,
+                           url=page.url, title=title, axtree=axtree, focused=focused, cdp=raw, settle=settle, error=error,
                            timings_ms=timings, step=step)
 
-    def _axtree_key(self, settle: SettleInfo | None, element_ids: bool) -> _AxKey | None:
+    def _axtree_key(self, settle: SettleInfo | None, element_ids: bool, cdp: bool) -> _AxKey | None:
         """Identifies the page content the accessibility tree reflects, when a quiet settle
         just read it: same document, same loads, same content version, same URL."""
         activity = self._pages.activity
         if settle is None or not settle.settled or activity is None or activity.version is None:
             return None
-        return (id(activity), activity.loads, activity.version, self._pages.page.url, element_ids)
+        return (id(activity), activity.loads, activity.version, self._pages.page.url, element_ids, cdp)
 
     def _screen_key(self, settle: SettleInfo | None, opts: ObserveOptions) -> _ShotKey | None:
         """Identifies the screen a capture shows, when a quiet settle just found it unable to
@@ -400,6 +448,12 @@ class Observer:
 
 async def _ready(value: T) -> T:
     return value
+
+
+async def _tree(cdp: Cdp, ids: ElementIds | None, with_cdp: bool) -> _AxRead:
+    if with_cdp:
+        return await accessibility_tree_cdp(cdp, element_ids=ids)
+    return await accessibility_tree(cdp, element_ids=ids), None
 
 
 #: One of the reads an observation makes side by side, not yet started.
