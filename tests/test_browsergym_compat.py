@@ -223,6 +223,33 @@ def test_browsergym_tree_nests_as_the_page(shop_home: tuple[Any, dict[str, Any]]
     assert marks == ["", "$"] * 8  # each card, then its price
 
 
+@pytest.mark.slow
+def test_a_served_sandbox_gives_browsergym_the_same_page(shop_home: tuple[Any, dict[str, Any]]) -> None:
+    """Over cua's websocket protocol the DOM and the tree arrive as in process."""
+    from browsergym.utils.obs import flatten_axtree_to_str
+
+    from cua.compat.browsergym import BrowserGymEnv
+    from cua.server.app import serve_in_thread
+
+    _, local = shop_home
+    with serve_in_thread() as server:
+        env = BrowserGymEnv("shop.infeasible_coupon@1", server=server.url, token=server.token)
+        try:
+            remote, _ = env.reset(seed=0)
+        finally:
+            env.close()
+    assert flatten_axtree_to_str(remote["axtree_object"]) == flatten_axtree_to_str(local["axtree_object"])
+    assert _cards(_dom_txt(remote)) == _cards(_dom_txt(local))
+
+
+def test_browsergym_wraps_browser_tasks_only() -> None:
+    from cua.compat.browsergym import BrowserGymEnv
+    from cua.errors import Unsupported
+
+    with pytest.raises(Unsupported, match="desktop sandbox"):
+        BrowserGymEnv("desktop.count_csv_lines@1")
+
+
 def test_a_page_cannot_pass_its_own_bid_off_as_an_element_id() -> None:
     """BrowserGym's marking overwrites a `bid` the page set; cua drops it, so only the
     elements cua gave an id carry one (a page's `bid="e1"` on a decoy is gone)."""
