@@ -214,3 +214,27 @@ async def test_the_start_url_s_origin_is_the_task_s_own() -> None:
             assert (await agent.act(Goto(url=other.url("/")), rig.screen))[0] is not None
             own.started_at("about:blank")  # a later episode started on no origin: open again
             assert (await agent.act(Goto(url=other.url("/")), rig.screen))[0] is None
+
+
+async def test_a_client_s_own_start_page_and_the_page_s_own_frames_are_the_task_s() -> None:
+    """A start page the client chose without an origin (data:) is the task's; a frame is
+    read where it shares its page's own origin (srcdoc), not where it is foreign."""
+    with serve({"/": FOREIGN}) as foreign:
+        framed = (f"<h1>framed</h1><iframe id=mine srcdoc='<p>inside</p>'></iframe>"
+                  f"<iframe id=theirs src='{foreign.url('/')}'></iframe>")
+        with serve({"/": framed}) as site:
+            async with open_rig(site) as rig:
+                agent, queries, own = _own_parts(rig)
+                start = "data:text/html,<h1>client</h1>"
+                own.started_at(start)
+                await rig.navigator.goto(start)
+                assert (await queries.answer([DomQuery(selector="h1")]))[0].value == "client"
+                error, _ = await agent.act(Goto(url="data:text/html,<h1>agent</h1>"), rig.screen)
+                assert error is not None and error.reason == "bad_url"
+                own.started_at(site.url("/"))
+                await rig.navigator.goto(site.url("/"))
+                await rig.pages.page.frame_locator("#theirs").locator("h1").wait_for()
+                mine, theirs = await queries.answer([DomQuery(selector="p", frame="#mine"),
+                                                     DomQuery(selector="h1", frame="#theirs")])
+                assert mine.value == "inside"
+                assert theirs.error == FOREIGN_PAGE and theirs.value is None

@@ -235,10 +235,14 @@ class _Forger:
         self.judged: list[tuple[Forgery, Verdict, str | None]] = []
         #: Forgeries played so far.
         self.played = 0
+        #: The state passes before any forgery (the `initial` stage fails for it): none is played.
+        self.passes_at_start = False
 
     async def begin(self, instance: TaskInstance, ctx: EpisodeContext) -> None:
         self._ctx = ctx
         self._initial = await gather_state(ctx.handle, instance.judge.queries())
+        start = instance.judge.evaluate(JudgeInput(initial=self._initial, final=self._initial, steps=0))
+        self.passes_at_start = start.passed
 
     async def turn(self, observation: Observation) -> AgentTurn:
         assert self._ctx is not None
@@ -248,7 +252,7 @@ class _Forger:
             verdict = self._instance.judge.evaluate(JudgeInput(initial=self._initial, final=final, steps=self.played))
             error = observation.error
             self.judged.append((self._plays[done], verdict, f"{error.reason}: {error.message}" if error else None))
-        if self.played >= len(self._plays):
+        if self.played >= len(self._plays) or self.passes_at_start:
             return AgentTurn()
         self.played += 1
         return AgentTurn(actions=[self._plays[self.played - 1].action])
@@ -286,6 +290,9 @@ async def forged_signal_probes(handle: SandboxHandle, instance: TaskInstance) ->
         err = record.error or {}
         outcome.wrong.append((f"probe:{KIND}", f"the forgeries' episode did not complete: {record.status}: "
                                                f"{err.get('message') or err.get('code')}", None))
+        return outcome
+    if forger.passes_at_start:
+        outcome.skipped[KIND] = "the state passes before any forgery (the initial state must fail first)"
         return outcome
     judged = list(forger.judged)
     if record.verdict is not None and forger.played > len(judged):  # the last forgery, judged by the episode

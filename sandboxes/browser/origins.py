@@ -51,6 +51,9 @@ class OwnOrigins:
         self.enforced = enforced
         #: The origin of the URL the sandbox itself last started an episode on, when http(s).
         self.start: str | None = None
+        #: That URL itself when it has no origin (a client's `data:` start page): that page,
+        #: which the client chose, is the task's own too.
+        self.start_page: str | None = None
 
     def origins(self) -> frozenset[str]:
         hosts = ("127.0.0.1", "localhost")
@@ -65,10 +68,11 @@ class OwnOrigins:
     def started_at(self, url: str) -> None:
         """The sandbox (not the agent) loads `url` to start an episode: its origin is the task's."""
         self.start = origin_of(url)
+        self.start_page = None if self.start else url
 
     def owns(self, url: str) -> bool:
         """Whether a page at `url` is one of the task's own (always, where the policy is off)."""
-        if not self.active:
+        if not self.active or url == self.start_page:
             return True
         origin = origin_of(url)
         return origin is not None and origin in self.origins()

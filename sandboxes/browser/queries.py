@@ -126,6 +126,10 @@ async def dom_query(page: Page, q: DomQuery, own: OwnOrigins | None = None) -> S
         if frame is None:
             return StateResult.failure("not_found", f"no iframe matches {q.frame!r}")
         refused = own.refusal(frame.url) if own is not None else None
+        if refused is not None and own is not None and frame.url.startswith("about:"):
+            # an about:srcdoc or about:blank frame of the page has its parent's origin
+            origin = await frame.evaluate("() => self.origin")
+            refused = own.refusal(f"{origin}/") if isinstance(origin, str) else refused
         if refused is not None:
             return StateResult.failure(FOREIGN_PAGE, f"iframe {q.frame!r}: {refused}")
         engine = "xpath" if xpath else "css"
