@@ -107,7 +107,9 @@ def test_episode_rows_hub_folder_and_jsonl(runs: Path, tmp_path: Path) -> None:
     dj = datasets.load_dataset(str(tmp_path / "j"), cache_dir=str(tmp_path / "cache"))
     steps = [r for split in dj.values() for r in split]
     assert len(steps) == _steps_under(runs)
-    assert all(Path(r["image"]).is_file() for r in steps), [r["image"] for r in steps if not Path(r["image"]).is_file()][:3]
+    # paths are relative to the export folder
+    assert all(not Path(r["image"]).is_absolute() and (tmp_path / "j" / r["image"]).is_file() for r in steps), \
+        [r["image"] for r in steps][:3]
 
 
 @pytest.mark.slow
@@ -338,3 +340,26 @@ def _synthetic(folder: Path, finish: bool = True) -> Path:
     else:
         writer.close()
     return folder
+
+
+def test_exports_hold_paths_relative_to_the_export_and_steps_count_from_0(tmp_path: Path) -> None:
+    """No row names the machine's own folders: `trajectory_path` and a referenced image (of
+    the tables and of PRM cases) are relative to the export folder, and resolve from it after
+    both are moved together. Steps count from 0 there, as in the trajectory and the report."""
+    import shutil
+
+    _synthetic(tmp_path / "src" / "runs" / "one")
+    assert cli(["export", str(tmp_path / "src" / "runs"), "--format", "jsonl", "--images", "path",
+                "--out", str(tmp_path / "src" / "data")]) == 0
+    assert cli(["export", str(tmp_path / "src" / "runs"), "--format", "prm", "--images", "path",
+                "--out", str(tmp_path / "src" / "prm")]) == 0
+    shutil.move(tmp_path / "src", tmp_path / "moved")
+    data = tmp_path / "moved" / "data"
+    rows = [json.loads(line) for line in (data / "data" / "train.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [0, 1]
+    for row in rows:
+        assert not Path(row["trajectory_path"]).is_absolute() and not Path(row["image"]).is_absolute(), row
+        assert (data / row["trajectory_path"] / "meta.json").is_file() and (data / row["image"]).is_file()
+    prm = tmp_path / "moved" / "prm"
+    cases = [json.loads(line) for line in (prm / "prm.jsonl").read_text().splitlines()]
+    assert cases and all(not Path(c["image"]).is_absolute() and (prm / c["image"]).is_file() for c in cases), cases[:1]

@@ -113,7 +113,7 @@ def export(source: str | Path, out: str | Path, *, format: ExportFormat = "parqu
             chosen.append(traj)
         with path.open("w", encoding="utf-8") as fh:
             for case in prm_cases(chosen, images="path" if images == "path" else "embed",
-                                  perturbations=perturbations):
+                                  perturbations=perturbations, root=out):
                 if isinstance(case.get("image"), dict):
                     case["image"] = "data:image/jpeg;base64," + base64.b64encode(case["image"]["bytes"]).decode()
                 summary.rows += 1
@@ -129,10 +129,10 @@ def export(source: str | Path, out: str | Path, *, format: ExportFormat = "parqu
             for traj in trajectories:
                 summary.trajectories += 1
                 if rows == "step":
-                    for row in step_rows(traj, images):
+                    for row in step_rows(traj, images, out):
                         sink.write(row)
                 else:
-                    sink.write(episode_row(traj, images))
+                    sink.write(episode_row(traj, images, out))
         finally:
             summary.files = [str(p) for p in sink.close()]
         summary.rows = sink.count

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from cua.export.rows import ImageMode, _image
@@ -124,7 +125,7 @@ def _evidence(traj: Trajectory) -> list[dict[str, Any]] | None:
 
 
 def _case(good: Trajectory, k: int, wrong: dict[str, Any], wrong_thought: str | None, source: str,
-          how: str | None, bad: Trajectory | None, images: ImageMode) -> dict[str, Any]:
+          how: str | None, bad: Trajectory | None, images: ImageMode, root: Path | None) -> dict[str, Any]:
     meta = good.meta
     assert meta is not None
     line = good.steps[k]
@@ -135,7 +136,7 @@ def _case(good: Trajectory, k: int, wrong: dict[str, Any], wrong_thought: str | 
         "instruction": meta.instruction,
         "step": k,
         "history": json.dumps([{"step": s.index, "action": s.action, "thought": s.thought} for s in good.steps[:k]]),
-        "image": _image(good, line.observation, images),
+        "image": _image(good, line.observation, images, root),
         "url": line.observation.url,
         "frame_width": line.observation.size.width,
         "frame_height": line.observation.size.height,
@@ -154,9 +155,10 @@ def _case(good: Trajectory, k: int, wrong: dict[str, Any], wrong_thought: str | 
 
 
 def prm_cases(trajectories: Iterable[Trajectory], *, images: ImageMode = "embed",
-              perturbations: bool = True) -> Iterator[dict[str, Any]]:
+              perturbations: bool = True, root: Path | None = None) -> Iterator[dict[str, Any]]:
     """PRM cases from complete trajectories: matched failures first, then perturbations of
-    the passing trajectories' remaining steps (when `perturbations`)."""
+    the passing trajectories' remaining steps (when `perturbations`). A referenced image's
+    path is relative to `root`, the export folder."""
     by_state: dict[tuple[str, int], list[Trajectory]] = defaultdict(list)
     for traj in trajectories:
         if traj.meta is not None and traj.end is not None and traj.end.verdict is not None:
@@ -176,7 +178,7 @@ def prm_cases(trajectories: Iterable[Trajectory], *, images: ImageMode = "embed"
                 source = "near_miss" if failed.meta and failed.meta.agent.kind == "near_miss" else "failed_trajectory"
                 covered.add((passed.meta.id if passed.meta else "", k))
                 yield _case(passed, k, failed.steps[k].action or {}, failed.steps[k].thought, source, None, failed,
-                            images)
+                            images, root)
                 break  # one matching passing trajectory per failure
         if not perturbations:
             continue
@@ -187,4 +189,4 @@ def prm_cases(trajectories: Iterable[Trajectory], *, images: ImageMode = "embed"
                     continue
                 wrong = perturb(passed, line, k == last)
                 if wrong is not None:
-                    yield _case(passed, k, wrong[0], None, "perturbation", wrong[1], None, images)
+                    yield _case(passed, k, wrong[0], None, "perturbation", wrong[1], None, images, root)

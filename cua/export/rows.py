@@ -7,19 +7,23 @@ error or parse failure; the episode's verdict). An episode row carries the task,
 verdict with the judge's evidence, and every step's action, thought and frame.
 
 Images are embedded (``{"bytes", "path"}``, the Hugging Face `Image` struct) or referenced
-by the frame file's absolute path. Columns are the same for every row, so any table
+by the frame file's path. Paths in rows (`trajectory_path`, a referenced image) are relative
+to the export folder (`root`), so an export and the runs it came from move together and no
+row names the machine's own folders. Columns are the same for every row, so any table
 format can hold them; JSON-valued columns (action, evidence) are JSON strings.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Literal
 
 from cua.trajectory import ObservationRef, StepLine, Trajectory
 
-__all__ = ["ImageMode", "RowKind", "action_geometry", "episode_row", "step_rows", "trajectory_columns"]
+__all__ = ["ImageMode", "RowKind", "action_geometry", "episode_row", "relative", "step_rows", "trajectory_columns"]
 
 ImageMode = Literal["embed", "path"]
 RowKind = Literal["step", "episode"]
@@ -58,16 +62,24 @@ def action_geometry(action: dict[str, Any] | None, width: int, height: int) -> d
     return out
 
 
-def _image(traj: Trajectory, ref: ObservationRef | None, mode: ImageMode) -> Any:
+def relative(path: Path, root: Path | None) -> str:
+    """`path` as a row stores it: relative to the export folder `root` (POSIX separators);
+    absolute only when no root is given."""
+    if root is None:
+        return str(path.resolve())
+    return Path(os.path.relpath(path.resolve(), root.resolve())).as_posix()
+
+
+def _image(traj: Trajectory, ref: ObservationRef | None, mode: ImageMode, root: Path | None = None) -> Any:
     path = traj.frame_path(ref)
     if path is None or not path.exists():
         return None
     if mode == "path":
-        return str(path.resolve())
+        return relative(path, root)
     return {"bytes": path.read_bytes(), "path": f"{traj.meta.id if traj.meta else traj.folder.name}/{path.name}"}
 
 
-def trajectory_columns(traj: Trajectory) -> dict[str, Any]:
+def trajectory_columns(traj: Trajectory, root: Path | None = None) -> dict[str, Any]:
     """The columns every row of a trajectory shares: the task, who acted, how it ended."""
     meta, end = traj.meta, traj.end
     assert meta is not None
@@ -75,7 +87,7 @@ def trajectory_columns(traj: Trajectory) -> dict[str, Any]:
     verdict = end.verdict if end is not None else None
     return {
         "trajectory_id": meta.id,
-        "trajectory_path": str(traj.folder.resolve()),
+        "trajectory_path": relative(traj.folder, root),
         "run_id": meta.run_id,
         "producer": meta.producer,
         "task_id": meta.task_id,
@@ -127,26 +139,28 @@ def _step_columns(line: StepLine, is_last: bool) -> dict[str, Any]:
     }
 
 
-def step_rows(traj: Trajectory, images: ImageMode = "embed") -> Iterator[dict[str, Any]]:
-    """One row per step of the final attempt, with the frame the agent acted on."""
-    shared = trajectory_columns(traj)
+def step_rows(traj: Trajectory, images: ImageMode = "embed", root: Path | None = None) -> Iterator[dict[str, Any]]:
+    """One row per step of the final attempt, with the frame the agent acted on; paths
+    relative to `root`, the export folder."""
+    shared = trajectory_columns(traj, root)
     last = len(traj.steps) - 1
     for position, line in enumerate(traj.steps):
-        yield {**shared, **_step_columns(line, position == last), "image": _image(traj, line.observation, images)}
+        yield {**shared, **_step_columns(line, position == last), "image": _image(traj, line.observation, images, root)}
 
 
-def episode_row(traj: Trajectory, images: ImageMode = "embed") -> dict[str, Any]:
-    """One row for the whole episode: its steps as parallel lists, the final frame, the evidence."""
+def episode_row(traj: Trajectory, images: ImageMode = "embed", root: Path | None = None) -> dict[str, Any]:
+    """One row for the whole episode: its steps as parallel lists, the final frame, the
+    evidence; paths relative to `root`, the export folder."""
     end = traj.end
     verdict = end.verdict if end is not None else None
     return {
-        **trajectory_columns(traj),
+        **trajectory_columns(traj, root),
         "actions": [json.dumps(s.action) if s.action is not None else None for s in traj.steps],
         "thoughts": [s.thought for s in traj.steps],
         "urls": [s.observation.url for s in traj.steps],
         "step_ok": [s.parse_error is None and s.error is None and s.action is not None for s in traj.steps],
-        "images": [_image(traj, s.observation, images) for s in traj.steps],
-        "final_image": _image(traj, end.final if end is not None else None, images),
+        "images": [_image(traj, s.observation, images, root) for s in traj.steps],
+        "final_image": _image(traj, end.final if end is not None else None, images, root),
         "evidence": json.dumps([e.model_dump(mode="json") for e in verdict.evidence]) if verdict else None,
         "violations": list(verdict.violations) if verdict is not None else [],
     }

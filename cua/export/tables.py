@@ -1,7 +1,7 @@
 """Table sinks for exported rows: JSONL, Parquet, and a Hugging Face dataset folder.
 
 - ``jsonl``: DIR/data/{split}.jsonl (one JSON object a line; an embedded image is a
-  ``data:image/jpeg;base64,...`` URL, a referenced one the frame's absolute path).
+  ``data:image/jpeg;base64,...`` URL, a referenced one the frame's path relative to DIR).
 - ``parquet``: DIR/{rows}.parquet, typed columns; the schema carries the Hugging Face
   features (images are `datasets.Image`), so `datasets` decodes frames to PIL images and
   pyarrow reads it as any Parquet file.
