@@ -12,6 +12,11 @@ lines on stdin, answers leave as JSON lines on stdout (CONTRACT.md, "App hosts")
   {"id": 1, "op": "start", "app": "todo", "socket": "/tmp/x.sock", "seed": 0} -> {"id": 1, "ok": true, "port": 41234}
   {"id": 2, "op": "stop", "socket": "/tmp/x.sock"}                            -> {"id": 2, "ok": true}
 Prints `ready` first. Exits (stopping every instance) when stdin closes.
+
+Who may talk to it: its command channel is its stdin, which only the process that started
+it holds -- no page and no other local process can reach it. Each instance's TCP port is
+held to `AppHostGuard`'s rules (`build_asgi`: loopback Host, no state change from another
+origin's page, no control endpoints), and its control socket lies where the sandbox put it.
 """
 
 from __future__ import annotations
