@@ -114,6 +114,10 @@ def test_the_model_name_is_in_every_trajectory_and_the_export_and_observe_says_w
     assert main(["export", str(out), "--format", "jsonl", "--out", str(tmp_path / "data")]) == 0
     rows = [json.loads(line) for line in (tmp_path / "data" / "data" / "train.jsonl").read_text().splitlines()]
     assert rows and {r["agent_model"] for r in rows} == {MODEL}
+    # one numbering: the index line, the trajectory and the export count steps from 0
+    record = json.loads((out / "episodes.jsonl").read_text())
+    assert [a["index"] for a in record["actions"]] == [s.index for s in traj.steps] == [r["step"] for r in rows] \
+        == list(range(len(traj.steps)))
 
 
 def test_http_500s_are_kept_in_the_trajectory_step_and_the_report(model: ModelServer, tmp_path: Path) -> None:
