@@ -30,7 +30,7 @@ read after reset), the judge's reward, termination, `trajectory_dir`, `server`.
 
 from __future__ import annotations
 
-import copy
+import json
 import time
 from typing import Any
 
@@ -54,6 +54,13 @@ _WELCOME = "Hi! I am your UI assistant, I can perform web tasks for you. What ca
 BID_ATTRIBUTE = "bid"
 
 
+def _copy(data: Any) -> Any:
+    """A deep copy of CDP's JSON answers (a JSON round trip is four times faster than
+    `copy.deepcopy` on them): an agent that edits its observation never edits the sandbox's
+    reads, which it keeps for the next unchanged step."""
+    return json.loads(json.dumps(data))
+
+
 def to_axtree_object(cdp: dict[str, Any]) -> dict[str, Any]:
     """BrowserGym's `axtree_object` from an observation's CDP answers (`Observation.cdp`):
     Chromium's `Accessibility.getFullAXTree` nodes, as BrowserGym reads them, nested by their
@@ -63,7 +70,7 @@ def to_axtree_object(cdp: dict[str, Any]) -> dict[str, Any]:
     Copies: the observation's own nodes are never changed."""
     ids: dict[str, str] = cdp["element_ids"]
     boxes = {n["nodeId"] for n in cdp["axtree_nodes"] if (n.get("role") or {}).get("value") == "InlineTextBox"}
-    nodes = copy.deepcopy([n for n in cdp["axtree_nodes"] if n["nodeId"] not in boxes])
+    nodes = _copy([n for n in cdp["axtree_nodes"] if n["nodeId"] not in boxes])
     for node in nodes:
         if boxes and "childIds" in node:
             node["childIds"] = [c for c in node["childIds"] if c not in boxes]
@@ -80,7 +87,7 @@ def to_dom_object(cdp: dict[str, Any]) -> dict[str, Any]:
     `bid` attribute, as BrowserGym marks elements. A `bid` the page set itself is dropped, as
     BrowserGym's marking overwrites it: no element can pass for another. A copy."""
     ids: dict[str, str] = cdp["element_ids"]
-    snap: dict[str, Any] = copy.deepcopy(cdp["dom_snapshot"])
+    snap: dict[str, Any] = _copy(cdp["dom_snapshot"])
     strings: list[str] = snap["strings"]
     index: dict[str, int] = {}
 
