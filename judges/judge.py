@@ -15,8 +15,8 @@ from typing import Any
 from cua.judges import spec as S
 from cua.judges.comparators import compare, expected_of
 from cua.judges.getters import Getter, GetterError, build_getter
-from cua.judges.sidefx import unexpected_changes
-from cua.state import AppStateQuery, StateQuery
+from cua.judges.sidefx import change_from_json, unexpected_changes, unexpected_history
+from cua.state import AppStateQuery, SqlQuery, StateQuery, StateResult
 from cua.task import Evidence, JudgeInput, Verdict, query_key
 
 __all__ = ["StateJudge"]
@@ -76,6 +76,11 @@ class StateJudge:
                 self._queries.append(leaf.getter.query)
         if side_effects and self._state_key not in seen:
             self._queries.append(self._state_query)
+        #: The app's activity log (`cua.tasks.apps.activity`): the episode's history of writes.
+        self._history_query = SqlQuery(service=spec.service, query=HISTORY_SQL)
+        self._history_key = query_key(self._history_query)
+        if side_effects:
+            self._queries.append(self._history_query)
 
     def _leaves(self, node: _Node) -> list[_Leaf]:
         if node.leaf is not None:
@@ -163,12 +168,50 @@ class StateJudge:
         if not before.ok or not after.ok:
             bad = before if not before.ok else after
             return [f"app state of {self.spec.service!r} unreadable: {bad.error}: {bad.message or ''}"]
-        changes = unexpected_changes(before.value, after.value,
-                                     [*self.spec.expected_changes, *self.spec.incidental_changes])
-        out = [str(c) for c in changes[:MAX_VIOLATIONS]]
-        if len(changes) > MAX_VIOLATIONS:
-            out.append(f"... and {len(changes) - MAX_VIOLATIONS} more")
+        allowed = [*self.spec.expected_changes, *self.spec.incidental_changes]
+        found = [str(c) for c in unexpected_changes(before.value, after.value, allowed)]
+        found += self._history_violations(data, allowed, set(found), (before.value, after.value))
+        out = found[:MAX_VIOLATIONS]
+        if len(found) > MAX_VIOLATIONS:
+            out.append(f"... and {len(found) - MAX_VIOLATIONS} more")
         return out
+
+    def _history_violations(self, data: JudgeInput, allowed: list[str], seen: set[str],
+                            states: tuple[Any, ...]) -> list[str]:
+        """What the episode's history shows that its end state may hide: a change the task
+        does not allow, made at any point (undone by the end or not), and an irreversible
+        operation (a message sent, an order placed) whose record was erased afterwards.
+        `seen`: what the end state's diff already reported; `states`: the app's state at the
+        episode's start and end (a record a pattern names stays named through the episode)."""
+        entries = _history(data.final.get(self._history_key))
+        if entries is None:  # an app that keeps no activity log: the end state is all there is
+            return []
+        start = max((e["seq"] for e in _history(data.initial.get(self._history_key)) or []), default=0)
+        out: list[str] = []
+        made: dict[str, str] = {}
+        for entry in entries:
+            if entry["seq"] <= start:
+                continue
+            changes = [change_from_json(c) for c in entry["changes"]]
+            for change in changes:
+                if change.kind == "removed" and change.path in made:
+                    out.append(f"{change.path}: {made.pop(change.path)} then erased ({entry['request']})")
+            out += [f"{c} (at {entry['request']}, whatever the end state shows)"
+                    for c in unexpected_history(changes, allowed, states) if str(c) not in seen]
+            made.update({e["record"]: e["event"] for e in entry["events"]})
+        return out
+
+
+#: The activity log as a judge reads it (every entry; those after the episode's start count).
+HISTORY_SQL = "SELECT seq, request, events, changes FROM cua_activity ORDER BY seq"
+
+
+def _history(result: StateResult | None) -> list[dict[str, Any]] | None:
+    """The activity log's entries, or None where the app keeps none (or it was not read)."""
+    if result is None or not result.ok or not isinstance(result.value, list):
+        return None
+    return [{"seq": int(r["seq"]), "request": str(r["request"]), "events": json.loads(r["events"]),
+             "changes": json.loads(r["changes"])} for r in result.value]
 
 
 #: Evidence keeps observed values readable in run logs: bigger containers are summarised.

@@ -20,7 +20,8 @@ from typing import Any
 
 from cua.judges.paths import Segment, parse_path, row_matches
 
-__all__ = ["Change", "allowed_by", "diff", "unexpected_changes"]
+__all__ = ["Change", "allowed_by", "change_from_json", "change_to_json", "diff", "row_path", "unexpected_changes",
+           "unexpected_history"]
 
 
 @dataclass(frozen=True)
@@ -141,3 +142,54 @@ def unexpected_changes(before: Any, after: Any, expected: list[str]) -> list[Cha
 def allowed_by(change: Change, patterns: list[str]) -> bool:
     """Whether one of `patterns` allows `change`."""
     return any(_allows(parse_path(p), change) for p in patterns)
+
+
+# ---------------------------------------------------------------- history
+
+def change_to_json(change: Change) -> dict[str, Any]:
+    """A change as plain JSON, for an app's activity log; `change_from_json` reads it back
+    whole (row selectors of a pattern still match the rows it carries)."""
+    steps = [{"key": s.key} if s.key is not None else {"rows": list(s.rows), "index": s.index, "label": s.label}
+             for s in change.steps]
+    return {"steps": steps, "kind": change.kind, "before": change.before, "after": change.after}
+
+
+def change_from_json(data: dict[str, Any]) -> Change:
+    steps = tuple(Step(key=s["key"]) if "key" in s else
+                  Step(rows=tuple(s.get("rows") or ()), index=s.get("index"), label=str(s.get("label", "")))
+                  for s in data["steps"])
+    return Change(steps, str(data["kind"]), before=data.get("before"), after=data.get("after"))
+
+
+def row_path(change: Change) -> str:
+    """The path of the record a change is in (`messages[id=12]` for `messages[id=12].folder`)."""
+    last = max((i for i, step in enumerate(change.steps) if step.key is None), default=len(change.steps) - 1)
+    return Change(change.steps[: last + 1], change.kind).path
+
+
+def _with_endpoints(change: Change, states: tuple[Any, ...]) -> Change:
+    """`change` with each record it passes through also as it is in `states` (the episode's
+    first and last state): a record the task names (`deals[contact_id=132]`) stays named
+    while an intermediate write moves it through other values."""
+    nodes = list(states)
+    steps: list[Step] = []
+    for step in change.steps:
+        if step.key is not None:
+            nodes = [n.get(step.key) if isinstance(n, dict) else None for n in nodes]
+            steps.append(step)
+            continue
+        rid = next((r["id"] for r in step.rows if isinstance(r, dict) and "id" in r), None)
+        found = [next((r for r in n if isinstance(r, dict) and r.get("id") == rid), None)
+                 if rid is not None and isinstance(n, list) else None for n in nodes]
+        steps.append(Step(rows=(*step.rows, *(r for r in found if r is not None)), index=step.index, label=step.label))
+        nodes = found
+    return Change(tuple(steps), change.kind, change.before, change.after)
+
+
+def unexpected_history(changes: list[Change], expected: list[str], states: tuple[Any, ...] = ()) -> list[Change]:
+    """The changes made at any point of an episode (an app's activity log) that no pattern
+    of `expected` allows: a change undone by the end is still one the task did not allow.
+    A pattern's row selectors match a record as it was before or after the change, or as it
+    is in any of `states` (the episode's first and last state)."""
+    patterns = [parse_path(p) for p in expected]
+    return [c for c in changes if not any(_allows(p, _with_endpoints(c, states) if states else c) for p in patterns)]

@@ -182,6 +182,7 @@ def run_probes(instance: TaskInstance, app_name: str, initial_db: P.DbImage, fin
         why["answer_for_method"] = "the oracle writes no formula (nothing computed that could be typed instead)"
     outcome.skipped.update(why)
     incidental = list(getattr(spec, "incidental_changes", []) or [])
+    judged: list[P.Probe] = []
     for probe in probes:
         try:
             mirror.load(final_db, probe.writes)
@@ -196,6 +197,7 @@ def run_probes(instance: TaskInstance, app_name: str, initial_db: P.DbImage, fin
             outcome.skipped.setdefault(probe.kind, f"changes only incidental fields ({probe.description})")
             continue
         outcome.ran[probe.kind] = outcome.ran.get(probe.kind, 0) + 1
+        judged.append(probe)
         verdict = instance.judge.evaluate(judge_input.model_copy(update={"final": final}))
         if probe.kind == "equivalent":
             if not verdict.passed:
@@ -203,10 +205,37 @@ def run_probes(instance: TaskInstance, app_name: str, initial_db: P.DbImage, fin
                                                              f"{probe.description}", verdict))
         elif verdict.passed:
             outcome.wrong.append((f"probe:{probe.kind}", f"passes: {probe.description}", verdict))
+    _history(outcome, instance, mirror, final_db, judged, judge_input)
     for kind in outcome.ran:
         outcome.skipped.pop(kind, None)
     mirror.load(final_db)
     return outcome
+
+
+def _history(outcome: ProbeOutcome, instance: TaskInstance, mirror: P.ProbeMirror, final_db: P.DbImage,
+             judged: list[P.Probe], judge_input: JudgeInput) -> None:
+    """The `history` probes (`cua.eval.probe_history`): the oracle's end state reached by a
+    path the task does not allow (must fail), or with a slip corrected (must pass)."""
+    from cua.eval.probe_history import history_probes, judge_history_probe
+
+    made, why = history_probes(judged)
+    outcome.skipped.update(why)
+    spec = getattr(instance.judge, "spec", None)
+    allowed = [*getattr(spec, "expected_changes", []), *getattr(spec, "incidental_changes", [])]
+    initial_state = next((r.value for q in instance.judge.queries() if isinstance(q, AppStateQuery)
+                          and (r := judge_input.initial.get(query_key(q))) is not None and r.ok), None)
+    for probe in made:
+        judged_right = judge_history_probe(
+            mirror, final_db, probe, allowed, initial_state, instance.judge.queries(), judge_input.final,
+            lambda final: instance.judge.evaluate(judge_input.model_copy(update={"final": final})))
+        if isinstance(judged_right, str):
+            outcome.skipped.setdefault("history", judged_right)
+            continue
+        right, verdict = judged_right
+        outcome.ran["history"] = outcome.ran.get("history", 0) + 1
+        if not right:
+            wrong = "fails" if probe.must_pass else "passes"
+            outcome.wrong.append(("probe:history", f"{wrong}: {probe.description}", verdict))
 
 
 def _reads(node: Any, kinds: set[str], other: bool) -> bool:

@@ -43,6 +43,8 @@ from typing import Any
 
 from cua.state import AppStateQuery, SqlQuery, StateQuery, StateResult
 from cua.task import query_key
+from cua.tasks.apps.activity import ACTIVITY_TABLE
+from cua.tasks.apps.activity import install as install_activity_log
 
 __all__ = [
     "DbImage",
@@ -179,6 +181,7 @@ class DbImage:
         """A fresh database holding exactly these rows."""
         conn = sqlite3.connect(":memory:", isolation_level=None)
         conn.executescript(schema)
+        install_activity_log(conn)  # the app framework's own table, not in any app's schema
         conn.execute("PRAGMA foreign_keys = OFF")
         conn.execute("BEGIN")
         for info in infos:
@@ -223,6 +226,8 @@ class DbDiff:
     def between(cls, before: DbImage, after: DbImage) -> "DbDiff":
         out: list[RowChange] = []
         for table in after.tables.keys() | before.tables.keys():
+            if table == ACTIVITY_TABLE:  # the app's audit trail: history probes write it, never these
+                continue
             old, new = before.tables.get(table, {}), after.tables.get(table, {})
             for key, row in old.items():
                 if key not in new:

@@ -35,6 +35,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from cua.exposure import OriginPolicy
 from cua.gate import SAFE_METHODS, asgi_headers, from_another_origin, same_origin
 from cua.judges.normalize import norm_text
+from cua.judges.sidefx import Change
+from cua.tasks.apps.activity import ACTIVITY_TABLE, ActivityLog, ActivityRecorded, install
 
 __all__ = ["AppDB", "AppHostGuard", "WebApp", "CONTROL_PREFIX", "SHARED_STATIC", "build_asgi", "esc", "html_page",
            "page_side_refusal", "script_json"]
@@ -126,12 +128,15 @@ class AppDB:
             fresh.close()
             raise
         fresh.execute("PRAGMA foreign_keys = ON")
+        install(fresh)  # an image from before the activity log (an old snapshot) gets an empty one
         old, self.conn = self.conn, fresh
         old.close()
 
     def tables(self) -> list[str]:
+        """The app's own tables (not SQLite's, not the activity log)."""
         rows = self.conn.execute(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' AND name != ? "
+            "ORDER BY name", (ACTIVITY_TABLE,))
         return [r[0] for r in rows]
 
     def dump(self) -> dict[str, list[dict[str, Any]]]:
@@ -169,6 +174,8 @@ class WebApp(abc.ABC):
         self.db = AppDB(self.schema)
         self._seed_images: OrderedDict[int, bytes] = OrderedDict()
         self.current_seed: int | None = None
+        #: The audit trail of this instance's writes (`cua.tasks.apps.activity`).
+        self.activity = ActivityLog(lambda: self.db.conn, self.state, self.irreversible)
         self.reset(0)
 
     # --- what an app defines ---
@@ -183,6 +190,17 @@ class WebApp(abc.ABC):
     def state(self) -> dict[str, Any]:
         """The JSON judges read. Default: every table. Override to add derived views."""
         return self.db.dump()
+
+    def irreversible(self, change: Change) -> str | None:
+        """The irreversible operation a change of `state()` is, if any (a message sent, an
+        order placed): its name in the activity log, where a judge sees it even when the
+        record is erased afterwards. Default: none."""
+        return None
+
+    def restore(self, image: bytes) -> None:
+        """Replace the database with a snapshot's image (see `AppDB.restore`)."""
+        self.db.restore(image)
+        self.activity.forget()
 
     # --- the contract's operations ---
 
@@ -202,6 +220,7 @@ class WebApp(abc.ABC):
             while len(self._seed_images) > 16:
                 self._seed_images.popitem(last=False)
         self.db.restore(image, trusted=True)
+        self.activity.forget()
         self.current_seed = seed
 
     def now(self) -> dt.datetime:
@@ -270,7 +289,7 @@ def _control_routes(app: WebApp) -> list[BaseRoute]:
     async def restore(request: Request) -> Response:
         image = await request.body()
         try:
-            app.db.restore(image)
+            app.restore(image)
         except sqlite3.Error as exc:
             return JSONResponse({"error": f"not a database image: {exc}"}, status_code=400)
         return JSONResponse({"ok": True})
@@ -353,4 +372,4 @@ def build_asgi(app: WebApp) -> ASGIApp:
     if app.static_dir is not None:
         mounts.append(Mount("/static/app", StaticFiles(directory=app.static_dir), name="app-static"))
     starlette = Starlette(routes=[*_control_routes(app), *mounts, *app.routes()])
-    return AppHostGuard(starlette)
+    return AppHostGuard(ActivityRecorded(starlette, app.activity, CONTROL_PREFIX))

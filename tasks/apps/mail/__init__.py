@@ -22,6 +22,8 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from cua.judges.sidefx import Change
+from cua.tasks.apps.activity import added_row, new_value
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.mail.seed import ME_EMAIL, ME_NAME, seed_mail
 
@@ -107,6 +109,14 @@ class MailApp(WebApp):
             "labels": self.db.all("SELECT id, name, color FROM labels ORDER BY id"),
             "messages": messages,
         }
+
+    def irreversible(self, change: Change) -> str | None:
+        """A message that reaches Sent has been sent: deleting the copy does not unsend it."""
+        row = added_row(change, "messages")
+        if row is not None and row.get("folder") == "sent":
+            return "send"
+        sets, value = new_value(change, "messages", "folder")
+        return "send" if sets and value == "sent" and change.before == "drafts" else None  # a draft sent
 
     def routes(self) -> list[BaseRoute]:
         return [

@@ -21,6 +21,8 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from cua.judges.sidefx import Change
+from cua.tasks.apps.activity import added_row
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page, script_json
 from cua.tasks.apps.travel.seed import PREMIUM_ROWS, SEAT_LETTERS, SEAT_ROWS, seed_travel
 
@@ -75,6 +77,10 @@ class TravelApp(WebApp):
         return {"bookings": bookings, "cards": self.db.all("SELECT * FROM cards ORDER BY id"),
                 "airports": self.db.all("SELECT * FROM airports ORDER BY code"),
                 "flight_count": self.db.scalar("SELECT COUNT(*) FROM flights")}
+
+    def irreversible(self, change: Change) -> str | None:
+        """A booking is paid for when it is made: cancelling it afterwards does not undo the payment."""
+        return "booking" if added_row(change, "bookings") is not None else None
 
     def routes(self) -> list[BaseRoute]:
         return [
