@@ -3,6 +3,7 @@ groups, tokens and masking as in one process."""
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -23,6 +24,7 @@ pytestmark = pytest.mark.slow
 
 async def test_groups_on_ray_actors(tmp_path):
     fake = FakeVLLM()
+    sigterm = signal.getsignal(signal.SIGTERM)
     async with serving_app(fake.app) as model, \
             serve_rollouts(tmp_path, local=True, ray="local", ray_actors=1, max_episodes=2) as running:
         assert running.service.placement is not None
@@ -39,3 +41,5 @@ async def test_groups_on_ray_actors(tmp_path):
             # the driver keeps the staleness bound
             assert (await http.post(f"{running.url}/policy_version", json={"version": 9})).status_code == 200
             assert (await http.post(f"{running.url}/rollouts", json={**body, "policy_version": 2})).status_code == 409
+    # Ray's SIGTERM handler (it exits) leaves with Ray: the embedding process keeps its own
+    assert signal.getsignal(signal.SIGTERM) is sigterm

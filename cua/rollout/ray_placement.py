@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import signal
+import threading
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -111,6 +113,9 @@ async def ray_placement(address: str, *, actors: int, runs_dir: str | Path, max_
     from ray.actor import ActorHandle
 
     started_here = not ray.is_initialized()
+    # ray.init replaces the process's SIGTERM handler (with one that exits) and never puts
+    # it back: the process that embeds the service keeps its own once Ray is shut down.
+    sigterm = signal.getsignal(signal.SIGTERM) if threading.current_thread() is threading.main_thread() else None
     if started_here:
         ray.init(address=None if address == "local" else address, include_dashboard=False,
                  log_to_driver=False, configure_logging=False)
@@ -130,3 +135,5 @@ async def ray_placement(address: str, *, actors: int, runs_dir: str | Path, max_
             ray.kill(h)
         if started_here:
             ray.shutdown()
+            if sigterm is not None:
+                signal.signal(signal.SIGTERM, sigterm)
