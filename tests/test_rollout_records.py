@@ -8,7 +8,8 @@ this process, milliseconds each) and a real HTTP model server:
 - an attempt lost while forking is in the trajectory: `end.json` lists every attempt the
   response counts;
 - a signal meant for the process that embeds the service does not shut the service down
-  (uvicorn's handler closed every websocket with 1012, service restart).
+  (uvicorn's handler closed every websocket with 1012, service restart);
+- `cua rollout schema` describes the requests the service takes and the response it gives.
 """
 
 from __future__ import annotations
@@ -17,12 +18,15 @@ import contextlib
 import json
 import signal
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
+import jsonschema
 import pytest
 import websockets
 from fastapi import FastAPI, Request
@@ -173,3 +177,25 @@ async def test_env_operations_take_only_what_they_name(tmp_path: Path, op: str) 
         path = f"/envs/{env}" if op == "close" else f"/envs/{env}/{op}"
         assert (await http.request(method, path)).status_code == 200
         assert len(running.envs) == (0 if op == "close" else 1)
+
+
+async def test_cua_rollout_schema_describes_what_the_service_takes_and_answers(tmp_path: Path) -> None:
+    printed = subprocess.run([sys.executable, "-m", "cua.cli", "rollout", "schema"], capture_output=True, text=True,
+                             timeout=120)
+    assert printed.returncode == 0, printed.stderr
+    schema = json.loads(printed.stdout)
+    assert schema["routes"]["POST /rollouts"] == {"request": "RolloutRequest", "response": "RolloutResponse"}
+    schemas = schema["schemas"]
+    model = Model()
+    async with serving_app(model.app) as url, serve_rollouts(tmp_path, local=True, max_retries=0) as running:
+        body = request(f"{url}/v1", group_size=2, reward="dense")
+        jsonschema.validate(body, schemas["RolloutRequest"])
+        jsonschema.validate(await post(running, body), schemas["RolloutResponse"])
+        for name, bad in (("RolloutRequest", {**body, "group_size": 0}), ("RolloutRequest", {**body, "extra": 1}),
+                          ("CreateEnvRequest", {"task": TASK, "reward": "shaped"}), ("ForkEnvRequest", {"k": 65})):
+            with pytest.raises(jsonschema.ValidationError):
+                jsonschema.validate(bad, schemas[name])
+            if name != "RolloutRequest":  # the service refuses what the schema refuses
+                async with httpx.AsyncClient(base_url=running.url, headers=running.headers) as http:
+                    path = "/envs" if name == "CreateEnvRequest" else "/envs/env-x/fork"
+                    assert (await http.post(path, json=bad)).status_code == 400
