@@ -34,6 +34,7 @@ __all__ = [
     "Forkable",
     "Queryable",
     "Sandbox",
+    "ServiceImages",
     "SandboxEvent",
     "SandboxInfo",
     "ServiceSpec",
@@ -158,6 +159,15 @@ class Snapshottable(Protocol):
     async def restore(self, ref: SnapshotRef, *, observe: ObserveOptions | None = None) -> Observation: ...
 
     async def delete_snapshot(self, ref: SnapshotRef) -> None: ...
+
+
+@runtime_checkable
+class ServiceImages(Protocol):
+    """A sandbox whose service's data can be replaced whole (the app contract's restore),
+    page left as it is: judge QA writes an adversarial database into the live app, then
+    reloads the page through a snapshot, so checks that read the page are attacked too."""
+
+    async def put_service_image(self, service: str, image: bytes) -> None: ...
 
 
 @runtime_checkable

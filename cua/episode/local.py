@@ -25,6 +25,7 @@ from cua.sandbox import (
     Forkable,
     Queryable,
     Sandbox,
+    ServiceImages,
     Snapshottable,
     Streamable,
     create_sandbox,
@@ -150,6 +151,12 @@ class LocalSandbox:
 
     async def delete_snapshot(self, ref: SnapshotRef) -> None:
         await self._snapshottable("delete snapshots").delete_snapshot(ref)
+
+    async def put_service_image(self, service: str, image: bytes) -> None:
+        """Replace a service's database (`cua.sandbox.ServiceImages`): in process only, for judge QA."""
+        if not isinstance(self.sandbox, ServiceImages):
+            raise unsupported("replace a service's database", self.sandbox.kind)
+        await self.sandbox.put_service_image(service, image)
 
     async def fork(self, ref: SnapshotRef | str, *, observe: ObserveOptions | None = None) -> LocalSandbox:
         """A new, independent sandbox in this process started from one of this sandbox's

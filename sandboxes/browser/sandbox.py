@@ -369,6 +369,16 @@ class BrowserSandbox(Sandbox):
     async def delete_snapshot(self, ref: SnapshotRef) -> None:
         STORE.delete(ref)
 
+    async def put_service_image(self, service: str, image: bytes) -> None:
+        """Replace `service`'s database with `image` (`cua.sandbox.ServiceImages`); the page
+        is not reloaded."""
+        self._guard.check_alive()
+        control = self._controls.get(service)
+        if control is None:
+            raise BadRequest(f"no service {service!r} in this sandbox (it has {sorted(self._controls)})",
+                             details={"service": service})
+        await self._guard.call(control.restore(image), f"restore {service}")
+
     async def fork(self, ref: SnapshotRef, *, sandbox_id: str, emit: EventSink | None = None) -> "BrowserSandbox":
         """A new sandbox restored from `ref`: a pre-started spare when one is ready
         (see spares.py), else one started now."""
