@@ -231,10 +231,10 @@ def _history(outcome: ProbeOutcome, instance: TaskInstance, mirror: P.ProbeMirro
         if isinstance(judged_right, str):
             outcome.skipped.setdefault("history", judged_right)
             continue
-        right, verdict = judged_right
+        right, must_pass, verdict = judged_right
         outcome.ran["history"] = outcome.ran.get("history", 0) + 1
         if not right:
-            wrong = "fails" if probe.must_pass else "passes"
+            wrong = "fails, though the detour changes only what the task allows" if must_pass else "passes"
             outcome.wrong.append(("probe:history", f"{wrong}: {probe.description}", verdict))
 
 

@@ -1,18 +1,20 @@
 """Judge QA's `history` probes: end states a judge blind to history would get wrong.
 
 The state probes (`cua.eval.probes`) each build one wrong end state. A history probe ends
-in the oracle's own end state, but gets there by a path the task does not allow, written
-into the app's activity log (`cua.tasks.apps.activity`) as the app writes it for a page:
+in the oracle's own end state, but gets there by a detour, written into the app's activity
+log (`cua.tasks.apps.activity`) as the app writes it for a page:
 
 - do, then undo: each must-fail probe's change (over-reach, wrong target, collateral,
   duplicate), made and then put back; the duplicate of a record an irreversible operation
-  made (a second message sent, a second order placed) is thus sent and then erased. A
-  correct judge fails every one in which a change the task does not allow was made, or an
-  irreversible operation was erased; a detour through changes the task allows (a cart the
-  task may change as it likes, judged at the end) is not history's to refuse, and is not
-  counted.
+  made (a second message sent, a second order placed) is thus sent and then erased;
 - a slip, corrected: the `partial` probe's wrong value on a field the oracle wrote, then
-  the right value again. A correct judge passes it: an agent may fix its own typo.
+  the right value again.
+
+What the judge must say follows from the detour alone: it must FAIL where the detour made a
+change the task does not allow (`expected_changes`, `incidental_changes`, a record named
+as it is at the start or the end) or erased an irreversible operation's record, and must
+PASS otherwise (an agent may fix its own typo, or rearrange a cart the task lets it change
+as it likes: the end state decides).
 """
 
 from __future__ import annotations
@@ -37,14 +39,10 @@ CORRECTED = ("partial",)
 
 @dataclass(frozen=True)
 class HistoryProbe:
-    #: "undone" (must fail) or "corrected" (must pass).
+    #: "undone" or "corrected" (how the detour was made).
     kind: str
     description: str
     probe: Probe
-
-    @property
-    def must_pass(self) -> bool:
-        return self.kind == "corrected"
 
 
 def history_probes(probes: Sequence[Probe]) -> tuple[list[HistoryProbe], dict[str, str]]:
@@ -64,11 +62,11 @@ def history_probes(probes: Sequence[Probe]) -> tuple[list[HistoryProbe], dict[st
 
 def judge_history_probe(mirror: ProbeMirror, final_db: DbImage, probe: HistoryProbe, allowed: list[str], initial: Any,
                         queries: Sequence[StateQuery], fallback: dict[str, StateResult],
-                        evaluate: Callable[[dict[str, StateResult]], Verdict]) -> tuple[bool, Verdict] | str:
-    """(whether the judge got it right, its verdict), or why the probe says nothing of the
-    judge (the schema refuses its writes; a detour only through what the task `allowed`;
-    `initial`: the app's state when the episode started).
-    The mirror is left holding the oracle's end state and its log as loaded."""
+                        evaluate: Callable[[dict[str, StateResult]], Verdict]) -> tuple[bool, bool, Verdict] | str:
+    """(whether the judge got it right, whether it must pass, its verdict), or why the probe
+    could not be made (the schema refuses its writes). `allowed`: the template's allowed
+    change patterns; `initial`: the app's state when the episode started. The mirror is left
+    holding the oracle's end state and its log as loaded."""
     app: Any = mirror.app
     mirror.load(final_db)
     at_end = app.state()
@@ -80,12 +78,10 @@ def judge_history_probe(mirror: ProbeMirror, final_db: DbImage, probe: HistoryPr
     detour = app.state()
     there, back = list(diff(at_end, detour)), list(diff(detour, at_end))
     erases = any(app.irreversible(c) for c in there) and any(c.kind == "removed" for c in back)
-    if not probe.must_pass and not erases and not unexpected_history(there + back, allowed, (initial, at_end)):
-        mirror.load(final_db)
-        return f"the detour changes only what the task allows ({probe.description})"
+    must_pass = not erases and not unexpected_history(there + back, allowed, (initial, at_end))
     mirror.load(final_db)
     app.activity.append(f"history probe: {probe.probe.kind}", at_end, detour)
     app.activity.append("history probe: back", detour, at_end)
     verdict = evaluate(mirror.answer(queries, fallback))
     mirror.load(final_db)
-    return verdict.passed == probe.must_pass, verdict
+    return verdict.passed == must_pass, must_pass, verdict
