@@ -177,7 +177,8 @@ async def main() -> None:
             groups = await collect(policy, options, list(range(args.seeds)), args.group, args.turns, iteration)
             if optimizer is None:  # the backend loads the model at its first call
                 optimizer = torch.optim.AdamW(backend.model.parameters(), lr=args.lr)
-                special = set(backend.tokenizer.all_special_ids) - {backend.tokenizer.eos_token_id}
+                special = {i for i, t in backend.tokenizer.added_tokens_decoder.items() if t.special}
+                special.discard(backend.tokenizer.eos_token_id)
             stats = await asyncio.to_thread(update, backend.model, backend.image_processor, optimizer, groups,
                                             args.toy_weight)
             scores = [r.score for g in groups for r in g]
