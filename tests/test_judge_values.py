@@ -440,3 +440,28 @@ def test_a_url_part_is_read_as_the_server_reads_it() -> None:
     for url, ok in (("https://s.test/%63/shoes", True), ("https://s.test/c/%73hoes?x=1", True),
                     ("https://s.test/c/shoes%2F", False), ("https://s.test/c/shoe", False)):
         assert judge.evaluate(JudgeInput(final={key: StateResult(value=url)})).passed is ok, url
+
+
+def test_osworld_workbooks_and_tabs_compare_as_typed_values(tmp_path: Any) -> None:
+    import openpyxl
+
+    from cua.tasks.osworld.metrics import METRICS
+
+    def book(name: str, total: str) -> str:
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        ws.append(["Item", "Cost"])
+        ws.append(["a", 3])
+        ws.append(["b", 4])
+        ws.append(["Total", total])
+        path = tmp_path / name
+        wb.save(path)
+        return str(path)
+
+    ref = book("ref.xlsx", "=SUM(B2:B3)")
+    assert METRICS["compare_table"](book("abs.xlsx", "=SUM($B$2:$B$3)"), ref) == 1.0
+    assert METRICS["compare_table"](book("moved.xlsx", "=SUM(B2:B4)"), ref) == 0.0
+    assert METRICS["compare_table"](book("typed.xlsx", "7"), ref) == 0.0
+    rule = {"type": "url", "url": "https://www.example.com/search?q=cua&lang=en"}
+    assert METRICS["is_expected_active_tab"]({"url": "https://WWW.example.com:443/search?lang=en&q=cua"}, rule) == 1.0
+    assert METRICS["is_expected_active_tab"]({"url": "https://www.example.com/search?q=cua&lang=en&q=x"}, rule) == 0.0

@@ -3,7 +3,8 @@
 The ones behind the os, calc, writer, impress, text/json and chrome domains, written from
 the format's public description: comparisons of command output against rules, of text,
 JSON, CSV and office files (openpyxl, python-docx, python-pptx) against reference files,
-and of the guest Chromium's tabs against expected URLs. A metric that meets an option it
+and of the guest Chromium's tabs against expected URLs. Formulas and URLs compare as
+the typed values of `cua.judges.values` (one equivalence class for every judge). A metric that meets an option it
 does not know fails loudly (MetricError) rather than guess.
 """
 
@@ -15,6 +16,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from cua.judges.values import compare_formula, compare_url
 
 __all__ = ["METRICS", "MetricError"]
 
@@ -163,12 +166,26 @@ def _cells(path: Any) -> dict[str, list[list[Any]]]:
     return out
 
 
+def _same_cell(a: Any, b: Any) -> bool:
+    """A formula compared as a formula (`cua.judges.values`: `$`, case, spacing and a
+    range's corner order aside), any other value as itself."""
+    if isinstance(a, str) and isinstance(b, str) and a.startswith("=") and b.startswith("="):
+        return compare_formula(a, b)[0]
+    return bool(a == b)
+
+
+def _same_book(a: dict[str, list[list[Any]]], b: dict[str, list[list[Any]]]) -> bool:
+    return a.keys() == b.keys() and all(
+        len(a[s]) == len(b[s]) and all(len(ra) == len(rb) and all(_same_cell(x, y) for x, y in zip(ra, rb))
+                                       for ra, rb in zip(a[s], b[s])) for s in a)
+
+
 def compare_table(result: Any, expected: Any, **options: Any) -> float:
-    """Same sheets, same cell contents (formulas as written, values otherwise) as the
+    """Same sheets, same cell contents (formulas as formulas, values otherwise) as the
     reference workbook. Per-sheet `rules` are not supported."""
     _known(options, set(), "compare_table")
     try:
-        return float(_cells(result) == _cells(expected))
+        return float(_same_book(_cells(result), _cells(expected)))
     except MetricError:
         if result is None or not Path(str(result)).is_file():
             return 0.0  # the agent did not save the file: a fail, not an error
@@ -224,14 +241,15 @@ def is_expected_tabs(open_tabs: Any, rule: dict[str, Any], **options: Any) -> fl
     _known(options, set(), "is_expected_tabs")
     if rule.get("type") != "url":
         raise MetricError(f"is_expected_tabs: rule type {rule.get('type')!r} is not supported")
-    return float([t["url"] for t in open_tabs or []] == list(rule.get("urls", [])))
+    urls, want = [t["url"] for t in open_tabs or []], list(rule.get("urls", []))
+    return float(len(urls) == len(want) and all(compare_url(u, w)[0] for u, w in zip(urls, want)))
 
 
 def is_expected_active_tab(active_tab: Any, rule: dict[str, Any], **options: Any) -> float:
     _known(options, set(), "is_expected_active_tab")
     if rule.get("type") != "url":
         raise MetricError(f"is_expected_active_tab: rule type {rule.get('type')!r} is not supported")
-    return float(bool(active_tab) and active_tab.get("url") == rule.get("url"))
+    return float(bool(active_tab) and compare_url(active_tab.get("url"), rule.get("url"))[0])
 
 
 def infeasible(*_: Any, **__: Any) -> float:
