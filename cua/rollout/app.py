@@ -79,7 +79,8 @@ def _status(exc: CuaError) -> int:
 class _Guard:
     """The exposure rules (see the module docstring) as the outermost ASGI layer, so that
     no route -- those the token proxy installs included -- is reached without them.
-    `refused` counts refusals by rule ("origin", "token"), shown by /health."""
+    `refused` counts refusals by rule, shown by /health: "origin" (a browser Origin not
+    allowed, or a Host that is not loopback on a loopback bind) and "token"."""
 
     def __init__(self, app: ASGIApp, origins: OriginPolicy, token: str | None, refused: Counter[str]) -> None:
         self.app, self.origins, self.token, self.refused = app, origins, token, refused
