@@ -82,15 +82,25 @@ class RunManifest(BaseModel):
     invocations: list[dict[str, Any]] = Field(default_factory=list)
 
     def identity(self) -> dict[str, Any]:
-        """What must match for two invocations to be the same run (see `--resume`)."""
+        """What must match for two invocations to be the same run (see `--resume`). `observe`
+        with every default filled in: a manifest written before they were spelled out said
+        `{}` for the same settings."""
+        from cua.observation import ObserveOptions
+
         runner = {k: v for k, v in self.runner.items() if k not in ("parallel", "sandboxes", "retries")}
+        observe = {**ObserveOptions().model_dump(mode="json"), **self.observe}
         return {"tasks": [t.model_dump(exclude={"source"}) for t in self.tasks], "seeds": self.seeds, "split": self.split,
-                "policy": self.policy, "observe": self.observe, "runner": runner}
+                "policy": self.policy, "observe": observe, "runner": runner}
 
     def differences(self, other: RunManifest) -> list[str]:
-        """Readable differences of identity, e.g. `policy.sampling.temperature: 0.0 -> 0.7`."""
+        """Readable differences of identity, e.g. `policy.sampling.temperature: 0.0 -> 0.7`.
+        A screenshot history one of them does not state (written before it was) is not one."""
+        mine, theirs = self.identity(), other.identity()
+        if "history" not in self.observe or "history" not in other.observe:
+            mine["observe"].pop("history", None)
+            theirs["observe"].pop("history", None)
         out: list[str] = []
-        _diff(self.identity(), other.identity(), "", out)
+        _diff(mine, theirs, "", out)
         return out
 
     def write(self, folder: Path) -> Path:
