@@ -43,6 +43,7 @@ from cua.sandboxes.vm.image import BuiltImage, image_for
 from cua.sandboxes.vm.instance import Instance, complete_live_snapshot
 from cua.sandboxes.vm.qemu import Accel, LaunchSpec, copy_sparse, probe_accel, reap_stale, runtime_dir
 from cua.sandboxes.vm.snapshots import SnapshotFiles
+from cua.sandboxes.vm.standby import Standby
 
 __all__ = ["VMSandbox"]
 
@@ -69,7 +70,7 @@ class VMSandbox(GuestSandbox):
         #: Whether the initial snapshot came from this sandbox's own boot, so that a boot
         #: can make it again (a fork's is the parent's snapshot: nothing here can).
         self._initial_booted = False
-        self._standby: tuple[str, asyncio.Task[Instance]] | None = None
+        self._standby = Standby(sandbox_id, boot_timeout=config.boot_timeout)
         self._reaping: set[asyncio.Task[None]] = set()
         #: The snapshot the running VM started from (initial, last restored, forked): the
         #: standby goes back to it when the snapshot it was prepared for is deleted.
@@ -343,7 +344,7 @@ class VMSandbox(GuestSandbox):
             if self._closed:
                 raise SandboxCrashed(f"VM sandbox {self.id} is closed")
             t0 = time.monotonic()
-            standby = await self._take_standby(snap.id)
+            standby = await self._standby.take(snap.id)
             prepared_ms = _ms(t0)
             old, self._inst = self._inst, None
             if old is not None:
@@ -418,31 +419,18 @@ class VMSandbox(GuestSandbox):
         snapshots.forget(ref.id)
         with contextlib.suppress(CuaError, OSError, asyncio.CancelledError):
             await snapshots.ready(ref.id)
-        if self._standby is not None and self._standby[0] == ref.id:
-            await self._drop_standby()
+        if self._standby.snapshot_id == ref.id:
+            await self._standby.drop()
             home = self._home
             if home is not None and home.id != ref.id and (home.id in self._snapshots or home is self._initial):
                 self._schedule_standby(home)
         await asyncio.to_thread(snap.delete)
 
-    # --- standby: a QEMU loaded with copies of a snapshot, waiting to be restored ---
+    # --- standby (standby.py): a QEMU loaded with copies of a snapshot, waiting to be restored ---
 
     def _schedule_standby(self, snap: SnapshotFiles) -> None:
-        if not self.config.standby or self._closed:
-            return
-        if self._standby is not None and self._standby[0] == snap.id:
-            return
-        old = self._standby
-        spec = self._spec("standby", incoming=True)
-
-        async def prepare() -> Instance:
-            await snapshots.ready(snap.id)
-            return await Instance.prepare(spec, snap, timeout=self.config.boot_timeout)
-
-        task = asyncio.create_task(prepare(), name=f"vm-standby-{self.id}")
-        self._standby = (snap.id, task)
-        if old is not None:
-            asyncio.create_task(_discard(old[1]))
+        if self.config.standby and not self._closed:
+            self._standby.schedule(snap, lambda: self._spec("standby", incoming=True))
 
     def _reap(self, inst: Instance) -> None:
         """Destroy an instance in the background; `close` waits for it."""
@@ -450,38 +438,13 @@ class VMSandbox(GuestSandbox):
         self._reaping.add(task)
         task.add_done_callback(self._reaping.discard)
 
-    async def _take_standby(self, snap_id: str) -> Instance | None:
-        if self._standby is None:
-            return None
-        sid, task = self._standby
-        self._standby = None
-        if sid != snap_id:
-            await _discard(task)
-            return None
-        try:
-            return await task
-        except CuaError as exc:
-            log.warning("vm %s: standby for %s failed (%s); restoring without it", self.id, snap_id, exc)
-            return None
-
     async def standby_ready(self) -> bool:
         """Wait until the standby VM (if any) is prepared; True when one is waiting.
 
         A restore of its snapshot then only loads device state. Tools that measure restore
         latency, or that restore in a tight loop, call this between restores.
         """
-        if self._standby is None:
-            return False
-        _, task = self._standby
-        with contextlib.suppress(CuaError, asyncio.CancelledError):
-            await asyncio.shield(task)
-        return task.done() and not task.cancelled() and task.exception() is None
-
-    async def _drop_standby(self) -> None:
-        if self._standby is not None:
-            _, task = self._standby
-            self._standby = None
-            await _discard(task)
+        return await self._standby.ready()
 
     # --- fork ---
 
@@ -525,7 +488,7 @@ class VMSandbox(GuestSandbox):
         return {"accel": self.accel, "memory_mb": self.config.memory_mb, "cpus": self.config.cpus,
                 "image": self.image.name, "image_hash": self.image.hash,
                 "qemu_pid": inst.qemu.pid if inst is not None else None,
-                "standby": self._standby is not None, "snapshots": len(self._snapshots),
+                "standby": self._standby.snapshot_id is not None, "snapshots": len(self._snapshots),
                 "runtime_dir": str(self._root), "died": self._crash_reason}
 
     @property
@@ -537,7 +500,7 @@ class VMSandbox(GuestSandbox):
         if self._closed:
             return
         self._closed = True
-        await self._drop_standby()
+        await self._standby.drop()
         for snap_id in list(self._snapshots):
             with contextlib.suppress(CuaError, OSError, asyncio.CancelledError):
                 await snapshots.ready(snap_id)
@@ -550,15 +513,6 @@ class VMSandbox(GuestSandbox):
             snapshots.forget(snap_id)
         self._snapshots.clear()
         await asyncio.to_thread(_rmtree, self._root)
-
-
-async def _discard(task: "asyncio.Task[Instance]") -> None:
-    """Throw away a standby instance, finished or not."""
-    if not task.done():
-        task.cancel()
-    with contextlib.suppress(asyncio.CancelledError, CuaError, OSError):
-        inst = await task
-        await inst.destroy()
 
 
 def _copy(src: Path, dst: Path) -> None:
