@@ -18,7 +18,12 @@ For every template and K seeds:
    nothing to change, why;
 8. forged signals (`cua.eval.probe_forged`): what the judge reads from a page (page reads,
    an end flag the page reports) forged through the sandbox's actions every way an agent
-   could (javascript:, data:, blob:, file:, a foreign origin, a popup) must fail.
+   could (javascript:, data:, blob:, file:, a foreign origin, a popup) must fail;
+9. schema mutations (`cua.eval.probe_schema`): one edit anywhere in the app's schema
+   (every table, each kind of column, the targets' parent records) must fail; page
+   probes (`cua.eval.probe_page`): state probes written into the live app and the page
+   reloaded, for judges whose checks read the page, must fail (the oracle's own end
+   replayed so must pass).
 
 A broken task (bad file, no rows at a seed, an oracle that raises, a sandbox that will
 not start) is reported as a failure with its reason, never crashes the check. One
@@ -38,6 +43,7 @@ from cua.episode import EpisodeRecord, NoopAgent, OracleAgent, gather_state, run
 from cua.episode.local import LocalSandbox, open_local
 from cua.eval.judge_qa import ProbeOutcome, StepJudgingOracle, db_image, method_probes, run_probes, trace_problems
 from cua.eval.probe_forged import forged_signal_probes
+from cua.eval.probe_page import page_probes
 from cua.eval.probes import bundled_app_of
 from cua.eval.qa_cache import Digests, VerdictCache
 from cua.task import TaskInstance, Verdict
@@ -63,6 +69,7 @@ class VariantFailure:
     #: load | instantiate | sandbox | initial | oracle | near_miss | determinism | prefix | progress
     #: | probe:over_reach | probe:wrong_target | probe:collateral | probe:duplicate | probe:equivalent | probe_mirror
     #: | probe:answer_for_method | probe:typed_answer | probe:other_path | probe:forged_signal
+    #: | probe:schema_mutation | probe:page
     stage: str
     reason: str
     evidence: list[dict[str, Any]] = field(default_factory=list)
@@ -219,6 +226,9 @@ async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateRe
             report.probes_skipped.setdefault("state probes", f"the app's database could not be read: {db_problem}")
         if oracle_ok and app and initial_db is not None and final_db is not None:
             _add_outcome(report, out, tid, seed, run_probes(instance, app, initial_db, final_db, oracle.judge_input))
+            # the state probes again in the live sandbox, the page reloaded on each (checks of the page)
+            _add_outcome(report, out, tid, seed, await page_probes(handle, instance, app, initial_db, final_db,
+                                                                   oracle.judge_input))
         elif oracle_ok:
             report.probes_skipped.setdefault("state probes", "the sandbox runs no bundled app")
 

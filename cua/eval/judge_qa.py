@@ -161,7 +161,7 @@ def run_probes(instance: TaskInstance, app_name: str, initial_db: P.DbImage, fin
     keys = _mirrored_keys(instance)
     if not keys:
         reason = "the judge reads no app state (only the page or the answer)"
-        outcome.skipped = {k: reason for k in (*P.MUST_FAIL, "equivalent")}
+        outcome.skipped = {k: reason for k in (*P.MUST_FAIL, "equivalent", "schema_mutation")}
         return outcome
     oracle_final = judge_input.final
     mirror.load(final_db)
@@ -206,6 +206,7 @@ def run_probes(instance: TaskInstance, app_name: str, initial_db: P.DbImage, fin
         elif verdict.passed:
             outcome.wrong.append((f"probe:{probe.kind}", f"passes: {probe.description}", verdict))
     _history(outcome, instance, mirror, final_db, judged, judge_input)
+    _schema(outcome, instance, app, infos, mirror, final_db, diff_db, judge_input)
     for kind in outcome.ran:
         outcome.skipped.pop(kind, None)
     mirror.load(final_db)
@@ -236,6 +237,25 @@ def _history(outcome: ProbeOutcome, instance: TaskInstance, mirror: P.ProbeMirro
         if not right:
             wrong = "fails, though the detour changes only what the task allows" if must_pass else "passes"
             outcome.wrong.append(("probe:history", f"{wrong}: {probe.description}", verdict))
+
+
+def _schema(outcome: ProbeOutcome, instance: TaskInstance, app: Any, infos: list[P.TableInfo], mirror: P.ProbeMirror,
+            final_db: P.DbImage, diff_db: P.DbDiff, judge_input: JudgeInput) -> None:
+    """The `schema_mutation` probes (`cua.eval.probe_schema`): one edit anywhere in the app."""
+    from cua.eval.probe_schema import foreign_keys, judge_schema_mutations, schema_mutations
+
+    spec = getattr(instance.judge, "spec", None)
+    probes, why = schema_mutations(infos, final_db, diff_db, foreign_keys(app.db.conn, infos), seed=instance.seed,
+                                   free=list(getattr(spec, "free_fields", []) or []))
+    ran, why_none, wrong = judge_schema_mutations(
+        probes, mirror, final_db, instance.judge.queries(), judge_input.final,
+        list(getattr(spec, "expected_changes", []) or []), list(getattr(spec, "incidental_changes", []) or []),
+        lambda final: instance.judge.evaluate(judge_input.model_copy(update={"final": final})))
+    if ran:
+        outcome.ran["schema_mutation"] = outcome.ran.get("schema_mutation", 0) + ran
+    else:
+        outcome.skipped.setdefault("schema_mutation", why or why_none)
+    outcome.wrong += wrong
 
 
 def _reads(node: Any, kinds: set[str], other: bool) -> bool:
