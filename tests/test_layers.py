@@ -277,6 +277,40 @@ def test_the_protocol_imports_no_io() -> None:
             assert outside <= PROTOCOL_STDLIB, (module, outside - PROTOCOL_STDLIB)
 
 
+#: The guest side of sandboxes/guest: copied into images and run on the guest's own Python.
+GUEST_HOST_SIDE = {"cua.sandboxes.guest", "cua.sandboxes.guest.client", "cua.sandboxes.guest.sandbox"}
+
+
+def test_the_guest_agent_imports_nothing_of_cua() -> None:
+    """The agent's files run inside a VM image as plain scripts: any `cua` import breaks them there."""
+    guest = [m for m in _parsed() if m.startswith("cua.sandboxes.guest.") and m not in GUEST_HOST_SIDE]
+    assert len(guest) > 10
+    for module in guest:
+        assert graph()[module] <= set(guest), (module, graph()[module] - set(guest))
+        _, tree = _parsed()[module]
+        absolute = [n for n in ast.walk(tree) if isinstance(n, ast.Import) and any(a.name.startswith("cua") for a in n.names)
+                    or isinstance(n, ast.ImportFrom) and n.level == 0 and (n.module or "").startswith("cua")]
+        assert not absolute, f"{module}: siblings are imported relatively (with the script fallback)"
+
+
+def test_the_distribution_holds_every_package_through_cua_links() -> None:
+    """pyproject's package discovery, run as pip runs it, finds every package the graph holds
+    under its `cua.` name (through the links cua/sandboxes, cua/tasks and cua/judges), and the
+    data folders without an __init__.py (the bundled apps' static files) as well."""
+    import tomllib
+
+    from setuptools.discovery import PEP420PackageFinder  # type: ignore[import-untyped,unused-ignore]
+
+    for folder in ("sandboxes", "tasks", "judges"):
+        link = REPO / "cua" / folder
+        assert link.is_symlink() and os.readlink(link) == f"../{folder}", link
+    find = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    found = set(PEP420PackageFinder.find(str(REPO), include=tuple(find["include"])))
+    packages = {module for module, (path, _) in _parsed().items() if path.name == "__init__.py"}
+    assert packages <= found, sorted(packages - found)
+    assert {"cua.tasks.apps.static", "cua.tasks.schema"} <= found
+
+
 def test_the_server_handlers_do_not_import_their_connection() -> None:
     """ops returns typed replies and only the connection writes frames: no ops -> connection arrow."""
     assert not graph()["cua.server.ops"] & {"cua.server.connection", "cua.server.app"}
