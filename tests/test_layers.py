@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-#: Source folder -> the package it installs as (setup.py; ARCHITECTURE.md "Layers").
+#: Source folder -> the package it installs as (through the links under cua/; ARCHITECTURE.md "Layers").
 FOLDERS = {"cua": "cua", "sandboxes": "cua.sandboxes", "tasks": "cua.tasks", "judges": "cua.judges"}
 
 ROOT_PACKAGE = "cua"
