@@ -165,12 +165,16 @@ async def test_retries_on_429_and_5xx_then_gives_up(model_server):
     fake.plan = [429, 503, 500, {"content": QWEN_CLICK}]
     step = await policy.act("s", "go", observation())
     assert step.actions == [Click(x=640, y=360)] and len(fake.requests) == 4
+    # every retried call is kept with the answer, in order, with what it waited
+    assert [r.status for r in step.retries] == [429, 503, 500] and "busy" in step.retries[1].error
+    assert step.retries[0].backoff_ms == 0.0 and all(r.backoff_ms >= 0 for r in step.retries)
     fake.plan = [429] * 5
     with pytest.raises(Capacity):
         await policy.act("s", "go", observation())
     fake.plan = [502] * 5
-    with pytest.raises(InternalError, match="HTTP 502"):
+    with pytest.raises(InternalError, match="HTTP 502") as lost:
         await policy.act("s", "go", observation())
+    assert [r["status"] for r in lost.value.details["retries"]] == [502] * 3  # and a failure keeps its retries
     fake.plan = [400]
     before = len(fake.requests)
     with pytest.raises(InternalError, match="HTTP 400"):
@@ -230,11 +234,12 @@ async def test_full_chain_through_the_policy_server(model_server):
     """make_policy(URL) -> policy server -> ModelPolicy -> OpenAI backend -> model server."""
     fake, base = model_server
     inner = make_policy(f"openai:m@{base}", family="ui-tars-1.5")
-    fake.plan = [{"content": "Thought: the button is there\nAction: click(start_box='(644,364)')"}]
+    fake.plan = [500, {"content": "Thought: the button is there\nAction: click(start_box='(644,364)')"}]
     async with serving(create_app(inner, token="t")) as url:
         remote = make_policy(url, token="t")
         step = await remote.act("s", "Press the button", observation(url="http://app/", title="App"))
         assert step.actions == [Click(x=640, y=360)] and step.thought == "the button is there"
+        assert [r.status for r in step.retries] == [500]  # the server's retry reaches its client
         assert {"model", "http", "server_total"} <= set(step.timings_ms)
         user = fake.requests[-1]["messages"][0]
         texts = [p["text"] for p in user["content"] if p["type"] == "text"]
