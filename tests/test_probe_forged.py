@@ -5,6 +5,10 @@ finds one that does not."""
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
+import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +17,7 @@ from cua.episode import OracleAgent, gather_state, open_local, run_episode
 from cua.eval.judge_qa import ProbeOutcome
 from cua.eval.probe_forged import KIND, forged_signal_probes, page_signals
 from cua.state import SqlQuery
+from cua.tasks.loader import load_text
 from cua.tasks.registry import get_template
 
 
@@ -68,7 +73,7 @@ def test_every_forgery_fails(template_id: str) -> None:
     another sandbox's app is; still no forgery passes."""
     outcome, rows = _after_oracle(template_id, isolation="shared")
     assert outcome.wrong == [], outcome.wrong
-    assert outcome.ran == {KIND: 8}
+    assert outcome.ran == {KIND: 10}
     if rows is not None:  # the forgeries' episode: nothing ended it
         assert rows.value == [{"done": 0, "reason": None}]
 
@@ -81,3 +86,81 @@ def test_the_probe_finds_a_forgery_that_passes() -> None:
     outcome, _ = _after_oracle("todo.open_list@1", isolation="shared", navigation="open")
     assert [w[0] for w in outcome.wrong] == [f"probe:{KIND}"]
     assert "foreign_origin" in outcome.wrong[0][1]
+
+
+#: An app with a flaw the probe must find: every page writes its `q` parameter unescaped.
+#: The task: submit the form on "/" (POST /finish), after which /done says "Finished".
+REFLECTING_APP = textwrap.dedent('''
+    import http.server, os, socketserver, threading, urllib.parse
+    state = {"finished": False}
+    class Page(http.server.BaseHTTPRequestHandler):
+        def answer(self, body, status=200, location=None):
+            data = body.encode()
+            self.send_response(status)
+            if location: self.send_header("Location", location)
+            self.send_header("Content-Type", "text/html"); self.send_header("Content-Length", str(len(data)))
+            self.end_headers(); self.wfile.write(data)
+        def do_GET(self):
+            path, _, query = self.path.partition("?")
+            said = "".join(urllib.parse.parse_qs(query).get("q", []))
+            if path.startswith("/__cua/"):
+                return self.answer('{"finished": %s}' % str(state["finished"]).lower())
+            if path == "/done":
+                head = "Finished" if state["finished"] else "Not yet"
+                return self.answer(f"<title>done</title><h1>{head}</h1><p>{said}</p>")
+            self.answer(f"<title>start</title><form method=post action=/finish><button>finish</button></form>{said}")
+        def do_POST(self):
+            if self.path.startswith("/__cua/reset"):
+                state["finished"] = False
+                return self.answer('{"ok": true}')
+            if self.path.startswith("/__cua/"):
+                return self.answer('{"ok": true, "rows": []}')
+            state["finished"] = True
+            self.answer("", 303, "/done")
+        def log_message(self, *a): pass
+    class Unix(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+        def get_request(self):
+            conn, _ = self.socket.accept(); return conn, ("unix", 0)
+    tcp = http.server.ThreadingHTTPServer(("127.0.0.1", int(os.environ["CUA_APP_PORT"])), Page)
+    unix = Unix(os.environ["CUA_APP_SOCKET"], Page)
+    threading.Thread(target=unix.serve_forever, daemon=True).start()
+    print("ready", flush=True)
+    tcp.serve_forever()
+''')
+
+
+@pytest.mark.slow
+def test_the_probe_finds_a_script_the_app_reflects_into_its_own_page(tmp_path: Path) -> None:
+    """Same origin, no page of the agent's making: the app writes a URL's text into its
+    page unescaped, so a script in the task page's URL runs in the task's origin and
+    writes the finished page over it. The sandbox cannot refuse that URL (it is the
+    task's own); the probe finds the flaw and names it."""
+    script = tmp_path / "reflecting_app.py"
+    script.write_text(REFLECTING_APP)
+    suite = textwrap.dedent(f'''
+        suite: qa
+        defaults:
+          sandbox: {{kind: browser, config: {{isolation: shared, start_url: /, services: [{{name: app, argv: [{json.dumps(sys.executable)}, {json.dumps(str(script))}]}}]}}}}
+        templates:
+          - id: qa.finish@1
+            instruction: Finish.
+            judge:
+              checks:
+                - {{check: the done page, get: {{kind: url, part: path}}, expect: {{op: equals, value: /done}}}}
+                - {{check: it says finished, get: {{kind: dom, selector: h1}}, expect: {{op: text, value: Finished}}}}
+              expected_changes: [finished]
+            oracle:
+              - click: button
+    ''')
+    (template,) = load_text(suite, suite="qa")
+    instance = template.instantiate(0)
+
+    async def run() -> ProbeOutcome:
+        async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
+            oracle = await run_episode(handle, instance, OracleAgent("oracle"))
+            assert oracle.verdict is not None and oracle.verdict.passed, oracle.verdict
+            return await forged_signal_probes(handle, instance)
+
+    outcome = _run(run())
+    names = [reason.split(": ")[1] for _, reason, _ in outcome.wrong]
+    assert names == ["reflected_query"], outcome.wrong

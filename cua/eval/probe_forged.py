@@ -13,7 +13,10 @@ the same thing, with nothing but `goto`:
   posts it as a top-level form;
 - the same page as a `blob:` (made by a `data:` page) and as a `file:`;
 - the same page on a foreign origin (a loopback server of the probe's own, at the task
-  page's very path), and a foreign page that opens a popup and writes the copy into it.
+  page's very path), and a foreign page that opens a popup and writes the copy into it;
+- the start page with a script in its URL's query values and path, which runs in the
+  task's origin wherever the app writes that text unescaped (it then moves the URL to
+  the finished page's, writes the copy over the document and reports).
 
 The forgeries run one after another in one episode, the state judged after each: a
 verdict that passes names the forgery that made it. A template whose judge reads no
@@ -30,7 +33,7 @@ import json
 import re
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urlsplit
@@ -43,7 +46,7 @@ from cua.observation import Observation
 from cua.state import A11yQuery, DomQuery, LocalStorageQuery, StateResult, TitleQuery, UrlQuery
 from cua.task import JudgeInput, TaskInstance, Verdict
 
-__all__ = ["KIND", "Forgery", "forged_signal_probes", "forgeries", "page_signals"]
+__all__ = ["KIND", "Forgery", "forged_signal_probes", "forgeries", "page_signals", "reflected"]
 
 KIND = "forged_signal"
 #: Query kinds a browser sandbox answers from the page itself.
@@ -82,6 +85,15 @@ def _reports(instance: TaskInstance, origins: list[str]) -> list[tuple[str, str]
     body = json.dumps({"task": str(params[0]), "seed": str(params[1]), "reward": 1, "raw_reward": 1,
                        "reason": "forged"})
     return [(f"{origin}{MINIWOB_END}", body) for origin in origins]
+
+
+def _origins(page_url: str) -> list[str]:
+    """The task page's origin, and its other name (a service answers on both)."""
+    parts = urlsplit(page_url)
+    origins = [f"{parts.scheme}://{parts.netloc}"]
+    if parts.hostname == "127.0.0.1" and parts.port:
+        origins.append(f"http://localhost:{parts.port}")
+    return origins
 
 
 def _forging_js(reports: list[tuple[str, str]], *, top_form: bool) -> str:
@@ -124,12 +136,45 @@ def _forged_page(copy: str, script: str) -> str:
 #: A URL's longest form an agent's `goto` takes (cua.actions.Goto).
 _URL_LIMIT = 8192
 #: Writes (or, as a blob:, navigates to) a gzipped page: a data: URL holds a larger copy.
-_LOADER = """<script>(async function () {
+_LOADER_JS = """(async function () {
   var bytes = Uint8Array.from(atob("%s"), function (c) { return c.charCodeAt(0); });
   var text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
   if (%s) { location.href = URL.createObjectURL(new Blob([text], {type: "text/html"})); return; }
   document.open(); document.write(text); document.close();
-})();</script>"""
+})();"""
+_LOADER = "<script>" + _LOADER_JS + "</script>"
+
+
+def _packed(text: str) -> str:
+    return base64.b64encode(gzip.compress(text.encode(), mtime=0)).decode()
+
+
+def reflected(start_url: str, finished_url: str, copy: str, script: str) -> list[Forgery]:
+    """The page the episode starts on with a script in every query value and in its path:
+    an app that writes a URL's text into its page unescaped runs it in the task's own
+    origin, where it moves the URL to the finished page's (history.replaceState), writes
+    the finished page over the document and reports. (The start page, not the finished
+    one: that one passes as it is wherever reaching it is the task.)"""
+    start, finished = urlsplit(start_url), urlsplit(finished_url)
+    if start.scheme not in ("http", "https"):
+        return []
+    own = f"{start.scheme}://{start.netloc}"
+    there = (finished.path or "/") + (f"?{finished.query}" if finished.query else "")
+    move = f"try {{ history.replaceState(null, '', {json.dumps(there)}); }} catch (e) {{}}\n"
+    fits: list[tuple[str, str]] = []
+    for with_copy in (True, False):
+        rewrite = (_LOADER_JS % (_packed(_SCRIPT.sub("", copy)), "false")) if with_copy else ""
+        payload = "\"'><script>" + move + script + rewrite + "</script>"
+        names = [pair.partition("=")[0] for pair in start.query.split("&") if pair] + ["q"]
+        query = "&".join(f"{quote(n, safe='')}={quote(payload, safe='')}" for n in dict.fromkeys(names))
+        urls = [("query", f"{own}{start.path or '/'}?{query}"),
+                ("path", f"{own}{(start.path or '/').rstrip('/')}/{quote(payload, safe='')}")]
+        fits = [(where, url) for where, url in urls if len(url) <= _URL_LIMIT]
+        if len(fits) == len(urls):
+            break
+    return [Forgery(f"reflected_{where}", f"the start page with a script in its URL's {where} (run in the task's "
+                    "origin if the app wrote it unescaped: it moves the URL, writes the finished page, reports)",
+                    Goto(url=url)) for where, url in fits]
 
 
 def _data_url(page: str, *, as_blob: bool = False) -> str:
@@ -140,8 +185,7 @@ def _data_url(page: str, *, as_blob: bool = False) -> str:
         return plain
     text = page
     while True:
-        packed = base64.b64encode(gzip.compress(text.encode(), mtime=0)).decode()
-        loader = _LOADER % (packed, "true" if as_blob else "false")
+        loader = _LOADER % (_packed(text), "true" if as_blob else "false")
         url = "data:text/html;base64," + base64.b64encode(loader.encode()).decode()
         if len(url) <= _URL_LIMIT or len(text) < 64:
             return url
@@ -186,11 +230,7 @@ def forgeries(instance: TaskInstance, page_url: str, page_html: str) -> Iterator
     """Every forgery of the signals of `instance`, given the task's page as the probe
     found it (its URL and HTML); the foreign server and the file live for the block."""
     parts = urlsplit(page_url)
-    own = f"{parts.scheme}://{parts.netloc}"
-    origins = [own]
-    if parts.hostname == "127.0.0.1" and parts.port:
-        origins.append(f"http://localhost:{parts.port}")
-    reports = _reports(instance, origins)
+    reports = _reports(instance, _origins(page_url))
     page = _forged_page(page_html, _forging_js(reports, top_form=False))
     page_form = _forged_page(page_html, _forging_js(reports, top_form=True))
     popup = ("<title>popup</title><script>var w = window.open('about:blank', '_blank');"
@@ -226,9 +266,12 @@ class _Forger:
 
     name = "forged_signal"
 
-    def __init__(self, instance: TaskInstance, plays: list[Forgery]) -> None:
+    def __init__(self, instance: TaskInstance, plays: list[Forgery],
+                 at_start: Callable[[str], list[Forgery]] | None = None) -> None:
         self._instance = instance
         self._plays = plays
+        #: Forgeries made from the start page's URL (known once the episode has reset), played first.
+        self._at_start = at_start
         self._ctx: EpisodeContext | None = None
         self._initial: dict[str, StateResult] = {}
         #: (forgery, verdict on the state it left, the sandbox's refusal if any)
@@ -240,6 +283,8 @@ class _Forger:
 
     async def begin(self, instance: TaskInstance, ctx: EpisodeContext) -> None:
         self._ctx = ctx
+        if self._at_start is not None and ctx.observation.url:
+            self._plays[:0] = self._at_start(ctx.observation.url)
         self._initial = await gather_state(ctx.handle, instance.judge.queries())
         start = instance.judge.evaluate(JudgeInput(initial=self._initial, final=self._initial, steps=0))
         self.passes_at_start = start.passed
@@ -283,9 +328,11 @@ async def forged_signal_probes(handle: SandboxHandle, instance: TaskInstance) ->
     if page is None:
         outcome.skipped[KIND] = "the task's page is not an http(s) page of its own that a forgery could copy"
         return outcome
-    with forgeries(instance, *page) as plays:
-        forger = _Forger(instance, plays)
-        record = await run_episode(handle, instance, forger, max_steps=len(plays) + 1)
+    url, html = page
+    script = _forging_js(_reports(instance, _origins(url)), top_form=False)
+    with forgeries(instance, url, html) as plays:
+        forger = _Forger(instance, plays, lambda start: reflected(start, url, html, script))
+        record = await run_episode(handle, instance, forger, max_steps=len(plays) + 3)
     if record.status != "completed":
         err = record.error or {}
         outcome.wrong.append((f"probe:{KIND}", f"the forgeries' episode did not complete: {record.status}: "
