@@ -418,7 +418,8 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest
 
             executor = await stack.enter_async_context(ray_executors(
                 args.ray, policy=args.policy, policy_kw=policy_kw, observe=observe, config_overrides=overrides,
-                num_cpus=args.ray_cpus, run_dir=out, frames=args.frames))
+                num_cpus=args.ray_cpus, run_dir=out, frames=args.frames, options=options, retries=args.retries,
+                run_id=out.name))
         else:
             opener = await stack.enter_async_context(sandbox_opener(
                 local=args.local, server=args.server, token=args.token, max_sandboxes=max(8, 2 * args.parallel),

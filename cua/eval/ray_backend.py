@@ -3,8 +3,10 @@
 Each parallel slot is a Ray actor holding a `LocalExecutor`: its sandboxes live in the
 actor's process on whatever node Ray placed it, and are reused from episode to episode
 as on one machine. The driver hands out (template id, seed) jobs and writes the records,
-so `episodes.jsonl` and `summary.json` are the same as for a local run. Every node needs
-cua and its system packages installed (`scripts/setup.sh`).
+so `episodes.jsonl` and `summary.json` are the same as for a local run: the actors ask
+the model with the same sampling options, retry as often and name the run in every
+trajectory as a local run's workers do. Every node needs cua and its system packages
+installed (`scripts/setup.sh`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import ray
 from cua.episode.episode import EpisodeRecord
 from cua.eval.runner import EpisodeJob, JobExecutor
 from cua.observation import ObserveOptions
+from cua.policy.base import PolicyOptions
 
 __all__ = ["EpisodeActor", "ray_executors"]
 
@@ -28,16 +31,19 @@ class EpisodeActor:
 
     def __init__(self, policy: str, policy_kw: dict[str, Any], observe: dict[str, Any] | None,
                  config_overrides: dict[str, dict[str, Any]], run_dir: str | None = None,
-                 frames: str = "all") -> None:
+                 frames: str = "all", options: dict[str, Any] | None = None, retries: int = 2,
+                 run_id: str | None = None) -> None:
         from cua.episode.local import open_local
         from cua.eval.agents import agent_factory
         from cua.eval.runner import LocalExecutor
+        from cua.policy.base import PolicyOptions
 
-        make_agent, _, self._policy = agent_factory(policy, **policy_kw)
+        make_agent, _, self._policy = agent_factory(
+            policy, options=PolicyOptions.model_validate(options) if options is not None else None, **policy_kw)
         self._executor = LocalExecutor(open_local, make_agent, config_overrides=config_overrides,
                                        observe=ObserveOptions.model_validate(observe) if observe else None,
                                        run_dir=Path(run_dir) if run_dir else None,
-                                       frames=frames)  # type: ignore[arg-type]
+                                       frames=frames, retries=retries, run_id=run_id)  # type: ignore[arg-type]
 
     async def run(self, template_id: str, seed: int) -> str:
         from cua.tasks.registry import get_template
@@ -70,7 +76,8 @@ async def ray_executors(address: str, *, policy: str, policy_kw: dict[str, Any] 
                         observe: ObserveOptions | None = None,
                         config_overrides: dict[str, dict[str, Any]] | None = None,
                         num_cpus: float = 1.0, run_dir: Path | None = None,
-                        frames: str = "all") -> AsyncIterator[Callable[[], JobExecutor]]:
+                        frames: str = "all", options: PolicyOptions | None = None, retries: int = 2,
+                        run_id: str | None = None) -> AsyncIterator[Callable[[], JobExecutor]]:
     """Yields a factory of executors, each a new actor. `address`: a Ray cluster address,
     "auto", or "local" to start a Ray instance in this process (shut down on exit).
     `run_dir`: where the actors write trajectories (a path every worker sees)."""
@@ -80,10 +87,12 @@ async def ray_executors(address: str, *, policy: str, policy_kw: dict[str, Any] 
                  log_to_driver=False, configure_logging=False)
     actor_class = ray.remote(num_cpus=num_cpus)(EpisodeActor)
     observe_dict = observe.model_dump(mode="json") if observe else None
+    options_dict = options.model_dump(mode="json", exclude_unset=True) if options is not None else None
 
     def make() -> JobExecutor:
         return _ActorExecutor(actor_class.remote(policy, policy_kw or {}, observe_dict, config_overrides or {},
-                                                 str(run_dir.resolve()) if run_dir else None, frames))
+                                                 str(run_dir.resolve()) if run_dir else None, frames, options_dict,
+                                                 retries, run_id))
 
     try:
         yield make

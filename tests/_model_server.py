@@ -1,0 +1,72 @@
+"""A chat completions endpoint on loopback for tests of `cua eval` with an `openai:` policy:
+a real stdlib HTTP server in a thread, whose answers each test scripts."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MODEL = "tiny-vl-7b"
+
+
+def tool_call(arguments: dict[str, Any]) -> str:
+    """An answer in the qwen2.5-vl family's format."""
+    return f'<tool_call>\n{json.dumps({"name": "computer_use", "arguments": arguments})}\n</tool_call>'
+
+
+CLICK = tool_call({"action": "left_click", "coordinate": [40, 40]})
+DONE = tool_call({"action": "terminate", "status": "success"})
+
+
+class ModelServer:
+    """Answers `POST /v1/chat/completions` from `plan`: an int is that HTTP status (with
+    `Retry-After: 0`, so a retry costs no wait), a str is the assistant's answer; when the
+    plan runs out, `then` is answered. `GET /v1/models` answers 200."""
+
+    def __init__(self) -> None:
+        self.plan: list[int | str] = []
+        self.then: int | str = DONE
+        self.calls: list[dict[str, Any]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._send(200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.calls.append(body)
+                answer = server.plan.pop(0) if server.plan else server.then
+                if isinstance(answer, int):
+                    self._send(answer, {"error": {"message": "upstream overloaded"}}, {"Retry-After": "0"})
+                    return
+                self._send(200, {"id": "c", "object": "chat.completion", "model": body["model"],
+                                 "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+                                 "choices": [{"index": 0, "finish_reason": "stop",
+                                              "message": {"role": "assistant", "content": answer}}]})
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=10)
