@@ -19,20 +19,31 @@ every bundled app, for free, from the framework:
 
 Judges read it with a read-only SQL query (`cua.judges.judge.HISTORY_SQL`): entries after
 the last one seen at the episode's start are the episode's history.
+
+Method evidence: where a task names the way to do something ("drag the card", "pick the
+date in the date picker"), the end state cannot tell that way from another. The route
+that writes such a field says which of the app's ways produced the value it wrote
+(`used_method(scope, "drag", "cards[id=5].column_id")`, on every route that writes the
+field, each time it changes it); the entry keeps the list in its column `methods`, and a
+judge reads the last one for the field (tasks/README.md, "Method-named instructions").
+The way is told by what only the UI can produce: a route only the widget's script calls,
+or a field the widget's script sets that no page lets a person type into; the app host
+refuses writes from any other page's origin (`AppHostGuard`), and no write answers a GET.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping, Sequence
 from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cua.judges.sidefx import Change, change_to_json, diff, row_path
 
-__all__ = ["ACTIVITY_DDL", "ACTIVITY_TABLE", "ActivityLog", "ActivityRecorded", "added_row", "install", "new_value"]
+__all__ = ["ACTIVITY_DDL", "ACTIVITY_TABLE", "METHODS_SCOPE_KEY", "ActivityLog", "ActivityRecorded", "added_row",
+           "install", "new_value", "used_method"]
 
 ACTIVITY_TABLE = "cua_activity"
 
@@ -41,7 +52,8 @@ CREATE TABLE IF NOT EXISTS {ACTIVITY_TABLE} (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     request TEXT NOT NULL,
     events TEXT NOT NULL,
-    changes TEXT NOT NULL
+    changes TEXT NOT NULL,
+    methods TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TRIGGER IF NOT EXISTS {ACTIVITY_TABLE}_no_update BEFORE UPDATE ON {ACTIVITY_TABLE}
 BEGIN SELECT RAISE(ABORT, 'the activity log is append-only'); END;
@@ -50,9 +62,27 @@ BEGIN SELECT RAISE(ABORT, 'the activity log is append-only'); END;
 """
 
 
+#: Where a route puts the methods of its request (`used_method`), in the ASGI scope.
+METHODS_SCOPE_KEY = "cua.activity.methods"
+
+
 def install(conn: sqlite3.Connection) -> None:
-    """Create the log (and its guards) in a database that has none."""
+    """Create the log (and its guards) in a database that has none; a log from before
+    method evidence gets its `methods` column (every old entry: none)."""
     conn.executescript(ACTIVITY_DDL)
+    if "methods" not in {row[1] for row in conn.execute(f"PRAGMA table_info({ACTIVITY_TABLE})")}:
+        conn.execute(f"ALTER TABLE {ACTIVITY_TABLE} ADD COLUMN methods TEXT NOT NULL DEFAULT '[]'")
+
+
+def used_method(scope: MutableMapping[str, Any], method: str, field: str) -> None:
+    """Record in this request's log entry that it wrote `field` (a path of the app's state,
+    `cards[id=5].column_id`) by `method` (`drag`, `keyboard`, `dialog`, `date_picker`,
+    `form`): the entry's `methods` gets `"<method> <field>"`. Call it on every route that
+    writes the field, each time the value changes, so that the last entry naming the field
+    says how its current value was made. A request that changes nothing logs nothing."""
+    if not method or " " in method:
+        raise ValueError(f"a method is one word: {method!r}")
+    scope.setdefault(METHODS_SCOPE_KEY, []).append(f"{method} {field}")
 
 
 def added_row(change: Change, collection: str) -> dict[str, Any] | None:
@@ -101,25 +131,27 @@ class ActivityLog:
             self._counter = self._conn().total_changes
             self._known = True
 
-    def end(self, request: str) -> list[Change]:
-        """Log what `request` changed (nothing when it wrote nothing)."""
+    def end(self, request: str, methods: Sequence[str] = ()) -> list[Change]:
+        """Log what `request` changed (nothing when it wrote nothing), with the methods its
+        route said it used (`used_method`)."""
         conn = self._conn()
         if not self._known or conn.total_changes == self._counter:
             return []
         after = self._state()
-        changes = self.append(request, self._before, after)
+        changes = self.append(request, self._before, after, methods)
         self._before, self._counter = after, conn.total_changes
         return changes
 
-    def append(self, request: str, before: Any, after: Any) -> list[Change]:
+    def append(self, request: str, before: Any, after: Any, methods: Sequence[str] = ()) -> list[Change]:
         """Append the changes from state `before` to state `after` as one entry (none if equal)."""
         changes = list(diff(before, after))
         if changes:
             events = [{"event": name, "record": row_path(c)} for c in changes
                       if (name := self._irreversible(c)) is not None]
-            self._conn().execute(f"INSERT INTO {ACTIVITY_TABLE} (request, events, changes) VALUES (?, ?, ?)",
-                                 (request, json.dumps(events),
-                                  json.dumps([change_to_json(c) for c in changes], default=str)))
+            self._conn().execute(
+                f"INSERT INTO {ACTIVITY_TABLE} (request, events, changes, methods) VALUES (?, ?, ?, ?)",
+                (request, json.dumps(events), json.dumps([change_to_json(c) for c in changes], default=str),
+                 json.dumps(list(methods))))
         return changes
 
 
@@ -140,4 +172,4 @@ class ActivityRecorded:
         try:
             await self.inner(scope, receive, send)
         finally:
-            self.log.end(f"{scope.get('method', 'GET')} {scope['path']}")
+            self.log.end(f"{scope.get('method', 'GET')} {scope['path']}", scope.get(METHODS_SCOPE_KEY, ()))

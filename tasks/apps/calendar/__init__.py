@@ -6,6 +6,10 @@ Pages: `/month/{YYYY-MM}` (a 6-week grid; recurring events expanded), `/week/{YY
 it, delete with a confirm), `/event/new` and `/event/{id}/edit` (a date-picker widget, a
 time-picker widget, recurrence none/daily/weekly with an end date, invitees),
 `/invites` (invitations waiting for my answer). Forms post and redirect.
+
+Method evidence (`cua.tasks.apps.activity.used_method`): an event's date, when set (a new
+event, or an edit that changes it), is `date_picker` where the date picker made the value
+and `form` where it was typed or came prefilled (a day's "+" link).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from cua.tasks.apps.activity import used_method
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.calendar.seed import seed_calendar
 
@@ -337,6 +342,7 @@ class CalendarApp(WebApp):
             return (f'<label class="field">{label}<span class="datepicker"><input type="text" name="{name}" id="{name}" '
                     f'value="{esc(values.get(name) or "")}" placeholder="YYYY-MM-DD" autocomplete="off" size="11">'
                     f'<button type="button" class="dp-toggle" aria-label="Choose {label.lower()}" aria-haspopup="dialog">▦</button>'
+                    f'<input type="hidden" name="{name}_via" class="dp-via" value="{esc(values.get(name + "_via") or "")}">'
                     f'</span></label>')
 
         body = (f"<h1>{heading}</h1>{err}<form method='post' action='{action}' class='card evform' id='event-form'>"
@@ -360,6 +366,8 @@ class CalendarApp(WebApp):
         v: dict[str, Any] = {k: str(form.get(k, "") or "").strip()
                              for k in ("title", "date", "start", "end", "recur", "recur_until", "calendar", "location", "description")}
         v["all_day"] = bool(form.get("all_day"))
+        for key in ("date_via", "recur_until_via"):  # set by the date picker's script (method evidence)
+            v[key] = "date_picker" if form.get(key) == "date_picker" else ""
         for key in ("start", "end"):
             v[key] = normalize_time(v[key])
         guests = {int(str(g)) for g in form.getlist("guests") if str(g).isdigit()}
@@ -413,6 +421,7 @@ class CalendarApp(WebApp):
         if errors:
             return self._form(v, guests, errors, "/event/new", "New event")
         eid = self._save(None, v, guests)
+        used_method(request.scope, v["date_via"] or "form", f"events[id={eid}].date")
         return RedirectResponse(f"/event/{eid}", status_code=303)
 
     async def edit_event(self, request: Request) -> Response:
@@ -427,6 +436,8 @@ class CalendarApp(WebApp):
         if errors:
             return self._form(v, guests, errors, f"/event/{eid}/edit", "Edit event")
         self._save(eid, v, guests)
+        if v["date"] != e["date"]:
+            used_method(request.scope, v["date_via"] or "form", f"events[id={eid}].date")
         return RedirectResponse(f"/event/{eid}", status_code=303)
 
 

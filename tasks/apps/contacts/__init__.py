@@ -6,6 +6,9 @@ dropdowns), `/contacts/{id}` (details, tags, deals, delete with a confirm),
 `/contacts/new` and `/contacts/{id}/edit` (a form with server-side validation of email
 and phone formats, errors shown by the fields; a custom owner dropdown), `/companies`,
 `/companies/{id}`, `/deals` (pipeline table; stage changes). Forms post and redirect.
+
+Method evidence (`cua.tasks.apps.activity.used_method`): an owner set by the bulk bar is
+`bulk_edit` for each selected contact, one changed on the contact's own form is `form`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from cua.tasks.apps.activity import used_method
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.contacts.seed import STAGES, seed_contacts
 
@@ -240,6 +244,8 @@ class ContactsApp(WebApp):
             if owner is None:
                 return RedirectResponse(back + sep + urlencode({"msg": "Choose an owner first."}), status_code=303)
             n = self.db.execute(f"UPDATE contacts SET owner_id = ? WHERE id IN ({marks})", [owner["id"], *ids]).rowcount
+            for cid in ids:  # method evidence: these owners were set by one bulk edit
+                used_method(request.scope, "bulk_edit", f"contacts[id={cid}].owner_id")
             msg = f"Owner set to {owner['name']} for {n} contact(s)."
         elif op in ("add_tag", "remove_tag"):
             tag = self.db.one("SELECT * FROM tags WHERE name = ?", (str(form.get("tag", "")),))
@@ -365,6 +371,8 @@ class ContactsApp(WebApp):
         v, tags, errors = self._validate(await request.form())
         if errors:
             return self._form(action, "Edit contact", v, tags, errors)
+        if int(v["owner_id"]) != c["owner_id"]:
+            used_method(request.scope, "form", f"contacts[id={cid}].owner_id")
         self.db.execute("UPDATE contacts SET first_name=?, last_name=?, email=?, phone=?, title=?, company_id=?, owner_id=?, status=? WHERE id=?",
                         (v["first_name"][:80], v["last_name"][:80], v["email"][:200], v["phone"][:30], v["title"][:100],
                          v["company_id"] or None, int(v["owner_id"]), v["status"], cid))

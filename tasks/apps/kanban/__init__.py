@@ -6,6 +6,11 @@ is saved with `POST /api/cards/{id}/move` ({column_id, after_id} or {column_id, 
 `/b/{id}?card={cid}` (the card detail modal: title, description, due date with a
 date picker, tags, assignees, move to column/position, comments, delete),
 `/b/{id}?q=` (filter cards by text, tag or assignee). Forms post and redirect.
+
+Method evidence (`cua.tasks.apps.activity.used_method`): a move that changes a card's column
+or position says how it was made (`drag`: the pointer drag, `keyboard`: Alt+arrows, both over the script-only
+JSON API; `dialog`: the card's Move form; `api`: a JSON move that names no gesture), and a change of its due date whether the date
+picker made the value (`date_picker`) or the field was typed (`form`).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from cua.tasks.apps.activity import used_method
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.kanban.seed import seed_kanban
 
@@ -230,7 +236,8 @@ class KanbanApp(WebApp):
             f'<label class="field">Title <input type="text" name="title" id="card-title" value="{esc(c["title"])}"></label>'
             f'<label class="field">Description <textarea name="description" rows="3">{esc(c["description"])}</textarea></label>'
             f'<label class="field">Due date <span class="datepicker"><input type="text" name="due" id="due" value="{esc(c["due"] or "")}" '
-            f'placeholder="YYYY-MM-DD" autocomplete="off" size="11"><button type="button" class="dp-toggle" aria-label="Choose due date">▦</button></span></label>'
+            f'placeholder="YYYY-MM-DD" autocomplete="off" size="11"><button type="button" class="dp-toggle" aria-label="Choose due date">▦</button>'
+            '<input type="hidden" name="due_via" class="dp-via" value=""></span></label>'
             f'<fieldset><legend>Tags</legend><div class="picks">{tags}</div></fieldset>'
             f'<fieldset><legend>Assignees</legend><div class="picks">{members}</div></fieldset>'
             '<p class="row"><button type="submit" class="primary" id="save-card">Save</button>'
@@ -280,6 +287,8 @@ class KanbanApp(WebApp):
         except ValueError:
             due_value = c["due"]
         title = " ".join(str(form.get("title", "")).split())[:200] or c["title"]
+        if due_value != c["due"]:
+            used_method(request.scope, "date_picker" if form.get("due_via") == "date_picker" else "form", f"cards[id={cid}].due")
         self.db.execute("UPDATE cards SET title = ?, description = ?, due = ? WHERE id = ?",
                         (title, str(form.get("description", ""))[:4000], due_value, cid))
         self.db.execute("DELETE FROM card_tags WHERE card_id = ?", (cid,))
@@ -298,13 +307,31 @@ class KanbanApp(WebApp):
         if c is None:
             return RedirectResponse("/", status_code=303)
         if col.isdigit():
-            self.move_card(cid, int(col), int(pos) - 1 if pos.isdigit() and int(pos) > 0 else 0)
+            self._moved(request, cid, "dialog", int(col), int(pos) - 1 if pos.isdigit() and int(pos) > 0 else 0)
         return RedirectResponse(self._back(form, f"/b/{c['board_id']}"), status_code=303)
 
+    def _moved(self, request: Request, cid: int, method: str, column_id: int, position: int) -> bool:
+        """`move_card`, with the method recorded for the card's column and position, each if it changed."""
+        before = self.db.one("SELECT column_id, position FROM cards WHERE id = ?", (cid,))
+        if not self.move_card(cid, column_id, position):
+            return False
+        after = self.db.one("SELECT column_id, position FROM cards WHERE id = ?", (cid,))
+        for key in ("column_id", "position"):
+            if before is not None and after is not None and before[key] != after[key]:
+                used_method(request.scope, method, f"cards[id={cid}].{key}")
+        return True
+
     async def move_api(self, request: Request) -> Response:
+        """The board script's moves: JSON only (no form of any page can send it), `via` the
+        gesture that made it (`drag` or `keyboard`; a client that names none: `api`)."""
         cid = request.path_params["cid"]
+        if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+            return JSONResponse({"error": "a move is JSON"}, status_code=415)
         try:
             payload = await request.json()
+            via = payload.get("via", "api")
+            if via not in ("drag", "keyboard", "api"):
+                return JSONResponse({"error": "via must be drag or keyboard"}, status_code=400)
             column_id = int(payload["column_id"])
             if "after_id" in payload:
                 after = payload["after_id"]
@@ -322,7 +349,7 @@ class KanbanApp(WebApp):
                 position = int(payload["position"])
         except (ValueError, KeyError, TypeError) as exc:
             return JSONResponse({"error": f"bad move: {exc}"}, status_code=400)
-        if not self.move_card(cid, column_id, position):
+        if not self._moved(request, cid, via, column_id, position):
             return JSONResponse({"error": "no such card or column on this board"}, status_code=404)
         card = self.db.one("SELECT id, column_id, position FROM cards WHERE id = ?", (cid,))
         return JSONResponse({"ok": True, "card": card})

@@ -2,6 +2,9 @@
 // The ▦ button (or Alt+ArrowDown in the field) opens a month grid; arrows move
 // by day/week, PageUp/PageDown by month, Enter picks, Escape closes; the mouse clicks a day or
 // the ‹ › buttons. The field also accepts typed YYYY-MM-DD.
+// Method evidence: a hidden `input.dp-via` in the widget says how the field got its value:
+// "date_picker" once a day is picked, "" again as soon as the field is typed into. The app's route records it in its activity log; no page lets a person type
+// into the hidden field, and the app host takes no write from another page's origin.
 (function () {
   const todayMeta = document.querySelector('meta[name="today"]');
   const TODAY = todayMeta ? todayMeta.content : new Date().toISOString().slice(0, 10);
@@ -12,8 +15,10 @@
   const addDays = (d, n) => new Date(d.getTime() + n * 86400000);
 
   function setupDate(wrap) {
-    const input = wrap.querySelector("input");
+    const input = wrap.querySelector("input:not(.dp-via)");
+    const via = wrap.querySelector("input.dp-via");
     const toggle = wrap.querySelector(".dp-toggle");
+    input.addEventListener("input", () => { if (via) via.value = ""; });
     let pop = null, focusDate = null;
     function close(refocus) {
       if (pop) { pop.remove(); pop = null; toggle.setAttribute("aria-expanded", "false"); if (refocus) input.focus(); }
@@ -52,7 +57,7 @@
       moveTo(focusDate);
       pop.addEventListener("click", (e) => {
         const day = e.target.closest(".dp-day");
-        if (day) { input.value = day.dataset.date; input.dispatchEvent(new Event("change", { bubbles: true })); close(true); return; }
+        if (day) { input.value = day.dataset.date; if (via) via.value = "date_picker"; input.dispatchEvent(new Event("change", { bubbles: true })); close(true); return; }
         if (e.target.closest(".dp-prev")) moveMonth(-1);
         if (e.target.closest(".dp-next")) moveMonth(1);
       });

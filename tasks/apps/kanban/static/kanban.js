@@ -7,14 +7,15 @@
   const status = document.getElementById("kstatus");
   const THRESHOLD = 5;
 
-  async function save(card, list) {
+  // `via`: the gesture that made the move ("drag" or "keyboard"), kept in the app's activity log.
+  async function save(card, list, via) {
     const prev = card.previousElementSibling && card.previousElementSibling.closest(".kcard");
     board.setAttribute("aria-busy", "true");
     card.classList.add("saving");
     try {
       const res = await fetch(`/api/cards/${card.dataset.id}/move`, {
         method: "POST", headers: { "content-type": "application/json" },
-        body: JSON.stringify({ column_id: Number(list.dataset.columnId), after_id: prev ? Number(prev.dataset.id) : null }),
+        body: JSON.stringify({ column_id: Number(list.dataset.columnId), after_id: prev ? Number(prev.dataset.id) : null, via }),
       });
       if (!res.ok) throw new Error(await res.text());
       const saved = (await res.json()).card;
@@ -99,7 +100,7 @@
       d.placeholder.replaceWith(d.card);
       suppressClick = true;
       setTimeout(() => { suppressClick = false; }, 0);  // the click (if any) is dispatched right after this pointerup
-      save(d.card, list);
+      save(d.card, list, "drag");
     });
     document.addEventListener("pointercancel", () => {
       if (!drag) return;
@@ -128,7 +129,7 @@
         target.appendChild(card);
       } else return;
       card.focus();
-      save(card, card.parentElement);
+      save(card, card.parentElement, "keyboard");
     });
   }
 
