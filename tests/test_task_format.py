@@ -86,7 +86,9 @@ def test_good_file_loads_and_instantiates_deterministically() -> None:
     assert a.instruction == f'Mark "{row["title"]}" done (list {row["list_id"]}), by {a.params["due"]["value"]}.'
     assert a.params["due"]["value"].startswith("March ") and a.params["due"]["us"].startswith("03/")
     assert a.params["label"] == f'{row["title"]} #{a.params["n"]}'
-    assert [q.kind for q in a.judge.queries()] == ["app_state"]
+    # the app's state, and its activity log (the episode's history, read by SQL)
+    queries = a.judge.queries()
+    assert [q.kind for q in queries] == ["app_state", "sql"] and "cua_activity" in queries[1].query  # type: ignore[union-attr]
     assert a.judge.spec.expected_changes == [f"todos[id={row['id']}].done"]
     assert c.seed == 5
 
