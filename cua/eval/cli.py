@@ -43,7 +43,7 @@ EXIT_MODEL_UNREACHABLE = 3
 MODEL_DOWN_AFTER = 3
 
 
-def _whole(low: int, high: int | None = None) -> Callable[[str], int]:
+def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
     """An argparse type: a whole number in [low, high]; anything else is a usage error, not a traceback."""
 
     def parse(text: str) -> int:
@@ -59,7 +59,7 @@ def _whole(low: int, high: int | None = None) -> Callable[[str], int]:
     return parse
 
 
-def _real(low: float, *, above: bool = False) -> Callable[[str], float]:
+def real_number(low: float, *, above: bool = False) -> Callable[[str], float]:
     def parse(text: str) -> float:
         try:
             value = float(text)
@@ -73,7 +73,7 @@ def _real(low: float, *, above: bool = False) -> Callable[[str], float]:
 
 
 def _seed_list(text: str) -> list[int]:
-    parse = _whole(0)
+    parse = whole_number(0)
     seeds = [parse(part.strip()) for part in text.split(",") if part.strip()]
     if not seeds:
         raise argparse.ArgumentTypeError("no seeds given")
@@ -90,11 +90,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "scripted:FILE.jsonl (default: oracle)")
     p.add_argument("--policy-token", default=os.environ.get("CUA_POLICY_TOKEN"), help="token of a policy server")
     p.add_argument("--family", help="model family for openai:/transformers: policies, e.g. qwen2.5-vl")
-    p.add_argument("--parallel", "-j", type=_whole(1), default=1, help="episodes run at once (default 1)")
-    p.add_argument("--seeds", type=_whole(1), default=1, help="seeds per task template: 0..K-1 (default 1)")
+    p.add_argument("--parallel", "-j", type=whole_number(1), default=1, help="episodes run at once (default 1)")
+    p.add_argument("--seeds", type=whole_number(1), default=1, help="seeds per task template: 0..K-1 (default 1)")
     p.add_argument("--seed-list", type=_seed_list, help="explicit comma-separated seeds (overrides --seeds)")
     p.add_argument("--split", choices=["train", "test", "all"], default="all")
-    p.add_argument("--limit", type=_whole(1), metavar="N",
+    p.add_argument("--limit", type=whole_number(1), metavar="N",
                    help="run at most N templates of each suite named (the first N in id order); the templates "
                         "left out are printed")
     p.add_argument("--out", type=Path, default=None, help="output folder (default runs/<suite>-<policy>-<time>)")
@@ -104,12 +104,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="run episodes on Ray actors (one per --parallel slot): a cluster address, 'auto', "
                         "or nothing for a local Ray")
-    p.add_argument("--ray-cpus", type=_real(0.0, above=True), default=1.0, help="CPUs Ray reserves per episode actor (default 1)")
+    p.add_argument("--ray-cpus", type=real_number(0.0, above=True), default=1.0,
+                   help="CPUs Ray reserves per episode actor (default 1)")
     p.add_argument("--isolation", choices=["container", "shared"], help="override browser isolation")
     p.add_argument("--kind", choices=["desktop", "vm"],
                    help="run desktop and vm tasks on this sandbox kind (their configs share apps, files, screen)")
     p.add_argument("--format", choices=["png", "jpeg", "webp"], default="jpeg", help="screenshot format")
-    p.add_argument("--quality", type=_whole(1, 100), default=80, help="screenshot quality, 1..100 (default 80)")
+    p.add_argument("--quality", type=whole_number(1, 100), default=80, help="screenshot quality, 1..100 (default 80)")
     p.add_argument("--frames", choices=["all", "last", "none"], default="all",
                    help="screenshots each trajectory keeps (OUT/trajectories/<task>__s<seed>/): every step's, "
                         "the final one, or none (default all)")
@@ -130,9 +131,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--resume", action="store_true",
                    help="continue the run in --out: keep finished episodes, redo unfinished ones")
     r.add_argument("--force", action="store_true", help="with --resume: continue even if the manifest differs")
-    r.add_argument("--retries", type=_whole(0), default=2,
+    r.add_argument("--retries", type=whole_number(0), default=2,
                    help="infrastructure retries per episode, each kept as an attempt (default 2)")
-    r.add_argument("--reconnect-s", type=_real(0.0), default=300.0,
+    r.add_argument("--reconnect-s", type=real_number(0.0), default=300.0,
                    help="how long a lost sandbox server is waited for before episodes fail (default 300)")
     p.add_argument("--no-report", action="store_true", help="do not write OUT/report/ at the end")
     p.set_defaults(func=main)
@@ -398,7 +399,7 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest
         elif wanted or args.ray is None:
             try:
                 make_agent, agent_name, policy = agent_factory(args.policy, options=options, **policy_kw)
-            except ValueError as exc:
+            except (ValueError, OSError) as exc:  # a spec that makes no policy, a script file that is not there
                 print(f"cua eval: --policy {args.policy}: {exc}", file=sys.stderr)
                 return EXIT_BAD_INPUT
             if policy is not None:

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from cua.eval.cli import whole_number
+
     p = sub.add_parser("tasks", help="list task suites; check their judges (judge QA)", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     tsub = p.add_subparsers(dest="tasks_command", required=True, metavar="SUBCOMMAND")
@@ -32,15 +34,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     show = tsub.add_parser("show", help="print one instantiated task (instruction, params, sandbox, judge)")
     show.add_argument("template", help="a template id, e.g. todo.rename@1")
-    show.add_argument("--seed", type=int, default=0)
+    show.add_argument("--seed", type=whole_number(0), default=0)
     show.set_defaults(func=show_main)
 
     ck = tsub.add_parser("check", help="judge QA: initial state fails, oracle passes, near miss fails, "
                                        "verdicts deterministic")
     ck.add_argument("suites", nargs="*", metavar="SUITE",
                     help="suite names, suite folders, task files or template ids (default: all)")
-    ck.add_argument("--seeds", type=int, default=3, help="seeds 0..K-1 per template (default 3)")
-    ck.add_argument("--parallel", "-j", type=int, default=1, help="templates checked at once (default 1)")
+    ck.add_argument("--seeds", type=whole_number(1), default=3, help="seeds 0..K-1 per template (default 3)")
+    ck.add_argument("--parallel", "-j", type=whole_number(1), default=1, help="templates checked at once (default 1)")
     ck.add_argument("--split", choices=["train", "test", "all"], default="all")
     ck.add_argument("--isolation", choices=["container", "shared"],
                     help="override the browser sandboxes' isolation (shared: faster, weaker)")

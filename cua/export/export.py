@@ -56,6 +56,8 @@ class ExportSummary:
 
 
 def _prepare(out: Path, force: bool) -> None:
+    if out.exists() and not out.is_dir():
+        raise ExportOutputError(f"{str(out)!r} is a file, not a folder")
     if out.exists() and any(out.iterdir()):
         if not force:
             raise ExportOutputError(f"{str(out)!r} is not empty (pass --force to write into it)")
