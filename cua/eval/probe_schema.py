@@ -8,7 +8,8 @@ database plus ONE edit elsewhere:
 
 - in every table, touched by the oracle or not, on a row the oracle left alone: a column
   changed (each kind of column: free text, number, flag, a foreign key moved to another
-  parent record), the row deleted, and a copy of it inserted;
+  parent record), the row deleted, and a copy of it inserted; in a table the oracle emptied
+  (a cart checked out), a row put back like one it removed;
 - on the parent records of the oracle's targets (the foreign keys of the rows it changed:
   the list a todo is in, the thread a message is in), a column changed.
 
@@ -86,7 +87,9 @@ def _kind(info: TableInfo, column: str, values: Sequence[Any]) -> str:
     if column in info.foreign:
         return "foreign key"
     present = [v for v in values if v is not None]
-    if present and all(isinstance(v, int) and not isinstance(v, bool) and v in (0, 1) for v in present):
+    declared = info.types[info.columns.index(column)]
+    if present and all(isinstance(v, int) and v in (0, 1) for v in present) and \
+            ("BOOL" in declared or {0, 1} <= set(present)):  # a count that is 1 everywhere is no flag
         return "flag"
     if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
         return "number"
@@ -168,6 +171,15 @@ def _copy(info: TableInfo, row: dict[str, Any], image: DbImage, fks: ForeignKeys
     if len(info.pk) == 1:
         pk = info.pk[0]
         ty = info.types[info.columns.index(pk)]
+        target = fks.get((info.name, pk))
+        if target is not None:  # keyed by its parent (one cart line per product): another parent
+            taken = set(_column_values(image, info.name, pk))
+            parent = next((v for v in _column_values(image, target[0], target[1]) if v is not None and v not in taken),
+                          None)
+            if parent is None:
+                return None
+            return Probe(KIND, f"a copy of {_describe(info, row)} inserted with {pk}={_short(parent)}",
+                         [_insert(info, {**copy, pk: parent})])
         if "INT" in ty:
             copy.pop(pk)
         elif isinstance(copy.get(pk), str):
@@ -182,12 +194,19 @@ def _copy(info: TableInfo, row: dict[str, Any], image: DbImage, fks: ForeignKeys
     return Probe(KIND, f"a copy of {_describe(info, row)} inserted", [_insert(info, copy)])
 
 
-def _table_edits(info: TableInfo, image: DbImage, touched: set[tuple[Any, ...]], free: set[str], fks: ForeignKeys,
+def _table_edits(info: TableInfo, image: DbImage, diff_db: DbDiff, free: set[str], fks: ForeignKeys,
                  used: dict[str, int], rng: random.Random) -> list[Probe]:
+    touched = diff_db.touched(info.name)
     rows = [r for k, r in image.tables.get(info.name, {}).items() if k not in touched]
     rng.shuffle(rows)
     if not rows:
-        return []
+        # a table the oracle emptied or only wrote (a cart checked out): a row put back in it,
+        # modelled on one the oracle removed, else on one it wrote
+        removed = [c.before for c in diff_db.changes if c.table == info.name and c.kind == "removed" and c.before]
+        kept = list(image.tables.get(info.name, {}).values())
+        model = removed[0] if removed else kept[0] if kept else None
+        copy = _copy(info, model, image, fks) if model is not None else None
+        return [copy] if copy is not None else []
     out: list[Probe] = []
     by_kind: dict[str, list[str]] = {}
     for c in _editable(info, free):
@@ -252,7 +271,7 @@ def schema_mutations(infos: Sequence[TableInfo], final: DbImage, diff_db: DbDiff
     free_set = set(free)
     parents = _parent_edits(by_name, final, diff_db, free_set, fks, rng)
     used: dict[str, int] = {}
-    tables = [_table_edits(info, final, diff_db.touched(info.name), free_set, fks, used, rng)
+    tables = [_table_edits(info, final, diff_db, free_set, fks, used, rng)
               for info in by_name.values()]
     out = list(parents)
     for i in range(max((len(t) for t in tables), default=0)):
