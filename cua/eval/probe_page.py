@@ -128,6 +128,9 @@ async def page_probes(handle: Any, instance: TaskInstance, app_name: str, initia
     if not reads_page(instance):
         outcome.skipped[KIND] = "no check reads the page (dom, url, title): the in-process probes judge it all"
         return outcome
+    if instance.sandbox_kind != "browser":
+        outcome.skipped[KIND] = f"a {instance.sandbox_kind} sandbox: no browser page to reload"
+        return outcome
     if not isinstance(handle, ServiceImages) or not isinstance(handle, Snapshottable):
         outcome.skipped[KIND] = "the sandbox cannot replace its app's database and reload its page"
         return outcome
