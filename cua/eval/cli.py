@@ -385,6 +385,7 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest
     if args.family:
         policy_kw["family"] = args.family
     overrides = {"browser": {"isolation": args.isolation}} if args.isolation else {}
+    stop = _stop_on_signals()
     async with AsyncExitStack() as stack:
         # The policy first: a spec that does not make one, or a model server that is not there,
         # stops the run here, before its folder is written or a sandbox started.
@@ -409,11 +410,12 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest
                 except CuaError as exc:
                     print(f"cua eval: {exc.failure_class}: {exc.message}; nothing was run", file=sys.stderr)
                     return EXIT_BAD_INPUT if exc.fault == "client" else EXIT_MODEL_UNREACHABLE
+        if stop.is_set():  # Ctrl-C while the model was being asked: nothing was run
+            return 130
         prepared = _prepare_out(args, out, jobs, manifest)
         if isinstance(prepared, int):
             return prepared
         todo, kept = prepared
-        stop = _stop_on_signals()
         if args.ray is not None:
             from cua.eval.ray_backend import ray_executors
 
