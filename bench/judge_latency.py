@@ -2,8 +2,10 @@
 
 For every bundled app suite's templates (the todo app has 240 todos in 6 lists), the
 judge's queries are answered in process from the real app (its `/__cua/state` JSON and
-read-only SQL) right after reset and after a plausible agent edit, then the judge is
-timed on that gathered state, side-effect diff included. Goal: p50 <= 5 ms.
+read-only SQL) right after reset and after plausible agent edits, then the judge is
+timed on that gathered state, side-effect diff and history included: each edit is written
+to the app's activity log as a page request's would be (`EDITS` of them, half of them
+undone again), so the judge reads an episode's history too. Goal: p50 <= 5 ms.
 
     python bench/judge_latency.py [--suite todo] [--seeds 3] [--repeat 200]
 
@@ -38,19 +40,27 @@ def gather(app: Any, queries: list[StateQuery]) -> dict[str, StateResult]:
     return {query_key(q): answer(app, q) for q in queries}
 
 
-def edit(app: Any) -> None:
-    """A plausible agent edit so the diff has work: change one row of the first table."""
+#: Page requests that write in one benchmarked episode (every second one undoes the one before).
+EDITS = 6
+
+
+def edit(app: Any, offset: int, suffix: str) -> None:
+    """A plausible agent edit so the diff has work: change one row of the first table,
+    logged in the app's activity log as the page request that made it would be."""
     table = app.db.tables()[0]
-    row = app.db.one(f'SELECT rowid AS r, * FROM "{table}" ORDER BY rowid LIMIT 1 OFFSET 3')
+    row = app.db.one(f'SELECT rowid AS r, * FROM "{table}" ORDER BY rowid LIMIT 1 OFFSET ?', (offset,))
     if row is None:
         return
+    app.activity.begin()
     for column, value in row.items():
         if column not in ("r", "id") and isinstance(value, str):
+            new = value[: -len(" (edited)")] if value.endswith(" (edited)") else value + suffix
             try:
-                app.db.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (value + " (edited)", row["r"]))
-                return
+                app.db.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (new, row["r"]))
+                break
             except sqlite3.IntegrityError:  # a key or CHECK column: edit another one
                 continue
+    app.activity.end(f"POST /bench/edit/{offset}")
 
 
 def main() -> None:
@@ -80,7 +90,9 @@ def main() -> None:
                 queries = instance.judge.queries()
                 with seeded_app(app_name, instance.reset_seed) as app:
                     initial = gather(app, queries)
-                    edit(app)
+                    for i in range(EDITS):
+                        edit(app, 3 + i // 2, " (edited)")  # the second edit of a row undoes the first
+                    edit(app, 3, " (edited)")
                     final = gather(app, queries)
                 data = JudgeInput(initial=initial, final=final, done=None, steps=10)
                 instance.judge.evaluate(data)  # warm-up

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from cua.judges import spec as S
 from cua.judges.comparators import compare, expected_of
 from cua.judges.getters import Getter, GetterError, build_getter
-from cua.judges.sidefx import change_from_json, unexpected_changes, unexpected_history
+from cua.judges.sidefx import Change, change_from_json, unexpected_changes, unexpected_history
 from cua.state import AppStateQuery, SqlQuery, StateQuery, StateResult
 from cua.task import Evidence, JudgeInput, Verdict, query_key
 
@@ -183,22 +184,23 @@ class StateJudge:
         operation (a message sent, an order placed) whose record was erased afterwards.
         `seen`: what the end state's diff already reported; `states`: the app's state at the
         episode's start and end (a record a pattern names stays named through the episode)."""
-        entries = _history(data.final.get(self._history_key))
-        if entries is None:  # an app that keeps no activity log: the end state is all there is
+        rows = _history_rows(data.final.get(self._history_key))
+        if rows is None:  # an app that keeps no activity log: the end state is all there is
             return []
-        start = max((e["seq"] for e in _history(data.initial.get(self._history_key)) or []), default=0)
+        start = max((int(r["seq"]) for r in _history_rows(data.initial.get(self._history_key)) or []), default=0)
         out: list[str] = []
         made: dict[str, str] = {}
-        for entry in entries:
-            if entry["seq"] <= start:
+        for row in rows:
+            if int(row["seq"]) <= start:
                 continue
-            changes = [change_from_json(c) for c in entry["changes"]]
+            request, changes = str(row["request"]), _changes(str(row["changes"]))
             for change in changes:
                 if change.kind == "removed" and change.path in made:
-                    out.append(f"{change.path}: {made.pop(change.path)} then erased ({entry['request']})")
-            out += [f"{c} (at {entry['request']}, whatever the end state shows)"
-                    for c in unexpected_history(changes, allowed, states) if str(c) not in seen]
-            made.update({e["record"]: e["event"] for e in entry["events"]})
+                    out.append(f"{change.path}: {made.pop(change.path)} then erased ({request})")
+            if len(out) + len(seen) <= MAX_VIOLATIONS:  # past that, only erasures are still worth the time
+                out += [f"{c} (at {request}, whatever the end state shows)"
+                        for c in unexpected_history(list(changes), allowed, states) if str(c) not in seen]
+            made.update({e["record"]: e["event"] for e in _events(str(row["events"]))})
         return out
 
 
@@ -206,12 +208,23 @@ class StateJudge:
 HISTORY_SQL = "SELECT seq, request, events, changes FROM cua_activity ORDER BY seq"
 
 
-def _history(result: StateResult | None) -> list[dict[str, Any]] | None:
-    """The activity log's entries, or None where the app keeps none (or it was not read)."""
+def _history_rows(result: StateResult | None) -> list[dict[str, Any]] | None:
+    """The activity log's rows, or None where the app keeps none (or it was not read)."""
     if result is None or not result.ok or not isinstance(result.value, list):
         return None
-    return [{"seq": int(r["seq"]), "request": str(r["request"]), "events": json.loads(r["events"]),
-             "changes": json.loads(r["changes"])} for r in result.value]
+    return result.value
+
+
+@lru_cache(maxsize=1024)
+def _changes(text: str) -> tuple[Change, ...]:
+    """An entry's changes, parsed once: the log is append-only, and every step's progress
+    read hands the judge the same entries again."""
+    return tuple(change_from_json(c) for c in json.loads(text))
+
+
+@lru_cache(maxsize=1024)
+def _events(text: str) -> tuple[dict[str, str], ...]:
+    return tuple(json.loads(text))
 
 
 #: Evidence keeps observed values readable in run logs: bigger containers are summarised.
