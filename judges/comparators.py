@@ -61,8 +61,20 @@ def _same_json(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+def _same_typed(a: Any, b: Any, kind: str) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_typed(a[k], b[k], kind) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_typed(x, y, kind) for x, y in zip(a, b))
+    if isinstance(a, (dict, list, tuple)) or isinstance(b, (dict, list, tuple)):
+        return False
+    return V.compare_as(kind, a, b)[0]
+
+
 @register_comparator(S.EqualsCmp)
 def _equals(spec: S.EqualsCmp, observed: Any) -> Result:
+    if spec.type is not None:
+        return _same_typed(observed, spec.value, spec.type), ""
     return _same_json(observed, spec.value), ""
 
 

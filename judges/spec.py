@@ -163,11 +163,18 @@ GetterSpec = Annotated[
 
 # ---------------------------------------------------------------- comparators
 
+ValueTypeName = Literal["email", "url", "date", "time", "datetime", "money", "number", "text", "rich_text", "formula",
+                        "phone", "address"]
+
+
 class EqualsCmp(_Spec):
-    """Exact equality of JSON values (1 == 1.0, True is not 1)."""
+    """Exact equality of JSON values (1 == 1.0, True is not 1). With `type`, the same
+    shape (lists, objects) whose scalar leaves are equal as that value type
+    (`[["{p.email}"]]` with `type: email`: one message to one address, in any case)."""
 
     op: Literal["equals"]
     value: Any = None
+    type: ValueTypeName | None = None
 
 
 class TextCmp(_Spec):

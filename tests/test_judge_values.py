@@ -465,3 +465,24 @@ def test_osworld_workbooks_and_tabs_compare_as_typed_values(tmp_path: Any) -> No
     rule = {"type": "url", "url": "https://www.example.com/search?q=cua&lang=en"}
     assert METRICS["is_expected_active_tab"]({"url": "https://WWW.example.com:443/search?lang=en&q=cua"}, rule) == 1.0
     assert METRICS["is_expected_active_tab"]({"url": "https://www.example.com/search?q=cua&lang=en&q=x"}, rule) == 0.0
+
+
+def test_the_database_probe_respells_an_email_address_it_wrote() -> None:
+    from cua.eval.probes import equivalent_spellings
+
+    spelled = dict(equivalent_spellings("email", "ana.diaz@example.org"))
+    assert spelled == {"the email address in upper case": "ANA.DIAZ@EXAMPLE.ORG"}
+    assert same("email", "ANA.DIAZ@EXAMPLE.ORG", "ana.diaz@example.org")
+    assert equivalent_spellings("to_addrs", "a@x.org, b@x.org") == [("the recipients in another order", "b@x.org, a@x.org")]
+
+
+def test_equals_with_a_type_keeps_the_shape_and_types_the_leaves() -> None:
+    from typing import get_args
+
+    from cua.judges.values import TYPES
+
+    assert get_args(S.ValueTypeName) == TYPES  # the spec and the values name the same types
+    spec = CMP.validate_python({"op": "equals", "value": [["ana@x.org"]], "type": "email"})
+    assert compare(spec, [["Ana@X.org"]])[0]
+    for wrong in ([["ana@x.org", "bo@x.org"]], [["ana@x.org"], ["ana@x.org"]], [["bo@x.org"]], ["ana@x.org"], []):
+        assert not compare(spec, wrong)[0], wrong

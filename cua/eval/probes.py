@@ -41,6 +41,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cua.judges.values.variants import equivalents as typed_equivalents
 from cua.state import AppStateQuery, SqlQuery, StateQuery, StateResult
 from cua.task import query_key
 from cua.tasks.apps.activity import ACTIVITY_TABLE
@@ -598,6 +599,8 @@ def equivalent_spellings(column: str, value: Any, rich: bool = False) -> list[tu
         out.append(("the same text as a rich-text paragraph", f"<p>{value}</p>"))
     elif _STREET.match(col) and re.search(r"[A-Za-z]", value):
         out.append(("the address with abbreviations spelled differently", _street_respelled(value)))
+    elif ("email" in col or _RECIPIENTS.match(col)) and value.count("@") == 1:  # an address: its case is free
+        out += [(f"the email address {what}", v) for what, v in typed_equivalents("email", value)[:1]]
     elif _RECIPIENTS.match(col) and "," in value:
         parts = [p.strip() for p in value.split(",") if p.strip()]
         out.append(("the recipients in another order", ", ".join(reversed(parts))))
