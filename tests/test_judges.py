@@ -297,9 +297,9 @@ def test_queries_are_deduplicated_and_include_the_state_for_side_effects() -> No
     j = judge([check("a", "meta.count", op="equals", value=3), check("b", "todos[id=1].done", op="equals", value=True),
                {"check": "u", "get": {"kind": "url"}, "expect": {"op": "present"}}], side_effects=True)
     kinds = [q.kind for q in j.queries()]
-    assert kinds == ["app_state", "url"]
+    assert kinds == ["app_state", "url", "sql"]  # the sql: the app's activity log (history)
     assert [q.kind for q in judge([{"check": "u", "get": {"kind": "url"}, "expect": {"op": "present"}}],
-                                  side_effects=True).queries()] == ["url", "app_state"]
+                                  side_effects=True).queries()] == ["url", "app_state", "sql"]
 
 
 def test_infeasible_and_give_up_rules() -> None:
