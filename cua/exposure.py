@@ -10,17 +10,21 @@ them -- so both apply the same rules, and both take them from here:
   rebinding (a page whose name resolves to 127.0.0.1 sends its own name as Host);
 - binding a non-loopback address without auth is refused unless explicitly opted out of.
 
-Requests without an `Origin` header (every non-browser client) pass the Origin rule.
+Requests without an `Origin` header (every non-browser client) pass the Origin rule. The
+bearer-token helpers every server shares live here too.
 Plain data: this module imports nothing else of the project.
 """
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
+import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["OriginPolicy", "check_bind", "host_name", "is_loopback", "normalize_origins"]
+__all__ = ["OriginPolicy", "bearer_token", "check_bind", "generate_token", "host_name", "is_loopback",
+           "normalize_origins", "token_matches"]
 
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost"})
 
@@ -41,6 +45,27 @@ def host_name(host_header: str) -> str:
     if host_header.startswith("["):
         return host_header[1:].split("]", 1)[0]
     return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
+
+
+def generate_token() -> str:
+    """A fresh random token for a server that was given none."""
+    return secrets.token_urlsafe(24)
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header value, else None."""
+    scheme, _, value = (authorization or "").partition(" ")
+    return value.strip() or None if scheme.lower() == "bearer" else None
+
+
+def token_matches(expected: str | None, given: str | None) -> bool:
+    """Whether `given` is the token `expected` (None: no token is required), compared in
+    constant time; any text compares, a non-ASCII one from a URL or header included."""
+    if expected is None:
+        return True
+    if given is None:
+        return False
+    return hmac.compare_digest(expected.encode("utf-8", "surrogatepass"), given.encode("utf-8", "surrogatepass"))
 
 
 def check_bind(host: str, *, auth: bool, unsafe_public_no_auth: bool = False) -> None:

@@ -28,16 +28,15 @@ and `SAFE_METHODS` are the pieces the bundled app hosts, which take no token, ap
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
-from cua.exposure import OriginPolicy
+from cua.exposure import OriginPolicy, bearer_token, token_matches
 
 __all__ = ["SAFE_METHODS", "Admission", "PageGate", "PageGuard", "asgi_headers", "from_another_origin",
-           "plain_response", "same_origin", "token_matches"]
+           "plain_response", "same_origin"]
 
 #: Methods a browser may send across origins without a preflight that change nothing on a
 #: well-behaved server; every other method, and a websocket handshake, may change state.
@@ -48,14 +47,6 @@ _Message = MutableMapping[str, Any]
 _Receive = Callable[[], Awaitable[_Message]]
 _Send = Callable[[_Message], Awaitable[None]]
 _ASGIApp = Callable[[_Scope, _Receive, _Send], Awaitable[None]]
-
-
-def token_matches(expected: str, given: str | None) -> bool:
-    """Constant-time comparison of any two texts (`secrets.compare_digest` raises TypeError
-    on a non-ASCII str, which a URL can carry)."""
-    if given is None:
-        return False
-    return hmac.compare_digest(expected.encode("utf-8", "surrogatepass"), given.encode("utf-8", "surrogatepass"))
 
 
 def same_origin(origin: str | None, host: str | None) -> bool:
@@ -70,11 +61,6 @@ def from_another_origin(headers: Mapping[str, str]) -> bool:
     """Whether the browser says a page of another origin made this request (Fetch Metadata:
     ``same-site`` is another port or subdomain of the same site, still another origin)."""
     return headers.get("sec-fetch-site", "").lower() in ("cross-site", "same-site")
-
-
-def _bearer(authorization: str | None) -> str | None:
-    scheme, _, value = (authorization or "").partition(" ")
-    return value.strip() or None if scheme.lower() == "bearer" else None
 
 
 def _cookie(header: str | None, name: str) -> str | None:
@@ -124,7 +110,7 @@ class PageGate:
         if given and token_matches(self.token, given[-1]):
             cookie = f"{self.cookie}={self.token}; Path=/; HttpOnly; SameSite=Strict" if self.cookie else None
             return Admission(set_cookie=cookie)
-        if token_matches(self.token, _bearer(headers.get("authorization"))):
+        if token_matches(self.token, bearer_token(headers.get("authorization"))):
             return Admission()
         if self.cookie and not from_another_origin(headers) \
                 and token_matches(self.token, _cookie(headers.get("cookie"), self.cookie)):

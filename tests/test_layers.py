@@ -94,18 +94,10 @@ KNOWN_VIOLATIONS: dict[tuple[str, str], str] = {
     # cua/eval/cli.py's `_write_report` calls cua.report.build_report when a run ends: the
     # call belongs one layer up, in the CLI that composes both drivers (issue 30)
     ("eval", "report"): "eval -> report",
-    # the rollout service's auth takes the bearer-token helpers (generate_token, bearer_token,
-    # token_matches) from cua.server.auth; they belong one layer down, beside the exposure
-    # rules (cua.exposure), where every server cua runs finds them
-    ("rollout", "server"): "rollout -> server (cua.server.auth)",
 }
 
 #: Import cycles known and owned by work in progress (issue 30); each must still exist.
-KNOWN_CYCLES: set[frozenset[str]] = {
-    # the Ray actor runs a local rollout service (ray_placement -> server, lazily) and the
-    # server places groups on Ray (server -> ray_placement, lazily)
-    frozenset({"cua.rollout.ray_placement", "cua.rollout.server"}),
-}
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 #: What the sans-I/O protocol may import from outside the project: no socket, clock,
 #: event loop or thread.

@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("ray", reason="Ray placement needs the ray extra")
 
 from cua.policy.service import serving_app
+from cua.rollout.ray_placement import ray_placement
 from cua.rollout.server import serve_rollouts
 from cua.trajectory import validate
 
@@ -26,7 +27,8 @@ async def test_groups_on_ray_actors(tmp_path):
     fake = FakeVLLM()
     sigterm = signal.getsignal(signal.SIGTERM)
     async with serving_app(fake.app) as model, \
-            serve_rollouts(tmp_path, local=True, ray="local", ray_actors=1, max_episodes=2) as running:
+            ray_placement("local", actors=1, runs_dir=tmp_path, max_episodes=2) as placement, \
+            serve_rollouts(tmp_path, local=True, placement=placement, max_episodes=2) as running:
         assert running.service.placement is not None
         body = {"policy": {"base_url": f"{model}/v1", "model": "fake-vl"}, "tasks": [TASK], "n": 1,
                 "group_size": 2, "policy_version": 1, "isolation": "shared"}

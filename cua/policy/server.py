@@ -22,9 +22,7 @@ bind serves without auth.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
-import secrets
 import statistics
 import time
 from collections import deque
@@ -39,7 +37,7 @@ from starlette.middleware.base import RequestResponseEndpoint
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cua.errors import BadRequest, CuaError, ErrorCode, Forbidden, InternalError, Unauthorized
-from cua.exposure import OriginPolicy
+from cua.exposure import OriginPolicy, bearer_token, generate_token, token_matches
 from cua.policy.base import Policy, PolicyStep
 from cua.policy.engine import PolicyMetrics
 from cua.policy.wire import ActRequest, decode_act_request
@@ -66,10 +64,6 @@ class Metered(Protocol):
 
     @property
     def metrics(self) -> PolicyMetrics: ...
-
-
-def generate_token() -> str:
-    return secrets.token_urlsafe(24)
 
 
 def _error_body(error: CuaError) -> dict[str, Any]:
@@ -143,10 +137,8 @@ def create_app(
         await policy.aclose()
 
     app = FastAPI(title="cua policy server", lifespan=lifespan, docs_url=None, redoc_url=None)
-    expected = f"Bearer {token}".encode()
-
     def authorized(header: str | None) -> bool:
-        return header is not None and hmac.compare_digest(header.encode(), expected)
+        return token_matches(token, bearer_token(header))
 
     async def run_act(request: ActRequest, received: float) -> PolicyStep:
         started = time.perf_counter()
@@ -206,7 +198,7 @@ def create_app(
     async def ws(socket: WebSocket) -> None:
         header = socket.headers.get("authorization")
         query = socket.query_params.get("token")
-        if not (authorized(header) or (query is not None and hmac.compare_digest(query, token))):
+        if not (authorized(header) or (query is not None and token_matches(token, query))):
             await socket.close(code=4401, reason="missing or wrong token")
             return
         await socket.accept()

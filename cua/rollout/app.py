@@ -46,7 +46,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cua.episode.episode import error_dict
 from cua.errors import BadRequest, CuaError, Forbidden, Unauthorized, UnknownSandbox
-from cua.exposure import OriginPolicy, check_bind
+from cua.exposure import OriginPolicy, bearer_token, check_bind, token_matches
 from cua.rollout.envs import EnvHandles
 from cua.rollout.models import (
     CreateEnvRequest,
@@ -58,7 +58,6 @@ from cua.rollout.models import (
 )
 from cua.rollout.proxy import TokenProxy
 from cua.rollout.service import RolloutService, StalePolicy
-from cua.server.auth import bearer_token, token_matches
 
 __all__ = ["OPEN_PATHS", "create_app"]
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 
@@ -56,9 +57,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from cua.exposure import check_bind, normalize_origins
+    from cua.exposure import check_bind, generate_token, normalize_origins
     from cua.rollout.server import TOKEN_ENV, serve_rollouts
-    from cua.server.auth import generate_token
 
     token: str | None = None
     generated = False
@@ -74,12 +74,20 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
 
     async def main() -> None:
-        async with serve_rollouts(args.runs, local=args.local, server=args.server, server_token=args.server_token,
-                                  token=token, no_auth=args.no_auth, allowed_origins=args.allow_origin,
-                                  unsafe_public_no_auth=args.unsafe_public_no_auth,
-                                  max_episodes=args.max_episodes, max_retries=args.max_retries,
-                                  max_staleness=args.max_staleness, host=args.host, port=args.port,
-                                  ray=args.ray, ray_actors=args.ray_actors) as running:
+        async with contextlib.AsyncExitStack() as stack:
+            placement = None
+            if args.ray is not None:  # groups run on Ray actors, each a rollout service of its own
+                from cua.rollout.ray_placement import ray_placement
+
+                placement = await stack.enter_async_context(ray_placement(
+                    args.ray, actors=args.ray_actors, runs_dir=args.runs, max_episodes=args.max_episodes,
+                    max_retries=args.max_retries))
+            running = await stack.enter_async_context(serve_rollouts(
+                args.runs, local=args.local, server=args.server, server_token=args.server_token, token=token,
+                no_auth=args.no_auth, allowed_origins=args.allow_origin,
+                unsafe_public_no_auth=args.unsafe_public_no_auth, max_episodes=args.max_episodes,
+                max_retries=args.max_retries, max_staleness=args.max_staleness, host=args.host, port=args.port,
+                placement=placement))
             where = f"cua rollout serve: {running.url} (trajectories in {args.runs})"
             if token is None:
                 print(f"{where}\n(auth DISABLED: anyone who can reach the port starts sandboxes and reads their "

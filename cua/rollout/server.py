@@ -9,12 +9,12 @@ from pathlib import Path
 
 from cua.episode.handle import SandboxOpener
 from cua.episode.openers import sandbox_opener
+from cua.exposure import generate_token
 from cua.observation import ObserveOptions
 from cua.rollout.app import create_app
 from cua.rollout.envs import EnvHandles
 from cua.rollout.proxy import TokenProxy
-from cua.rollout.service import RolloutService, RolloutSettings
-from cua.server.auth import generate_token
+from cua.rollout.service import GroupPlacement, RolloutService, RolloutSettings
 
 __all__ = ["TOKEN_ENV", "RunningRollouts", "serve_rollouts"]
 
@@ -42,14 +42,14 @@ async def serve_rollouts(runs_dir: str | Path, *, local: bool = False, server: s
                          allowed_origins: Iterable[str] = (), unsafe_public_no_auth: bool = False,
                          max_episodes: int = 8, max_retries: int = 2,
                          max_staleness: int = 1, observe: ObserveOptions | None = None,
-                         host: str = "127.0.0.1", port: int = 0, ray: str | None = None,
-                         ray_actors: int = 2, opener: SandboxOpener | None = None) -> AsyncIterator[RunningRollouts]:
+                         host: str = "127.0.0.1", port: int = 0, placement: GroupPlacement | None = None,
+                         opener: SandboxOpener | None = None) -> AsyncIterator[RunningRollouts]:
     """Serve the rollout service on `host:port` (0: a free port) until the block exits.
 
     Sandboxes live in this process (`local`), on `server` (a `cua serve` URL, with
     `server_token`), on a `cua serve` child process started here (neither), or come from
-    `opener` (any `SandboxOpener`). `ray` (a Ray address, "auto" or "local"): groups run on
-    `ray_actors` Ray actors instead, each with its own sandboxes.
+    `opener` (any `SandboxOpener`). With a `placement` (`cua.rollout.ray_placement`'s Ray
+    actors, opened by the caller), groups run there instead, each worker with its own sandboxes.
 
     The service requires `token` (a fresh one when None; `RunningRollouts.token` says
     which) unless `no_auth`, and refuses foreign browser origins either way
@@ -70,13 +70,7 @@ async def serve_rollouts(runs_dir: str | Path, *, local: bool = False, server: s
         envs = EnvHandles(opener, settings.observe)
         app = create_app(service, envs, proxy, token=own_token, host=host, allowed_origins=allowed_origins,
                          unsafe_public_no_auth=unsafe_public_no_auth)
-        async with contextlib.AsyncExitStack() as stack:
-            if ray is not None:
-                from cua.rollout.ray_placement import ray_placement
-
-                service.placement = await stack.enter_async_context(ray_placement(
-                    ray, actors=ray_actors, runs_dir=settings.runs_dir, max_episodes=max_episodes,
-                    max_retries=max_retries))
-            url = await stack.enter_async_context(serving_app(app, host=host, port=port))
+        service.placement = placement
+        async with serving_app(app, host=host, port=port) as url:
             box["url"] = url
             yield RunningRollouts(url, service, envs, own_token)

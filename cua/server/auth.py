@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from cua.exposure import bearer_token, generate_token, token_matches
+
 __all__ = ["ANONYMOUS", "OPERATOR", "SCOPES", "Grant", "Scope", "TokenStore", "bearer_token", "generate_token",
            "issue_token", "list_tokens", "resolve_token", "revoke_token", "token_matches"]
 
@@ -58,10 +60,6 @@ OPERATOR = Grant("operator", frozenset(SCOPES), "operator")
 ANONYMOUS = Grant("anonymous", frozenset({"drive", "view"}), "anonymous")
 
 
-def generate_token() -> str:
-    return secrets.token_urlsafe(24)
-
-
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -80,24 +78,6 @@ def resolve_token(explicit: str | None, *, no_auth: bool) -> tuple[str | None, b
     if env:
         return env, False
     return generate_token(), True
-
-
-def bearer_token(authorization: str | None) -> str | None:
-    """The token of an `Authorization: Bearer <token>` header value, else None."""
-    if not authorization:
-        return None
-    scheme, _, value = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not value.strip():
-        return None
-    return value.strip()
-
-
-def token_matches(expected: str | None, given: str | None) -> bool:
-    if expected is None:
-        return True
-    if given is None:
-        return False
-    return hmac.compare_digest(expected.encode(), given.encode())
 
 
 # --- the token file ------------------------------------------------------------------
