@@ -69,15 +69,14 @@ async def test_eval_through_a_policy_server(tmp_path: Path) -> None:
         assert record["verdict"]["passed"], record["verdict"]
         assert record["steps"] == n_steps and record["done"]["status"] == "success"
         assert all(step["policy_ms"] > 0 for step in record["actions"])
-        # A wrong token is refused by the policy server, and the run still exits cleanly.
+        # A wrong token is refused by the policy server before any sandbox starts: a message, exit 2.
         bad = subprocess.run(
             [sys.executable, "-m", "cua.cli", "eval", TASK, "--seed-list", str(SEED), "--no-progress", "--local",
              "--policy", f"http://127.0.0.1:{port}", "--policy-token", "wrong", "--out", str(tmp_path / "bad")],
             capture_output=True, text=True, timeout=600)
-        assert bad.returncode == 0, bad.stderr[-3000:]
-        bad_record = json.loads((tmp_path / "bad" / "episodes.jsonl").read_text())
-        assert bad_record["status"] != "completed" or not bad_record["verdict"]["passed"]
-        assert "unauthorized" in json.dumps(bad_record["error"]).lower() or "401" in json.dumps(bad_record["error"])
+        assert bad.returncode == 2, bad.stderr[-3000:]
+        assert "unauthorized" in bad.stderr and "nothing was run" in bad.stderr and "Traceback" not in bad.stderr
+        assert not (tmp_path / "bad").exists()
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -41,8 +41,8 @@ def policy_model(spec: str) -> str | None:
 
 async def preflight(policy: object, name: str) -> None:
     """Ask the policy's model server whether it answers at all, before any sandbox starts:
-    an endpoint nothing listens on raises `ModelUnreachable` (a refused key `Unauthorized`)
-    here, once, instead of costing every episode its retries. Policies in this process
+    an endpoint nothing listens on raises `ModelUnreachable` (a refused key or token
+    `Unauthorized`) here, once, instead of costing every episode its retries. Policies in this process
     (a local model, a script) have nothing to ask."""
     from cua.policy.backends.openai import OpenAIBackend
     from cua.policy.engine import ModelPolicy
@@ -51,6 +51,7 @@ async def preflight(policy: object, name: str) -> None:
     try:
         if isinstance(policy, RemotePolicy):
             await policy.health()
+            await policy.server_metrics()  # the one cheap call that needs the token: a wrong one stops here
         elif isinstance(policy, ModelPolicy) and isinstance(policy.backend, OpenAIBackend):
             await policy.backend.probe()
     except CuaError as exc:
