@@ -8,7 +8,10 @@ state, or what a trajectory keeps.
 - `local`: `LocalSandbox`, `open_local` (sandboxes in this process)
 - `openers`: `sandbox_opener` (in process, a given server, or a child `cua serve`)
 - `agent`: `AgentTurn`, `EpisodeAgent`, `EpisodeContext` and the built-in agents
-- `episode`: `Episode` (reset -> steps -> judge), `run_episode`, `EpisodeRecord`
+- `episode`: `Episode` (reset -> steps -> judge), `EpisodeRecord`
+- `loop`: the one agent loop: `plan` (what a turn becomes: actions, a wasted step, or
+  `STOP`), `play` (turns until the episode is over), `run_episode`
+- `transition`: `RewardAccount`, the one rule of what a step pays and when it ends
 """
 
 from cua.episode.agent import (
@@ -20,12 +23,14 @@ from cua.episode.agent import (
     RandomAgent,
     agent_info,
 )
-from cua.episode.episode import Episode, EpisodeRecord, StepRecord, StepResult, gather_state, run_episode
+from cua.episode.episode import Episode, EpisodeRecord, StepRecord, StepResult, gather_state
 from cua.episode.handle import SandboxHandle, SandboxOpener, StreamingHandle
 from cua.episode.local import LocalSandbox, open_local
+from cua.episode.loop import STOP, Stop, plan, play, run_episode
 from cua.episode.openers import sandbox_opener
 
 __all__ = [
+    "STOP",
     "AgentTurn",
     "Episode",
     "EpisodeAgent",
@@ -37,12 +42,15 @@ __all__ = [
     "RandomAgent",
     "SandboxHandle",
     "SandboxOpener",
+    "Stop",
     "StepRecord",
     "StepResult",
     "StreamingHandle",
     "agent_info",
     "gather_state",
     "open_local",
+    "play",
+    "plan",
     "run_episode",
     "sandbox_opener",
 ]

@@ -11,23 +11,23 @@
   episode (`TaskSetup.end_query`), in one query round trip;
 - read the final state and judge it; write how it ended.
 
-`run_episode` drives an `EpisodeAgent` through an `Episode` and never raises for sandbox or
-agent faults: infrastructure faults become `status="infra_error"` with the typed error, a
-failing agent becomes `status="agent_error"`, so a run never loses an episode. When given a
-`TrajectoryWriter`, the episode is written as it happens (`cua.trajectory`), crash-safe.
+`cua.episode.loop.run_episode` drives an `EpisodeAgent` through an `Episode` (the one agent
+loop) and never raises for sandbox or agent faults: infrastructure faults become
+`status="infra_error"` with the typed error, a failing agent becomes `status="agent_error"`,
+so a run never loses an episode. When given a `TrajectoryWriter`, the episode is written as
+it happens (`cua.trajectory`), crash-safe.
 """
 
 from __future__ import annotations
 
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from cua.actions import Action, Done, Type
-from cua.episode.agent import AgentTurn, EpisodeAgent, EpisodeContext, agent_info
+from cua.episode.agent import AgentTurn, EpisodeContext
 from cua.episode.handle import ActQueryHandle, ResetQueryHandle, SandboxHandle
 from cua.errors import CuaError, InternalError
 from cua.observation import ActionError, Observation, ObserveOptions
@@ -43,8 +43,8 @@ from cua.trajectory import (
     TrajectoryWriter,
 )
 
-__all__ = ["INFRA_FAILURES", "Episode", "EpisodeRecord", "LastAttempt", "StepRecord", "StepResult", "failure_class",
-           "gather_state", "run_episode", "trajectory_name"]
+__all__ = ["INFRA_FAILURES", "Episode", "EpisodeRecord", "LastAttempt", "Status", "StepRecord", "StepResult",
+           "error_dict", "failure_class", "gather_state", "trajectory_name"]
 
 Status = Literal["completed", "infra_error", "agent_error"]
 
@@ -595,48 +595,3 @@ class Episode:
 #: fault's error and the steps the attempt took, for a runner whose retries depend on the
 #: kind of fault (cua.eval.runner).
 LastAttempt = bool | Callable[[dict[str, Any] | None, int], bool]
-
-
-async def run_episode(handle: SandboxHandle, instance: TaskInstance, agent: EpisodeAgent, *,
-                      observe: ObserveOptions | None = None, writer: TrajectoryWriter | None = None,
-                      producer: Producer = "eval", max_steps: int | None = None, run_id: str | None = None,
-                      last_attempt: LastAttempt = True) -> EpisodeRecord:
-    """Run one episode of `agent` on an already created sandbox; never raises for sandbox or agent faults."""
-    ep = Episode(handle, instance, observe=observe, writer=writer, producer=producer, agent=agent_info(agent),
-                 max_steps=max_steps, run_id=run_id)
-    try:
-        obs = await ep.reset()
-        ctx = EpisodeContext(handle, obs)
-        try:
-            await agent.begin(ep.instance, ctx)
-        except CuaError:
-            raise
-        except Exception as exc:  # an agent's own bug: recorded, not raised
-            return ep.finish(status="agent_error", error=_agent_error(exc), last_attempt=last_attempt)
-        while not ep.over:
-            try:
-                turn = await agent.turn(ctx.observation)
-            except CuaError:
-                raise
-            except Exception as exc:
-                return ep.finish(status="agent_error", error=_agent_error(exc), last_attempt=last_attempt)
-            if not turn.actions:
-                if turn.parse_error:  # a turn wasted on unparseable output still counts as a step
-                    await ep.step(None, turn=turn)
-                    continue
-                break
-            for action in turn.actions:
-                if ep.over:
-                    break
-                result = await ep.step(action, turn=turn)
-                ctx.update(result.observation)
-        await ep.judge()
-    except CuaError as exc:
-        status: Status = "infra_error" if exc.fault != "agent" else "agent_error"
-        return ep.finish(status=status, error=_error_dict(exc), last_attempt=last_attempt)
-    return ep.finish(last_attempt=last_attempt)
-
-
-def _agent_error(exc: Exception) -> dict[str, Any]:
-    return {"code": "agent_error", "message": f"{type(exc).__name__}: {exc}", "fault": "agent",
-            "traceback": traceback.format_exc(limit=8)}

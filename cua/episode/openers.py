@@ -11,14 +11,36 @@ a typed `ConnectionLost` (an infrastructure fault).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from cua.episode.handle import SandboxHandle, SandboxOpener
+from cua.task import TaskInstance
 
-__all__ = ["ServerLink", "sandbox_opener"]
+__all__ = ["ServerLink", "open_remote", "sandbox_key", "sandbox_opener"]
+
+
+def sandbox_key(instance: TaskInstance) -> str:
+    """Which task instances may share one sandbox: the same kind and config, but for the start
+    page (a reset loads that). A driver that keeps its sandbox across episodes (`cua eval`'s
+    workers, `CuaEnv`) opens another only when the key changes."""
+    config = {k: v for k, v in instance.sandbox_config.items() if k != "start_url"}
+    return json.dumps([instance.sandbox_kind, config], sort_keys=True, default=str)
+
+
+@asynccontextmanager
+async def open_remote(client: Any, kind: str, config: dict[str, Any]) -> AsyncIterator[SandboxHandle]:
+    """A sandbox created on a server through `client` (a `cua.client.Client`), closed on exit
+    unless the connection is already gone (the server then closes it)."""
+    sandbox = await client.create(kind, config=config)
+    try:
+        yield sandbox
+    finally:
+        if not client.closed:
+            await sandbox.close()
 
 log = logging.getLogger(__name__)
 
@@ -122,13 +144,8 @@ class ServerLink:
     @asynccontextmanager
     async def open(self, kind: str, config: dict[str, Any]) -> AsyncIterator[SandboxHandle]:
         """A `SandboxOpener`: a sandbox on the server, closed on exit."""
-        client = await self.client()
-        sandbox = await client.create(kind, config=config)
-        try:
+        async with open_remote(await self.client(), kind, config) as sandbox:
             yield sandbox
-        finally:
-            if not client.closed:
-                await sandbox.close()
 
 
 @asynccontextmanager

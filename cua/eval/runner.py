@@ -21,7 +21,6 @@ episode keeps the lost attempt in the same trajectory, with its typed error.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import shutil
@@ -35,8 +34,10 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from cua.episode.agent import EpisodeAgent
-from cua.episode.episode import EpisodeRecord, error_dict, failure_class, run_episode, trajectory_name
+from cua.episode.episode import EpisodeRecord, error_dict, failure_class, trajectory_name
 from cua.episode.handle import SandboxHandle, SandboxOpener
+from cua.episode.loop import run_episode
+from cua.episode.openers import sandbox_key as _sandbox_key
 from cua.observation import ObserveOptions
 from cua.task import TaskInstance, TaskTemplate
 from cua.trajectory import FramePolicy, TrajectoryEnd, TrajectoryWriter
@@ -115,11 +116,6 @@ class RunSummary(BaseModel):
 
 def make_jobs(templates: Sequence[TaskTemplate], seeds: Sequence[int]) -> list[EpisodeJob]:
     return [EpisodeJob(template=t, seed=s) for t in templates for s in seeds]
-
-
-def _sandbox_key(instance: TaskInstance) -> str:
-    config = {k: v for k, v in instance.sandbox_config.items() if k != "start_url"}
-    return json.dumps([instance.sandbox_kind, config], sort_keys=True, default=str)
 
 
 class _JsonlWriter:
