@@ -184,3 +184,17 @@ async def test_cli_serve_refuses_foreign_origins(tmp_path: Path):
     finally:
         process.terminate()
         await asyncio.wait_for(process.wait(), 60)
+
+
+async def test_a_non_ascii_token_in_the_websocket_url_is_refused_not_crashed_on(capfd: pytest.CaptureFixture[str]):
+    """`?token=` is any text a URL can carry: compared as text (hmac.compare_digest raised
+    TypeError on a non-ASCII str: the handshake died with a traceback in the server's log)."""
+    async with serving(create_app(policy(), token=TOKEN)) as url:
+        with pytest.raises(InvalidStatus) as refused:
+            async with ws_connect(ws_url(url) + "?token=t%C3%B6ken"):
+                pass
+        assert refused.value.response.status_code == 403  # refused before accepting
+        assert "Traceback" not in capfd.readouterr().err, "the server raised on the token"
+        async with ws_connect(ws_url(url) + f"?token={TOKEN}") as ws:  # the right one still opens it
+            await ws.send(json.dumps({"op": "act", "id": 1, **json.loads(act_body())}))
+            assert json.loads(await asyncio.wait_for(ws.recv(), 30))["ok"]
