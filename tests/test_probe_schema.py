@@ -20,7 +20,7 @@ from cua.actions import Done
 from cua.eval import judge_qa
 from cua.eval import probes as P
 from cua.eval.check import check_templates
-from cua.eval.probe_schema import KIND, MAX_PROBES, foreign_keys, schema_mutations
+from cua.eval.probe_schema import KIND, MAX_PROBES, FastMirror, foreign_keys, schema_mutations
 from cua.eval.tasks_cli import selected_templates
 from cua.state import StateResult
 from cua.task import JudgeInput
@@ -113,12 +113,17 @@ def test_edits_cover_every_table_each_kind_of_column_and_the_targets_parents() -
             assert kind in text, (kind, text)
         assert "a copy of " in text
         assert text.startswith("the parent of ")  # the parents of the target first
-        # each probe is a real, different end state of the same schema
+        # each probe is a real, different end state of the same schema, and the fast
+        # loader (one build, a copy of its bytes per probe) loads exactly what the mirror does
         mirror = P.ProbeMirror(app, infos)
+        fast = FastMirror(mirror, image)
         for probe in probes[:MAX_PROBES]:
             mirror.load(image, probe.writes)
-            assert _image(app, infos).tables != image.tables, probe.description
-        mirror.load(image)
+            slow = _image(app, infos).tables
+            fast.load(probe.writes)
+            assert _image(app, infos).tables == slow != image.tables, probe.description
+        fast.load()
+        assert _image(app, infos).tables == image.tables
 
 
 def test_assigned_bookkeeping_and_free_columns_are_never_edited() -> None:

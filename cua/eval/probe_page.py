@@ -31,7 +31,7 @@ from typing import Any
 from cua.episode import gather_state
 from cua.eval import probes as P
 from cua.eval.judge_qa import ProbeOutcome, _app, _reads
-from cua.eval.probe_schema import foreign_keys, schema_mutations
+from cua.eval.probe_schema import FastMirror, foreign_keys, schema_mutations
 from cua.judges.judge import StateJudge
 from cua.sandbox import ServiceImages, Snapshottable
 from cua.state import StateQuery, StateResult
@@ -91,7 +91,8 @@ def _candidates(instance: TaskInstance, app_name: str, initial_db: P.DbImage, fi
     parents, _ = schema_mutations(infos, final_db, diff_db, foreign_keys(app.db.conn, infos), seed=instance.seed,
                                   free=free)
     ordered += parents
-    mirror.load(final_db)
+    fast = FastMirror(mirror, final_db)
+    fast.load()
     oracle_image: bytes = app.db.snapshot()
     at_end = json.dumps(app.state(), sort_keys=True, default=str)
     out: list[tuple[P.Probe, bytes]] = []
@@ -99,13 +100,13 @@ def _candidates(instance: TaskInstance, app_name: str, initial_db: P.DbImage, fi
         if len(out) >= MAX_TRIES:
             break
         try:
-            mirror.load(final_db, probe.writes)
+            fast.load(probe.writes)
             shown = json.dumps(app.state(), sort_keys=True, default=str)
         except (sqlite3.Error, LookupError, TypeError, ValueError):  # the schema or the app's state refuses it
             continue
         if shown != at_end:
             out.append((probe, app.db.snapshot()))
-    mirror.load(final_db)
+    fast.load()
     return oracle_image, out
 
 

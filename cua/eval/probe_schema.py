@@ -49,7 +49,7 @@ from cua.state import AppStateQuery, StateQuery, StateResult
 from cua.task import Verdict, query_key
 from cua.tasks.apps.activity import ACTIVITY_TABLE
 
-__all__ = ["KIND", "MAX_PER_TABLE", "MAX_PROBES", "ForeignKeys", "foreign_keys", "judge_schema_mutations",
+__all__ = ["KIND", "MAX_PER_TABLE", "MAX_PROBES", "FastMirror", "ForeignKeys", "foreign_keys", "judge_schema_mutations",
            "schema_mutations"]
 
 KIND = "schema_mutation"
@@ -286,6 +286,31 @@ class _Judged:
     wrong: list[tuple[str, str, Verdict | None]]
 
 
+class FastMirror:
+    """`ProbeMirror.load(image, writes)` for many probes of one image: the image is built
+    into a database once, and each probe's writes run on a copy of its bytes (~0.4 ms a
+    probe on the shop's database, where building it from its rows takes ~10 ms)."""
+
+    def __init__(self, mirror: ProbeMirror, image: DbImage) -> None:
+        self.mirror = mirror
+        conn = image.build(mirror.app.schema, mirror.infos)
+        try:
+            self.base: bytes = conn.serialize()
+        finally:
+            conn.close()
+
+    def load(self, writes: Sequence[tuple[str, list[Any]]] = ()) -> None:
+        conn = sqlite3.connect(":memory:", isolation_level=None)
+        try:
+            conn.deserialize(self.base)
+            for sql, params in writes:
+                conn.execute(sql, params)
+            data = conn.serialize()
+        finally:
+            conn.close()
+        self.mirror.app.db.restore(data, trusted=True)
+
+
 def _same(a: StateResult | None, b: StateResult | None) -> bool:
     dump = [json.dumps(r.model_dump(mode="json"), sort_keys=True, default=str) if r is not None else None
             for r in (a, b)]
@@ -305,11 +330,12 @@ def judge_schema_mutations(probes: Sequence[Probe], mirror: ProbeMirror, final_d
     if not keys:
         return 0, "the judge reads no app state (only the page or the answer): the page probes attack it", []
     judged = _Judged(0, "", [])
+    fast = FastMirror(mirror, final_db)
     for probe in probes:
         if judged.ran >= MAX_PROBES:
             break
         try:
-            mirror.load(final_db, probe.writes)
+            fast.load(probe.writes)
             final = mirror.answer(queries, oracle_final)
         except (sqlite3.Error, LookupError, TypeError, ValueError) as exc:  # the schema or the app refuses it
             judged.skipped = judged.skipped or f"the app refuses it ({type(exc).__name__}: {exc})"
@@ -331,7 +357,7 @@ def judge_schema_mutations(probes: Sequence[Probe], mirror: ProbeMirror, final_d
             else:
                 reason = f"passes: {probe.description} (no check reads it and nothing refuses it)"
             judged.wrong.append((f"probe:{KIND}", reason, verdict))
-    mirror.load(final_db)
+    fast.load()
     return judged.ran, "" if judged.ran else (judged.skipped or "no edit to make"), judged.wrong
 
 
