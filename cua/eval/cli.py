@@ -36,27 +36,13 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
+from cua.eval.args import whole_number
+
 #: Exit codes besides 0 (done) and 130 (interrupted).
 EXIT_BAD_INPUT = 2
 EXIT_MODEL_UNREACHABLE = 3
 #: Episodes in a row that failed to reach the model, after which no more start.
 MODEL_DOWN_AFTER = 3
-
-
-def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type: a whole number in [low, high]; anything else is a usage error, not a traceback."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"{value} is out of range: at least {low}"
-                                             + (f" and at most {high}" if high is not None else ""))
-        return value
-
-    return parse
 
 
 def real_number(low: float, *, above: bool = False) -> Callable[[str], float]:

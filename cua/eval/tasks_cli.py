@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from cua.eval.cli import whole_number
+    from cua.eval.args import whole_number
 
     p = sub.add_parser("tasks", help="list task suites; check their judges (judge QA)", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
