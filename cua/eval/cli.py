@@ -464,7 +464,7 @@ def _stop_on_signals() -> asyncio.Event:
 
 
 def _write_report(out: Path) -> None:
-    from cua.report import build_report
+    from cua.report.build import build_report
 
     try:
         index = build_report(out)
