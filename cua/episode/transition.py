@@ -5,7 +5,9 @@ the episode terminates or is truncated.
 action for a trainer. They must agree exactly, or the same policy is paid differently
 depending on how it is trained; so each holds a `RewardAccount` and calls `step`:
 
-- the agent's `Done` ends the episode: terminated;
+- the agent's `Done` ends the episode: terminated; so does `STOP`, a turn with nothing to
+  do (`cua.episode.loop.plan`: the episode is judged where it is, without a Done, and the
+  step is not counted); `None`, a wasted turn, is a step that does nothing;
 - the app ending the episode itself (`TaskSetup.end_query`), or, with
   `terminate_on_success`, a state the judge passes: terminated;
 - the step limit: truncated;
@@ -19,8 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from cua.actions import Action, Done
+from cua.actions import Done
 from cua.episode.episode import Episode
+from cua.episode.loop import Planned, Stop
 from cua.observation import Observation
 from cua.task import Verdict
 
@@ -79,8 +82,11 @@ class RewardAccount:
         """The same account for a fork of the episode (the progress paid so far carries over)."""
         return RewardAccount(episode, self.mode, terminate_on_success=self.terminate_on_success, paid=self.paid)
 
-    async def step(self, action: Action) -> Transition:
+    async def step(self, action: Planned) -> Transition:
+        """One planned step (`cua.episode.loop.plan`): an action, `None` (a wasted turn) or `STOP`."""
         ep = self.episode
+        if isinstance(action, Stop):
+            return await self.finish(ep.observation, terminated=True, truncated=False)
         if isinstance(action, Done):
             await ep.step(action)
             return await self.finish(ep.observation, terminated=True, truncated=False)

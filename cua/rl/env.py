@@ -6,7 +6,11 @@ page, not a relaunch); `step(action) -> (obs, reward, terminated, truncated, inf
 
 - Observations are `{"screenshot": uint8 array (H, W, 3)}`; URL, title, the action error
   and the instruction are in `info`. The frame is the task's viewport (or `observe.frame`).
-- Actions are `cua.actions` models (or their dicts). `Done` ends the episode.
+- Actions are `cua.actions` models (or their dicts). `Done` ends the episode. A trainer
+  whose policy answers in turns steps what `cua.episode.loop.plan` makes of each: its
+  actions, `None` for a turn wasted on unparseable output (a step that does nothing), or
+  `STOP` for a turn with nothing to do (the episode ends there, judged as it stands), so
+  the policy is judged after the same steps as in `cua eval`.
 - Every episode is a `cua.episode.Episode`, as in `cua eval` and `cua record`: the reset
   uses the task's reset seed and plays its setup steps, and the instruction may be read
   from the page after reset (`info["instruction"]`).
@@ -31,7 +35,6 @@ The sandbox lives in this process (`server=None`) or on a `cua serve` (`server=U
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -43,6 +46,8 @@ from PIL import Image
 from cua.actions import Action, Click, Drag, Key, MouseDown, MouseUp, Move, Scroll, Type, parse_action
 from cua.episode.episode import Episode, error_dict, trajectory_name
 from cua.episode.handle import SandboxHandle
+from cua.episode.loop import Planned
+from cua.episode.openers import open_remote, sandbox_key
 from cua.episode.transition import RewardAccount
 from cua.observation import Observation, ObserveOptions, Size
 from cua.sync_api import _LoopThread
@@ -163,11 +168,12 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
                                                terminate_on_success=self.terminate_on_success)
         return self._obs(obs), self._info(obs)
 
-    def step(self, action: Action | dict[str, Any]) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def step(self, action: Planned | dict[str, Any]
+             ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         ep = self.episode
         if ep is None or ep.over:
             raise gym.error.ResetNeeded("call reset() before step(), and after the episode ended")
-        act = action if not isinstance(action, dict) else parse_action(action)
+        act = parse_action(action) if isinstance(action, dict) else action
         assert self._account is not None
         step = self._loop.call(self._account.step(act))
         info = self._info(step.observation)
@@ -256,8 +262,7 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
             self.episode.finish()
 
     async def _reset(self, instance: TaskInstance, options: dict[str, Any] | None) -> Observation:
-        key = json.dumps([instance.sandbox_kind, {k: v for k, v in instance.sandbox_config.items() if k != "start_url"}],
-                         sort_keys=True, default=str)
+        key = sandbox_key(instance)
         if self._handle is None or key != self._handle_key:
             await self._close_handle()
             self._handle_cm = await self._opener(instance)
@@ -287,7 +292,7 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
 
             self._connection = cua.connect(self._server, self._token)
             self._client = await self._connection.__aenter__()
-        return _RemoteSandboxCM(self._client, instance)
+        return open_remote(self._client, instance.sandbox_kind, instance.sandbox_config)
 
     async def _close_handle(self) -> None:
         cm, self._handle_cm, self._handle, self._handle_key = self._handle_cm, None, None, None
@@ -314,19 +319,6 @@ class _Owned:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.handle.close()
-
-
-class _RemoteSandboxCM:
-    def __init__(self, client: Any, instance: TaskInstance) -> None:
-        self.client, self.instance, self.sandbox = client, instance, None
-
-    async def __aenter__(self) -> Any:
-        self.sandbox = await self.client.create(self.instance.sandbox_kind, config=self.instance.sandbox_config)
-        return self.sandbox
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self.sandbox is not None:
-            await self.sandbox.close()
 
 
 def frame_image(obs: Observation, frame: Size) -> Image.Image:

@@ -13,7 +13,9 @@ trajectories mean the same in both.
   after an env's episode ended resets that env, ignores its action and returns the first
   observation of the next episode with reward 0 and `terminated = truncated = False`.
 - Observations are `{"screenshot": uint8 (num_envs, H, W, 3)}`; actions a tuple of
-  `cua.actions` (or their dicts), one per env. `infos` follow Gymnasium's vector layout:
+  `cua.actions` (or their dicts), one per env; like `CuaEnv`, an env also takes `None` (a
+  wasted turn) and `STOP` (a turn with nothing to do), as `cua.episode.loop.plan` makes
+  them. `infos` follow Gymnasium's vector layout:
   `infos[key]` an array over the envs and `infos["_" + key]` the mask of envs that set it.
 - Tasks: one template for every env, or a list spread over the envs in turn. The next
   episode of an env draws its variant seed from the env's generator (seeded by `reset(seed=)`).
@@ -39,11 +41,12 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from cua.actions import Action, parse_action
+from cua.actions import parse_action
 from cua.client import RemoteSandbox
 from cua.episode.episode import Episode, error_dict, trajectory_name
 from cua.episode.group import fork_handles
 from cua.episode.handle import SandboxOpener
+from cua.episode.loop import Planned
 from cua.episode.transition import RewardAccount
 from cua.errors import CuaError, InfraError
 from cua.observation import Observation, ObserveOptions, Size
@@ -184,12 +187,12 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
             infos = self._add_info(infos, info, i)
         return obs, infos
 
-    def step(self, actions: Sequence[Action | dict[str, Any]]
+    def step(self, actions: Sequence[Planned | dict[str, Any]]
              ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         self._check_open()
         if len(actions) != self.num_envs:
             raise ValueError(f"{len(actions)} actions for {self.num_envs} envs")
-        parsed = [a if not isinstance(a, dict) else parse_action(a) for a in actions]
+        parsed = [parse_action(a) if isinstance(a, dict) else a for a in actions]
         results = self._call(_gather(*(self._step_slot(slot, a) for slot, a in zip(self._slots, parsed,
                                                                                            strict=True))))
         obs = self._call(self._batch([r[0] for r in results]))
@@ -288,7 +291,7 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
         slot.needs_reset = False
         return obs, self._info(slot, obs)
 
-    async def _step_slot(self, slot: _Slot, action: Action) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+    async def _step_slot(self, slot: _Slot, action: Planned) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         if slot.needs_reset:
             try:
                 obs, info = await self._reset_slot(slot, None, None)

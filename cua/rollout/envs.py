@@ -10,7 +10,8 @@ one sandbox with its current `cua.episode.Episode`.
   the episode the snapshot was taken in;
 - `step(env, action)` returns the observation, the reward (sparse: the judge's score at
   the end; dense: the change in progress each step, summing to the same score),
-  `terminated`, `truncated` and the verdict at the end;
+  `terminated`, `truncated` and the verdict at the end: the one transition rule
+  (`cua.episode.transition.RewardAccount`), as `CuaEnv` and the vector env pay;
 - `fork(env, k)` gives k new handles continuing the live episode from one snapshot.
 
 Observations go out as JSON with the screenshot as base64 JPEG.
@@ -23,19 +24,18 @@ import base64
 import contextlib
 import uuid
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from cua.actions import Done, parse_action
+from cua.actions import parse_action
 from cua.episode.episode import Episode
 from cua.episode.group import fork_handles
 from cua.episode.handle import SandboxHandle, SandboxOpener
+from cua.episode.transition import RewardAccount, RewardMode
 from cua.errors import BadRequest, CuaError, UnknownSandbox
 from cua.observation import Observation, ObserveOptions
 from cua.task import TaskInstance, TaskTemplate
 
 __all__ = ["EnvHandles", "observation_json"]
-
-Reward = Literal["sparse", "dense"]
 
 
 def observation_json(obs: Observation) -> dict[str, Any]:
@@ -51,9 +51,8 @@ class _Env:
     id: str
     handle: SandboxHandle
     cm: Any  # the opener's context (None for forks, which are closed directly)
-    episode: Episode
-    reward: Reward
-    progress: float = 0.0
+    #: The episode in progress and what it has paid so far.
+    account: RewardAccount
     lock: asyncio.Lock | None = None
     #: snapshot id -> the episode it was taken in (a restore continues it).
     snapshots: dict[str, tuple[Any, Episode]] | None = None
@@ -86,8 +85,8 @@ class EnvHandles:
         except KeyError as exc:
             raise BadRequest(str(exc.args[0]), details={"task": task}) from None
 
-    async def create(self, task: str, seed: int = 0, *, reward: Reward = "sparse",
-                     isolation: str | None = None) -> dict[str, Any]:
+    async def create(self, task: str, seed: int = 0, *, reward: RewardMode = "sparse",
+                     isolation: str | None = None, terminate_on_success: bool = False) -> dict[str, Any]:
         if len(self._envs) >= self.max_envs:
             raise BadRequest(f"at most {self.max_envs} environments at once", details={"max_envs": self.max_envs})
         instance = self._instance(task, seed)
@@ -99,9 +98,8 @@ class EnvHandles:
         try:
             episode = Episode(handle, instance, observe=self.observe, producer="rl")
             obs = await episode.reset()
-            env = _Env(f"env-{uuid.uuid4().hex[:12]}", handle, cm, episode, reward, lock=asyncio.Lock(), snapshots={})
-            if reward == "dense":
-                env.progress = await episode.progress()
+            account = RewardAccount.at_start(episode, reward, terminate_on_success=terminate_on_success)
+            env = _Env(f"env-{uuid.uuid4().hex[:12]}", handle, cm, account, lock=asyncio.Lock(), snapshots={})
         except BaseException:
             await cm.__aexit__(None, None, None)
             raise
@@ -113,19 +111,21 @@ class EnvHandles:
         env = self._get(env_id)
         assert env.lock is not None and env.snapshots is not None
         async with env.lock:
-            env.episode.finish()
+            old = env.account
+            old.episode.finish()
             if snapshot is not None:
                 if snapshot not in env.snapshots:
                     raise BadRequest(f"no snapshot {snapshot!r} of {env_id}", details={"snapshot": snapshot})
                 ref, taken_in = env.snapshots[snapshot]
                 obs = await env.handle.restore(ref, observe=self.observe)
-                env.episode = taken_in.fork(env.handle, obs)
+                env.account = await RewardAccount.at_current(taken_in.fork(env.handle, obs), old.mode,
+                                                             terminate_on_success=old.terminate_on_success)
             else:
-                instance = self._instance(task or env.episode.instance.task_id,
-                                          seed if seed is not None else env.episode.instance.seed)
-                env.episode = Episode(env.handle, instance, observe=self.observe, producer="rl")
-                obs = await env.episode.reset()
-            env.progress = await env.episode.progress() if env.reward == "dense" else 0.0
+                instance = self._instance(task or old.episode.instance.task_id,
+                                          seed if seed is not None else old.episode.instance.seed)
+                episode = Episode(env.handle, instance, observe=self.observe, producer="rl")
+                obs = await episode.reset()
+                env.account = RewardAccount.at_start(episode, old.mode, terminate_on_success=old.terminate_on_success)
             return self._state(env, obs)
 
     async def step(self, env_id: str, action: dict[str, Any]) -> dict[str, Any]:
@@ -136,32 +136,21 @@ class EnvHandles:
         except ValueError as exc:
             raise BadRequest(f"not an action: {exc}", details={"action": action}) from None
         async with env.lock:
-            ep = env.episode
-            if ep.over:
+            if env.account.episode.over:
                 raise BadRequest("the episode is over: reset first", details={"env_id": env_id})
-            dense = env.reward == "dense"
-            result = await ep.step(act, progress=dense)
-            obs = result.observation
-            if isinstance(act, Done) or result.ended or result.truncated:
-                verdict = await ep.judge()
-                ep.finish()
-                reward = verdict.score - (env.progress if dense else 0.0)
-                env.progress = verdict.score
-                return {**self._state(env, obs), "reward": reward, "terminated": not result.truncated,
-                        "truncated": result.truncated, "verdict": verdict.model_dump(mode="json")}
-            reward = 0.0
-            if dense:
-                assert result.progress is not None
-                reward, env.progress = result.progress - env.progress, result.progress
-            return {**self._state(env, obs), "reward": reward, "terminated": False, "truncated": False,
-                    "progress": result.progress}
+            step = await env.account.step(act)
+            out = {**self._state(env, step.observation), "reward": step.reward, "terminated": step.terminated,
+                   "truncated": step.truncated}
+            if step.verdict is not None:
+                return {**out, "verdict": step.verdict.model_dump(mode="json")}
+            return {**out, "progress": step.progress}
 
     async def snapshot(self, env_id: str) -> dict[str, Any]:
         env = self._get(env_id)
         assert env.lock is not None and env.snapshots is not None
         async with env.lock:
             ref = await env.handle.snapshot()
-            env.snapshots[ref.id] = (ref, env.episode)
+            env.snapshots[ref.id] = (ref, env.account.episode)
             return {"snapshot": ref.id}
 
     async def fork(self, env_id: str, k: int) -> dict[str, Any]:
@@ -173,9 +162,9 @@ class EnvHandles:
             ref, handles = await fork_handles(env.handle, k, observe=self.observe)
             children = []
             for handle in handles:
-                child = _Env(f"env-{uuid.uuid4().hex[:12]}", handle, None,
-                             env.episode.fork(handle, handle.observation, start_snapshot=ref.model_dump(mode="json")),
-                             env.reward, env.progress, lock=asyncio.Lock(), snapshots={})
+                episode = env.account.episode.fork(handle, handle.observation, start_snapshot=ref.model_dump(mode="json"))
+                child = _Env(f"env-{uuid.uuid4().hex[:12]}", handle, None, env.account.fork(episode),
+                             lock=asyncio.Lock(), snapshots={})
                 self._envs[child.id] = child
                 children.append({"env_id": child.id, **self._state(child, handle.observation)})
             return {"envs": children}
@@ -184,7 +173,7 @@ class EnvHandles:
         env = self._envs.pop(env_id, None)
         if env is None:
             raise UnknownSandbox(f"no environment {env_id!r}", details={"env_id": env_id})
-        env.episode.finish()
+        env.account.episode.finish()
         with contextlib.suppress(CuaError):
             if env.cm is not None:
                 await env.cm.__aexit__(None, None, None)
@@ -196,6 +185,6 @@ class EnvHandles:
         await asyncio.gather(*(self.close(e) for e in list(self._envs)), return_exceptions=True)
 
     def _state(self, env: _Env, obs: Observation) -> dict[str, Any]:
-        ep = env.episode
+        ep = env.account.episode
         return {"observation": observation_json(obs), "instruction": ep.instruction, "task_id": ep.instance.task_id,
                 "seed": ep.instance.seed, "step": ep.steps, "over": ep.over}

@@ -40,13 +40,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from cua.actions import Action
-from cua.episode.agent import AgentTurn
+from cua.episode.agent import AgentTurn, EpisodeContext
 from cua.episode.episode import Episode, error_dict
 from cua.episode.group import ForkableHandle
 from cua.episode.handle import SandboxHandle, SandboxOpener
+from cua.episode.loop import play
 from cua.errors import BadRequest, CuaError, ModelUnreachable
-from cua.observation import ObserveOptions
+from cua.observation import Observation, ObserveOptions
 from cua.rollout.models import GroupResult, PolicyEndpoint, RolloutRequest, RolloutResponse, RolloutTrajectory
 from cua.rollout.proxy import ProxyRecorder, TokenProxy
 from cua.task import TaskInstance
@@ -285,30 +285,14 @@ class RolloutService:
                                            api_key=self._proxy_token, max_retries=1), family=spec.family)
         options = PolicyOptions(temperature=spec.temperature, top_p=spec.top_p, max_tokens=spec.max_tokens,
                                 history_images=spec.history_images, logprobs=True)
+        agent = _ProxiedPolicy(policy, options, rollout_id, ep.instruction, recorder)
         try:
-            while not ep.over:
-                calls_before = len(recorder.calls)
-                t = time.perf_counter()
-                try:
-                    step = await policy.act(rollout_id, ep.instruction, ep.observation, options)
-                except CuaError as exc:
-                    if exc.fault == "infra" and not isinstance(exc, ModelUnreachable):
-                        raise ModelUnreachable(f"the policy endpoint failed: {exc.message}",
-                                               details={"code": exc.code.value}) from exc
-                    raise
-                policy_ms = (time.perf_counter() - t) * 1000
-                calls = recorder.since(calls_before)
-                timings["model"] += sum(c.model_ms for c in calls)
-                turn = AgentTurn(actions=step.actions, raw=step.raw, thought=step.thought,
-                                 parse_error=step.parse_error.message if step.parse_error else None,
-                                 tokens=_turn_tokens(calls), policy_ms=policy_ms)
-                t = time.perf_counter()
-                actions: list[Action | None] = list(step.actions) or [None]
-                for action in actions:
-                    await ep.step(action, turn=turn, progress=request.reward == "dense")
-                    if ep.over:
-                        break
-                timings["env"] += (time.perf_counter() - t) * 1000
+            t = time.perf_counter()
+            try:
+                await play(ep, agent, EpisodeContext(handle, ep.observation), progress=request.reward == "dense")
+            finally:  # what the agent's turns did not take was the environment's
+                timings["model"] += agent.model_ms
+                timings["env"] += (time.perf_counter() - t) * 1000 - agent.policy_ms
             t = time.perf_counter()
             await ep.judge()
             timings["env"] += (time.perf_counter() - t) * 1000
@@ -353,6 +337,42 @@ class RolloutService:
         return AgentInfo(name=spec.model, kind="policy", family=spec.family, model=spec.model,
                          settings={"base_url": spec.base_url, "temperature": spec.temperature,
                                    "top_p": spec.top_p, "max_tokens": spec.max_tokens})
+
+
+class _ProxiedPolicy:
+    """The rollout's agent: its policy, asked through the rollout's route of the token proxy;
+    each turn carries the tokens and logprobs of its model call as the proxy recorded them."""
+
+    name = "policy"
+
+    def __init__(self, policy: Any, options: Any, rollout_id: str, instruction: str,
+                 recorder: ProxyRecorder) -> None:
+        self.policy, self.options, self.rollout_id = policy, options, rollout_id
+        self.instruction, self.recorder = instruction, recorder
+        #: Milliseconds spent in turns, and in the model's calls (the proxy's measure).
+        self.policy_ms = self.model_ms = 0.0
+
+    async def begin(self, instance: TaskInstance, ctx: EpisodeContext) -> None:
+        return None  # a fork continues the group's episode: the policy's session starts with its first turn
+
+    async def turn(self, observation: Observation) -> AgentTurn:
+        calls_before = len(self.recorder.calls)
+        t = time.perf_counter()
+        try:
+            step = await self.policy.act(self.rollout_id, self.instruction, observation, self.options)
+        except CuaError as exc:
+            if exc.fault == "infra" and not isinstance(exc, ModelUnreachable):
+                raise ModelUnreachable(f"the policy endpoint failed: {exc.message}",
+                                       details={"code": exc.code.value}) from exc
+            raise
+        finally:
+            policy_ms = (time.perf_counter() - t) * 1000
+            self.policy_ms += policy_ms
+        calls = self.recorder.since(calls_before)
+        self.model_ms += sum(c.model_ms for c in calls)
+        return AgentTurn(actions=step.actions, raw=step.raw, thought=step.thought,
+                         parse_error=step.parse_error.message if step.parse_error else None,
+                         tokens=_turn_tokens(calls), policy_ms=policy_ms)
 
 
 def _failure(exc: BaseException) -> str:

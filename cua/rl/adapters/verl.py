@@ -7,7 +7,9 @@ Register it with verl (`actor_rollout_ref.rollout.agent.agent_loop_config_path`,
 `run` opens a sandbox (in process, or on `cua serve` at `$CUA_SERVER`), and each turn
 renders the model family's prompt for the screenshot with verl's own processor, asks
 verl's inference server (`server_manager.generate`) for tokens, parses the text into
-actions and performs them. The output is verl's `AgentLoopOutput`: the first prompt's
+actions and performs them, by the one rule for a turn (`cua.episode.loop.plan`: a turn of
+unparseable text is a wasted step, a turn with no action ends the episode), so the policy is
+judged after the same steps as in `cua eval`. The output is verl's `AgentLoopOutput`: the first prompt's
 ids, every turn's response ids with the environment's tokens between them
 (`response_mask` 1 for the model's, 0 for the environment's), their logprobs, the
 screenshots as `multi_modal_data["image"]` and the judge's score as `reward_score`.
@@ -23,8 +25,9 @@ from typing import Any, Protocol, cast
 
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
 
-from cua.actions import Action
+from cua.episode.agent import AgentTurn
 from cua.episode.episode import Episode
+from cua.episode.loop import Stop, plan
 from cua.errors import CuaError
 from cua.rl.adapters.chat import ChatView
 
@@ -115,13 +118,20 @@ class CuaAgentLoop(AgentLoopBase):
                         logprobs += list(out.log_probs) if out.log_probs else [0.0] * len(out.token_ids)
                         context += out.token_ids
                         turns += 1
-                        actions, _ = chat.answer(self._tokenizer.decode(out.token_ids, skip_special_tokens=True))
-                        planned: list[Action | None] = [*actions] if actions else [None]  # None: a wasted turn
-                        for action in planned:
-                            result = await ep.step(action)
+                        text = self._tokenizer.decode(out.token_ids, skip_special_tokens=True)
+                        actions, parse_error = chat.answer(text)
+                        turn = AgentTurn(actions=actions, raw=text, parse_error=parse_error)
+                        stopped = False
+                        for action in plan(turn):
+                            if isinstance(action, Stop):
+                                stopped = True
+                                break
+                            result = await ep.step(action, turn=turn)
                             obs = result.observation
                             if ep.over:
                                 break
+                        if stopped:
+                            break
                     verdict = await ep.judge()
                     ep.finish()
                     reward = verdict.score
