@@ -29,7 +29,7 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -224,6 +224,21 @@ class SandboxManager:
         self._sandboxes[managed.id] = managed
         return managed
 
+    async def _start(self, kind: str, owner: str, keep: bool, principal: str,
+                     start: Callable[[Managed], Awaitable[Sandbox]]) -> Managed:
+        """Reserve a slot and start its sandbox with `start` (a create or a fork); a start
+        that fails, or is cancelled, gives the slot back and is counted as failed."""
+        managed = self._reserve(kind, owner, keep, principal)
+        try:
+            managed.sandbox = await start(managed)
+        except BaseException:
+            self._sandboxes.pop(managed.id, None)
+            self.metrics.sandboxes["create_failed"] += 1
+            raise
+        self.metrics.sandboxes["created"] += 1
+        self._population.grown()
+        return managed
+
     def _emitter(self, managed: Managed) -> Callable[[SandboxEvent], None]:
         def emit(event: SandboxEvent) -> None:
             if event.event == "closed" and managed.closed:
@@ -239,16 +254,8 @@ class SandboxManager:
 
     async def create(self, kind: str, config: dict[str, Any], *, owner: str, keep: bool = False,
                      principal: str = OPERATOR.principal) -> Managed:
-        managed = self._reserve(kind, owner, keep, principal)
-        try:
-            managed.sandbox = await create_sandbox(kind, config, sandbox_id=managed.id, emit=self._emitter(managed))
-        except BaseException:
-            self._sandboxes.pop(managed.id, None)
-            self.metrics.sandboxes["create_failed"] += 1
-            raise
-        self.metrics.sandboxes["created"] += 1
-        self._population.grown()
-        return managed
+        return await self._start(kind, owner, keep, principal, lambda managed: create_sandbox(
+            kind, config, sandbox_id=managed.id, emit=self._emitter(managed)))
 
     async def fork(self, parent: Managed, snapshot_id: str, *, owner: str, keep: bool = False,
                    principal: str = OPERATOR.principal, caller: Caller | None = None) -> Managed:
@@ -257,16 +264,8 @@ class SandboxManager:
         if not isinstance(source, Forkable):
             raise unsupported("fork", parent.kind)
         ref = self.snapshot_ref(snapshot_id, kind=parent.kind, caller=caller)
-        managed = self._reserve(parent.kind, owner, keep, principal)
-        try:
-            managed.sandbox = await source.fork(ref, sandbox_id=managed.id, emit=self._emitter(managed))
-        except BaseException:
-            self._sandboxes.pop(managed.id, None)
-            self.metrics.sandboxes["create_failed"] += 1
-            raise
-        self.metrics.sandboxes["created"] += 1
-        self._population.grown()
-        return managed
+        return await self._start(parent.kind, owner, keep, principal, lambda managed: source.fork(
+            ref, sandbox_id=managed.id, emit=self._emitter(managed)))
 
     def get(self, sandbox_id: str, caller: Caller | None = None, access: Access = "drive") -> Managed:
         """The sandbox, if `caller` may use it that way (None: the server itself). A sandbox
