@@ -33,6 +33,7 @@ from cua.sandbox import (
     CommandRunner,
     FileUploader,
     Queryable,
+    Sandbox,
     Snapshottable,
     Streamable,
     perform_actions,
@@ -172,12 +173,17 @@ async def query(ctx: Context, req: p.Query) -> Reply:
     return Reply(p.QueryResult(results=results))
 
 
+def _snapshottable(sandbox: Sandbox, managed: Managed, verb: str) -> Snapshottable:
+    """The sandbox as one that takes snapshots; `unsupported` (naming `verb`) if its kind does not."""
+    if not isinstance(sandbox, Snapshottable):
+        raise unsupported(verb, managed.kind)
+    return sandbox
+
+
 async def snapshot(ctx: Context, req: p.Snapshot) -> Reply:
     managed = ctx.sandbox(req.sandbox_id)
     async with ctx.manager.use(managed) as sandbox:
-        if not isinstance(sandbox, Snapshottable):
-            raise unsupported("snapshot", managed.kind)
-        ref = await sandbox.snapshot()
+        ref = await _snapshottable(sandbox, managed, "snapshot").snapshot()
         ctx.manager.add_snapshot(managed, ref)
     return Reply(p.SnapshotResult(snapshot=ref))
 
@@ -185,10 +191,9 @@ async def snapshot(ctx: Context, req: p.Snapshot) -> Reply:
 async def restore(ctx: Context, req: p.Restore) -> Reply:
     managed = ctx.sandbox(req.sandbox_id)
     async with ctx.manager.use(managed) as sandbox:
-        if not isinstance(sandbox, Snapshottable):
-            raise unsupported("restore", managed.kind)
+        restorer = _snapshottable(sandbox, managed, "restore")
         ref = ctx.manager.snapshot_ref(req.snapshot_id, kind=managed.kind, caller=ctx.caller)
-        obs = await sandbox.restore(ref, observe=req.observe)
+        obs = await restorer.restore(ref, observe=req.observe)
     return _observation(ctx, managed, obs)
 
 
