@@ -23,7 +23,9 @@ __all__ = [
     "CookiesQuery",
     "DomQuery",
     "FileQuery",
+    "FilesQuery",
     "LocalStorageQuery",
+    "NavigationQuery",
     "SqlQuery",
     "StateQuery",
     "StateQueryAdapter",
@@ -101,6 +103,17 @@ class CookiesQuery(_Query):
     name: str | None = None
 
 
+class NavigationQuery(_Query):
+    """The episode's navigation history, recorded by the sandbox (never by a page): every
+    URL the agent's page committed in its main frame since reset, in order.
+
+    value: {"entries": [{"url", "how": "reset"|"goto"|"back"|"forward"|"page",
+    "redirects": [the URLs that redirected to it, in order]}], "dropped": entries past
+    the sandbox's limit}. A snapshot keeps it; a restore or fork puts it back."""
+
+    kind: Literal["navigation"] = "navigation"
+
+
 # --- desktop and VM ---
 
 class FileQuery(_Query):
@@ -110,6 +123,21 @@ class FileQuery(_Query):
     path: str = Field(min_length=1, max_length=4096)
     mode: Literal["text", "bytes", "exists", "sha256", "list"] = "text"
     max_bytes: int = Field(1_000_000, ge=1, le=50_000_000)
+
+
+class FilesQuery(_Query):
+    """A manifest of the user's files under `roots` (folders relative to the home folder).
+
+    value: {"entries": {path: {"type": "file", "size", "sha256"} | {"type": "dir"} |
+    {"type": "link", "target"}}, "truncated": bool}, paths relative to the home folder.
+    Read after reset and at the end, two manifests show every file the episode created,
+    removed, moved or edited (`cua.judges.files`). Hidden entries (".name") are left out
+    unless `hidden`: applications keep settings and lock files there."""
+
+    kind: Literal["files"] = "files"
+    roots: list[str] = Field(default_factory=lambda: ["."], min_length=1, max_length=32)
+    hidden: bool = False
+    max_entries: int = Field(20_000, ge=1, le=200_000)
 
 
 class CommandQuery(_Query):
@@ -141,8 +169,8 @@ class A11yQuery(_Query):
 
 StateQuery = Annotated[
     Union[
-        AppStateQuery, SqlQuery, UrlQuery, TitleQuery, DomQuery, LocalStorageQuery, CookiesQuery,
-        FileQuery, CommandQuery, WindowsQuery, ClipboardQuery, A11yQuery,
+        AppStateQuery, SqlQuery, UrlQuery, TitleQuery, DomQuery, LocalStorageQuery, CookiesQuery, NavigationQuery,
+        FileQuery, FilesQuery, CommandQuery, WindowsQuery, ClipboardQuery, A11yQuery,
     ],
     Field(discriminator="kind"),
 ]

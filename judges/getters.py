@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from cua.judges import spec as S
+from cua.judges.files import files_diff
 from cua.judges.paths import PathError, get_path
 from cua.judges.values.web import normalize_escapes
 from cua.state import (
@@ -23,7 +24,9 @@ from cua.state import (
     CookiesQuery,
     DomQuery,
     FileQuery,
+    FilesQuery,
     LocalStorageQuery,
+    NavigationQuery,
     SqlQuery,
     StateQuery,
     TitleQuery,
@@ -160,9 +163,42 @@ def _cookies(spec: S.CookiesGetter) -> Getter:
     return _q(spec, CookiesQuery(name=spec.name), f"cookies[{spec.name or '*'}]")
 
 
+def _visited(value: Any) -> Any:
+    if not isinstance(value, dict) or not isinstance(value.get("entries"), list):
+        return None
+    return [url for e in value["entries"] for url in [*e.get("redirects", []), e.get("url")]]
+
+
+@register_getter(S.NavigationGetter)
+def _navigation(spec: S.NavigationGetter) -> Getter:
+    return _q(spec, NavigationQuery(), "navigation history", _visited)
+
+
 @register_getter(S.FileGetter)
 def _file(spec: S.FileGetter) -> Getter:
     return _q(spec, FileQuery(path=spec.file, mode=spec.mode), f"file {spec.file} ({spec.mode})")
+
+
+@register_getter(S.FilesGetter)
+def _files(spec: S.FilesGetter) -> Getter:
+    query = FilesQuery(roots=list(spec.roots))
+    key = query_key(query)
+    describe = f"files {list(spec.roots)} diff" + (f" -> {spec.path}" if spec.path else "")
+
+    def diff(data: JudgeInput) -> Any:
+        before, after = data.initial.get(key), data.final.get(key)
+        for result, when in ((before, "after reset"), (after, "at the end")):
+            if result is None:
+                raise GetterError(f"state not read: {describe} ({when})")
+            if not result.ok:
+                raise GetterError(f"{describe} ({when}): {result.error}: {result.message or ''}".rstrip(": "))
+        assert before is not None and after is not None
+        try:
+            return get_path(files_diff(before.value, after.value), spec.path, unique=True)
+        except PathError as exc:
+            raise GetterError(str(exc)) from None
+
+    return Getter(query=query, describe=describe, direct=diff)
 
 
 @register_getter(S.CommandGetter)

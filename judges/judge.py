@@ -15,9 +15,10 @@ from typing import Any
 
 from cua.judges import spec as S
 from cua.judges.comparators import compare, expected_of
+from cua.judges.files import file_violations
 from cua.judges.getters import Getter, GetterError, build_getter
 from cua.judges.sidefx import Change, change_from_json, unexpected_changes, unexpected_history
-from cua.state import AppStateQuery, SqlQuery, StateQuery, StateResult
+from cua.state import AppStateQuery, FileQuery, FilesQuery, SqlQuery, StateQuery, StateResult
 from cua.task import Evidence, JudgeInput, Verdict, query_key
 
 __all__ = ["StateJudge"]
@@ -82,6 +83,15 @@ class StateJudge:
         self._history_key = query_key(self._history_query)
         if side_effects:
             self._queries.append(self._history_query)
+        #: A file task (one that reads a file, or names the files it may change): the home
+        #: folder's manifest after reset and at the end shows every other file it touched.
+        leaves = self._leaves(self._root) + self._leaves(self._subgoals)
+        self.files_judged = spec.expected_files is not None or any(
+            isinstance(leaf.getter.query, FileQuery) for leaf in leaves)
+        self._files_query = FilesQuery()
+        self._files_key = query_key(self._files_query)
+        if self.files_judged and self._files_key not in seen:
+            self._queries.append(self._files_query)
 
     def _leaves(self, node: _Node) -> list[_Leaf]:
         if node.leaf is not None:
@@ -127,6 +137,14 @@ class StateJudge:
                                      observed=violations[:MAX_VIOLATIONS], expected=list(self.spec.expected_changes),
                                      passed=False))
             passed, score = False, 0.0
+        if self.files_judged:
+            touched = self._file_violations(data)
+            if touched:
+                evidence.append(Evidence(check="no other file created, removed, moved or changed",
+                                         getter="files ['.'] diff", observed=touched[:MAX_VIOLATIONS],
+                                         expected=list(self.spec.expected_files or []), passed=False))
+                violations = violations + touched[:MAX_VIOLATIONS]
+                passed, score = False, 0.0
         progress = leaves_met / leaves if leaves else 0.0
         if passed and score >= 1.0 - 1e-9:
             progress = 1.0
@@ -176,6 +194,15 @@ class StateJudge:
         if len(found) > MAX_VIOLATIONS:
             out.append(f"... and {len(found) - MAX_VIOLATIONS} more")
         return out
+
+    def _file_violations(self, data: JudgeInput) -> list[str]:
+        before, after = data.initial.get(self._files_key), data.final.get(self._files_key)
+        if before is None or after is None:
+            return [f"the user's files were not read {'after reset' if before is None else 'at the end'}"]
+        if not before.ok or not after.ok:
+            bad = before if not before.ok else after
+            return [f"the user's files are unreadable: {bad.error}: {bad.message or ''}"]
+        return file_violations(before.value, after.value, list(self.spec.expected_files or []))
 
     def _history_violations(self, data: JudgeInput, allowed: list[str], seen: set[str],
                             states: tuple[Any, ...]) -> list[str]:

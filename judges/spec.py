@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
+from cua.judges.files import glob_problem
 from cua.judges.paths import PathError, parse_path
 
 __all__ = [
@@ -114,12 +115,30 @@ class CookiesGetter(_QueryGetter):
     name: str | None = None
 
 
+class NavigationGetter(_QueryGetter):
+    """The URLs the agent's page committed since reset, in order, server redirects
+    included before the URL they led to (a browser sandbox records them). "Never this
+    page": `expect: {op: not ...}`; "at most once": a `length` of the matches."""
+
+    kind: Literal["navigation"]
+
+
 class FileGetter(_QueryGetter):
     """A file in a desktop or VM sandbox (`mode`: text, bytes, exists, sha256, list)."""
 
     kind: Literal["file"]
     file: str = Field(min_length=1)
     mode: Literal["text", "bytes", "exists", "sha256", "list"] = "text"
+
+
+class FilesGetter(_QueryGetter):
+    """What the episode did to the user's files under `roots` (relative to the home folder):
+    {added, removed, changed: [paths], moved: [{from, to}]}, the diff of their manifests
+    after reset and at the end (`cua.judges.files`). `never` a removal: `path: removed`,
+    `expect: {op: length, value: 0}`."""
+
+    kind: Literal["files"]
+    roots: list[str] = Field(default_factory=lambda: ["."], min_length=1)
 
 
 class CommandGetter(_QueryGetter):
@@ -154,8 +173,8 @@ class DoneStatusGetter(_Spec):
 
 GetterSpec = Annotated[
     Union[
-        AppStateGetter, SqlGetter, UrlGetter, TitleGetter, DomGetter, LocalStorageGetter, CookiesGetter,
-        FileGetter, CommandGetter, WindowsGetter, ClipboardGetter, AnswerGetter, DoneStatusGetter,
+        AppStateGetter, SqlGetter, UrlGetter, TitleGetter, DomGetter, LocalStorageGetter, CookiesGetter, NavigationGetter,
+        FileGetter, FilesGetter, CommandGetter, WindowsGetter, ClipboardGetter, AnswerGetter, DoneStatusGetter,
     ],
     Field(discriminator="kind"),
 ]
@@ -532,6 +551,11 @@ class JudgeSpec(_Spec):
     #: ("any free seat": `bookings.seat`): judge QA's probes never count a different value
     #: there as damage. The judge itself ignores this list.
     free_fields: list[str] = Field(default_factory=list)
+    #: Globs of the user's files (relative to the home folder) the task may create, remove,
+    #: move or edit (`cua.judges.files`: `*` within a folder, `**` across folders). Set, or
+    #: when a check reads a `file`, the judge diffs a manifest of the home folder from reset
+    #: to the end, and any other change of a (non-hidden) file is a violation.
+    expected_files: list[str] | None = None
     #: Diff the app state from reset to the end. Default: on when the sandbox runs an app.
     side_effects: bool | None = None
     #: The service whose state is diffed.
@@ -545,6 +569,15 @@ class JudgeSpec(_Spec):
             problem = collection_wide(pattern)
             if problem:
                 raise ValueError(f"expected change {pattern!r} {problem}: name the rows and their fields")
+        return value
+
+    @field_validator("expected_files")
+    @classmethod
+    def _files(cls, value: list[str] | None) -> list[str] | None:
+        for pattern in value or []:
+            problem = glob_problem(pattern)
+            if problem:
+                raise ValueError(f"expected file {pattern!r} {problem}")
         return value
 
     @field_validator("free_fields")

@@ -219,9 +219,16 @@ class Input:
                 self._own.check_goto(scaled.url)
             budget = self._guard.call_timeout_s + (scaled.seconds if isinstance(scaled, Wait) else 0.0) + \
                 (self.navigation_timeout_ms / 1000 if isinstance(scaled, (Goto, Back, Forward)) else 0.0)
-            await self._guard.call(perform(self._pages.page, scaled, self.pointer,
-                                           navigation_timeout_ms=self.navigation_timeout_ms),
-                                   f"action {scaled.type}", timeout=budget)
+            navigates = isinstance(scaled, (Goto, Back, Forward))
+            if navigates:  # the commits it makes were the agent's `goto`/`back`/`forward` (history.py)
+                self._pages.history.expect(scaled.type)
+            try:
+                await self._guard.call(perform(self._pages.page, scaled, self.pointer,
+                                               navigation_timeout_ms=self.navigation_timeout_ms),
+                                       f"action {scaled.type}", timeout=budget)
+            finally:
+                if navigates:
+                    self._pages.history.expect(None)
         except ValidationError as exc:
             message = f"malformed action: {exc.errors(include_url=False)[0]['msg']}"
             return ActionError(reason="malformed", message=message), resolved

@@ -28,6 +28,7 @@ from cua.errors import SandboxCrashed, Timeout
 from cua.observation import SettleInfo
 from cua.sandboxes.browser.cdp import Cdp
 from cua.sandboxes.browser.guard import Guard
+from cua.sandboxes.browser.history import NavHistory
 from cua.sandboxes.browser.settle import PageActivity
 
 __all__ = ["Pages", "RECYCLE_AFTER_REQUESTS", "origin_of"]
@@ -55,6 +56,8 @@ class Pages:
         self.activity: PageActivity | None = None
         #: http(s) origins the pages navigated to (what a reset must clear storage of).
         self.origins: set[str] = set()
+        #: The episode's main-frame navigations (history.py).
+        self.history = NavHistory()
         self._adopting: asyncio.Future[None] | None = None
         self._new_page = asyncio.Event()
         self._replacing = False
@@ -156,6 +159,7 @@ class Pages:
         activity = PageActivity(page)
         activity.attach()
         page.on("framenavigated", self._on_navigated)
+        page.on("request", self._on_navigation_request)
         page.on("crash", self._guard.on_crash)
         page.on("dialog", self._on_dialog)
         page.on("close", self._on_page_close)
@@ -199,10 +203,16 @@ class Pages:
         if self.current is None or frame is not self.current.main_frame:
             return
         url = frame.url
+        self.history.on_commit(url)
         origin = origin_of(url)
         if origin:
             self.origins.add(origin)
         self._guard.emit("navigated", {"url": url})
+
+    def _on_navigation_request(self, request: Request) -> None:
+        if self.current is not None and request.is_navigation_request() and \
+                request.frame is self.current.main_frame:
+            self.history.on_request(request)
 
     def _on_dialog(self, dialog: Dialog) -> None:
         self._guard.emit("dialog", {"type": dialog.type, "message": dialog.message})

@@ -31,6 +31,7 @@ from cua.state import (
     CookiesQuery,
     DomQuery,
     LocalStorageQuery,
+    NavigationQuery,
     SqlQuery,
     StateQuery,
     StateQueryAdapter,
@@ -41,7 +42,7 @@ from cua.state import (
 
 __all__ = ["QUERY_KINDS", "Queries", "cookies_query", "dom_query", "local_storage_query"]
 
-QUERY_KINDS = ["app_state", "sql", "url", "title", "dom", "local_storage", "cookies", "a11y"]
+QUERY_KINDS = ["app_state", "sql", "url", "title", "dom", "local_storage", "cookies", "a11y", "navigation"]
 
 _DOM_PROP = r"""
 (elements, [prop, attr, all, offset]) => {
@@ -219,6 +220,8 @@ class Queries:
         if isinstance(q, CookiesQuery):
             assert self._pages.context is not None
             return await cookies_query(self._pages.context, q)
+        if isinstance(q, NavigationQuery):  # recorded by the sandbox, never read from a page
+            return StateResult(value=self._pages.history.value())
         if isinstance(q, A11yQuery):
             assert self._pages.cdp is not None
             return StateResult(value=await accessibility_tree_nested(self._pages.cdp, q.max_nodes))

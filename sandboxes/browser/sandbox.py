@@ -274,6 +274,7 @@ class BrowserSandbox(Sandbox):
                 not await nav.restart_in_page(url, *services_reset(), alongside=[self._input.move_pointer(0, 0)]):
             seeded = await nav.prepare({}, *services_reset(), nav.clear_state())
             await nav.goto(url, seeded=seeded, then=[lambda: self._input.move_pointer(0, 0)], chosen_by_client=True)
+        self._pages.history.start(self._pages.page.url)
         self._elements.clear()
         self._step = 0
         self._observer.forget_kept()

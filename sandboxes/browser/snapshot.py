@@ -148,6 +148,9 @@ class BrowserSnapshot:
     scrollers: dict[str, Any] = field(default_factory=dict)
     #: The page's element ids (`ElementIds.export()`), so ids survive restore and fork.
     element_ids: dict[str, Any] = field(default_factory=dict)
+    #: The episode's navigation history (history.py) and how many entries it dropped.
+    history: list[dict[str, Any]] = field(default_factory=list)
+    history_dropped: int = 0
 
     @property
     def size_bytes(self) -> int:
@@ -220,11 +223,12 @@ class Snapshots:
         origin = page_state["origin"]
         storage = {origin: {"local": page_state["local"], "session": page_state["session"]}} if origin_of(page.url) else {}
         pointer = self._input.pointer
+        history, dropped = pages.history.export()
         blob = BrowserSnapshot(url=page.url, scroll=(page_state["scroll"][0], page_state["scroll"][1]),
                                pointer=(pointer.x, pointer.y), cookies=[dict(c) for c in cookies], storage=storage,
                                services=dict(zip(self._controls, images, strict=True)), ports=dict(self._ports),
                                forms=page_state.get("forms") or {}, scrollers=page_state.get("scrollers") or {},
-                               element_ids=self._elements.export())
+                               element_ids=self._elements.export(), history=history, history_dropped=dropped)
         ref = SnapshotRef(id=f"bsnap-{uuid.uuid4().hex}", sandbox_id=guard.sandbox_id, kind=self._kind,
                           size_bytes=blob.size_bytes, meta={"url": page.url, "step": step,
                                                             "services": sorted(self._controls)})
@@ -252,6 +256,9 @@ class Snapshots:
                 "restore view"))
         await self._navigator.goto(rebase_url(blob.url, blob.ports, self._ports), seeded=seeded, then=after)
         self._elements.load(blob.element_ids)
+        self._pages.history.load([{**e, "url": rebase_url(e["url"], blob.ports, self._ports),
+                                   "redirects": [rebase_url(r, blob.ports, self._ports) for r in e["redirects"]]}
+                                  for e in blob.history], blob.history_dropped)
         return int(ref.meta.get("step", 0))
 
     async def _restore_cookies(self, blob: BrowserSnapshot) -> None:

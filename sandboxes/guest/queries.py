@@ -21,6 +21,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+try:
+    from .manifest import manifest
+except ImportError:  # run as a script from this folder (inside a VM image)
+    from manifest import manifest  # type: ignore[no-redef,import-not-found]
+
 __all__ = ["answer", "bounded_run", "A11Y_SCRIPT"]
 
 A11Y_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "a11y.py")
@@ -152,6 +157,14 @@ def _command(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
     return _ok({k: result[k] for k in ("returncode", "stdout", "stderr", "truncated")})
 
 
+def _files(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
+    roots = q.get("roots") or ["."]
+    if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
+        return _fail("failed", "roots must be a list of folders")
+    return _ok(manifest(ctx.home, [str(r) for r in roots], hidden=bool(q.get("hidden", False)),
+                        max_entries=int(q.get("max_entries", 20_000))))
+
+
 def _clipboard(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
     if shutil.which("xclip") is None:
         return _fail("unsupported", "xclip is not installed in the guest")
@@ -197,6 +210,7 @@ def _a11y(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
 _GETTERS: dict[str, Callable[[dict[str, Any], QueryContext], dict[str, Any]]] = {
     "file": _file,
     "command": _command,
+    "files": _files,
     "clipboard": _clipboard,
     "windows": _windows,
     "a11y": _a11y,
