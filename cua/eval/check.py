@@ -23,7 +23,9 @@ For every template and K seeds:
    (every table, each kind of column, the targets' parent records) must fail; page
    probes (`cua.eval.probe_page`): state probes written into the live app and the page
    reloaded, for judges whose checks read the page, must fail (the oracle's own end
-   replayed so must pass).
+   replayed so must pass);
+10. files (`cua.eval.probe_files`): for a file task, another file of the user's created,
+   removed, moved or edited beside the oracle's end state must fail.
 
 A broken task (bad file, no rows at a seed, an oracle that raises, a sandbox that will
 not start) is reported as a failure with its reason, never crashes the check. One
@@ -42,6 +44,7 @@ from typing import Any
 from cua.episode import EpisodeRecord, NoopAgent, OracleAgent, gather_state, run_episode
 from cua.episode.local import LocalSandbox, open_local
 from cua.eval.judge_qa import ProbeOutcome, StepJudgingOracle, db_image, method_probes, run_probes, trace_problems
+from cua.eval.probe_files import files_probes
 from cua.eval.probe_forged import forged_signal_probes
 from cua.eval.probe_page import page_probes
 from cua.eval.probes import bundled_app_of
@@ -69,7 +72,7 @@ class VariantFailure:
     #: load | instantiate | sandbox | initial | oracle | near_miss | determinism | prefix | progress
     #: | probe:over_reach | probe:wrong_target | probe:collateral | probe:duplicate | probe:equivalent | probe_mirror
     #: | probe:answer_for_method | probe:typed_answer | probe:other_path | probe:forged_signal
-    #: | probe:schema_mutation | probe:page
+    #: | probe:schema_mutation | probe:page | probe:files
     stage: str
     reason: str
     evidence: list[dict[str, Any]] = field(default_factory=list)
@@ -231,6 +234,8 @@ async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateRe
                                                                    oracle.judge_input))
         elif oracle_ok:
             report.probes_skipped.setdefault("state probes", "the sandbox runs no bundled app")
+        if oracle_ok:  # the user's other files created, removed, moved, edited (`cua.eval.probe_files`)
+            _add_outcome(report, out, tid, seed, await files_probes(handle, instance, oracle.judge_input))
 
     # the page the oracle finished on, forged every way an agent could (each must fail)
     _add_outcome(report, out, tid, seed, await forged_signal_probes(handle, instance))
