@@ -163,15 +163,22 @@ def _cookies(spec: S.CookiesGetter) -> Getter:
     return _q(spec, CookiesQuery(name=spec.name), f"cookies[{spec.name or '*'}]")
 
 
-def _visited(value: Any) -> Any:
-    if not isinstance(value, dict) or not isinstance(value.get("entries"), list):
-        return None
-    return [url for e in value["entries"] for url in [*e.get("redirects", []), e.get("url")]]
+def _visited(url_path: str | None) -> Callable[[Any], Any]:
+    def post(value: Any) -> Any:
+        if not isinstance(value, dict) or not isinstance(value.get("entries"), list):
+            return None
+        urls = [str(url) for e in value["entries"] for url in [*e.get("redirects", []), e.get("url")]]
+        if url_path is None:
+            return urls
+        return [url for url in urls if normalize_escapes(urlsplit(url).path) == url_path]
+
+    return post
 
 
 @register_getter(S.NavigationGetter)
 def _navigation(spec: S.NavigationGetter) -> Getter:
-    return _q(spec, NavigationQuery(), "navigation history", _visited)
+    what = "navigation history" + (f" visits of {spec.url_path}" if spec.url_path else "")
+    return _q(spec, NavigationQuery(), what, _visited(spec.url_path))
 
 
 @register_getter(S.FileGetter)

@@ -117,10 +117,12 @@ class CookiesGetter(_QueryGetter):
 
 class NavigationGetter(_QueryGetter):
     """The URLs the agent's page committed since reset, in order, server redirects
-    included before the URL they led to (a browser sandbox records them). "Never this
-    page": `expect: {op: not ...}`; "at most once": a `length` of the matches."""
+    included before the URL they led to (a browser sandbox records them). With
+    `url_path`, only the visits of that path (as the server reads it: escapes decoded),
+    so "never": `expect: {op: length, max: 0}`, "at most once": `{op: length, max: 1}`."""
 
     kind: Literal["navigation"]
+    url_path: str | None = Field(None, min_length=1)
 
 
 class FileGetter(_QueryGetter):

@@ -91,6 +91,13 @@ async def test_history_records_redirects_gotos_and_back_and_forks_carry_it() -> 
             assert verdict.passed, verdict.evidence
             assert not judge.evaluate(JudgeInput(initial={key: StateResult(value=start)},
                                                  final={key: StateResult(value=start)})).passed
+            # "never" and "at most once" a page: the visits of one path counted
+            for path, most, ok in (("/end", 0, False), ("/r1", 1, True), ("/start", 1, False), ("/start", 2, True)):
+                count = StateJudge(JudgeSpec.model_validate({"checks": [
+                    {"check": f"{path} at most {most}", "get": {"kind": "navigation", "url_path": path},
+                     "expect": {"op": "length", "max": most}}]}))
+                assert count.evaluate(JudgeInput(initial={key: StateResult(value=start)},
+                                                 final={key: StateResult(value=seen)})).passed is ok, path
 
             ref = await sb.snapshot()
             child = await sb.fork(ref, sandbox_id="bx-nav-history-fork")
