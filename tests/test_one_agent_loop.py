@@ -1,0 +1,286 @@
+"""One agent loop: `cua eval`, `CuaEnv`, the vector env and the rollout service, driven by
+one scripted model, take the same steps, pay the same rewards and reach the same verdict.
+
+The model is a real HTTP server speaking the chat completions format (stdlib, loopback)
+that answers each conversation by its turn: a tool call no parser knows (a parse error: a
+wasted step), a click, a turn of two clicks, a click, then `terminate`. Every driver asks it through
+`cua.policy`'s OpenAI backend and the qwen2.5-vl family, on the `fake` kind's counter task
+(no Chromium): eval through its runner (`run_episode`), the gym envs through a trainer's
+loop that steps `cua.episode.loop.plan(turn)`, the rollout service through its own loop
+behind a real rollout server and its token.
+
+No model family answers with an empty turn (prose without a tool call is a parse error, or
+the anthropic and openai families' Done), so the empty turn's rule (`STOP`: the episode
+ends where it is, judged, not counted as a step) is held over the agent loop and `CuaEnv`
+with the no-op agent, in process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from cua.cli import main
+from cua.episode import NoopAgent, open_local, run_episode
+from cua.episode.agent import AgentTurn
+from cua.episode.episode import EpisodeRecord
+from cua.episode.loop import STOP, Planned, plan
+from cua.observation import ObserveOptions, Size
+from cua.policy.backends.openai import OpenAIBackend
+from cua.policy.engine import ModelPolicy
+from cua.policy.families import get_family
+from cua.rl.env import CuaEnv
+from cua.rl.vector import CuaVectorEnv
+from cua.rollout.server import serve_rollouts
+from cua.sandboxes.fake.screen import FormScreen
+from cua.server.app import serve_in_thread
+from cua.tasks.registry import get_template
+from cua.trajectory import read_trajectory
+
+TASK = "fake.set_counter@1"
+SEED = 0
+#: The fake kind's screen. The gym envs observe a task without a viewport in 1280x720
+#: unless told; eval and the rollout service observe the screen as it is.
+OBSERVE = ObserveOptions(frame=Size(width=640, height=400))
+
+
+def _call(*args: dict[str, Any]) -> str:
+    return "\n".join(f"<tool_call>\n{json.dumps(a)}\n</tool_call>" for a in args)
+
+
+def _script() -> list[str]:
+    """The model's answers, turn by turn: enough clicks on "+" to reach the target from
+    where the reset seed starts the counter."""
+    instance = get_template(TASK).instantiate(SEED)
+    screen = FormScreen(Size(width=640, height=400), "x")
+    screen.reset(instance.reset_seed)
+    clicks = int(instance.params["goal"]["target"]) - screen.state.count
+    assert clicks >= 3, "the script needs a turn of one click, one of two, and the rest"
+    x, y, w, h = next(widget.box for widget in screen.widgets() if widget.id == "inc")
+    mx, my = get_family("qwen2.5-vl").model_frame(screen.size).from_frame(x + w / 2, y + h / 2)
+    click = {"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [mx, my]}}
+    return [_call({"name": "browser", "arguments": {"action": "open"}}),  # no such tool: a parse error
+            _call(click), _call(click, click), *[_call(click)] * (clicks - 3),
+            _call({"name": "computer_use", "arguments": {"action": "terminate", "status": "success"}})]
+
+
+class _Model(BaseHTTPRequestHandler):
+    script: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 -- the handler's name is http.server's
+        self._send({"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        text = self.script[turn] if turn < len(self.script) else "Nothing more."
+        self._send({"id": f"c{turn}", "object": "chat.completion", "created": 0, "model": body["model"],
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": text}}],
+                    "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}})
+
+    def _send(self, data: dict[str, Any]) -> None:
+        raw = json.dumps(data).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return None
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[str]:
+    """The scripted model's base URL (".../v1")."""
+    _Model.script = _script()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Model)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@dataclass
+class Played:
+    """One driver's episode as the test compares it."""
+
+    steps: int
+    actions: list[str | None]
+    rewards: list[float]
+    terminated: bool
+    truncated: bool
+    passed: bool
+    score: float
+
+
+def _planned(policy: ModelPolicy, runner: asyncio.Runner, session: str, instruction: str, obs: Any) -> list[Planned]:
+    step = runner.run(policy.act(session, instruction, obs))
+    turn = AgentTurn(actions=step.actions, raw=step.raw,
+                     parse_error=step.parse_error.message if step.parse_error else None)
+    return list(plan(turn))
+
+
+def _name(action: Planned) -> str | None:
+    return None if action is None else "stop" if action is STOP else getattr(action, "type", None)
+
+
+def _gym(model: str, reward: str, *, server: Any = None) -> tuple[Played, list[Planned]]:
+    """A trainer's loop over `CuaEnv` (or, with `server`, a one-env `CuaVectorEnv`)."""
+    policy = ModelPolicy(OpenAIBackend(base_url=model, model="scripted"), family="qwen2.5-vl")
+    stepped: list[Planned] = []
+    rewards: list[float] = []
+    with asyncio.Runner() as runner:
+        if server is None:
+            env = CuaEnv(TASK, reward=reward, observe=OBSERVE)  # type: ignore[arg-type]
+            try:
+                _, info = env.reset(seed=SEED)
+                over, terminated, truncated = False, False, False
+                while not over:
+                    for action in _planned(policy, runner, f"gym-{reward}", info["instruction"],
+                                           env.episode.observation if env.episode else None):
+                        stepped.append(action)
+                        _, r, terminated, truncated, info = env.step(action)
+                        rewards.append(r)
+                        if terminated or truncated:
+                            over = True
+                            break
+                verdict = info["verdict"]
+                steps = info["step"]
+            finally:
+                env.close()
+                runner.run(policy.aclose())
+        else:
+            venv = CuaVectorEnv(TASK, num_envs=1, reward=reward, server=server.url,  # type: ignore[arg-type]
+                                token=server.token, observe=OBSERVE)
+            try:
+                _, infos = venv.reset(seed=SEED)
+                slot = venv._slots[0]
+                over, terminated, truncated = False, False, False
+                while not over:
+                    assert slot.episode is not None
+                    for action in _planned(policy, runner, f"vec-{reward}", infos["instruction"][0],
+                                           slot.episode.observation):
+                        stepped.append(action)
+                        _, r, term, trunc, infos = venv.step((action,))
+                        rewards.append(float(r[0]))
+                        terminated, truncated = bool(term[0]), bool(trunc[0])
+                        if terminated or truncated:
+                            over = True
+                            break
+                verdict = infos["verdict"][0]
+                steps = int(infos["step"][0])
+            finally:
+                venv.close()
+                runner.run(policy.aclose())
+    played = Played(steps=steps, actions=[_name(a) for a in stepped], rewards=rewards,
+                    terminated=terminated, truncated=truncated, passed=verdict.passed, score=verdict.score)
+    return played, stepped
+
+
+def _eval(model: str, out: Path) -> EpisodeRecord:
+    args = ["eval", TASK, "--seed-list", str(SEED), "--local", "--policy", f"openai:scripted@{model}",
+            "--out", str(out), "--no-progress", "--no-report"]
+    assert main(args) == 0
+    (line,) = (out / "episodes.jsonl").read_text().splitlines()
+    return EpisodeRecord.model_validate_json(line)
+
+
+async def _rollout(model: str, runs: Path, reward: str) -> dict[str, Any]:
+    async with serve_rollouts(runs, local=True, max_episodes=1, max_retries=0) as running:
+        async with httpx.AsyncClient(timeout=120, headers=running.headers) as http:
+            response = await http.post(f"{running.url}/rollouts", json={
+                "policy": {"base_url": model, "model": "scripted"}, "tasks": [TASK], "seeds": [SEED],
+                "group_size": 1, "reward": reward})
+    assert response.status_code == 200, response.text
+    (group,) = response.json()["groups"]
+    (trajectory,) = group["trajectories"]
+    assert trajectory["status"] == "completed", trajectory
+    return dict(trajectory)
+
+
+def _dense_rewards(progress: list[float], score: float) -> list[float]:
+    """What the one transition rule pays for these per-step progress reads (the last step pays
+    the rest); the first is off by the progress of the start state, which no step line keeps."""
+    paid, out = 0.0, []
+    for p in progress[:-1]:
+        out.append(p - paid)
+        paid = p
+    return [*out, score - paid]
+
+
+def test_eval_gym_vector_and_rollout_service_agree(model: str, tmp_path: Path) -> None:
+    script = _script()
+    record = _eval(model, tmp_path / "eval")
+    with serve_in_thread(max_sandboxes=4) as server:
+        runs = {reward: (_gym(model, reward), _gym(model, reward, server=server)) for reward in ("sparse", "dense")}
+    rollouts = {reward: asyncio.run(_rollout(model, tmp_path / f"runs-{reward}", reward))
+                for reward in ("sparse", "dense")}
+
+    # eval: the parse error is a wasted step, the empty turn ends the episode, and it passes
+    clicks = len(script) - 1  # one turn clicks twice; the first is a parse error, the last terminate
+    assert record.status == "completed" and not record.truncated and record.failure is None
+    assert record.steps == 1 + clicks + 1 and record.parse_errors == 1
+    assert [a.action.get("type") for a in record.actions] == [None, *["click"] * clicks, "done"]
+    assert record.verdict is not None and record.verdict.passed
+
+    for reward in ("sparse", "dense"):
+        (gym, stepped), (vector, vstepped) = runs[reward]
+        assert stepped == vstepped and stepped[0] is None
+        assert gym == vector, reward
+        assert gym.steps == record.steps and not gym.truncated and gym.terminated
+        assert gym.actions == [None, *["click"] * clicks, "done"]
+        assert gym.passed == record.verdict.passed and gym.score == record.verdict.score
+
+        rollout = rollouts[reward]
+        end = rollout["end"]
+        assert end["steps"] == record.steps and end["truncated"] is False and end["status"] == "completed"
+        assert [s["action"]["type"] if s["action"] else None for s in rollout["steps"]] == gym.actions
+        assert rollout["passed"] == gym.passed and rollout["reward"] == gym.score
+        traj = read_trajectory(rollout["folder"])
+        assert traj.end is not None and traj.end.verdict is not None
+        assert traj.end.verdict.model_dump(exclude={"judge_ms"}) == record.verdict.model_dump(exclude={"judge_ms"})
+        if reward == "sparse":
+            assert gym.rewards == [0.0] * (record.steps - 1) + [record.verdict.score]  # the Done pays the score
+        else:
+            # dense pays each step's progress change (from the state it started in) and the rest at the end
+            progress = [s["progress"] for s in rollout["steps"]]
+            assert gym.rewards[1:] == pytest.approx(_dense_rewards(progress, record.verdict.score)[1:])
+            assert any(r != 0.0 for r in gym.rewards[:-1])  # dense pays on the way, not only at the end
+
+
+def test_an_empty_turn_ends_the_episode_in_the_loop_and_in_the_gym_env() -> None:
+    assert plan(AgentTurn()) == [STOP]
+    assert plan(AgentTurn(parse_error="no <tool_call> in the output")) == [None]
+    record = asyncio.run(_noop_episode())
+    assert record.status == "completed" and record.steps == 0 and not record.truncated
+    assert record.verdict is not None and not record.verdict.passed
+
+    env = CuaEnv(TASK)
+    try:
+        env.reset(seed=SEED)
+        _, reward, terminated, truncated, info = env.step(STOP)
+        assert (terminated, truncated, info["step"]) == (True, False, 0)
+        assert info["verdict"].model_dump(exclude={"judge_ms"}) == record.verdict.model_dump(exclude={"judge_ms"})
+        assert reward == record.verdict.score
+    finally:
+        env.close()
+
+
+async def _noop_episode() -> EpisodeRecord:
+    async with open_local("fake", get_template(TASK).instantiate(SEED).sandbox_config) as handle:
+        return await run_episode(handle, get_template(TASK).instantiate(SEED), NoopAgent())
