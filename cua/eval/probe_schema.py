@@ -312,6 +312,10 @@ class FastMirror:
 
 
 def _same(a: StateResult | None, b: StateResult | None) -> bool:
+    """Whether two reads are the same, as JSON (`1` is not `true`); unequal objects are
+    told apart without serialising a whole app state twice."""
+    if a != b:
+        return False
     dump = [json.dumps(r.model_dump(mode="json"), sort_keys=True, default=str) if r is not None else None
             for r in (a, b)]
     return dump[0] == dump[1]
