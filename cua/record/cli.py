@@ -26,8 +26,9 @@ import argparse
 import asyncio
 import os
 import sys
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cua.record.queue import Job
@@ -82,11 +83,17 @@ def main(args: argparse.Namespace) -> int:
         print(f"cua record: {exc.args[0]}", file=sys.stderr)
         return 2
     out = args.out or Path("recordings") / f"{args.task.replace('@', '-v')}-s{args.seed}-{_stamp()}"
+    return _record_into(out, lambda: _record(args, template.instantiate(args.seed), out))
+
+
+def _record_into(out: Path, record: Callable[[], Coroutine[Any, Any, int]]) -> int:
+    """Run `record` into the folder `out`, which must be new or empty (a recording never
+    overwrites another: exit 2 before anything starts); Ctrl-C exits 130."""
     if out.exists() and any(out.iterdir()):
         print(f"cua record: {out} is not empty: a recording never overwrites another", file=sys.stderr)
         return 2
     try:
-        return asyncio.run(_record(args, template.instantiate(args.seed), out))
+        return asyncio.run(record())
     except KeyboardInterrupt:
         return 130
 
@@ -149,13 +156,7 @@ def _queue_main(args: argparse.Namespace) -> int:
         print("cua record: no task to record", file=sys.stderr)
         return 2
     out = args.out or Path("recordings") / f"queue-{_stamp()}"
-    if out.exists() and any(out.iterdir()):
-        print(f"cua record: {out} is not empty: a recording never overwrites another", file=sys.stderr)
-        return 2
-    try:
-        return asyncio.run(_record_queue(args, jobs, out))
-    except KeyboardInterrupt:
-        return 130
+    return _record_into(out, lambda: _record_queue(args, jobs, out))
 
 
 async def _record_queue(args: argparse.Namespace, jobs: list[Job], out: Path) -> int:
