@@ -1,5 +1,6 @@
 """One agent loop: `cua eval`, `CuaEnv`, the vector env and the rollout service, driven by
-one scripted model, take the same steps, pay the same rewards and reach the same verdict.
+one scripted model, take the same steps, pay the same rewards and reach the same verdict;
+the rollout server's env handles, stepped with the same plan, pay the same too.
 
 The model is a real HTTP server speaking the chat completions format (stdlib, loopback)
 that answers each conversation by its turn: a tool call no parser knows (a parse error: a
@@ -213,6 +214,28 @@ async def _rollout(model: str, runs: Path, reward: str) -> dict[str, Any]:
     return dict(trajectory)
 
 
+async def _handles(model: str, runs: Path, reward: str, stepped: list[Planned]) -> Played:
+    """The rollout server's env handles (`POST /envs`, `/envs/{id}/step`), stepped with a plan."""
+    async with serve_rollouts(runs, local=True) as running:
+        async with httpx.AsyncClient(timeout=120, headers=running.headers) as http:
+            created = await http.post(f"{running.url}/envs", json={"task": TASK, "seed": SEED, "reward": reward})
+            assert created.status_code == 200, created.text
+            env_id = created.json()["env_id"]
+            rewards: list[float] = []
+            for action in stepped:
+                assert action is not STOP, "the env handles take actions and wasted turns"
+                answer = await http.post(f"{running.url}/envs/{env_id}/step", json={
+                    "action": action.model_dump(mode="json") if action is not None else None})
+                assert answer.status_code == 200, answer.text
+                out = answer.json()
+                rewards.append(out["reward"])
+            await http.delete(f"{running.url}/envs/{env_id}")
+    verdict = out["verdict"]
+    return Played(steps=out["step"], actions=[_name(a) for a in stepped], rewards=rewards,
+                  terminated=out["terminated"], truncated=out["truncated"], passed=verdict["passed"],
+                  score=verdict["score"])
+
+
 def _dense_rewards(progress: list[float], score: float) -> list[float]:
     """What the one transition rule pays for these per-step progress reads (the last step pays
     the rest); the first is off by the progress of the start state, which no step line keeps."""
@@ -245,6 +268,8 @@ def test_eval_gym_vector_and_rollout_service_agree(model: str, tmp_path: Path) -
         assert gym.steps == record.steps and not gym.truncated and gym.terminated
         assert gym.actions == [None, *["click"] * clicks, "done"]
         assert gym.passed == record.verdict.passed and gym.score == record.verdict.score
+
+        assert asyncio.run(_handles(model, tmp_path / f"envs-{reward}", reward, stepped)) == gym, reward
 
         rollout = rollouts[reward]
         end = rollout["end"]

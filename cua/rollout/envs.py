@@ -128,11 +128,13 @@ class EnvHandles:
                 env.account = RewardAccount.at_start(episode, old.mode, terminate_on_success=old.terminate_on_success)
             return self._state(env, obs)
 
-    async def step(self, env_id: str, action: dict[str, Any]) -> dict[str, Any]:
+    async def step(self, env_id: str, action: dict[str, Any] | None) -> dict[str, Any]:
+        """One step: an action, or None for a turn that produced none (unparseable model
+        output): a step that does nothing, as `cua.episode.loop.plan` makes of such a turn."""
         env = self._get(env_id)
         assert env.lock is not None
         try:
-            act = parse_action(action)
+            act = parse_action(action) if action is not None else None
         except ValueError as exc:
             raise BadRequest(f"not an action: {exc}", details={"action": action}) from None
         async with env.lock:

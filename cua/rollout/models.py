@@ -140,10 +140,11 @@ class ResetEnvRequest(BaseModel):
 
 
 class StepEnvRequest(BaseModel):
-    """`POST /envs/{id}/step`: one action (`cua.actions`, e.g. `{"type": "click", "x": 1, "y": 2}`)."""
+    """`POST /envs/{id}/step`: one action (`cua.actions`, e.g. `{"type": "click", "x": 1, "y": 2}`),
+    or null for a turn whose output was no action (a step that does nothing)."""
 
     model_config = ConfigDict(extra="forbid")
-    action: dict[str, Any]
+    action: dict[str, Any] | None
 
 
 class ForkEnvRequest(BaseModel):
