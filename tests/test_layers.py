@@ -35,7 +35,7 @@ ROOT_PACKAGE = "cua"
 LAYERS: dict[str, tuple[str, ...]] = {
     "plain data": ("cua.actions", "cua.observation", "cua.errors", "cua.state", "cua.info", "cua.task",
                    "cua.marks"),
-    "process helpers": ("cua.listen", "cua.exposure", "cua.gate", "cua.server_process"),
+    "process helpers": ("cua.listen", "cua.exposure", "cua.gate", "cua.server_process", "cua.console"),
     "package root": (ROOT_PACKAGE,),  # the package's own __init__ only (see layer_of)
     "protocol": ("cua.protocol",),
     "sandbox interface": ("cua.sandbox", "cua.conformance"),

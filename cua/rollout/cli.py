@@ -57,6 +57,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from cua.console import serving_banner
     from cua.exposure import check_bind, generate_token, normalize_origins
     from cua.rollout.server import TOKEN_ENV, serve_rollouts
 
@@ -88,14 +89,9 @@ def _serve(args: argparse.Namespace) -> int:
                 unsafe_public_no_auth=args.unsafe_public_no_auth, max_episodes=args.max_episodes,
                 max_retries=args.max_retries, max_staleness=args.max_staleness, host=args.host, port=args.port,
                 placement=placement))
-            where = f"cua rollout serve: {running.url} (trajectories in {args.runs})"
-            if token is None:
-                print(f"{where}\n(auth DISABLED: anyone who can reach the port starts sandboxes and reads their "
-                      "screens)", flush=True)
-            elif generated:
-                print(f"{where}\ntoken: {token}\n(set {TOKEN_ENV} or pass --token to choose one)", flush=True)
-            else:
-                print(f"{where} (token required)", flush=True)
+            print(serving_banner(f"cua rollout serve: {running.url} (trajectories in {args.runs})", token,
+                                 generated=generated, token_env=TOKEN_ENV,
+                                 unguarded="starts sandboxes and reads their screens"), flush=True)
             await asyncio.Event().wait()
 
     try:
@@ -106,13 +102,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    import json
-
+    from cua.console import print_json
     from cua.rollout.models import json_schema
 
-    try:
-        print(json.dumps(json_schema(), indent=args.indent or None))
-        sys.stdout.flush()
-    except BrokenPipeError:  # `cua rollout schema | head`: the reader had enough
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    print_json(json_schema(), args.indent or None)
     return 0

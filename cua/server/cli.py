@@ -71,6 +71,7 @@ def _serve(args: argparse.Namespace) -> int:
     import logging
 
     from cua import protocol
+    from cua.console import serving_banner
     from cua.server.app import ServerSettings, check_exposure, is_loopback, run
     from cua.server.auth import TOKENS_FILE_ENV, resolve_token
     from cua.server.memory import map_large_blocks_separately
@@ -104,13 +105,8 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"cua serve: {exc}", file=sys.stderr)
         return 2
-    url = f"ws://{args.host}:{args.port}/v1/ws"
-    if token is None:
-        print(f"cua serve: {url} (auth DISABLED: anyone who can reach the port controls the sandboxes)", flush=True)
-    elif generated:
-        print(f"cua serve: {url}\ntoken: {token}\n(set CUA_TOKEN or pass --token to choose one)", flush=True)
-    else:
-        print(f"cua serve: {url} (token required)", flush=True)
+    print(serving_banner(f"cua serve: ws://{args.host}:{args.port}/v1/ws", token, generated=generated,
+                         token_env="CUA_TOKEN", unguarded="controls the sandboxes"), flush=True)
     run(settings)
     return 0
 
@@ -176,15 +172,8 @@ def _token_list(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    import json
-
+    from cua.console import print_json
     from cua.protocol import json_schema
 
-    try:
-        print(json.dumps(json_schema(), indent=args.indent or None))
-        sys.stdout.flush()
-    except BrokenPipeError:  # `cua protocol schema | head`: the reader had enough
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    print_json(json_schema(), args.indent or None)
     return 0
