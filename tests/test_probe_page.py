@@ -17,6 +17,8 @@ import textwrap
 
 import pytest
 
+from cua.episode.local import open_local
+from cua.errors import BadRequest
 from cua.eval.check import check_templates
 from cua.eval.probe_page import KIND, MAX_PAGE_PROBES, reads_page
 from cua.eval.tasks_cli import selected_templates
@@ -101,3 +103,15 @@ def test_real_templates_that_read_the_page_count_page_probes() -> None:
     # a judge whose checks read no page: the class says why it did not run
     mark = by_id["todo.mark_done@1"]
     assert KIND not in mark.probes_ran and "no check reads the page" in mark.probes_skipped[KIND]
+
+
+def test_put_service_image_refuses_a_service_the_sandbox_does_not_run() -> None:
+    instance = load_text(textwrap.dedent(PAGE_ONLY), "qa.yaml", suite="qa")[0].instantiate(0)
+
+    async def go() -> None:
+        async with open_local("browser", instance.sandbox_config) as handle:
+            with pytest.raises(BadRequest, match="no service 'nope'"):
+                await handle.put_service_image("nope", b"not a database")
+            assert handle.alive
+
+    asyncio.run(go())
