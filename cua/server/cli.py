@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = ["register"]
@@ -111,47 +112,45 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _token_file(args: argparse.Namespace) -> Path | None:
+def _in_token_file(args: argparse.Namespace, work: Callable[[Path], int]) -> int:
+    """Run one `cua token` command's `work` on the tokens file that `--file` or the
+    environment names; exit 2 when none is named or the file cannot be used (ValueError)."""
     from cua.server.auth import TOKENS_FILE_ENV
 
     path = args.file or (Path(os.environ[TOKENS_FILE_ENV]) if os.environ.get(TOKENS_FILE_ENV) else None)
     if path is None:
         print(f"cua token: pass --file or set ${TOKENS_FILE_ENV}", file=sys.stderr)
-    return path
+        return 2
+    try:
+        return work(path)
+    except ValueError as exc:
+        print(f"cua token: {exc}", file=sys.stderr)
+        return 2
 
 
 def _token_issue(args: argparse.Namespace) -> int:
     from cua.server.auth import issue_token
 
-    path = _token_file(args)
-    if path is None:
-        return 2
-    try:
+    def issue(path: Path) -> int:
         token, entry = issue_token(path, args.principal, args.scope or ["drive"])
-    except ValueError as exc:
-        print(f"cua token: {exc}", file=sys.stderr)
-        return 2
-    print(f"id: {entry['id']}\nprincipal: {entry['principal']}\nscopes: {','.join(entry['scopes'])}\ntoken: {token}",
-          flush=True)
-    return 0
+        print(f"id: {entry['id']}\nprincipal: {entry['principal']}\nscopes: {','.join(entry['scopes'])}\n"
+              f"token: {token}", flush=True)
+        return 0
+
+    return _in_token_file(args, issue)
 
 
 def _token_revoke(args: argparse.Namespace) -> int:
     from cua.server.auth import revoke_token
 
-    path = _token_file(args)
-    if path is None:
-        return 2
-    try:
-        revoked = revoke_token(path, args.token_id)
-    except ValueError as exc:
-        print(f"cua token: {exc}", file=sys.stderr)
-        return 2
-    if not revoked:
-        print(f"cua token: no live token {args.token_id!r} in {path}", file=sys.stderr)
-        return 1
-    print(f"revoked {args.token_id}")
-    return 0
+    def revoke(path: Path) -> int:
+        if not revoke_token(path, args.token_id):
+            print(f"cua token: no live token {args.token_id!r} in {path}", file=sys.stderr)
+            return 1
+        print(f"revoked {args.token_id}")
+        return 0
+
+    return _in_token_file(args, revoke)
 
 
 def _token_list(args: argparse.Namespace) -> int:
@@ -159,16 +158,12 @@ def _token_list(args: argparse.Namespace) -> int:
 
     from cua.server.auth import list_tokens
 
-    path = _token_file(args)
-    if path is None:
-        return 2
-    try:
+    def list_(path: Path) -> int:
         for entry in list_tokens(path):
             print(json.dumps(entry))
-    except ValueError as exc:
-        print(f"cua token: {exc}", file=sys.stderr)
-        return 2
-    return 0
+        return 0
+
+    return _in_token_file(args, list_)
 
 
 def _schema(args: argparse.Namespace) -> int:
