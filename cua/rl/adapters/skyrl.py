@@ -8,7 +8,9 @@
     out = env.step(model_text)      # {"observations": [next user message], "reward", "done", "metadata"}
 
 The model's text is parsed by the model family (`extras["family"]`, default qwen2.5-vl)
-into unified actions and performed in a `CuaEnv` (in process, or on `extras["server"]`).
+into unified actions and performed in a `CuaEnv` (in process, or on `extras["server"]`), by
+the one rule for a turn (`cua.episode.loop.plan`): unparseable text is a wasted step, an
+answer with no action ends the episode, as in `cua eval`.
 Messages are OpenAI-format, the screenshot an `image_url` part (a data URL), so SkyRL's
 multimodal generators can pass them to a VLM. The reward is the judge's score at the end
 (sparse) or its per-step progress change (`extras["reward"] = "dense"`), summing to the
@@ -22,6 +24,8 @@ from typing import Any
 
 from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
 
+from cua.episode.agent import AgentTurn
+from cua.episode.loop import plan
 from cua.errors import InfraError
 from cua.observation import Observation
 from cua.rl.adapters.chat import ChatView
@@ -63,13 +67,13 @@ class CuaSkyRLEnv(BaseTextEnv):  # type: ignore[misc]  # skyrl_gym ships no type
         reward, done = 0.0, False
         info: dict[str, Any] = {}
         try:
-            for act in actions:
+            for act in plan(AgentTurn(actions=actions, raw=action, parse_error=parse_error)):
                 _, r, terminated, truncated, info = self.env.step(act)
                 reward += float(r)
                 if terminated or truncated:
                     done = True
                     break
-            if not done and self.turns >= self.max_turns:  # out of turns (an unparseable answer spends one too)
+            if not done and self.turns >= self.max_turns:  # out of turns
                 from cua.actions import Done
 
                 _, r, _, _, info = self.env.step(Done())
