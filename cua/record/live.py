@@ -49,7 +49,15 @@ from cua.observation import Observation, ObserveOptions, Screenshot
 from cua.task import TaskInstance
 from cua.trajectory import AgentInfo, TrajectoryWriter
 
-__all__ = ["LiveSession", "build_live_app", "live_gate"]
+__all__ = ["LiveSession", "build_live_app", "live_gate", "page_message"]
+
+
+def page_message(text: str) -> dict[str, Any]:
+    """A message from the page: a JSON object, else ValueError (a JSONDecodeError is one)."""
+    message = json.loads(text)
+    if not isinstance(message, dict):
+        raise ValueError("a message is a JSON object")
+    return message
 
 log = logging.getLogger(__name__)
 PAGE = Path(__file__).with_name("live.html")
@@ -113,6 +121,24 @@ class LiveSession:
         if shot is not None and self.last is not None and \
                 (shot.width, shot.height) == (self.last.frame.width, self.last.frame.height):
             episode.saw(self.last.model_copy(update={"screenshot": shot}))
+
+    async def answer(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """Carry out a page's `action` or `done` message. What to tell the page when it is
+        refused (`rejected`: bad input; `error`: the sandbox failed); None once it is done."""
+        kind = message.get("type")
+        try:
+            if kind == "done":
+                await self.act({"type": "done", "status": message.get("status", "success"),
+                                "answer": message.get("answer") or None})
+            elif kind == "action":
+                await self.act(message.get("action"))
+            else:
+                raise ValueError(f"unknown message type {kind!r}")
+        except (ValidationError, ValueError) as exc:
+            return {"type": "rejected", "message": str(exc)[:500]}
+        except CuaError as exc:
+            return {"type": "error", **exc.to_dict()}
+        return None
 
     async def act(self, data: Any) -> None:
         action = parse_action(data)
@@ -207,20 +233,11 @@ def build_live_app(session: LiveSession, *, token: str | None = None, max_fps: f
             while True:
                 text = await ws.receive_text()
                 try:
-                    message = json.loads(text)
-                    if not isinstance(message, dict):
-                        raise ValueError("a message is a JSON object")
-                    if message.get("type") == "done":
-                        await session.act({"type": "done", "status": message.get("status", "success"),
-                                           "answer": message.get("answer") or None})
-                    elif message.get("type") == "action":
-                        await session.act(message.get("action"))
-                    else:
-                        raise ValueError(f"unknown message type {message.get('type')!r}")
-                except (ValidationError, ValueError) as exc:
-                    await ws.send_text(json.dumps({"type": "rejected", "message": str(exc)[:500]}))
-                except CuaError as exc:
-                    await ws.send_text(json.dumps({"type": "error", **exc.to_dict()}))
+                    refusal = await session.answer(page_message(text))
+                except ValueError as exc:
+                    refusal = {"type": "rejected", "message": str(exc)[:500]}
+                if refusal is not None:
+                    await ws.send_text(json.dumps(refusal))
         except WebSocketDisconnect:
             pass
         finally:

@@ -32,7 +32,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -40,9 +39,8 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cua.episode.handle import SandboxOpener
-from cua.errors import CuaError
 from cua.observation import ObserveOptions
-from cua.record.live import PAGE, LiveSession, live_gate
+from cua.record.live import PAGE, LiveSession, live_gate, page_message
 from cua.record.queue import Job, RecordQueue
 from cua.trajectory import FramePolicy, TrajectoryWriter
 
@@ -118,10 +116,8 @@ class RecorderService:
             while True:
                 text = await ws.receive_text()
                 try:
-                    message = json.loads(text)
-                    if not isinstance(message, dict):
-                        raise TypeError("a message is a JSON object")
-                except (ValueError, TypeError) as exc:
+                    message = page_message(text)
+                except ValueError as exc:
                     await self._send(ws, {"type": "rejected", "message": f"not a message: {exc}"[:500]})
                     continue
                 await inbox.put(message)
@@ -178,18 +174,9 @@ class RecorderService:
                         await session.finish(None)
                         outcome, redo = "discarded", kind == "redo"
                         break
-                    try:
-                        if kind == "done":
-                            await session.act({"type": "done", "status": message.get("status", "success"),
-                                               "answer": message.get("answer") or None})
-                        elif kind == "action":
-                            await session.act(message.get("action"))
-                        else:
-                            raise ValueError(f"unknown message type {kind!r}")
-                    except (ValidationError, ValueError) as exc:
-                        await self._send(ws, {"type": "rejected", "message": str(exc)[:500]})
-                    except CuaError as exc:
-                        await self._send(ws, {"type": "error", **exc.to_dict()})
+                    refusal = await session.answer(message)
+                    if refusal is not None:
+                        await self._send(ws, refusal)
             finally:
                 stream.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
