@@ -201,12 +201,32 @@ class _Endpoints:
             nodes = found
         return Change(tuple(steps), change.kind, change.before, change.after)
 
+    def creation(self, change: Change) -> Change | None:
+        """The adding of the record `change` happens inside, when that record is not in the
+        episode's first state: filling in a record the episode created is part of creating it."""
+        nodes: list[Any] = [self.states[0]] if self.states else []
+        for i, step in enumerate(change.steps):
+            if step.key is not None:
+                nodes = [n.get(step.key) if isinstance(n, dict) else None for n in nodes]
+                continue
+            rid = next((r["id"] for r in step.rows if isinstance(r, dict) and "id" in r), None)
+            if rid is None or not nodes:
+                return None
+            first = self._row(nodes[0], rid)
+            if first is None:
+                widened = self.with_endpoints(Change(change.steps[: i + 1], "added"))
+                row = next((r for r in reversed(widened.steps[-1].rows) if isinstance(r, dict)), None)
+                return Change(widened.steps, "added", after=row)
+            nodes = [first]
+        return None
+
 
 def unexpected_history(changes: list[Change], expected: list[str], states: tuple[Any, ...] = ()) -> list[Change]:
     """The changes made at any point of an episode (an app's activity log) that no pattern
     of `expected` allows: a change undone by the end is still one the task did not allow.
     A pattern's row selectors match a record as it was before or after the change, or as it
-    is in any of `states` (the episode's first and last state)."""
+    is in any of `states` (the episode's first and last state); a change inside a record the
+    episode created is allowed where the record's creation is."""
     patterns = [parse_path(p) for p in expected]
     endpoints = _Endpoints(states) if states else None
     out = []
@@ -216,6 +236,9 @@ def unexpected_history(changes: list[Change], expected: list[str], states: tuple
         if endpoints is not None:
             widened = endpoints.with_endpoints(change)
             if any(_allows(p, widened) for p in patterns):
+                continue
+            created = endpoints.creation(change)
+            if created is not None and any(_allows(p, created) for p in patterns):
                 continue
         out.append(change)
     return out

@@ -151,3 +151,25 @@ def test_a_message_sent_then_erased_fails_though_the_end_state_is_right() -> Non
     verdict = instance.judge.evaluate(JudgeInput(initial=initial, final=_read(control, instance)))
     assert not verdict.passed
     assert any(f"messages[id={copy}]: send then erased" in v for v in verdict.violations), verdict.violations
+
+
+def test_a_record_created_and_then_filled_in_passes_but_one_created_and_deleted_elsewhere_fails() -> None:
+    instance = _instance("todo.add_todo@1")
+    p = instance.params
+    _, page, control = open_app("todo")
+    control.reset(instance.reset_seed)
+    initial = _read(control, instance)
+    # created with a placeholder due date and priority, then filled in: both writes are the creation's
+    assert page.post(f"/lists/{p['list']['id']}/todos", data={"title": p["title"], "priority": "normal", "due": ""},
+                     follow_redirects=False).status_code == 303
+    new = max(control.state()["todos"], key=lambda t: t["id"])
+    _edit(page, new, due=p["due"]["iso"], priority=p["priority"])
+    right = instance.judge.evaluate(JudgeInput(initial=initial, final=_read(control, instance)))
+    assert right.passed and not right.violations, right.violations
+    # a stray record created, then deleted: not the task's to create
+    assert page.post(f"/lists/{p['list']['id']}/todos", data={"title": "stray", "priority": "normal", "due": ""},
+                     follow_redirects=False).status_code == 303
+    stray = max(control.state()["todos"], key=lambda t: t["id"])
+    assert page.post(f"/todos/{stray['id']}/delete", follow_redirects=False).status_code == 303
+    wrong = instance.judge.evaluate(JudgeInput(initial=initial, final=_read(control, instance)))
+    assert not wrong.passed and any(f"todos[id={stray['id']}]" in v for v in wrong.violations), wrong.violations
