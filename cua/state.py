@@ -128,7 +128,7 @@ class FileQuery(_Query):
 class FilesQuery(_Query):
     """A manifest of the user's files under `roots` (folders relative to the home folder).
 
-    value: {"entries": {path: {"type": "file", "size", "sha256"} | {"type": "dir"} |
+    value: {"entries": {path: {"type": "file", "size", "mode", "sha256"} | {"type": "dir"} |
     {"type": "link", "target"}}, "truncated": bool}, paths relative to the home folder.
     Read after reset and at the end, two manifests show every file the episode created,
     removed, moved or edited (`cua.judges.files`). Hidden entries (".name") are left out

@@ -95,3 +95,10 @@ async def test_a_move_that_also_deletes_another_file_fails_in_a_real_desktop() -
         assert not verdict.passed and f"file {other} removed" in verdict.violations
         # the task's own checks still pass: only the manifest sees the deletion
         assert all(e.passed for e in verdict.evidence if e.check != "no other file created, removed, moved or changed")
+        # a permission taken away is a change too
+        third = next(p for p, e in sorted(start.items()) if e["type"] == "file" and p != other
+                     and not allowed_by(p, list(instance.judge.spec.expected_files or [])))
+        assert (await runner.run_command(["chmod", "a-w", "--", third])).returncode == 0
+        verdict = instance.judge.evaluate(oracle.model_copy(
+            update={"final": await gather_state(handle, instance.judge.queries())}))
+        assert f"file {third} changed" in verdict.violations

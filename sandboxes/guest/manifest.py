@@ -1,4 +1,5 @@
-"""The user's files as a judge reads them: a manifest of paths, sizes and sha256 digests.
+"""The user's files as a judge reads them: a manifest of paths, sizes, permission bits and
+sha256 digests.
 
 A file task's judge reads the manifest after reset and at the end (`cua.state.FilesQuery`)
 and diffs the two, so a side effect on a file the task never named (one deleted, moved or
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from typing import Any
 
 __all__ = ["manifest"]
@@ -29,7 +31,7 @@ def _digest(path: str) -> str:
 
 
 def manifest(home: str, roots: list[str], *, hidden: bool = False, max_entries: int = 20_000) -> dict[str, Any]:
-    """{"entries": {path: {"type": "file"|"dir"|"link", "size", "sha256" | "target"}}, "truncated"}:
+    """{"entries": {path: {"type": "file"|"dir"|"link", "size", "mode", "sha256" | "target"}}, "truncated"}:
     every entry under `roots` (folders relative to `home`), named relative to `home`. A
     root that is not there has no entries; an entry that cannot be read is listed with
     `"error"`, so a file made unreadable is still a change."""
@@ -61,6 +63,7 @@ def _entry(path: str) -> dict[str, Any]:
     try:
         if os.path.islink(path):
             return {"type": "link", "target": os.readlink(path)}
-        return {"type": "file", "size": os.path.getsize(path), "sha256": _digest(path)}
+        info = os.stat(path)
+        return {"type": "file", "size": info.st_size, "mode": stat.S_IMODE(info.st_mode), "sha256": _digest(path)}
     except OSError as exc:
         return {"type": "file", "error": f"{type(exc).__name__}: {exc.strerror or exc}"}
