@@ -1,18 +1,37 @@
-"""What cua's commands print alike: a server's address with how it is guarded, and a JSON
-document on a stdout whose reader may stop early.
+"""What cua's commands share: the options that say who may reach a server they start, the
+line that announces it, and a JSON document on a stdout whose reader may stop early.
 
-`cua serve` and `cua rollout serve` both announce a token the same way, and `cua protocol
-schema` and `cua rollout schema` both print a schema that is often piped into `head`; each
-of those is written here once. Process helper: it imports nothing else of the project.
+`cua serve` and `cua rollout serve` take the same exposure options and announce a token the
+same way, and `cua protocol schema` and `cua rollout schema` both print a schema that is
+often piped into `head`; each of those is written here once. Process helper: it imports
+nothing else of the project.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
 
-__all__ = ["print_json", "serving_banner"]
+__all__ = ["add_exposure_arguments", "print_json", "serving_banner"]
+
+
+def add_exposure_arguments(parser: argparse.ArgumentParser, *, token_env: str, unguarded: str) -> None:
+    """The options of a server that `cua.exposure`'s rules apply to: where it listens and
+    who may reach it. `token_env` names the variable a token may come from; `unguarded`
+    says what anyone who reaches an unguarded public port can do."""
+    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
+    parser.add_argument("--token", default=None,
+                        help=f"bearer token clients must present (default: ${token_env}, else a generated one, "
+                             "printed)")
+    parser.add_argument("--no-auth", action="store_true", help="accept every client without a token (loopback only)")
+    parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                        help="a browser origin (scheme://host[:port]) allowed to connect; repeatable. "
+                             "Requests from every other web page are refused")
+    parser.add_argument("--unsafe-public-no-auth", action="store_true",
+                        help=f"with --no-auth, serve a non-loopback --host anyway (anyone who reaches the port "
+                             f"{unguarded})")
 
 
 def serving_banner(where: str, token: str | None, *, generated: bool, token_env: str, unguarded: str) -> str:

@@ -20,7 +20,13 @@ import contextlib
 import os
 import sys
 
+from cua.console import add_exposure_arguments, print_json, serving_banner
+
 __all__ = ["register"]
+
+
+#: What anyone who reaches an unguarded rollout service can do.
+_UNGUARDED = "starts sandboxes and reads their screens"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,19 +34,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     rsub = p.add_subparsers(dest="rollout_command", required=True, metavar="SUBCOMMAND")
     s = rsub.add_parser("serve", help="serve POST /rollouts, /envs and /ws")
-    s.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
+    add_exposure_arguments(s, token_env="CUA_ROLLOUT_TOKEN", unguarded=_UNGUARDED)
     s.add_argument("--port", type=int, default=8300)
     s.add_argument("--runs", default="runs/rollouts", help="where trajectories are written")
-    s.add_argument("--token", default=None,
-                   help="bearer token clients must present (default: $CUA_ROLLOUT_TOKEN, else a generated one, "
-                        "printed)")
-    s.add_argument("--no-auth", action="store_true", help="accept every request without a token (loopback only)")
-    s.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
-                   help="a browser origin (scheme://host[:port]) allowed to call the service; repeatable. "
-                        "Requests from every other web page are refused")
-    s.add_argument("--unsafe-public-no-auth", action="store_true",
-                   help="with --no-auth, serve a non-loopback --host anyway (anyone who reaches the port starts "
-                        "sandboxes and reads their screens)")
     where = s.add_mutually_exclusive_group()
     where.add_argument("--server", help="a `cua serve` websocket URL for the sandboxes (default: start one)")
     where.add_argument("--local", action="store_true", help="sandboxes in this process")
@@ -57,7 +53,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from cua.console import serving_banner
     from cua.exposure import check_bind, generate_token, normalize_origins
     from cua.rollout.server import TOKEN_ENV, serve_rollouts
 
@@ -91,7 +86,7 @@ def _serve(args: argparse.Namespace) -> int:
                 placement=placement))
             print(serving_banner(f"cua rollout serve: {running.url} (trajectories in {args.runs})", token,
                                  generated=generated, token_env=TOKEN_ENV,
-                                 unguarded="starts sandboxes and reads their screens"), flush=True)
+                                 unguarded=_UNGUARDED), flush=True)
             await asyncio.Event().wait()
 
     try:
@@ -102,7 +97,6 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from cua.console import print_json
     from cua.rollout.models import json_schema
 
     print_json(json_schema(), args.indent or None)

@@ -10,27 +10,19 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from cua.console import add_exposure_arguments, print_json, serving_banner
+
 __all__ = ["register"]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = subparsers.add_parser("serve", help="run the sandbox server (websocket protocol + REST)",
                                   description="Serve sandboxes over the cua websocket protocol (/v1/ws).")
-    serve.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
+    add_exposure_arguments(serve, token_env="CUA_TOKEN", unguarded="runs commands on this host")
     serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--token", default=None,
-                       help="bearer token clients must present (default: $CUA_TOKEN, else a generated one, printed)")
-    serve.add_argument("--no-auth", action="store_true",
-                       help="accept every connection without a token (loopback only)")
     serve.add_argument("--tokens", type=Path, default=None, metavar="FILE",
                        help="issued scoped tokens (`cua token issue --file FILE`; default: $CUA_TOKENS_FILE), "
                             "re-read when it changes")
-    serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
-                       help="a browser origin (scheme://host[:port]) allowed to connect; repeatable. "
-                            "Requests from every other web page are refused")
-    serve.add_argument("--unsafe-public-no-auth", action="store_true",
-                       help="with --no-auth, serve a non-loopback --host anyway (anyone who reaches the port "
-                            "runs commands on this host)")
     serve.add_argument("--max-sandboxes", type=int, default=16)
     serve.add_argument("--pool", type=int, default=None, metavar="N",
                        help="keep N browser sandboxes per config started and loaded, so creates take one "
@@ -72,7 +64,6 @@ def _serve(args: argparse.Namespace) -> int:
     import logging
 
     from cua import protocol
-    from cua.console import serving_banner
     from cua.server.app import ServerSettings, check_exposure, is_loopback, run
     from cua.server.auth import TOKENS_FILE_ENV, resolve_token
     from cua.server.memory import map_large_blocks_separately
@@ -167,7 +158,6 @@ def _token_list(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from cua.console import print_json
     from cua.protocol import json_schema
 
     print_json(json_schema(), args.indent or None)
