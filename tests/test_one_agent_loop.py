@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 import pytest
 
+from cua.actions import Click
 from cua.cli import main
 from cua.episode import NoopAgent, open_local, run_episode
 from cua.episode.agent import AgentTurn
@@ -309,3 +310,33 @@ def test_an_empty_turn_ends_the_episode_in_the_loop_and_in_the_gym_env() -> None
 async def _noop_episode() -> EpisodeRecord:
     async with open_local("fake", get_template(TASK).instantiate(SEED).sandbox_config) as handle:
         return await run_episode(handle, get_template(TASK).instantiate(SEED), NoopAgent())
+
+
+class _Breaks:
+    """Clicks once, then its own code fails."""
+
+    name = "breaks"
+
+    def __init__(self) -> None:
+        self.turns = 0
+
+    async def begin(self, instance: Any, ctx: Any) -> None:
+        return None
+
+    async def turn(self, observation: Any) -> AgentTurn:
+        self.turns += 1
+        if self.turns > 1:
+            raise ValueError("the agent's own bug")
+        return AgentTurn(actions=[Click(x=10, y=10)])
+
+
+def test_an_agent_that_raises_is_recorded_as_the_agents_fault() -> None:
+    async def run() -> EpisodeRecord:
+        instance = get_template(TASK).instantiate(SEED)
+        async with open_local("fake", instance.sandbox_config) as handle:
+            return await run_episode(handle, instance, _Breaks())
+
+    record = asyncio.run(run())
+    assert record.status == "agent_error" and record.steps == 1 and record.failure == "agent_error"
+    assert record.error is not None and record.error["fault"] == "agent"
+    assert "ValueError: the agent's own bug" in record.error["message"] and "turn" in record.error["traceback"]
