@@ -44,6 +44,8 @@ def glob_problem(pattern: str) -> str | None:
         return "must be a path relative to the home folder"
     if all(part in ("*", "**") for part in pattern.split("/")):
         return "allows every file: name the files the task may change"
+    if all("*" in part or "?" in part for part in pattern.split("/")):
+        return "allows files in any folder (every part a wildcard): name a folder or a file"
     return None
 
 

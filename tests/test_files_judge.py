@@ -39,8 +39,8 @@ def test_globs_stay_in_their_folder_and_refuse_everything() -> None:
     assert allowed_by("out/x/y.txt", ["out/**"]) and allowed_by("out", ["out/**"])
     assert not allowed_by("out/x/y.txt", ["out/*"]) and allowed_by("out/y.txt", ["out/*"])
     assert not allowed_by("notes.txt", ["*.log"]) and not allowed_by("a/b.log", ["*.log"])
-    assert allowed_by("a/b.log", ["**/*.log"])
-    for bad in ("*", "**", "**/*", "/etc/passwd", "../x"):
+    assert allowed_by("a/b.log", ["**/*.log"]) and glob_problem("logs/**/*.log") is None
+    for bad in ("*", "**", "**/*", "/etc/passwd", "../x", "*.txt", "**/*.log"):
         assert glob_problem(bad) is not None
     with pytest.raises(ValueError, match="expected file"):
         JudgeSpec.model_validate({"checks": [], "expected_files": ["**"]})
