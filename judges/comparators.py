@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 
 from cua.judges import spec as S
 from cua.judges import values as V
-from cua.judges.normalize import formula_refs, norm_text, to_text
+from cua.judges.normalize import norm_text, to_text
 from cua.judges.paths import PathError, get_path
 
 __all__ = ["Result", "compare", "expected_of", "register_comparator"]
@@ -34,11 +34,22 @@ def register_comparator(spec_type: type) -> Callable[[Comparator], Comparator]:
     return wrap
 
 
-def compare(spec: Any, observed: Any) -> Result:
+def compare(spec: Any, observed: Any, *, stored: bool = False) -> Result:
+    """`stored`: the value was read from the app's own typed state (app state, SQL), where
+    its type is part of it: a number check there needs a number. Text that reads as a
+    number ("'1623", "1623" in a text cell) is text to the app (its sums skip it), so it
+    fails. An answer, a page's text and a file's text are text anyway, and a number is
+    parsed out of them (`stored` False)."""
     fn = _REGISTRY.get(type(spec))
     if fn is None:
         return False, f"no comparator for {type(spec).__name__}"
+    if stored and isinstance(spec, S.NumberCmp) and not _is_number(observed):
+        return False, f"the app stores {observed!r} as {type(observed).__name__}, not a number"
     return fn(spec, observed)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def expected_of(spec: Any) -> Any:
@@ -294,25 +305,9 @@ def _address(spec: S.AddressCmp, observed: Any) -> Result:
 
 @register_comparator(S.FormulaCmp)
 def _formula(spec: S.FormulaCmp, observed: Any) -> Result:
-    if spec.value is not None:
-        return V.compare_formula(observed, spec.value)
-    got = formula_refs(observed)
-    if got is None:
-        return False, f"not a formula (a typed value?): {observed!r}"
-    cells, functions = got
-    want: set[str] = set()
-    for ref in spec.refs or []:
-        parsed = formula_refs("=" + ref)
-        if parsed is not None:
-            want |= parsed[0]
-    ok = want <= cells if spec.subset else want == cells
-    if not ok:
-        return False, f"references {sorted(cells)}, expected {sorted(want)}"
-    if spec.functions is not None:
-        need = {f.upper() for f in spec.functions}
-        if not need <= functions:
-            return False, f"calls {sorted(functions)}, expected {sorted(need)}"
-    return True, ""
+    if spec.computes is not None:
+        return V.compare_computation(observed, spec.computes)
+    return V.compare_formula(observed, spec.value)
 
 
 def read_cells(dump: str) -> dict[str, tuple[str, str]]:

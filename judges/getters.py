@@ -54,6 +54,9 @@ class Getter:
     #: For query-less getters: the value from the judge input.
     direct: Callable[[JudgeInput], Any] | None = None
     key: str = ""
+    #: The source keeps each value's type (app state as JSON, SQL rows): a value's type
+    #: is part of what was stored, so a number check there needs a number (`compare`).
+    stored: bool = False
 
     def __post_init__(self) -> None:
         if self.query is not None:
@@ -93,14 +96,15 @@ def build_getter(spec: Any) -> Getter:
     return builder(spec)
 
 
-def _q(spec: Any, query: StateQuery, describe: str, post: Callable[[Any], Any] = lambda v: v) -> Getter:
+def _q(spec: Any, query: StateQuery, describe: str, post: Callable[[Any], Any] = lambda v: v,
+       stored: bool = False) -> Getter:
     suffix = f" -> {spec.path}" if spec.path else ""
-    return Getter(query=query, describe=describe + suffix, post=post, path=spec.path, at=spec.at)
+    return Getter(query=query, describe=describe + suffix, post=post, path=spec.path, at=spec.at, stored=stored)
 
 
 @register_getter(S.AppStateGetter)
 def _app_state(spec: S.AppStateGetter) -> Getter:
-    return _q(spec, AppStateQuery(service=spec.service), f"app_state[{spec.service}]")
+    return _q(spec, AppStateQuery(service=spec.service), f"app_state[{spec.service}]", stored=True)
 
 
 def _scalar(rows: Any) -> Any:
@@ -112,7 +116,8 @@ def _scalar(rows: Any) -> Any:
 @register_getter(S.SqlGetter)
 def _sql(spec: S.SqlGetter) -> Getter:
     query = SqlQuery(service=spec.service, query=spec.query, params=list(spec.params))
-    return _q(spec, query, f"sql {spec.query!r} {list(spec.params)}", _scalar if spec.scalar else (lambda v: v))
+    return _q(spec, query, f"sql {spec.query!r} {list(spec.params)}", _scalar if spec.scalar else (lambda v: v),
+              stored=True)
 
 
 def _url_part(part: str, param: str | None) -> Callable[[Any], Any]:

@@ -166,7 +166,7 @@ class StateJudge:
                 evidence.append(Evidence(check=leaf.name, getter=leaf.getter.describe, observed=None,
                                          expected=expected_of(leaf.expect), passed=False, detail=str(exc)))
                 return 0.0, False
-            ok, detail = compare(leaf.expect, observed)
+            ok, detail = compare(leaf.expect, observed, stored=leaf.getter.stored)
             evidence.append(Evidence(check=leaf.name, getter=leaf.getter.describe, observed=_jsonable(observed),
                                      expected=expected_of(leaf.expect), passed=ok, detail=detail))
             return (1.0 if ok else 0.0), ok

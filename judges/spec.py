@@ -378,20 +378,23 @@ class FormulaCmp(_Spec):
     """A spreadsheet formula (the text starts with "="; a typed-in value is not a formula
     and fails). With `value`: the same formula as written, up to absolute references,
     case, spacing and a range's corner order ("=sum($B$2:B7)" = "=SUM(B2:B7)",
-    `cua.judges.values.formula`). With `refs`: it references exactly the cells of `refs`
-    (ranges expanded, `$` ignored: "B2:B4" = "B2,B3,B4") and, when given, calls the
-    `functions` (case ignored); with `subset: true` it may reference more cells."""
+    `cua.judges.values.formula`). With `computes` (a formula): the formula computes what
+    that one does, judged by re-computing both with the sheets app's evaluator over the
+    cells they read, perturbed ("=SUM(B2:B3,B4)" and "=B2+B3+B4" compute "=SUM(B2:B4)";
+    "=SUM(B2:B4)*0+9", right today, does not). Which cells a formula names and which
+    functions it calls is its shape; only what it computes is judged."""
 
     op: Literal["formula"]
     value: Any = None
-    refs: list[str] | None = Field(None, min_length=1)
-    functions: list[str] | None = None
-    subset: bool = False
+    computes: str | None = None
 
     @model_validator(mode="after")
     def _one_way(self) -> "FormulaCmp":
-        if (self.value is None) == (self.refs is None):
-            raise ValueError("a formula comparator takes either `value` (the formula) or `refs` (what it references)")
+        if (self.value is None) == (self.computes is None):
+            raise ValueError("a formula comparator takes either `value` (the formula as written) or `computes` "
+                             "(a formula it must compute the same as)")
+        if self.computes is not None and not self.computes.startswith("="):
+            raise ValueError(f"`computes` is a formula, starting with '=': {self.computes!r}")
         return self
 
 

@@ -12,6 +12,7 @@ cells, the cells of saved files).
 | `text` (quoted text) | `parse_text` | NFKC, whitespace, enclosing quotes, case |
 | `rich_text` | `parse_rich_text` | what it shows, not its markup |
 | `formula` | `parse_formula` | `$`, case, spacing, range corner order |
+| `formula` (computed) | `compare_computation` | what it computes over its cells, re-computed by the sheets evaluator |
 | `phone` | `parse_phone` | grouping, country code, extension |
 | `address` | `parse_address` | case, punctuation, the usual abbreviations |
 
@@ -26,7 +27,7 @@ from typing import Any, Literal, get_args
 
 from cua.judges.values.amounts import compare_money, compare_number, parse_money, parse_one_number
 from cua.judges.values.base import Refused, Result, strip_quotes
-from cua.judges.values.formula import compare_formula, parse_formula
+from cua.judges.values.formula import compare_computation, compare_formula, parse_formula
 from cua.judges.values.temporal import When, compare_date, compare_datetime, compare_time, parse_when
 from cua.judges.values.text import (
     compare_address,
@@ -41,7 +42,7 @@ from cua.judges.values.text import (
 from cua.judges.values.web import Url, compare_email, compare_url, parse_email, parse_url
 
 __all__ = ["TYPES", "Refused", "Result", "Url", "ValueType", "When", "compare_address", "compare_as",
-           "compare_date", "compare_datetime", "compare_email", "compare_formula", "compare_money",
+           "compare_computation", "compare_date", "compare_datetime", "compare_email", "compare_formula", "compare_money",
            "compare_number", "compare_phone", "compare_rich_text", "compare_text", "compare_time", "compare_url",
            "parse_address", "parse_as", "parse_email", "parse_formula", "parse_money", "parse_one_number",
            "parse_phone", "parse_rich_text", "parse_text", "parse_url", "parse_when", "strip_quotes"]
