@@ -11,11 +11,13 @@ template's key is a digest of:
 - the judge code: `judges/`, the task framework (`tasks/*.py`, the app framework, MiniWoB's
   environments and oracles, the OSWorld adapter), the episode layer, `cua/task.py` and judge QA
   itself (`cua/eval/`);
+- the sandbox kind the template runs on (`sandboxes/<kind>/`, and the guest agent for desktops
+  and VMs): it reads the state the judge sees (page reads, navigation history, file manifests)
+  and carries QA's probes out;
 - what the check was asked: seeds, isolation, sandbox kind.
 
 Only a report with no failure is stored: a failing template runs again every time, so a
-flaky pass is never frozen. Sandboxes are the infrastructure QA runs on, not part of any
-verdict's key: their own tests prove them. `CUA_QA_CACHE=off` (or `cua tasks check
+flaky pass is never frozen. `CUA_QA_CACHE=off` (or `cua tasks check
 --no-cache`) runs everything; the cache lives in `$CUA_QA_CACHE_DIR`, else
 `$XDG_CACHE_HOME/cua/qa-verdicts`, else `~/.cache/cua/qa-verdicts`.
 """
@@ -75,6 +77,18 @@ def _judge_code_roots() -> list[Path]:
     return roots
 
 
+#: The sandbox kinds whose reads go through the guest agent as well as their own package.
+_GUEST_KINDS = frozenset({"desktop", "vm"})
+
+
+def _sandbox_dirs(kind: str | None) -> list[Path]:
+    """The code of sandbox kind `kind` (found by path: judge QA does not import the sandboxes)."""
+    root = (_package_dir(cua) / "sandboxes").resolve()
+    if not kind or not (root / kind).is_dir():
+        return []
+    return [root / kind, *([root / "guest"] if kind in _GUEST_KINDS else []), root / "_container.py"]
+
+
 def _app_dir(app: str | None) -> Path | None:
     if not app:
         return None
@@ -121,6 +135,7 @@ class Digests:
             "suite": self.tree(Path(file).resolve().parent, _TASK_FILES),
             "app": self.tree(app_dir) if app_dir else None,
             "judge_code": self.judge_code(),
+            "sandbox": [self.tree(d) for d in _sandbox_dirs(kind)],
             "seeds": list(seeds),
             "isolation": isolation,
             "kind": kind,
