@@ -23,7 +23,6 @@ The rule for a turn (`plan`):
 
 from __future__ import annotations
 
-import time
 import traceback
 from collections.abc import Sequence
 from typing import Any, Final
@@ -78,32 +77,28 @@ def agent_error(exc: BaseException) -> dict[str, Any]:
             "traceback": traceback.format_exc(limit=8)}
 
 
-async def play(ep: Episode, agent: EpisodeAgent, ctx: EpisodeContext, *, progress: bool = False) -> float:
+async def play(ep: Episode, agent: EpisodeAgent, ctx: EpisodeContext, *, progress: bool = False) -> None:
     """Ask `agent` for turns and step them (`plan`) until the episode is over or the agent
-    stops. Returns the seconds spent in the agent's turns (the rest was the environment's).
+    stops; the caller judges. What drivers differ in (what a turn records: token traces, the
+    time split between model and environment) is the agent's, not the loop's.
 
     Raises `AgentRaised` when the agent's own code raises; a `CuaError` (the sandbox's, the
     model server's) passes through. `progress`: read dense progress after every step.
     """
-    agent_s = 0.0
     while not ep.over:
-        t = time.perf_counter()
         try:
             turn = await agent.turn(ctx.observation)
         except CuaError:
             raise
         except Exception as exc:  # the agent's own bug: the caller records it, never raises it on
             raise AgentRaised(agent_error(exc)) from exc
-        finally:
-            agent_s += time.perf_counter() - t
         for step in plan(turn):
             if isinstance(step, Stop):
-                return agent_s
+                return
             result = await ep.step(step, turn=turn, progress=progress)
             ctx.update(result.observation)
             if ep.over:
                 break
-    return agent_s
 
 
 async def run_episode(handle: SandboxHandle, instance: TaskInstance, agent: EpisodeAgent, *,
