@@ -200,3 +200,33 @@ def test_check_counts_schema_mutations_on_real_templates() -> None:
         assert t.probes_ran.get(KIND, 0) >= 5, t.probes_ran
         assert any(line.startswith("    probes ran:") and f"{KIND}=" in line for line in t.probe_lines())
         assert report.to_json()["templates"][report.templates.index(t)]["probes_ran"][KIND] == t.probes_ran[KIND]
+
+
+def test_a_tree_is_never_edited_into_a_cycle() -> None:
+    """A folder moved under itself or one of its own subfolders is a cycle no UI makes, and
+    the notes app's read of a folder's path would never end on it: every probe's end state
+    is still a tree the app reads."""
+    app, infos = judge_qa._app("notes")
+    fks = foreign_keys(app.db.conn, infos)
+    mirror = P.ProbeMirror(app, infos)
+    moved = 0
+    for seed in range(3):
+        app.reset(seed)
+        image = _image(app, infos)
+        for table in ("notes", "folders"):
+            for row in list(image.tables[table].values())[:4]:
+                diff = P.DbDiff([P.RowChange(table, ("x",), "changed", row, row)])
+                probes, _ = schema_mutations(infos, image, diff, fks, seed=seed)
+                for probe in probes:
+                    mirror.load(image, probe.writes)
+                    folders = {f["id"]: f["parent_id"] for f in app.db.all("SELECT id, parent_id FROM folders")}
+                    for start in folders:
+                        seen, node = set(), start
+                        while node is not None:
+                            assert node not in seen, (probe.description, folders)
+                            seen.add(node)
+                            node = folders.get(node)
+                    moved += "parent_id (foreign key)" in probe.description
+                    assert app.state()["folders"]
+    assert moved  # folders are still moved, to another folder that is not below them
+    mirror.load(image)

@@ -120,6 +120,8 @@ def _new_value(info: TableInfo, column: str, kind: str, row: dict[str, Any], ima
         if target is None:
             return None
         parents = [v for v in _column_values(image, target[0], target[1]) if v is not None and v != old]
+        if target[0] == info.name:  # a tree (a folder's parent folder): never under itself
+            parents = [v for v in parents if not _under(image, info.name, column, target[1], v, row.get(target[1]))]
         return parents[0] if parents else None
     if kind == "flag":
         return 0 if old == 1 else 1
@@ -132,6 +134,22 @@ def _new_value(info: TableInfo, column: str, kind: str, row: dict[str, Any], ima
     else:
         new = f"{old}x"
     return new if column not in info.unique or new not in _column_values(image, info.name, column) else None
+
+
+def _under(image: DbImage, table: str, column: str, ref: str, value: Any, node: Any) -> bool:
+    """Whether `value` is `node` or lies below it in the tree that `table.column` draws
+    (each row's `column` names its parent's `ref`). Moving `node` there makes a cycle: no
+    app's UI can make one (the notes app creates a folder under an existing one and never
+    moves it), and the app's own reads of a tree (a folder's path) never end on one, so
+    such an edit says nothing about the judge."""
+    parent = {r.get(ref): r.get(column) for r in image.tables.get(table, {}).values()}
+    seen: set[Any] = set()
+    while value is not None and value not in seen:
+        if value == node:
+            return True
+        seen.add(value)
+        value = parent.get(value)
+    return False
 
 
 def _describe(info: TableInfo, row: dict[str, Any]) -> str:
