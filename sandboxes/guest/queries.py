@@ -31,6 +31,27 @@ __all__ = ["answer", "bounded_run", "A11Y_SCRIPT"]
 A11Y_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "a11y.py")
 
 
+#: Where a judge's command finds its programs: the system's folders only. The agent can write
+#: its home folder (~/.local/bin, ~/bin) and /tmp, and a PATH through any of them would let a
+#: planted `python3` or `tar` answer for the judge.
+JUDGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin"
+
+
+def judge_env(env: dict[str, str]) -> dict[str, str]:
+    """The environment a judge's command runs in: the guest's, with the system PATH above,
+    no file a non-interactive shell would source (BASH_ENV, ENV), and every Python told to
+    keep the working folder (the home folder, which the agent writes) and the user's
+    site-packages off its import path (PYTHONSAFEPATH needs 3.11; older ones need `-I`).
+
+    Threat model: what the agent controls is the home folder (dotfiles, ~/.local, planted
+    modules) and /tmp, not this process's environment. A judge reads state; it must never
+    run a program, module, rc file, alias or function from there."""
+    out = {k: v for k, v in env.items() if k not in ("BASH_ENV", "ENV", "PYTHONPATH", "PYTHONSTARTUP",
+                                                      "PYTHONUSERBASE")}
+    out.update(PATH=JUDGE_PATH, PYTHONSAFEPATH="1", PYTHONNOUSERSITE="1")
+    return out
+
+
 def _fail(error: str, message: str) -> dict[str, Any]:
     return {"ok": False, "value": None, "error": error, "message": message}
 
@@ -146,11 +167,17 @@ def _command(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
     argv = q.get("argv")
     if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
         return _fail("failed", "argv must be a non-empty list of strings")
-    if shutil.which(argv[0], path=ctx.env.get("PATH")) is None and not os.path.isfile(argv[0]):
+    env = judge_env(ctx.env)
+    if "/" not in argv[0] and shutil.which(argv[0], path=env["PATH"]) is None:
+        return _fail("not_found", f"command {argv[0]!r} not found in {env['PATH']}")
+    if "/" in argv[0] and not os.path.isabs(argv[0]):
+        return _fail("failed", f"command {argv[0]!r}: a judge names a program by an absolute path or a bare "
+                               "name looked up in the system folders, never relative to the home folder")
+    if "/" in argv[0] and not os.path.isfile(argv[0]):
         return _fail("not_found", f"command {argv[0]!r} not found")
     timeout = float(q.get("timeout", 10.0))
     cwd = ctx.path(q["cwd"]) if q.get("cwd") else ctx.home
-    result = bounded_run(argv, timeout=timeout, max_bytes=int(q.get("max_bytes", 100_000)), cwd=cwd, env=ctx.env,
+    result = bounded_run(argv, timeout=timeout, max_bytes=int(q.get("max_bytes", 100_000)), cwd=cwd, env=env,
                          run_as=ctx.run_as)
     if result["timed_out"]:
         return _fail("timeout", f"{argv[0]} did not finish within {timeout:g} s")
@@ -170,7 +197,7 @@ def _clipboard(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
         return _fail("unsupported", "xclip is not installed in the guest")
     for target in ("UTF8_STRING", "STRING"):
         result = bounded_run(["xclip", "-selection", "clipboard", "-o", "-t", target],
-                             timeout=5.0, max_bytes=10_000_000, env=ctx.env, run_as=ctx.run_as)
+                             timeout=5.0, max_bytes=10_000_000, env=judge_env(ctx.env), run_as=ctx.run_as)
         if result["timed_out"]:
             return _fail("timeout", "the clipboard owner did not answer within 5 s")
         if result["returncode"] == 0:
@@ -197,7 +224,7 @@ def _a11y(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
     # AT-SPI is one D-Bus round trip per property: an emulated CPU (a TCG VM) needs longer.
     limit = min(max(float(q.get("time_limit", 20.0)), 1.0), 600.0)
     result = bounded_run([_a11y_python(bool(ctx.run_as)), "-I", A11Y_SCRIPT, str(int(q.get("max_nodes", 5000)))],
-                         timeout=limit, max_bytes=50_000_000, env=ctx.env, run_as=ctx.run_as)
+                         timeout=limit, max_bytes=50_000_000, env=judge_env(ctx.env), run_as=ctx.run_as, cwd="/")
     if result["timed_out"]:
         return _fail("timeout", f"the accessibility tree did not come within {limit:g} s")
     if result["returncode"] == 3 or "accessibility bus" in result["stderr"]:

@@ -80,9 +80,13 @@ def guest_path(path: str) -> str:
 
 
 def _shell(command: Any, shell: bool = False) -> list[str]:
+    """The task's own command as argv: a string or `shell: true` through /bin/sh (by its
+    absolute path, non-interactive: it sources no rc file). The guest runs every judge
+    command with the system PATH and PYTHONSAFEPATH, so no program or module the agent
+    planted in the home folder answers for it (sandboxes/guest/queries.py judge_env)."""
     if isinstance(command, list):
-        return ["sh", "-c", " ".join(shlex.quote(str(c)) for c in command)] if shell else [str(c) for c in command]
-    return ["sh", "-c", str(command)]
+        return ["/bin/sh", "-c", " ".join(shlex.quote(str(c)) for c in command)] if shell else [str(c) for c in command]
+    return ["/bin/sh", "-c", str(command)]
 
 
 #: Reads the guest Chromium's DevTools target list: the port from its command line
@@ -149,7 +153,8 @@ def _active_tab(args: dict[str, Any], results: list[StateResult]) -> dict[str, A
 
 
 def _cdp_query(_: dict[str, Any]) -> list[StateQuery]:
-    return [CommandQuery(argv=["python3", "-c", _CDP_TARGETS], timeout=20)]
+    # isolated (-I: no working folder, no user site-packages) and standard library only (-S)
+    return [CommandQuery(argv=["/usr/bin/python3", "-I", "-S", "-c", _CDP_TARGETS], timeout=20)]
 
 
 GETTERS: dict[str, Getter] = {
