@@ -218,7 +218,7 @@ def _url(spec: S.UrlCmp, observed: Any) -> Result:
             return False, f"expected URL {expected!r} has a query and `params` too"
         expected += "?" + urlencode(spec.params, doseq=True)
     return V.compare_url(observed, expected, tuple(spec.ignore_params), spec.blank_is_absent,
-                         tuple(sorted(spec.defaults.items())))
+                         tuple(sorted(spec.defaults.items())), spec.query_rules)
 
 
 @register_comparator(S.MoneyCmp)

@@ -164,6 +164,21 @@ def sandbox_config(spec: SandboxSpec, start_url: str | None) -> dict[str, Any]:
     return config
 
 
+def _attach_query_rules(node: Any, rules: Mapping[str, Any], app: str) -> str | None:
+    """Give every `url` check under `node` the app's declared query parameters (the judge
+    reads nothing but its spec, so the app's rules travel in it); a check that lists
+    `defaults` by hand on an app that declares them is refused (they would drift apart)."""
+    if isinstance(node, list):
+        return next((p for p in (_attach_query_rules(n, rules, app) for n in node) if p), None)
+    if not isinstance(node, dict):
+        return None
+    if node.get("op") == "url" and rules:
+        if node.get("defaults"):
+            return f"a url check lists `defaults`, but app {app!r} declares its query parameters (WebApp.query_params)"
+        node.setdefault("query_rules", dict(rules))
+    return next((p for p in (_attach_query_rules(v, rules, app) for v in node.values()) if p), None)
+
+
 class YamlTemplate:
     """A validated template from a task file; `instantiate(seed)` is deterministic."""
 
@@ -197,6 +212,12 @@ class YamlTemplate:
                               params)
         except (GenerationError, RenderError) as exc:
             raise TaskFormatError([FormatProblem(self.file, where, str(exc))]) from None
+        if spec_app := self.spec.sandbox.app:
+            from cua.tasks.apps import query_rules
+
+            problem = _attach_query_rules(rendered.get("judge"), query_rules(spec_app), spec_app)
+            if problem:
+                raise TaskFormatError([FormatProblem(self.file, where, problem)])
         try:
             spec = TemplateSpec.model_validate({**rendered, "params": self.raw.get("params", {}),
                                                 "derived": self.raw.get("derived", {}),

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
 from cua.judges.values.base import Refused, Result, compare_parsed, scalar_text, strip_quotes
 
-__all__ = ["Url", "compare_email", "compare_url", "normalize_escapes", "parse_email", "parse_url"]
+__all__ = ["QueryRule", "Url", "compare_email", "compare_url", "normalize_escapes", "parse_email", "parse_url", "read_query"]
 
 _ADDR = re.compile(r"[^\s@<>,;:\"()\[\]]+@[^\s@<>,;:\"()\[\]]+\.[^\s@<>,;:\"()\[\]]+")
 
@@ -54,6 +55,88 @@ def normalize_escapes(text: str) -> str:
 
 
 @dataclass(frozen=True)
+class QueryRule:
+    """How an app reads one query parameter: plain data, declared once by the app
+    (`WebApp.query_params`), read by the app's own routes through `read_query` and by the
+    `url` comparator, so a URL is judged by what the app makes of it, not by its text.
+
+    The raw value is trimmed (`strip`), reduced to the first group of `extract` where that
+    matches ("Atlanta (ATL)" -> "ATL"), mapped through `aliases` (keys casefolded: a unique
+    city name -> its code) unless it already is one of `choices`, put in `case`, and read as
+    an integer (`integer`, no lower than `minimum`) or as an on/off switch (`flag`: any
+    non-empty value is "1"). A value that is blank, not an integer, or not one of `choices`
+    reads as `default` when `otherwise` is "default" (None: as if absent) and stays as it
+    is when "keep" (the app shows an error for it). A single-valued parameter is read from
+    its last occurrence (as Starlette's `QueryParams.get` does); a `multi` one is the set of
+    its values (`getlist`, used as membership)."""
+
+    default: str | None = None
+    strip: bool = False
+    extract: str | None = None
+    aliases: tuple[tuple[str, str], ...] = ()
+    case: Literal["exact", "upper", "lower"] = "exact"
+    choices: tuple[str, ...] = ()
+    integer: bool = False
+    minimum: int | None = None
+    flag: bool = False
+    multi: bool = False
+    otherwise: Literal["default", "keep"] = "default"
+
+    def canonical(self, raw: str) -> str | None:
+        """The value the app takes for `raw`; None: the parameter reads as absent."""
+        text = raw.strip() if self.strip else raw
+        if self.flag:
+            return "1" if text else self.default
+        if not text:
+            return self.default
+        whole = text
+        if self.extract is not None and (m := re.search(self.extract, text)) is not None:
+            text = m.group(1)
+        cased = text.upper() if self.case == "upper" else text.lower() if self.case == "lower" else text
+        if self.aliases and cased not in self.choices:
+            cased = dict(self.aliases).get(whole.casefold(), cased)
+        if self.integer:
+            if not cased.isdigit():
+                return self.default if self.otherwise == "default" else cased
+            number = int(cased)
+            cased = str(max(number, self.minimum) if self.minimum is not None else number)
+        if self.choices and cased not in self.choices:
+            return self.default if self.otherwise == "default" else cased
+        return cased
+
+
+def read_query(rules: Mapping[str, QueryRule], pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    """The declared parameters as the app reads them: name -> canonical value (a str, or
+    None for absent) or, for a `multi` rule, the sorted list of distinct values."""
+    seen: dict[str, list[str]] = {}
+    for key, value in pairs:
+        if key in rules:
+            seen.setdefault(key, []).append(value)
+    out: dict[str, Any] = {}
+    for key, rule in rules.items():
+        values = seen.get(key, [])
+        if rule.multi:
+            out[key] = sorted({c for c in (rule.canonical(v) for v in values) if c is not None})
+        else:
+            out[key] = rule.canonical(values[-1]) if values else rule.default
+    return out
+
+
+def _canonical_pairs(rules: Mapping[str, QueryRule], pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Declared parameters replaced by what the app reads (those at their default
+    dropped: the same page); undeclared ones left as written."""
+    read = read_query(rules, pairs)
+    out = [(k, v) for k, v in pairs if k not in rules]
+    for key, rule in rules.items():
+        value = read[key]
+        if rule.multi:
+            out += [(key, v) for v in value]
+        elif value is not None and value != rule.default:
+            out.append((key, value))
+    return out
+
+
+@dataclass(frozen=True)
 class Url:
     """A URL's canonical parts; `origin` is None for a path-only URL ("/c/shoes?sort=x")."""
 
@@ -70,7 +153,7 @@ class Url:
 
 
 def parse_url(value: Any, ignore_params: tuple[str, ...] = (), blank_is_absent: bool = True,
-              defaults: tuple[tuple[str, str], ...] = ()) -> Url | Refused:
+              defaults: tuple[tuple[str, str], ...] = (), rules: Mapping[str, QueryRule] | None = None) -> Url | Refused:
     """One URL, canonical. Equivalence class: scheme and host in any case, the scheme's
     default port written or not, an empty path or "/", percent-escapes of unreserved
     characters decoded or not (other escapes in any hex case), "+" or "%20" for a space
@@ -80,7 +163,10 @@ def parse_url(value: Any, ignore_params: tuple[str, ...] = (), blank_is_absent: 
     with an empty value ("?sort=price&brand=" is "?sort=price": a blank filter field
     submits as an empty parameter, and the page shows the same), and a parameter written
     with the value the page takes when it is absent (`defaults`: "?sort=featured" is no
-    sort on a page whose default order is featured). The fragment is compared.
+    sort on a page whose default order is featured). With `rules` (the app's declared
+    parameters, `QueryRule`), each declared parameter is compared as the app reads it: "from=atl"
+    is "from=ATL", "page=1" is no page, "sort=bogus" is the default sort, and of "sort=a&sort=b"
+    only the last counts; an undeclared parameter is compared as written. The fragment is compared.
     Not equivalent: a trailing slash ("/a/" is not "/a": servers may route them apart).
     Refused: no URL, or text holding more than one (whitespace inside)."""
     text = scalar_text(value, "URL")
@@ -106,19 +192,21 @@ def parse_url(value: Any, ignore_params: tuple[str, ...] = (), blank_is_absent: 
         return Refused(f"not a URL (no scheme, not a path): {text!r}")
     path = normalize_escapes(parts.path) or "/"
     default = dict(defaults)
-    pairs = Counter((k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                    if k not in ignore_params and (v or not blank_is_absent) and default.get(k) != v)
+    written = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in ignore_params]
+    if rules:
+        written = _canonical_pairs(rules, written)
+    pairs = Counter((k, v) for k, v in written if (v or not blank_is_absent or k in (rules or {})) and default.get(k) != v)
     return Url(origin, path, tuple(sorted(pairs.elements())), normalize_escapes(parts.fragment))
 
 
 def compare_url(observed: Any, expected: Any, ignore_params: tuple[str, ...] = (), blank_is_absent: bool = True,
-                defaults: tuple[tuple[str, str], ...] = ()) -> Result:
+                defaults: tuple[tuple[str, str], ...] = (), rules: Mapping[str, QueryRule] | None = None) -> Result:
     """Equal canonical URLs; an expected path-only URL compares the observed URL's path,
     query and fragment only (the origin is the app's)."""
-    want = parse_url(expected, ignore_params, blank_is_absent, defaults)
+    want = parse_url(expected, ignore_params, blank_is_absent, defaults, rules)
     if isinstance(want, Refused):
         return False, f"expected value is not one URL: {want.reason}"
-    got = parse_url(observed, ignore_params, blank_is_absent, defaults)
+    got = parse_url(observed, ignore_params, blank_is_absent, defaults, rules)
     if isinstance(got, Refused):
         return False, got.reason
     if want.origin is None:

@@ -14,9 +14,10 @@ import sys
 from functools import cache
 from typing import Any
 
+from cua.judges.values.web import QueryRule
 from cua.tasks.apps.base import WebApp
 
-__all__ = ["APP_HOST", "app_names", "host_command", "load_app", "service", "WebApp"]
+__all__ = ["APP_HOST", "app_names", "host_command", "load_app", "query_rules", "service", "WebApp"]
 
 #: The name the bundled apps' multi-instance host is registered under (`cua.app_hosts`).
 APP_HOST = "bundled"
@@ -33,6 +34,15 @@ def load_app(name: str) -> WebApp:
     module = importlib.import_module(f"{__name__}.{name}")
     app_class: type[WebApp] = module.APP
     return app_class()
+
+
+@cache
+def query_rules(name: str) -> dict[str, QueryRule]:
+    """App `name`'s declared query parameters (`WebApp.query_params`), without building the app."""
+    if name not in app_names():
+        raise KeyError(f"unknown app {name!r}; bundled apps: {', '.join(app_names())}")
+    app_class: type[WebApp] = importlib.import_module(f"{__name__}.{name}").APP
+    return dict(app_class.query_params)
 
 
 def service(app: str, name: str = "app") -> dict[str, Any]:

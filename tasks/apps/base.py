@@ -36,6 +36,7 @@ from cua.exposure import OriginPolicy
 from cua.gate import SAFE_METHODS, asgi_headers, from_another_origin, same_origin
 from cua.judges.normalize import norm_text
 from cua.judges.sidefx import Change
+from cua.judges.values.web import QueryRule, read_query
 from cua.tasks.apps.activity import ACTIVITY_TABLE, ActivityLog, ActivityRecorded, install
 
 __all__ = ["AppDB", "AppHostGuard", "WebApp", "CONTROL_PREFIX", "SHARED_STATIC", "build_asgi", "esc", "html_page",
@@ -169,6 +170,15 @@ class WebApp(abc.ABC):
     #: sender of a sent message, a copied price, a vote score): no agent input sets them
     #: to an arbitrary value, so judge QA's probes do not write them. Timestamps need no entry.
     assigned: ClassVar[dict[str, tuple[str, ...]]] = {}
+    #: query parameter -> how the app reads it (its canonical form and default). The routes
+    #: read them through `query()`, and the task loader gives the same rules to every `url`
+    #: check on the app, so a URL is judged by what the app makes of it ("from=atl" is
+    #: "from=ATL", "page=1" is no page) and the two cannot drift apart.
+    query_params: ClassVar[dict[str, QueryRule]] = {}
+
+    def query(self, request: Request) -> dict[str, Any]:
+        """The declared query parameters of `request`, as `query_params` says the app reads them."""
+        return read_query(self.query_params, request.query_params.multi_items())
 
     def __init__(self) -> None:
         self.db = AppDB(self.schema)

@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from cua.judges.values.web import QueryRule
 from cua.tasks.apps.activity import used_method
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.contacts.seed import STAGES, seed_contacts
@@ -87,6 +88,16 @@ class ContactsApp(WebApp):
     title = "Contacts CRM"
     schema = SCHEMA
     static_dir = Path(__file__).parent / "static"
+    query_params = {
+        "q": QueryRule(strip=True),
+        "owner": QueryRule(integer=True),
+        "tag": QueryRule(),
+        "status": QueryRule(choices=tuple(STATUSES)),
+        "sort": QueryRule(default="name", choices=tuple(SORTS)),
+        "dir": QueryRule(default="asc", choices=("asc", "desc")),
+        "per": QueryRule(default="25", integer=True, choices=tuple(str(n) for n in PER_PAGE)),
+        "page": QueryRule(default="1", integer=True, minimum=1),
+    }
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         seed_contacts(db, rng, self.now())
@@ -135,13 +146,12 @@ class ContactsApp(WebApp):
     # --- the table ---
 
     async def contacts(self, request: Request) -> Response:
-        qp = request.query_params
-        q = qp.get("q", "").strip()
-        owner, tag, status = qp.get("owner", ""), qp.get("tag", ""), qp.get("status", "")
-        sort = qp.get("sort", "name")
-        sort = sort if sort in SORTS else "name"
-        desc = qp.get("dir", "asc") == "desc"
-        per = int(qp.get("per", "25")) if qp.get("per", "25").isdigit() and int(qp.get("per", "25")) in PER_PAGE else 25
+        qp = self.query(request)
+        q = qp["q"] or ""
+        owner, tag, status = qp["owner"] or "", qp["tag"] or "", qp["status"] or ""
+        sort = str(qp["sort"])
+        desc = qp["dir"] == "desc"
+        per = int(qp["per"])
         where: list[str] = ["1"]
         params: list[Any] = []
         if q:
@@ -158,7 +168,7 @@ class ContactsApp(WebApp):
         base = "FROM contacts c LEFT JOIN companies co ON co.id = c.company_id JOIN owners o ON o.id = c.owner_id"
         total = self.db.scalar(f"SELECT COUNT(*) {base} WHERE {w}", params)
         pages = max(1, (total + per - 1) // per)
-        page = min(pages, max(1, int(qp["page"]))) if qp.get("page", "").isdigit() else 1
+        page = min(pages, int(qp["page"]))
         order = ", ".join(f"{part} DESC" if desc else part for part in SORTS[sort].split(", "))
         rows = self.db.all(f"SELECT c.*, co.name AS company, o.name AS owner {base} WHERE {w} ORDER BY {order}, c.id LIMIT ? OFFSET ?",
                            [*params, per, (page - 1) * per])

@@ -21,6 +21,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from cua.judges.sidefx import Change
+from cua.judges.values.web import QueryRule
 from cua.tasks.apps.activity import added_row
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.shop.seed import seed_shop
@@ -106,6 +107,15 @@ class ShopApp(WebApp):
     schema = SCHEMA
     assigned = {"products": ("stock",), "cards": ("brand", "nickname"), "orders": ("number", "status", "total_cents", "subtotal_cents", "shipping_cents"), "order_items": ("price_cents",)}
     static_dir = Path(__file__).parent / "static"
+    query_params = {
+        "q": QueryRule(strip=True),
+        "sort": QueryRule(default="featured", choices=tuple(SORT_SQL)),
+        "brand": QueryRule(),
+        "min": QueryRule(strip=True),
+        "max": QueryRule(strip=True),
+        "in_stock": QueryRule(flag=True),
+        "page": QueryRule(default="1", integer=True, minimum=1),
+    }
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         seed_shop(db, rng, self.now())
@@ -183,28 +193,26 @@ class ShopApp(WebApp):
         return self._page("Home", f"<h1>Shop by category</h1><div class='cats'>{tiles}</div><h2>Top rated</h2>{self._cards(top)}")
 
     def _listing(self, request: Request, title: str, base_where: str, base_params: list[Any], *, extra_hidden: str = "") -> Response:
-        qp = request.query_params
-        sort = qp.get("sort", "featured")
-        sort = sort if sort in SORT_SQL else "featured"
+        qp, read = request.query_params, self.query(request)
+        sort = str(read["sort"])
         where, params = [base_where], list(base_params)
-        brand = qp.get("brand", "")
+        brand = read["brand"] or ""
         if brand:
             where.append("b.name = ?"); params.append(brand)
         price_err = ""
         for key, op in (("min", ">="), ("max", "<=")):
-            raw = qp.get(key, "").strip()
+            raw = read[key] or ""
             if raw:
                 try:
                     where.append(f"p.price_cents {op} ?"); params.append(int(round(float(raw) * 100)))
                 except ValueError:
                     where.pop(); price_err = "<div class='error'>Prices must be numbers.</div>"
-        if qp.get("in_stock"):
+        if read["in_stock"]:
             where.append("p.stock > 0")
         where_sql = " AND ".join(where)
         total = self.db.scalar(f"SELECT COUNT(*) FROM products p JOIN brands b ON b.id = p.brand_id WHERE {where_sql}", params)
         pages = max(1, (total + PAGE_SIZE - 1) // PAGE_SIZE)
-        raw_page = qp.get("page", "1")
-        page = min(pages, max(1, int(raw_page))) if raw_page.isdigit() else 1
+        page = min(pages, int(read["page"]))
         products = self.db.all(f"SELECT p.*, b.name AS brand FROM products p JOIN brands b ON b.id = p.brand_id WHERE {where_sql} "
                                f"ORDER BY {SORT_SQL[sort]} LIMIT ? OFFSET ?", [*params, PAGE_SIZE, (page - 1) * PAGE_SIZE])
         brands = [r["name"] for r in self.db.all(
@@ -225,9 +233,9 @@ class ShopApp(WebApp):
         filters = (
             f'<form class="filters card" method="get" id="filters">{extra_hidden}{brand_box}'
             f'<label>Sort by <select name="sort" id="sort" data-autosubmit="1">{sort_sel}</select></label>'
-            f'<label>Min $ <input type="number" name="min" min="0" step="1" value="{esc(qp.get("min", ""))}" class="price-in"></label>'
-            f'<label>Max $ <input type="number" name="max" min="0" step="1" value="{esc(qp.get("max", ""))}" class="price-in"></label>'
-            f'<label><input type="checkbox" name="in_stock" value="1"{" checked" if qp.get("in_stock") else ""}> In stock only</label>'
+            f'<label>Min $ <input type="number" name="min" min="0" step="1" value="{esc(read["min"] or "")}" class="price-in"></label>'
+            f'<label>Max $ <input type="number" name="max" min="0" step="1" value="{esc(read["max"] or "")}" class="price-in"></label>'
+            f'<label><input type="checkbox" name="in_stock" value="1"{" checked" if read["in_stock"] else ""}> In stock only</label>'
             '<button type="submit">Apply</button></form>')
         qs = {k: v for k, v in qp.items() if k != "page"}
         pager = "".join(
@@ -245,7 +253,7 @@ class ShopApp(WebApp):
         return self._listing(request, cat["name"], "p.category_id = ?", [cat["id"]])
 
     async def search(self, request: Request) -> Response:
-        q = request.query_params.get("q", "").strip()
+        q = self.query(request)["q"] or ""
         like = f"%{q}%"
         return self._listing(request, f"Results for “{q}”" if q else "All products",
                              "(p.name LIKE ? OR b.name LIKE ? OR p.description LIKE ?)", [like, like, like],

@@ -22,9 +22,10 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from cua.judges.sidefx import Change
+from cua.judges.values.web import QueryRule
 from cua.tasks.apps.activity import added_row
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page, script_json
-from cua.tasks.apps.travel.seed import PREMIUM_ROWS, SEAT_LETTERS, SEAT_ROWS, seed_travel
+from cua.tasks.apps.travel.seed import AIRPORTS, PREMIUM_ROWS, SEAT_LETTERS, SEAT_ROWS, seed_travel
 
 SCHEMA = """
 CREATE TABLE airports (code TEXT PRIMARY KEY, city TEXT NOT NULL, name TEXT NOT NULL);
@@ -60,12 +61,27 @@ def seat_fee(seat: str) -> int:
     return PREMIUM_FEE if int(seat[:-1]) <= PREMIUM_ROWS else 0
 
 
+#: An airport as the search reads it: "Boston (BOS)", "BOS" or "bos", or a city with one airport.
+AIRPORT = QueryRule(strip=True, extract=r"\(([A-Za-z]{3})\)\s*$", case="upper", choices=tuple(a[0] for a in AIRPORTS),
+                    aliases=tuple((city.casefold(), code) for code, city, _ in AIRPORTS
+                                  if sum(c == city for _, c, _ in AIRPORTS) == 1), otherwise="keep")
+
+
 class TravelApp(WebApp):
     name = "travel"
     title = "Skyway Travel"
     schema = SCHEMA
     assigned = {"bookings": ("ref", "total", "status")}
     static_dir = Path(__file__).parent / "static"
+    query_params = {
+        "from": AIRPORT, "to": AIRPORT,
+        "date": QueryRule(strip=True),
+        "stops": QueryRule(multi=True),
+        "airline": QueryRule(multi=True),
+        "max_price": QueryRule(strip=True, integer=True),
+        "window": QueryRule(default="any", choices=("any", "morning", "afternoon", "evening")),
+        "sort": QueryRule(default="price", choices=("price", "depart", "duration")),
+    }
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         seed_travel(db, rng, self.now())
@@ -101,14 +117,10 @@ class TravelApp(WebApp):
         return f"{a['city']} ({a['code']})" if a else code
 
     def resolve_airport(self, text: str) -> str | None:
-        """An airport code from what the user typed: 'Boston (BOS)', 'BOS', or a unique city."""
-        text = text.strip()
-        m = re.search(r"\(([A-Za-z]{3})\)\s*$", text)
-        code = (m.group(1) if m else text).upper()
-        if self.db.one("SELECT code FROM airports WHERE code = ?", (code,)):
-            return code
-        rows = self.db.all("SELECT code FROM airports WHERE lower(city) = lower(?)", (text,))
-        return rows[0]["code"] if len(rows) == 1 else None
+        """An airport code from what the user typed: 'Boston (BOS)', 'BOS', or a unique city
+        (`AIRPORT`, the rule the `url` judge reads the parameter by too)."""
+        code = AIRPORT.canonical(text)
+        return code if code is not None and self.db.one("SELECT code FROM airports WHERE code = ?", (code,)) else None
 
     # --- search ---
 
@@ -140,9 +152,9 @@ class TravelApp(WebApp):
         return self._page("Search", body)
 
     async def results(self, request: Request) -> Response:
-        q = request.query_params
-        origin, dest = self.resolve_airport(q.get("from", "")), self.resolve_airport(q.get("to", ""))
-        date = q.get("date", "").strip()
+        q = self.query(request)
+        origin, dest = self.resolve_airport(q["from"] or ""), self.resolve_airport(q["to"] or "")
+        date = q["date"] or ""
         errors = []
         if origin is None:
             errors.append("Choose a departure airport from the list.")
@@ -158,11 +170,10 @@ class TravelApp(WebApp):
         flights = self.db.all("SELECT * FROM flights WHERE origin = ? AND dest = ? AND substr(depart, 1, 10) = ?",
                               (origin, dest, date))
         airlines_all = sorted({f["airline"] for f in flights})
-        stops = q.getlist("stops")
-        airlines = q.getlist("airline")
-        max_price = q.get("max_price", "").strip()
-        window = q.get("window", "any")
-        sort = q.get("sort", "price")
+        stops: list[str] = q["stops"]
+        airlines: list[str] = q["airline"]
+        max_price = q["max_price"] or ""
+        window, sort = str(q["window"]), str(q["sort"])
         shown = [f for f in flights
                  if (not stops or str(f["stops"]) in stops) and (not airlines or f["airline"] in airlines)
                  and (not max_price.isdigit() or f["price"] <= int(max_price))
