@@ -235,14 +235,19 @@ class EqualsCmp(_Spec):
 
 
 class TextCmp(_Spec):
-    """Quoted-text equality after normalisation: Unicode NFKC, whitespace collapsed and
-    trimmed, quotes enclosing the whole text dropped ('"Buy milk"' = 'Buy milk'),
-    casefolded unless `case: true`, punctuation dropped when `punctuation: false`."""
+    """Text equality after normalisation: Unicode NFKC, whitespace collapsed and trimmed,
+    casefolded unless `case: true` (free text the agent types is judged as text, case and
+    spacing aside: a title stored as "buy milk" passes for "Buy milk"), punctuation dropped
+    when `punctuation: false`. Quotes enclosing the whole text ('"Buy milk"' = 'Buy milk')
+    are dropped only with `quotes: true`, which is the default for the agent's answer (the
+    quotes come from the instruction's wording) and for nothing else: a title stored with
+    its quotes is another title, shown with them to every user."""
 
     op: Literal["text"]
     value: Any
     case: bool = False
     punctuation: bool = True
+    quotes: bool = False
 
 
 class ContainsCmp(_Spec):
@@ -516,6 +521,19 @@ class CheckNode(_Spec):
     check: str = Field(min_length=1, description="A short human name, shown in evidence.")
     get: GetterSpec
     expect: ComparatorSpec
+
+    @model_validator(mode="before")
+    @classmethod
+    def _answer_text_quotes(cls, data: Any) -> Any:
+        """`op: text` on the agent's answer drops enclosing quotes unless it says otherwise
+        (`TextCmp.quotes`); on stored values it keeps them."""
+        if not isinstance(data, dict):
+            return data
+        get, expect = data.get("get"), data.get("expect")
+        on_answer = (get.get("kind") if isinstance(get, dict) else None) == "answer" or isinstance(get, AnswerGetter)
+        if on_answer and isinstance(expect, dict) and expect.get("op") == "text" and "quotes" not in expect:
+            return {**data, "expect": {**expect, "quotes": True}}
+        return data
 
 
 class AllNode(_Spec):
