@@ -24,7 +24,10 @@ pytestmark = pytest.mark.slow
 
 BASE = "todo.mark_done@1"
 SEARCH = "http://127.0.0.1:8000/search?q=tickets"
-ENDED = "data:text/html,<title>over</title><div id=cua-ended>episode over</div>"
+#: A page of the app with a marker the search page lacks (the app's own origin: the sandbox
+#: refuses a `data:` page the agent would forge an end marker with).
+ENDED = "http://127.0.0.1:8000/lists/1"
+ENDED_MARKER = "form.add-todo"
 
 
 class SetupTemplate:
@@ -127,7 +130,7 @@ async def test_an_instruction_query_that_reads_nothing_is_a_typed_infra_error() 
 
 async def test_the_app_can_end_the_episode(tmp_path: Path) -> None:
     # the "app" ends the episode by showing an end marker: a flag read after every step
-    instance = SetupTemplate(end_query=DomQuery(selector="#cua-ended", prop="count")).instantiate(0)
+    instance = SetupTemplate(end_query=DomQuery(selector=ENDED_MARKER, prop="count")).instantiate(0)
     async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
         ep = Episode(handle, instance, writer=TrajectoryWriter(tmp_path / "e"))
         await ep.reset()
