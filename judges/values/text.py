@@ -12,21 +12,25 @@ __all__ = ["compare_address", "compare_phone", "compare_rich_text", "compare_tex
            "parse_rich_text", "parse_text"]
 
 
-def parse_text(value: Any, *, case: bool = False, punctuation: bool = True) -> str | Refused:
-    """Quoted text, canonical. Equivalence class: Unicode NFKC, runs of whitespace as one
-    space, leading and trailing whitespace, quotes enclosing the whole text ('"Buy milk"',
-    '“Buy milk”' = 'Buy milk'), letter case unless `case`, and punctuation too when
-    `punctuation` is false. Refused: no text (None), a list or an object."""
+def parse_text(value: Any, *, case: bool = False, punctuation: bool = True, quotes: bool = False) -> str | Refused:
+    """Text, canonical. Equivalence class: Unicode NFKC, runs of whitespace as one space,
+    leading and trailing whitespace, letter case unless `case`, punctuation too when
+    `punctuation` is false, and with `quotes` the quotes enclosing the whole text
+    ('"Buy milk"', '“Buy milk”' = 'Buy milk': right for an answer, whose quotes come from
+    the instruction; wrong for a stored value, which the app shows with its quotes).
+    Refused: no text (None), a list or an object."""
     if isinstance(value, bool):
         return norm_text(value)
     text = scalar_text(value, "text")
     if isinstance(text, Refused):
         return text
-    return norm_text(strip_quotes(text), case=case, punctuation=punctuation)
+    return norm_text(strip_quotes(text) if quotes else text, case=case, punctuation=punctuation)
 
 
-def compare_text(observed: Any, expected: Any, *, case: bool = False, punctuation: bool = True) -> Result:
-    return compare_parsed(lambda v: parse_text(v, case=case, punctuation=punctuation), observed, expected, "text")
+def compare_text(observed: Any, expected: Any, *, case: bool = False, punctuation: bool = True,
+                 quotes: bool = False) -> Result:
+    return compare_parsed(lambda v: parse_text(v, case=case, punctuation=punctuation, quotes=quotes),
+                          observed, expected, "text")
 
 
 def parse_rich_text(value: Any, *, formatting: bool = True, case: bool = True) -> str | RichLines | Refused:
