@@ -106,3 +106,19 @@ def test_a_number_typed_as_text_is_not_the_stored_number() -> None:
     web.post("/api/sheets/2/cells", json={"ref": "B2", "raw": "1623"})
     assert stored_passes()
     assert StateJudge(answer).evaluate(JudgeInput(final={}, done=Done(answer="1,623"))).passed
+
+
+def test_a_saved_calc_formula_is_judged_by_what_it_computes() -> None:
+    """The office `cells` check: a saved formula that computes the one asked for passes
+    (split range, absolute references, a sum written out); a constant term, another range
+    or a function the evaluator lacks compared as written (COUNTA) keep their verdicts."""
+    def saved(formula: str, want: str | list[str] = "SUM(B2:B7)") -> bool:
+        spec = CMP.validate_python({"op": "cells", "cells": {"B8": {"formula": want, "value": 60}}})
+        return compare(spec, f"A8\tf=\tv=Total\nB8\tf={formula}\tv=60\n")[0]
+
+    for same in ("SUM(B2:B7)", "SUM($B$2:$B$7)", "sum(B2:B4,B5:B7)", "B2+B3+B4+B5+B6+B7", "SUM(B7:B2)"):
+        assert saved(same), same
+    for other in ("SUM(B2:B7)*0+60", "60", "SUM(B2:B6)", "SUM(B2:B8)", "MAX(B2:B7)", "SUM(B2:B7)+A1"):
+        assert not saved(other), other
+    assert saved("COUNTA(B2:B7)", ["COUNTA(B2:B7)", "COUNTA(B1:B7)"])
+    assert not saved("COUNTA(B2:B9)", ["COUNTA(B2:B7)", "COUNTA(B1:B7)"])  # two #NAME? errors do not agree

@@ -27,7 +27,7 @@ from typing import Any, Literal, get_args
 
 from cua.judges.values.amounts import compare_money, compare_number, parse_money, parse_one_number
 from cua.judges.values.base import Refused, Result, strip_quotes
-from cua.judges.values.formula import compare_computation, compare_formula, parse_formula
+from cua.judges.values.formula import compare_computation, compare_formula, computable, parse_formula
 from cua.judges.values.temporal import When, compare_date, compare_datetime, compare_time, parse_when
 from cua.judges.values.text import (
     compare_address,
@@ -42,7 +42,7 @@ from cua.judges.values.text import (
 from cua.judges.values.web import Url, compare_email, compare_url, parse_email, parse_url
 
 __all__ = ["TYPES", "Refused", "Result", "Url", "ValueType", "When", "compare_address", "compare_as",
-           "compare_computation", "compare_date", "compare_datetime", "compare_email", "compare_formula", "compare_money",
+           "compare_computation", "compare_date", "computable", "compare_datetime", "compare_email", "compare_formula", "compare_money",
            "compare_number", "compare_phone", "compare_rich_text", "compare_text", "compare_time", "compare_url",
            "parse_address", "parse_as", "parse_email", "parse_formula", "parse_money", "parse_one_number",
            "parse_phone", "parse_rich_text", "parse_text", "parse_url", "parse_when", "strip_quotes"]

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from cua.judges.values.base import Refused, Result, compare_parsed, scalar_text
-from cua.judges.values.spreadsheet import Value, col_name, display, evaluate, references
+from cua.judges.values.spreadsheet import CellError, Value, col_name, display, evaluate, references
 
-__all__ = ["compare_computation", "compare_formula", "parse_formula"]
+__all__ = ["compare_computation", "compare_formula", "computable", "parse_formula"]
 
 _PIECES = re.compile(r'"(?:[^"]|"")*"|\'(?:[^\']|\'\')*\'|[^"\']+')
 _RANGE = re.compile(r"(?<![A-Z0-9_.])([A-Z]{1,3})(\d{1,7}):([A-Z]{1,3})(\d{1,7})(?![A-Z0-9_(])")
@@ -113,8 +113,21 @@ def compare_computation(observed: Any, expected: str) -> Result:
     cells = sorted(mine | theirs)
     for raws in _trials(cells, random.Random(hashlib.sha256(f"{text}\0{expected}".encode()).digest())):
         got, want = evaluate(text, raws), evaluate(expected, raws)
+        if isinstance(want, CellError):  # two errors agree on nothing: judge only what computes a value
+            return False, f"the expected formula {expected} computes no value here ({want}): judge it as written"
         if not _same_value(got, want):
             shown = ", ".join(f"{col_name(c)}{r}={raws[(r, c)]}" for r, c in cells[:6])
             return False, (f"computes {display(got)} where {expected} gives {display(want)} "
                            f"(cells {shown}{', ...' if len(cells) > 6 else ''})")
     return True, ""
+
+
+def computable(formula: str) -> bool:
+    """Whether the sheets evaluator computes `formula` (with "=") to a value over numeric
+    cells: a function it lacks (COUNTA) or a syntax it lacks (another sheet) is not, and
+    such a formula can only be compared as written."""
+    cells = references(formula)
+    if cells is None:
+        return False
+    raws = {cell: repr(i + 1) for i, cell in enumerate(sorted(cells))}
+    return not isinstance(evaluate(formula, raws), CellError)
