@@ -227,7 +227,7 @@ def test_getters_name_queries_and_extract() -> None:
         ({"kind": "local_storage", "key": "theme"}, "dark", "dark"),
         ({"kind": "cookies", "name": "sid", "path": "[0].value"}, [{"name": "sid", "value": "x"}], "x"),
         ({"kind": "file", "file": "/root/a.txt"}, "hello", "hello"),
-        ({"kind": "command", "argv": ["ls"], "path": "stdout"}, {"returncode": 0, "stdout": "a\n"}, "a\n"),
+        ({"kind": "command", "argv": ["/bin/ls"], "path": "stdout"}, {"returncode": 0, "stdout": "a\n"}, "a\n"),
         ({"kind": "windows", "path": "windows[*].title"}, {"windows": [{"title": "xterm"}]}, ["xterm"]),
         ({"kind": "clipboard"}, "copied", "copied"),
     ]

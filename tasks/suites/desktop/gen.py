@@ -131,10 +131,62 @@ def count_words(_: Any, rng: random.Random) -> dict[str, Any]:
             "oracle_sh": "wc -w < essay.txt > count.txt", "near_sh": "wc -l < essay.txt > count.txt"}
 
 
+#: `SHELL_ENV_READER VAR` (run as `/usr/bin/python3 -I -S -c`): the value of VAR in the
+#: environment a new interactive bash passes to the programs it starts; prints nothing and
+#: exits 1 when VAR is not exported there. Threat model: ~/.bashrc is the agent's code, and
+#: anything the shell prints can be forged by it (a `printf` or `exec` function, a DEBUG trap,
+#: an echo then `exit`). So the shell's output is never read: the shell is asked to exec
+#: /bin/sleep with a fresh random argument, and the kernel's record of that process
+#: (/proc/PID/exe, cmdline and environ, same pid) is read from outside. A shell that never
+#: execs the sleep, or execs something else, gives no value. Left open: an rc file that
+#: recognises this command line and exports the variable only for it.
+SHELL_ENV_READER = r"""
+import os, signal, subprocess, sys, time
+var, nonce = sys.argv[1], '%d.%06d' % (3600, int.from_bytes(os.urandom(3), 'big') % 1000000)
+sleep = os.path.realpath('/bin/sleep')
+env = {k: v for k, v in os.environ.items() if k != var}
+shell = subprocess.Popen(['/bin/bash', '-ic', 'exec /bin/sleep ' + nonce], env=env, cwd=os.path.expanduser('~'),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+environ = None
+deadline = time.monotonic() + 8
+try:
+    while environ is None and shell.poll() is None and time.monotonic() < deadline:
+        try:
+            proc = '/proc/%d/' % shell.pid
+            if os.readlink(proc + 'exe') == sleep:
+                with open(proc + 'cmdline', 'rb') as f:
+                    cmdline = f.read().split(b'\0')[:-1]
+                with open(proc + 'environ', 'rb') as f:
+                    found = f.read()
+                if os.readlink(proc + 'exe') == sleep and cmdline[1:] == [nonce.encode()]:
+                    environ = found
+                    break
+        except OSError:
+            pass
+        time.sleep(0.01)
+finally:
+    try:
+        os.killpg(shell.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    shell.wait()
+if environ is None:
+    sys.exit('a new interactive bash did not run the probe it was given (its rc file ran something else)')
+for entry in environ.split(b'\0'):
+    name, sep, value = entry.partition(b'=')
+    if sep and name == var.encode():
+        sys.stdout.write(value.decode('utf-8', 'replace'))
+        sys.exit(0)
+sys.exit(1)
+"""
+
+
 def env_var(_: Any, rng: random.Random) -> dict[str, Any]:
     var = rng.choice(("PROJECT_HOME", "EDITOR_THEME", "BUILD_MODE", "API_REGION"))
     value = rng.choice(WORDS)
     return {"var": var, "value": value, "files": {".bashrc": "# ~/.bashrc\nalias ll='ls -l'\n"},
+            "reader": SHELL_ENV_READER,
             "oracle_sh": f"echo 'export {var}={value}' >> ~/.bashrc",
             "near_sh": f"export {var}={value}"}
 
