@@ -11,6 +11,7 @@ one shows the same page and passes; one that changes what the page shows fails.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -69,6 +70,7 @@ def test_shop_reads_page_sort_and_flags_as_the_app_does() -> None:
         f"{base}?page=01&sort=price_desc", f"{base}?sort=price_desc&page=0",
         f"{base}?sort=price_asc&sort=price_desc",  # the app reads the last one
         f"{base}?sort=price_desc&brand=&min=",
+        f"{base}?sort=price_desc&utm_source=mail",  # a parameter the shop reads nowhere
     ], other=[
         f"{base}?sort=price_desc&page=2", f"{base}?sort=price_desc&in_stock=1", f"{base}?sort=price_desc&brand=Nimbus",
         f"{base}?sort=price_desc&sort=price_asc",  # the last one wins: another order
@@ -109,11 +111,28 @@ def test_contacts_reads_page_size_and_direction_as_the_app_does() -> None:
     check = _url_check("contacts.sort_by_company_desc@1")
     _judge_and_page("contacts", check, same=[
         "/contacts?sort=company&dir=desc&per=25", "/contacts?sort=company&dir=desc&per=10&page=1",
-        "/contacts?dir=asc&sort=company&dir=desc&status=bogus",
+        "/contacts?dir=asc&sort=company&dir=desc&status=bogus", "/contacts?sort=company&dir=desc&ref=home",
     ], other=[
         "/contacts?sort=company&dir=desc&per=50", "/contacts?sort=company&dir=desc&page=2",
         "/contacts?sort=company&dir=desc&status=lead", "/contacts?sort=company", "/contacts?sort=company&dir=DESC",
+        "/contacts?sort=company&dir=desc&msg=Saved",  # a flash message: shown
     ])
+
+
+APP_SOURCES = Path(__file__).resolve().parents[1] / "tasks" / "apps"
+
+
+@pytest.mark.parametrize("app", ["shop", "travel", "contacts", "kanban", "calendar"])
+def test_a_declaring_app_reads_its_query_only_through_its_declaration(app: str) -> None:
+    """The judge ignores a parameter the app does not declare; that is sound only while no
+    route reads the query another way."""
+    from cua.tasks.apps import query_rules
+
+    assert query_rules(app)
+    for source in (APP_SOURCES / app).rglob("*.py"):
+        text = source.read_text(encoding="utf-8")
+        for way in ("request.query_params", ".query_params.get", "query_string", "request.url.query", ".url.query"):
+            assert way not in text, f"{source} reads the query as {way!r}, not through self.query()"
 
 
 _FILE = """

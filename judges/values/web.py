@@ -123,10 +123,12 @@ def read_query(rules: Mapping[str, QueryRule], pairs: Iterable[tuple[str, str]])
 
 
 def _canonical_pairs(rules: Mapping[str, QueryRule], pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Declared parameters replaced by what the app reads (those at their default
-    dropped: the same page); undeclared ones left as written."""
+    """The parameters as the app reads them, those at their default dropped (the same
+    page). An undeclared one is dropped too: an app that declares its parameters declares
+    every one its pages read (its routes read no other, tests/test_judge_url_apps.py), so
+    one it does not declare changes nothing it shows."""
     read = read_query(rules, pairs)
-    out = [(k, v) for k, v in pairs if k not in rules]
+    out: list[tuple[str, str]] = []
     for key, rule in rules.items():
         value = read[key]
         if rule.multi:
@@ -166,7 +168,8 @@ def parse_url(value: Any, ignore_params: tuple[str, ...] = (), blank_is_absent: 
     sort on a page whose default order is featured). With `rules` (the app's declared
     parameters, `QueryRule`), each declared parameter is compared as the app reads it: "from=atl"
     is "from=ATL", "page=1" is no page, "sort=bogus" is the default sort, and of "sort=a&sort=b"
-    only the last counts; an undeclared parameter is compared as written. The fragment is compared.
+    only the last counts; a parameter the app does not declare (it reads none) is ignored.
+    The fragment is compared.
     Not equivalent: a trailing slash ("/a/" is not "/a": servers may route them apart).
     Refused: no URL, or text holding more than one (whitespace inside)."""
     text = scalar_text(value, "URL")

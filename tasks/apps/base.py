@@ -173,7 +173,8 @@ class WebApp(abc.ABC):
     #: query parameter -> how the app reads it (its canonical form and default). The routes
     #: read them through `query()`, and the task loader gives the same rules to every `url`
     #: check on the app, so a URL is judged by what the app makes of it ("from=atl" is
-    #: "from=ATL", "page=1" is no page) and the two cannot drift apart.
+    #: "from=ATL", "page=1" is no page) and the two cannot drift apart. An app that declares
+    #: any declares every parameter its pages read (the judge ignores undeclared ones).
     query_params: ClassVar[dict[str, QueryRule]] = {}
 
     def query(self, request: Request) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from cua.judges.values.web import QueryRule
 from cua.tasks.apps.activity import used_method
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.calendar.seed import seed_calendar
@@ -99,6 +100,7 @@ class CalendarApp(WebApp):
     schema = SCHEMA
     assigned = {"events": ("organizer_id", "my_status"), "attendees": ("status",)}
     static_dir = Path(__file__).parent / "static"
+    query_params = {"date": QueryRule()}
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         seed_calendar(db, rng, self.now())
@@ -414,7 +416,7 @@ class CalendarApp(WebApp):
 
     async def new_event(self, request: Request) -> Response:
         if request.method == "GET":
-            d = _date(request.query_params.get("date", "")) or self.now().date()
+            d = _date(self.query(request)["date"] or "") or self.now().date()
             return self._form({"date": d.isoformat(), "start": "09:00", "end": "10:00", "calendar": "Personal"}, set(), [],
                               "/event/new", "New event")
         v, guests, errors = self._parse(await request.form())

@@ -97,6 +97,8 @@ class ContactsApp(WebApp):
         "dir": QueryRule(default="asc", choices=("asc", "desc")),
         "per": QueryRule(default="25", integer=True, choices=tuple(str(n) for n in PER_PAGE)),
         "page": QueryRule(default="1", integer=True, minimum=1),
+        "msg": QueryRule(),
+        "stage": QueryRule(choices=tuple(STAGES)),
     }
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
@@ -138,7 +140,7 @@ class ContactsApp(WebApp):
         ]
 
     def _page(self, title: str, body: str, request: Request | None = None) -> Response:
-        msg = request.query_params.get("msg", "") if request is not None else ""
+        msg = (self.query(request)["msg"] or "") if request is not None else ""
         flash = f'<div class="flash" role="status">{esc(msg)}</div>' if msg else ""
         return html_page(self, title, flash + body, nav=[("Contacts", "/contacts"), ("Companies", "/companies"), ("Deals", "/deals")],
                          scripts=["/static/cua/modal.js", "/static/cua/listbox.js", "/static/app/contacts.js"])
@@ -420,7 +422,7 @@ class ContactsApp(WebApp):
         return self._page(co["name"], body, request)
 
     async def deals(self, request: Request) -> Response:
-        stage = request.query_params.get("stage", "")
+        stage = self.query(request)["stage"] or ""
         where, params = ("WHERE d.stage = ?", [stage]) if stage in STAGES else ("", [])
         rows = self.db.all(f"SELECT d.*, co.name AS company, o.name AS owner, c.first_name || ' ' || c.last_name AS contact FROM deals d "
                            f"LEFT JOIN companies co ON co.id = d.company_id JOIN owners o ON o.id = d.owner_id LEFT JOIN contacts c ON c.id = d.contact_id "

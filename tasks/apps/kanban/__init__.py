@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from cua.judges.values.web import QueryRule
 from cua.tasks.apps.activity import used_method
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.kanban.seed import seed_kanban
@@ -63,6 +64,7 @@ class KanbanApp(WebApp):
     schema = SCHEMA
     assigned = {"cards": ("position",), "comments": ("member_id",)}
     static_dir = Path(__file__).parent / "static"
+    query_params = {"q": QueryRule(strip=True, case="lower"), "card": QueryRule(integer=True)}
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         seed_kanban(db, rng, self.now())
@@ -172,7 +174,8 @@ class KanbanApp(WebApp):
         b = self.db.one("SELECT * FROM boards WHERE id = ?", (bid,))
         if b is None:
             return self._page("Not found", "<div class='error'>No such board.</div>")
-        q = request.query_params.get("q", "").strip().lower()
+        read = self.query(request)
+        q = read["q"] or ""
         tag_rows: dict[int, list[dict[str, Any]]] = {}
         for r in self.db.all("SELECT ct.card_id, t.* FROM card_tags ct JOIN tags t ON t.id = ct.tag_id JOIN cards c ON c.id = ct.card_id "
                              "WHERE c.board_id = ? ORDER BY t.name", (bid,)):
@@ -201,9 +204,8 @@ class KanbanApp(WebApp):
                 f'aria-label="Title of new card in {esc(col["name"])}" placeholder="Card title"></textarea>'
                 f'<button type="submit" class="primary">Add card</button></form></details></section>')
         modal = ""
-        card_param = request.query_params.get("card", "")
-        if card_param.isdigit():
-            modal = self._modal(int(card_param), bid, qs)
+        if read["card"] is not None:
+            modal = self._modal(int(read["card"]), bid, qs)
         filt = (f'<form method="get" class="kfilter row" role="search"><input type="search" name="q" value="{esc(q)}" '
                 f'placeholder="Filter by title, tag or person" aria-label="Filter cards"><button type="submit">Filter</button>'
                 + (f'<a href="/b/{bid}">Clear</a>' if q else "") + "</form>")

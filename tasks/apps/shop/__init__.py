@@ -115,6 +115,7 @@ class ShopApp(WebApp):
         "max": QueryRule(strip=True),
         "in_stock": QueryRule(flag=True),
         "page": QueryRule(default="1", integer=True, minimum=1),
+        "placed": QueryRule(flag=True),
     }
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
@@ -193,7 +194,7 @@ class ShopApp(WebApp):
         return self._page("Home", f"<h1>Shop by category</h1><div class='cats'>{tiles}</div><h2>Top rated</h2>{self._cards(top)}")
 
     def _listing(self, request: Request, title: str, base_where: str, base_params: list[Any], *, extra_hidden: str = "") -> Response:
-        qp, read = request.query_params, self.query(request)
+        read = self.query(request)
         sort = str(read["sort"])
         where, params = [base_where], list(base_params)
         brand = read["brand"] or ""
@@ -237,7 +238,7 @@ class ShopApp(WebApp):
             f'<label>Max $ <input type="number" name="max" min="0" step="1" value="{esc(read["max"] or "")}" class="price-in"></label>'
             f'<label><input type="checkbox" name="in_stock" value="1"{" checked" if read["in_stock"] else ""}> In stock only</label>'
             '<button type="submit">Apply</button></form>')
-        qs = {k: v for k, v in qp.items() if k != "page"}
+        qs = {k: v for k, v in read.items() if k not in ("page", "placed") and v is not None and v != self.query_params[k].default}
         pager = "".join(
             f'<a class="page{" active" if n == page else ""}" href="?{urlencode({**qs, "page": n})}"'
             f'{" aria-current=page" if n == page else ""}>{n}</a>' for n in range(1, pages + 1))
@@ -470,7 +471,7 @@ class ShopApp(WebApp):
         trs = "".join(f'<tr><td><a href="/p/{i["product_id"]}">{esc(i["name"])}</a></td><td>{i["qty"]}</td><td>{money(i["qty"] * i["price_cents"])}</td></tr>'
                       for i in items)
         modal = ""
-        if request.query_params.get("placed"):
+        if self.query(request)["placed"]:
             modal = (f'<div class="modal-backdrop" id="placed-modal"><div class="modal" role="dialog" aria-modal="true" aria-labelledby="placed-title">'
                      f'<h2 id="placed-title">Thank you! Your order is placed.</h2><p>Order number <strong id="order-number">{esc(o["number"])}</strong>, '
                      f'total {money(o["total_cents"])}, paid with {esc(o["brand"])} ending in {esc(o["last4"])}.</p>'

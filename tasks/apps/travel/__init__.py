@@ -81,6 +81,7 @@ class TravelApp(WebApp):
         "max_price": QueryRule(strip=True, integer=True),
         "window": QueryRule(default="any", choices=("any", "morning", "afternoon", "evening")),
         "sort": QueryRule(default="price", choices=("price", "depart", "duration")),
+        "new": QueryRule(flag=True),
     }
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
@@ -329,7 +330,7 @@ class TravelApp(WebApp):
                         "JOIN flights f ON f.id = b.flight_id WHERE b.ref = ?", (ref,))
         if b is None:
             return self._page("Not found", "<div class='error'>No such booking.</div>")
-        flash = "<div class='flash' role='status'>Booking confirmed. Have a good trip!</div>" if request.query_params.get("new") else ""
+        flash = "<div class='flash' role='status'>Booking confirmed. Have a good trip!</div>" if self.query(request)["new"] else ""
         cancel = ""
         if b["status"] == "confirmed":
             cancel = ("<button type='button' class='danger' id='cancel-open'>Cancel booking…</button>"
