@@ -145,11 +145,46 @@ class FilesGetter(_QueryGetter):
 
 
 class CommandGetter(_QueryGetter):
-    """A command's result {returncode, stdout, stderr} (use `path: stdout`)."""
+    """A command's result {returncode, stdout, stderr} (use `path: stdout`).
+
+    The command runs in the agent's home folder, which the agent writes: it must run no
+    code of the agent's. So the program is named by its absolute path (no lookup that a
+    planted ~/.local/bin/tar could answer), a shell is never interactive or a login shell
+    (those source ~/.bashrc and ~/.profile), and Python runs isolated (`-I`: neither the
+    working folder nor the user's site-packages on its import path)."""
 
     kind: Literal["command"]
     argv: list[str] = Field(min_length=1)
     timeout: float = Field(10.0, gt=0, le=60)
+
+    @field_validator("argv")
+    @classmethod
+    def _argv(cls, argv: list[str]) -> list[str]:
+        program = argv[0]
+        if not program.startswith("/"):
+            raise ValueError(f"a judge's command names its program by an absolute path (/usr/bin/...), "
+                             f"not {program!r}: a PATH lookup can find a program the agent planted")
+        name = program.rsplit("/", 1)[-1]
+        options: list[str] = []  # the interpreter's own options: up to its script or `-c`
+        for arg in argv[1:]:
+            if not arg.startswith("-") or arg == "-":
+                break
+            options.append(arg)
+            if not arg.startswith("--") and "c" in arg:
+                break
+        if name in _SHELLS and any(a in ("--login", "--interactive", "--rcfile", "--init-file")
+                                   or (not a.startswith("--") and ("i" in a or "l" in a)) for a in options):
+            raise ValueError(f"a judge's command must not start an interactive or login shell ({argv[:3]}): "
+                             "it would source the agent's ~/.bashrc or ~/.profile and run its code")
+        if name.startswith("python") and not any(a == "-I" or (not a.startswith("--") and "I" in a)
+                                                 for a in options):
+            raise ValueError(f"a judge's Python runs isolated (`{program} -I ...`): without -I the home folder "
+                             "and the user's site-packages are on its import path")
+        return argv
+
+
+#: Shells that read rc files when interactive or started as a login shell.
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish"})
 
 
 class WindowsGetter(_QueryGetter):
