@@ -23,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from cua.state import CommandQuery, FileQuery, StateQuery, StateResult
+from cua.sandboxes.guest.manifest import manifest
+from cua.state import CommandQuery, FileQuery, FilesQuery, StateQuery, StateResult
 from cua.task import JudgeInput, TaskInstance, query_key
 from cua.tasks.registry import get_template
 
@@ -52,7 +53,10 @@ def _answer(query: StateQuery, home: Path) -> StateResult:
         if not path.exists():
             return StateResult.failure("not_found", f"{query.path} does not exist")
         return StateResult(value=hashlib.sha256(path.read_bytes()).hexdigest())
-    raise AssertionError(f"the office judges ask only commands and checksums, not {query!r}")
+    if isinstance(query, FilesQuery):  # the manifest the guest agent reads, over the same folder
+        return StateResult(value=manifest(str(home), list(query.roots), hidden=query.hidden,
+                                          max_entries=query.max_entries))
+    raise AssertionError(f"the office judges ask only commands, checksums and manifests, not {query!r}")
 
 
 def _passes(instance: TaskInstance, files: dict[str, bytes], tmp_path: Path) -> bool:
