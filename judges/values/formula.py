@@ -78,9 +78,10 @@ def _same_value(a: Value, b: Value) -> bool:
 
 
 def _trials(cells: list[tuple[int, int]], rng: random.Random) -> Iterator[dict[tuple[int, int], str]]:
-    """Random fillings of `cells`, then each cell in turn made the largest and the
-    smallest: a formula that skips one cell of a MIN or MAX differs only when that cell
-    is the extreme, which random fillings alone rarely make it."""
+    """Random fillings of `cells`, then each cell in turn made the largest, the smallest,
+    and empty: a formula that skips one cell of a MIN or MAX differs only when that cell
+    is the extreme, which random fillings alone rarely make it, and a COUNT over another
+    range of the same size only when a cell is empty."""
     base: dict[tuple[int, int], str] = {}
     for trial in range(_TRIALS):
         base = {cell: repr(rng.randint(-999, 999) + (rng.randint(1, 99) / 100 if trial % 2 else 0)) for cell in cells}
@@ -88,6 +89,7 @@ def _trials(cells: list[tuple[int, int]], rng: random.Random) -> Iterator[dict[t
     for i, cell in enumerate(cells):
         for sign in (1, -1):
             yield {**base, cell: repr(sign * (10 ** 6 + i))}
+        yield {other: raw for other, raw in base.items() if other != cell}
 
 
 def compare_computation(observed: Any, expected: str) -> Result:
@@ -116,7 +118,7 @@ def compare_computation(observed: Any, expected: str) -> Result:
         if isinstance(want, CellError):  # two errors agree on nothing: judge only what computes a value
             return False, f"the expected formula {expected} computes no value here ({want}): judge it as written"
         if not _same_value(got, want):
-            shown = ", ".join(f"{col_name(c)}{r}={raws[(r, c)]}" for r, c in cells[:6])
+            shown = ", ".join(f"{col_name(c)}{r}={raws.get((r, c), 'empty')}" for r, c in cells[:6])
             return False, (f"computes {display(got)} where {expected} gives {display(want)} "
                            f"(cells {shown}{', ...' if len(cells) > 6 else ''})")
     return True, ""
