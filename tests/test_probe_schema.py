@@ -230,3 +230,17 @@ def test_a_tree_is_never_edited_into_a_cycle() -> None:
                     assert app.state()["folders"]
     assert moved  # folders are still moved, to another folder that is not below them
     mirror.load(image)
+
+
+def test_a_table_no_route_writes_is_never_edited() -> None:
+    """The travel timetable is seeded and read only: a booked flight's number or times
+    edited is an end state no agent can reach, so it is no probe of the booking's judge."""
+    app, infos = judge_qa._app("travel")
+    app.reset(0)
+    image = _image(app, infos)
+    booking = {"id": 99, "flight_id": next(iter(image.tables["flights"].values()))["id"], "last_name": "Tanaka"}
+    diff = P.DbDiff([P.RowChange("bookings", (99,), "added", None, booking)])
+    probes, _ = schema_mutations(infos, image, diff, foreign_keys(app.db.conn, infos), seed=0)
+    text = "\n".join(p.description for p in probes)
+    assert not re.search(r"flights\[\d+\]\.\w+ \(", text), text  # no column of a flight edited
+    assert "airports[" in text  # the other tables are still attacked
