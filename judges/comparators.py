@@ -45,6 +45,8 @@ def compare(spec: Any, observed: Any, *, stored: bool = False) -> Result:
         return False, f"no comparator for {type(spec).__name__}"
     if stored and isinstance(spec, S.NumberCmp) and not _is_number(observed):
         return False, f"the app stores {observed!r} as {type(observed).__name__}, not a number"
+    if isinstance(spec, S.JsonPathCmp):
+        return _at_path(spec, observed, stored)
     return fn(spec, observed)
 
 
@@ -182,11 +184,15 @@ def _json_subset(spec: S.JsonSubsetCmp, observed: Any) -> Result:
 
 @register_comparator(S.JsonPathCmp)
 def _json_path(spec: S.JsonPathCmp, observed: Any) -> Result:
+    return _at_path(spec, observed, False)
+
+
+def _at_path(spec: S.JsonPathCmp, observed: Any, stored: bool) -> Result:
     try:
         value = get_path(observed, spec.path, unique=True)
     except PathError as exc:
         return False, str(exc)
-    ok, detail = compare(spec.expect, value)
+    ok, detail = compare(spec.expect, value, stored=stored)  # a value inside stored state is stored
     return ok, f"at {spec.path}: {value!r}" + (f"; {detail}" if detail else "")
 
 

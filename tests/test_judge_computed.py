@@ -128,3 +128,15 @@ def test_a_count_over_another_range_of_the_same_size_fails() -> None:
     assert computes("=COUNT(B2:B7)", "=COUNT(B2:B7)") and computes("=COUNT(B2:B4,B5:B7)", "=COUNT(B2:B7)")
     assert not computes("=COUNT(B3:B8)", "=COUNT(B2:B7)")    # the same number of cells, other cells
     assert not computes("=6", "=COUNT(B2:B7)")
+
+
+def test_a_number_inside_stored_state_is_stored_too() -> None:
+    """A number check on a path into stored rows (json_path) needs a number as well; the
+    same text read from an answer or a page is parsed."""
+    spec = CMP.validate_python({"op": "json_path", "path": "[0].reward", "expect": {"op": "number", "value": 1}})
+    assert compare(spec, [{"reward": 1.0}], stored=True)[0]
+    assert not compare(spec, [{"reward": "1"}], stored=True)[0]
+    assert compare(spec, [{"reward": "1"}])[0]
+    number = CMP.validate_python({"op": "number", "value": 1623})
+    assert not compare(number, "'1623", stored=True)[0] and not compare(number, True, stored=True)[0]
+    assert compare(number, "1,623")[0] and compare(number, 1623, stored=True)[0]
