@@ -395,9 +395,17 @@ def test_office_cells_are_judged_by_type_and_the_probe_attacks_their_formulas() 
     key = build_getter(get.model_copy(update={"path": None})).key
     label, cell = p["label_cell"], p["cell"]
 
+    from cua.state import FilesQuery
+    from cua.task import query_key
+
+    # the user's files as the guest lists them, the same at reset and at the end (no other file touched)
+    files = {query_key(q): StateResult(value={"entries": {}, "truncated": False})
+             for q in instance.judge.queries() if isinstance(q, FilesQuery)}
+
     def saved(formula: str, value: object) -> JudgeInput:
         dump = f"{p['kept']}\n{label}\tf=\tv=Total\n{cell}\tf={formula}\tv={value}\n"
-        return JudgeInput(final={key: StateResult(value={"returncode": 0, "stdout": dump, "stderr": ""})},
+        return JudgeInput(initial=files,
+                          final={**files, key: StateResult(value={"returncode": 0, "stdout": dump, "stderr": ""})},
                           done=Done())
 
     n = p["last"]
