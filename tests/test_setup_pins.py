@@ -5,6 +5,7 @@ pin, or at another version than its pin, would make the next clean clone resolve
 from __future__ import annotations
 
 import re
+import site
 from importlib import metadata
 from pathlib import Path
 
@@ -32,10 +33,17 @@ def _local_free(version: str) -> str:
     return version.split("+", 1)[0]
 
 
+def _installed() -> list[metadata.Distribution]:
+    """The venv's own distributions: those in its site-packages (a package's vendored copies,
+    such as setuptools/_vendor once setuptools is imported, are not installed by pip)."""
+    sites = {Path(p).resolve() for p in site.getsitepackages()}
+    return [d for d in metadata.distributions() if Path(str(d.locate_file(""))).resolve() in sites]
+
+
 def test_every_installed_distribution_is_pinned_at_its_version() -> None:
     pins = _pins()
     unpinned, moved = [], []
-    for dist in metadata.distributions():
+    for dist in _installed():
         name = _canonical(dist.metadata["Name"])
         if name == "cua":
             continue
