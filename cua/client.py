@@ -32,7 +32,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from cua import protocol as p
 from cua.actions import Action
-from cua.errors import CuaError, InternalError, SlowConsumer, Timeout, Unauthorized, UnknownSandbox
+from cua.errors import CuaError, FailureClass, InternalError, SlowConsumer, Timeout, Unauthorized, UnknownSandbox
 from cua.info import CommandOutput, SandboxInfo, SnapshotRef
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
@@ -45,7 +45,7 @@ log = logging.getLogger("cua.client")
 class ConnectionLost(InternalError):
     """The websocket to the server closed while requests were pending."""
 
-    failure = "server_lost"
+    failure = FailureClass.SERVER_LOST
 
 
 @dataclass(frozen=True, slots=True)

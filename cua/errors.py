@@ -25,6 +25,8 @@ __all__ = [
     "ClientError",
     "CuaError",
     "ErrorCode",
+    "FailureClass",
+    "INFRA_FAILURES",
     "Forbidden",
     "InfraError",
     "InternalError",
@@ -60,13 +62,63 @@ class ErrorCode(StrEnum):
 Fault = Literal["client", "agent", "infra"]
 
 
+class FailureClass(StrEnum):
+    """Why an episode did not pass: the one vocabulary of every record, trajectory, report,
+    export and rollout. An error's class is its code unless its type says more (`CuaError.failure`);
+    an episode judged to the end is classed by its verdict (`cua.episode.failure_class`)."""
+
+    # the infrastructure's: retried on a fresh sandbox, never scored against the agent
+    SANDBOX_CRASHED = "sandbox_crashed"
+    TIMEOUT = "timeout"
+    SERVER_LOST = "server_lost"
+    CAPACITY = "capacity"
+    MODEL_UNREACHABLE = "model_unreachable"
+    INTERNAL = "internal"
+    #: a rollout group not started: the trainer's policy is older than the service allows
+    STALE = "stale"
+    # what an error's code says where its type says no more
+    BAD_REQUEST = "bad_request"
+    UNAUTHORIZED = "unauthorized"
+    FORBIDDEN = "forbidden"
+    UNKNOWN_SANDBOX = "unknown_sandbox"
+    UNKNOWN_SNAPSHOT = "unknown_snapshot"
+    UNSUPPORTED = "unsupported"
+    ACTION_FAILED = "action_failed"
+    CANCELLED = "cancelled"
+    SLOW_CONSUMER = "slow_consumer"
+    # the agent's
+    AGENT_ERROR = "agent_error"
+    PARSE_ERROR = "parse_error"
+    STEP_LIMIT = "step_limit"
+    WRONG_INFEASIBLE_CLAIM = "wrong_infeasible_claim"
+    MISSED_INFEASIBLE = "missed_infeasible"
+    ACTION_ERRORS = "action_errors"
+    JUDGED_WRONG = "judged_wrong"
+    #: closed before it was judged (an RL reset mid-episode, a recorder stopped)
+    ABANDONED = "abandoned"
+
+    @classmethod
+    def of(cls, text: str | None, default: FailureClass) -> FailureClass:
+        """The class a stored text names (a record written by another version: `default` for
+        a name this version does not know)."""
+        try:
+            return cls(text) if text else default
+        except ValueError:
+            return default
+
+
+#: The classes that are the infrastructure's fault (an episode lost, not failed).
+INFRA_FAILURES = frozenset({FailureClass.SANDBOX_CRASHED, FailureClass.TIMEOUT, FailureClass.SERVER_LOST,
+                            FailureClass.CAPACITY, FailureClass.MODEL_UNREACHABLE, FailureClass.INTERNAL})
+
+
 class CuaError(Exception):
     code: ClassVar[ErrorCode] = ErrorCode.INTERNAL
     fault: ClassVar[Fault] = "infra"
     #: Whether the same request may succeed if simply sent again.
     retryable: ClassVar[bool] = False
     #: The failure class of an episode this ends, where it is more precise than the code.
-    failure: ClassVar[str | None] = None
+    failure: ClassVar[FailureClass | None] = None
 
     def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
@@ -77,9 +129,9 @@ class CuaError(Exception):
         return {"code": self.code.value, "message": self.message, "details": self.details}
 
     @property
-    def failure_class(self) -> str:
+    def failure_class(self) -> FailureClass:
         """The failure class a run's records file this under (see the module docstring)."""
-        return self.failure or self.code.value
+        return self.failure or FailureClass(self.code.value)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.message!r})"
@@ -174,7 +226,7 @@ class ModelUnreachable(InternalError):
     """The policy's model server did not answer (refused, dropped, overloaded past its retries)."""
 
     retryable = True
-    failure = "model_unreachable"
+    failure = FailureClass.MODEL_UNREACHABLE
 
 
 _BY_CODE: dict[ErrorCode, type[CuaError]] = {

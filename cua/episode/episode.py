@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from cua.actions import Action, Done, Type
 from cua.episode.agent import AgentTurn, EpisodeContext
 from cua.episode.handle import ActQueryHandle, ResetQueryHandle, SandboxHandle
-from cua.errors import CuaError, InternalError
+from cua.errors import CuaError, FailureClass, InternalError
 from cua.observation import ActionError, Observation, ObserveOptions
 from cua.state import StateQuery, StateResult
 from cua.task import JudgeInput, TaskInstance, Verdict, query_key
@@ -43,7 +43,7 @@ from cua.trajectory import (
     TrajectoryWriter,
 )
 
-__all__ = ["INFRA_FAILURES", "Episode", "EpisodeRecord", "LastAttempt", "Status", "StepRecord", "StepResult",
+__all__ = ["Episode", "EpisodeRecord", "LastAttempt", "Status", "StepRecord", "StepResult",
            "error_dict", "failure_class", "gather_state", "trajectory_name"]
 
 Status = Literal["completed", "infra_error", "agent_error"]
@@ -90,7 +90,7 @@ class EpisodeRecord(BaseModel):
     #: Infrastructure attempts this episode took (1 = no retry).
     attempts: int = 1
     #: Why it did not pass (None when it passed): the failure taxonomy, see `failure_class`.
-    failure: str | None = None
+    failure: FailureClass | None = None
     started_at: float = Field(default_factory=time.time)
     #: The state the judge saw (kept in memory for judge QA; not written to JSONL).
     judge_input: JudgeInput | None = Field(default=None, exclude=True)
@@ -132,40 +132,31 @@ def error_dict(exc: BaseException) -> dict[str, Any]:
 def _error_dict(exc: CuaError) -> dict[str, Any]:
     return {**exc.to_dict(), "fault": exc.fault, "failure": exc.failure_class}
 
-
-#: The failure classes. Infrastructure (retried, never scored against the agent):
-#: sandbox_crashed, timeout, server_lost, capacity, model_unreachable, internal. The agent's:
-#: agent_error (its own code raised), parse_error, step_limit, wrong_infeasible_claim (it
-#: said infeasible of a feasible task), missed_infeasible (it did not say so of an
-#: infeasible one), action_errors (most of its steps failed to act), judged_wrong.
-#: abandoned: closed before it was judged.
-INFRA_FAILURES = ("sandbox_crashed", "timeout", "server_lost", "capacity", "model_unreachable", "internal")
-
-
-def failure_class(record: EpisodeRecord, verdict: Verdict | None, *, feasible: bool = True) -> str | None:
-    """The one failure class of an episode that did not pass (None when it passed)."""
+def failure_class(record: EpisodeRecord, verdict: Verdict | None, *, feasible: bool = True) -> FailureClass | None:
+    """The one failure class of an episode that did not pass (None when it passed); see
+    `cua.errors.FailureClass` for what each says."""
     if record.status == "infra_error":
         error = record.error or {}
-        return str(error.get("failure") or error.get("code") or "internal")
+        return FailureClass.of(error.get("failure") or error.get("code"), FailureClass.INTERNAL)
     if record.status == "agent_error":
-        return str((record.error or {}).get("failure") or "agent_error")
+        return FailureClass.of((record.error or {}).get("failure"), FailureClass.AGENT_ERROR)
     if verdict is None:
-        return "abandoned"  # closed before it was judged (an RL reset mid-episode, a recorder stopped)
+        return FailureClass.ABANDONED
     if verdict.passed:
         return None
     if record.truncated:
-        return "step_limit"
+        return FailureClass.STEP_LIMIT
     claimed = (record.done or {}).get("status")
     if feasible and claimed == "infeasible":
-        return "wrong_infeasible_claim"
+        return FailureClass.WRONG_INFEASIBLE_CLAIM
     if not feasible and claimed != "infeasible":
-        return "missed_infeasible"
+        return FailureClass.MISSED_INFEASIBLE
     if record.parse_errors and record.done is None:
-        return "parse_error"
+        return FailureClass.PARSE_ERROR
     errors = sum(1 for step in record.actions if step.error is not None)
     if record.steps and errors * 2 >= record.steps:
-        return "action_errors"
-    return "judged_wrong"
+        return FailureClass.ACTION_ERRORS
+    return FailureClass.JUDGED_WRONG
 
 
 async def gather_state(handle: SandboxHandle, queries: Sequence[StateQuery]) -> dict[str, StateResult]:
@@ -586,7 +577,7 @@ class Episode:
             record.error = {**(record.error or {}), "trajectory": f"{type(exc).__name__}: {exc}"}
         return record
 
-    def _failure(self) -> str | None:
+    def _failure(self) -> FailureClass | None:
         return failure_class(self.record, self.verdict, feasible=self.instance.tags.feasible)
 
 

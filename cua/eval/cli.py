@@ -36,6 +36,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
+from cua.errors import FailureClass
 from cua.eval.args import whole_number
 
 #: Exit codes besides 0 (done) and 130 (interrupted).
@@ -348,7 +349,7 @@ class _ModelDown:
         return self.streak >= self.after
 
     def see(self, record: Any) -> None:
-        if record.failure != "model_unreachable":
+        if record.failure != FailureClass.MODEL_UNREACHABLE:
             self.streak = 0
             return
         self.streak += 1

@@ -38,6 +38,7 @@ from cua.episode.episode import EpisodeRecord, error_dict, failure_class, trajec
 from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.episode.loop import run_episode
 from cua.episode.openers import sandbox_key as _sandbox_key
+from cua.errors import FailureClass
 from cua.observation import ObserveOptions
 from cua.task import TaskInstance, TaskTemplate
 from cua.trajectory import FramePolicy, TrajectoryEnd, TrajectoryWriter
@@ -258,13 +259,14 @@ class LocalExecutor:
                 record = EpisodeRecord(task_id=instance.task_id, seed=instance.seed,
                                        instruction=instance.instruction, agent="?",
                                        tags=instance.tags.model_dump(), status="infra_error", error=error,
-                                       failure=str(error.get("failure") or error["code"]))
+                                       failure=FailureClass.of(error.get("failure") or error["code"],
+                                                               FailureClass.INTERNAL))
                 last = retries.final(error, 0)
                 if writer is not None:
                     if not last:
                         writer.new_attempt(error=error)
                     elif writer.meta is not None:  # an earlier attempt began the trajectory: end it
-                        writer.end(TrajectoryEnd(status="infra_error", failure=str(error["code"]), error=error))
+                        writer.end(TrajectoryEnd(status="infra_error", failure=record.failure, error=error))
                 await self.aclose()
                 if last:
                     break

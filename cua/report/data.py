@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from cua.errors import FailureClass
 from cua.trajectory import END, META, STEPS, Trajectory, find_trajectories, read_trajectory
 
 __all__ = [
@@ -132,10 +133,10 @@ def derived_failure(status: str, passed: bool, error: dict[str, Any] | None, tru
     if passed or status == "running":
         return None
     if status == INFRA_STATUS:
-        return str((error or {}).get("code") or "infra_error")
+        return FailureClass.of((error or {}).get("failure") or (error or {}).get("code"), FailureClass.INTERNAL)
     if status == "agent_error":
-        return str((error or {}).get("code") or "agent_error")
-    return "step_limit" if truncated else "judged_wrong"
+        return FailureClass.of((error or {}).get("failure"), FailureClass.AGENT_ERROR)
+    return FailureClass.STEP_LIMIT if truncated else FailureClass.JUDGED_WRONG
 
 
 def _sum_timings(steps: Iterable[Any]) -> dict[str, float]:

@@ -45,7 +45,7 @@ from cua.episode.episode import Episode, error_dict
 from cua.episode.group import ForkableHandle
 from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.episode.loop import play
-from cua.errors import BadRequest, CuaError, ModelUnreachable
+from cua.errors import BadRequest, CuaError, FailureClass, ModelUnreachable
 from cua.observation import Observation, ObserveOptions
 from cua.rollout.models import GroupResult, PolicyEndpoint, RolloutRequest, RolloutResponse, RolloutTrajectory
 from cua.rollout.proxy import ProxyRecorder, TokenProxy
@@ -60,7 +60,7 @@ log = logging.getLogger(__name__)
 class StalePolicy(BadRequest):
     """The request's policy version is further behind the newest than the service allows."""
 
-    failure = "stale"
+    failure = FailureClass.STALE
 
 
 class GroupPlacement(Protocol):
