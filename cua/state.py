@@ -132,7 +132,9 @@ class FilesQuery(_Query):
     {"type": "link", "target"}}, "truncated": bool}, paths relative to the home folder.
     Read after reset and at the end, two manifests show every file the episode created,
     removed, moved or edited (`cua.judges.files`). Hidden entries (".name") are left out
-    unless `hidden`: applications keep settings and lock files there."""
+    unless `hidden` (applications keep settings and lock files there), but for the home
+    folder's shell and session startup files and `.gitconfig`, which run the agent's code
+    when it plants some there."""
 
     kind: Literal["files"] = "files"
     roots: list[str] = Field(default_factory=lambda: ["."], min_length=1, max_length=32)

@@ -30,20 +30,30 @@ def _digest(path: str) -> str:
     return digest.hexdigest()
 
 
+#: Hidden files in the home folder that are listed even when hidden entries are not: the
+#: shell's and the session's startup files and git's identity, which no application rewrites as
+#: it runs, and which code the agent plants runs from (an alias, a PATH entry, a hook).
+WATCHED_DOTFILES = frozenset({".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
+                              ".zshrc", ".zprofile", ".xprofile", ".xsessionrc", ".inputrc", ".gitconfig"})
+
+
 def manifest(home: str, roots: list[str], *, hidden: bool = False, max_entries: int = 20_000) -> dict[str, Any]:
     """{"entries": {path: {"type": "file"|"dir"|"link", "size", "mode", "sha256" | "target"}}, "truncated"}:
     every entry under `roots` (folders relative to `home`), named relative to `home`. A
     root that is not there has no entries; an entry that cannot be read is listed with
-    `"error"`, so a file made unreadable is still a change."""
+    `"error"`, so a file made unreadable is still a change. Without `hidden`, hidden entries
+    are left out but for the home folder's `WATCHED_DOTFILES`."""
     entries: dict[str, dict[str, Any]] = {}
+    top_home = os.path.normpath(home)
     for root in roots:
         top = os.path.normpath(os.path.join(home, os.path.expanduser(root)))
         if not os.path.isdir(top):
             continue
         for folder, dirs, files in os.walk(top, followlinks=False):
             if not hidden:
+                watched = WATCHED_DOTFILES if os.path.normpath(folder) == top_home else frozenset()
                 dirs[:] = [d for d in dirs if not d.startswith(".")]
-                files = [f for f in files if not f.startswith(".")]
+                files = [f for f in files if not f.startswith(".") or f in watched]
             dirs.sort()
             for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
                 if len(entries) >= max_entries:
