@@ -9,6 +9,7 @@ manifest, only the target was read, and it passed), and the probes all run and f
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -102,3 +103,20 @@ async def test_a_move_that_also_deletes_another_file_fails_in_a_real_desktop() -
         verdict = instance.judge.evaluate(oracle.model_copy(
             update={"final": await gather_state(handle, instance.judge.queries())}))
         assert f"file {third} changed" in verdict.violations
+
+
+def test_the_manifest_lists_the_startup_files_though_hidden(tmp_path: Path) -> None:
+    """An alias planted in ~/.bashrc runs the agent's code in every later shell: the
+    manifest lists the home folder's startup files, though not other hidden entries
+    (applications rewrite their own settings and caches as they run)."""
+    from cua.sandboxes.guest.manifest import manifest
+
+    (tmp_path / ".bashrc").write_text("alias ll='ls -l'\n")
+    (tmp_path / ".cache").mkdir()
+    (tmp_path / ".cache" / "thumb").write_text("x")
+    (tmp_path / ".lock").write_text("x")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / ".bashrc").write_text("not a startup file")
+    entries = manifest(str(tmp_path), ["."])["entries"]
+    assert ".bashrc" in entries and "docs" in entries
+    assert not {".cache", ".cache/thumb", ".lock", "docs/.bashrc"} & set(entries)
