@@ -42,7 +42,8 @@ from cua.judges.values.text import (
 from cua.judges.values.web import Url, compare_email, compare_url, parse_email, parse_url
 
 __all__ = ["TYPES", "Refused", "Result", "Url", "ValueType", "When", "compare_address", "compare_as",
-           "compare_computation", "compare_date", "computable", "compare_datetime", "compare_email", "compare_formula", "compare_money",
+           "compare_computation", "compare_date", "computable", "compare_datetime", "compare_email", "compare_formula",
+           "compare_money",
            "compare_number", "compare_phone", "compare_rich_text", "compare_text", "compare_time", "compare_url",
            "parse_address", "parse_as", "parse_email", "parse_formula", "parse_money", "parse_one_number",
            "parse_phone", "parse_rich_text", "parse_text", "parse_url", "parse_when", "strip_quotes"]
