@@ -44,7 +44,6 @@ __all__ = [
     "CommandRunner",
     "FileUploader",
     "capabilities_of",
-    "configured_screen",
     "create_sandbox",
     "kinds",
     "perform_actions",
@@ -116,12 +115,6 @@ class Sandbox(abc.ABC):
     config_model: ClassVar[type[BaseModel]]
 
     id: str
-
-    @classmethod
-    @abc.abstractmethod
-    def screen_of(cls, config: BaseModel) -> Size:
-        """The screen a sandbox of this kind shows for `config` (its default where `config`
-        names none): what a driver sizes its observations by before any sandbox exists."""
 
     @classmethod
     @abc.abstractmethod
@@ -276,12 +269,6 @@ def resolve_kind(kind: str) -> type[Sandbox]:
             raise TypeError(f"entry point {ep.value} for kind {kind!r} is not a Sandbox subclass")
         _registry[kind] = cls
     return _registry[kind]
-
-
-def configured_screen(kind: str, config: dict[str, Any] | BaseModel | None) -> Size:
-    """The screen a sandbox of `kind` shows for `config` (raises BadRequest for an unknown
-    kind or a bad config)."""
-    return resolve_kind(kind).screen_of(validate_config(kind, config))
 
 
 def validate_config(kind: str, config: dict[str, Any] | BaseModel | None) -> BaseModel:

@@ -65,11 +65,6 @@ class BlankSandbox(Sandbox):
         self.closed = False
 
     @classmethod
-    def screen_of(cls, config: BaseModel) -> Size:
-        assert isinstance(config, BlankConfig)
-        return Size(width=config.width, height=config.height)
-
-    @classmethod
     async def create(cls, config: BaseModel, *, sandbox_id: str, emit: EventSink | None = None) -> BlankSandbox:
         assert isinstance(config, BlankConfig)
         return cls(config, sandbox_id)

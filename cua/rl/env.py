@@ -49,9 +49,7 @@ from cua.episode.handle import SandboxHandle
 from cua.episode.loop import Planned
 from cua.episode.openers import open_remote, sandbox_key
 from cua.episode.transition import RewardAccount
-from cua.errors import CuaError
 from cua.observation import Observation, ObserveOptions, Size
-from cua.sandbox import configured_screen
 from cua.sync_api import _LoopThread
 from cua.task import TaskInstance, TaskTemplate
 from cua.trajectory import AgentInfo, FramePolicy, TrajectoryWriter
@@ -335,9 +333,5 @@ def frame_image(obs: Observation, frame: Size) -> Image.Image:
 
 
 def _viewport(instance: TaskInstance) -> Size | None:
-    """The screen the task's sandbox shows (its kind's default where the task names none),
-    or None where the kind is not installed here (a remote server's own kind)."""
-    try:
-        return configured_screen(instance.sandbox_kind, instance.sandbox_config)
-    except CuaError:
-        return None
+    viewport = instance.sandbox_config.get("viewport") or instance.sandbox_config.get("screen")
+    return Size.model_validate(viewport) if viewport else None

@@ -62,11 +62,6 @@ class BrowserSandbox(Sandbox):
     kind = "browser"
     config_model = BrowserConfig
 
-    @classmethod
-    def screen_of(cls, config: BaseModel) -> Size:
-        assert isinstance(config, BrowserConfig)
-        return config.viewport
-
     def __init__(self, config: BrowserConfig, sandbox_id: str, emit: EventSink | None) -> None:
         self.id = sandbox_id
         self.config = config

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from cua.errors import BadRequest, CuaError, InfraError, SandboxCrashed, Timeout, UnknownSnapshot
-from cua.observation import Observation, ObserveOptions, Size
+from cua.observation import Observation, ObserveOptions
 from cua.sandbox import EventSink, SnapshotRef, register_kind
 from cua.sandboxes.desktop.config import APP_START_TIMEOUT, AppSpec, DesktopConfig
 from cua.sandboxes.desktop.container import GUEST_GID, GUEST_HOME, GUEST_UID, DesktopContainer, own_tree
@@ -96,11 +96,6 @@ def _tree_size(path: Path) -> int:
 class DesktopSandbox(GuestSandbox):
     kind: ClassVar[str] = "desktop"
     config_model: ClassVar[type[BaseModel]] = DesktopConfig
-
-    @classmethod
-    def screen_of(cls, config: BaseModel) -> Size:
-        assert isinstance(config, DesktopConfig)
-        return config.screen
     home: ClassVar[str] = GUEST_HOME
 
     def __init__(self, sandbox_id: str, config: DesktopConfig, container: DesktopContainer,

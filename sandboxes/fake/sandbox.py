@@ -70,11 +70,6 @@ class FakeSandbox(Sandbox):
     kind: ClassVar[str] = "fake"
     config_model: ClassVar[type[BaseModel]] = FakeConfig
 
-    @classmethod
-    def screen_of(cls, config: BaseModel) -> Size:
-        assert isinstance(config, FakeConfig)
-        return config.screen
-
     def __init__(self, sandbox_id: str, config: FakeConfig, emit: EventSink | None) -> None:
         self.id = sandbox_id
         self.config = config

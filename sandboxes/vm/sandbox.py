@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from cua.errors import BadRequest, CuaError, SandboxCrashed, SnapshotUnusable, Timeout, UnknownSnapshot
-from cua.observation import Observation, ObserveOptions, Size
+from cua.observation import Observation, ObserveOptions
 from cua.sandbox import EventSink, SnapshotRef
 from cua.sandboxes.guest.client import GuestClient
 from cua.sandboxes.guest.sandbox import GuestSandbox, Status, decode_base64_file, snapshot_step
@@ -53,11 +53,6 @@ log = logging.getLogger(__name__)
 class VMSandbox(GuestSandbox):
     kind: ClassVar[str] = "vm"
     config_model: ClassVar[type[BaseModel]] = VMConfig
-
-    @classmethod
-    def screen_of(cls, config: BaseModel) -> Size:
-        assert isinstance(config, VMConfig)
-        return config.screen
 
     def __init__(self, config: VMConfig, *, sandbox_id: str, image: BuiltImage, accel: Accel,
                  emit: EventSink | None) -> None:
