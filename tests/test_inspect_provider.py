@@ -85,6 +85,10 @@ def probe_files() -> Any:
             state.metadata["bytes"] = list(await box.read_file("notes/inspect.txt", text=False))[:3]
             result = await box.exec(["cat"], input="piped")
             state.metadata["exec"] = [result.success, result.stdout]
+            # the scratch file (and the folder made for it) is not the task's: left behind, the judge rightly
+            # counts it a side effect
+            removed = await box.exec(["/bin/rm", "-r", "notes"])  # the folder write_file made for it
+            state.metadata["removed"] = removed.success
             try:
                 await box.read_file("no/such/file")
             except FileNotFoundError:
@@ -130,7 +134,7 @@ async def test_desktop_task_through_inspect(tmp_path: Path) -> None:
     (sample,) = log.samples or []
     assert sample.metadata["read_back"] == "written by inspect\n"
     assert sample.metadata["bytes"] == list(b"wri")
-    assert sample.metadata["exec"] == [True, "piped"]
+    assert sample.metadata["exec"] == [True, "piped"] and sample.metadata["removed"] is True
     assert sample.metadata["missing"] == "FileNotFoundError"
     (score,) = sample.scores.values()  # type: ignore[union-attr]
     assert score.value == 1.0 and score.answer == "29", [(m.role, _text(m)[:200]) for m in sample.messages]
