@@ -20,7 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "token": ("cua.server.cli", ""),
     "eval": ("cua.eval.cli", "browser"),
     "record": ("cua.record.cli", "browser"),
-    "tasks": ("cua.eval.tasks_cli", "browser"),
+    "tasks": ("cua.tasks_cli", "browser"),
     "policy": ("cua.policy.cli", "policy"),
     "vm": ("cua.sandboxes.vm.cli", "vm"),
     "trajectory": ("cua.trajectory_cli", ""),

@@ -3,7 +3,7 @@
 # doing nothing and its near miss fail, verdicts are deterministic; CUA_CHECK_SEEDS seeds
 # per template, default 1), then the whole test suite with real Chromium, Xvfb and QEMU.
 # Judge QA reuses a template's clean verdict while its template, suite, app and the judge code
-# are unchanged, by digest (cua.eval.qa_cache); CUA_QA_CACHE=off checks every template again.
+# are unchanged, by digest (cua.qa.qa_cache); CUA_QA_CACHE=off checks every template again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

@@ -36,8 +36,8 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
+from cua.argtypes import whole_number
 from cua.errors import FailureClass
-from cua.eval.args import whole_number
 
 #: Exit codes besides 0 (done) and 130 (interrupted).
 EXIT_BAD_INPUT = 2
@@ -213,8 +213,8 @@ def _usable(templates: list[Any], names: list[str], seed: int) -> tuple[list[Any
     """Leave out the templates of suites with load problems that cannot be instantiated (an
     OSWorld task using a metric the adapter lacks), each with why: the file, the task, what
     is unsupported. Suites without problems are not touched (nothing is instantiated)."""
-    from cua.eval.tasks_cli import suites_with_problems
     from cua.tasks.loader import TaskFormatError
+    from cua.tasks.selection import suites_with_problems
 
     troubled = suites_with_problems(names)
     if not troubled:
@@ -233,7 +233,7 @@ def _usable(templates: list[Any], names: list[str], seed: int) -> tuple[list[Any
 
 def main(args: argparse.Namespace) -> int:
     from cua.eval.runner import make_jobs
-    from cua.eval.tasks_cli import SelectionError, selected_templates
+    from cua.tasks.selection import SelectionError, selected_templates
 
     seeds: list[int] = args.seed_list or list(range(args.seeds))
     try:

@@ -25,9 +25,9 @@ from typing import Any
 
 from cua.episode import gather_state
 from cua.episode.local import LocalSandbox
-from cua.eval.judge_qa import ProbeOutcome
 from cua.judges.files import allowed_by
 from cua.judges.judge import StateJudge
+from cua.qa.judge_qa import ProbeOutcome
 from cua.sandbox import CommandRunner
 from cua.state import FilesQuery
 from cua.task import JudgeInput, TaskInstance, query_key

@@ -1,7 +1,7 @@
 """Judge QA's `schema_mutation` probes: one edit anywhere in the app, not only where the
 oracle wrote.
 
-The state probes (`cua.eval.probes`) perturb the rows and columns of the oracle's diff,
+The state probes (`cua.qa.probes`) perturb the rows and columns of the oracle's diff,
 so a judge is only ever attacked where its author already looked. These probes start
 from the app's whole schema (`table_infos`): each end state is the oracle's final
 database plus ONE edit elsewhere:
@@ -32,7 +32,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cua.eval.probes import (
+from cua.judges.sidefx import allowed_by, diff
+from cua.qa.probes import (
     _BOOKKEEPING,
     _ORDER,
     DbDiff,
@@ -44,7 +45,6 @@ from cua.eval.probes import (
     _insert,
     _update,
 )
-from cua.judges.sidefx import allowed_by, diff
 from cua.state import AppStateQuery, StateQuery, StateResult
 from cua.task import Verdict, query_key
 from cua.tasks.apps.activity import ACTIVITY_TABLE

@@ -12,7 +12,7 @@ The value is rewritten where the check reads it: the agent's answer, or the stat
 query's own value when the getter reads it whole (a DOM property, the title, the URL, a
 scalar SQL read, a file's text). A URL read by one parameter gets the parameter repeated
 with another value, which must fail. Other reads (a path into the app's state) are the
-database probes' (`cua.eval.probes`) to attack.
+database probes' (`cua.qa.probes`) to attack.
 """
 
 from __future__ import annotations

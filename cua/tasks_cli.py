@@ -3,9 +3,12 @@
 A SUITE is a suite name, or a folder of task files or one task file anywhere on disk
 (`cua tasks check path/to/suite`). `list` prints one suite per line: its name, then its
 template count (and how many task files failed to load); `list SUITE...` prints those
-suites' template ids, one per line. `check` runs judge QA (see `cua.eval.check`) in real sandboxes
+suites' template ids, one per line. `check` runs judge QA (see `cua.qa.check`) in real sandboxes
 and ends with the line `templates=<n> variants=<m> failures=<k>`; exit code 1 when
 any check failed.
+
+A command over the tasks, beside `cua trajectory`'s: `list` and `show` read the task
+registry, `check` calls judge QA (`cua.qa`), which nothing but this command and the CLI imports.
 """
 
 from __future__ import annotations
@@ -13,14 +16,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from cua.task import TaskTemplate
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from cua.eval.args import whole_number
+    from cua.argtypes import whole_number
 
     p = sub.add_parser("tasks", help="list task suites; check their judges (judge QA)", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -51,7 +50,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ck.add_argument("--json", type=Path, help="also write the full report as JSON here")
     ck.add_argument("--no-cache", action="store_true",
                     help="check every template again, even one whose template, app and judge code are unchanged "
-                         "since a clean check (the verdict cache, cua.eval.qa_cache; also CUA_QA_CACHE=off)")
+                         "since a clean check (the verdict cache, cua.qa.qa_cache; also CUA_QA_CACHE=off)")
     ck.set_defaults(func=check_main)
 
 
@@ -66,21 +65,6 @@ def _load_problems(names: list[str] | None) -> list[str]:
         if wanted is not None and name not in wanted:
             continue
         out += [str(p) for p in suite.problems]
-    return out
-
-
-def suites_with_problems(names: list[str] | None) -> set[str]:
-    """The names of the suites `names` select (every suite when None) whose files had problems
-    that did not stop them loading (e.g. OSWorld tasks using what the adapter lacks)."""
-    from cua.tasks.registry import is_suite_path, resolve_suite, suites
-
-    if not names:
-        return {name for name, suite in suites().items() if suite.problems}
-    out = set()
-    for name in names:
-        suite = resolve_suite(name) if is_suite_path(name) else suites().get(name.split(".", 1)[0])
-        if suite is not None and suite.problems:
-            out.add(suite.name)
     return out
 
 
@@ -140,39 +124,13 @@ def show_main(args: argparse.Namespace) -> int:
     return 0
 
 
-class SelectionError(ValueError):
-    """Task names on the command line that select no valid templates: an unknown name, a
-    suite file that does not parse, or a --kind a template cannot run on."""
-
-
-def selected_templates(suites: list[str], *, split: str = "all", kind: str | None = None) -> list[TaskTemplate]:
-    """The templates a command line names (suite names, suite paths, template ids; every
-    template when none), of `split` ("all": any), each on sandbox `kind` when given."""
-    from cua.tasks.kinds import with_kind
-    from cua.tasks.loader import TaskFormatError
-    from cua.tasks.registry import list_templates, select_templates
-
-    chosen = None if split == "all" else split
-    try:
-        templates: list[TaskTemplate] = select_templates(suites, split=chosen) if suites else list_templates(split=chosen)
-    except KeyError as exc:
-        raise SelectionError(exc.args[0]) from None
-    except TaskFormatError as exc:
-        raise SelectionError(str(exc)) from None
-    if kind:
-        try:
-            templates = [with_kind(t, kind) for t in templates]
-        except TaskFormatError as exc:
-            raise SelectionError(str(exc)) from None
-    return templates
-
-
 def check_main(args: argparse.Namespace) -> int:
     import asyncio
     import json
 
-    from cua.eval.check import CheckReport, TemplateReport, VariantFailure, check_templates
-    from cua.eval.qa_cache import VerdictCache
+    from cua.qa.check import CheckReport, TemplateReport, VariantFailure, check_templates
+    from cua.qa.qa_cache import VerdictCache
+    from cua.tasks.selection import SelectionError, selected_templates
 
     try:
         templates = selected_templates(args.suites, split=args.split, kind=args.kind)
@@ -205,7 +163,7 @@ def check_main(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m cua.eval.tasks_cli list|show|check ...`: the same commands without the
+    """`python -m cua.tasks_cli list|show|check ...`: the same commands without the
     rest of the `cua` CLI."""
     parser = argparse.ArgumentParser(prog="cua")
     register(parser.add_subparsers(dest="command", required=True))

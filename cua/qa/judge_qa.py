@@ -7,7 +7,7 @@ passes and doing nothing fails".
   at least 3 distinct progress values (its dense reward says something before the end).
 - From the oracle's end state (`run_probes`): over-reach, wrong target, collateral,
   duplicate (each must fail) and an equivalent, differently written end state (must
-  pass), built by `cua.eval.probes` from the database rows the oracle changed; and the
+  pass), built by `cua.qa.probes` from the database rows the oracle changed; and the
   answer instead of the method: every formula the oracle wrote replaced by the value it
   computes (must fail: the instruction asked for the formula).
 - Method against answer (`method_probes`): a judge reads the end state, not how it was
@@ -26,10 +26,10 @@ from typing import Any
 
 from cua.actions import Done
 from cua.episode import AgentTurn, EpisodeContext, OracleAgent, gather_state
-from cua.eval import probes as P
-from cua.eval.probe_equivalent import typed_probes
 from cua.judges.sidefx import allowed_by, diff
 from cua.observation import Observation
+from cua.qa import probes as P
+from cua.qa.probe_equivalent import typed_probes
 from cua.state import AppStateQuery, StateResult
 from cua.task import JudgeInput, TaskInstance, Verdict, query_key
 
@@ -215,9 +215,9 @@ def run_probes(instance: TaskInstance, app_name: str, initial_db: P.DbImage, fin
 
 def _history(outcome: ProbeOutcome, instance: TaskInstance, mirror: P.ProbeMirror, final_db: P.DbImage,
              judged: list[P.Probe], judge_input: JudgeInput) -> None:
-    """The `history` probes (`cua.eval.probe_history`): the oracle's end state reached by a
+    """The `history` probes (`cua.qa.probe_history`): the oracle's end state reached by a
     path the task does not allow (must fail), or with a slip corrected (must pass)."""
-    from cua.eval.probe_history import history_probes, judge_history_probe
+    from cua.qa.probe_history import history_probes, judge_history_probe
 
     made, why = history_probes(judged)
     outcome.skipped.update(why)
@@ -241,8 +241,8 @@ def _history(outcome: ProbeOutcome, instance: TaskInstance, mirror: P.ProbeMirro
 
 def _schema(outcome: ProbeOutcome, instance: TaskInstance, app: Any, infos: list[P.TableInfo], mirror: P.ProbeMirror,
             final_db: P.DbImage, diff_db: P.DbDiff, judge_input: JudgeInput) -> None:
-    """The `schema_mutation` probes (`cua.eval.probe_schema`): one edit anywhere in the app."""
-    from cua.eval.probe_schema import foreign_keys, judge_schema_mutations, schema_mutations
+    """The `schema_mutation` probes (`cua.qa.probe_schema`): one edit anywhere in the app."""
+    from cua.qa.probe_schema import foreign_keys, judge_schema_mutations, schema_mutations
 
     spec = getattr(instance.judge, "spec", None)
     probes, why = schema_mutations(infos, final_db, diff_db, foreign_keys(app.db.conn, infos), seed=instance.seed,

@@ -8,7 +8,7 @@ For every template and K seeds:
 4. the same final state judged twice gives the same verdict;
 5. along the oracle, every strict prefix of its actions fails and progress never falls
    (tier 3+: at least 3 distinct progress values);
-6. adversarial end states built from the oracle's database changes (`cua.eval.probes`):
+6. adversarial end states built from the oracle's database changes (`cua.qa.probes`):
    over-reach, wrong target, collateral, partial, duplicate and every formula typed as
    its value must fail; an equivalent end state written differently must pass;
 7. method against answer: the oracle's end state reached another way (one step, the
@@ -16,15 +16,15 @@ For every template and K seeds:
    that asks for an action and an answer, the oracle's answer) typed as the answer must
    fail. The report says which probes ran for each template and, for a probe that had
    nothing to change, why;
-8. forged signals (`cua.eval.probe_forged`): what the judge reads from a page (page reads,
+8. forged signals (`cua.qa.probe_forged`): what the judge reads from a page (page reads,
    an end flag the page reports) forged through the sandbox's actions every way an agent
    could (javascript:, data:, blob:, file:, a foreign origin, a popup) must fail;
-9. schema mutations (`cua.eval.probe_schema`): one edit anywhere in the app's schema
+9. schema mutations (`cua.qa.probe_schema`): one edit anywhere in the app's schema
    (every table, each kind of column, the targets' parent records) must fail; page
-   probes (`cua.eval.probe_page`): state probes written into the live app and the page
+   probes (`cua.qa.probe_page`): state probes written into the live app and the page
    reloaded, for judges whose checks read the page, must fail (the oracle's own end
    replayed so must pass);
-10. files (`cua.eval.probe_files`): for a file task, another file of the user's created,
+10. files (`cua.qa.probe_files`): for a file task, another file of the user's created,
    removed, moved or edited beside the oracle's end state must fail.
 
 A broken task (bad file, no rows at a seed, an oracle that raises, a sandbox that will
@@ -43,12 +43,12 @@ from typing import Any
 
 from cua.episode import EpisodeRecord, NoopAgent, OracleAgent, gather_state, run_episode
 from cua.episode.local import LocalSandbox, open_local
-from cua.eval.judge_qa import ProbeOutcome, StepJudgingOracle, db_image, method_probes, run_probes, trace_problems
-from cua.eval.probe_files import files_probes
-from cua.eval.probe_forged import forged_signal_probes
-from cua.eval.probe_page import page_probes
-from cua.eval.probes import bundled_app_of
-from cua.eval.qa_cache import Digests, VerdictCache
+from cua.qa.judge_qa import ProbeOutcome, StepJudgingOracle, db_image, method_probes, run_probes, trace_problems
+from cua.qa.probe_files import files_probes
+from cua.qa.probe_forged import forged_signal_probes
+from cua.qa.probe_page import page_probes
+from cua.qa.probes import bundled_app_of
+from cua.qa.qa_cache import Digests, VerdictCache
 from cua.task import TaskInstance, Verdict
 
 __all__ = ["CheckReport", "TemplateReport", "VariantFailure", "check_templates"]
@@ -98,7 +98,7 @@ class TemplateReport:
     probes_ran: dict[str, int] = field(default_factory=dict)
     #: probe kind -> why it did not run (for kinds that never ran).
     probes_skipped: dict[str, str] = field(default_factory=dict)
-    #: Taken from the verdict cache: nothing it rests on changed since a clean check (`cua.eval.qa_cache`).
+    #: Taken from the verdict cache: nothing it rests on changed since a clean check (`cua.qa.qa_cache`).
     reused: bool = False
 
     @property
@@ -234,7 +234,7 @@ async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateRe
                                                                    oracle.judge_input))
         elif oracle_ok:
             report.probes_skipped.setdefault("state probes", "the sandbox runs no bundled app")
-        if oracle_ok:  # the user's other files created, removed, moved, edited (`cua.eval.probe_files`)
+        if oracle_ok:  # the user's other files created, removed, moved, edited (`cua.qa.probe_files`)
             _add_outcome(report, out, tid, seed, await files_probes(handle, instance, oracle.judge_input))
 
     # the page the oracle finished on, forged every way an agent could (each must fail)
@@ -371,7 +371,7 @@ async def check_templates(templates: Sequence[Any], *, seeds: Sequence[int] = (0
     """Check templates, `parallel` at a time (each with its own sandbox); `isolation`
     overrides the browser sandboxes' isolation mode (`shared` is faster, e.g. for CI).
     With a `cache`, a template whose clean report is stored under its digest is not run
-    again (see `cua.eval.qa_cache`); without one, everything runs."""
+    again (see `cua.qa.qa_cache`); without one, everything runs."""
     report = CheckReport()
     gate = asyncio.Semaphore(max(1, parallel))
     verdicts = cache if cache is not None else VerdictCache(enabled=False)

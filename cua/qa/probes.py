@@ -39,7 +39,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cua.eval.db_image import (
+from cua.judges.values.variants import equivalents as typed_equivalents
+from cua.qa.db_image import (
     DUMP_PAGE,
     DbDiff,
     DbImage,
@@ -50,7 +51,6 @@ from cua.eval.db_image import (
     dump_queries,
     table_infos,
 )
-from cua.judges.values.variants import equivalents as typed_equivalents
 
 __all__ = [
     "DUMP_PAGE",

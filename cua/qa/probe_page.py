@@ -1,7 +1,7 @@
 """Judge QA's `page` probes: state probes replayed in the real browser, so that checks
 which read the page (its DOM, URL, title) are attacked too.
 
-The state probes (`cua.eval.probes`) are judged in process, on a copy of the app: the
+The state probes (`cua.qa.probes`) are judged in process, on a copy of the app: the
 page is not re-rendered for them, so a check of the page keeps the oracle's value and a
 judge that reads only the page is never attacked. Here, after the oracle's episode, in
 the live sandbox that still shows its end:
@@ -29,10 +29,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from cua.episode import gather_state
-from cua.eval import probes as P
-from cua.eval.judge_qa import ProbeOutcome, _app, _reads
-from cua.eval.probe_schema import FastMirror, foreign_keys, schema_mutations
 from cua.judges.judge import StateJudge
+from cua.qa import probes as P
+from cua.qa.judge_qa import ProbeOutcome, _app, _reads
+from cua.qa.probe_schema import FastMirror, foreign_keys, schema_mutations
 from cua.sandbox import ServiceImages, Snapshottable
 from cua.state import StateQuery, StateResult
 from cua.task import JudgeInput, TaskInstance, Verdict, query_key

@@ -1,7 +1,7 @@
 """The database a bundled app keeps, as judge QA handles it: its tables (`TableInfo`),
 read row by row through the app's read-only SQL (`dump_queries`, `DbImage`), the changes
 between two such images (`DbDiff`), and an in-process copy of the app that answers a judge's
-state queries over a database QA wrote (`ProbeMirror`). The probes (`cua.eval.probes`)
+state queries over a database QA wrote (`ProbeMirror`). The probes (`cua.qa.probes`)
 build their end states on these."""
 
 from __future__ import annotations

@@ -41,8 +41,8 @@ from urllib.parse import quote, urlsplit
 from cua.actions import Action, Goto
 from cua.episode import AgentTurn, EpisodeContext, gather_state, run_episode
 from cua.episode.handle import SandboxHandle
-from cua.eval.judge_qa import ProbeOutcome
 from cua.observation import Observation
+from cua.qa.judge_qa import ProbeOutcome
 from cua.state import A11yQuery, DomQuery, LocalStorageQuery, StateResult, TitleQuery, UrlQuery
 from cua.task import JudgeInput, TaskInstance, Verdict
 

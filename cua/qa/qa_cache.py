@@ -10,7 +10,7 @@ template's key is a digest of:
 - its app: the bundled app's own folder, where the template runs one;
 - the judge code: `judges/`, the task framework (`tasks/*.py`, the app framework, MiniWoB's
   environments and oracles, the OSWorld adapter), the episode layer, `cua/task.py` and judge QA
-  itself (`cua/eval/`);
+  itself (`cua/qa/`);
 - the sandbox kind the template runs on (`sandboxes/<kind>/`, and the guest agent for desktops
   and VMs): it reads the state the judge sees (page reads, navigation history, file manifests)
   and carries QA's probes out;
@@ -34,8 +34,8 @@ from typing import Any
 
 import cua
 import cua.episode
-import cua.eval
 import cua.judges
+import cua.qa
 import cua.tasks
 
 __all__ = ["FORMAT", "Digests", "VerdictCache", "cache_dir"]
@@ -69,7 +69,7 @@ def _tree_digest(root: Path, skip_suffixes: frozenset[str] = frozenset()) -> str
 
 def _judge_code_roots() -> list[Path]:
     tasks = _package_dir(cua.tasks)
-    roots = [_package_dir(cua.judges), _package_dir(cua.episode), _package_dir(cua.eval),
+    roots = [_package_dir(cua.judges), _package_dir(cua.episode), _package_dir(cua.qa),
              _package_dir(cua) / "task.py"]
     roots += sorted(tasks.glob("*.py"))
     roots += sorted(tasks.joinpath("apps").glob("*.py")) + [tasks / "apps" / "static"]

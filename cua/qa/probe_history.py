@@ -1,6 +1,6 @@
 """Judge QA's `history` probes: end states a judge blind to history would get wrong.
 
-The state probes (`cua.eval.probes`) each build one wrong end state. A history probe ends
+The state probes (`cua.qa.probes`) each build one wrong end state. A history probe ends
 in the oracle's own end state, but gets there by a detour, written into the app's activity
 log (`cua.tasks.apps.activity`) as the app writes it for a page:
 
@@ -23,8 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cua.eval.probes import DbImage, Probe, ProbeMirror
 from cua.judges.sidefx import diff, unexpected_history
+from cua.qa.probes import DbImage, Probe, ProbeMirror
 from cua.state import StateQuery, StateResult
 from cua.task import Verdict
 
