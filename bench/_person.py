@@ -1,7 +1,7 @@
 """A person at `cua record`'s live view: a headless Chromium that demonstrates tasks with the
 page's mouse and keyboard on the screen image, aiming where each task's oracle does (its pixel
 actions from an oracle eval of the same variants). One person for the recorder's test
-(tests/test_record_queue.py) and its soak (bench/record_soak.py)."""
+(tests/record/test_record_queue.py) and its soak (bench/record_soak.py)."""
 
 from __future__ import annotations
 

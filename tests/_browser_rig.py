@@ -1,6 +1,6 @@
 """The parts of a browser sandbox over a real Chromium, without the sandbox around them.
 
-The per-concern tests (tests/test_browser_<concern>.py) drive one part at a time, the
+The per-concern tests (tests/browser/test_browser_<concern>.py) drive one part at a time, the
 way `BrowserSandbox` composes them, against pages a loopback HTTP server serves (`Site`).
 The browser is the process's shared one (`Runtime.acquire_shared_browser`); each rig has
 a browser context of its own.

@@ -2,7 +2,7 @@
 
 `cua.client.RemoteSandbox` (over the websocket) and `cua.episode.local.LocalSandbox` (in
 process) both satisfy `SandboxHandle` and behave the same, so an episode runs the same way
-wherever the sandbox lives (tests/test_handle_conformance.py holds both, and the blocking
+wherever the sandbox lives (tests/episode/test_handle_conformance.py holds both, and the blocking
 facade `cua.sync_api.Sandbox`, to that):
 
 - a list of actions is performed in order and observed once at the end

@@ -125,7 +125,7 @@ def read_query(rules: Mapping[str, QueryRule], pairs: Iterable[tuple[str, str]])
 def _canonical_pairs(rules: Mapping[str, QueryRule], pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The parameters as the app reads them, those at their default dropped (the same
     page). An undeclared one is dropped too: an app that declares its parameters declares
-    every one its pages read (its routes read no other, tests/test_judge_url_apps.py), so
+    every one its pages read (its routes read no other, tests/judges/test_judge_url_apps.py), so
     one it does not declare changes nothing it shows."""
     read = read_query(rules, pairs)
     out: list[tuple[str, str]] = []

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-OSWORLD_UNSUPPORTED = Path(__file__).parent / "test_osworld_tasks" / "unsupported.json"
+OSWORLD_UNSUPPORTED = Path(__file__).resolve().parents[1] / "tasks" / "test_osworld_tasks" / "unsupported.json"
 UNSUPPORTED = ("unsupported.json", "cua-unsupported-0005", "metric:check_brightness_increase_and_structure_sim")
 
 

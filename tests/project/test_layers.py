@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 #: Source folder -> the package it installs as (through the links under cua/; ARCHITECTURE.md "Layers").
 FOLDERS = {"cua": "cua", "sandboxes": "cua.sandboxes", "tasks": "cua.tasks", "judges": "cua.judges"}
 

@@ -20,7 +20,7 @@ from PIL import Image
 from cua.errors import ActionFailed, BadRequest, SandboxCrashed
 from cua.sandboxes.guest.client import GuestClient
 
-AGENT = Path(__file__).resolve().parent.parent / "sandboxes" / "guest" / "agent.py"
+AGENT = Path(__file__).resolve().parents[2] / "sandboxes" / "guest" / "agent.py"
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]

@@ -17,7 +17,7 @@ pytest.importorskip("torch", reason="the example needs torch")
 
 pytestmark = pytest.mark.slow
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "grpo_cpu.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "grpo_cpu.py"
 
 
 def test_grpo_example_runs_from_outside_the_checkout(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from cua.eval.check import CheckReport, check_templates
 from cua.eval.qa_cache import VerdictCache
 from cua.tasks.loader import load_file
 
-FAKE_SUITE = Path(__file__).resolve().parent.parent / "tasks" / "suites" / "fake"
+FAKE_SUITE = Path(__file__).resolve().parents[2] / "tasks" / "suites" / "fake"
 
 
 def _suite_copy(tmp_path: Path) -> Path:

@@ -9,7 +9,7 @@ import site
 from importlib import metadata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONSTRAINTS = ROOT / "scripts" / "constraints.txt"
 
 

@@ -13,7 +13,7 @@ from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "miniwob_parity.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "miniwob_parity.py"
 
 
 def _bench() -> ModuleType:

@@ -18,7 +18,7 @@ from cua.sandboxes.vm.qemu import LaunchSpec, QemuProcess, copy_sparse, probe_ac
 
 pytestmark = pytest.mark.slow  # starts Chromium, Xvfb, QEMU, a server or Ray
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _recipe(tmp: Path, *, setup: str = "echo hi\n", extra: str = "") -> Path:

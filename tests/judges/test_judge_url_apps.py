@@ -119,7 +119,7 @@ def test_contacts_reads_page_size_and_direction_as_the_app_does() -> None:
     ])
 
 
-APP_SOURCES = Path(__file__).resolve().parents[1] / "tasks" / "apps"
+APP_SOURCES = Path(__file__).resolve().parents[2] / "tasks" / "apps"
 
 
 @pytest.mark.parametrize("app", ["shop", "travel", "contacts", "kanban", "calendar"])

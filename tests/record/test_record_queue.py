@@ -20,7 +20,7 @@ from playwright.async_api import async_playwright
 from cua.cli import main as cli
 from cua.trajectory import find_trajectories, read_trajectory, validate
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from _person import act, demonstrate, next_task, open_live_view, oracle_pixel_actions  # noqa: E402  (bench/'s person)
 
 TASKS = ["todo.add_todo@1", "todo.mark_done@1", "todo.complete_overdue@1"]

@@ -69,7 +69,7 @@ async def test_act_query_on_a_kind_without_queries_is_unsupported():
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "episode"))
     from test_handle_conformance import BlankSandbox  # registers the capability-less kind
 
     handle = await LocalSandbox.create(BlankSandbox.kind, {})

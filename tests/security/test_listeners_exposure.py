@@ -1,5 +1,5 @@
 """Every HTTP or websocket listener the kit starts, held to the rules of `cua serve` and
-`cua policy serve` (tests/test_security.py, tests/test_policy_server_exposure.py; the
+`cua policy serve` (tests/security/test_security.py, tests/policy/test_policy_server_exposure.py; the
 rollout service has its own tests): the report's `--serve`, the recorder's live view (one
 task, and the queue) and the bundled app hosts (issue 28).
 
@@ -36,7 +36,6 @@ import uvicorn
 from playwright.async_api import Browser, Page, async_playwright
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from test_report import make_run  # tests/'s own helpers, as pytest puts tests/ on sys.path
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import InvalidStatus
 
@@ -54,6 +53,9 @@ from cua.sandboxes.browser.launcher import find_executable
 from cua.tasks.apps import load_app
 from cua.tasks.apps.base import build_asgi
 from cua.tasks.registry import get_template
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "record"))  # the report tests' run writer
+from test_report import make_run  # noqa: E402
 
 EVIL = "http://evil.example"
 TASK = "fake.set_counter@1"
@@ -489,7 +491,7 @@ def test_the_smtp_sink_takes_no_mail_from_a_web_pages_post(tmp_path: Path) -> No
     import socket
     import time
 
-    sink = Path(__file__).resolve().parents[1] / "tasks" / "suites" / "office" / "smtp_sink.py"
+    sink = Path(__file__).resolve().parents[2] / "tasks" / "suites" / "office" / "smtp_sink.py"
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

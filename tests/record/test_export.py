@@ -211,7 +211,10 @@ def _last_assistant(row: dict[str, Any], family: str) -> tuple[str, list[bool]]:
 @pytest.mark.slow
 @pytest.mark.parametrize("family_name", FAMILIES)
 def test_sft_rows_round_trip_through_the_parsers(runs: Path, tmp_path: Path, family_name: str) -> None:
-    from test_sft_roundtrip import assert_same  # pytest puts tests/ on sys.path
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "policy"))
+    from test_sft_roundtrip import assert_same
 
     from cua.actions import parse_action
     from cua.observation import Size

@@ -40,7 +40,7 @@ def model_app(*, takes_token_ids: bool, seen: list[dict[str, Any]]) -> FastAPI:
 
 def routes(proxy: TokenProxy) -> FastAPI:
     """The proxy's routes alone (the rollout service serves them behind its token and origin
-    rules, tests/test_rollout_exposure.py)."""
+    rules, tests/rollout/test_rollout_exposure.py)."""
     app = FastAPI()
     proxy.install(app)
     return app

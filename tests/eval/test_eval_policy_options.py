@@ -131,7 +131,7 @@ async def test_a_failing_model_run_sends_its_sampling_settings_and_reports_every
 
 @pytest.mark.slow
 async def test_a_python_agent_runs_with_agent_module_factory(tmp_path: Path) -> None:
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "agents.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text()
     example = next(b for b in re.findall(r"```python\n(.*?)```", doc, re.DOTALL) if "my_agents.py" in b)
     (tmp_path / "my_agents.py").write_text(example)
     out = tmp_path / "run"

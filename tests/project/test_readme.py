@@ -17,7 +17,7 @@ import pytest
 from cua.cli import build_parser
 from cua.tasks.registry import get_template, select_templates
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", ROOT / "docs" / "agents.md"]
 VENV_BIN = Path(sys.executable).parent
 
