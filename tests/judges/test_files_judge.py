@@ -72,7 +72,7 @@ def test_a_file_check_turns_the_rule_on_and_a_truncated_manifest_fails() -> None
 async def test_a_move_that_also_deletes_another_file_fails_in_a_real_desktop() -> None:
     from cua.episode import OracleAgent, gather_state, run_episode
     from cua.episode.local import open_local
-    from cua.eval.probe_files import files_probes
+    from cua.qa.probe_files import files_probes
     from cua.sandbox import CommandRunner
     from cua.tasks.registry import get_template
 

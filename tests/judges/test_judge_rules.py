@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from cua.eval import probes as P
 from cua.judges import spec as S
 from cua.judges.comparators import compare
 from cua.judges.judge import StateJudge
 from cua.judges.normalize import formula_refs, norm_address, norm_phone, rich_text
 from cua.judges.paths import PathError, get_path
 from cua.judges.sidefx import unexpected_changes
+from cua.qa import probes as P
 from cua.state import AppStateQuery, StateResult
 from cua.task import JudgeInput, query_key
 from cua.tasks.apps import load_app

@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 from cua.actions import Done
-from cua.eval.probe_equivalent import typed_probes
 from cua.judges import spec as S
 from cua.judges.comparators import compare
 from cua.judges.judge import StateJudge
 from cua.judges.values import compare_as
 from cua.judges.values.variants import equivalents, near
+from cua.qa.probe_equivalent import typed_probes
 from cua.state import StateResult, UrlQuery
 from cua.task import JudgeInput, TaskInstance, query_key
 
@@ -489,7 +489,7 @@ def test_osworld_workbooks_and_tabs_compare_as_typed_values(tmp_path: Any) -> No
 
 
 def test_the_database_probe_respells_an_email_address_it_wrote() -> None:
-    from cua.eval.probes import equivalent_spellings
+    from cua.qa.probes import equivalent_spellings
 
     spelled = dict(equivalent_spellings("email", "ana.diaz@example.org"))
     assert spelled == {"the email address in upper case": "ANA.DIAZ@EXAMPLE.ORG"}

@@ -557,7 +557,7 @@ def test_thunderbird_send_judge(tmp_path: Path) -> None:
 def test_the_suite_has_oracles_near_misses_and_runs_on_both_kinds() -> None:
     """At least 25 templates (the issue's count), each instantiating at several seeds with an
     oracle and a near miss, as a desktop config and, with --kind vm, as a VM config."""
-    from cua.eval.tasks_cli import selected_templates
+    from cua.tasks.selection import selected_templates
 
     for kind in ("desktop", "vm"):
         templates = selected_templates(["office"], kind=kind)

@@ -35,7 +35,8 @@ ROOT_PACKAGE = "cua"
 LAYERS: dict[str, tuple[str, ...]] = {
     "plain data": ("cua.actions", "cua.observation", "cua.errors", "cua.state", "cua.info", "cua.task",
                    "cua.marks"),
-    "process helpers": ("cua.listen", "cua.exposure", "cua.gate", "cua.server_process", "cua.console"),
+    "process helpers": ("cua.listen", "cua.exposure", "cua.gate", "cua.server_process", "cua.console",
+                        "cua.argtypes"),
     "package root": (ROOT_PACKAGE,),  # the package's own __init__ only (see layer_of)
     "protocol": ("cua.protocol",),
     "sandbox interface": ("cua.sandbox", "cua.conformance"),
@@ -59,6 +60,10 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "replay": ("cua.replay",),
     "rollout": ("cua.rollout",),
     "compat": ("cua.compat",),
+    # judge QA (`cua tasks check`): above the episode layer, apart from `cua eval`
+    "qa": ("cua.qa",),
+    # the `cua tasks` command: list and show read the registry, check runs judge QA
+    "tasks command": ("cua.tasks_cli",),
     "cli": ("cua.cli",),
 }
 
@@ -83,10 +88,14 @@ MAY_IMPORT: dict[str, set[str]] = {
     "policy": {"process helpers", "plain data"},
     "trajectory": {"plain data"},
     "run readers": {"trajectory", "plain data"},
-    "episode": _BELOW_THE_EPISODE,
+    # `PolicyAgent` asks a policy for turns (cua/episode/policy_agent.py): the one reading of a
+    # policy's answer as a turn, for every driver; a policy never imports the episode layer
+    "episode": {*_BELOW_THE_EPISODE, "policy"},
     **{driver: _DRIVER_MAY_IMPORT for driver in DRIVERS},
     # adapters to other frameworks' interfaces sit above the driver they adapt (BrowserGym over CuaEnv)
     "compat": {*_DRIVER_MAY_IMPORT, "rl"},
+    "qa": {*_BELOW_THE_EPISODE, "episode"},
+    "tasks command": {*_BELOW_THE_EPISODE, "episode", "qa"},
     "cli": set(LAYERS),
 }
 
@@ -258,6 +267,13 @@ def test_no_import_cycles() -> None:
 def test_no_driver_imports_another() -> None:
     for driver in DRIVERS:
         assert not MAY_IMPORT[driver] & set(DRIVERS), driver
+
+
+def test_only_the_tasks_command_imports_judge_qa() -> None:
+    """Judge QA is its own room: no driver (`cua eval` included) and nothing below may import it."""
+    assert {layer for layer, allowed in MAY_IMPORT.items() if "qa" in allowed} == {"tasks command", "cli"}
+    assert {module for module, targets in graph().items() if layer_of(module) not in ("qa", "tasks command", "cli")
+            and any(layer_of(t) == "qa" for t in targets)} == set()
 
 
 def test_the_protocol_imports_no_io() -> None:

@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from cua.eval.check import check_templates
-from cua.eval.judge_qa import ProgressTrace, trace_problems
+from cua.qa.check import check_templates
+from cua.qa.judge_qa import ProgressTrace, trace_problems
 from cua.state import StateResult
 from cua.task import Verdict
 from cua.tasks.loader import load_text
@@ -27,7 +27,7 @@ def test_a_passing_prefix_and_falling_progress_are_reported() -> None:
     stages = [(s, r) for s, r, _ in trace_problems(trace, _verdict(1.0, True), end, tier=3)]
     assert ("prefix" in {s for s, _ in stages}) and any("falls from 0.5 to 0.25" in r for _, r in stages)
     # a prefix whose judged state is already the end state may pass: nothing left to do
-    from cua.eval.judge_qa import _fingerprint
+    from cua.qa.judge_qa import _fingerprint
 
     same = ProgressTrace(verdicts=[_verdict(0), _verdict(0.5), _verdict(1.0, True)],
                          fingerprints=["a", "b", _fingerprint(end)])

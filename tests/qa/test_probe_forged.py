@@ -1,4 +1,4 @@
-"""Judge QA's `forged_signal` probes (cua/eval/probe_forged.py), in real Chromium: every
+"""Judge QA's `forged_signal` probes (cua/qa/probe_forged.py), in real Chromium: every
 forgery of a page signal tried through the sandbox's own actions must fail, and the probe
 finds one that does not."""
 
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from cua.episode import OracleAgent, gather_state, open_local, run_episode
-from cua.eval.judge_qa import ProbeOutcome
-from cua.eval.probe_forged import KIND, forged_signal_probes, page_signals
+from cua.qa.judge_qa import ProbeOutcome
+from cua.qa.probe_forged import KIND, forged_signal_probes, page_signals
 from cua.state import SqlQuery
 from cua.tasks.loader import load_text
 from cua.tasks.registry import get_template

@@ -1,4 +1,4 @@
-"""Judge QA's `page` probes (`cua.eval.probe_page`) in real Chromium on the real bundled
+"""Judge QA's `page` probes (`cua.qa.probe_page`) in real Chromium on the real bundled
 apps: state probes written into the live app and the page reloaded, so that a judge which
 reads only the page is attacked too.
 
@@ -19,10 +19,10 @@ import pytest
 
 from cua.episode.local import open_local
 from cua.errors import BadRequest
-from cua.eval.check import check_templates
-from cua.eval.probe_page import KIND, MAX_PAGE_PROBES, reads_page
-from cua.eval.tasks_cli import selected_templates
+from cua.qa.check import check_templates
+from cua.qa.probe_page import KIND, MAX_PAGE_PROBES, reads_page
 from cua.tasks.loader import load_text
+from cua.tasks.selection import selected_templates
 
 pytestmark = [pytest.mark.slow,  # Chromium and the todo and shop apps
               pytest.mark.skipif(not (shutil.which("chromium-headless-shell") or shutil.which("chromium")),

@@ -1,4 +1,4 @@
-"""Judge QA's `schema_mutation` probes (`cua.eval.probe_schema`): one edit anywhere in the
+"""Judge QA's `schema_mutation` probes (`cua.qa.probe_schema`): one edit anywhere in the
 app's schema, judged by the template's real judge on the real bundled app.
 
 In process (no browser): the edits cover every table and each kind of column, the targets'
@@ -17,14 +17,14 @@ import textwrap
 import pytest
 
 from cua.actions import Done
-from cua.eval import judge_qa
-from cua.eval import probes as P
-from cua.eval.check import check_templates
-from cua.eval.probe_schema import KIND, MAX_PROBES, FastMirror, foreign_keys, schema_mutations
-from cua.eval.tasks_cli import selected_templates
+from cua.qa import judge_qa
+from cua.qa import probes as P
+from cua.qa.check import check_templates
+from cua.qa.probe_schema import KIND, MAX_PROBES, FastMirror, foreign_keys, schema_mutations
 from cua.state import StateResult
 from cua.task import JudgeInput
 from cua.tasks.loader import load_text
+from cua.tasks.selection import selected_templates
 
 TEMPLATES = """
 suite: qa

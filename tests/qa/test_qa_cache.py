@@ -1,4 +1,4 @@
-"""Judge QA's verdict cache (`cua.eval.qa_cache`): a clean report is reused only while the
+"""Judge QA's verdict cache (`cua.qa.qa_cache`): a clean report is reused only while the
 template, its suite, its app and the judge code are unchanged; a failing template always
 runs again. Runs on the in-process `fake` kind (real judges, real oracles, no Chromium)."""
 
@@ -9,9 +9,9 @@ import json
 import shutil
 from pathlib import Path
 
-from cua.eval import tasks_cli
-from cua.eval.check import CheckReport, check_templates
-from cua.eval.qa_cache import VerdictCache
+from cua import tasks_cli
+from cua.qa.check import CheckReport, check_templates
+from cua.qa.qa_cache import VerdictCache
 from cua.tasks.loader import load_file
 
 FAKE_SUITE = Path(__file__).resolve().parents[2] / "tasks" / "suites" / "fake"
@@ -88,3 +88,24 @@ def test_the_cli_says_what_it_reused_and_no_cache_runs_all(tmp_path: Path, monke
     assert all(t["reused"] for t in json.loads(out_json.read_text())["templates"])
     assert tasks_cli.main(["check", str(task_file), "--seeds", "1", "--no-cache", "--json", str(out_json)]) == 0
     assert not any(t["reused"] for t in json.loads(out_json.read_text())["templates"])
+
+
+def test_the_judge_code_digest_covers_judge_qa_and_the_code_judges_run_on() -> None:
+    """An edit to judge QA itself (its probes, its checks), the judges, the episode layer or
+    the task framework changes every template's key; an edit to `cua eval`, which judge QA
+    does not import, leaves clean verdicts reusable."""
+    from cua.qa import qa_cache
+
+    roots = [root.resolve() for root in qa_cache._judge_code_roots()]
+
+    def covered(path: Path) -> bool:
+        path = path.resolve()
+        return any(path == root or root in path.parents for root in roots)
+
+    repo = Path(__file__).resolve().parents[2]
+    qa_modules = sorted((repo / "cua" / "qa").glob("*.py"))
+    assert len(qa_modules) > 10
+    judge_code = [*qa_modules, repo / "judges" / "judge.py", repo / "cua" / "episode" / "loop.py",
+                  repo / "cua" / "task.py", repo / "tasks" / "loader.py", repo / "tasks" / "apps" / "activity.py"]
+    assert [str(p) for p in judge_code if not covered(p)] == []
+    assert not covered(repo / "cua" / "eval" / "runner.py")

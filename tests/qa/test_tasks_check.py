@@ -12,8 +12,8 @@ import textwrap
 
 import pytest
 
-from cua.eval import tasks_cli
-from cua.eval.check import check_templates
+from cua import tasks_cli
+from cua.qa.check import check_templates
 from cua.tasks.loader import load_text
 
 pytestmark = pytest.mark.skipif(

@@ -341,7 +341,7 @@ def test_a_wrong_click_terminates_the_rl_episode_and_pays_nothing() -> None:
 @pytest.mark.slow
 @needs_browser
 def test_judge_qa_checks_a_template_without_an_oracle_for_what_needs_none() -> None:
-    from cua.eval.check import check_templates
+    from cua.qa.check import check_templates
 
     template = get_template("miniwob.tic_tac_toe@1")
     assert template.tags.oracle is False
