@@ -134,7 +134,17 @@ class FilesQuery(_Query):
     removed, moved or edited (`cua.judges.files`). Hidden entries (".name") are left out
     unless `hidden` (applications keep settings and lock files there), but for the home
     folder's shell and session startup files and `.gitconfig`, which run the agent's code
-    when it plants some there."""
+    when it plants some there.
+
+    With it, a guest that keeps the file event log gives `"events"`: {"seq": the last
+    operation's number, "paths": {path: [{"op": create|modify|attrib|delete|moved_from|
+    moved_to, "seq", "to"|"from"?}]}, "truncated", "cuts": [{"seq", "reason"}]} (events
+    lost: a full kernel queue, too many paths, a watch refused), or {"unavailable": why}.
+    It covers the paths under `roots` that the manifest lists by default, from the
+    sandbox's start; a snapshot keeps it and a reset or restore puts back the one of the
+    moment restored. A judge counts the operations numbered after the `seq` of its
+    reading at the episode's start (`cua.judges.files`): what the end manifest hides (a
+    file deleted and made again, edited and restored) is there."""
 
     kind: Literal["files"] = "files"
     roots: list[str] = Field(default_factory=lambda: ["."], min_length=1, max_length=32)

@@ -116,8 +116,15 @@ class FileGetter(_QueryGetter):
 class FilesGetter(_QueryGetter):
     """What the episode did to the user's files under `roots` (relative to the home folder):
     {added, removed, changed: [paths], moved: [{from, to}]}, the diff of their manifests
-    after reset and at the end (`cua.judges.files`). `never` a removal: `path: removed`,
-    `expect: {op: length, value: 0}`."""
+    after reset and at the end (`cua.judges.files`), and their history from the guest's
+    file event log, which sees what the end hides: `events` [{path, ops: [create|modify|
+    attrib|delete|moved_from|moved_to]}] in the episode, and `ever` {created, removed,
+    changed, moved: [paths]}, each path that was so at any moment (both None from a guest
+    that keeps no log, so a check of them fails rather than passes unread).
+
+    No removal at the end: `path: removed`, `expect: {op: length, value: 0}`. "Never removed
+    X", though made again: `{not: {check, get: {kind: files, path: ever.removed}, expect:
+    {op: contains, value: X}}}`. A path's operations: `path: events[path=X].ops`."""
 
     kind: Literal["files"]
     roots: list[str] = Field(default_factory=lambda: ["."], min_length=1)

@@ -10,12 +10,22 @@ own command ability, as the sandbox's user, in the home folder:
 - `removed`: a bystander (a user file present at the start that the task may not change)
   deleted;
 - `moved`: the bystander moved to another name;
-- `edited`: the bystander's content changed, its size kept (a hash, not a size, sees it).
+- `edited`: the bystander's content changed, its size kept (a hash, not a size, sees it);
+
+and, each done and undone before it is judged, so the end manifest shows nothing (only the
+file event log can see them: `cua.judges.files`):
+
+- `removed_restored`: the bystander deleted, then put back identical;
+- `edited_restored`: the bystander edited, then put back identical;
+- `created_removed`: a copy of the bystander (a new file when there is none) made beside
+  it and deleted again, as a secret copied out would be.
 
 Each is judged with the episode's own start and must FAIL, and is then undone (the
 bystander restored from a copy outside the home folder); the end state, judged again once
 all are undone, must pass as the oracle's did, so a probe that could not be undone is
-reported rather than left to spoil the checks after it.
+reported rather than left to spoil the checks after it. That last judgement reads the
+file event log as it was before the probes (their own events would fail it: the log is
+history, which undoing does not erase).
 """
 
 from __future__ import annotations
@@ -54,19 +64,24 @@ async def _sh(runner: CommandRunner, script: str) -> str | None:
 
 
 def _probes(path: str | None, new: str, backup: str) -> list[tuple[str, str, str]]:
-    """(name, change, undo) shell scripts; paths quoted for sh (no quote in them)."""
+    """(name, change, undo) shell scripts; paths quoted for sh (no quote in them). A
+    do-then-undo probe does both in its change, and has nothing left to undo."""
     out = [("created", f"printf 'cua judge QA\\n' > '{new}'", f"rm -f '{new}'")]
-    if path is not None:
-        keep = f"cp -p '{path}' '{backup}'"
-        back = f"cp -p '{backup}' '{path}' && rm -f '{backup}'"
-        out += [
-            ("removed", f"{keep} && rm -f '{path}'", back),
-            ("moved", f"mv '{path}' '{new}'", f"mv '{new}' '{path}'"),
-            # the first byte flipped: same size, other content
-            ("edited", f"{keep} && {{ head -c1 '{path}' | tr '\\000-\\377' '\\001-\\377\\000'; tail -c +2 '{backup}'; }}"
-                       f" > '{path}.cua' && cat '{path}.cua' > '{path}' && rm -f '{path}.cua'", back),
-        ]
-    return out
+    if path is None:
+        return out + [("created_removed", f"printf 'cua judge QA\\n' > '{new}' && rm -f '{new}'", "true")]
+    keep = f"cp -p '{path}' '{backup}'"
+    back = f"cp -p '{backup}' '{path}' && rm -f '{backup}'"
+    # the first byte flipped: same size, other content (made outside the home folder)
+    edit = (f"{keep} && {{ head -c1 '{path}' | tr '\\000-\\377' '\\001-\\377\\000'; tail -c +2 '{backup}'; }}"
+            f" > '{backup}.edit' && cat '{backup}.edit' > '{path}' && rm -f '{backup}.edit'")
+    return out + [
+        ("removed", f"{keep} && rm -f '{path}'", back),
+        ("moved", f"mv '{path}' '{new}'", f"mv '{new}' '{path}'"),
+        ("edited", edit, back),
+        ("removed_restored", f"{keep} && rm -f '{path}' && {back}", "true"),
+        ("edited_restored", f"{edit} && {back}", "true"),
+        ("created_removed", f"cp -p '{path}' '{new}' && rm -f '{new}'", "true"),
+    ]
 
 
 async def files_probes(handle: LocalSandbox, instance: TaskInstance, oracle: JudgeInput) -> ProbeOutcome:
@@ -107,7 +122,12 @@ async def files_probes(handle: LocalSandbox, instance: TaskInstance, oracle: Jud
         if problem is not None or undone is not None:
             outcome.wrong.append((STAGE, f"the {name} probe could not be made or undone: {problem or undone}", None))
             return outcome
-    again = judge.evaluate(oracle.model_copy(update={"final": await gather_state(handle, queries)}))
+    final = await gather_state(handle, queries)
+    files = final.get(key)
+    if files is not None and files.ok and isinstance(files.value, dict) and "events" in now.value:
+        # the manifest as the oracle left it, with the history as it was before the probes
+        final[key] = files.model_copy(update={"value": {**files.value, "events": now.value["events"]}})
+    again = judge.evaluate(oracle.model_copy(update={"final": final}))
     if not again.passed:
         outcome.wrong.append((STAGE, "the oracle's end state, the probes undone, no longer passes", again))
     return outcome

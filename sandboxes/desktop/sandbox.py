@@ -42,6 +42,8 @@ class _Snapshot:
     ref: SnapshotRef
     home: Path
     apps: list[dict[str, Any]] = field(default_factory=list)
+    #: The guest's file event log at the snapshot (put back with $HOME).
+    events: dict[str, Any] | None = None
 
 
 def _clear_dir(path: Path) -> None:
@@ -135,6 +137,8 @@ class DesktopSandbox(GuestSandbox):
             else:
                 await asyncio.to_thread(_copy_contents, origin.home, container.home)
             await sandbox._boot()
+            if origin is not None:
+                await sandbox._guarded(sandbox._agent().replace_file_events(origin.events))
             sandbox.timings_ms["boot"] = round((time.perf_counter() - t0) * 1000, 1)
             t1 = time.perf_counter()
             await sandbox._start_apps([a.model_dump() for a in config.apps] if origin is None else origin.apps)
@@ -264,6 +268,7 @@ class DesktopSandbox(GuestSandbox):
                          "window_class": known.window_class if known else (app["windows"][0]["class"] or None),
                          "start_timeout": known.start_timeout if known else APP_START_TIMEOUT,
                          "wait_window": bool(app["windows"]), "windows": app["windows"]})
+        events = await self._guarded(agent.file_events())
         sid = f"{name}-{uuid.uuid4().hex[:10]}"
         home = self._container.run_dir / "snapshots" / sid
         t0 = time.perf_counter()
@@ -272,7 +277,7 @@ class DesktopSandbox(GuestSandbox):
         ref = SnapshotRef(id=sid, sandbox_id=self.id, kind=self.kind, size_bytes=size,
                           meta={"apps": [a["name"] for a in apps], "home_bytes": size, "step": self._step,
                                 "copy_ms": round((time.perf_counter() - t0) * 1000, 1)})
-        return _Snapshot(ref=ref, home=home, apps=apps)
+        return _Snapshot(ref=ref, home=home, apps=apps, events=events)
 
     async def _return_to(self, snap: _Snapshot, files: dict[str, str] | None = None) -> None:
         await self._agent().kill(all=True, timeout=10.0)
@@ -280,6 +285,8 @@ class DesktopSandbox(GuestSandbox):
         await asyncio.to_thread(_copy_contents, snap.home, self._container.home)
         if files:
             await asyncio.to_thread(self._write_files, files)
+        # the log of the moment restored, without the events of the copy just made
+        await self._guarded(self._agent().replace_file_events(snap.events))
         await self._start_apps(snap.apps)
         self._step = snapshot_step(snap.ref)
 

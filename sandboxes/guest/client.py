@@ -287,6 +287,17 @@ class GuestClient:
                                     timeout=timeout + 10)
         return bool(result.get("placed"))
 
+    async def file_events(self, *, timeout: float = 60.0) -> dict[str, Any]:
+        """The guest's file event log (what a snapshot keeps of it)."""
+        result, _ = await self.call("file_events", timeout=timeout)
+        return dict(result["log"])
+
+    async def replace_file_events(self, log: dict[str, Any] | None, *, timeout: float = 60.0) -> dict[str, Any]:
+        """Put back a file event log read earlier (None: an empty one) once $HOME is
+        restored; the events of the restore itself are dropped. Returns the log."""
+        result, _ = await self.call("file_events", replace=log, timeout=timeout)
+        return dict(result["log"])
+
     async def write_file(self, path: str, data: bytes, *, mode: int | None = None, append: bool = False,
                          timeout: float = 60.0) -> dict[str, Any]:
         """Write (or append) a file under the guest's $HOME; returns {path, bytes, size}."""

@@ -16,10 +16,12 @@ from typing import Any
 try:
     from . import wire
     from .faults import GuestFault
+    from .file_events import FileEvents
     from .screen import Screen
 except ImportError:  # run as a script from this folder (inside a VM image)
     import wire  # type: ignore[no-redef,import-not-found]
     from faults import GuestFault  # type: ignore[no-redef,import-not-found]
+    from file_events import FileEvents  # type: ignore[no-redef,import-not-found]
     from screen import Screen  # type: ignore[no-redef,import-not-found]
 
 __all__ = ["AGENT_VERSION", "Agent", "Handler", "agent_protected", "agent_protected_xserver", "log", "wait_until"]
@@ -59,6 +61,8 @@ class Agent:
         self.started = time.time()
         #: The X server this agent started (--start-x), whose death ends the session.
         self.xserver: subprocess.Popen[bytes] | None = None
+        #: What happens to the user's files, from the start (the `files` query's `events`).
+        self.file_events = FileEvents(home)
 
     async def xserver_died(self) -> bool:
         """Whether the X server this agent started has exited (waiting a moment for one
@@ -75,6 +79,7 @@ class Agent:
         self._screen = await self.on_x(lambda: Screen(self.display, input_backend=self._input_backend))
         # The X server works for whoever draws (damage covers that) and for our own grabs.
         self._screen.ignore_cpu_of(agent_protected_xserver)
+        await asyncio.to_thread(self.file_events.start)
 
     @property
     def screen(self) -> Screen:
@@ -137,6 +142,7 @@ class Agent:
     def shutdown(self) -> None:
         for pid in list(self.children):
             self.kill(pid)
+        self.file_events.stop()
         if self._screen is not None:
             self._x.submit(self._screen.close).result(timeout=5)
         self._x.shutdown(wait=False)

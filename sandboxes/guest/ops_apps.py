@@ -17,7 +17,7 @@ except ImportError:  # run as a script from this folder (inside a VM image)
     from core import Agent, agent_protected, wait_until  # type: ignore[no-redef,import-not-found]
     from faults import BadRequestFault, GuestFault, UnsupportedFault  # type: ignore[no-redef,import-not-found]
 
-__all__ = ["op_apps", "op_kill", "op_run", "op_spawn", "op_wait_window", "op_write_file"]
+__all__ = ["op_apps", "op_file_events", "op_kill", "op_run", "op_spawn", "op_wait_window", "op_write_file"]
 
 
 async def op_spawn(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
@@ -176,6 +176,18 @@ def _session_cpu(sid: int) -> tuple[bool, float]:
         alive = True
         total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
     return alive, total / tick
+
+
+async def op_file_events(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    """The file event log (file_events.py) for a snapshot: `{}` reads it; `{"replace": log}`
+    (a log read earlier, or null for an empty one) puts it back after a restore, dropping
+    the events of restoring $HOME itself. Returns the log as it now is."""
+    if "replace" in req:
+        saved = req["replace"]
+        if saved is not None and not isinstance(saved, dict):
+            raise BadRequestFault("replace needs a file event log (an object) or null")
+        await asyncio.to_thread(agent.file_events.replace, saved)
+    return {"log": await asyncio.to_thread(agent.file_events.log)}, []
 
 
 async def op_write_file(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:

@@ -129,8 +129,8 @@ async def op_query(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tup
     if not isinstance(items, list):
         raise BadRequestFault("query needs a list of queries")
     loop = asyncio.get_running_loop()
-    contexts = [queries.QueryContext(agent.home, agent.env, agent.screen.windows, run_as=agent.as_user())
-                for _ in items]
+    contexts = [queries.QueryContext(agent.home, agent.env, agent.screen.windows, run_as=agent.as_user(),
+                                     events=agent.file_events) for _ in items]
 
     async def one(q: Any, ctx: queries.QueryContext) -> dict[str, Any]:
         if isinstance(q, dict) and q.get("kind") == "windows":

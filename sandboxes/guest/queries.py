@@ -22,8 +22,10 @@ from collections.abc import Callable
 from typing import Any
 
 try:
+    from .file_events import FileEvents
     from .manifest import manifest
 except ImportError:  # run as a script from this folder (inside a VM image)
+    from file_events import FileEvents  # type: ignore[no-redef,import-not-found]
     from manifest import manifest  # type: ignore[no-redef,import-not-found]
 
 __all__ = ["answer", "bounded_run", "A11Y_SCRIPT"]
@@ -118,8 +120,10 @@ def bounded_run(argv: list[str], *, timeout: float, max_bytes: int, cwd: str | N
 
 class QueryContext:
     def __init__(self, home: str, env: dict[str, str], windows: Callable[[], dict[str, Any]],
-                 run_as: dict[str, Any] | None = None) -> None:
+                 run_as: dict[str, Any] | None = None, events: FileEvents | None = None) -> None:
         self.home = home
+        #: The file event log the `files` query adds (None: the manifest alone).
+        self.events = events
         self.env = env
         self.windows = windows
         #: Popen arguments that run commands as the app user (see Agent.as_user).
@@ -188,8 +192,13 @@ def _files(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:
     roots = q.get("roots") or ["."]
     if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
         return _fail("failed", "roots must be a list of folders")
-    return _ok(manifest(ctx.home, [str(r) for r in roots], hidden=bool(q.get("hidden", False)),
-                        max_entries=int(q.get("max_entries", 20_000))))
+    # The events first: a change made while the manifest is read is then in the manifest.
+    events = ctx.events.log([str(r) for r in roots]) if ctx.events is not None else None
+    value = manifest(ctx.home, [str(r) for r in roots], hidden=bool(q.get("hidden", False)),
+                     max_entries=int(q.get("max_entries", 20_000)))
+    if events is not None:
+        value["events"] = events
+    return _ok(value)
 
 
 def _clipboard(q: dict[str, Any], ctx: QueryContext) -> dict[str, Any]:

@@ -12,13 +12,13 @@ try:
     from . import wire
     from .core import Agent, Handler, log
     from .faults import BadRequestFault, GuestFault
-    from .ops_apps import op_apps, op_kill, op_run, op_spawn, op_wait_window, op_write_file
+    from .ops_apps import op_apps, op_file_events, op_kill, op_run, op_spawn, op_wait_window, op_write_file
     from .ops_screen import op_act, op_info, op_ping, op_place_windows, op_query, op_screenshot, op_windows
 except ImportError:  # run as a script from this folder (inside a VM image)
     import wire  # type: ignore[no-redef,import-not-found]
     from core import Agent, Handler, log  # type: ignore[no-redef,import-not-found]
     from faults import BadRequestFault, GuestFault  # type: ignore[no-redef,import-not-found]
-    from ops_apps import op_apps, op_kill, op_run, op_spawn, op_wait_window, op_write_file  # type: ignore[no-redef,import-not-found]
+    from ops_apps import op_apps, op_file_events, op_kill, op_run, op_spawn, op_wait_window, op_write_file  # type: ignore[no-redef,import-not-found]
     from ops_screen import op_act, op_info, op_ping, op_place_windows, op_query, op_screenshot, op_windows  # type: ignore[no-redef,import-not-found]
 
 __all__ = ["OPS", "serve", "serve_stream"]
@@ -37,6 +37,7 @@ OPS: dict[str, Handler] = {
     "write_file": op_write_file,
     "run": op_run,
     "place_windows": op_place_windows,
+    "file_events": op_file_events,
 }
 
 

@@ -31,7 +31,7 @@ def _m(**files: str) -> dict[str, Any]:
 def test_diff_names_added_removed_changed_and_moved() -> None:
     before, after = _m(a="1", b="2", c="3"), _m(a="1", b="9", d="3", e="5")
     assert files_diff(before, after) == {"added": ["d", "e"], "removed": ["c"], "changed": ["b"],
-                                         "moved": [{"from": "c", "to": "d"}]}
+                                         "moved": [{"from": "c", "to": "d"}], "events": None, "ever": None}
     assert file_violations(before, after, ["b", "e"]) == ["file c moved to d"]
     assert file_violations(before, after, ["b", "c", "d", "e"]) == []
 
@@ -83,7 +83,8 @@ async def test_a_move_that_also_deletes_another_file_fails_in_a_real_desktop() -
         oracle = record.judge_input
 
         outcome = await files_probes(handle, instance, oracle)
-        assert outcome.ran == {"files": 4} and outcome.wrong == [], outcome
+        # created, removed, moved, edited; removed_restored, edited_restored, created_removed
+        assert outcome.ran == {"files": 7} and outcome.wrong == [], outcome
 
         runner = handle.sandbox
         assert isinstance(runner, CommandRunner)
