@@ -316,13 +316,20 @@ def _formula(spec: S.FormulaCmp, observed: Any) -> Result:
     return V.compare_formula(observed, spec.value)
 
 
-def read_cells(dump: str) -> dict[str, tuple[str, str]]:
-    """{REF: (formula, value)} from a spreadsheet reader's lines "REF<TAB>f=F<TAB>v=V"."""
-    out: dict[str, tuple[str, str]] = {}
+#: Types a text cell never holds: a number entered as text ('5) is not the number 5.
+_NUMERIC_CELL_TYPES = frozenset({"number", "money"})
+
+
+def read_cells(dump: str) -> dict[str, tuple[str, str, bool]]:
+    """{REF: (formula, value, text)} from a spreadsheet reader's lines "REF<TAB>f=F<TAB>v=V";
+    `text`: the reader marked the value as a text cell that reads as a number (v='5)."""
+    out: dict[str, tuple[str, str, bool]] = {}
     for line in dump.splitlines():
         parts = line.split("\t")
         if len(parts) == 3 and parts[1].startswith("f=") and parts[2].startswith("v="):
-            out[parts[0].replace("$", "").upper()] = (parts[1][2:], parts[2][2:])
+            value = parts[2][2:]
+            text = value.startswith("'")
+            out[parts[0].replace("$", "").upper()] = (parts[1][2:], value[1:] if text else value, text)
     return out
 
 
@@ -347,7 +354,7 @@ def _cells(spec: S.CellsCmp, observed: Any) -> Result:
         got = cells.get(ref.upper())
         if got is None:
             return False, f"{ref} is empty"
-        formula, value = got
+        formula, value, text = got
         if want.formula is not None:
             options = [want.formula] if isinstance(want.formula, str) else want.formula
             if formula == "" or "" in options:
@@ -358,6 +365,8 @@ def _cells(spec: S.CellsCmp, observed: Any) -> Result:
                 return False, f"{ref} holds {('formula =' + formula) if formula else 'a plain value'}, " \
                               f"expected {' or '.join(('=' + f) if f else 'a plain value' for f in options)}"
         if want.value is not None:
+            if text and want.type in _NUMERIC_CELL_TYPES:
+                return False, f"{ref} holds the text {value!r}, not a {want.type}"
             ok, detail = V.compare_as(want.type, value, want.value)
             if not ok:
                 return False, f"{ref}: {detail}"

@@ -18,12 +18,14 @@ PROFILE = (Path(__file__).resolve().parents[3] / "vm-images" / "office" / "home"
 
 #: Reads sheet 1 of an .xlsx with the standard library only (the guest has no openpyxl).
 #: `reader FILE` (or `reader FILE cells`): one line per cell, "REF<TAB>f=FORMULA<TAB>v=VALUE",
-#: formulas as written, values as the saving app computed them. `formats`: one line per
+#: formulas as written, values as the saving app computed them; a text cell that reads as a
+#: number (a number entered as text, '5) has its value marked with a leading "'", as Calc
+#: shows it, so a judge tells it from the number 5. `formats`: one line per
 #: filled cell whose number format is not General or whose font is bold,
 #: "REF<TAB>num=FORMAT CODE<TAB>bold=0|1". `filter`: "FILTER<TAB>RANGE" per AutoFilter.
 #: `charts`: one line per chart series, "CHART<TAB>TYPE[:BAR DIRECTION]<TAB>cat=REF<TAB>val=REF".
 READER = r"""
-import sys, zipfile, xml.etree.ElementTree as ET
+import re, sys, zipfile, xml.etree.ElementTree as ET
 M = '{http://schemas.openxmlformats.org/spreadsheetml/2006/main}'
 C = '{http://schemas.openxmlformats.org/drawingml/2006/chart}'
 z = zipfile.ZipFile(sys.argv[1])
@@ -42,7 +44,10 @@ if mode == 'cells':
             val = shared[int(val)]
         elif c.get('t') == 'inlineStr':
             val = ''.join(t.text or '' for t in c.iter(M + 't'))
-        if val.endswith('.0'):
+        if c.get('t') in ('s', 'inlineStr', 'str'):
+            if re.fullmatch(r"\s*[-+]?[\d,]*\.?\d+(?:[eE][-+]?\d+)?\s*%?\s*", val):
+                val = "'" + val
+        elif val.endswith('.0'):
             val = val[:-2]
         if val or f is not None:
             print(c.get('r'), 'f=' + (f.text or '' if f is not None else ''), 'v=' + val, sep='\t')
@@ -213,7 +218,7 @@ def calc_total_entries(_: Any, rng: random.Random) -> dict[str, Any]:
 # --- Writer ---
 
 DOCX_READER = r"""
-import sys, zipfile, xml.etree.ElementTree as ET
+import re, sys, zipfile, xml.etree.ElementTree as ET
 W = '{http://schemas.openxmlformats.org/wordprocessingml/2006/main}'
 body = ET.fromstring(zipfile.ZipFile(sys.argv[1]).read('word/document.xml')).find(W + 'body')
 for i, p in enumerate(body.iter(W + 'p')):
@@ -366,7 +371,7 @@ def calc_share(_: Any, rng: random.Random) -> dict[str, Any]:
 #: with text, "-" for none; LIST: bullet, decimal, ... or "-"), and per table row
 #: "T<TAB>CELL|CELL|...". Empty paragraphs are left out.
 STYLED_READER = r"""
-import sys, zipfile, xml.etree.ElementTree as ET
+import re, sys, zipfile, xml.etree.ElementTree as ET
 W = '{http://schemas.openxmlformats.org/wordprocessingml/2006/main}'
 z = zipfile.ZipFile(sys.argv[1])
 body = ET.fromstring(z.read('word/document.xml')).find(W + 'body')
