@@ -108,7 +108,7 @@ async def files_probes(handle: LocalSandbox, instance: TaskInstance, oracle: Jud
         return outcome
     path = _bystander(now.value["entries"], start.value["entries"], globs)
     if path is None:
-        outcome.skipped["files (bystander)"] = "no user file the task may not change: only `created` ran"
+        outcome.skipped["files (bystander)"] = "no user file the task may not change: only `created` and `created_removed` ran"
     backup = f"/tmp/cua-qa-{token}.bak"
     queries = judge.queries()
     for name, change, undo in _probes(path, new, backup):
