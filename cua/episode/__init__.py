@@ -8,6 +8,7 @@ state, or what a trajectory keeps.
 - `local`: `LocalSandbox`, `open_local` (sandboxes in this process)
 - `openers`: `sandbox_opener` (in process, a given server, or a child `cua serve`)
 - `agent`: `AgentTurn`, `EpisodeAgent`, `EpisodeContext` and the built-in agents
+- `policy_agent`: `PolicyAgent` (a `cua.policy.Policy` as an agent) and `policy_turn`
 - `episode`: `Episode` (reset -> steps -> judge), `EpisodeRecord`
 - `loop`: the one agent loop: `plan` (what a turn becomes: actions, a wasted step, or
   `STOP`), `play` (turns until the episode is over), `run_episode`

@@ -5,7 +5,7 @@ then one observation per turn, and answers with an `AgentTurn`: the actions to t
 what a trajectory keeps of the decision (raw output, thought, parse error, tokens, the
 actions in the model's own frame). Built in: the task's oracle (or near miss), a uniform
 random agent (a floor for scores) and a no-op agent (judge QA: the initial state fails).
-Policies (`cua.policy`) are wrapped by the eval's `PolicyAgent`.
+Policies (`cua.policy`) are wrapped by `cua.episode.policy_agent.PolicyAgent`.
 """
 
 from __future__ import annotations

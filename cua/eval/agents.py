@@ -1,4 +1,5 @@
-"""Agents for `cua eval`: the oracle, random, noop, any `cua.policy.Policy`, and Python agents.
+"""Agents for `cua eval`: the oracle, random, noop, any `cua.policy.Policy` (through
+`cua.episode.policy_agent.PolicyAgent`, which every driver asks a policy through), and Python agents.
 
 `agent_factory(spec)` turns the `--policy` argument into a factory of fresh agents;
 `python_agent_factory("module:factory")` does the same for `--agent` (see docs/agents.md).
@@ -11,19 +12,15 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
-from cua.actions import Action, Click, Drag, MouseDown, MouseUp, Move, Scroll
-from cua.episode.agent import AgentTurn, EpisodeAgent, EpisodeContext, NoopAgent, OracleAgent, RandomAgent
-from cua.errors import CuaError, ModelUnreachable
-from cua.observation import Observation, Size
+from cua.episode.agent import EpisodeAgent, NoopAgent, OracleAgent, RandomAgent
+from cua.episode.policy_agent import PolicyAgent, policy_fault
+from cua.errors import CuaError
 from cua.task import TaskInstance
-from cua.trajectory import AgentInfo, ModelRetry, TokenTrace
 
-__all__ = ["BUILTIN_AGENTS", "PolicyAgent", "agent_factory", "policy_model", "preflight", "python_agent_factory"]
+__all__ = ["BUILTIN_AGENTS", "agent_factory", "policy_model", "preflight", "python_agent_factory"]
 
 
 def policy_model(spec: str) -> str | None:
@@ -55,105 +52,7 @@ async def preflight(policy: object, name: str) -> None:
         elif isinstance(policy, ModelPolicy) and isinstance(policy.backend, OpenAIBackend):
             await policy.backend.probe()
     except CuaError as exc:
-        raise _unreachable(name, exc) from exc
-
-
-class PolicyAgent:
-    """Asks a policy (a policy server, an OpenAI-compatible endpoint, a local model) each turn,
-    and passes on what the trajectory keeps: raw output, thought, parse error, token ids and
-    logprobs, and (for an in-process model policy) the actions in the model's own frame."""
-
-    def __init__(self, policy: object, name: str, options: Any = None, *, model: str | None = None) -> None:
-        from cua.policy.base import Policy, PolicyOptions
-
-        if not isinstance(policy, Policy):
-            raise TypeError(f"{policy!r} is not a cua.policy.Policy")
-        self.policy = policy
-        self.name = name
-        #: The model the spec names (`policy_model`), kept in every trajectory's meta.
-        self.model = model
-        #: Sent with every call (sampling settings, screenshot history, family): `cua eval
-        #: --temperature/--max-tokens/--top-p/--seed/--history`.
-        self.options: PolicyOptions | None = options
-        self.session_id = ""
-        self.instruction = ""
-
-    @property
-    def info(self) -> AgentInfo:
-        from cua.policy.engine import ModelPolicy
-
-        asked = self.options.model_dump(mode="json", exclude_none=True, exclude_defaults=True) if self.options else {}
-        if isinstance(self.policy, ModelPolicy):
-            return AgentInfo(name=self.name, kind="policy", family=self.policy.family_name, model=self.model,
-                             settings={"backend": self.policy.backend.name,
-                                       **self.policy.defaults.model_dump(mode="json", exclude_none=True), **asked})
-        return AgentInfo(name=self.name, kind="policy", family=asked.get("family"), model=self.model, settings=asked)
-
-    async def begin(self, instance: TaskInstance, ctx: EpisodeContext) -> None:
-        self.session_id = f"{instance.task_id}-s{instance.seed}-{uuid.uuid4().hex[:8]}"
-        self.instruction = instance.instruction
-        try:
-            await self.policy.reset(self.session_id)
-        except CuaError as exc:
-            raise _unreachable(self.name, exc) from exc
-
-    async def turn(self, observation: Observation) -> AgentTurn:
-        started = time.perf_counter()
-        try:
-            step = await self.policy.act(self.session_id, self.instruction, observation, self.options)
-        except CuaError as exc:
-            raise _unreachable(self.name, exc) from exc
-        policy_ms = (time.perf_counter() - started) * 1000
-        tokens = None
-        if step.tokens or step.token_ids or step.logprobs or step.prompt_token_ids:
-            tokens = TokenTrace(
-                prompt_ids=step.prompt_token_ids,
-                completion_ids=step.token_ids or ([t.token_id for t in step.logprobs if t.token_id is not None]
-                                                  if step.logprobs else None) or None,
-                logprobs=[t.logprob for t in step.logprobs] if step.logprobs else None,
-                prompt_tokens=step.tokens.prompt if step.tokens else None,
-                completion_tokens=step.tokens.completion if step.tokens else None)
-        model_actions, model_frame = self._model_frame_actions(step.actions, observation.frame)
-        return AgentTurn(actions=step.actions, raw=step.raw, thought=step.thought,
-                         parse_error=step.parse_error.message if step.parse_error else None,
-                         tokens=tokens, model_actions=model_actions, model_frame=model_frame, policy_ms=policy_ms,
-                         retries=[ModelRetry.model_validate(r.model_dump()) for r in step.retries])
-
-    def _model_frame_actions(self, actions: list[Action], frame: Size
-                             ) -> tuple[list[dict[str, Any]] | None, Size | None]:
-        """The actions in the coordinates the model wrote (its grid), when this process knows its family."""
-        from cua.policy.engine import ModelPolicy
-
-        if not actions or not isinstance(self.policy, ModelPolicy):
-            return None, None
-        model = self.policy.family().model_frame(frame)
-        grid = Size(width=max(1, round(model.grid[0])), height=max(1, round(model.grid[1])))
-        if (grid.width, grid.height) == (frame.width, frame.height):
-            return None, None  # the model speaks the observation's own pixels
-
-        def point(x: float, y: float) -> dict[str, int]:
-            mx, my = model.from_frame(x, y)
-            return {"x": mx, "y": my}
-
-        out: list[dict[str, Any]] = []
-        for action in actions:
-            data = action.model_dump(mode="json")
-            if isinstance(action, Drag):
-                data["path"] = [point(p.x, p.y) for p in action.path]
-            elif isinstance(action, (Click, Move, Scroll)) or (
-                    isinstance(action, (MouseDown, MouseUp)) and action.x is not None and action.y is not None):
-                assert action.x is not None and action.y is not None
-                data.update(point(action.x, action.y))
-            out.append(data)
-        return out, grid
-
-
-def _unreachable(name: str, exc: CuaError) -> CuaError:
-    """An infrastructure fault of the policy is the model's (`model_unreachable`), whatever
-    the transport said; the original code stays in the details. Other faults pass as they are."""
-    if exc.fault != "infra" or isinstance(exc, ModelUnreachable):
-        return exc
-    return ModelUnreachable(f"the policy {name} failed: {exc.message}", details={"code": exc.code.value, **exc.details})
+        raise policy_fault(name, exc) from exc
 
 
 BUILTIN_AGENTS: dict[str, Callable[[], EpisodeAgent]] = {

@@ -3,7 +3,7 @@
 HTTP:
 - `POST /rollouts` (a `RolloutRequest`) -> `RolloutResponse`: groups of whole episodes.
 - `POST /policy_version {"version": N}`: the trainer's newest policy (staleness bound).
-- `POST /envs {"task", "seed", "reward", "isolation"}`, `POST /envs/{id}/reset {"task", "seed"}`
+- `POST /envs {"task", "seed", "reward", "isolation", "terminate_on_success"}`, `POST /envs/{id}/reset {"task", "seed"}`
   or `{"snapshot"}`, `POST /envs/{id}/step {"action"}`, `POST /envs/{id}/snapshot`,
   `POST /envs/{id}/fork {"k"}`, `DELETE /envs/{id}`.
 - `/proxy/{rollout_id}/v1/chat/completions`: the token-faithful proxy (`cua.rollout.proxy`).
@@ -247,7 +247,8 @@ class _Ops:
             return {"policy_version": service.set_policy_version(PolicyVersionRequest.model_validate(args).version)}
         if op == "create":
             created = CreateEnvRequest.model_validate(args)
-            return await envs.create(created.task, created.seed, reward=created.reward, isolation=created.isolation)
+            return await envs.create(created.task, created.seed, reward=created.reward, isolation=created.isolation,
+                                     terminate_on_success=created.terminate_on_success)
         if op not in ("reset", "step", "snapshot", "fork", "close"):
             raise BadRequest(f"unknown operation {op!r}")
         rest = dict(args)

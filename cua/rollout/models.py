@@ -127,6 +127,9 @@ class CreateEnvRequest(BaseModel):
     #: sparse: the judge's score at the end; dense: the change in progress every step.
     reward: Literal["sparse", "dense"] = "sparse"
     isolation: Literal["shared", "container"] | None = None
+    #: End the episode (terminated) on the first step whose state the judge passes, as
+    #: `CuaEnv(terminate_on_success=True)` does; kept by every reset of the environment.
+    terminate_on_success: bool = False
 
 
 class ResetEnvRequest(BaseModel):

@@ -45,7 +45,8 @@ from cua.episode.episode import Episode, error_dict
 from cua.episode.group import ForkableHandle
 from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.episode.loop import play
-from cua.errors import BadRequest, CuaError, FailureClass, ModelUnreachable
+from cua.episode.policy_agent import PolicyAgent
+from cua.errors import BadRequest, CuaError, FailureClass
 from cua.observation import Observation, ObserveOptions
 from cua.rollout.models import GroupResult, PolicyEndpoint, RolloutRequest, RolloutResponse, RolloutTrajectory
 from cua.rollout.proxy import ProxyRecorder, TokenProxy
@@ -285,7 +286,8 @@ class RolloutService:
                                            api_key=self._proxy_token, max_retries=1), family=spec.family)
         options = PolicyOptions(temperature=spec.temperature, top_p=spec.top_p, max_tokens=spec.max_tokens,
                                 history_images=spec.history_images, logprobs=True)
-        agent = _ProxiedPolicy(policy, options, rollout_id, ep.instruction, recorder)
+        agent = _ProxiedPolicy(PolicyAgent(policy, spec.model, options, model=spec.model, session_id=rollout_id,
+                                           instruction=ep.instruction), recorder)
         try:
             t = time.perf_counter()
             try:
@@ -340,15 +342,13 @@ class RolloutService:
 
 
 class _ProxiedPolicy:
-    """The rollout's agent: its policy, asked through the rollout's route of the token proxy;
-    each turn carries the tokens and logprobs of its model call as the proxy recorded them."""
+    """The rollout's agent: `PolicyAgent` over the rollout's route of the token proxy; each
+    turn carries the tokens and logprobs of its model call as the proxy recorded them."""
 
     name = "policy"
 
-    def __init__(self, policy: Any, options: Any, rollout_id: str, instruction: str,
-                 recorder: ProxyRecorder) -> None:
-        self.policy, self.options, self.rollout_id = policy, options, rollout_id
-        self.instruction, self.recorder = instruction, recorder
+    def __init__(self, agent: PolicyAgent, recorder: ProxyRecorder) -> None:
+        self.agent, self.recorder = agent, recorder
         #: Milliseconds spent in turns, and in the model's calls (the proxy's measure).
         self.policy_ms = self.model_ms = 0.0
 
@@ -359,20 +359,12 @@ class _ProxiedPolicy:
         calls_before = len(self.recorder.calls)
         t = time.perf_counter()
         try:
-            step = await self.policy.act(self.rollout_id, self.instruction, observation, self.options)
-        except CuaError as exc:
-            if exc.fault == "infra" and not isinstance(exc, ModelUnreachable):
-                raise ModelUnreachable(f"the policy endpoint failed: {exc.message}",
-                                       details={"code": exc.code.value}) from exc
-            raise
+            turn = await self.agent.turn(observation)
         finally:
-            policy_ms = (time.perf_counter() - t) * 1000
-            self.policy_ms += policy_ms
+            self.policy_ms += (time.perf_counter() - t) * 1000
         calls = self.recorder.since(calls_before)
         self.model_ms += sum(c.model_ms for c in calls)
-        return AgentTurn(actions=step.actions, raw=step.raw, thought=step.thought,
-                         parse_error=step.parse_error.message if step.parse_error else None,
-                         tokens=_turn_tokens(calls), policy_ms=policy_ms)
+        return turn.model_copy(update={"tokens": _turn_tokens(calls)})
 
 
 def _failure(exc: BaseException) -> str:

@@ -1,19 +1,25 @@
 """One agent loop: `cua eval`, `CuaEnv`, the vector env and the rollout service, driven by
-one scripted model, take the same steps, pay the same rewards and reach the same verdict;
+one scripted policy, take the same steps, pay the same rewards and reach the same verdict;
 the rollout server's env handles, stepped with the same plan, pay the same too.
 
-The model is a real HTTP server speaking the chat completions format (stdlib, loopback)
-that answers each conversation by its turn: a tool call no parser knows (a parse error: a
-wasted step), a click, a turn of two clicks, a click, then `terminate`. Every driver asks it through
-`cua.policy`'s OpenAI backend and the qwen2.5-vl family, on the `fake` kind's counter task
-(no Chromium): eval through its runner (`run_episode`), the gym envs through a trainer's
-loop that steps `cua.episode.loop.plan(turn)`, the rollout service through its own loop
-behind a real rollout server and its token.
+Every driver asks its policy through `cua.episode.policy_agent.PolicyAgent` (the one reading
+of a policy's answer as a turn) and steps the turn by `cua.episode.loop.plan`, on the
+`fake` kind's counter task (no Chromium).
 
-No model family answers with an empty turn (prose without a tool call is a parse error, or
-the anthropic and openai families' Done), so the empty turn's rule (`STOP`: the episode
-ends where it is, judged, not counted as a step) is held over the agent loop and `CuaEnv`
-with the no-op agent, in process.
+- A model behind a real HTTP server speaking the chat completions format (stdlib,
+  loopback) answers each conversation by its turn: a tool call no parser knows (a parse
+  error: a wasted step), a click, a turn of two clicks, clicks, then `terminate`. One
+  `ModelPolicy` over it (the OpenAI backend, the qwen2.5-vl family) drives a trainer's loop
+  over `CuaEnv` and over the vector env; `cua eval --policy openai:...` (its runner, its
+  `PolicyAgent`) and the rollout service (behind a real rollout server and its token, its
+  own `ModelPolicy` through its token proxy) ask the same server.
+- One `ScriptedPolicy` object, the same answers as raw model output parsed by the same
+  family, but ending on an empty turn (no action, no parse error: `STOP`, the episode ends
+  where it is and is judged, not counted as a step), drives `cua eval`'s executor, `CuaEnv`
+  and the vector env. No model family answers with an empty turn (prose without a tool call
+  is a parse error, or the anthropic and openai families' Done), so the rollout service,
+  which asks only a model endpoint, never meets one; its loop is `play`, the one `cua eval`
+  runs.
 """
 
 from __future__ import annotations
@@ -32,12 +38,16 @@ import pytest
 
 from cua.actions import Click
 from cua.cli import main
-from cua.episode import NoopAgent, open_local, run_episode
+from cua.episode import NoopAgent, open_local, run_episode, sandbox_opener
 from cua.episode.agent import AgentTurn
 from cua.episode.episode import EpisodeRecord
-from cua.episode.loop import STOP, Planned, plan
+from cua.episode.loop import STOP, Planned, Stop, plan
+from cua.episode.policy_agent import PolicyAgent
+from cua.eval.runner import EpisodeJob, LocalExecutor
 from cua.observation import ObserveOptions, Size
 from cua.policy.backends.openai import OpenAIBackend
+from cua.policy.backends.scripted import ScriptedPolicy, ScriptStep
+from cua.policy.base import Policy
 from cua.policy.engine import ModelPolicy
 from cua.policy.families import get_family
 from cua.rl.env import CuaEnv
@@ -130,65 +140,61 @@ class Played:
     score: float
 
 
-def _planned(policy: ModelPolicy, runner: asyncio.Runner, session: str, instruction: str, obs: Any) -> list[Planned]:
-    step = runner.run(policy.act(session, instruction, obs))
-    turn = AgentTurn(actions=step.actions, raw=step.raw,
-                     parse_error=step.parse_error.message if step.parse_error else None)
-    return list(plan(turn))
+def _planned(agent: PolicyAgent, runner: asyncio.Runner, instruction: str, obs: Any) -> list[Planned]:
+    """A trainer's turn: the policy asked through `PolicyAgent`, the answer planned."""
+    agent.instruction = instruction
+    return list(plan(runner.run(agent.turn(obs))))
 
 
 def _name(action: Planned) -> str | None:
     return None if action is None else "stop" if action is STOP else getattr(action, "type", None)
 
 
-def _gym(model: str, reward: str, *, server: Any = None) -> tuple[Played, list[Planned]]:
-    """A trainer's loop over `CuaEnv` (or, with `server`, a one-env `CuaVectorEnv`)."""
-    policy = ModelPolicy(OpenAIBackend(base_url=model, model="scripted"), family="qwen2.5-vl")
+def _gym(policy: Policy, runner: asyncio.Runner, reward: str, *, server: Any = None) -> tuple[Played, list[Planned]]:
+    """A trainer's loop over `CuaEnv` (or, with `server`, a one-env `CuaVectorEnv`), asking
+    `policy` (on `runner`'s event loop) through `PolicyAgent` in a session of its own."""
+    agent = PolicyAgent(policy, "scripted", session_id=f"{'vec' if server else 'gym'}-{reward}")
     stepped: list[Planned] = []
     rewards: list[float] = []
-    with asyncio.Runner() as runner:
-        if server is None:
-            env = CuaEnv(TASK, reward=reward, observe=OBSERVE)  # type: ignore[arg-type]
-            try:
-                _, info = env.reset(seed=SEED)
-                over, terminated, truncated = False, False, False
-                while not over:
-                    for action in _planned(policy, runner, f"gym-{reward}", info["instruction"],
-                                           env.episode.observation if env.episode else None):
-                        stepped.append(action)
-                        _, r, terminated, truncated, info = env.step(action)
-                        rewards.append(r)
-                        if terminated or truncated:
-                            over = True
-                            break
-                verdict = info["verdict"]
-                steps = info["step"]
-            finally:
-                env.close()
-                runner.run(policy.aclose())
-        else:
-            venv = CuaVectorEnv(TASK, num_envs=1, reward=reward, server=server.url,  # type: ignore[arg-type]
-                                token=server.token, observe=OBSERVE)
-            try:
-                _, infos = venv.reset(seed=SEED)
-                slot = venv._slots[0]
-                over, terminated, truncated = False, False, False
-                while not over:
-                    assert slot.episode is not None
-                    for action in _planned(policy, runner, f"vec-{reward}", infos["instruction"][0],
-                                           slot.episode.observation):
-                        stepped.append(action)
-                        _, r, term, trunc, infos = venv.step((action,))
-                        rewards.append(float(r[0]))
-                        terminated, truncated = bool(term[0]), bool(trunc[0])
-                        if terminated or truncated:
-                            over = True
-                            break
-                verdict = infos["verdict"][0]
-                steps = int(infos["step"][0])
-            finally:
-                venv.close()
-                runner.run(policy.aclose())
+    if server is None:
+        env = CuaEnv(TASK, reward=reward, observe=OBSERVE)  # type: ignore[arg-type]
+        try:
+            _, info = env.reset(seed=SEED)
+            over, terminated, truncated = False, False, False
+            while not over:
+                for action in _planned(agent, runner, info["instruction"],
+                                       env.episode.observation if env.episode else None):
+                    stepped.append(action)
+                    _, r, terminated, truncated, info = env.step(action)
+                    rewards.append(r)
+                    if terminated or truncated:
+                        over = True
+                        break
+            verdict = info["verdict"]
+            steps = info["step"]
+        finally:
+            env.close()
+    else:
+        venv = CuaVectorEnv(TASK, num_envs=1, reward=reward, server=server.url,  # type: ignore[arg-type]
+                            token=server.token, observe=OBSERVE)
+        try:
+            _, infos = venv.reset(seed=SEED)
+            slot = venv._slots[0]
+            over, terminated, truncated = False, False, False
+            while not over:
+                assert slot.episode is not None
+                for action in _planned(agent, runner, infos["instruction"][0], slot.episode.observation):
+                    stepped.append(action)
+                    _, paid, term, trunc, infos = venv.step((action,))
+                    rewards.append(float(paid[0]))
+                    terminated, truncated = bool(term[0]), bool(trunc[0])
+                    if terminated or truncated:
+                        over = True
+                        break
+            verdict = infos["verdict"][0]
+            steps = int(infos["step"][0])
+        finally:
+            venv.close()
     played = Played(steps=steps, actions=[_name(a) for a in stepped], rewards=rewards,
                     terminated=terminated, truncated=truncated, passed=verdict.passed, score=verdict.score)
     return played, stepped
@@ -224,7 +230,7 @@ async def _handles(model: str, runs: Path, reward: str, stepped: list[Planned]) 
             env_id = created.json()["env_id"]
             rewards: list[float] = []
             for action in stepped:
-                assert action is not STOP, "the env handles take actions and wasted turns"
+                assert not isinstance(action, Stop), "the env handles take actions and wasted turns"
                 answer = await http.post(f"{running.url}/envs/{env_id}/step", json={
                     "action": action.model_dump(mode="json") if action is not None else None})
                 assert answer.status_code == 200, answer.text
@@ -250,8 +256,13 @@ def _dense_rewards(progress: list[float], score: float) -> list[float]:
 def test_eval_gym_vector_and_rollout_service_agree(model: str, tmp_path: Path) -> None:
     script = _script()
     record = _eval(model, tmp_path / "eval")
-    with serve_in_thread(max_sandboxes=4) as server:
-        runs = {reward: (_gym(model, reward), _gym(model, reward, server=server)) for reward in ("sparse", "dense")}
+    policy = ModelPolicy(OpenAIBackend(base_url=model, model="scripted"), family="qwen2.5-vl")
+    with asyncio.Runner() as runner, serve_in_thread(max_sandboxes=4) as server:
+        try:
+            runs = {reward: (_gym(policy, runner, reward), _gym(policy, runner, reward, server=server))
+                    for reward in ("sparse", "dense")}
+        finally:
+            runner.run(policy.aclose())
     rollouts = {reward: asyncio.run(_rollout(model, tmp_path / f"runs-{reward}", reward))
                 for reward in ("sparse", "dense")}
 
@@ -261,6 +272,10 @@ def test_eval_gym_vector_and_rollout_service_agree(model: str, tmp_path: Path) -
     assert record.steps == 1 + clicks + 1 and record.parse_errors == 1
     assert [a.action.get("type") for a in record.actions] == [None, *["click"] * clicks, "done"]
     assert record.verdict is not None and record.verdict.passed
+    assert record.trajectory is not None  # eval asked the model through `PolicyAgent`
+    meta = read_trajectory(tmp_path / "eval" / record.trajectory).meta
+    assert meta is not None and meta.agent is not None and meta.agent.kind == "policy"
+    assert meta.agent.family == "qwen2.5-vl"
 
     for reward in ("sparse", "dense"):
         (gym, stepped), (vector, vstepped) = runs[reward]
@@ -287,6 +302,55 @@ def test_eval_gym_vector_and_rollout_service_agree(model: str, tmp_path: Path) -
             progress = [s["progress"] for s in rollout["steps"]]
             assert gym.rewards[1:] == pytest.approx(_dense_rewards(progress, record.verdict.score)[1:])
             assert any(r != 0.0 for r in gym.rewards[:-1])  # dense pays on the way, not only at the end
+
+
+def _scripted_policy() -> ScriptedPolicy:
+    """The model's answers as raw output the same family parses (the unknown tool's parse
+    error included), ending on an empty turn in place of `terminate`."""
+    return ScriptedPolicy([*(ScriptStep(raw=raw) for raw in _script()[:-1]), ScriptStep(actions=[])],
+                          family="qwen2.5-vl")
+
+
+async def _eval_executor(policy: Policy, run_dir: Path) -> EpisodeRecord:
+    """`cua eval`'s executor (its sandbox, its retries, its `run_episode`), asking `policy`
+    through `PolicyAgent`."""
+    async with sandbox_opener(local=True) as opener:
+        executor = LocalExecutor(opener, lambda _instance: PolicyAgent(policy, "scripted"), run_dir=run_dir)
+        try:
+            return await executor.run(EpisodeJob(template=get_template(TASK), seed=SEED))
+        finally:
+            await executor.aclose()
+
+
+def test_one_scripted_policy_with_an_empty_turn_ends_alike_in_eval_and_the_gym_envs(tmp_path: Path) -> None:
+    policy = _scripted_policy()  # one object drives every driver, each in its own session
+    record = asyncio.run(_eval_executor(policy, tmp_path / "eval"))
+    with asyncio.Runner() as runner, serve_in_thread(max_sandboxes=2) as server:
+        runs = {reward: (_gym(policy, runner, reward), _gym(policy, runner, reward, server=server))
+                for reward in ("sparse", "dense")}
+
+    # eval: the parse error is a wasted step; the empty turn ends the episode where it is,
+    # judged (the counter is at its target: passed), not counted as a step, not truncated
+    clicks = len(_script()) - 1  # one turn clicks twice; the first is a parse error; the empty turn is no step
+    assert record.status == "completed" and not record.truncated and record.failure is None
+    assert record.steps == 1 + clicks and record.parse_errors == 1
+    assert [a.action.get("type") for a in record.actions] == [None, *["click"] * clicks]
+    assert record.verdict is not None and record.verdict.passed
+    assert record.trajectory is not None
+    meta = read_trajectory(tmp_path / "eval" / record.trajectory).meta
+    assert meta is not None and meta.agent is not None and meta.agent.kind == "policy"
+
+    for reward in ("sparse", "dense"):
+        (gym, stepped), (vector, vstepped) = runs[reward]
+        assert stepped == vstepped and stepped[0] is None and stepped[-1] is STOP
+        assert gym == vector, reward
+        assert gym.actions == [None, *["click"] * clicks, "stop"]
+        assert gym.steps == record.steps and gym.terminated and not gym.truncated
+        assert gym.passed == record.verdict.passed and gym.score == record.verdict.score
+        if reward == "sparse":  # the empty turn's judging pays the score
+            assert gym.rewards == [0.0] * record.steps + [record.verdict.score]
+        else:  # dense pays each click's progress on the way
+            assert any(r != 0.0 for r in gym.rewards[:-1])
 
 
 def test_an_empty_turn_ends_the_episode_in_the_loop_and_in_the_gym_env() -> None:

@@ -12,7 +12,7 @@ import pytest
 from test_policy_openai import QWEN_CLICK, FakeModelServer  # tests/ is on the path
 
 from cua.episode import open_local, run_episode
-from cua.eval.agents import PolicyAgent
+from cua.episode.policy_agent import PolicyAgent
 from cua.policy import PolicyOptions, make_policy
 from cua.policy.service import serving_app
 from cua.tasks.registry import get_template

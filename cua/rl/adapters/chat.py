@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from cua.actions import Action
+from cua.episode.agent import AgentTurn
+from cua.episode.policy_agent import policy_turn
 from cua.observation import Observation, Size
 from cua.policy.backends.openai import to_openai_messages
+from cua.policy.base import PolicyStep
 from cua.policy.engine import Prompt, build_prompt, parse_output, remember_turn
 from cua.policy.families import get_family
 
@@ -17,8 +19,8 @@ __all__ = ["ChatView"]
 
 class ChatView:
     """The conversation of one episode as the family writes it. `prompt(obs)` -> the OpenAI
-    messages for the next model call; `answer(text)` -> the actions it asks for (an empty
-    list and the parse error for text that is not an action), remembering the turn."""
+    messages for the next model call; `answer(text)` -> the turn it is (no action and the
+    parse error for text that is not an action), remembering it."""
 
     def __init__(self, instruction: str, *, family: str = "qwen2.5-vl", history_images: int = 1) -> None:
         self.family = get_family(family)
@@ -40,10 +42,13 @@ class ChatView:
         assert self._prompt is not None
         return [part["image"].pil() for m in self._prompt.messages for part in m["content"] if part["type"] == "image"]
 
-    def answer(self, text: str) -> tuple[list[Action], str | None]:
+    def answer(self, text: str) -> AgentTurn:
+        """The model's `text` as the turn the loop plans (`cua.episode.loop.plan`), remembered
+        in the conversation."""
         if self._prompt is None or self._frame is None:
             raise RuntimeError("prompt() first")
         parsed, error, self._pointer = parse_output(self.family, text, self._frame, self._pointer)
         history = parsed.history_text if parsed is not None and parsed.history_text else text
         remember_turn(self._turns, self._prompt, history, self.history_images)
-        return (list(parsed.actions) if parsed is not None else []), (error.message if error else None)
+        return policy_turn(PolicyStep(actions=list(parsed.actions) if parsed is not None else [], raw=text,
+                                      thought=parsed.thought if parsed is not None else None, parse_error=error))

@@ -24,7 +24,6 @@ from typing import Any
 
 from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
 
-from cua.episode.agent import AgentTurn
 from cua.episode.loop import plan
 from cua.errors import InfraError
 from cua.observation import Observation
@@ -63,11 +62,11 @@ class CuaSkyRLEnv(BaseTextEnv):  # type: ignore[misc]  # skyrl_gym ships no type
         if self.chat is None:
             raise RuntimeError("init() first")
         self.turns += 1
-        actions, parse_error = self.chat.answer(action)
+        turn = self.chat.answer(action)
         reward, done = 0.0, False
         info: dict[str, Any] = {}
         try:
-            for act in plan(AgentTurn(actions=actions, raw=action, parse_error=parse_error)):
+            for act in plan(turn):
                 _, r, terminated, truncated, info = self.env.step(act)
                 reward += float(r)
                 if terminated or truncated:
@@ -83,7 +82,8 @@ class CuaSkyRLEnv(BaseTextEnv):  # type: ignore[misc]  # skyrl_gym ships no type
             return BaseTextEnvStepOutput(observations=[], reward=0.0, done=True, postprocessed_action=action,
                                          metadata={"mask_sample": True, "infra_error": exc.to_dict()})
         self.total_reward += reward
-        metadata: dict[str, Any] = {"parse_error": parse_error, "actions": [a.model_dump(mode="json") for a in actions]}
+        metadata: dict[str, Any] = {"parse_error": turn.parse_error,
+                                    "actions": [a.model_dump(mode="json") for a in turn.actions]}
         if done:
             verdict = info.get("verdict")
             metadata.update(verdict=verdict.model_dump(mode="json") if verdict else None, mask_sample=False)

@@ -25,7 +25,6 @@ from typing import Any, Protocol, cast
 
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
 
-from cua.episode.agent import AgentTurn
 from cua.episode.episode import Episode
 from cua.episode.loop import Stop, plan
 from cua.errors import CuaError
@@ -119,8 +118,7 @@ class CuaAgentLoop(AgentLoopBase):
                         context += out.token_ids
                         turns += 1
                         text = self._tokenizer.decode(out.token_ids, skip_special_tokens=True)
-                        actions, parse_error = chat.answer(text)
-                        turn = AgentTurn(actions=actions, raw=text, parse_error=parse_error)
+                        turn = chat.answer(text)
                         stopped = False
                         for action in plan(turn):
                             if isinstance(action, Stop):
