@@ -6,6 +6,9 @@
 - AgentError: the agent's action could not be performed. Reported in the observation
   (`Observation.error`) so that the episode goes on.
 
+A failure that ends an episode is kept in a run's records as an `ErrorRecord`, built from
+the exception in one place (`ErrorRecord.of`).
+
 Each type also names the failure class a run files an episode under (`failure_class`):
 its code, unless the type says more (a lost server connection is `server_lost`, a model
 that could not be reached is `model_unreachable`), so runs classify failures by type.
@@ -13,10 +16,14 @@ that could not be reached is `model_unreachable`), so runs classify failures by 
 
 from __future__ import annotations
 
+import traceback
 from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
 __all__ = [
+    "AGENT_ERROR_CODE",
     "ActionFailed",
     "AgentError",
     "BadRequest",
@@ -25,6 +32,7 @@ __all__ = [
     "ClientError",
     "CuaError",
     "ErrorCode",
+    "ErrorRecord",
     "FailureClass",
     "INFRA_FAILURES",
     "Forbidden",
@@ -248,3 +256,75 @@ def error_for_code(code: str, message: str, details: dict[str, Any] | None = Non
         details = dict(details or {})
         return ActionFailed(message, reason=str(details.pop("reason", "failed")), details=details)
     return cls(message, details=details)
+
+
+_CODES = frozenset(c.value for c in ErrorCode)
+
+#: The code of an `ErrorRecord` for the agent's own exception (its code raised, not a `CuaError`).
+AGENT_ERROR_CODE = "agent_error"
+
+
+class ErrorRecord(BaseModel):
+    """A failure as a run's records keep it: an episode's record, a trajectory's attempts and
+    end, a rollout's result, a service's error reply. Built from the exception in one place
+    (`of`, `of_agent`); read back from any version's JSON, including the dicts written before
+    this model (they lacked `type` and `retryable`, and the oldest `fault` or `failure`,
+    which are then told by the code)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    #: The wire code (`ErrorCode`), or `agent_error` for the agent's own exception.
+    code: str
+    message: str
+    details: dict[str, Any] = Field(default_factory=dict)
+    #: The exception's type name (`SandboxCrashed`, `ValueError`); None in older records.
+    type: str | None = None
+    fault: Fault
+    #: The failure class an episode it ends is filed under (`CuaError.failure_class`).
+    failure: FailureClass
+    #: Whether the same request may succeed if simply sent again.
+    retryable: bool = False
+    #: The agent's own traceback (an `agent_error`).
+    traceback: str | None = None
+    #: Why the episode's trajectory could not be written to the end (it is incomplete on disk).
+    trajectory: str | None = None
+
+    @classmethod
+    def of(cls, exc: BaseException) -> ErrorRecord:
+        """The record of an exception that ended an episode: a `CuaError` says its own code,
+        fault, class and retryability; any other exception is the machinery's (`internal`)."""
+        if isinstance(exc, CuaError):
+            return cls(code=exc.code.value, message=exc.message, details=dict(exc.details), type=type(exc).__name__,
+                       fault=exc.fault, failure=exc.failure_class, retryable=exc.retryable)
+        return cls(code=ErrorCode.INTERNAL.value, message=f"{type(exc).__name__}: {exc}", type=type(exc).__name__,
+                   fault="infra", failure=FailureClass.INTERNAL)
+
+    @classmethod
+    def of_agent(cls, exc: BaseException) -> ErrorRecord:
+        """The record of the agent's own exception (its code raised): the agent's fault, with
+        its traceback."""
+        return cls(code=AGENT_ERROR_CODE, message=f"{type(exc).__name__}: {exc}", type=type(exc).__name__,
+                   fault="agent", failure=FailureClass.AGENT_ERROR,
+                   traceback="".join(traceback.format_exception(exc, limit=8)))
+
+    def with_message(self, message: str) -> ErrorRecord:
+        return self.model_copy(update={"message": message})
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older(cls, data: Any) -> Any:
+        """Fill in what a record written by an older version lacks, from its code; a failure
+        class this version does not know becomes the code's, or the fault's default."""
+        if not isinstance(data, dict) or "code" not in data:
+            return data
+        code = str(data["code"])
+        known = _BY_CODE.get(ErrorCode(code)) if code in _CODES else None
+        fault: Fault = data.get("fault") or (
+            "agent" if code == AGENT_ERROR_CODE else known.fault if known is not None else "infra")
+        default = FailureClass.AGENT_ERROR if fault == "agent" else FailureClass.INTERNAL
+        failure = data.get("failure")
+        filled = {"message": "", **data, "fault": fault,
+                  "failure": FailureClass.of(str(failure), FailureClass.of(code, default)) if failure
+                  else FailureClass.of(code, default)}
+        if "retryable" not in data and known is not None:
+            filled["retryable"] = known.retryable
+        return filled

@@ -37,8 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from cua.errors import ErrorRecord, FailureClass
 from cua.observation import ActionError, Observation, Size
 from cua.task import Verdict
 
@@ -170,8 +171,8 @@ class AttemptInfo(BaseModel):
     model_config = ConfigDict(extra="forbid")
     attempt: int = Field(ge=0)
     status: Status
-    #: The typed error that ended it (`cua.errors` `to_dict()` plus `fault`).
-    error: dict[str, Any] | None = None
+    #: The typed error that ended it.
+    error: ErrorRecord | None = None
     steps: int = 0
     started_at: float
     ended_at: float
@@ -210,19 +211,31 @@ class TrajectoryEnd(BaseModel):
     model_config = ConfigDict(extra="forbid")
     status: Status
     #: The failure class when it did not pass (server_lost, parse_error, step_limit, judged_wrong, ...).
-    failure: str | None = None
+    failure: FailureClass | None = None
     #: The attempt whose steps are the episode (the earlier ones were lost to the infrastructure).
     attempt: int = 0
     steps: int = 0
     truncated: bool = False
     done: dict[str, Any] | None = None
     verdict: Verdict | None = None
-    error: dict[str, Any] | None = None
+    #: The typed error that ended it (None when it completed).
+    error: ErrorRecord | None = None
     attempts: list[AttemptInfo] = Field(default_factory=list)
     #: The observation after the last step.
     final: ObservationRef | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
     ended_at: float = Field(default_factory=time.time)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unknown_failure(cls, data: Any) -> Any:
+        """A failure class this version does not know (written by a later one) reads as the
+        class its status defaults to, so the trajectory stays readable."""
+        if isinstance(data, dict) and isinstance(data.get("failure"), str):
+            default = {"infra_error": FailureClass.INTERNAL, "agent_error": FailureClass.AGENT_ERROR}.get(
+                str(data.get("status")), FailureClass.JUDGED_WRONG)
+            return {**data, "failure": FailureClass.of(data["failure"], default)}
+        return data
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -292,7 +305,7 @@ class TrajectoryWriter:
         self._attempt_started = time.time()
         return self.observation(observation)
 
-    def new_attempt(self, *, status: Status = "infra_error", error: dict[str, Any] | None = None,
+    def new_attempt(self, *, status: Status = "infra_error", error: ErrorRecord | None = None,
                     steps: int = 0) -> int:
         """Close the current attempt (lost to `error`) and start numbering the next one."""
         self._attempts.append(AttemptInfo(attempt=self.attempt, status=status, error=error, steps=steps,

@@ -54,7 +54,7 @@ from cua.episode.episode import Episode
 from cua.episode.group import ForkableHandle, fork_episode
 from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.episode.openers import sandbox_opener
-from cua.errors import CuaError
+from cua.errors import Cancelled, CuaError, ErrorRecord
 from cua.observation import Observation, ObserveOptions
 from cua.state import CommandQuery, FileQuery, StateResult
 from cua.task import TaskInstance
@@ -242,8 +242,7 @@ class CuaSandboxEnvironment(SandboxEnvironment):
 
     async def _close(self, interrupted: bool) -> None:
         if interrupted:
-            self.episode.finish(status="infra_error", error={"code": "cancelled", "message": "interrupted",
-                                                             "fault": "client"})
+            self.episode.finish(status="infra_error", error=ErrorRecord.of(Cancelled("interrupted")))
         else:
             self.episode.finish()
         if self._closer is not None:

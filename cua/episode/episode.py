@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from cua.actions import Action, Done, Type
 from cua.episode.agent import AgentTurn, EpisodeContext
 from cua.episode.handle import ActQueryHandle, ResetQueryHandle, SandboxHandle
-from cua.errors import CuaError, FailureClass, InternalError
+from cua.errors import ErrorRecord, FailureClass, InternalError
 from cua.observation import ActionError, Observation, ObserveOptions
 from cua.state import StateQuery, StateResult
 from cua.task import JudgeInput, TaskInstance, Verdict, query_key
@@ -44,7 +44,7 @@ from cua.trajectory import (
 )
 
 __all__ = ["Episode", "EpisodeRecord", "LastAttempt", "Status", "StepRecord", "StepResult",
-           "error_dict", "failure_class", "gather_state", "trajectory_name"]
+           "failure_class", "gather_state", "trajectory_name"]
 
 Status = Literal["completed", "infra_error", "agent_error"]
 
@@ -81,7 +81,7 @@ class EpisodeRecord(BaseModel):
     actions: list[StepRecord] = Field(default_factory=list)
     done: dict[str, Any] | None = None
     verdict: Verdict | None = None
-    error: dict[str, Any] | None = None
+    error: ErrorRecord | None = None
     parse_errors: int = 0
     timings_ms: dict[str, float] = Field(default_factory=dict)
     sandbox_id: str | None = None
@@ -121,25 +121,13 @@ def trajectory_name(instance: TaskInstance) -> str:
     return "".join(c if c.isalnum() or c in "._@-" else "_" for c in instance.task_id) + f"__s{instance.seed}"
 
 
-def error_dict(exc: BaseException) -> dict[str, Any]:
-    """A failure as records keep it: the typed error's dict, whose fault it is, and its
-    failure class (by type: `CuaError.failure_class`)."""
-    if isinstance(exc, CuaError):
-        return _error_dict(exc)
-    return {"code": "internal", "message": f"{type(exc).__name__}: {exc}", "fault": "infra", "failure": "internal"}
-
-
-def _error_dict(exc: CuaError) -> dict[str, Any]:
-    return {**exc.to_dict(), "fault": exc.fault, "failure": exc.failure_class}
-
 def failure_class(record: EpisodeRecord, verdict: Verdict | None, *, feasible: bool = True) -> FailureClass | None:
     """The one failure class of an episode that did not pass (None when it passed); see
     `cua.errors.FailureClass` for what each says."""
     if record.status == "infra_error":
-        error = record.error or {}
-        return FailureClass.of(error.get("failure") or error.get("code"), FailureClass.INTERNAL)
+        return record.error.failure if record.error is not None else FailureClass.INTERNAL
     if record.status == "agent_error":
-        return FailureClass.of((record.error or {}).get("failure"), FailureClass.AGENT_ERROR)
+        return record.error.failure if record.error is not None else FailureClass.AGENT_ERROR
     if verdict is None:
         return FailureClass.ABANDONED
     if verdict.passed:
@@ -535,7 +523,7 @@ class Episode:
 
     # --- the end ---
 
-    def finish(self, *, status: Status = "completed", error: dict[str, Any] | None = None,
+    def finish(self, *, status: Status = "completed", error: ErrorRecord | None = None,
                last_attempt: LastAttempt = True) -> EpisodeRecord:
         """Close the episode: fill in the record and write how it ended.
 
@@ -574,7 +562,8 @@ class Episode:
                                      timings_ms={k: round(v, 3) for k, v in record.timings_ms.items()}))
         except OSError as exc:  # the run goes on; the index line says the trajectory is incomplete
             record.timings_ms["trajectory_error"] = 1.0
-            record.error = {**(record.error or {}), "trajectory": f"{type(exc).__name__}: {exc}"}
+            lost = f"{type(exc).__name__}: {exc}"
+            record.error = (record.error or ErrorRecord.of(exc)).model_copy(update={"trajectory": lost})
         return record
 
     def _failure(self) -> FailureClass | None:
@@ -585,4 +574,4 @@ class Episode:
 #: trajectory then ends instead of starting another attempt): a bool, or a function of the
 #: fault's error and the steps the attempt took, for a runner whose retries depend on the
 #: kind of fault (cua.eval.runner).
-LastAttempt = bool | Callable[[dict[str, Any] | None, int], bool]
+LastAttempt = bool | Callable[[ErrorRecord | None, int], bool]

@@ -23,20 +23,19 @@ The rule for a turn (`plan`):
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 from cua.actions import Action
 from cua.episode.agent import AgentTurn, EpisodeAgent, EpisodeContext, agent_info
-from cua.episode.episode import Episode, EpisodeRecord, LastAttempt, Status, error_dict
+from cua.episode.episode import Episode, EpisodeRecord, LastAttempt, Status
 from cua.episode.handle import SandboxHandle
-from cua.errors import CuaError
+from cua.errors import CuaError, ErrorRecord
 from cua.observation import ObserveOptions
 from cua.task import TaskInstance
 from cua.trajectory import Producer, TrajectoryWriter
 
-__all__ = ["STOP", "AgentRaised", "Planned", "Stop", "agent_error", "play", "plan", "run_episode"]
+__all__ = ["STOP", "AgentRaised", "Planned", "Stop", "play", "plan", "run_episode"]
 
 
 class Stop:
@@ -64,17 +63,11 @@ def plan(turn: AgentTurn) -> Sequence[Planned]:
 
 class AgentRaised(Exception):  # noqa: N818 -- a wrapper that carries the agent's own failure
     """The agent's own code raised (not a `CuaError`): the episode is the agent's fault.
-    `error` is the record's error dict, with the agent's traceback."""
+    `error` is the record's error, with the agent's traceback."""
 
-    def __init__(self, error: dict[str, Any]) -> None:
-        super().__init__(error["message"])
+    def __init__(self, error: ErrorRecord) -> None:
+        super().__init__(error.message)
         self.error = error
-
-
-def agent_error(exc: BaseException) -> dict[str, Any]:
-    """An agent's own failure as records keep it (call inside the `except` that caught it)."""
-    return {"code": "agent_error", "message": f"{type(exc).__name__}: {exc}", "fault": "agent",
-            "traceback": traceback.format_exc(limit=8)}
 
 
 async def play(ep: Episode, agent: EpisodeAgent, ctx: EpisodeContext, *, progress: bool = False) -> None:
@@ -91,7 +84,7 @@ async def play(ep: Episode, agent: EpisodeAgent, ctx: EpisodeContext, *, progres
         except CuaError:
             raise
         except Exception as exc:  # the agent's own bug: the caller records it, never raises it on
-            raise AgentRaised(agent_error(exc)) from exc
+            raise AgentRaised(ErrorRecord.of_agent(exc)) from exc
         for step in plan(turn):
             if isinstance(step, Stop):
                 return
@@ -117,7 +110,7 @@ async def run_episode(handle: SandboxHandle, instance: TaskInstance, agent: Epis
         except CuaError:
             raise
         except Exception as exc:  # an agent's own bug: recorded, not raised
-            return ep.finish(status="agent_error", error=agent_error(exc), last_attempt=last_attempt)
+            return ep.finish(status="agent_error", error=ErrorRecord.of_agent(exc), last_attempt=last_attempt)
         try:
             await play(ep, agent, ctx)
         except AgentRaised as exc:
@@ -125,5 +118,5 @@ async def run_episode(handle: SandboxHandle, instance: TaskInstance, agent: Epis
         await ep.judge()
     except CuaError as exc:
         status: Status = "infra_error" if exc.fault != "agent" else "agent_error"
-        return ep.finish(status=status, error=error_dict(exc), last_attempt=last_attempt)
+        return ep.finish(status=status, error=ErrorRecord.of(exc), last_attempt=last_attempt)
     return ep.finish(last_attempt=last_attempt)

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from cua.argtypes import whole_number
-from cua.errors import FailureClass
+from cua.errors import ErrorRecord, FailureClass
 
 #: Exit codes besides 0 (done) and 130 (interrupted).
 EXIT_BAD_INPUT = 2
@@ -342,7 +342,7 @@ class _ModelDown:
     def __init__(self, after: int, stop: asyncio.Event) -> None:
         self.after, self.stop = after, stop
         self.streak = 0
-        self.last: dict[str, Any] | None = None
+        self.last: ErrorRecord | None = None
 
     @property
     def tripped(self) -> bool:
@@ -431,9 +431,9 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest
     if not args.no_report:
         _write_report(out)
     if down.tripped:
-        last = down.last or {}
+        last = down.last.message if down.last is not None else "no message"
         print(f"cua eval: model_unreachable: {down.streak} episode(s) in a row could not reach the model "
-              f"({last.get('message', 'no message')}); no more were started. Finished episodes are kept: "
+              f"({last}); no more were started. Finished episodes are kept: "
               f"`cua eval ... --out {out} --resume` goes on once the model answers.", file=sys.stderr)
         return EXIT_MODEL_UNREACHABLE
     if summary.interrupted:

@@ -34,11 +34,11 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from cua.episode.agent import EpisodeAgent
-from cua.episode.episode import EpisodeRecord, error_dict, failure_class, trajectory_name
+from cua.episode.episode import EpisodeRecord, failure_class, trajectory_name
 from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.episode.loop import run_episode
 from cua.episode.openers import sandbox_key as _sandbox_key
-from cua.errors import FailureClass
+from cua.errors import ErrorRecord, FailureClass
 from cua.observation import ObserveOptions
 from cua.task import TaskInstance, TaskTemplate
 from cua.trajectory import FramePolicy, TrajectoryEnd, TrajectoryWriter
@@ -168,17 +168,17 @@ class Retries:
         self.stale_free = True
 
     @staticmethod
-    def _budget(error: dict[str, Any] | None) -> str:
-        return "server" if (error or {}).get("failure") == "server_lost" else "sandbox"
+    def _budget(error: ErrorRecord | None) -> str:
+        return "server" if error is not None and error.failure == FailureClass.SERVER_LOST else "sandbox"
 
     def _stale(self, steps: int, reused: bool) -> bool:
         return reused and self.stale_free and steps == 0
 
-    def final(self, error: dict[str, Any] | None, steps: int, *, reused: bool = False) -> bool:
+    def final(self, error: ErrorRecord | None, steps: int, *, reused: bool = False) -> bool:
         """Whether an attempt lost to `error` after `steps` steps is the episode's last."""
         return not self._stale(steps, reused) and self.left[self._budget(error)] <= 0
 
-    def spend(self, error: dict[str, Any] | None, steps: int, *, reused: bool = False) -> None:
+    def spend(self, error: ErrorRecord | None, steps: int, *, reused: bool = False) -> None:
         """Charge a retry after an attempt lost to `error` (that was not `final`)."""
         if self._stale(steps, reused):
             self.stale_free = False
@@ -254,13 +254,12 @@ class LocalExecutor:
             try:
                 handle, reused = await self._handle_for(instance)
             except Exception as exc:  # any failure to start a sandbox is an infrastructure fault
-                error = error_dict(exc)
-                error["message"] = f"creating the sandbox failed: {error['message']}"
+                error = ErrorRecord.of(exc)
+                error = error.with_message(f"creating the sandbox failed: {error.message}")
                 record = EpisodeRecord(task_id=instance.task_id, seed=instance.seed,
                                        instruction=instance.instruction, agent="?",
                                        tags=instance.tags.model_dump(), status="infra_error", error=error,
-                                       failure=FailureClass.of(error.get("failure") or error["code"],
-                                                               FailureClass.INTERNAL))
+                                       failure=error.failure)
                 last = retries.final(error, 0)
                 if writer is not None:
                     if not last:
@@ -274,7 +273,7 @@ class LocalExecutor:
                 continue
             setup_ms = (time.perf_counter() - t) * 1000
 
-            def final(error: dict[str, Any] | None, steps: int, reused: bool = reused) -> bool:
+            def final(error: ErrorRecord | None, steps: int, reused: bool = reused) -> bool:
                 return retries.final(error, steps, reused=reused)
 
             record = await run_episode(handle, instance, self.make_agent(instance), observe=self.observe,

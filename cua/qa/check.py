@@ -152,9 +152,9 @@ def _evidence(verdict: Verdict | None) -> list[dict[str, Any]]:
 
 def _episode_problem(record: EpisodeRecord) -> str | None:
     if record.status != "completed":
-        err = record.error or {}
+        err = record.error
         where = f" after {record.steps} step(s)" if record.steps else ""
-        return f"{record.status}{where}: {err.get('message') or err.get('code')}"
+        return f"{record.status}{where}: {(err.message or err.code) if err is not None else None}"
     return None
 
 

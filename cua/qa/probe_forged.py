@@ -334,9 +334,9 @@ async def forged_signal_probes(handle: SandboxHandle, instance: TaskInstance) ->
         forger = _Forger(instance, plays, lambda start: reflected(start, url, html, script))
         record = await run_episode(handle, instance, forger, max_steps=len(plays) + 3)
     if record.status != "completed":
-        err = record.error or {}
+        err = record.error
         outcome.wrong.append((f"probe:{KIND}", f"the forgeries' episode did not complete: {record.status}: "
-                                               f"{err.get('message') or err.get('code')}", None))
+                                               f"{(err.message or err.code) if err is not None else None}", None))
         return outcome
     if forger.passes_at_start:
         outcome.skipped[KIND] = "the state passes before any forgery (the initial state must fail first)"

@@ -173,7 +173,8 @@ class ReportBuilder:
             "final": self._observation(run_index, row, traj, end.final if end else None),
             "end": None if end is None else {
                 "status": end.status, "failure": end.failure, "steps": end.steps, "truncated": end.truncated,
-                "done": end.done, "error": end.error, "timings_ms": end.timings_ms, "ended_at": end.ended_at,
+                "done": end.done, "error": end.error.model_dump(mode="json") if end.error else None,
+                "timings_ms": end.timings_ms, "ended_at": end.ended_at,
                 "verdict": end.verdict.model_dump(mode="json") if end.verdict else None,
                 "evidence": evidence_lines(e.model_dump(mode="json") for e in end.verdict.evidence)
                 if end.verdict else [],

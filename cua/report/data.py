@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cua.errors import FailureClass
+from cua.errors import ErrorRecord, FailureClass
 from cua.trajectory import END, META, STEPS, Trajectory, find_trajectories, read_trajectory
 
 __all__ = [
@@ -128,15 +128,25 @@ def _index_lines(run: Path) -> Iterator[dict[str, Any]]:
                 yield record
 
 
-def derived_failure(status: str, passed: bool, error: dict[str, Any] | None, truncated: bool) -> str | None:
+def derived_failure(status: str, passed: bool, error: ErrorRecord | None, truncated: bool) -> FailureClass | None:
     """The failure class of a record written before records carried one."""
     if passed or status == "running":
         return None
     if status == INFRA_STATUS:
-        return FailureClass.of((error or {}).get("failure") or (error or {}).get("code"), FailureClass.INTERNAL)
+        return error.failure if error is not None else FailureClass.INTERNAL
     if status == "agent_error":
-        return FailureClass.of((error or {}).get("failure"), FailureClass.AGENT_ERROR)
+        return error.failure if error is not None else FailureClass.AGENT_ERROR
     return FailureClass.STEP_LIMIT if truncated else FailureClass.JUDGED_WRONG
+
+
+def _stored_error(value: object) -> ErrorRecord | None:
+    """An index line's error as any version wrote it; None when there is none, or it is unreadable."""
+    if value is None:
+        return None
+    try:
+        return ErrorRecord.model_validate(value)
+    except ValidationError:
+        return None
 
 
 def _sum_timings(steps: Iterable[Any]) -> dict[str, float]:
@@ -179,7 +189,7 @@ def _row_from_record(record: dict[str, Any], index: int) -> EpisodeRow | None:
     verdict = record.get("verdict") or {}
     passed = bool(verdict.get("passed"))
     status = str(record.get("status") or "completed")
-    failure = record.get("failure") or derived_failure(status, passed, record.get("error"),
+    failure = record.get("failure") or derived_failure(status, passed, _stored_error(record.get("error")),
                                                         bool(record.get("truncated")))
     steps = record.get("actions") or []
     timing = _sum_timings({"policy": s.get("policy_ms"), "act": s.get("act_ms"), "settle": s.get("settle_ms")}

@@ -44,11 +44,12 @@ from gymnasium import spaces
 from PIL import Image
 
 from cua.actions import Action, Click, Drag, Key, MouseDown, MouseUp, Move, Scroll, Type, parse_action
-from cua.episode.episode import Episode, error_dict, trajectory_name
+from cua.episode.episode import Episode, trajectory_name
 from cua.episode.handle import SandboxHandle
 from cua.episode.loop import Planned
 from cua.episode.openers import open_remote, sandbox_key
 from cua.episode.transition import RewardAccount
+from cua.errors import ErrorRecord
 from cua.observation import Observation, ObserveOptions, Size
 from cua.sync_api import _LoopThread
 from cua.task import TaskInstance, TaskTemplate
@@ -279,7 +280,7 @@ class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):
         try:
             return await self.episode.reset(options)
         except BaseException as exc:
-            self.episode.finish(status="infra_error", error=error_dict(exc))
+            self.episode.finish(status="infra_error", error=ErrorRecord.of(exc))
             raise
 
     async def _opener(self, instance: TaskInstance) -> Any:

@@ -43,12 +43,12 @@ from gymnasium.vector.utils import batch_space
 
 from cua.actions import parse_action
 from cua.client import RemoteSandbox
-from cua.episode.episode import Episode, error_dict, trajectory_name
+from cua.episode.episode import Episode, trajectory_name
 from cua.episode.group import fork_handles
 from cua.episode.handle import SandboxOpener
 from cua.episode.loop import Planned
 from cua.episode.transition import RewardAccount
-from cua.errors import CuaError, InfraError
+from cua.errors import CuaError, ErrorRecord, InfraError
 from cua.observation import Observation, ObserveOptions, Size
 from cua.rl.env import DEFAULT_FRAME, ActionSpace, _viewport, frame_image
 from cua.sync_api import _LoopThread
@@ -286,7 +286,7 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
             obs = await ep.reset(options)
             slot.account = RewardAccount.at_start(ep, self.reward_mode, terminate_on_success=self.terminate_on_success)
         except BaseException as exc:
-            ep.finish(status="infra_error", error=error_dict(exc))
+            ep.finish(status="infra_error", error=ErrorRecord.of(exc))
             raise
         slot.needs_reset = False
         return obs, self._info(slot, obs)
@@ -305,7 +305,7 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
         try:
             step = await account.step(action)
         except InfraError as exc:
-            ep.finish(status="infra_error", error=error_dict(exc))
+            ep.finish(status="infra_error", error=ErrorRecord.of(exc))
             return self._masked(slot, exc)
         info = self._info(slot, step.observation)
         if step.verdict is not None:
@@ -324,7 +324,7 @@ class CuaVectorEnv(VectorEnv[dict[str, np.ndarray], tuple[Any, ...], np.ndarray]
         obs = last if last is not None else (slot.handle.observation if slot.handle is not None else None)
         assert obs is not None
         info = {**(self._info(slot, obs) if slot.episode is not None else {}),
-                "mask_sample": True, "infra_error": error_dict(exc)}
+                "mask_sample": True, "infra_error": ErrorRecord.of(exc).model_dump(mode="json", exclude_none=True)}
         return obs, 0.0, False, True, info
 
     async def _close_slot(self, slot: _Slot) -> None:

@@ -44,8 +44,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from cua.episode.episode import error_dict
-from cua.errors import BadRequest, CuaError, Forbidden, Unauthorized, UnknownSandbox
+from cua.errors import BadRequest, CuaError, ErrorRecord, Forbidden, Unauthorized, UnknownSandbox
 from cua.exposure import OriginPolicy, bearer_token, check_bind, token_matches
 from cua.rollout.envs import EnvHandles
 from cua.rollout.models import (
@@ -113,7 +112,7 @@ class _Guard:
             await send({"type": "websocket.close", "code": close, "reason": error.message})
         else:
             headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-            await JSONResponse({"error": error_dict(error)}, status, headers=headers)(scope, receive, send)
+            await JSONResponse({"error": _error_json(error)}, status, headers=headers)(scope, receive, send)
 
 
 def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, token: str | None,
@@ -144,11 +143,11 @@ def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, 
 
     @app.exception_handler(CuaError)
     async def _cua_error(_: Request, exc: CuaError) -> JSONResponse:
-        return JSONResponse({"error": error_dict(exc)}, _status(exc))
+        return JSONResponse({"error": _error_json(exc)}, _status(exc))
 
     @app.exception_handler(ValidationError)
     async def _invalid(_: Request, exc: ValidationError) -> JSONResponse:
-        return JSONResponse({"error": error_dict(BadRequest(f"invalid request: {exc.error_count()} error(s)",
+        return JSONResponse({"error": _error_json(BadRequest(f"invalid request: {exc.error_count()} error(s)",
                                                             details={"errors": exc.errors(include_url=False)}))},
                             400)
 
@@ -196,9 +195,9 @@ def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, 
                 args = {k: v for k, v in message.items() if k not in ("id", "op")}
                 reply: dict[str, Any] = {"id": rid, "result": await ops.call(op, args)}
             except CuaError as exc:
-                reply = {"id": rid, "error": error_dict(exc)}
+                reply = {"id": rid, "error": _error_json(exc)}
             except ValidationError as exc:
-                reply = {"id": rid, "error": error_dict(BadRequest(f"invalid request: {exc.error_count()} error(s)"))}
+                reply = {"id": rid, "error": _error_json(BadRequest(f"invalid request: {exc.error_count()} error(s)"))}
             async with send_lock:
                 with contextlib.suppress(WebSocketDisconnect, RuntimeError):
                     await socket.send_json(reply)
@@ -207,7 +206,7 @@ def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, 
             while True:
                 message = await socket.receive_json()
                 if not isinstance(message, dict):
-                    await socket.send_json({"id": None, "error": error_dict(BadRequest("messages are JSON objects"))})
+                    await socket.send_json({"id": None, "error": _error_json(BadRequest("messages are JSON objects"))})
                     continue
                 task = asyncio.create_task(answer(message))
                 tasks.add(task)
@@ -266,3 +265,7 @@ class _Ops:
             raise BadRequest(f"`{op}` takes no arguments but `env_id`", details={"unexpected": sorted(rest)})
         return await (envs.snapshot(env_id) if op == "snapshot" else envs.close(env_id))
 
+
+def _error_json(exc: CuaError) -> dict[str, Any]:
+    """An error reply's `error`: the record a run keeps of it (`ErrorRecord`), as JSON."""
+    return ErrorRecord.of(exc).model_dump(mode="json", exclude_none=True)

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from cua.errors import ErrorRecord, FailureClass
 from cua.trajectory import FramePolicy
 
 __all__ = ["CreateEnvRequest", "ForkEnvRequest", "GroupResult", "PolicyEndpoint", "PolicyVersionRequest",
@@ -78,10 +79,10 @@ class RolloutTrajectory(BaseModel):
     #: Attempts made (each one is in the trajectory's `end.attempts`); 0 when never started.
     attempts: int = 1
     #: Why it did not pass: the failure class of `cua.episode.episode.failure_class`, for a
-    #: lost rollout its error's (`error["failure"]`, e.g. model_unreachable, sandbox_crashed).
-    failure: str | None = None
-    #: The typed error that lost it (`cua.errors`' dict plus `fault` and `failure`).
-    error: dict[str, Any] | None = None
+    #: lost rollout its error's (`error.failure`, e.g. model_unreachable, sandbox_crashed).
+    failure: FailureClass | None = None
+    #: The typed error that lost it.
+    error: ErrorRecord | None = None
     #: The trajectory folder (`cua.trajectory`), on the service's disk.
     folder: str | None = None
     meta: dict[str, Any] | None = None

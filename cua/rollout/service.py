@@ -41,12 +41,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from cua.episode.agent import AgentTurn, EpisodeContext
-from cua.episode.episode import Episode, error_dict
+from cua.episode.episode import Episode
 from cua.episode.group import ForkableHandle
 from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.episode.loop import play
 from cua.episode.policy_agent import PolicyAgent
-from cua.errors import BadRequest, CuaError, FailureClass
+from cua.errors import BadRequest, CuaError, ErrorRecord, FailureClass
 from cua.observation import Observation, ObserveOptions
 from cua.rollout.models import GroupResult, PolicyEndpoint, RolloutRequest, RolloutResponse, RolloutTrajectory
 from cua.rollout.proxy import ProxyRecorder, TokenProxy
@@ -221,7 +221,7 @@ class RolloutService:
                            trajectories=[RolloutTrajectory(
                                id=rid, group_id=group_id, task_id=instance.task_id, seed=instance.seed,
                                policy_version=request.policy_version, status=status, mask_sample=True,
-                               attempts=0, error=error_dict(exc), failure=_failure(exc)) for rid in ids])
+                               attempts=0, error=ErrorRecord.of(exc), failure=_failure(exc)) for rid in ids])
 
     # --- one rollout ---
 
@@ -249,7 +249,7 @@ class RolloutService:
             return RolloutTrajectory(id=rollout_id, group_id=group_id, task_id=base.instance.task_id,
                                      seed=base.instance.seed, policy_version=request.policy_version,
                                      status="infra_error", mask_sample=True, attempts=retries + 1,
-                                     failure=_failure(lost), error=error_dict(lost),
+                                     failure=_failure(lost), error=ErrorRecord.of(lost),
                                      folder=str(folder), timings_ms=timings, **self._read(folder, request))
         finally:
             self.proxy.close(rollout_id)
@@ -274,7 +274,7 @@ class RolloutService:
             # The attempt is lost before its sandbox exists; it is on record all the same: it
             # starts at the group's start state (the parent's observation at the snapshot).
             lost = base.fork(parent, base.observation, writer=writer, start_snapshot=start)
-            lost.finish(status="agent_error" if exc.fault == "agent" else "infra_error", error=error_dict(exc),
+            lost.finish(status="agent_error" if exc.fault == "agent" else "infra_error", error=ErrorRecord.of(exc),
                         last_attempt=final or exc.fault != "infra")
             raise
         finally:
@@ -302,12 +302,12 @@ class RolloutService:
             return ep
         except CuaError as exc:
             if exc.fault == "infra":  # kept as a lost attempt; the caller retries or gives up
-                ep.finish(status="infra_error", error=error_dict(exc), last_attempt=final)
+                ep.finish(status="infra_error", error=ErrorRecord.of(exc), last_attempt=final)
             else:
-                ep.finish(status="agent_error", error=error_dict(exc))
+                ep.finish(status="agent_error", error=ErrorRecord.of(exc))
             raise
         except BaseException as exc:  # cancelled (the request went away) or a bug: the trajectory says so
-            ep.finish(status="infra_error", error=error_dict(exc))
+            ep.finish(status="infra_error", error=ErrorRecord.of(exc))
             raise
         finally:
             live.handle = None
@@ -367,10 +367,10 @@ class _ProxiedPolicy:
         return turn.model_copy(update={"tokens": _turn_tokens(calls)})
 
 
-def _failure(exc: BaseException) -> str:
+def _failure(exc: BaseException) -> FailureClass:
     """A rollout's failure class: its typed error's (`CuaError.failure_class`), as the
-    trajectory's end and its error dict say, never a second reading."""
-    return str(error_dict(exc)["failure"])
+    trajectory's end and its error record say, never a second reading."""
+    return ErrorRecord.of(exc).failure
 
 
 def _turn_tokens(calls: list[Any]) -> TokenTrace | None:

@@ -124,8 +124,8 @@ async def test_an_instruction_query_that_reads_nothing_is_a_typed_infra_error() 
     instance = SetupTemplate(instruction_query=DomQuery(selector="#no-such-element")).instantiate(0)
     async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
         record = await run_episode(handle, instance, NoopAgent())
-    assert record.status == "infra_error" and record.error is not None and record.error["code"] == "internal"
-    assert "instruction query" in record.error["message"]
+    assert record.status == "infra_error" and record.error is not None and record.error.code == "internal"
+    assert "instruction query" in record.error.message
 
 
 async def test_the_app_can_end_the_episode(tmp_path: Path) -> None:

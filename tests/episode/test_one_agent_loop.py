@@ -402,5 +402,5 @@ def test_an_agent_that_raises_is_recorded_as_the_agents_fault() -> None:
 
     record = asyncio.run(run())
     assert record.status == "agent_error" and record.steps == 1 and record.failure == "agent_error"
-    assert record.error is not None and record.error["fault"] == "agent"
-    assert "ValueError: the agent's own bug" in record.error["message"] and "turn" in record.error["traceback"]
+    assert record.error is not None and record.error.fault == "agent" and record.error.traceback is not None
+    assert "ValueError: the agent's own bug" in record.error.message and "turn" in record.error.traceback

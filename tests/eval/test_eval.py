@@ -155,7 +155,7 @@ async def test_infra_fault_is_retried_on_a_fresh_sandbox(tmp_path: Path) -> None
     traj = read_trajectory(tmp_path / str(record.trajectory))
     assert traj.end is not None and traj.end.attempt == 1 and traj.end.status == "completed"
     lost, final = traj.end.attempts
-    assert lost.status == "infra_error" and lost.error is not None and lost.error["code"] == "sandbox_crashed"
+    assert lost.status == "infra_error" and lost.error is not None and lost.error.code == "sandbox_crashed"
     assert final.attempt == 1 and len(traj.steps) == record.steps
     assert {s.attempt for s in traj.all_steps} <= {0, 1}
 
@@ -165,7 +165,7 @@ async def test_infra_fault_without_retries_is_recorded_not_raised(tmp_path: Path
     jobs = make_jobs([get_template("todo.mark_done@1")], [0])
     summary, (record,) = await run_jobs(
         jobs, executor=lambda: LocalExecutor(open_local, lambda _i: _KillBrowserOnce(), retries=0), agent_name="killer")
-    assert record.status == "infra_error" and record.error and record.error["code"] == "sandbox_crashed"
+    assert record.status == "infra_error" and record.error and record.error.code == "sandbox_crashed"
     assert record.verdict is None and summary.infra_errors == 1
 
 

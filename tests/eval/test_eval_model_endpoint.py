@@ -96,5 +96,5 @@ def test_a_model_lost_mid_run_stops_it_after_three_episodes_in_a_row(model: Mode
     # each lost attempt keeps the calls retried before the last one failed
     traj = read_trajectory(out / records[0]["trajectory"])
     assert traj.end is not None
-    error = traj.end.attempts[-1].error or {}
-    assert [r["status"] for r in error["details"]["retries"]] == [503] * 4
+    error = traj.end.attempts[-1].error
+    assert error is not None and [r["status"] for r in error.details["retries"]] == [503] * 4

@@ -208,7 +208,7 @@ def test_a_server_killed_and_restarted_costs_only_the_attempts_in_flight(tmp_pat
     traj = read_trajectory(out / retried[0].trajectory)
     assert traj.end is not None and [a.status for a in traj.end.attempts][-1] == "completed"
     lost = [a for a in traj.end.attempts[:-1]]
-    assert lost and lost[0].error is not None and lost[0].error["failure"] == "server_lost", lost
+    assert lost and lost[0].error is not None and lost[0].error.failure == "server_lost", lost
     summary = json.loads((out / "summary.json").read_text())
     assert summary["infra_errors"] == 0 and summary["attempts_retried"] == sum(r.attempts - 1 for r in records)
 

@@ -130,12 +130,14 @@ def test_server_losses_and_sandbox_faults_draw_on_separate_bounded_retry_budgets
     """A server lost three times under an episode leaves its sandbox retries whole (a chaos
     run lost episodes so); each budget is still bounded, and a kept sandbox that died
     between episodes before a step costs nothing, once."""
+    from cua.client import ConnectionLost
+    from cua.errors import ErrorRecord, SandboxCrashed
     from cua.eval.runner import Retries
 
-    lost = {"code": "internal", "fault": "infra", "failure": "server_lost"}
-    crashed = {"code": "sandbox_crashed", "fault": "infra", "failure": "sandbox_crashed"}
+    lost = ErrorRecord.of(ConnectionLost("the server went away"))
+    crashed = ErrorRecord.of(SandboxCrashed("the browser died"))
 
-    def attempts(faults: list[dict[str, object]], retries: int = 3, reused_first: bool = False) -> int:
+    def attempts(faults: list[ErrorRecord], retries: int = 3, reused_first: bool = False) -> int:
         budget = Retries(retries)
         for n, error in enumerate(faults, 1):
             reused = reused_first and n == 1

@@ -32,7 +32,7 @@ def test_an_episode_is_classed_by_a_member_and_a_stored_name_reads_back() -> Non
     record = EpisodeRecord(task_id="t@1", seed=0, instruction="", agent="a", status="infra_error",
                            error={"code": "timeout", "failure": "server_lost"})
     assert failure_class(record, None) is FailureClass.SERVER_LOST
-    odd = record.model_copy(update={"error": {"code": "no_such_code_in_this_version"}})
+    odd = EpisodeRecord.model_validate({**record.model_dump(), "error": {"code": "no_such_code_in_this_version"}})
     assert failure_class(odd, None) is FailureClass.INTERNAL
     record.failure = failure_class(record, None)
     again = EpisodeRecord.model_validate_json(record.model_dump_json())

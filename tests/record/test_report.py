@@ -20,6 +20,7 @@ import pytest
 from PIL import Image, ImageDraw
 from playwright.async_api import Page, async_playwright
 
+from cua.errors import ErrorRecord, SandboxCrashed
 from cua.observation import ActionError, Observation, Screenshot, Size
 from cua.report import build_report, compare_runs, load_run
 from cua.sandboxes.browser.launcher import find_executable
@@ -66,7 +67,7 @@ def write_episode(run: Path, task: str, seed: int, *, passed: bool, lost_attempt
     ref = writer.begin(meta, _obs(0, axtree=True))
     if lost_attempt:
         writer.step(StepLine(index=0, observation=ref, action={"type": "click", "x": 5.0, "y": 5.0}, raw="lost click"))
-        writer.new_attempt(error={"code": "sandbox_crashed", "message": "the browser died", "fault": "infra"}, steps=1)
+        writer.new_attempt(error=ErrorRecord.of(SandboxCrashed("the browser died")), steps=1)
         ref = writer.begin(meta, _obs(0, axtree=True))
     for i, action in enumerate(ACTIONS):
         after = writer.observation(_obs(i + 1))

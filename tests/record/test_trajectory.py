@@ -17,6 +17,7 @@ import pytest
 from PIL import Image
 
 from cua.cli import main as cli
+from cua.errors import ErrorRecord, SandboxCrashed
 from cua.observation import ActionError, Observation, Screenshot, Size
 from cua.task import Evidence, Verdict
 from cua.trajectory import (
@@ -113,7 +114,7 @@ def test_infra_retry_is_kept_as_an_attempt(tmp_path: Path) -> None:
     ref = writer.begin(_meta(), _obs(0))
     writer.observation(_obs(1))
     writer.step(StepLine(index=0, observation=ref, action={"type": "click", "x": 1, "y": 1}, raw="lost call"))
-    error = {"code": "sandbox_crashed", "message": "chromium died", "fault": "infra"}
+    error = ErrorRecord.of(SandboxCrashed("chromium died"))
     assert writer.new_attempt(error=error, steps=1) == 1
     ref = writer.begin(_meta(), _obs(0))
     after = writer.observation(_obs(1))

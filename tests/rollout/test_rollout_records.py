@@ -114,7 +114,7 @@ async def test_an_unreachable_model_is_model_unreachable_everywhere(tmp_path: Pa
     assert traj["failure"] == "model_unreachable"  # was "internal", the error's code
     end = read_trajectory(traj["folder"]).end
     assert end is not None and end.failure == "model_unreachable"
-    assert [a.error["failure"] for a in end.attempts if a.error] == ["model_unreachable"] * 2
+    assert [a.error.failure for a in end.attempts if a.error] == ["model_unreachable"] * 2
 
 
 async def test_an_attempt_lost_while_forking_is_on_record(tmp_path: Path) -> None:
@@ -140,8 +140,8 @@ async def test_an_attempt_lost_while_forking_is_on_record(tmp_path: Path) -> Non
     assert stored.end is not None, "the rollout left no end.json"
     assert [a.attempt for a in stored.end.attempts] == [0, 1]
     first, forked = stored.end.attempts
-    assert first.error is not None and first.error["failure"] == "model_unreachable"
-    assert forked.error is not None and forked.error["code"] == "sandbox_crashed" and forked.steps == 0
+    assert first.error is not None and first.error.failure == "model_unreachable"
+    assert forked.error is not None and forked.error.code == "sandbox_crashed" and forked.steps == 0
     assert stored.end.failure == traj["failure"] == "sandbox_crashed"
     assert validate(traj["folder"]).ok
 
