@@ -135,16 +135,27 @@ class CheckNode(_Spec):
 
     @model_validator(mode="before")
     @classmethod
-    def _answer_text_quotes(cls, data: Any) -> Any:
-        """`op: text` on the agent's answer drops enclosing quotes unless it says otherwise
-        (`TextCmp.quotes`); on stored values it keeps them."""
+    def _text_defaults(cls, data: Any) -> Any:
+        """`op: text`'s defaults follow what is read. The agent's answer drops enclosing quotes
+        (they come from the instruction's wording) and its case (`TextCmp`). A value the app
+        stores (`app_state`, `sql`) keeps both: the app shows "WEEKLY PLAN" or '"Weekly plan"'
+        to every user, another title than "Weekly plan". A template says otherwise explicitly."""
         if not isinstance(data, dict):
             return data
         get, expect = data.get("get"), data.get("expect")
-        on_answer = (get.get("kind") if isinstance(get, dict) else None) == "answer" or isinstance(get, AnswerGetter)
-        if on_answer and isinstance(expect, dict) and expect.get("op") == "text" and "quotes" not in expect:
+        if not isinstance(expect, dict) or expect.get("op") != "text":
+            return data
+        kind = get.get("kind") if isinstance(get, dict) else get.kind if isinstance(get, _GETTERS) else None
+        if kind == "answer" and "quotes" not in expect:
             return {**data, "expect": {**expect, "quotes": True}}
+        if kind in STORED_KINDS and "case" not in expect:
+            return {**data, "expect": {**expect, "case": True}}
         return data
+
+
+#: Getters that read what the app stores, which its users see as it is stored.
+STORED_KINDS = frozenset({"app_state", "sql"})
+_GETTERS = (AnswerGetter, AppStateGetter, SqlGetter)
 
 
 class AllNode(_Spec):

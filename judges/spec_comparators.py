@@ -57,12 +57,11 @@ class EqualsCmp(Spec):
 
 class TextCmp(Spec):
     """Text equality after normalisation: Unicode NFKC, whitespace collapsed and trimmed,
-    casefolded unless `case: true` (free text the agent types is judged as text, case and
-    spacing aside: a title stored as "buy milk" passes for "Buy milk"), punctuation dropped
-    when `punctuation: false`. Quotes enclosing the whole text ('"Buy milk"' = 'Buy milk')
-    are dropped only with `quotes: true`, which is the default for the agent's answer (the
-    quotes come from the instruction's wording) and for nothing else: a title stored with
-    its quotes is another title, shown with them to every user."""
+    casefolded unless `case: true`, punctuation dropped when `punctuation: false`. Quotes
+    enclosing the whole text ('"Buy milk"' = 'Buy milk') are dropped only with `quotes: true`.
+    The defaults follow what is read (`CheckNode`): the agent's answer is judged case and
+    enclosing quotes aside (`quotes: true`), a value the app stores (`app_state`, `sql`) with
+    its case (`case: true`), since every user sees it as stored; a template may say otherwise."""
 
     op: Literal["text"]
     value: Any

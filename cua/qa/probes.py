@@ -400,12 +400,6 @@ _STREET_WORDS = {"street": "St", "avenue": "Ave", "road": "Rd", "boulevard": "Bl
 _STREET_ABBR = {v.lower(): k.capitalize() for k, v in _STREET_WORDS.items()}
 
 
-def _recased(value: str) -> str:
-    """The same text in other letter case: lower case, or title case when it already is."""
-    lower = value.lower()
-    return lower if lower != value else value.title()
-
-
 def _street_respelled(value: str) -> str:
     """Abbreviations spelled out and full words abbreviated ("12 Oak Street" <-> "12 Oak St.")."""
     def swap(m: re.Match[str]) -> str:
@@ -459,8 +453,9 @@ def equivalent_spellings(column: str, value: Any, rich: bool = False) -> list[tu
     elif _RECIPIENTS.match(col) and "," in value:
         parts = [p.strip() for p in value.split(",") if p.strip()]
         out.append(("the recipients in another order", ", ".join(reversed(parts))))
+    # Free text in other letter case is not the same end state: the app shows it as stored
+    # ("WEEKLY PLAN" is another title), and stored text is judged with its case.
     if _FREE_TEXT.match(col) and re.search(r"[A-Za-z]", value) and "<" not in value:
-        out.append(("the free text in other letter case", _recased(value)))
         if " " in value.strip():
             out.append(("the free text with doubled inner spaces", re.sub(r"(?<=\S) (?=\S)", "  ", value)))
     return [(w, v) for w, v in out if v != value]
