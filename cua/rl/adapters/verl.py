@@ -6,10 +6,10 @@ Register it with verl (`actor_rollout_ref.rollout.agent.agent_loop_config_path`,
 
 `run` opens a sandbox (in process, or on `cua serve` at `$CUA_SERVER`), and each turn
 renders the model family's prompt for the screenshot with verl's own processor, asks
-verl's inference server (`server_manager.generate`) for tokens, parses the text into
-actions and performs them, by the one rule for a turn (`cua.episode.loop.plan`: a turn of
-unparseable text is a wasted step, a turn with no action ends the episode), so the policy is
-judged after the same steps as in `cua eval`. The output is verl's `AgentLoopOutput`: the first prompt's
+verl's inference server (`server_manager.generate`) for tokens, and reads the text as a
+turn (`ChatView.answer`); the turns are played by the one agent loop (`cua.episode.loop.play`:
+a turn of unparseable text is a wasted step, a turn with no action ends the episode), so the
+policy is judged after the same steps as in `cua eval`. The output is verl's `AgentLoopOutput`: the first prompt's
 ids, every turn's response ids with the environment's tokens between them
 (`response_mask` 1 for the model's, 0 for the environment's), their logprobs, the
 screenshots as `multi_modal_data["image"]` and the judge's score as `reward_score`.
@@ -25,10 +25,13 @@ from typing import Any, Protocol, cast
 
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput, register
 
+from cua.episode.agent import AgentTurn, EpisodeContext
 from cua.episode.episode import Episode
-from cua.episode.loop import Stop, plan
+from cua.episode.loop import AgentRaised, play
 from cua.errors import CuaError
+from cua.observation import Observation
 from cua.rl.adapters.chat import ChatView
+from cua.task import TaskInstance
 
 __all__ = ["CuaAgentLoop"]
 
@@ -76,13 +79,7 @@ class CuaAgentLoop(AgentLoopBase):
         instance = get_template(task).instantiate(seed)
         server = os.environ.get("CUA_SERVER")
         started = time.perf_counter()
-        model_s = 0.0
-        prompt: list[int] = []
-        response: list[int] = []
-        mask: list[int] = []
-        logprobs: list[float] = []
-        images: list[Any] = []
-        turns = 0
+        sample = _Sample(self, sampling_params)
         reward: float | None = None
         masked = False
         error: dict[str, Any] | None = None
@@ -91,45 +88,13 @@ class CuaAgentLoop(AgentLoopBase):
                 async with opener(instance.sandbox_kind, instance.sandbox_config) as handle:
                     ep = Episode(handle, instance, producer="rl", agent=None)
                     obs = await ep.reset()
-                    chat = ChatView(ep.instruction, family=self.family, history_images=self.history_images)
-                    context: list[int] = []
-                    while not ep.over:
-                        messages = chat.prompt(obs)
-                        ids, turn_images = self._encode(messages, chat.images)
-                        if not prompt:
-                            prompt, context = list(ids), list(ids)
-                        else:
-                            if ids[:len(context)] != context:
-                                raise ValueError("a turn's prompt does not extend the previous context")
-                            added = ids[len(context):]
-                            response += added
-                            mask += [0] * len(added)
-                            logprobs += [0.0] * len(added)
-                            context = list(ids)
-                        images = turn_images
-                        t = time.perf_counter()
-                        out = await self.server_manager.generate(uuid.uuid4().hex, prompt_ids=ids,
-                                                                 sampling_params=sampling_params,
-                                                                 image_data=turn_images or None)
-                        model_s += time.perf_counter() - t
-                        response += out.token_ids
-                        mask += [1] * len(out.token_ids)
-                        logprobs += list(out.log_probs) if out.log_probs else [0.0] * len(out.token_ids)
-                        context += out.token_ids
-                        turns += 1
-                        text = self._tokenizer.decode(out.token_ids, skip_special_tokens=True)
-                        turn = chat.answer(text)
-                        stopped = False
-                        for action in plan(turn):
-                            if isinstance(action, Stop):
-                                stopped = True
-                                break
-                            result = await ep.step(action, turn=turn)
-                            obs = result.observation
-                            if ep.over:
-                                break
-                        if stopped:
-                            break
+                    ctx = EpisodeContext(handle, obs)
+                    await sample.begin(ep.instance, ctx)
+                    try:
+                        await play(ep, sample, ctx)
+                    except AgentRaised as exc:  # the sample's own turn failed (verl's server, a tokenizer)
+                        assert exc.__cause__ is not None
+                        raise exc.__cause__ from None
                     verdict = await ep.judge()
                     ep.finish()
                     reward = verdict.score
@@ -137,6 +102,9 @@ class CuaAgentLoop(AgentLoopBase):
                 if exc.fault != "infra":
                     raise
                 masked, error = True, exc.to_dict()
+        prompt, response, mask, logprobs, images = (sample.prompt, sample.response, sample.mask, sample.logprobs,
+                                                     sample.images)
+        turns, model_s = sample.turns, sample.model_s
         if masked:
             mask = [0] * len(response)
         total = time.perf_counter() - started
@@ -171,3 +139,53 @@ class CuaAgentLoop(AgentLoopBase):
     @property
     def _processor(self) -> _Processor | None:
         return cast("_Processor | None", self.processor)
+
+
+class _Sample:
+    """One sample's turns, as the agent of the one loop (`cua.episode.loop.play`): each turn
+    renders the prompt for the observation, asks verl's server for tokens, and reads the
+    text as the turn (`ChatView.answer`); between turns it keeps verl's sequences (the first
+    prompt, every response with the environment's tokens between, mask, logprobs, images)."""
+
+    name = "verl"
+
+    def __init__(self, loop: CuaAgentLoop, sampling_params: dict[str, Any]) -> None:
+        self.loop, self.sampling_params = loop, sampling_params
+        self.chat: ChatView | None = None
+        self.prompt: list[int] = []
+        self.response: list[int] = []
+        self.mask: list[int] = []
+        self.logprobs: list[float] = []
+        self.images: list[Any] = []
+        self.context: list[int] = []
+        self.turns = 0
+        self.model_s = 0.0
+
+    async def begin(self, instance: TaskInstance, ctx: EpisodeContext) -> None:
+        self.chat = ChatView(instance.instruction, family=self.loop.family, history_images=self.loop.history_images)
+
+    async def turn(self, observation: Observation) -> AgentTurn:
+        assert self.chat is not None, "begin() first"
+        ids, turn_images = self.loop._encode(self.chat.prompt(observation), self.chat.images)
+        if not self.prompt:
+            self.prompt, self.context = list(ids), list(ids)
+        else:
+            if ids[:len(self.context)] != self.context:
+                raise ValueError("a turn's prompt does not extend the previous context")
+            added = ids[len(self.context):]
+            self.response += added
+            self.mask += [0] * len(added)
+            self.logprobs += [0.0] * len(added)
+            self.context = list(ids)
+        self.images = turn_images
+        t = time.perf_counter()
+        out = await self.loop.server_manager.generate(uuid.uuid4().hex, prompt_ids=ids,
+                                                      sampling_params=self.sampling_params,
+                                                      image_data=turn_images or None)
+        self.model_s += time.perf_counter() - t
+        self.response += out.token_ids
+        self.mask += [1] * len(out.token_ids)
+        self.logprobs += list(out.log_probs) if out.log_probs else [0.0] * len(out.token_ids)
+        self.context += out.token_ids
+        self.turns += 1
+        return self.chat.answer(self.loop._tokenizer.decode(out.token_ids, skip_special_tokens=True))
