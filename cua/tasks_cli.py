@@ -1,4 +1,5 @@
-"""`cua tasks list [SUITE...]` and `cua tasks check [SUITE...] [--seeds K] [--parallel N]`.
+"""`cua tasks list [SUITE...]`, `cua tasks completeness [SUITE...]` and
+`cua tasks check [SUITE...] [--seeds K] [--parallel N]`.
 
 A SUITE is a suite name, or a folder of task files or one task file anywhere on disk
 (`cua tasks check path/to/suite`). `list` prints one suite per line: its name, then its
@@ -35,6 +36,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     show.add_argument("template", help="a template id, e.g. todo.rename@1")
     show.add_argument("--seed", type=whole_number(0), default=0)
     show.set_defaults(func=show_main)
+
+    cp = tsub.add_parser("completeness", help="how every template's allowances are judged: read by a check, "
+                                              "or declared unjudged with a reason")
+    cp.add_argument("suites", nargs="*", metavar="SUITE", help="suite names, folders or task files (default: all)")
+    cp.set_defaults(func=completeness_main)
 
     ck = tsub.add_parser("check", help="judge QA: initial state fails, oracle passes, near miss fails, "
                                        "verdicts deterministic")
@@ -75,6 +81,33 @@ def _print_templates(suite: object, tags: bool, indent: str) -> None:
             line += (f" tier={t.tags.tier} split={t.tags.split} feasible={str(t.tags.feasible).lower()} "
                      f"skills={','.join(t.tags.skills)}")
         print(line)
+
+
+def completeness_main(args: argparse.Namespace) -> int:
+    """One line per suite, then `templates= allowances= read= unjudged=` over them all. A
+    template with an allowance that no check reads does not load (`cua.judges.completeness`):
+    it shows among the load problems, and the exit code is 1."""
+    from cua.tasks.loader import YamlTemplate, judge_tally
+    from cua.tasks.registry import is_suite_path, resolve_suite, suites
+
+    wanted = {resolve_suite(n).name if is_suite_path(n) else n for n in args.suites} if args.suites else None
+    totals = [0, 0, 0, 0]
+    for name, suite in sorted(suites().items()):
+        if wanted is not None and name not in wanted:
+            continue
+        counts = [0, 0, 0, 0]
+        for template in suite.templates.values():
+            if isinstance(template, YamlTemplate):
+                t = judge_tally(template.spec)
+                for i, n in enumerate((1, t.allowances, t.read, t.unjudged)):
+                    counts[i] += n
+        print(f"{name} templates={counts[0]} allowances={counts[1]} read={counts[2]} unjudged={counts[3]}")
+        totals = [a + b for a, b in zip(totals, counts)]
+    problems = _load_problems(sorted(wanted) if wanted else None)
+    for problem in problems:
+        print(f"problem: {problem}", file=sys.stderr)
+    print(f"templates={totals[0]} allowances={totals[1]} read={totals[2]} unjudged={totals[3]}")
+    return 1 if problems else 0
 
 
 def list_main(args: argparse.Namespace) -> int:

@@ -124,6 +124,10 @@ __all__ = [
 ]
 
 
+#: The fewest words that can say why an allowance needs no check (`JudgeSpec.unjudged`).
+_MIN_REASON_WORDS = 4
+
+
 # ---------------------------------------------------------------- nodes
 
 class CheckNode(_Spec):
@@ -242,6 +246,12 @@ class JudgeSpec(_Spec):
     #: when a check reads a `file`, the judge diffs a manifest of the home folder from reset
     #: to the end, and any other change of a (non-hidden) file is a violation.
     expected_files: list[str] | None = None
+    #: Allowances no check needs to read, each with the reason: a key is an allowance of
+    #: this judge (an expected or incidental change, a free field, an expected file) or a
+    #: `table.column` of one ("notes.folder_id": "the instruction names no folder: any is
+    #: right"). Every other allowance is read by a check, or the template does not load
+    #: (`cua.judges.completeness`).
+    unjudged: dict[str, str] = Field(default_factory=dict)
     #: Diff the app state from reset to the end. Default: on when the sandbox runs an app.
     side_effects: bool | None = None
     #: The service whose state is diffed.
@@ -272,6 +282,15 @@ class JudgeSpec(_Spec):
         for name in value:
             if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*", name):
                 raise ValueError(f"free field {name!r} is not table.column")
+        return value
+
+    @field_validator("unjudged")
+    @classmethod
+    def _unjudged(cls, value: dict[str, str]) -> dict[str, str]:
+        for key, reason in value.items():
+            if len(reason.split()) < _MIN_REASON_WORDS:
+                raise ValueError(f"unjudged {key!r} needs a reason (at least {_MIN_REASON_WORDS} words) why no check "
+                                 f"needs to read it, not {reason!r}")
         return value
 
     @field_validator("incidental_changes")

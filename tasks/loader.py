@@ -8,19 +8,23 @@ and the reason, so a task author can fix a file without reading a traceback.
 from __future__ import annotations
 
 import copy
+import importlib
 from collections.abc import Iterable, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
+from cua.judges.completeness import AppSchema, Tally, tally
 from cua.task import TaskInstance, TaskSetup, TaskTags
 from cua.tasks.format import FormatProblem, RowsParam, SandboxSpec, TaskFile, TaskFormatError, TemplateSpec
 from cua.tasks.params import GenerationError, generate_params
 from cua.tasks.render import RenderError, render
 
-__all__ = ["FormatProblem", "TaskFormatError", "YamlTemplate", "load_file", "load_text", "sandbox_config"]
+__all__ = ["FormatProblem", "TaskFormatError", "YamlTemplate", "app_schema", "judge_tally", "load_file", "load_text",
+           "sandbox_config"]
 
 
 def _field_path(loc: Iterable[Any], data: Any) -> str:
@@ -86,6 +90,11 @@ def load_text(text: str, file: str = "<string>", *, suite: str | None = None) ->
     if not isinstance(data, dict):
         raise TaskFormatError([FormatProblem(file, "", "a task file is a mapping with a `templates:` list")])
     defaults = data.get("defaults") or {}
+    suite_wide = _suite_wide_allowances(defaults)
+    if suite_wide:
+        raise TaskFormatError([FormatProblem(file, f"defaults.judge.{key}", "suite-wide allowances are refused: "
+                                             "each template allows (and reads, or declares unjudged) its own changes")
+                               for key in suite_wide])
     raw_templates = data.get("templates")
     if isinstance(defaults, dict) and isinstance(raw_templates, list):
         data = {**data, "templates": [_merge(defaults, t) if isinstance(t, dict) else t for t in raw_templates]}
@@ -111,8 +120,39 @@ def load_text(text: str, file: str = "<string>", *, suite: str | None = None) ->
     return [YamlTemplate(spec, data["templates"][i], file) for i, spec in enumerate(parsed.templates)]
 
 
+#: The parts of a judge that allow changes: a file's `defaults` may not set them for all its templates.
+_ALLOWANCES = ("expected_changes", "incidental_changes", "free_fields", "expected_files", "unjudged")
+
+
+def _suite_wide_allowances(defaults: Any) -> list[str]:
+    judge = defaults.get("judge") if isinstance(defaults, dict) else None
+    return [key for key in _ALLOWANCES if isinstance(judge, dict) and key in judge]
+
+
+@cache
+def app_schema(name: str) -> AppSchema:
+    """Bundled app `name`'s schema as the completeness rule reads it, built once per process
+    from its class (an empty database; the app is not seeded)."""
+    app_class = importlib.import_module(f"cua.tasks.apps.{name}").APP
+    return AppSchema.of(app_class.schema_db(), app_class.assigned, app_class.derived, app_class.records,
+                        app_class.state_keys)
+
+
+def judge_tally(spec: TemplateSpec) -> Tally:
+    """How the template's allowances are accounted for: read by a check, or declared unjudged
+    (`cua.judges.completeness`); its `gaps` are the ones neither."""
+    from cua.tasks.apps import app_names
+
+    app = spec.sandbox.app
+    return tally(spec.judge, app_schema(app) if app and app in app_names() else None)
+
+
+def _completeness(spec: TemplateSpec, file: str, where: str) -> list[FormatProblem]:
+    return [FormatProblem(file, f"{where}.{gap.field}", gap.reason) for gap in judge_tally(spec).gaps]
+
+
 def _static_checks(spec: TemplateSpec, file: str, where: str) -> list[FormatProblem]:
-    out: list[FormatProblem] = []
+    out: list[FormatProblem] = _completeness(spec, file, where)
     if spec.sandbox.app and spec.sandbox.kind != "browser":
         out.append(FormatProblem(file, f"{where}.sandbox.app", "an app shortcut needs kind: browser"))
     if spec.setup.files and spec.sandbox.kind == "browser":

@@ -98,6 +98,10 @@ class CalendarApp(WebApp):
     name = "calendar"
     title = "Calendar"
     schema = SCHEMA
+    derived = {"events.organizer": ("events.organizer_id",),
+               "events.occurrences": ("events.date", "events.recur", "events.recur_until"),
+               "events.attendees": ("attendees.person_id", "attendees.status")}
+    records = {"events.attendees": ("person_id", "status")}  # a guest's name and email are the person's
     assigned = {"events": ("organizer_id", "my_status"), "attendees": ("status",)}
     static_dir = Path(__file__).parent / "static"
     query_params = {"date": QueryRule()}

@@ -87,6 +87,9 @@ class ContactsApp(WebApp):
     name = "contacts"
     title = "Contacts CRM"
     schema = SCHEMA
+    derived = {"contacts.company": ("contacts.company_id",), "contacts.owner": ("contacts.owner_id",),
+               "contacts.name": ("contacts.first_name", "contacts.last_name"), "contacts.tags": ("contact_tags.tag_id",),
+               "deals.company": ("deals.company_id",), "deals.owner": ("deals.owner_id",)}
     static_dir = Path(__file__).parent / "static"
     query_params = {
         "q": QueryRule(strip=True),

@@ -52,6 +52,10 @@ class ForumApp(WebApp):
     name = "forum"
     title = "DevTalk"
     schema = SCHEMA
+    derived = {"posts.author": ("posts.author_id",), "posts.comment_count": ("comments.post_id",),
+               "posts.my_vote": ("votes.value",), "posts.score": ("votes.value",),
+               "comments.author": ("comments.author_id",), "comments.my_vote": ("votes.value",),
+               "comments.score": ("votes.value",)}  # a score moves only with my vote
     assigned = {"comments": ("author_id", "score"), "posts": ("author_id", "score")}
     static_dir = Path(__file__).parent / "static"
 

@@ -62,6 +62,10 @@ class KanbanApp(WebApp):
     name = "kanban"
     title = "Kanban"
     schema = SCHEMA
+    derived = {"boards.columns.cards": ("cards.column_id", "cards.position"), "boards.columns": ("columns.name",),
+               "cards.assignees": ("card_assignees.member_id",), "cards.board": ("cards.board_id",),
+               "cards.column_name": ("cards.column_id",), "cards.comments": ("comments.body",),
+               "cards.tags": ("card_tags.tag_id",)}
     assigned = {"cards": ("position",), "comments": ("member_id",)}
     static_dir = Path(__file__).parent / "static"
     query_params = {"q": QueryRule(strip=True, case="lower"), "card": QueryRule(integer=True)}

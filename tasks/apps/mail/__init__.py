@@ -81,6 +81,8 @@ class MailApp(WebApp):
     name = "mail"
     title = "Mail"
     schema = SCHEMA
+    derived = {"messages.to": ("messages.to_addrs",), "messages.cc": ("messages.cc_addrs",),
+               "messages.labels": ("message_labels.label_id",), "messages.attachments": ("attachments.filename",)}
     assigned = {"messages": ("thread_id", "from_name", "from_email", "read", "starred"), "attachments": ("content_type", "size", "data")}
     static_dir = Path(__file__).parent / "static"
 

@@ -45,6 +45,8 @@ class NotesApp(WebApp):
     name = "notes"
     title = "Notes"
     schema = SCHEMA
+    derived = {"folders.path": ("folders.name", "folders.parent_id"), "notes.folder": ("notes.folder_id",),
+               "notes.text": ("notes.body",)}
     static_dir = Path(__file__).parent / "static"
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:

@@ -67,6 +67,7 @@ class SettingsApp(WebApp):
     name = "settings"
     title = "Northwind Admin"
     schema = SCHEMA
+    derived = {"settings.*": ("settings.key", "settings.value")}  # the state's settings: key -> value
     assigned = {"users": ("status", "last_login"), "api_keys": ("secret", "rotated", "revoked"), "audit": ("actor", "action", "detail")}
     static_dir = Path(__file__).parent / "static"
 

@@ -55,6 +55,8 @@ class SheetsApp(WebApp):
     name = "sheets"
     title = "Sheets"
     schema = SCHEMA
+    derived = {"sheets.cells": ("cells.raw",)}
+    records = {"sheets.cells.*": ("raw", "value")}
     assigned = {"sheets": ("position",)}
     static_dir = Path(__file__).parent / "static"
 

@@ -105,6 +105,13 @@ class ShopApp(WebApp):
     name = "shop"
     title = "Shop"
     schema = SCHEMA
+    derived = {"orders.card_brand": ("orders.card_id",), "orders.card_last4": ("orders.card_id",),
+               "orders.items": ("order_items.product_id", "order_items.qty"), "orders.total": ("orders.total_cents",),
+               "products.brand": ("products.brand_id",), "products.category": ("products.category_id",),
+               "products.stock": ("order_items.qty",),  # an order takes its items from stock
+               "cart_total_cents": ("cart_items.product_id", "cart_items.qty")}
+    records = {"cart": ("product_id", "qty")}  # a line's name and prices are its product's
+    state_keys = {"cart_items": "cart"}
     assigned = {"products": ("stock",), "cards": ("brand", "nickname"), "orders": ("number", "status", "total_cents", "subtotal_cents", "shipping_cents"), "order_items": ("price_cents",)}
     static_dir = Path(__file__).parent / "static"
     query_params = {

@@ -71,6 +71,8 @@ class TravelApp(WebApp):
     name = "travel"
     title = "Skyway Travel"
     schema = SCHEMA
+    derived = {f"bookings.{f}": ("bookings.flight_id",)
+               for f in ("airline", "arrive", "depart", "dest", "fare", "flight_number", "origin")}
     #: the timetable is seeded and no route writes it: a booking's flight is its flight_id
     assigned = {"bookings": ("ref", "total", "status"),
                 "flights": ("number", "airline", "origin", "dest", "depart", "arrive", "duration_min", "stops", "price")}

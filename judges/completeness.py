@@ -1,0 +1,543 @@
+"""Completeness: which changes a judge allows that no check reads.
+
+A template's judge allows changes (`expected_changes`, `incidental_changes`), fields left
+to the agent (`free_fields`) and files (`expected_files`). Every one of them is either
+read by a check or declared in `unjudged` with the reason it needs none; otherwise an
+agent can put anything there and pass ("allowed but never judged": a new note in the
+wrong folder passes a judge that allows the note and reads only its title).
+
+What a check reads (its `checks`, never its `subgoals`, through all / any / not /
+weighted):
+
+- an `app_state` getter: its path, with the row selectors of each step as its scope;
+  a path that ends at rows reads every field of them, except for `present` / `absent` /
+  `length` (only the selectors' columns) and for `json_subset` / `table` / `json_path`
+  (the keys they compare); a selector reads its own column;
+- an `sql` getter: exactly the (table, column) pairs SQLite's authorizer reports while
+  preparing the query on an empty database of the app's schema, each table-wide;
+- a `file` / `files` / `command` getter: the user's files it names;
+- any other getter (the URL, the page, the answer) reads no app table and no file.
+
+The rules:
+
+- a field allowance (`todos[list_id=3][*].done`) is covered by a read of that field (or
+  of a path above it) whose selectors are the allowance's or fewer: a check of one row
+  does not cover an allowance of many;
+- a row allowance (`todos[title~=X]`: the row may be added or removed) is covered when
+  every column of the row's table is read, a free field, unjudged, or filled by the app
+  itself (`AppSchema.generated`: its primary key, timestamps, `WebApp.assigned`);
+- an expected file glob is covered by a check that reads a matching path;
+- `unjudged` keys name an allowance, a free field, an expected file or a `table.column`,
+  each with its reason.
+
+The analysis runs on the template as written (placeholders compare as text: the check
+and the allowance both say `todos[id={todo.id}]`), once per template at load.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from cua.judges.files import allowed_by as file_allowed_by
+from cua.judges.paths import PathError, parse_path
+from cua.judges.spec import (
+    AbsentCmp,
+    AllNode,
+    AnyNode,
+    AppStateGetter,
+    CheckNode,
+    CommandGetter,
+    ComparatorSpec,
+    FileGetter,
+    FilesGetter,
+    JsonPathCmp,
+    JsonSubsetCmp,
+    JudgeSpec,
+    LengthCmp,
+    NodeSpec,
+    NotNode,
+    PresentCmp,
+    SqlGetter,
+    TableCmp,
+    WeightedNode,
+)
+
+__all__ = ["AppSchema", "Gap", "Tally", "TIMESTAMP", "gaps", "tally"]
+
+#: Bookkeeping timestamps an app stamps itself (created, updated_at, sent_at, ...).
+TIMESTAMP = re.compile(r"^(created|updated|modified|changed|sent|received|joined|last_seen|last_login|viewed|placed|"
+                       r"rotated)(_at|_on)?$|_at$")
+
+#: Ops that read whether rows exist, not what they hold.
+_EXISTENCE_OPS = frozenset({"present", "absent", "length"})
+
+
+@dataclass
+class AppSchema:
+    """What the rule needs of one app: its tables' columns, the columns it fills itself,
+    the state fields derived from columns, and an empty database of its schema on which
+    a judge's SQL is prepared (never run) to learn what it reads."""
+
+    #: table -> its columns, in order.
+    columns: Mapping[str, tuple[str, ...]]
+    #: table -> the columns the app fills itself on a new row (primary key, timestamps, assigned).
+    generated: Mapping[str, frozenset[str]]
+    #: table -> its primary key columns.
+    keys: Mapping[str, frozenset[str]]
+    #: "collection.field" of the app's state -> the "table.column"s it is computed from.
+    derived: Mapping[str, tuple[str, ...]]
+    #: keys of a nested record of the state ("sheets.cells.*") -> its fixed fields.
+    records: Mapping[str, tuple[str, ...]]
+    #: table -> the key of the state that lists its rows, where the two differ ("cart_items": "cart").
+    state_keys: Mapping[str, str]
+    conn: sqlite3.Connection
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _reads: dict[str, frozenset[tuple[str, str]] | str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, conn: sqlite3.Connection, assigned: Mapping[str, Iterable[str]],
+           derived: Mapping[str, tuple[str, ...]], records: Mapping[str, tuple[str, ...]],
+           state_keys: Mapping[str, str]) -> AppSchema:
+        """From `conn`, an empty database of the app's schema (with the app's SQL functions)."""
+        columns: dict[str, tuple[str, ...]] = {}
+        generated: dict[str, frozenset[str]] = {}
+        keys: dict[str, frozenset[str]] = {}
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' "
+                                             "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        for table in tables:
+            info = conn.execute(f'PRAGMA table_info("{table}")').fetchall()
+            columns[table] = tuple(str(r[1]) for r in info)
+            keys[table] = frozenset(str(r[1]) for r in info if r[5])
+            generated[table] = frozenset(keys[table] | {c for c in columns[table] if TIMESTAMP.search(c)}
+                                         | set(assigned.get(table, ())))
+        return cls(columns, generated, keys, dict(derived), dict(records), dict(state_keys), conn)
+
+    def sql_reads(self, query: str) -> frozenset[tuple[str, str]] | str:
+        """The (table, column) pairs `query` reads, or why it cannot be prepared."""
+        with self._lock:
+            cached = self._reads.get(query)
+            if cached is not None:
+                return cached
+            seen: set[tuple[str, str]] = set()
+
+            def authorize(action: int, arg1: str | None, arg2: str | None, *_: object) -> int:
+                if action == sqlite3.SQLITE_READ and arg1:
+                    seen.add((arg1, arg2 or ""))
+                return sqlite3.SQLITE_OK
+
+            self.conn.set_authorizer(authorize)
+            try:
+                self.conn.execute("EXPLAIN " + query, [None] * query.count("?")).fetchall()
+                result: frozenset[tuple[str, str]] | str = frozenset(seen)
+            except sqlite3.Error as exc:
+                result = f"the query does not prepare on the app's schema: {exc}"
+            finally:
+                self.conn.set_authorizer(None)
+            self._reads[query] = result
+            return result
+
+
+# ---------------------------------------------------------------- paths and reads
+
+#: One step of a path: a key (None: selectors only) and its row selectors as text (`[*]` dropped).
+Step = tuple[str | None, frozenset[str]]
+
+
+def _steps(path: str) -> tuple[Step, ...]:
+    out: list[Step] = []
+    for seg in parse_path(path):
+        sels: set[str] = set()
+        for kind, arg in seg.selectors:
+            if kind == "index":
+                sels.add(f"[{arg}]")
+            elif kind == "cond":
+                sels.add(f"{arg.field}{arg.op}{arg.text}")
+        out.append((seg.key, frozenset(sels)))
+    return tuple(out)
+
+
+def _ends_at_rows(path: str) -> bool:
+    segs = parse_path(path)
+    return bool(segs) and bool(segs[-1].selectors)
+
+
+@dataclass(frozen=True)
+class Read:
+    """A check reads everything at and under `steps`; `scoped` False: at any rows (SQL)."""
+
+    steps: tuple[Step, ...]
+    check: str
+    scoped: bool = True
+    #: The check requires that no row is there (`absent`; `not` of `present`; at most 0 rows).
+    absent: bool = False
+
+    def covers(self, target: tuple[Step, ...]) -> bool | None:
+        """True when this read covers `target`; None when it reads the field, but at a
+        narrower scope (fewer rows); False when it reads something else."""
+        if len(self.steps) > len(target):
+            return False
+        narrower = False
+        for (rkey, rsel), (tkey, tsel) in zip(self.steps, target):
+            if rkey != tkey and rkey != "*":
+                return False
+            if self.scoped and not rsel <= tsel:
+                narrower = True
+        return None if narrower else True
+
+
+def _selector_reads(steps: tuple[Step, ...], path: str, check: str) -> Iterator[Read]:
+    """A selector `[k=v]` reads column k of the rows it looks at."""
+    for i, seg in enumerate(parse_path(path)):
+        for kind, arg in seg.selectors:
+            if kind == "cond":
+                yield Read((*steps[: i + 1], (arg.field, frozenset())), check)
+
+
+def _app_state_reads(getter: AppStateGetter, expect: ComparatorSpec, check: str, negated: bool) -> Iterator[Read]:
+    path = getter.path or ""
+    steps = _steps(path) if path else ()
+    yield from _selector_reads(steps, path, check)
+    if expect.op in _EXISTENCE_OPS and (not steps or _ends_at_rows(path)):
+        none_left = ((isinstance(expect, AbsentCmp) and not negated) or (isinstance(expect, PresentCmp) and negated)
+                     or (isinstance(expect, LengthCmp) and expect.max == 0 and not negated))
+        if none_left and getter.at == "final":
+            yield Read(steps, check, absent=True)
+        return
+    if isinstance(expect, JsonPathCmp):
+        yield Read((*steps, *_steps(expect.path)), check)
+        return
+    keys: set[str] = set()
+    if isinstance(expect, TableCmp):
+        keys = set(expect.columns or []) or _row_keys(expect.rows)
+    elif isinstance(expect, JsonSubsetCmp):
+        keys = _row_keys(expect.value)
+    if keys:
+        yield from (Read((*steps, (k, frozenset())), check) for k in sorted(keys))
+    else:
+        yield Read(steps, check)
+
+
+def _row_keys(value: object) -> set[str]:
+    if isinstance(value, dict):
+        return {str(k) for k in value}
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return {str(k) for v in value for k in v}
+    return set()
+
+
+def _command_files(argv: list[str]) -> set[str]:
+    return {tok for arg in argv for tok in re.split(r"[\s|;&<>()'\"]+", arg) if tok and not tok.startswith("-")}
+
+
+@dataclass
+class _ReadSet:
+    reads: list[Read] = field(default_factory=list)
+    files: list[tuple[str, str]] = field(default_factory=list)  # (path or root/, check)
+    problems: list[str] = field(default_factory=list)
+
+
+def _collect(nodes: Iterable[NodeSpec], schema: AppSchema | None, out: _ReadSet, where: str,
+             negated: bool = False) -> None:
+    for i, node in enumerate(nodes):
+        here = f"{where}[{i}]"
+        if isinstance(node, CheckNode):
+            _collect_check(node, schema, out, here, negated)
+        elif isinstance(node, AllNode):
+            _collect(node.all, schema, out, f"{here}.all", negated)
+        elif isinstance(node, AnyNode):
+            _collect(node.any, schema, out, f"{here}.any", negated)
+        elif isinstance(node, NotNode):
+            _collect([node.not_], schema, out, f"{here}.not", not negated)
+        elif isinstance(node, WeightedNode):
+            _collect([w.node for w in node.weighted], schema, out, f"{here}.weighted", negated)
+
+
+def _collect_check(node: CheckNode, schema: AppSchema | None, out: _ReadSet, where: str, negated: bool) -> None:
+    get, name = node.get, f"{where} {node.check!r}"
+    if isinstance(get, AppStateGetter):
+        out.reads += _app_state_reads(get, node.expect, name, negated)
+    elif isinstance(get, SqlGetter):
+        if schema is None:
+            return
+        reads = schema.sql_reads(get.query)
+        if isinstance(reads, str):
+            out.problems.append(f"{where}: {reads}")
+            return
+        out.reads += [Read(((schema.state_keys.get(t, t), frozenset()), (c, frozenset())), name, scoped=False)
+                      for t, c in sorted(reads)]
+    elif isinstance(get, FileGetter):  # a folder's listing reads which files are in it
+        out.files.append((get.file.rstrip("/") + "/" if get.mode == "list" else get.file, name))
+    elif isinstance(get, FilesGetter):
+        out.files += [(root.rstrip("/") + "/", name) for root in get.roots]
+    elif isinstance(get, CommandGetter):
+        out.files += [(f, name) for f in sorted(_command_files(get.argv[1:]))]
+
+
+def _with_derived(reads: list[Read], schema: AppSchema | None) -> list[Read]:
+    """A read of a derived state field (a note's `folder`) is a read of the columns of its
+    own row it is computed from (`notes.folder_id`), at the same rows."""
+    if schema is None or not schema.derived:
+        return reads
+    out = list(reads)
+    for name, sources in schema.derived.items():
+        table, _, fld = name.partition(".")
+        own = [s.partition(".")[2] for s in sources if s.partition(".")[0] == table]
+        other = [s.partition(".")[::2] for s in sources if s.partition(".")[0] != table]
+        for r in reads:
+            if len(r.steps) >= 2 and r.steps[0][0] == table and r.steps[1][0] == fld and not r.absent:
+                out += [Read((r.steps[0], (c, frozenset())), r.check, r.scoped) for c in own]
+                out += [Read(((t, frozenset()), (c, frozenset())), r.check, scoped=False) for t, c in other]
+    return out
+
+
+# ---------------------------------------------------------------- the rule
+
+@dataclass(frozen=True)
+class Gap:
+    """One allowance (the field that holds it, e.g. `judge.expected_changes[0]`) that no
+    check reads, and what is missing."""
+
+    field: str
+    reason: str
+
+
+@dataclass
+class Tally:
+    """How one judge's allowances are accounted for: each is read by checks, or (in whole or
+    in part) declared unjudged, or a gap."""
+
+    allowances: int = 0
+    read: int = 0
+    unjudged: int = 0
+    gaps: list[Gap] = field(default_factory=list)
+
+
+_FIX = "read it in a check, or declare it in judge.unjudged with the reason it needs none"
+
+
+def tally(judge: JudgeSpec, schema: AppSchema | None) -> Tally:
+    """Account for every allowance of `judge`; `schema`: its app's (None without an app)."""
+    out = Tally()
+    if not (judge.expected_changes or judge.incidental_changes or judge.free_fields or judge.expected_files
+            or judge.unjudged):
+        return out
+    found = _ReadSet()
+    _collect(judge.checks, schema, found, "judge.checks")
+    reads = _with_derived(found.reads, schema)
+    out.gaps += [Gap("judge.checks", p) for p in found.problems]
+    unjudged = _Declared(judge.unjudged)
+    free = set(judge.free_fields)
+    allowed = [_steps(p) for p in [*judge.expected_changes, *judge.incidental_changes]]
+    for key in unjudged:
+        if not _names_an_allowance(key, judge):
+            out.gaps.append(Gap(f"judge.unjudged {key!r}", "names no allowance of this judge (an expected or "
+                                "incidental change, a free field, an expected file, or a table.column of one)"))
+    for kind, patterns in (("expected_changes", judge.expected_changes),
+                           ("incidental_changes", judge.incidental_changes)):
+        for i, pattern in enumerate(patterns):
+            where = f"judge.{kind}[{i}] {pattern!r}"
+            out.allowances += 1
+            if pattern in unjudged:
+                out.unjudged += 1
+                continue
+            unjudged.used.clear()
+            missing = _pattern_gap(pattern, reads, schema, unjudged, free, allowed)
+            if missing is None and unjudged.used:  # some of what it allows is declared unjudged
+                out.unjudged += 1
+            elif missing is None:
+                out.read += 1
+            else:
+                out.gaps.append(Gap(where, f"{missing}: {_FIX}"))
+    for i, name in enumerate(judge.free_fields):
+        out.allowances += 1
+        if name in unjudged:
+            out.unjudged += 1
+            continue
+        table, _, column = name.partition(".")
+        if _field_read(((table, frozenset()), (column, frozenset())), reads) is True:
+            out.read += 1
+        else:
+            out.gaps.append(Gap(f"judge.free_fields[{i}] {name!r}", f"no check reads {name}: {_FIX}"))
+    for i, glob in enumerate(judge.expected_files or []):
+        out.allowances += 1
+        if glob in unjudged:
+            out.unjudged += 1
+        elif any(_file_read(glob, path) for path, _ in found.files):
+            out.read += 1
+        else:
+            out.gaps.append(Gap(f"judge.expected_files[{i}] {glob!r}",
+                                f"no file, files or command check reads a file it allows: {_FIX}"))
+    return out
+
+
+class _Declared(dict[str, str]):
+    """`JudgeSpec.unjudged`, noting which of its keys were looked up and found."""
+
+    def __init__(self, entries: Mapping[str, str]) -> None:
+        super().__init__(entries)
+        self.used: set[object] = set()
+
+    def __contains__(self, key: object) -> bool:
+        found = super().__contains__(key)
+        if found:
+            self.used.add(key)
+        return found
+
+
+def gaps(judge: JudgeSpec, schema: AppSchema | None) -> list[Gap]:
+    return tally(judge, schema).gaps
+
+
+def _names_an_allowance(key: str, judge: JudgeSpec) -> bool:
+    allowances = [*judge.expected_changes, *judge.incidental_changes, *judge.free_fields, *(judge.expected_files or [])]
+    if key in allowances:
+        return True
+    table, dot, column = key.partition(".")
+    if not dot or not column or "." in column or "[" in key:
+        return False
+    tables = {f.partition(".")[0] for f in judge.free_fields}
+    for pattern in [*judge.expected_changes, *judge.incidental_changes]:
+        try:
+            segs = parse_path(pattern)
+        except PathError:
+            continue
+        if segs and segs[0].key is not None:
+            tables.add(segs[0].key)
+    return table in tables
+
+
+def _field_read(target: tuple[Step, ...], reads: list[Read]) -> bool | Read | None:
+    """True when some read covers `target`; else the read that covers it only narrowly
+    (for the message), else None."""
+    narrow: Read | None = None
+    for r in reads:
+        verdict = r.covers(target)
+        if verdict is True:
+            return True
+        if verdict is None and narrow is None:
+            narrow = r
+    return narrow
+
+
+def _scope(steps: tuple[Step, ...]) -> str:
+    return "".join(f"[{s}]" for _, sels in steps for s in sorted(sels)) or "[*]"
+
+
+def _keys_match(names: list[str], steps: tuple[Step, ...]) -> bool:
+    """Whether a declared path (`sheets.cells.*`) names the keys of `steps` (selectors aside)."""
+    return len(names) == len(steps) and all(n in ("*", k) or (k or "").startswith("{") for n, (k, _) in
+                                            zip(names, steps))
+
+
+def _record_fields(schema: AppSchema, steps: tuple[Step, ...]) -> tuple[str, ...]:
+    """The fixed fields of a nested record of the state at `steps` (`WebApp.records`), if it is one."""
+    return next((f for path, f in schema.records.items() if _keys_match(path.split("."), steps)), ())
+
+
+def _derived(schema: AppSchema, steps: tuple[Step, ...]) -> tuple[str, ...] | None:
+    """The columns the derived field at `steps` (or the one above it) is computed from."""
+    for name, sources in schema.derived.items():
+        parts = name.split(".")
+        if len(parts) <= len(steps) and _keys_match(parts, steps[: len(parts)]):
+            return sources
+    return None
+
+
+def _stamped(schema: AppSchema, table: str, column: str) -> bool:
+    """A key or a bookkeeping timestamp of an existing row: the app sets it, whatever the agent does."""
+    return column in schema.keys.get(table, ()) or bool(TIMESTAMP.search(column)) and column in schema.columns.get(table, ())
+
+
+def _source_pinned(source: str, steps: tuple[Step, ...], reads: list[Read], allowed: list[tuple[Step, ...]],
+                   state_keys: Mapping[str, str]) -> bool:
+    """Whether a column a derived field is computed from is read at the field's rows (at
+    any rows, for another table's column: the rows that feed this one, such as the votes
+    of a post), or, in the field's own table, each change of it the judge allows is read
+    (the side-effect diff refuses every other: a folder's path follows from the one name
+    the task renames)."""
+    table, _, column = source.partition(".")
+    table = state_keys.get(table, table)
+    own = steps[0][0] == table
+    target: tuple[Step, ...] = ((steps[0] if own else (table, frozenset())), (column, frozenset()))
+    if not own:  # the rows of another table that feed this one: read at any rows
+        return any(r.covers(target) is not False for r in reads)
+    if _field_read(target, reads) is True:
+        return True
+    # every change of it the judge allows is one a check reads
+    return all(_field_read((a[0], (column, frozenset())), reads) is True for a in allowed
+               if a[0][0] == table and (len(a) == 1 or a[1][0] in (column, "*")))
+
+
+def _pattern_gap(pattern: str, reads: list[Read], schema: AppSchema | None, unjudged: Mapping[str, str],
+                 free: set[str], allowed: list[tuple[Step, ...]]) -> str | None:
+    steps = _steps(pattern)
+    if _ends_at_rows(pattern):
+        if any(r.absent and r.covers(steps) is True for r in reads):
+            return None  # no such row is left at the end: none carries anything unread
+        table = steps[0][0] if len(steps) == 1 else None
+        if schema is not None and table in schema.columns:
+            assert table is not None
+            unread = []
+            for column in schema.columns[table]:
+                name = f"{table}.{column}"
+                if column in schema.generated.get(table, ()) or name in unjudged or name in free:
+                    continue
+                if _field_read((*steps, (column, frozenset())), reads) is not True:
+                    unread.append(column)
+            # what a new row holds in other tables (its tags, its attendees) is part of it
+            for name, sources in schema.derived.items():
+                own, _, fld = name.partition(".")
+                if own != table or "." in fld or name in unjudged or any(src.startswith(f"{table}.") for src in sources):
+                    continue
+                if _field_read((*steps, (fld, frozenset())), reads) is not True and not all(
+                        _source_pinned(src, steps, reads, allowed, schema.state_keys) for src in sources):
+                    unread.append(fld)
+            if unread:
+                return (f"a row it lets the agent add or remove carries {', '.join(unread)} of {table}, which no "
+                        f"check reads at rows as wide as {_scope(steps)}")
+            return None
+    verdict = _field_read(steps, reads)
+    if verdict is True:
+        return None
+    name = f"{steps[0][0]}.{steps[1][0]}" if len(steps) >= 2 else ""
+    if len(steps) == 2 and name in unjudged:
+        return None
+    if schema is None:
+        return _narrow(verdict, steps)
+    if len(steps) == 2 and _stamped(schema, str(steps[0][0]), str(steps[1][0])):
+        return None
+    fields = _record_fields(schema, steps)
+    if fields and all(_field_read((*steps, (f, frozenset())), reads) is True for f in fields):
+        return None  # a record of fixed fields, each of them read
+    derived = _derived(schema, steps)
+    if derived is not None:
+        unread = [s for s in derived
+                  if s not in unjudged and not _source_pinned(s, steps, reads, allowed, schema.state_keys)]
+        if not unread:
+            return None
+        return (f"it is computed from {', '.join(unread)}, which no check reads at rows as wide as {_scope(steps)}"
+                f"{' and the judge lets change' if any(s.startswith(name.split('.')[0] + '.') for s in unread) else ''}")
+    return _narrow(verdict, steps)
+
+
+def _narrow(verdict: bool | Read | None, steps: tuple[Step, ...]) -> str:
+    if isinstance(verdict, Read):
+        return (f"the only check that reads it, {verdict.check}, reads it at {_scope(verdict.steps)}, "
+                f"narrower than the {_scope(steps)} it allows")
+    return "no check reads it"
+
+
+def _file_read(glob: str, path: str) -> bool:
+    """Whether a check that reads `path` (a folder when it ends with /) reads a file `glob` allows."""
+    if path in ("./", "/"):
+        return True
+    if path.endswith("/"):
+        return glob.startswith(path) or glob == path.rstrip("/")
+    if path == glob or file_allowed_by(path, [glob]):
+        return True
+    static = glob.split("*", 1)[0].rstrip("/")
+    return "*" in glob and path.rstrip("/") == static
