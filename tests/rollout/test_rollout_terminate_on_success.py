@@ -56,26 +56,33 @@ def _local(clicks: list[Click], terminate_on_success: bool) -> list[tuple[float,
 
 
 async def _served(runs: Path, clicks: list[Click], body: dict[str, Any]
-                  ) -> list[tuple[float, bool, bool, bool | None]]:
-    """The same over the rollout server's HTTP env handles."""
-    out: list[tuple[float, bool, bool, bool | None]] = []
+                  ) -> list[list[tuple[float, bool, bool, bool | None]]]:
+    """The same over the rollout server's HTTP env handles: the created episode, then the
+    next one on the same environment (`POST /envs/{id}/reset`), which keeps the setting."""
+    episodes: list[list[tuple[float, bool, bool, bool | None]]] = []
     async with serve_rollouts(runs, local=True) as running:
         async with httpx.AsyncClient(timeout=120, headers=running.headers) as http:
             created = await http.post(f"{running.url}/envs", json={"task": TASK, "seed": SEED, **body})
             assert created.status_code == 200, created.text
             env_id = created.json()["env_id"]
-            for click in clicks:
-                answer = await http.post(f"{running.url}/envs/{env_id}/step",
-                                         json={"action": click.model_dump(mode="json")})
-                assert answer.status_code == 200, answer.text
-                step = answer.json()
-                verdict = step.get("verdict")
-                out.append((step["reward"], step["terminated"], step["truncated"],
-                            verdict["passed"] if verdict is not None else None))
-                if step["terminated"] or step["truncated"]:
-                    break
+            for episode in range(2):
+                if episode:
+                    reset = await http.post(f"{running.url}/envs/{env_id}/reset", json={})
+                    assert reset.status_code == 200, reset.text
+                out: list[tuple[float, bool, bool, bool | None]] = []
+                for click in clicks:
+                    answer = await http.post(f"{running.url}/envs/{env_id}/step",
+                                             json={"action": click.model_dump(mode="json")})
+                    assert answer.status_code == 200, answer.text
+                    step = answer.json()
+                    verdict = step.get("verdict")
+                    out.append((step["reward"], step["terminated"], step["truncated"],
+                                verdict["passed"] if verdict is not None else None))
+                    if step["terminated"] or step["truncated"]:
+                        break
+                episodes.append(out)
             await http.delete(f"{running.url}/envs/{env_id}")
-    return out
+    return episodes
 
 
 @pytest.mark.parametrize("terminate_on_success", [True, False])
@@ -84,8 +91,9 @@ def test_terminate_on_success_over_http_ends_as_the_local_env_does(tmp_path: Pat
     clicks, reach = _clicks()
     local = _local(clicks, terminate_on_success)
     body = {"terminate_on_success": True} if terminate_on_success else {}
-    served = asyncio.run(_served(tmp_path, clicks, body))
-    assert served == local
+    first, after_reset = asyncio.run(_served(tmp_path, clicks, body))
+    assert first == after_reset == local
+    served = first
     if terminate_on_success:
         # the click that reaches the target ends the episode, passed, and pays the score
         assert len(served) == reach and served[-1][1:] == (True, False, True) and served[-1][0] > 0
