@@ -80,14 +80,15 @@ def probe_files() -> Any:
         box = sandbox()
         state.metadata["cua_env"] = type(box.as_type(CuaSandboxEnvironment)).__name__
         try:
-            await box.write_file("notes/inspect.txt", "written by inspect\n")
-            state.metadata["read_back"] = await box.read_file("notes/inspect.txt")
-            state.metadata["bytes"] = list(await box.read_file("notes/inspect.txt", text=False))[:3]
+            # The scratch file is not the task's: in the user's files, the judge rightly counts it a side
+            # effect, left behind or removed again (the file event log sees both). A hidden folder is
+            # an application's own, which neither the manifest nor the log reads.
+            await box.write_file(".cache/inspect/notes.txt", "written by inspect\n")
+            state.metadata["read_back"] = await box.read_file(".cache/inspect/notes.txt")
+            state.metadata["bytes"] = list(await box.read_file(".cache/inspect/notes.txt", text=False))[:3]
             result = await box.exec(["cat"], input="piped")
             state.metadata["exec"] = [result.success, result.stdout]
-            # the scratch file (and the folder made for it) is not the task's: left behind, the judge rightly
-            # counts it a side effect
-            removed = await box.exec(["/bin/rm", "-r", "notes"])  # the folder write_file made for it
+            removed = await box.exec(["/bin/rm", "-r", ".cache/inspect"])  # the folder write_file made for it
             state.metadata["removed"] = removed.success
             try:
                 await box.read_file("no/such/file")
