@@ -6,8 +6,8 @@ read by a check or declared in `unjudged` with the reason it needs none; otherwi
 agent can put anything there and pass ("allowed but never judged": a new note in the
 wrong folder passes a judge that allows the note and reads only its title).
 
-What a check reads (its `checks`, never its `subgoals`, through all / any / not /
-weighted):
+What a check reads (its `checks`, never its `subgoals`, through all / not / weighted;
+under `any`, or `weighted` below its full threshold, only what every branch reads):
 
 - an `app_state` getter: its path, with the row selectors of each step as its scope;
   a path that ends at rows reads every field of them, except for `present` / `absent` /
@@ -249,11 +249,31 @@ def _collect(nodes: Iterable[NodeSpec], schema: AppSchema | None, out: _ReadSet,
         elif isinstance(node, AllNode):
             _collect(node.all, schema, out, f"{here}.all", negated)
         elif isinstance(node, AnyNode):
-            _collect(node.any, schema, out, f"{here}.any", negated)
+            _collect_either(node.any, schema, out, f"{here}.any", negated)
         elif isinstance(node, NotNode):
             _collect([node.not_], schema, out, f"{here}.not", not negated)
         elif isinstance(node, WeightedNode):
-            _collect([w.node for w in node.weighted], schema, out, f"{here}.weighted", negated)
+            items = [w.node for w in node.weighted]
+            if node.threshold >= 1:
+                _collect(items, schema, out, f"{here}.weighted", negated)
+            else:  # it passes with some items failing: what one of them reads may go unjudged
+                _collect_either(items, schema, out, f"{here}.weighted", negated)
+
+
+def _collect_either(nodes: list[NodeSpec], schema: AppSchema | None, out: _ReadSet, where: str,
+                    negated: bool) -> None:
+    """What a check reads when any one of `nodes` may decide it: only what each of them reads
+    (an `any` whose one branch reads the folder and the other does not leaves the folder unjudged)."""
+    branches = []
+    for i, node in enumerate(nodes):
+        branch = _ReadSet()
+        _collect([node], schema, branch, f"{where}[{i}]", negated)
+        out.problems += branch.problems
+        branches.append(branch)
+    first, rest = branches[0], branches[1:]
+    out.reads += [r for r in first.reads if all(any(o.covers(r.steps) is True and (o.absent or not r.absent)
+                                                    for o in b.reads) for b in rest)]
+    out.files += [f for f in first.files if all(any(g[0] == f[0] for g in b.files) for b in rest)]
 
 
 def _collect_check(node: CheckNode, schema: AppSchema | None, out: _ReadSet, where: str, negated: bool) -> None:

@@ -169,6 +169,25 @@ def test_a_new_note_whose_folder_no_check_reads_fails() -> None:
     """, app="notes")  # the derived `folder` path reads notes.folder_id (WebApp.derived)
 
 
+def test_under_any_only_what_every_branch_reads_counts() -> None:
+    """Either branch may decide: a column one branch reads and the other does not is unjudged."""
+    judge = """
+    checks:
+      - any:
+          - check: the todo, in list 2
+            get: {kind: sql, query: "SELECT list_id, title, done, due, priority, tags, notes FROM todos WHERE title = ?",
+                  params: [Buy milk]}
+            expect: {op: table, rows: [{list_id: 2, title: Buy milk, done: 0, due: null, priority: normal, tags: "", notes: ""}]}
+          - check: the todo, anywhere
+            get: {kind: sql, query: "SELECT OTHER FROM todos WHERE title = ?", params: [Buy milk]}
+            expect: {op: table, rows: [{title: Buy milk, done: 0, due: null, priority: normal, tags: "", notes: ""}]}
+    expected_changes: ["todos[title~=Buy milk]"]
+    """
+    message = refused(judge.replace("OTHER", "title, done, due, priority, tags, notes"))
+    assert "list_id" in message and "priority" not in message
+    loads(judge.replace("OTHER", "list_id, title, done, due, priority, tags, notes"))
+
+
 def test_a_deleted_row_needs_only_its_absence() -> None:
     loads("""
     checks:
