@@ -181,32 +181,12 @@ class WebApp(abc.ABC):
     records: ClassVar[dict[str, tuple[str, ...]]] = {}
     #: table -> the key of `state()` that lists its rows, where the two differ ("cart_items": "cart").
     state_keys: ClassVar[dict[str, str]] = {}
-    #: "collection.field" of `state()` -> the "table.column"s it is computed from, for a
-    #: field that is no column (a note's `folder` path from `notes.folder_id`): a judge that
-    #: reads the field reads those columns (`cua.judges.completeness`). The judge-side rule
-    #: takes an app's generated columns -- the ones no check need read on a row the agent
-    #: adds -- to be its primary keys, its bookkeeping timestamps and `assigned`.
-    derived: ClassVar[dict[str, tuple[str, ...]]] = {}
-    #: The keys of a nested record of `state()` that is no table row ("sheets.cells.*": a
-    #: cell) -> its fixed fields: a judge that reads each of them reads the whole record.
-    records: ClassVar[dict[str, tuple[str, ...]]] = {}
-    #: table -> the key of `state()` that lists its rows, where the two differ ("cart_items": "cart").
-    state_keys: ClassVar[dict[str, str]] = {}
     #: query parameter -> how the app reads it (its canonical form and default). The routes
     #: read them through `query()`, and the task loader gives the same rules to every `url`
     #: check on the app, so a URL is judged by what the app makes of it ("from=atl" is
     #: "from=ATL", "page=1" is no page) and the two cannot drift apart. An app that declares
     #: any declares every parameter its pages read (the judge ignores undeclared ones).
     query_params: ClassVar[dict[str, QueryRule]] = {}
-
-    @classmethod
-    def schema_db(cls) -> sqlite3.Connection:
-        """An empty database of the app's schema, with the app's SQL functions: what a
-        judge's query reads is learned by preparing it here, without seeding the app."""
-        conn = AppDB._connect()
-        conn.executescript(cls.schema)
-        install(conn)  # judges read the activity log too
-        return conn
 
     @classmethod
     def schema_db(cls) -> sqlite3.Connection:
