@@ -22,10 +22,10 @@ import base64
 import contextlib
 import logging
 import weakref
-from collections.abc import AsyncIterator, Callable, Generator, Sequence
-from dataclasses import dataclass
-from typing import Any, Self
+from collections.abc import AsyncGenerator, Callable, Generator, Sequence
+from typing import Any, Self, TypedDict, TypeVar
 
+from pydantic import BaseModel
 from websockets.asyncio.client import ClientConnection as _WebSocket
 from websockets.asyncio.client import connect as _ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -33,11 +33,11 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from cua import protocol as p
 from cua.actions import Action
 from cua.errors import CuaError, FailureClass, InternalError, SlowConsumer, Timeout, Unauthorized, UnknownSandbox
-from cua.info import CommandOutput, SandboxInfo, SnapshotRef
+from cua.info import CommandOutput, SandboxEvent, SandboxInfo, SnapshotRef
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
-__all__ = ["Client", "ConnectionLost", "Event", "EventStream", "RemoteSandbox", "connect"]
+__all__ = ["Client", "ConnectOptions", "ConnectionLost", "Event", "EventStream", "RemoteSandbox", "connect"]
 
 log = logging.getLogger("cua.client")
 
@@ -48,19 +48,15 @@ class ConnectionLost(InternalError):
     failure = FailureClass.SERVER_LOST
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something the server reported on its own about a sandbox: `died`, `navigated`,
-    `closed` (e.g. reaped for idleness: data["reason"] == "idle"), `stream_ended`..."""
-
-    sandbox_id: str | None
-    event: str
-    data: dict[str, Any]
-
+#: Something the server reported on its own about a sandbox: `died`, `navigated`, `closed`
+#: (e.g. reaped for idleness: data["reason"] == "idle"), `stream_ended`... The one event
+#: model (`cua.info.SandboxEvent`), which a local sandbox's callbacks get too.
+Event = SandboxEvent
 
 EventCallback = Callable[[Event], None]
 
-_STREAM_END = object()
+#: A result payload of the protocol (`cua.protocol.RESULT_MODELS`).
+R = TypeVar("R", bound=BaseModel)
 
 
 class Client:
@@ -70,8 +66,9 @@ class Client:
         self._ws = ws
         self._conn = p.ClientConnection(max_message_bytes=max_message_bytes)
         self.default_timeout = default_timeout
-        self._futures: dict[int, asyncio.Future[Any]] = {}
-        self._streams: dict[int, asyncio.Queue[Any]] = {}
+        self._futures: dict[int, asyncio.Future[BaseModel]] = {}
+        #: Each stream's screenshots; None when it ended.
+        self._streams: dict[int, asyncio.Queue[Screenshot | None]] = {}
         self._callbacks: list[EventCallback] = []
         self._event_queues: list[asyncio.Queue[Event | None]] = []
         self._sandboxes: weakref.WeakValueDictionary[str, RemoteSandbox] = weakref.WeakValueDictionary()
@@ -85,7 +82,7 @@ class Client:
     async def _open(self, token: str | None, client_name: str, timeout: float | None) -> None:
         self._reader = asyncio.get_running_loop().create_task(self._read_loop(), name="cua-client-reader")
         hello = p.Hello(id=self._conn.next_id(), token=token, client=client_name, timeout=timeout)
-        self.session = await self._request(hello)
+        self.session = await self._request(hello, p.HelloResult)
 
     async def close(self) -> None:
         """Close the connection; the server closes this connection's sandboxes
@@ -135,7 +132,7 @@ class Client:
                     fut.set_exception(error)
             self._futures.clear()
             for queue in self._streams.values():
-                queue.put_nowait(_STREAM_END)
+                queue.put_nowait(None)
             for equeue in self._event_queues:
                 equeue.put_nowait(None)
 
@@ -158,13 +155,13 @@ class Client:
             if queue is not None:
                 queue.put_nowait(item.screenshot)
         else:
-            self._on_event(Event(item.sandbox_id, item.event, item.data))
+            self._on_event(item)
 
     def _on_event(self, event: Event) -> None:
         if event.event == "stream_ended":
             queue = self._streams.get(int(event.data.get("stream_id", -1)))
             if queue is not None:
-                queue.put_nowait(_STREAM_END)
+                queue.put_nowait(None)
         sandbox = self._sandboxes.get(event.sandbox_id or "")
         if sandbox is not None:
             sandbox._on_event(event)
@@ -173,17 +170,26 @@ class Client:
                 callback(event)
             except Exception:
                 log.exception("event callback failed")
-        for queue in self._event_queues:
-            queue.put_nowait(event)
+        for events in self._event_queues:
+            events.put_nowait(event)
 
     # --- requests ---
 
-    async def _request(self, request: p.Request) -> Any:
+    async def _request(self, request: p.Request, expect: type[R]) -> R:
+        """Send `request` and await its answer: the result payload `expect` (the protocol's
+        model for the request's type), or its typed error raised."""
+        answer = await self._answer(request)
+        if not isinstance(answer, expect):
+            raise InternalError(f"the answer to {request.type} request {request.id} is a {type(answer).__name__}, "
+                                f"not a {expect.__name__}")
+        return answer
+
+    async def _answer(self, request: p.Request) -> BaseModel:
         if self._closed_error is not None:
             raise self._closed_error
         loop = asyncio.get_running_loop()
         rid, frame = self._conn.send_request(request, loop.time())
-        fut: asyncio.Future[Any] = loop.create_future()
+        fut: asyncio.Future[BaseModel] = loop.create_future()
         self._futures[rid] = fut
         try:
             await self._ws.send(frame)
@@ -226,9 +232,9 @@ class Client:
     async def create(self, kind: str, config: dict[str, Any] | None = None, *, observe: ObserveOptions | None = None,
                      keep: bool = False, timeout: float | None = None) -> RemoteSandbox:
         """Start a sandbox of `kind` (e.g. "browser") with its config as a dict."""
-        result: p.SandboxResult = await self._request(p.Create(
+        result = await self._request(p.Create(
             id=self._id(), kind=kind, config=config or {}, observe=observe, keep=keep,
-            timeout=self._timeout(timeout)))
+            timeout=self._timeout(timeout)), p.SandboxResult)
         return self._adopt(result)
 
     def _adopt(self, result: p.SandboxResult) -> RemoteSandbox:
@@ -240,18 +246,18 @@ class Client:
         """A handle to an existing sandbox (e.g. one created elsewhere with keep=True)."""
         for info in await self.list(all=True):
             if info.id == sandbox_id:
-                obs = await self._request(p.Observe(id=self._id(), sandbox_id=sandbox_id))
+                obs = await self._request(p.Observe(id=self._id(), sandbox_id=sandbox_id), p.ObservationResult)
                 sandbox = RemoteSandbox(self, info, obs.observation)
                 self._sandboxes[sandbox.id] = sandbox
                 return sandbox
         raise UnknownSandbox(f"no sandbox {sandbox_id!r}", details={"sandbox_id": sandbox_id})
 
     async def list(self, *, all: bool = False) -> list[SandboxInfo]:
-        result: p.ListResult = await self._request(p.ListSandboxes(id=self._id(), all=all))
+        result = await self._request(p.ListSandboxes(id=self._id(), all=all), p.ListResult)
         return [SandboxInfo.model_validate(i) for i in result.sandboxes]
 
     async def ping(self, *, timeout: float | None = None) -> None:
-        await self._request(p.Ping(id=self._id(), timeout=self._timeout(timeout)))
+        await self._request(p.Ping(id=self._id(), timeout=self._timeout(timeout)), p.EmptyResult)
 
     def on_event(self, callback: EventCallback) -> Callable[[], None]:
         """Call `callback(event)` for every event; returns a function that unsubscribes."""
@@ -264,19 +270,19 @@ class Client:
         return EventStream(self)
 
     async def _stream(self, sandbox_id: str, options: ObserveOptions | None, max_fps: float
-                      ) -> AsyncIterator[Screenshot]:
+                      ) -> AsyncGenerator[Screenshot, None]:
         request = p.Stream(id=self._id(), sandbox_id=sandbox_id, options=options, max_fps=max_fps)
-        queue: asyncio.Queue[Any] = asyncio.Queue()
+        queue: asyncio.Queue[Screenshot | None] = asyncio.Queue()
         self._streams[request.id] = queue  # before sending: frames may follow the result at once
         try:
-            await self._request(request)
-            while (item := await queue.get()) is not _STREAM_END:
+            await self._request(request, p.StreamResult)
+            while (item := await queue.get()) is not None:
                 yield item
         finally:
             self._streams.pop(request.id, None)
             if self._closed_error is None and request.id in self._conn.streams():
                 with contextlib.suppress(CuaError, ConnectionClosed):
-                    await self._request(p.Unstream(id=self._id(), stream_id=request.id))
+                    await self._request(p.Unstream(id=self._id(), stream_id=request.id), p.EmptyResult)
 
 
 class EventStream:
@@ -346,7 +352,7 @@ class RemoteSandbox:
         self._events.append(callback)
 
     async def _observed(self, request: p.Request) -> Observation:
-        result: p.ObservationResult = await self._client._request(request)
+        result = await self._client._request(request, p.ObservationResult)
         self.observation = result.observation
         return result.observation
 
@@ -363,17 +369,16 @@ class RemoteSandbox:
                           timeout: float | None = None) -> tuple[Observation, list[StateResult]]:
         """`reset`, then `queries` answered once it settled, in one round trip (an episode's
         initial state and instruction read with its first observation)."""
-        result: p.ObservationResult = await self._client._request(p.Reset(
+        result = await self._client._request(p.Reset(
             id=self._client._id(), sandbox_id=self.id, seed=seed, options=options, observe=observe,
-            queries=list(queries), timeout=self._t(timeout)))
+            queries=list(queries), timeout=self._t(timeout)), p.ObservationResult)
         self.observation = result.observation
         return result.observation, list(result.results or [])
 
     async def act(self, action: Action | Sequence[Action], *, frame: Size | None = None,
                   observe: ObserveOptions | None = None, timeout: float | None = None) -> Observation:
         """Perform one action (or several in order) and observe once at the end."""
-        payload: Any = list(action) if isinstance(action, (list, tuple)) else action
-        return await self._observed(p.Act(id=self._client._id(), sandbox_id=self.id, action=payload, frame=frame,
+        return await self._observed(p.Act(id=self._client._id(), sandbox_id=self.id, action=_payload(action), frame=frame,
                                           observe=observe, timeout=self._t(timeout)))
 
     async def act_query(self, action: Action | Sequence[Action], queries: Sequence[StateQuery], *,
@@ -381,10 +386,9 @@ class RemoteSandbox:
                         timeout: float | None = None) -> tuple[Observation, list[StateResult]]:
         """`act`, then `queries` answered once it settled, in one round trip (an RL step
         that reads the judge's state for dense reward)."""
-        payload: Any = list(action) if isinstance(action, (list, tuple)) else action
-        result: p.ObservationResult = await self._client._request(p.Act(
-            id=self._client._id(), sandbox_id=self.id, action=payload, frame=frame, observe=observe,
-            queries=list(queries), timeout=self._t(timeout)))
+        result = await self._client._request(p.Act(
+            id=self._client._id(), sandbox_id=self.id, action=_payload(action), frame=frame, observe=observe,
+            queries=list(queries), timeout=self._t(timeout)), p.ObservationResult)
         self.observation = result.observation
         return result.observation, list(result.results or [])
 
@@ -393,13 +397,13 @@ class RemoteSandbox:
                                               timeout=self._t(timeout)))
 
     async def query(self, queries: Sequence[StateQuery], *, timeout: float | None = None) -> list[StateResult]:
-        result: p.QueryResult = await self._client._request(p.Query(
-            id=self._client._id(), sandbox_id=self.id, queries=list(queries), timeout=self._t(timeout)))
+        result = await self._client._request(p.Query(
+            id=self._client._id(), sandbox_id=self.id, queries=list(queries), timeout=self._t(timeout)), p.QueryResult)
         return result.results
 
     async def snapshot(self, *, timeout: float | None = None) -> SnapshotRef:
-        result: p.SnapshotResult = await self._client._request(p.Snapshot(
-            id=self._client._id(), sandbox_id=self.id, timeout=self._t(timeout)))
+        result = await self._client._request(p.Snapshot(
+            id=self._client._id(), sandbox_id=self.id, timeout=self._t(timeout)), p.SnapshotResult)
         return SnapshotRef.model_validate(result.snapshot)
 
     async def restore(self, ref: SnapshotRef | str, *, observe: ObserveOptions | None = None,
@@ -410,13 +414,13 @@ class RemoteSandbox:
     async def fork(self, ref: SnapshotRef | str, *, observe: ObserveOptions | None = None, keep: bool = False,
                    timeout: float | None = None) -> RemoteSandbox:
         """A new, independent sandbox started from one of this sandbox's snapshots."""
-        result: p.SandboxResult = await self._client._request(p.Fork(
+        result = await self._client._request(p.Fork(
             id=self._client._id(), sandbox_id=self.id, snapshot_id=_snap_id(ref), observe=observe, keep=keep,
-            timeout=self._t(timeout)))
+            timeout=self._t(timeout)), p.SandboxResult)
         return self._client._adopt(result)
 
     async def delete_snapshot(self, ref: SnapshotRef | str) -> None:
-        await self._client._request(p.DeleteSnapshot(id=self._client._id(), snapshot_id=_snap_id(ref)))
+        await self._client._request(p.DeleteSnapshot(id=self._client._id(), snapshot_id=_snap_id(ref)), p.EmptyResult)
 
     async def upload(self, path: str, data: bytes, *, mode: int | None = None, timeout: float | None = None) -> str:
         """Write bytes into a file in the sandbox (relative to its user's home), in chunks of
@@ -427,7 +431,7 @@ class RemoteSandbox:
             chunk = base64.b64encode(data[start:start + step]).decode("ascii")
             result = await self._client._request(p.Upload(
                 id=self._client._id(), sandbox_id=self.id, path=path, data=chunk, append=index > 0, mode=mode,
-                timeout=self._t(timeout)))
+                timeout=self._t(timeout)), p.UploadResult)
         assert result is not None
         return result.path
 
@@ -436,10 +440,10 @@ class RemoteSandbox:
         """Run one command in the sandbox as its user, killed at `time_limit` seconds, keeping
         at most `max_output_bytes` of stdout and of stderr."""
         t = self._t(timeout)
-        result: p.RunResult = await self._client._request(p.Run(
+        result = await self._client._request(p.Run(
             id=self._client._id(), sandbox_id=self.id, argv=list(argv), cwd=cwd, time_limit=time_limit,
             max_output_bytes=max_output_bytes, stdin=base64.b64encode(stdin).decode("ascii") if stdin is not None else None,
-            timeout=max(t, time_limit + 10) if t is not None else None))
+            timeout=max(t, time_limit + 10) if t is not None else None), p.RunResult)
         return result.output
 
     async def refresh(self) -> SandboxInfo:
@@ -450,7 +454,8 @@ class RemoteSandbox:
                 return info
         raise UnknownSandbox(f"no sandbox {self.id!r}", details={"sandbox_id": self.id})
 
-    def stream(self, options: ObserveOptions | None = None, *, max_fps: float = 10.0) -> AsyncIterator[Screenshot]:
+    def stream(self, options: ObserveOptions | None = None, *, max_fps: float = 10.0
+               ) -> AsyncGenerator[Screenshot, None]:
         """Live screenshots until the iterator is closed or the sandbox goes away."""
         return self._client._stream(self.id, options, max_fps)
 
@@ -461,20 +466,25 @@ class RemoteSandbox:
             self.closed = True
             return
         try:
-            await self._client._request(p.Close(id=self._client._id(), sandbox_id=self.id))
+            await self._client._request(p.Close(id=self._client._id(), sandbox_id=self.id), p.EmptyResult)
         except UnknownSandbox:
             pass  # already gone (reaped, or closed by another connection): the goal holds
         self.closed = True
         self.alive = False
 
 
-def _discard(fut: asyncio.Future[Any]) -> None:
+def _discard(fut: asyncio.Future[BaseModel]) -> None:
     """Drop a request's future without leaving an exception nobody retrieves."""
     if fut.done():
         if not fut.cancelled():
             fut.exception()
     else:
         fut.cancel()
+
+
+def _payload(action: Action | Sequence[Action]) -> Action | list[Action]:
+    """One action as itself, several as a list (the `act` request's `action`)."""
+    return list(action) if isinstance(action, Sequence) else action
 
 
 def _snap_id(ref: SnapshotRef | str) -> str:
@@ -518,6 +528,15 @@ class _Connect:
     async def __aexit__(self, *exc: object) -> None:
         if self._client is not None:
             await self._client.close()
+
+
+class ConnectOptions(TypedDict, total=False):
+    """`connect`'s keyword arguments, for a caller that passes them on (`cua.sync_api.connect`)."""
+
+    client_name: str
+    open_timeout: float
+    max_message_bytes: int
+    default_timeout: float | None
 
 
 def connect(url: str, token: str | None = None, *, client_name: str = "cua-python", open_timeout: float = 30.0,

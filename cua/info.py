@@ -9,11 +9,11 @@ from __future__ import annotations
 import time
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from cua.observation import Size
 
-__all__ = ["CommandOutput", "SandboxEvent", "SandboxEventName", "SandboxInfo", "SnapshotRef"]
+__all__ = ["CommandOutput", "EventName", "SandboxEvent", "SandboxEventName", "SandboxInfo", "SnapshotRef"]
 
 
 class SandboxInfo(BaseModel):
@@ -56,13 +56,23 @@ class CommandOutput(BaseModel):
     duration_ms: float = 0.0
 
 
-#: What a sandbox reports on its own (the protocol adds its own `stream_ended`).
+#: What a sandbox reports on its own.
 SandboxEventName = Literal["died", "navigated", "console", "dialog", "closed"]
+#: A sandbox's own events, plus the server's word that a stream it was sending has ended.
+EventName = SandboxEventName | Literal["stream_ended"]
 
 
 class SandboxEvent(BaseModel):
-    """Something a sandbox reports on its own: it died, its page navigated, a frame."""
+    """Something reported about a sandbox on its own, not as an answer to a request: it died,
+    its page navigated or logged to the console, a dialog was accepted, it closed
+    (`data["reason"] == "idle"` when reaped), a stream of it ended.
 
-    sandbox_id: str
-    event: SandboxEventName
+    The one shape of an event from the sandbox that emits it, through the server's manager
+    and connections, to a client's and a local handle's callbacks. On the wire it is an
+    `event` message with these same fields (`cua.protocol.EventMessage`)."""
+
+    model_config = ConfigDict(frozen=True)
+    #: The sandbox it is about (the wire allows None, an event of the connection itself).
+    sandbox_id: str | None
+    event: EventName
     data: dict[str, Any] = Field(default_factory=dict)

@@ -19,11 +19,11 @@ import asyncio
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from concurrent.futures import Future
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, Unpack
 
 from cua import client as aio
 from cua.actions import Action
-from cua.info import SandboxInfo, SnapshotRef
+from cua.info import SandboxEvent, SandboxInfo, SnapshotRef
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
@@ -120,7 +120,7 @@ class Sandbox:
         """Fetch the current `info` (status, timings) from the server."""
         return self._run(self.remote.refresh())
 
-    def on_event(self, callback: Callable[[aio.Event], None]) -> None:
+    def on_event(self, callback: Callable[[SandboxEvent], None]) -> None:
         """Call `callback(event)` for this sandbox's events. It runs on the connection's loop
         thread: keep it short and thread-safe."""
         self.remote.on_event(callback)
@@ -135,7 +135,7 @@ class Sandbox:
                 except StopAsyncIteration:
                     return
         finally:
-            self._run(agen.aclose())  # type: ignore[attr-defined]
+            self._run(agen.aclose())
 
     def close(self) -> None:
         self._run(self.remote.close())
@@ -163,18 +163,18 @@ class Client:
     def ping(self, *, timeout: float | None = None) -> None:
         self._run(self.aio.ping(timeout=timeout))
 
-    def on_event(self, callback: Callable[[aio.Event], None]) -> Callable[[], None]:
+    def on_event(self, callback: Callable[[SandboxEvent], None]) -> Callable[[], None]:
         """`callback` runs on the client's loop thread: keep it short and thread-safe."""
         return self.aio.on_event(callback)
 
-    def events(self, *, timeout: float | None = None) -> Iterator[aio.Event]:
+    def events(self, *, timeout: float | None = None) -> Iterator[SandboxEvent]:
         """The connection's events from this call on, blocking for each, until the connection
         closes (or, with `timeout`, until none came for that many seconds). Break out of the
         loop (or close the iterator) to unsubscribe."""
         return self._events(self.aio.events(), timeout)  # subscribed now, before the first next()
 
-    def _events(self, stream: aio.EventStream, timeout: float | None) -> Iterator[aio.Event]:
-        async def next_event() -> aio.Event | None:
+    def _events(self, stream: aio.EventStream, timeout: float | None) -> Iterator[SandboxEvent]:
+        async def next_event() -> SandboxEvent | None:
             try:
                 return await asyncio.wait_for(stream.__anext__(), timeout)
             except (StopAsyncIteration, TimeoutError):
@@ -199,12 +199,12 @@ class Client:
         self.close()
 
 
-def connect(url: str, token: str | None = None, **kwargs: Any) -> Client:
+def connect(url: str, token: str | None = None, **options: Unpack[aio.ConnectOptions]) -> Client:
     """Connect to a cua server; same arguments as `cua.client.connect`."""
     runner = _LoopThread()
 
     async def open_client() -> aio.Client:
-        return await aio.connect(url, token, **kwargs)
+        return await aio.connect(url, token, **options)
 
     try:
         client = runner.call(open_client())

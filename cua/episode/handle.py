@@ -10,7 +10,7 @@ facade `cua.sync_api.Sandbox`, to that):
 - a capability the sandbox lacks (queries, snapshots, streams) raises `Unsupported`;
   a query kind a queryable sandbox does not answer is a `StateResult` failure;
 - `on_event` callbacks get the sandbox's own events (`died`, `navigated`, `closed`...) as
-  `cua.client.Event`; `refresh()` returns the current `SandboxInfo`.
+  `cua.info.SandboxEvent`; `refresh()` returns the current `SandboxInfo`.
 """
 
 from __future__ import annotations
@@ -20,14 +20,13 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol, runtime_checkable
 
 from cua.actions import Action
-from cua.client import Event
-from cua.info import SandboxInfo, SnapshotRef
+from cua.info import SandboxEvent, SandboxInfo, SnapshotRef
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 
 __all__ = ["ActQueryHandle", "EventCallback", "ResetQueryHandle", "SandboxHandle", "SandboxOpener", "StreamingHandle"]
 
-EventCallback = Callable[[Event], None]
+EventCallback = Callable[[SandboxEvent], None]
 
 
 @runtime_checkable

@@ -17,7 +17,6 @@ from typing import Any
 from pydantic import BaseModel
 
 from cua.actions import Action
-from cua.client import Event
 from cua.episode.handle import EventCallback
 from cua.info import SandboxEvent, SandboxInfo, SnapshotRef
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
@@ -191,10 +190,9 @@ class LocalSandbox:
 
 
 def _deliver(callbacks: list[EventCallback], event: SandboxEvent) -> None:
-    message = Event(event.sandbox_id, event.event, dict(event.data))
     for callback in list(callbacks):
         try:
-            callback(message)
+            callback(event)
         except Exception:  # one failing callback must not stop the sandbox or the others
             log.exception("sandbox event callback failed")
 

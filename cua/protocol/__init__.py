@@ -24,10 +24,10 @@ The package, one concern a module (`from cua.protocol import X` finds every name
 
 from __future__ import annotations
 
+from cua.info import EventName
 from cua.protocol.client import (
     ClientConnection,
     Completed,
-    EventReceived,
     Failed,
     Received,
     StreamFrame,
@@ -47,7 +47,6 @@ from cua.protocol.messages import (
     BinaryRef,
     ErrorMessage,
     EventMessage,
-    EventName,
     ResultMessage,
     ServerMessage,
     ServerMessageAdapter,
@@ -123,7 +122,6 @@ __all__ = [
     "ErrorMessage",
     "EventMessage",
     "EventName",
-    "EventReceived",
     "FLAG_STREAM",
     "FORMAT_CODES",
     "FRAME_HEADER",

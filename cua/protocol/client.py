@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from cua.errors import CuaError, InternalError, Timeout, error_for_code
+from cua.info import SandboxEvent
 from cua.observation import Screenshot
 from cua.protocol.frames import BinaryFrame, decode_frame
 from cua.protocol.messages import ErrorMessage, EventMessage, ResultMessage, ServerMessageAdapter
@@ -23,7 +23,7 @@ class Completed:
     id: int
     request: Request
     #: The typed payload (see RESULT_MODELS), observations with the screenshot attached.
-    result: Any
+    result: BaseModel
 
 
 @dataclass(slots=True)
@@ -34,19 +34,12 @@ class Failed:
 
 
 @dataclass(slots=True)
-class EventReceived:
-    sandbox_id: str | None
-    event: str
-    data: dict[str, Any]
-
-
-@dataclass(slots=True)
 class StreamFrame:
     stream_id: int
     screenshot: Screenshot
 
 
-Received = Completed | Failed | EventReceived | StreamFrame
+Received = Completed | Failed | SandboxEvent | StreamFrame
 
 
 @dataclass(slots=True)
@@ -159,7 +152,7 @@ class ClientConnection:
         if isinstance(message, EventMessage):
             if message.event == "stream_ended":
                 self._streams.discard(int(message.data.get("stream_id", -1)))
-            return [EventReceived(message.sandbox_id, message.event, message.data)]
+            return [message.received()]
         if isinstance(message, ErrorMessage):
             error = error_for_code(message.code, message.message, message.details)
             if message.id is None:
@@ -208,7 +201,7 @@ class ClientConnection:
             self.opened = True
         return Completed(message.id, request, payload)
 
-    def _after_answer(self, request: Request, *, ok: bool, payload: Any = None) -> None:
+    def _after_answer(self, request: Request, *, ok: bool, payload: BaseModel | None = None) -> None:
         if ok and isinstance(request, Stream):
             self._streams.add(request.id)
         elif isinstance(request, Unstream):

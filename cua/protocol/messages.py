@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from cua.errors import ErrorCode
-from cua.info import SandboxEventName
+from cua.info import EventName, SandboxEvent
 from cua.observation import ImageFormat
 from cua.protocol.frames import FRAME_HEADER_LAYOUT
 from cua.protocol.requests import ClientMessageAdapter
@@ -42,15 +42,20 @@ class ErrorMessage(WireMessage):
     details: dict[str, Any] = Field(default_factory=dict)
 
 
-#: A sandbox's own events, plus the server's word that a stream it was sending has ended.
-EventName = SandboxEventName | Literal["stream_ended"]
-
-
 class EventMessage(WireMessage):
+    """A `SandboxEvent` on the wire: its fields, in the message envelope."""
+
     type: Literal["event"] = "event"
     sandbox_id: str | None
     event: EventName
     data: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, event: SandboxEvent) -> EventMessage:
+        return cls(sandbox_id=event.sandbox_id, event=event.event, data=event.data)
+
+    def received(self) -> SandboxEvent:
+        return SandboxEvent(sandbox_id=self.sandbox_id, event=self.event, data=self.data)
 
 
 ServerMessage = Annotated[ResultMessage | ErrorMessage | EventMessage, Field(discriminator="type")]

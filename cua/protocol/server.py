@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from cua.errors import BadRequest, CuaError, Timeout, Unauthorized
+from cua.info import SandboxEvent
 from cua.observation import Screenshot
 from cua.protocol.frames import encode_frame
 from cua.protocol.messages import BinaryRef, ErrorMessage, EventMessage
@@ -197,8 +198,8 @@ class ServerConnection:
         return self.error(request_id, Timeout(f"request {request_id} exceeded its timeout of {seconds}s",
                                               details={"timeout": seconds}))
 
-    def event(self, sandbox_id: str | None, event: str, data: dict[str, Any] | None = None) -> str:
-        return dumps(EventMessage(sandbox_id=sandbox_id, event=event, data=data or {}))  # type: ignore[arg-type]
+    def event(self, event: SandboxEvent) -> str:
+        return dumps(EventMessage.of(event))
 
     @staticmethod
     def stream_frame(stream_id: int, shot: Screenshot) -> bytes:

@@ -34,6 +34,7 @@ from starlette.websockets import WebSocket
 
 from cua import protocol as p
 from cua.errors import BadRequest, Cancelled, CuaError, Forbidden, InternalError, SlowConsumer, Unauthorized
+from cua.info import SandboxEvent
 from cua.server.auth import Grant, TokenStore, bearer_token
 from cua.server.manager import Caller, Managed, SandboxManager
 from cua.server.metrics import Metrics
@@ -377,16 +378,16 @@ class Connection:
 
     # --- events and streams ---
 
-    def _on_event(self, sandbox_id: str, event: str, data: dict[str, Any]) -> None:
-        if event in ("closed", "died"):
-            self._stop_streams_of(sandbox_id)
-        if event in DROPPABLE_EVENTS:
+    def _on_event(self, event: SandboxEvent) -> None:
+        if event.event in ("closed", "died") and event.sandbox_id is not None:
+            self._stop_streams_of(event.sandbox_id)
+        if event.event in DROPPABLE_EVENTS:
             if len(self._outbox) < EVENT_BACKLOG and self._outbox_bytes < self.limits.outbox_soft_bytes:
-                self.send_droppable(self.proto.event(sandbox_id, event, data))
+                self.send_droppable(self.proto.event(event))
             else:
                 self.metrics.frames_dropped += 1  # not even encoded
             return
-        self.send([self.proto.event(sandbox_id, event, data)])
+        self.send([self.proto.event(event)])
 
     def _start_stream(self, start: StartStream) -> None:
         task = asyncio.create_task(self._pump(start), name=f"cua-stream-{start.stream_id}")
@@ -420,7 +421,8 @@ class Connection:
                 del self._streams[stream_id]
             if task is not None:
                 managed.streams.discard(task)
-            self.send([self.proto.event(managed.id, "stream_ended", {"stream_id": stream_id, "reason": reason})])
+            self.send([self.proto.event(SandboxEvent(sandbox_id=managed.id, event="stream_ended",
+                                                     data={"stream_id": stream_id, "reason": reason}))])
 
     def _stop_stream(self, stream_id: int) -> None:
         entry = self._streams.pop(stream_id, None)

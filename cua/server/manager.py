@@ -41,6 +41,7 @@ from cua.errors import (
     UnknownSandbox,
     UnknownSnapshot,
 )
+from cua.info import EventName
 from cua.observation import Size
 from cua.sandbox import (
     Forkable,
@@ -59,10 +60,9 @@ __all__ = ["Access", "Caller", "ConnectionSink", "Managed", "PopulationWatcher",
 
 log = logging.getLogger("cua.server")
 
-#: Receives (sandbox_id, event name, data) for a connection.
-#: Where a connection receives its sandboxes' events: (sandbox id, event name, data). Not
-#: `cua.sandbox.EventSink`, which a sandbox calls with a `SandboxEvent`.
-ConnectionSink = Callable[[str, str, dict[str, Any]], None]
+#: Where a connection receives the events of the sandboxes it subscribed to (a sandbox's
+#: own, and the manager's `died` and `closed`), each naming its sandbox.
+ConnectionSink = Callable[[SandboxEvent], None]
 
 
 class PopulationWatcher(Protocol):
@@ -329,11 +329,12 @@ class SandboxManager:
         if announce:
             self._send(managed, "died", {"reason": "not alive"})
 
-    def _send(self, managed: Managed, event: str, data: dict[str, Any]) -> None:
+    def _send(self, managed: Managed, name: EventName, data: dict[str, Any]) -> None:
+        event = SandboxEvent(sandbox_id=managed.id, event=name, data=data)
         for conn_id in list(managed.subscribers):
             sink = self._sinks.get(conn_id)
             if sink is not None:
-                sink(managed.id, event, data)
+                sink(event)
 
     async def close(self, managed: Managed) -> None:
         await self._close(managed, reason="requested")

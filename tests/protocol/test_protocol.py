@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from cua import protocol as p
 from cua.actions import Click, Wait
 from cua.errors import BadRequest, Cancelled, ErrorCode, SandboxCrashed, Timeout, Unauthorized
+from cua.info import SandboxEvent
 from cua.observation import Observation, Screenshot, Size
 from cua.state import SqlQuery, StateResult, UrlQuery
 
@@ -270,9 +271,9 @@ def test_error_without_id_and_events() -> None:
     client, server = client_pair()
     (failed,) = client.receive_text(server.error(None, Unauthorized("wrong token")))
     assert failed.id is None and isinstance(failed.error, Unauthorized)
-    (event,) = client.receive_text(server.event("sb-1", "died", {"reason": "oom"}))
-    assert isinstance(event, p.EventReceived) and (event.sandbox_id, event.event, event.data) == (
-        "sb-1", "died", {"reason": "oom"})
+    died = SandboxEvent(sandbox_id="sb-1", event="died", data={"reason": "oom"})
+    (event,) = client.receive_text(server.event(died))
+    assert event == died  # the one event model, from the sandbox's sink to the client's callbacks
 
 
 def test_stream_frames_flow_until_unstream() -> None:
@@ -311,7 +312,7 @@ def test_schema_validates_real_messages() -> None:
         _, frame = client.send_request(request)
         jsonschema.validate(json.loads(frame), client_schema)
     for frame in (server.result(5, p.ObservationResult(observation=observation())),
-                  server.error(6, BadRequest("no")), server.event("s", "closed", {"reason": "idle"})):
+                  server.error(6, BadRequest("no")), server.event(SandboxEvent(sandbox_id="s", event="closed", data={"reason": "idle"}))):
         jsonschema.validate(json.loads(frame), server_schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"type": "act", "id": 1}, client_schema)
