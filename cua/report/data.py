@@ -62,7 +62,7 @@ class EpisodeRow:
     status: str  # completed | agent_error | infra_error | running
     passed: bool
     score: float | None
-    failure: str | None
+    failure: FailureClass | None
     steps: int
     attempts: int
     tags: dict[str, Any]
@@ -139,6 +139,15 @@ def derived_failure(status: str, passed: bool, error: ErrorRecord | None, trunca
     return FailureClass.STEP_LIMIT if truncated else FailureClass.JUDGED_WRONG
 
 
+def _stored_failure(value: object) -> FailureClass | None:
+    """An index line's failure class; None when it names none this version knows (the
+    caller then derives it)."""
+    return FailureClass(value) if isinstance(value, str) and value in _FAILURE_NAMES else None
+
+
+_FAILURE_NAMES = frozenset(f.value for f in FailureClass)
+
+
 def _stored_error(value: object) -> ErrorRecord | None:
     """An index line's error as any version wrote it; None when there is none, or it is unreadable."""
     if value is None:
@@ -166,7 +175,7 @@ def _row_from_trajectory(run: Path, folder: Path, traj: Trajectory, record: dict
     status = end.status if end is not None else "running"
     failure = end.failure if end is not None else None
     if failure is None and record is not None:
-        failure = record.get("failure")
+        failure = _stored_failure(record.get("failure"))
     if failure is None and end is not None:
         failure = derived_failure(status, passed, end.error, end.truncated)
     timing = _sum_timings(traj.steps)
@@ -189,7 +198,7 @@ def _row_from_record(record: dict[str, Any], index: int) -> EpisodeRow | None:
     verdict = record.get("verdict") or {}
     passed = bool(verdict.get("passed"))
     status = str(record.get("status") or "completed")
-    failure = record.get("failure") or derived_failure(status, passed, _stored_error(record.get("error")),
+    failure = _stored_failure(record.get("failure")) or derived_failure(status, passed, _stored_error(record.get("error")),
                                                         bool(record.get("truncated")))
     steps = record.get("actions") or []
     timing = _sum_timings({"policy": s.get("policy_ms"), "act": s.get("act_ms"), "settle": s.get("settle_ms")}

@@ -152,7 +152,13 @@ def test_the_report_classes_an_old_index_line_by_its_dict_error(tmp_path: Path) 
         {"task_id": "todo.mark_done@1", "seed": 1, "status": "agent_error", "steps": 1,
          "error": {"code": "agent_error", "message": "ValueError: x", "fault": "agent", "traceback": "..."}},
         {"task_id": "todo.mark_done@1", "seed": 2, "status": "infra_error", "steps": 0, "error": "not a dict"},
+        # a class a later version named: derived as if none were named
+        {"task_id": "todo.mark_done@1", "seed": 3, "status": "infra_error", "steps": 0, "failure": "meteor_strike",
+         "error": {"code": "capacity", "message": "full", "fault": "infra"}},
+        {"task_id": "todo.mark_done@1", "seed": 4, "status": "infra_error", "steps": 0, "failure": "server_lost"},
     ]
     (tmp_path / "episodes.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     rows = sorted(load_run(tmp_path).rows, key=lambda r: r.seed)
-    assert [r.failure for r in rows] == [FailureClass.TIMEOUT, FailureClass.AGENT_ERROR, FailureClass.INTERNAL]
+    assert [r.failure for r in rows] == [FailureClass.TIMEOUT, FailureClass.AGENT_ERROR, FailureClass.INTERNAL,
+                                         FailureClass.CAPACITY, FailureClass.SERVER_LOST]
+    assert all(isinstance(r.failure, FailureClass) for r in rows)
