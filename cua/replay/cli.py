@@ -54,7 +54,7 @@ def _folders(sources: list[Path], passing: bool) -> list[Path]:
 
 async def _run(args: argparse.Namespace, folders: list[Path], out: Path) -> tuple[int, int, int, int]:
     from cua.episode import sandbox_opener
-    from cua.errors import CuaError
+    from cua.errors import CuaError, ErrorRecord
     from cua.replay import replay
 
     reproduced = diverged = unreplayable = 0
@@ -75,7 +75,8 @@ async def _run(args: argparse.Namespace, folders: list[Path], out: Path) -> tupl
             except CuaError as exc:
                 unreplayable += 1
                 print(f"{folder}: not replayed ({exc.fault} fault): {exc.message}")
-                index.write(json.dumps({"source": str(folder), "error": exc.to_dict(), "fault": exc.fault}) + "\n")
+                error = ErrorRecord.of(exc).model_dump(mode="json", exclude_none=True)
+                index.write(json.dumps({"source": str(folder), "error": error}) + "\n")
                 index.flush()
                 return
         reproduced += report.reproduced

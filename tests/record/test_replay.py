@@ -14,6 +14,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from cua.cli import main as cli
+from cua.errors import ErrorRecord
 from cua.replay.compare import SCREEN_THRESHOLD, screen_difference
 from cua.trajectory import read_trajectory
 
@@ -113,7 +114,8 @@ def test_unusable_input_is_the_callers_fault(tmp_path: Path, capsys: pytest.Capt
     assert cli(["replay", str(folder), "--local", "--out", str(tmp_path / "o2")]) == 1
     assert "not replayed (client fault)" in capsys.readouterr().out
     report = json.loads((tmp_path / "o2" / "replay.jsonl").read_text())
-    assert report["fault"] == "client" and "no_such_task" in report["error"]["message"]
+    error = ErrorRecord.model_validate(report["error"])
+    assert error.fault == "client" and error.code == "bad_request" and "no_such_task" in error.message
 
 
 def test_screen_difference_ignores_encoding_and_a_caret_and_catches_a_ticked_checkbox() -> None:
