@@ -25,7 +25,7 @@ from typing import Any
 from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
 
 from cua.episode.loop import plan
-from cua.errors import InfraError
+from cua.errors import ErrorRecord, InfraError
 from cua.observation import Observation
 from cua.rl.adapters.chat import ChatView
 from cua.rl.env import CuaEnv
@@ -80,7 +80,8 @@ class CuaSkyRLEnv(BaseTextEnv):  # type: ignore[misc]  # skyrl_gym ships no type
                 done = True
         except InfraError as exc:
             return BaseTextEnvStepOutput(observations=[], reward=0.0, done=True, postprocessed_action=action,
-                                         metadata={"mask_sample": True, "infra_error": exc.to_dict()})
+                                         metadata={"mask_sample": True,
+                                                   "infra_error": ErrorRecord.of(exc).model_dump(mode="json", exclude_none=True)})
         self.total_reward += reward
         metadata: dict[str, Any] = {"parse_error": turn.parse_error,
                                     "actions": [a.model_dump(mode="json") for a in turn.actions]}

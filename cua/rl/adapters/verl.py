@@ -28,7 +28,7 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetr
 from cua.episode.agent import AgentTurn, EpisodeContext
 from cua.episode.episode import Episode
 from cua.episode.loop import AgentRaised, play
-from cua.errors import CuaError
+from cua.errors import CuaError, ErrorRecord
 from cua.observation import Observation
 from cua.rl.adapters.chat import ChatView
 from cua.task import TaskInstance
@@ -101,7 +101,7 @@ class CuaAgentLoop(AgentLoopBase):
             except CuaError as exc:
                 if exc.fault != "infra":
                     raise
-                masked, error = True, exc.to_dict()
+                masked, error = True, ErrorRecord.of(exc).model_dump(mode="json", exclude_none=True)
         prompt, response, mask, logprobs, images = (sample.prompt, sample.response, sample.mask, sample.logprobs,
                                                      sample.images)
         turns, model_s = sample.turns, sample.model_s
