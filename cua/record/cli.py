@@ -14,6 +14,8 @@ without the token, a browser Origin other than its own page's (or an `--allow-or
 and on loopback a Host that does not name loopback (DNS rebinding). Click, drag, scroll and type in the page; press
 Done (with an answer for questions) or Infeasible to end: the episode is judged and the
 verdict is written into the recording. Ctrl-C ends it unjudged ("abandoned"), keeping the steps.
+A sandbox lost mid-recording ends it as `infra_error` with the crash's error, keeping the
+steps; the command then exits 1 (a queue puts the task back and goes on).
 
 The recording is a trajectory folder (`cua.trajectory`, producer "record"), the same
 format `cua eval` writes: `cua trajectory show OUT` prints it, and export and replay read
@@ -135,6 +137,10 @@ async def _record(args: argparse.Namespace, instance: TaskInstance, out: Path) -
             result = session.result or await session.finish(None)
             server.should_exit = True
             await serving
+    if result.status == "infra_error" and result.error is not None:
+        print(f"recording lost: {result.error.message} ({result.error.failure}, the infrastructure's fault); "
+              f"{result.steps} steps kept in {out}", file=sys.stderr)
+        return 1
     verdict = result.verdict
     print(f"recorded {result.steps} steps in {out} · "
           + (f"{'passed' if verdict.passed else 'failed'} (score {verdict.score:.2f})" if verdict else "not judged"))
@@ -193,5 +199,5 @@ async def _record_queue(args: argparse.Namespace, jobs: list[Job], out: Path) ->
             await serving
     p = queue.progress()
     print(f"kept={p['kept']} total={p['total']} failed={p['failed']} discarded={p['discarded']} "
-          f"given_up={p['given_up']} out={out}")
+          f"crashed={p['crashed']} given_up={p['given_up']} out={out}")
     return 0 if p["kept"] == p["total"] else 1

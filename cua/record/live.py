@@ -17,6 +17,12 @@ step ("hello", not five steps) with the time it took to type them.
 Frames come from the sandbox's stream (CDP screencast for browsers), and after each
 action the action's own observation is pushed at once, so feedback does not wait for
 the next stream frame.
+
+A sandbox lost mid-demonstration (its browser or X server died, the connection to its
+server dropped) ends the demonstration at once as `status="infra_error"` with the
+`ErrorRecord` of the crash (the infrastructure's fault, not the person's), told by the
+sandbox's `died` event, an action's or the judge's `SandboxCrashed`, or a stream that
+ended while the sandbox no longer answers; the viewers get the `result` with that error.
 """
 
 from __future__ import annotations
@@ -42,9 +48,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from cua.actions import Done, parse_action
 from cua.episode.episode import Episode, EpisodeRecord
 from cua.episode.handle import SandboxHandle, StreamingHandle
-from cua.errors import CuaError, Unsupported
+from cua.errors import CuaError, ErrorRecord, InfraError, SandboxCrashed, Unsupported
 from cua.exposure import OriginPolicy
 from cua.gate import PageGate, PageGuard
+from cua.info import SandboxEvent
 from cua.observation import Observation, ObserveOptions, Screenshot
 from cua.task import TaskInstance
 from cua.trajectory import AgentInfo, TrajectoryWriter
@@ -83,8 +90,16 @@ class LiveSession:
     episode: Episode | None = None
     #: The newest streamed frame, when it came after the last action's observation.
     _seen: Screenshot | None = None
+    #: Ending the demonstration after the sandbox's `died` event (held so it is not collected).
+    _ending: asyncio.Task[EpisodeRecord] | None = None
 
     async def start(self) -> Observation:
+        loop = asyncio.get_running_loop()
+
+        def on_event(event: SandboxEvent) -> None:  # a sandbox may tell from another thread
+            loop.call_soon_threadsafe(self._on_event, event)
+
+        self.handle.on_event(on_event)
         self.episode = Episode(self.handle, self.instance, observe=self.observe, writer=self.writer,
                                producer="record", agent=AgentInfo(name=self.operator, kind="human"),
                                max_steps=MAX_STEPS, extra={"operator": self.operator})
@@ -136,6 +151,10 @@ class LiveSession:
                 raise ValueError(f"unknown message type {kind!r}")
         except (ValidationError, ValueError) as exc:
             return {"type": "rejected", "message": str(exc)[:500]}
+        except InfraError as exc:
+            if await self._lost(exc):
+                return None  # ended: the viewers have the result with the crash
+            return {"type": "error", **exc.to_dict()}
         except CuaError as exc:
             return {"type": "error", **exc.to_dict()}
         return None
@@ -170,24 +189,68 @@ class LiveSession:
             if done is not None:
                 await episode.judge()
             self.result = episode.finish()
-        record = self.result
-        await self.broadcast_json({"type": "result", "status": "done" if record.done else "aborted",
-                                   "steps": record.steps,
-                                   "verdict": json.loads(record.verdict.model_dump_json()) if record.verdict else None})
+        return await self._ended(self.result)
+
+    async def crashed(self, exc: CuaError) -> EpisodeRecord:
+        """End the demonstration because its sandbox is lost: `infra_error` with the crash's
+        `ErrorRecord`, unjudged (its state can no longer be read). Once ended, does nothing."""
+        async with self.lock:
+            if self.result is not None:
+                return self.result
+            episode = self.episode
+            assert episode is not None, "start() first"
+            self.result = episode.finish(status="infra_error", error=ErrorRecord.of(exc))
+        return await self._ended(self.result)
+
+    async def _ended(self, record: EpisodeRecord) -> EpisodeRecord:
+        status = "infra_error" if record.status == "infra_error" else "done" if record.done else "aborted"
+        await self.broadcast_json({"type": "result", "status": status, "steps": record.steps,
+                                   "verdict": json.loads(record.verdict.model_dump_json()) if record.verdict else None,
+                                   "error": record.error.model_dump(mode="json") if record.error else None})
         self.finished.set()
         return record
+
+    def _on_event(self, event: SandboxEvent) -> None:
+        if event.event != "died" or self.result is not None or self._ending is not None:
+            return
+        reason = str(event.data.get("reason") or "died")
+        self._ending = asyncio.create_task(self.crashed(SandboxCrashed(
+            f"sandbox {event.sandbox_id} died: {reason}", details={"sandbox": event.sandbox_id, "reason": reason})))
+
+    async def _lost(self, exc: InfraError | None) -> bool:
+        """Whether the sandbox is gone after `exc` (None: its stream ended), and if so end the
+        demonstration: a `SandboxCrashed` says so; after any other infrastructure error (a
+        timeout, a lost connection) the sandbox is asked, and one that fails to answer or
+        reports itself crashed is gone."""
+        if not isinstance(exc, SandboxCrashed):
+            try:
+                info = await self.handle.refresh()
+            except InfraError as failed:
+                exc = exc or failed
+            else:
+                if info.status not in ("crashed", "closed"):
+                    return False
+        await self.crashed(exc or SandboxCrashed(f"sandbox {self.handle.id} stopped streaming and is gone",
+                                                 details={"sandbox": self.handle.id}))
+        return True
 
     async def stream(self, max_fps: float) -> None:
         """Forward the sandbox's screen stream to the viewers until the session ends."""
         frames = _frames(self.handle, self.observe, max_fps)
         if frames is None:
             return
-        async for shot in frames:
-            if self.finished.is_set():
-                return
-            if not self.lock.locked():  # a frame during an action may predate it
-                self._seen = shot
-            await self.broadcast_frame(shot)
+        try:
+            async for shot in frames:
+                if self.finished.is_set():
+                    return
+                if not self.lock.locked():  # a frame during an action may predate it
+                    self._seen = shot
+                await self.broadcast_frame(shot)
+        except InfraError as exc:
+            await self._lost(exc)
+            return
+        if not self.finished.is_set():  # a stream ends with its sandbox: is it still there?
+            await self._lost(None)
 
 
 def _frames(handle: SandboxHandle, observe: ObserveOptions, max_fps: float) -> AsyncIterator[Screenshot] | None:

@@ -3,8 +3,10 @@
 A job is taken by one person at a time. It is done when a demonstration is kept (it
 passed, or `keep="all"`); a failed one (with `keep="passing"`) or a discarded one goes
 back to the queue for another try, and a job that failed `max_attempts` times is given
-up (listed, never silently dropped). The queue is finished when no job waits and none
-is being demonstrated.
+up (listed, never silently dropped). A demonstration lost to its sandbox crashing is not
+the person's failure: its job goes back first in line without counting an attempt, and is
+given up only when its sandbox crashed `max_attempts` times (a task that cannot run). The
+queue is finished when no job waits and none is being demonstrated.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ class Job:
     template: Any
     seed: int
     attempts: int = 0
+    #: Demonstrations of it lost to a sandbox crash (the infrastructure's, not an attempt).
+    crashes: int = 0
 
     @property
     def task_id(self) -> str:
@@ -47,6 +51,7 @@ class RecordQueue:
         self.given_up: list[Job] = []
         self.discarded = 0
         self.failed = 0
+        self.crashed = 0
         self.changed = asyncio.Event()
         self.finished = asyncio.Event()
         if not jobs:
@@ -88,6 +93,19 @@ class RecordQueue:
             self._waiting.append(job)
         self._changed()
 
+    def crashed_one(self, station: str) -> bool:
+        """The station's sandbox crashed; True when its job goes back (first in line) for another try."""
+        job = self.active.pop(station)
+        self.crashed += 1
+        job.crashes += 1
+        again = job.crashes < self.max_attempts
+        if again:
+            self._waiting.appendleft(job)
+        else:
+            self.given_up.append(job)
+        self._changed()
+        return again
+
     def release(self, station: str) -> None:
         """A station went away mid-demonstration: its job waits for someone else (first in line)."""
         job = self.active.pop(station, None)
@@ -104,4 +122,4 @@ class RecordQueue:
     def progress(self) -> dict[str, Any]:
         return {"total": self.total, "kept": len(self.kept), "waiting": len(self._waiting),
                 "recording": len(self.active), "failed": self.failed, "discarded": self.discarded,
-                "given_up": len(self.given_up)}
+                "crashed": self.crashed, "given_up": len(self.given_up)}

@@ -9,7 +9,12 @@ demonstration; the task goes back to the queue) and Redo (drop it and start the 
 task again). When a demonstration ends its trajectory is kept under OUT/trajectories/
 (it passed, or every one is kept), or it is deleted and the task goes back to the queue;
 then the station gets the next task. OUT/recording.jsonl has one line per demonstration
-(kept, failed, discarded, abandoned), appended as it ends.
+(kept, failed, discarded, abandoned, crashed), appended as it ends, each written whole.
+
+A demonstration whose sandbox is lost (`LiveSession.crashed`) is "crashed": its trajectory
+ends as `infra_error` with the crash's `ErrorRecord` and is kept under OUT/crashed/, its
+index line carries that error, the page is told the outcome with the error, and the task
+goes back to the queue (not counted against the person; see `RecordQueue.crashed_one`).
 
 Each demonstration's sandbox, episode, stream and trajectory writer live only while it
 does (a `async with` around one job), so memory stays flat however long people record;
@@ -24,6 +29,7 @@ import contextlib
 import itertools
 import json
 import logging
+import os
 import secrets
 import shutil
 import time
@@ -39,6 +45,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cua.episode.handle import SandboxOpener
+from cua.errors import ErrorRecord, InfraError
 from cua.observation import ObserveOptions
 from cua.record.live import PAGE, LiveSession, live_gate, page_message
 from cua.record.queue import Job, RecordQueue
@@ -47,11 +54,18 @@ from cua.trajectory import FramePolicy, TrajectoryWriter
 __all__ = ["RecorderService"]
 
 log = logging.getLogger(__name__)
-Outcome = Literal["kept", "failed", "discarded", "abandoned"]
+Outcome = Literal["kept", "failed", "discarded", "abandoned", "crashed"]
 
 
 class _Gone(Exception):
     """The station's page went away."""
+
+
+class _Ended:
+    """What `RecorderService._next` gives when the demonstration ended before the page spoke."""
+
+
+_ENDED = _Ended()
 
 
 class RecorderService:
@@ -124,6 +138,20 @@ class RecorderService:
         except (WebSocketDisconnect, RuntimeError):
             await inbox.put(None)
 
+    @staticmethod
+    async def _next(inbox: asyncio.Queue[dict[str, Any] | None], session: LiveSession
+                    ) -> dict[str, Any] | _Ended | None:
+        """The page's next message, or `_ENDED` when the demonstration ends first (its sandbox
+        was lost while the person was not acting)."""
+        message = asyncio.ensure_future(inbox.get())
+        ended = asyncio.ensure_future(session.finished.wait())
+        done, _ = await asyncio.wait({message, ended}, return_when=asyncio.FIRST_COMPLETED)
+        ended.cancel()
+        if message in done:
+            return message.result()
+        message.cancel()
+        return _ENDED
+
     async def _idle(self, inbox: asyncio.Queue[dict[str, Any] | None]) -> None:
         """Wait for a job to come back to the queue (or the page to go)."""
         changed = asyncio.create_task(self.queue.changed.wait())
@@ -152,7 +180,10 @@ class RecorderService:
         async with self.opener(instance.sandbox_kind, instance.sandbox_config) as handle:
             session = LiveSession(handle=handle, instance=instance, writer=writer, observe=self.observe,
                                   operator=operator)
-            await session.start()
+            try:
+                await session.start()
+            except InfraError as exc:  # lost while resetting: ended as crashed below
+                await session.crashed(exc)
             session.viewers.add(ws)
             progress = self.queue.progress()
             await self._send(ws, {"type": "task", "task_id": job.task_id, "seed": job.seed,
@@ -164,7 +195,9 @@ class RecorderService:
             stream = asyncio.create_task(session.stream(self.max_fps), name=f"record-stream-{operator}")
             try:
                 while not session.finished.is_set():
-                    message = await inbox.get()
+                    message = await self._next(inbox, session)
+                    if isinstance(message, _Ended):
+                        break
                     if message is None:
                         await session.finish(None)
                         outcome = "abandoned"
@@ -184,7 +217,10 @@ class RecorderService:
                 session.viewers.discard(ws)
         record = session.result
         passed = record.verdict.passed if record is not None and record.verdict is not None else None
-        if outcome is None:
+        error: ErrorRecord | None = record.error if record is not None and record.status == "infra_error" else None
+        if error is not None:
+            outcome = "crashed"
+        elif outcome is None:
             outcome = "kept" if passed or self.queue.keep == "all" else "failed"
         kept_at = self._settle(folder, job, outcome)
         if outcome == "kept":
@@ -193,25 +229,40 @@ class RecorderService:
             self.queue.failed_one(station)
         elif outcome == "discarded":
             self.queue.discarded_one(station, redo=redo)
+        elif outcome == "crashed":
+            self.queue.crashed_one(station)
         self.log.append((outcome, job.task_id, job.seed, operator, passed))
         line = {"outcome": outcome, "task_id": job.task_id, "seed": job.seed, "operator": operator,
                 "passed": passed, "steps": record.steps if record is not None else 0, "attempt": job.attempts,
-                "trajectory": str(kept_at) if kept_at else None, "t": time.time()}
-        with self._index.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(line) + "\n")
+                "trajectory": str(kept_at) if kept_at else None, "t": time.time(),
+                "error": error.model_dump(mode="json") if error is not None else None}
+        self._append(line)
         log.info("%s %s s%d by %s (%s)", outcome, job.task_id, job.seed, operator, self.queue.progress())
         if outcome == "abandoned":
             raise _Gone
         await self._send(ws, {"type": "outcome", "outcome": outcome, "passed": passed,
-                              "progress": self.queue.progress()})
+                              "progress": self.queue.progress(),
+                              "error": error.model_dump(mode="json") if error is not None else None})
         return redo
 
+    def _append(self, line: dict[str, Any]) -> None:
+        """Append one index line in one write() of the whole line on an O_APPEND file, so a
+        reader (or a crash of this process) never sees half of it."""
+        data = (json.dumps(line) + "\n").encode("utf-8")
+        fd = os.open(self._index, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            written = os.write(fd, data)
+        finally:
+            os.close(fd)
+        if written != len(data):
+            raise OSError(f"{self._index}: wrote {written} of {len(data)} bytes of an index line")
+
     def _settle(self, folder: Path, job: Job, outcome: Outcome) -> Path | None:
-        """Move a kept (or abandoned) trajectory to its place; delete the others."""
+        """Move a kept (abandoned, crashed) trajectory to its place; delete the others."""
         if outcome in ("failed", "discarded"):
             shutil.rmtree(folder, ignore_errors=True)
             return None
-        parent = self.out / ("trajectories" if outcome == "kept" else "abandoned")
+        parent = self.out / {"kept": "trajectories", "abandoned": "abandoned", "crashed": "crashed"}[outcome]
         parent.mkdir(parents=True, exist_ok=True)
         target = parent / job.name
         n = 1

@@ -1,0 +1,126 @@
+"""A recording whose sandbox crashes (its browser process killed) ends as the infrastructure's
+failure: status infra_error with the crash's ErrorRecord in the trajectory, the recording
+queue's index line and the page's messages; the queue puts the task back, not counted
+against the person."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from websockets.asyncio.client import ClientConnection, connect
+
+from cua.episode.handle import SandboxHandle
+from cua.episode.local import open_local
+from cua.errors import FailureClass
+from cua.record.live import LiveSession
+from cua.record.queue import Job, RecordQueue
+from cua.record.service import RecorderService
+from cua.tasks.registry import get_template
+from cua.trajectory import TrajectoryWriter, read_trajectory, validate
+
+TASK = "todo.mark_done@1"
+
+
+def _assert_crash(error: dict[str, Any] | None) -> None:
+    assert error is not None
+    assert error["code"] == "sandbox_crashed" and error["type"] == "SandboxCrashed", error
+    assert error["fault"] == "infra" and error["failure"] == FailureClass.SANDBOX_CRASHED
+    assert error["retryable"] is False  # as SandboxCrashed says
+
+
+def _assert_crashed_trajectory(folder: Path) -> None:
+    assert validate(folder).ok, validate(folder).problems
+    traj = read_trajectory(folder)
+    assert traj.end is not None and traj.end.status == "infra_error" and traj.end.verdict is None
+    assert traj.end.failure is FailureClass.SANDBOX_CRASHED
+    assert traj.end.error is not None
+    _assert_crash(traj.end.error.model_dump(mode="json"))
+    assert not list(folder.glob(".*.tmp"))  # nothing half-written left beside it
+
+
+@pytest.mark.slow
+async def test_a_live_recording_ends_as_infra_error_when_its_browser_dies(tmp_path: Path) -> None:
+    instance = get_template(TASK).instantiate(0)
+    async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
+        session = LiveSession(handle=handle, instance=instance, writer=TrajectoryWriter(tmp_path / "rec"))
+        await session.start()
+        os.kill(handle.info.details["browser_pid"], signal.SIGKILL)
+        await asyncio.wait_for(session.finished.wait(), 60)  # nobody acted: the sandbox's death ends it
+    record = session.result
+    assert record is not None and record.status == "infra_error" and record.verdict is None
+    assert record.failure is FailureClass.SANDBOX_CRASHED
+    assert record.error is not None
+    _assert_crash(record.error.model_dump(mode="json"))
+    _assert_crashed_trajectory(tmp_path / "rec")
+
+
+async def _until(ws: ClientConnection, kind: str) -> dict[str, Any]:
+    """The next JSON message of type `kind` (frames and other messages skipped)."""
+    while True:
+        message = await asyncio.wait_for(ws.recv(), 60)
+        if isinstance(message, str) and (data := json.loads(message))["type"] == kind:
+            return dict(data)
+
+
+@pytest.mark.slow
+async def test_the_recording_queue_reports_a_crash_and_gives_the_task_back(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    queue = RecordQueue([Job(template=get_template(TASK), seed=0)], keep="all")
+    opened: list[SandboxHandle] = []
+
+    @asynccontextmanager
+    async def opener(kind: str, config: dict[str, Any]) -> AsyncIterator[SandboxHandle]:
+        async with open_local(kind, config) as handle:
+            opened.append(handle)
+            yield handle
+
+    service = RecorderService(queue, opener, out, frames="last")
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(service.app, log_level="warning", lifespan="off"))
+    serving = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        deadline = asyncio.get_running_loop().time() + 30
+        while not server.started:
+            assert asyncio.get_running_loop().time() < deadline, "the recorder did not start"
+            await asyncio.sleep(0.05)  # uvicorn says it is up with a flag, not an event
+        url = f"ws://127.0.0.1:{sock.getsockname()[1]}/ws?t={service.token}&operator=alice"
+        async with connect(url, max_size=None) as ws:
+            task = await _until(ws, "task")
+            assert task["task_id"] == TASK and task["attempt"] == 1
+            status = await _until(ws, "status")
+            assert status["error"] is None
+            assert len(opened) == 1
+            os.kill(opened[0].info.details["browser_pid"], signal.SIGKILL)
+            result = await _until(ws, "result")
+            assert result["status"] == "infra_error" and result["verdict"] is None
+            _assert_crash(result["error"])
+            outcome = await _until(ws, "outcome")
+            assert outcome["outcome"] == "crashed"
+            _assert_crash(outcome["error"])
+            assert outcome["progress"]["crashed"] == 1 and outcome["progress"]["failed"] == 0
+            again = await _until(ws, "task")  # the same task, on a fresh sandbox, not an attempt used up
+            assert again["task_id"] == TASK and again["attempt"] == 1 and len(opened) == 2
+            await ws.send(json.dumps({"type": "done", "status": "success"}))
+            kept = await _until(ws, "outcome")
+            assert kept["outcome"] == "kept"
+    finally:
+        server.should_exit = True
+        await serving
+    lines = [json.loads(line) for line in (out / "recording.jsonl").read_text().splitlines()]
+    assert [line["outcome"] for line in lines] == ["crashed", "kept"]
+    _assert_crash(lines[0]["error"])
+    assert lines[1]["error"] is None
+    _assert_crashed_trajectory(Path(lines[0]["trajectory"]))
+    assert Path(lines[0]["trajectory"]).parent == out / "crashed"
+
