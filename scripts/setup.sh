@@ -15,6 +15,9 @@ APT_PACKAGES=(
   python3-gi gir1.2-atspi-2.0 at-spi2-core dbus-daemon   # accessibility trees on desktops
   qemu-system-x86 qemu-utils debootstrap       # VM sandboxes and image recipes
   fonts-dejavu-core procps iproute2 ca-certificates
+  # real products (cua.tasks.products): MediaWiki 1.39 on SQLite under `php -S`. php8.2-cgi and
+  # micro-httpd satisfy its web-server dependencies without Apache (nothing is started: no inetd)
+  mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml php8.2-cgi micro-httpd
 )
 
 SUDO=""

@@ -95,7 +95,7 @@ def bundled_app_of(sandbox_config: dict[str, Any], service: str = "app") -> str 
         if host.get("host") == "bundled" and host.get("app"):
             return str(host["app"])
         argv = spec.get("argv") or []
-        if len(argv) == 4 and argv[1:3] == ["-m", "cua.tasks.apps.serve"]:
+        if len(argv) >= 4 and argv[1:3] == ["-m", "cua.tasks.apps.serve"]:  # a real product adds its options
             return str(argv[3])
     return None
 
@@ -422,7 +422,8 @@ def equivalent_spellings(column: str, value: Any, rich: bool = False) -> list[tu
         return []
     col = column.lower()
     out: list[tuple[str, Any]] = []
-    if value.startswith("=") and len(value) > 1:  # a formula: case and spacing do not change it
+    # a formula: case and spacing do not change it (wikitext that opens with a heading, "== History ==", is none)
+    if value.startswith("=") and len(value) > 1 and not value.startswith("=="):
         spaced = re.sub(r"([,+*/()-])", r" \1 ", value[1:]).strip()
         out.append(("formula in lower case, spaced", "=" + re.sub(r"\s+", " ", spaced).lower()))
     elif (_QUANTITY.match(col) and _NUMBER.match(value)

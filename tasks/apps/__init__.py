@@ -17,7 +17,7 @@ from typing import Any
 from cua.judges.values.web import QueryRule
 from cua.tasks.apps.base import WebApp
 
-__all__ = ["APP_HOST", "app_names", "host_command", "load_app", "query_rules", "service", "WebApp"]
+__all__ = ["APP_HOST", "app_names", "host_command", "load_app", "own_server", "query_rules", "service", "WebApp"]
 
 #: The name the bundled apps' multi-instance host is registered under (`cua.app_hosts`).
 APP_HOST = "bundled"
@@ -46,9 +46,27 @@ def query_rules(name: str) -> dict[str, QueryRule]:
 
 
 def service(app: str, name: str = "app") -> dict[str, Any]:
-    """The sandbox service (`cua.sandbox.ServiceSpec` as a dict) that runs bundled app `app`."""
-    return {"name": name, "argv": [sys.executable, "-m", f"{__name__}.serve", app],
-            "app_host": {"host": APP_HOST, "app": app}}
+    """The sandbox service (`cua.sandbox.ServiceSpec` as a dict) that runs bundled app `app`:
+    in the shared app host where sandboxes share processes, unless the app runs its own
+    server (a real product: `WebApp.shared_host` is false), which is always its own process."""
+    spec: dict[str, Any] = {"name": name, "argv": [sys.executable, "-m", f"{__name__}.serve", app]}
+    if not own_server(app):
+        spec["app_host"] = {"host": APP_HOST, "app": app}
+    else:
+        spec["argv"] += _app_class(app).service_options()
+        spec["ready_timeout"] = 120.0  # a product's first start may build its images (tens of seconds)
+    return spec
+
+
+def own_server(name: str) -> bool:
+    """Whether app `name` is a real product (`cua.tasks.products`): its own server makes its
+    pages, in a service process of its own, rather than this framework's routes."""
+    return name in app_names() and not _app_class(name).shared_host
+
+
+def _app_class(name: str) -> type[WebApp]:
+    app_class: type[WebApp] = importlib.import_module(f"{__name__}.{name}").APP
+    return app_class
 
 
 def host_command() -> list[str]:

@@ -43,6 +43,9 @@ __all__ = ["AppDB", "AppHostGuard", "WebApp", "CONTROL_PREFIX", "SHARED_STATIC",
            "page_side_refusal", "script_json"]
 
 CONTROL_PREFIX = "/__cua/"
+#: Where a real product (`cua.tasks.products`) finds its prebuilt database images, when its
+#: service is told (`serve --images`): a container sandbox sees the host's cache only there.
+IMAGES_ENV = "CUA_PRODUCT_IMAGES"
 SHARED_STATIC = Path(__file__).parent / "static"
 #: The apps' clock: seeded data and "today" in every app are relative to this instant,
 #: so that state, screenshots and judges do not depend on the wall clock.
@@ -187,6 +190,21 @@ class WebApp(abc.ABC):
     #: "from=ATL", "page=1" is no page) and the two cannot drift apart. An app that declares
     #: any declares every parameter its pages read (the judge ignores undeclared ones).
     query_params: ClassVar[dict[str, QueryRule]] = {}
+    #: Whether the bundled apps' shared host (`multiserve`) may serve it; a real product
+    #: (`cua.tasks.products`) runs its own server in a process of its own instead.
+    shared_host: ClassVar[bool] = True
+
+    @classmethod
+    def service_options(cls) -> list[str]:
+        """Options the app's service command line adds after its name (a real product's
+        `--images FOLDER`); none for an app of this framework."""
+        return []
+
+    def serve_own(self, port: int, socket_path: str, seed: int) -> int | None:
+        """Serve this app in a process of its own, when this framework's ASGI server is not
+        what serves it (a real product's own server, `cua.tasks.products`): the exit status.
+        None: the framework serves it (`cua.tasks.apps.serve`)."""
+        return None
 
     @classmethod
     def schema_db(cls) -> sqlite3.Connection:

@@ -24,9 +24,10 @@ import tempfile
 
 import uvicorn
 
+from cua.errors import CuaError
 from cua.listen import tcp_listener
 from cua.tasks.apps import load_app
-from cua.tasks.apps.base import WebApp, build_asgi
+from cua.tasks.apps.base import IMAGES_ENV, WebApp, build_asgi
 
 
 def listen_unix(path: str) -> socket.socket:
@@ -94,6 +95,9 @@ def service_args(prog: str, argv: list[str] | None, *, named: bool) -> argparse.
                         help="unix socket of the control endpoints (default $CUA_APP_SOCKET, else one in a new "
                              "private temp folder)")
     parser.add_argument("--seed", type=int, default=int(os.environ.get("CUA_APP_SEED", "0")))
+    parser.add_argument("--images", default="",
+                        help="a real product's folder of prebuilt database images (cua.tasks.products): named in "
+                             "the argv, so a container sandbox binds it read-only")
     return parser.parse_args(argv)
 
 
@@ -113,11 +117,19 @@ def run_service(app: WebApp, port: int, socket_path: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = service_args("python -m cua.tasks.apps.serve", argv, named=True)
+    if args.images:  # read by the product's image builder (cua.tasks.products), before the app is built
+        os.environ[IMAGES_ENV] = args.images
     try:
         app = load_app(args.name)
     except KeyError as exc:
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return os.EX_USAGE  # the contract's "my configuration is wrong": the client's fault
+    except CuaError as exc:  # a real product that is not installed or cannot build its images
+        print(f"error: {args.name}: {exc.message}", file=sys.stderr)
+        return os.EX_USAGE if exc.fault == "client" else 1
+    own = app.serve_own(args.port, args.socket, args.seed)
+    if own is not None:
+        return own
     app.reset(args.seed)
     return run_service(app, args.port, args.socket)
 

@@ -23,7 +23,7 @@ import uvicorn
 from playwright.async_api import Browser, async_playwright
 
 from cua.sandboxes.browser.launcher import find_executable
-from cua.tasks.apps import app_names, load_app
+from cua.tasks.apps import app_names, load_app, own_server
 from cua.tasks.apps.base import WebApp, build_asgi, esc
 
 #: Closes the title, a quoted attribute and a script block, then tries to run script twice.
@@ -51,7 +51,7 @@ CASES = [
 
 
 def test_the_cases_cover_every_app() -> None:
-    assert {app for app, *_ in CASES} == set(app_names())
+    assert {app for app, *_ in CASES} == {app for app in app_names() if not own_server(app)}  # products escape their own
 
 
 def test_the_escaper_leaves_no_markup() -> None:

@@ -1,0 +1,235 @@
+"""`ProductApp`: a real product as the kit's `WebApp`.
+
+The kit knows an app by its `WebApp`: the task loader checks its name, the params read
+rows from it at a seed, judge QA keeps an in-process copy of it to judge probe end states
+(its `schema`, `state()`, `db`). A product's data is written by the product itself, at
+image build time (its installer and its own maintenance code), so a `ProductApp` has no
+`seed()` of its own: `reset(seed)` puts the finished seed image back, from files cached
+per product version.
+
+Two places hold one:
+- in process (the loader, judge QA): the database in memory, without the product's
+  private tables (`private_tables`: full-text indexes and caches, which no judge reads and
+  which cannot be rebuilt row by row);
+- in the live service (`cua.tasks.products.service`): the database is the product's own
+  file (`FileDB`), which the product's server reads and writes; a reset or restore copies
+  an image into it with SQLite's backup API, under the product's own locking.
+"""
+
+from __future__ import annotations
+
+import abc
+import random
+import sqlite3
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, ClassVar
+
+from starlette.routing import BaseRoute
+
+from cua.errors import BadRequest, InfraError
+from cua.tasks.apps.activity import install as install_activity_log
+from cua.tasks.apps.base import AppDB, WebApp
+
+__all__ = ["FileDB", "ProductApp", "ProductBuildFailed", "ProductConfigError", "ProductMissing", "ProductStartFailed"]
+
+
+class ProductMissing(InfraError):
+    """The product is not installed on this machine (scripts/setup.sh installs it)."""
+
+
+class ProductBuildFailed(InfraError):
+    """The product's installer or seeding failed while building an image."""
+
+
+class ProductStartFailed(InfraError):
+    """The product's server or its control socket did not come up, or stopped."""
+
+
+class ProductConfigError(BadRequest):
+    """The product was asked for something it cannot be (a bad seed, port or socket)."""
+
+
+#: Seed images kept in memory per app object (each a few MB).
+MAX_IMAGES = 6
+
+
+def _open_memory() -> sqlite3.Connection:
+    return sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+
+
+class FileDB(AppDB):
+    """A live instance's database: the product's own SQLite file, shared with its server."""
+
+    def __init__(self, schema: str, path: Path, private_ddl: dict[str, list[str]]) -> None:
+        self.schema = schema
+        self.path = path
+        #: table -> its CREATE statements, for the product's private tables that an image
+        #: written by judge QA's copy lacks (`ProductApp.private_tables`).
+        self.private_ddl = private_ddl
+        self.conn = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        conn.row_factory = sqlite3.Row
+        conn.create_function("same_text", 2, _same_text_fn(), deterministic=True)
+        conn.execute("PRAGMA synchronous = OFF")  # this connection's copies: a crash loses an episode, not an image
+        return conn
+
+    def restore(self, image: bytes, *, trusted: bool = False) -> None:
+        """Copy `image` into the file (SQLite's backup API: the product's next request sees
+        it whole); on bad bytes raise sqlite3.DatabaseError and keep the file as it was."""
+        if not image:
+            raise sqlite3.DatabaseError("empty database image")
+        fresh = _open_memory()
+        try:
+            fresh.deserialize(image)
+            if not trusted:
+                check = fresh.execute("PRAGMA quick_check").fetchone()
+                if check is None or check[0] != "ok":
+                    raise sqlite3.DatabaseError(f"database image fails its integrity check: {check}")
+                if not fresh.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                    raise sqlite3.DatabaseError("database image holds no tables")
+            install_activity_log(fresh)
+            present = {r[0] for r in fresh.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            for table, statements in self.private_ddl.items():
+                if table not in present:  # an image from the in-process copy: the product needs them, empty
+                    for statement in statements:
+                        fresh.execute(statement)
+            fresh.backup(self.conn)
+        finally:
+            fresh.close()
+
+
+def _same_text_fn() -> Any:
+    from cua.tasks.apps.base import _same_text  # the bundled apps' own: one meaning of "the same title"
+
+    return _same_text
+
+
+class ProductApp(WebApp):
+    """A real product (see the module's docstring). A subclass names its `schema` (the
+    product's own, less its private tables: a file in the repository, so that loading a
+    suite needs no installed product), its images (`template_file`, `seed_file`), its
+    private tables, its `state()`, and how its server runs (`server_argv`,
+    `prepare_instance`)."""
+
+    #: Served by its own process: never inside the bundled apps' shared host.
+    shared_host: ClassVar[bool] = False
+    #: Tables the in-process copy leaves out (full-text indexes, caches): no judge reads them.
+    private_tables: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self) -> None:
+        self._images: OrderedDict[tuple[int, bool], bytes] = OrderedDict()
+        super().__init__()
+
+    # --- what a product defines ---
+
+    @abc.abstractmethod
+    def template_file(self) -> Path:
+        """The freshly installed product's database file (built on first use)."""
+
+    @abc.abstractmethod
+    def seed_file(self, seed: int) -> Path:
+        """The seeded database file for `seed` (built on first use)."""
+
+    @abc.abstractmethod
+    def prepare_instance(self, data_dir: Path, control_socket: str) -> Path:
+        """Write one live instance's configuration into `data_dir`; return its database file."""
+
+    @abc.abstractmethod
+    def server_argv(self, data_dir: Path, port: int) -> tuple[list[str], dict[str, str]]:
+        """The product's server command line and environment, for an instance in `data_dir`."""
+
+    # --- the WebApp side ---
+
+    def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
+        raise NotImplementedError("a product's seeds are images its own code built (seed_file)")
+
+    def routes(self) -> list[BaseRoute]:
+        return []  # the product serves its own pages
+
+    def image(self, seed: int, *, private: bool) -> bytes:
+        """Seed `seed`'s database as bytes: the product's own file (`private`: for the live
+        instance), or its rows in the app's `schema` without the private tables (the
+        in-process copy, whose tables judge QA reads and rebuilds row by row)."""
+        key = (seed, private)
+        cached = self._images.get(key)
+        if cached is not None:
+            self._images.move_to_end(key)
+            return cached
+        path = self.seed_file(seed)
+        conn = _open_memory()
+        try:
+            if private:
+                conn.deserialize(path.read_bytes())
+            else:
+                conn.executescript(self.schema)
+                conn.execute("ATTACH DATABASE ? AS src", (str(path),))
+                tables = [r[0] for r in conn.execute(
+                    "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name != 'sqlite_sequence'")]
+                conn.execute("BEGIN")
+                for table in tables:
+                    conn.execute(f'INSERT INTO main."{table}" SELECT * FROM src."{table}"')
+                if conn.execute("SELECT count(*) FROM main.sqlite_master WHERE name = 'sqlite_sequence'").fetchone()[0] \
+                        and conn.execute("SELECT count(*) FROM src.sqlite_master WHERE name = 'sqlite_sequence'").fetchone()[0]:
+                    # a schema with no AUTOINCREMENT column (Trac's) has no sequence table
+                    conn.execute("INSERT INTO main.sqlite_sequence SELECT * FROM src.sqlite_sequence "
+                                 "WHERE name IN (SELECT name FROM main.sqlite_master)")
+                conn.execute("COMMIT")
+                conn.execute("DETACH DATABASE src")
+            install_activity_log(conn)
+            data = conn.serialize()
+        finally:
+            conn.close()
+        self._images[key] = data
+        while len(self._images) > MAX_IMAGES:
+            self._images.popitem(last=False)
+        return data
+
+    def private_ddl(self) -> dict[str, list[str]]:
+        """The CREATE statements of the private tables, as the installed product made them."""
+        conn = _open_memory()
+        try:
+            conn.deserialize(self.template_file().read_bytes())
+            out: dict[str, list[str]] = {}
+            for table in self.private_tables:
+                rows = conn.execute("SELECT sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL "
+                                    "ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END, rowid", (table,))
+                statements = [str(r[0]) for r in rows]
+                if statements:
+                    out[table] = statements
+            return out
+        finally:
+            conn.close()
+
+    @classmethod
+    def schema_db(cls) -> sqlite3.Connection:
+        """An empty database of the app's schema (what a judge's SQL reads is learned on it)."""
+        conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        conn.create_function("same_text", 2, _same_text_fn(), deterministic=True)
+        conn.executescript(cls.schema)
+        install_activity_log(conn)
+        return conn
+
+    @classmethod
+    def images_folder(cls) -> Path | None:
+        """The folder of the product's prebuilt images on this machine (None: not installed)."""
+        return None
+
+    @classmethod
+    def service_options(cls) -> list[str]:
+        folder = cls.images_folder()
+        return ["--images", str(folder)] if folder is not None else []
+
+    def serve_own(self, port: int, socket_path: str, seed: int) -> int:
+        from cua.tasks.products.service import run  # the service imports this module
+
+        return run(self, port, socket_path, seed)
+
+    def reset(self, seed: int) -> None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise ProductConfigError(f"a seed is a non-negative integer, not {seed!r}")
+        self.db.restore(self.image(seed, private=isinstance(self.db, FileDB)), trusted=True)
+        self.activity.forget()
+        self.current_seed = seed
