@@ -220,6 +220,9 @@ def rich_text(value: Any) -> RichLines:
     blocks: list[str] = []
     marks: list[str] = []
     pending: list[tuple[str, frozenset[str]]] = []
+    # A line broken inside a list item (`<li>a<br>b</li>`) is still that one item: its
+    # continuation is kept apart from a new item's line, which shows another bullet.
+    continued = [False]
 
     def flush() -> None:
         merged: list[tuple[str, frozenset[str]]] = []
@@ -247,13 +250,15 @@ def rich_text(value: Any) -> RichLines:
             merged[-1] = (merged[-1][0].rstrip(), merged[-1][1])
             runs = tuple((t, m) for t, m in merged if t)
             if runs:
-                lines.append(("/".join(b for b in blocks if b not in ("p", "div")) or "p", runs))
+                kind = "/".join(b for b in blocks if b not in ("p", "div")) or "p"
+                lines.append((kind + "/br" if continued[0] else kind, runs))
 
     class _P(HTMLParser):
         def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
             tag = _INLINE_EQUIV.get(tag, tag)
             if tag in _BLOCKS:
                 flush()
+                continued[0] = tag == "br" and "li" in blocks
                 if tag != "br":
                     blocks.append(tag)
             elif tag == "a":
@@ -270,6 +275,7 @@ def rich_text(value: Any) -> RichLines:
             tag = _INLINE_EQUIV.get(tag, tag)
             if tag in _BLOCKS and tag != "br":
                 flush()
+                continued[0] = False
                 if tag in blocks:
                     del blocks[len(blocks) - 1 - blocks[::-1].index(tag):]
             elif tag == "a":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -12,13 +13,22 @@ from cua.judges.values.base import Refused, Result, scalar_text
 __all__ = ["Money", "compare_money", "compare_number", "parse_money", "parse_one_number"]
 
 
+#: Words and signs after a number that scale it or name a smaller unit: "103 cents" is not
+#: 103 of the dollars asked, "1118.99 thousand" not 1118.99, "249k" not 249.
+_SCALED = re.compile(r"\d\s*(?:hundreds?|thousands?|millions?|billions?|trillions?|dozens?|k|mn|bn|cents?|¢|pence)(?![A-Za-z])",
+                     re.I)
+
+
 def parse_one_number(value: Any, *, decimal_comma: bool = False) -> float | Refused:
     """One number. Equivalence class: the same value however grouped and decorated:
     "1,234.50" = "1234.5" = 1234.5 = "$1,234.50" = "1 234.5"; "1.234,5" with
     `decimal_comma`; a sign before a currency symbol ("-$12") counts. Refused: no number,
-    or more than one ("3 of 11", "12 or 13")."""
+    more than one ("3 of 11", "12 or 13"), or one with a scale or a smaller unit after it
+    ("103 cents", "1.2 thousand", "249k"): the digits are then not the value."""
     if isinstance(value, bool) or value is None or isinstance(value, (list, tuple, dict, set)):
         return Refused(f"not one number: {value!r}")
+    if isinstance(value, str) and _SCALED.search(unicodedata.normalize("NFKC", value)):
+        return Refused(f"a number with a scale or unit that changes it: {value!r}")
     number = parse_number(value, decimal_comma=decimal_comma)
     if number is None:
         return Refused(f"not one number: {value!r}")

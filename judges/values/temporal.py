@@ -9,7 +9,8 @@ local wall time), "14:30" = "2:30 PM" = "2:30 p.m." = "14:30:00".
 Refused: a text holding no date (no time) where one is needed, an impossible date
 ("2026-02-30"), and any text holding more than one: two dates, two times, or a date
 or time beside other numbers or month names ("March 5 or 6, 2026", "2 or 3 PM",
-"14:30-15:00", "March or April 5, 2026"). A hedged answer never passes.
+"14:30-15:00", "March or April 5, 2026"). A hedged answer never passes, nor a weekday
+that is not the date's own ("Thursday, April 8, 2026" when April 8 is a Wednesday).
 """
 
 from __future__ import annotations
@@ -112,7 +113,19 @@ def parse_when(value: Any, *, day_first: bool = False) -> When | Refused:
         return Refused(f"more than one value: {text!r} holds another number or month beside its date/time")
     if not dates and not times:
         return Refused(f"not a date or time: {text!r}")
+    days = {_WEEKDAYS[m.lower().rstrip(".")] for m in _WEEKDAY_WORD.findall(rest)}
+    if len(days) > 1:
+        return Refused(f"more than one weekday: {text!r}")
+    if days and dates and dates[0] is not None and dates[0].weekday() not in days:
+        return Refused(f"the weekday contradicts the date: {text!r} ({dates[0]:%A})")
     return When(dates[0] if dates else None, times[0] if times else None)
+
+
+_WEEKDAYS = {name: i for i, names in enumerate(
+    [("monday", "mon"), ("tuesday", "tue", "tues"), ("wednesday", "wed"), ("thursday", "thu", "thur", "thurs"),
+     ("friday", "fri"), ("saturday", "sat"), ("sunday", "sun")]) for name in names}
+#: A weekday named beside a date ("Thursday, April 8, 2026"): it must be the date's own.
+_WEEKDAY_WORD = re.compile(r"\b(" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")\b\.?", re.I)
 
 
 def _trim(t: dt.time, seconds: bool) -> dt.time:
