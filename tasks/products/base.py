@@ -23,88 +23,21 @@ import random
 import sqlite3
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from starlette.routing import BaseRoute
 
-from cua.errors import BadRequest, InfraError
 from cua.tasks.apps.activity import install as install_activity_log
 from cua.tasks.apps.base import AppDB, WebApp
+from cua.tasks.products.errors import ProductBuildFailed, ProductConfigError, ProductMissing, ProductStartFailed
+from cua.tasks.products.filedb import FileDB, open_memory, same_text
+from cua.tasks.products.service import run as run_service
 
 __all__ = ["FileDB", "ProductApp", "ProductBuildFailed", "ProductConfigError", "ProductMissing", "ProductStartFailed"]
 
 
-class ProductMissing(InfraError):
-    """The product is not installed on this machine (scripts/setup.sh installs it)."""
-
-
-class ProductBuildFailed(InfraError):
-    """The product's installer or seeding failed while building an image."""
-
-
-class ProductStartFailed(InfraError):
-    """The product's server or its control socket did not come up, or stopped."""
-
-
-class ProductConfigError(BadRequest):
-    """The product was asked for something it cannot be (a bad seed, port or socket)."""
-
-
 #: Seed images kept in memory per app object (each a few MB).
 MAX_IMAGES = 6
-
-
-def _open_memory() -> sqlite3.Connection:
-    return sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-
-
-class FileDB(AppDB):
-    """A live instance's database: the product's own SQLite file, shared with its server."""
-
-    def __init__(self, schema: str, path: Path, private_ddl: dict[str, list[str]]) -> None:
-        self.schema = schema
-        self.path = path
-        #: table -> its CREATE statements, for the product's private tables that an image
-        #: written by judge QA's copy lacks (`ProductApp.private_tables`).
-        self.private_ddl = private_ddl
-        self.conn = self._open()
-
-    def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
-        conn.row_factory = sqlite3.Row
-        conn.create_function("same_text", 2, _same_text_fn(), deterministic=True)
-        conn.execute("PRAGMA synchronous = OFF")  # this connection's copies: a crash loses an episode, not an image
-        return conn
-
-    def restore(self, image: bytes, *, trusted: bool = False) -> None:
-        """Copy `image` into the file (SQLite's backup API: the product's next request sees
-        it whole); on bad bytes raise sqlite3.DatabaseError and keep the file as it was."""
-        if not image:
-            raise sqlite3.DatabaseError("empty database image")
-        fresh = _open_memory()
-        try:
-            fresh.deserialize(image)
-            if not trusted:
-                check = fresh.execute("PRAGMA quick_check").fetchone()
-                if check is None or check[0] != "ok":
-                    raise sqlite3.DatabaseError(f"database image fails its integrity check: {check}")
-                if not fresh.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                    raise sqlite3.DatabaseError("database image holds no tables")
-            install_activity_log(fresh)
-            present = {r[0] for r in fresh.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            for table, statements in self.private_ddl.items():
-                if table not in present:  # an image from the in-process copy: the product needs them, empty
-                    for statement in statements:
-                        fresh.execute(statement)
-            fresh.backup(self.conn)
-        finally:
-            fresh.close()
-
-
-def _same_text_fn() -> Any:
-    from cua.tasks.apps.base import _same_text  # the bundled apps' own: one meaning of "the same title"
-
-    return _same_text
 
 
 class ProductApp(WebApp):
@@ -159,7 +92,7 @@ class ProductApp(WebApp):
             self._images.move_to_end(key)
             return cached
         path = self.seed_file(seed)
-        conn = _open_memory()
+        conn = open_memory()
         try:
             if private:
                 conn.deserialize(path.read_bytes())
@@ -189,7 +122,7 @@ class ProductApp(WebApp):
 
     def private_ddl(self) -> dict[str, list[str]]:
         """The CREATE statements of the private tables, as the installed product made them."""
-        conn = _open_memory()
+        conn = open_memory()
         try:
             conn.deserialize(self.template_file().read_bytes())
             out: dict[str, list[str]] = {}
@@ -207,7 +140,7 @@ class ProductApp(WebApp):
     def schema_db(cls) -> sqlite3.Connection:
         """An empty database of the app's schema (what a judge's SQL reads is learned on it)."""
         conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        conn.create_function("same_text", 2, _same_text_fn(), deterministic=True)
+        conn.create_function("same_text", 2, same_text, deterministic=True)
         conn.executescript(cls.schema)
         install_activity_log(conn)
         return conn
@@ -223,9 +156,7 @@ class ProductApp(WebApp):
         return ["--images", str(folder)] if folder is not None else []
 
     def serve_own(self, port: int, socket_path: str, seed: int) -> int:
-        from cua.tasks.products.service import run  # the service imports this module
-
-        return run(self, port, socket_path, seed)
+        return run_service(self, port, socket_path, seed)
 
     def reset(self, seed: int) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:

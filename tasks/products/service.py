@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 import uvicorn
 from starlette.applications import Starlette
@@ -42,17 +42,37 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from cua.errors import CuaError
-from cua.tasks.apps.base import CONTROL_PREFIX
+from cua.tasks.apps.activity import ActivityLog
+from cua.tasks.apps.base import CONTROL_PREFIX, AppDB
 from cua.tasks.apps.serve import listen_unix
-from cua.tasks.products.base import FileDB, ProductApp, ProductConfigError, ProductStartFailed
+from cua.tasks.products.errors import ProductConfigError, ProductStartFailed
+from cua.tasks.products.filedb import FileDB
 
-__all__ = ["IDLE_PATH", "ProductService", "run"]
+__all__ = ["IDLE_PATH", "Product", "ProductService", "run"]
 
 #: The product server's path that answers at once (see the module's docstring).
 IDLE_PATH = "/.cua-idle"
 #: How long the server may take to listen, and a request to finish before a read goes on.
 START_TIMEOUT_S = 30.0
 BARRIER_TIMEOUT_S = 60.0
+
+
+class Product(Protocol):
+    """What the service needs of a product (`cua.tasks.products.base.ProductApp` is one)."""
+
+    name: ClassVar[str]
+    schema: ClassVar[str]
+    db: AppDB
+    activity: ActivityLog
+    current_seed: int | None
+
+    def seed_file(self, seed: int) -> Path: ...
+    def prepare_instance(self, data_dir: Path, control_socket: str) -> Path: ...
+    def server_argv(self, data_dir: Path, port: int) -> tuple[list[str], dict[str, str]]: ...
+    def private_ddl(self) -> dict[str, list[str]]: ...
+    def reset(self, seed: int) -> None: ...
+    def restore(self, image: bytes) -> None: ...
+    def state(self) -> dict[str, Any]: ...
 
 
 def _free_port() -> int:
@@ -64,7 +84,7 @@ def _free_port() -> int:
 class ProductService:
     """One live product instance (see the module's docstring)."""
 
-    def __init__(self, app: ProductApp, port: int, socket_path: str, seed: int) -> None:
+    def __init__(self, app: Product, port: int, socket_path: str, seed: int) -> None:
         if not 0 <= port <= 65535:
             raise ProductConfigError(f"port {port} is not a TCP port")
         if seed < 0:
@@ -262,7 +282,7 @@ class ProductService:
                 os.unlink(self.socket_path)
 
 
-def run(app: ProductApp, port: int, socket_path: str, seed: int) -> int:
+def run(app: Product, port: int, socket_path: str, seed: int) -> int:
     """Serve `app` until it stops: 0, or 64 for a bad configuration, 1 for a failure."""
     try:
         service = ProductService(app, port, socket_path, seed)
