@@ -41,7 +41,7 @@ from urllib.parse import parse_qs
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cua.errors import BadRequest, CuaError, ErrorRecord, Forbidden, Unauthorized, UnknownSandbox
@@ -50,6 +50,7 @@ from cua.rollout.envs import EnvHandles
 from cua.rollout.models import (
     CreateEnvRequest,
     ForkEnvRequest,
+    PolicyVersion,
     PolicyVersionRequest,
     ResetEnvRequest,
     RolloutRequest,
@@ -160,25 +161,25 @@ def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, 
 
     @app.post("/rollouts")
     async def rollouts(request: Request) -> Any:
-        return await ops.call("rollouts", await _json(request))
+        return await ops.answer("rollouts", await _json(request))
 
     @app.post("/policy_version")
     async def policy_version(request: Request) -> Any:
-        return await ops.call("policy_version", await _json(request))
+        return await ops.answer("policy_version", await _json(request))
 
     @app.post("/envs")
     async def create(request: Request) -> Any:
-        return await ops.call("create", await _json(request))
+        return await ops.answer("create", await _json(request))
 
     @app.post("/envs/{env_id}/{op}")
     async def env_op(env_id: str, op: str, request: Request) -> Any:
         if op not in ("reset", "step", "snapshot", "fork"):
             raise BadRequest(f"unknown operation {op!r}")
-        return await ops.call(op, {**await _json(request), "env_id": env_id})
+        return await ops.answer(op, {**await _json(request), "env_id": env_id})
 
     @app.delete("/envs/{env_id}")
     async def close(env_id: str) -> Any:
-        return await ops.call("close", {"env_id": env_id})
+        return await ops.answer("close", {"env_id": env_id})
 
     @app.websocket("/ws")
     async def ws(socket: WebSocket) -> None:
@@ -193,7 +194,7 @@ def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, 
                 if not isinstance(op, str):
                     raise BadRequest("a message needs an `op`")
                 args = {k: v for k, v in message.items() if k not in ("id", "op")}
-                reply: dict[str, Any] = {"id": rid, "result": await ops.call(op, args)}
+                reply: dict[str, Any] = {"id": rid, "result": await ops.answer(op, args)}
             except CuaError as exc:
                 reply = {"id": rid, "error": _error_json(exc)}
             except ValidationError as exc:
@@ -237,13 +238,19 @@ class _Ops:
     def __init__(self, service: RolloutService, envs: EnvHandles) -> None:
         self.service, self.envs = service, envs
 
-    async def call(self, op: str, args: dict[str, Any]) -> Any:
-        """Run `op` with `args` (validated by its `cua.rollout.models` request model)."""
+    async def answer(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
+        """`call`'s answer as the JSON both HTTP and the websocket send."""
+        return (await self.call(op, args)).model_dump(mode="json")
+
+    async def call(self, op: str, args: dict[str, Any]) -> BaseModel:
+        """Run `op` with `args` (validated by its `cua.rollout.models` request model); its
+        answer is that route's response model (`cua.rollout.models.ROUTES`)."""
         service, envs = self.service, self.envs
         if op == "rollouts":
-            return (await service.run(RolloutRequest.model_validate(args))).model_dump(mode="json")
+            return await service.run(RolloutRequest.model_validate(args))
         if op == "policy_version":
-            return {"policy_version": service.set_policy_version(PolicyVersionRequest.model_validate(args).version)}
+            return PolicyVersion(policy_version=service.set_policy_version(
+                PolicyVersionRequest.model_validate(args).version))
         if op == "create":
             created = CreateEnvRequest.model_validate(args)
             return await envs.create(created.task, created.seed, reward=created.reward, isolation=created.isolation,

@@ -14,13 +14,14 @@ one sandbox with its current `cua.episode.Episode`.
   (`cua.episode.transition.RewardAccount`), as `CuaEnv` and the vector env pay;
 - `fork(env, k)` gives k new handles continuing the live episode from one snapshot.
 
-Observations go out as JSON with the screenshot as base64 JPEG.
+Each operation answers its typed model (`cua.rollout.models`: `EnvCreated`, `EnvState`,
+`EnvStep` or `EnvEnded`, `EnvSnapshot`, `EnvForked`, `EnvClosed`), which the HTTP and
+websocket layers send as JSON, the screenshot as base64 JPEG (`EnvObservation`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import uuid
 from dataclasses import dataclass
@@ -33,17 +34,19 @@ from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.episode.transition import RewardAccount, RewardMode
 from cua.errors import BadRequest, CuaError, UnknownSandbox
 from cua.observation import Observation, ObserveOptions
+from cua.rollout.models import (
+    EnvClosed,
+    EnvCreated,
+    EnvEnded,
+    EnvForked,
+    EnvObservation,
+    EnvSnapshot,
+    EnvState,
+    EnvStep,
+)
 from cua.task import TaskInstance, TaskTemplate
 
-__all__ = ["EnvHandles", "observation_json"]
-
-
-def observation_json(obs: Observation) -> dict[str, Any]:
-    shot = obs.screenshot
-    return {"url": obs.url, "title": obs.title, "frame": obs.frame.model_dump(),
-            "screenshot": {"format": shot.format, "width": shot.width, "height": shot.height,
-                           "data": base64.b64encode(shot.data).decode()} if shot else None,
-            "error": obs.error.model_dump(mode="json") if obs.error else None, "step": obs.step}
+__all__ = ["EnvHandles"]
 
 
 @dataclass
@@ -86,7 +89,7 @@ class EnvHandles:
             raise BadRequest(str(exc.args[0]), details={"task": task}) from None
 
     async def create(self, task: str, seed: int = 0, *, reward: RewardMode = "sparse",
-                     isolation: str | None = None, terminate_on_success: bool = False) -> dict[str, Any]:
+                     isolation: str | None = None, terminate_on_success: bool = False) -> EnvCreated:
         if len(self._envs) >= self.max_envs:
             raise BadRequest(f"at most {self.max_envs} environments at once", details={"max_envs": self.max_envs})
         instance = self._instance(task, seed)
@@ -104,10 +107,10 @@ class EnvHandles:
             await cm.__aexit__(None, None, None)
             raise
         self._envs[env.id] = env
-        return {"env_id": env.id, **self._state(env, obs)}
+        return self._created(env, obs)
 
     async def reset(self, env_id: str, *, task: str | None = None, seed: int | None = None,
-                    snapshot: str | None = None) -> dict[str, Any]:
+                    snapshot: str | None = None) -> EnvState:
         env = self._get(env_id)
         assert env.lock is not None and env.snapshots is not None
         async with env.lock:
@@ -128,7 +131,7 @@ class EnvHandles:
                 env.account = RewardAccount.at_start(episode, old.mode, terminate_on_success=old.terminate_on_success)
             return self._state(env, obs)
 
-    async def step(self, env_id: str, action: dict[str, Any] | None) -> dict[str, Any]:
+    async def step(self, env_id: str, action: dict[str, Any] | None) -> EnvStep | EnvEnded:
         """One step: an action, or None for a turn that produced none (unparseable model
         output): a step that does nothing, as `cua.episode.loop.plan` makes of such a turn."""
         env = self._get(env_id)
@@ -141,37 +144,38 @@ class EnvHandles:
             if env.account.episode.over:
                 raise BadRequest("the episode is over: reset first", details={"env_id": env_id})
             step = await env.account.step(act)
-            out = {**self._state(env, step.observation), "reward": step.reward, "terminated": step.terminated,
-                   "truncated": step.truncated}
+            state = dict(self._state(env, step.observation))
             if step.verdict is not None:
-                return {**out, "verdict": step.verdict.model_dump(mode="json")}
-            return {**out, "progress": step.progress}
+                return EnvEnded(**state, reward=step.reward, terminated=step.terminated, truncated=step.truncated,
+                                verdict=step.verdict)
+            return EnvStep(**state, reward=step.reward, terminated=step.terminated, truncated=step.truncated,
+                           progress=step.progress)
 
-    async def snapshot(self, env_id: str) -> dict[str, Any]:
+    async def snapshot(self, env_id: str) -> EnvSnapshot:
         env = self._get(env_id)
         assert env.lock is not None and env.snapshots is not None
         async with env.lock:
             ref = await env.handle.snapshot()
             env.snapshots[ref.id] = (ref, env.account.episode)
-            return {"snapshot": ref.id}
+            return EnvSnapshot(snapshot=ref.id)
 
-    async def fork(self, env_id: str, k: int) -> dict[str, Any]:
+    async def fork(self, env_id: str, k: int) -> EnvForked:
         env = self._get(env_id)
         if not 1 <= k <= 64 or len(self._envs) + k > self.max_envs:
             raise BadRequest(f"cannot fork {k} more environments (at most {self.max_envs} at once)")
         assert env.lock is not None
         async with env.lock:
             ref, handles = await fork_handles(env.handle, k, observe=self.observe)
-            children = []
+            children: list[EnvCreated] = []
             for handle in handles:
                 episode = env.account.episode.fork(handle, handle.observation, start_snapshot=ref.model_dump(mode="json"))
                 child = _Env(f"env-{uuid.uuid4().hex[:12]}", handle, None, env.account.fork(episode),
                              lock=asyncio.Lock(), snapshots={})
                 self._envs[child.id] = child
-                children.append({"env_id": child.id, **self._state(child, handle.observation)})
-            return {"envs": children}
+                children.append(self._created(child, handle.observation))
+            return EnvForked(envs=children)
 
-    async def close(self, env_id: str) -> dict[str, Any]:
+    async def close(self, env_id: str) -> EnvClosed:
         env = self._envs.pop(env_id, None)
         if env is None:
             raise UnknownSandbox(f"no environment {env_id!r}", details={"env_id": env_id})
@@ -181,12 +185,15 @@ class EnvHandles:
                 await env.cm.__aexit__(None, None, None)
             else:
                 await env.handle.close()
-        return {"closed": env_id}
+        return EnvClosed(closed=env_id)
 
     async def aclose(self) -> None:
         await asyncio.gather(*(self.close(e) for e in list(self._envs)), return_exceptions=True)
 
-    def _state(self, env: _Env, obs: Observation) -> dict[str, Any]:
+    def _state(self, env: _Env, obs: Observation) -> EnvState:
         ep = env.account.episode
-        return {"observation": observation_json(obs), "instruction": ep.instruction, "task_id": ep.instance.task_id,
-                "seed": ep.instance.seed, "step": ep.steps, "over": ep.over}
+        return EnvState(observation=EnvObservation.of(obs), instruction=ep.instruction, task_id=ep.instance.task_id,
+                        seed=ep.instance.seed, step=ep.steps, over=ep.over)
+
+    def _created(self, env: _Env, obs: Observation) -> EnvCreated:
+        return EnvCreated(env_id=env.id, **dict(self._state(env, obs)))

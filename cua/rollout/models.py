@@ -4,16 +4,20 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from cua.errors import ErrorRecord, FailureClass
+from cua.observation import ActionError, ImageFormat, Observation, Size
+from cua.task import Verdict
 from cua.trajectory import FramePolicy
 
-__all__ = ["CreateEnvRequest", "ForkEnvRequest", "GroupResult", "PolicyEndpoint", "PolicyVersionRequest",
-           "ResetEnvRequest", "RolloutRequest", "RolloutResponse", "RolloutTrajectory", "StepEnvRequest",
-           "json_schema"]
+__all__ = ["CreateEnvRequest", "EnvClosed", "EnvCreated", "EnvEnded", "EnvForked", "EnvObservation", "EnvScreenshot",
+           "EnvSnapshot", "EnvState", "EnvStep", "EnvStepped", "ForkEnvRequest", "GroupResult", "PolicyEndpoint",
+           "PolicyVersion", "PolicyVersionRequest", "ResetEnvRequest", "RolloutRequest", "RolloutResponse",
+           "RolloutTrajectory", "StepEnvRequest", "json_schema"]
 
 
 class PolicyEndpoint(BaseModel):
@@ -158,25 +162,129 @@ class ForkEnvRequest(BaseModel):
     k: int = Field(1, ge=1, le=64)
 
 
-#: Route -> (request model, response model); None: no body, or a JSON object the docs describe.
+class PolicyVersion(BaseModel):
+    """The answer to `POST /policy_version`: the version the service now holds."""
+
+    policy_version: int
+
+
+class EnvScreenshot(BaseModel):
+    """An observation's screenshot on the wire: its bytes as base64 (JPEG as the sandbox sent it)."""
+
+    format: ImageFormat
+    width: int
+    height: int
+    #: The image's bytes, base64.
+    data: str
+
+
+class EnvObservation(BaseModel):
+    """An observation as an environment operation answers it (`cua.observation.Observation`
+    without the accessibility tree and timings, its screenshot as base64)."""
+
+    url: str | None
+    title: str | None
+    frame: Size
+    screenshot: EnvScreenshot | None
+    #: The agent's action that could not be performed (the episode goes on).
+    error: ActionError | None
+    #: The sandbox's action counter.
+    step: int
+
+    @classmethod
+    def of(cls, obs: Observation) -> EnvObservation:
+        shot = obs.screenshot
+        return cls(url=obs.url, title=obs.title, frame=obs.frame, error=obs.error, step=obs.step,
+                   screenshot=EnvScreenshot(format=shot.format, width=shot.width, height=shot.height,
+                                            data=base64.b64encode(shot.data).decode()) if shot else None)
+
+
+class EnvState(BaseModel):
+    """Where an environment's episode is: the answer to a reset, and the start of every other."""
+
+    observation: EnvObservation
+    instruction: str
+    task_id: str
+    seed: int
+    #: Steps taken in this episode.
+    step: int
+    #: The episode is over (terminated or truncated): reset before the next step.
+    over: bool
+
+
+class EnvCreated(EnvState):
+    """`POST /envs` (and each of a fork's): the new environment's id and its state."""
+
+    env_id: str
+
+    @model_serializer(mode="wrap")
+    def _id_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return {"env_id": data.pop("env_id"), **data}
+
+
+class EnvStepped(EnvState):
+    """What every step answers besides the state: the one transition (`RewardAccount`)."""
+
+    #: Sparse: the judge's score at the end (0 before); dense: the change in progress.
+    reward: float
+    terminated: bool
+    truncated: bool
+
+
+class EnvStep(EnvStepped):
+    """A step of an episode that goes on, or ended without a verdict."""
+
+    #: The judge's progress after the step (dense reward), else null.
+    progress: float | None
+
+
+class EnvEnded(EnvStepped):
+    """The step that ended the episode, with the judge's verdict of its final state."""
+
+    verdict: Verdict
+
+
+class EnvSnapshot(BaseModel):
+    """`POST /envs/{id}/snapshot`: the snapshot's id, for `reset` with `snapshot`."""
+
+    snapshot: str
+
+
+class EnvForked(BaseModel):
+    """`POST /envs/{id}/fork`: the new environments, each continuing the live episode."""
+
+    envs: list[EnvCreated]
+
+
+class EnvClosed(BaseModel):
+    """`DELETE /envs/{id}`: the environment closed."""
+
+    closed: str
+
+
+#: Route -> (request model, response model); None: no body.
 ROUTES: dict[str, tuple[type[BaseModel] | None, type[BaseModel] | None]] = {
     "POST /rollouts": (RolloutRequest, RolloutResponse),
-    "POST /policy_version": (PolicyVersionRequest, None),
-    "POST /envs": (CreateEnvRequest, None),
-    "POST /envs/{env_id}/reset": (ResetEnvRequest, None),
-    "POST /envs/{env_id}/step": (StepEnvRequest, None),
-    "POST /envs/{env_id}/snapshot": (None, None),
-    "POST /envs/{env_id}/fork": (ForkEnvRequest, None),
-    "DELETE /envs/{env_id}": (None, None),
+    "POST /policy_version": (PolicyVersionRequest, PolicyVersion),
+    "POST /envs": (CreateEnvRequest, EnvCreated),
+    "POST /envs/{env_id}/reset": (ResetEnvRequest, EnvState),
+    "POST /envs/{env_id}/step": (StepEnvRequest, EnvStep),
+    "POST /envs/{env_id}/snapshot": (None, EnvSnapshot),
+    "POST /envs/{env_id}/fork": (ForkEnvRequest, EnvForked),
+    "DELETE /envs/{env_id}": (None, EnvClosed),
 }
+#: Answers a route gives besides its response model: the step that ends the episode.
+ALSO: dict[str, tuple[type[BaseModel], ...]] = {"POST /envs/{env_id}/step": (EnvEnded,)}
 
 
 def json_schema() -> dict[str, Any]:
     """JSON Schema of every request and of the rollout response, by route."""
-    models = {m.__name__: m for pair in ROUTES.values() for m in pair if m is not None}
+    models = {m.__name__: m for pair in [*ROUTES.values(), *ALSO.values()] for m in pair if m is not None}
     return {
         "format": "cua.rollout",
-        "routes": {route: {"request": req.__name__ if req else None, "response": resp.__name__ if resp else None}
+        "routes": {route: {"request": req.__name__ if req else None, "response": resp.__name__ if resp else None,
+                           **({"also": [m.__name__ for m in ALSO[route]]} if route in ALSO else {})}
                    for route, (req, resp) in ROUTES.items()},
         "websocket_ops": {"rollouts": "RolloutRequest", "policy_version": "PolicyVersionRequest",
                           "create": "CreateEnvRequest", "reset": "ResetEnvRequest + env_id",
