@@ -42,7 +42,7 @@ __all__ = [
 
 
 ValueTypeName = Literal["email", "url", "date", "time", "datetime", "money", "number", "text", "rich_text", "formula",
-                        "phone", "address"]
+                        "phone", "address", "ini"]
 
 
 class EqualsCmp(Spec):

@@ -15,6 +15,7 @@ cells, the cells of saved files).
 | `formula` (computed) | `compare_computation` | what it computes over its cells, re-computed by the sheets evaluator |
 | `phone` | `parse_phone` | grouping, country code, extension |
 | `address` | `parse_address` | case, punctuation, the usual abbreviations |
+| `ini` (a configuration file) | `parse_ini` | spacing around `=`, key case, comments, blank lines, order |
 
 Every scalar type refuses a multi-value value: a list, or text holding two of them ("March
 5 or 6", "$12 or $13", "a@x.org, b@x.org", "555-0100 or 555-0199"); a hedge never passes.
@@ -27,6 +28,7 @@ from typing import Any, Literal, get_args
 
 from cua.judges.values.amounts import compare_money, compare_number, parse_money, parse_one_number
 from cua.judges.values.base import Refused, Result, strip_quotes
+from cua.judges.values.config import compare_ini, parse_ini
 from cua.judges.values.formula import compare_computation, compare_formula, computable, parse_formula
 from cua.judges.values.temporal import When, compare_date, compare_datetime, compare_time, parse_when
 from cua.judges.values.text import (
@@ -43,13 +45,13 @@ from cua.judges.values.web import Url, compare_email, compare_url, parse_email, 
 
 __all__ = ["TYPES", "Refused", "Result", "Url", "ValueType", "When", "compare_address", "compare_as",
            "compare_computation", "compare_date", "computable", "compare_datetime", "compare_email", "compare_formula",
-           "compare_money",
-           "compare_number", "compare_phone", "compare_rich_text", "compare_text", "compare_time", "compare_url",
-           "parse_address", "parse_as", "parse_email", "parse_formula", "parse_money", "parse_one_number",
+           "compare_ini",
+           "compare_money", "compare_number", "compare_phone", "compare_rich_text", "compare_text", "compare_time", "compare_url",
+           "parse_address", "parse_as", "parse_email", "parse_formula", "parse_ini", "parse_money", "parse_one_number",
            "parse_phone", "parse_rich_text", "parse_text", "parse_url", "parse_when", "strip_quotes"]
 
 ValueType = Literal["email", "url", "date", "time", "datetime", "money", "number", "text", "rich_text", "formula",
-                    "phone", "address"]
+                    "phone", "address", "ini"]
 TYPES: tuple[str, ...] = get_args(ValueType)
 
 _COMPARE: dict[str, Callable[[Any, Any], Result]] = {
@@ -65,6 +67,7 @@ _COMPARE: dict[str, Callable[[Any, Any], Result]] = {
     "formula": lambda a, b: compare_formula(a, b, bare=True),
     "phone": compare_phone,
     "address": compare_address,
+    "ini": compare_ini,
 }
 
 _PARSE: dict[str, Callable[[Any], Any]] = {
@@ -80,6 +83,7 @@ _PARSE: dict[str, Callable[[Any], Any]] = {
     "formula": lambda v: parse_formula(v, bare=True),
     "phone": parse_phone,
     "address": parse_address,
+    "ini": parse_ini,
 }
 
 
