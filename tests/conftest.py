@@ -1,6 +1,8 @@
-"""What every test shares: a test that adds a suite from a path leaves no trace in the next,
-and in the fast lane (`pytest -m "not slow"`) a test that starts Chromium, Xvfb, a container,
-QEMU or Ray without the `slow` marker fails, naming what it started.
+"""What every test shares: a sandbox server per module (`server`, set by `server_options`),
+the sandbox `kind` a contract runs over (`fake` fast, `browser` slow), a test that adds a
+suite from a path leaves no trace in the next, and in the fast lane (`pytest -m "not slow"`)
+a test that starts Chromium, Xvfb, a container, QEMU or Ray without the `slow` marker fails,
+naming what it started.
 
 `cua.tasks.registry.use_path` adds a suite to the process's registry and to
 `$CUA_SUITE_PATHS` (for child processes), as a command should; in a test session that
@@ -15,8 +17,43 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from cua.server.app import RunningServer
+
+
+# --- one sandbox server for a module's tests -------------------------------------------
+
+@pytest.fixture(scope="module")
+def server_options() -> dict[str, Any]:
+    """The `server` fixture's settings: `ServerSettings` fields (max_sandboxes, idle_timeout,
+    tokens_file, ...) and `auth`/`token`. A module that needs others overrides this fixture
+    (it may use other fixtures, or skip where the host cannot give what it tests)."""
+    return {"max_sandboxes": 4}
+
+
+@pytest.fixture(scope="module")
+def server(server_options: dict[str, Any]) -> Iterator[RunningServer]:
+    """A real sandbox server (`cua serve`) on a loopback port, shared by a module's tests.
+
+    It runs on an event loop of its own thread, so blocking tests (the sync facade) and
+    async ones, whatever their loop, reach it alike over real sockets; on exit every
+    sandbox it made is closed."""
+    from cua.server.app import serve_in_thread
+
+    with serve_in_thread(**server_options) as running:
+        yield running
+
+
+@pytest.fixture(scope="module", params=["fake", pytest.param("browser", marks=pytest.mark.slow)])
+def kind(request: pytest.FixtureRequest) -> str:
+    """The sandbox kind a contract runs over: `fake` in the fast lane (the same protocol in
+    milliseconds, no Chromium), `browser` (real Chromium) in the slow one. A test that asks
+    for it holds both kinds to one contract; what only one kind does stays a test of its own."""
+    return str(request.param)
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import io
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import quote
@@ -30,7 +30,7 @@ from cua.errors import BadRequest, Unsupported
 from cua.info import SandboxInfo, SnapshotRef
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.sandbox import EventSink, Sandbox, register_kind, scale_action
-from cua.server.app import RunningServer, serve_in_thread
+from cua.server.app import RunningServer
 from cua.state import DomQuery, FileQuery, StateQuery, StateResult
 
 pytestmark = pytest.mark.slow
@@ -167,9 +167,8 @@ class SyncHandle:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    with serve_in_thread(max_sandboxes=6) as running:
-        yield running
+def server_options() -> dict[str, Any]:
+    return {"max_sandboxes": 6}
 
 
 @asynccontextmanager

@@ -135,10 +135,9 @@ async def tokens_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("tokens") / "tokens.json"
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def server(tokens_file: Path) -> AsyncIterator[RunningServer]:
-    async with serve_in_background(max_sandboxes=8, tokens_file=tokens_file) as running:
-        yield running
+@pytest.fixture(scope="module")
+def server_options(tokens_file: Path) -> dict[str, Any]:
+    return {"max_sandboxes": 8, "tokens_file": tokens_file}
 
 
 def issued(path: Path, principal: str, *scopes: str) -> str:
@@ -159,18 +158,21 @@ async def test_a_second_connection_cannot_see_or_touch_the_first_ones_sandboxes(
         for other in (second, stranger):
             listed = {i.id for i in await other.list(all=True)}
             assert mine.id not in listed
-            requests = [other.attach(mine.id),
-                        other._request(p.Observe(id=other._id(), sandbox_id=mine.id)),
-                        other._request(p.Act(id=other._id(), sandbox_id=mine.id, action=Goto(url="about:blank"))),
-                        other._request(p.Query(id=other._id(), sandbox_id=mine.id, queries=[TitleQuery()])),
-                        other._request(p.Stream(id=other._id(), sandbox_id=mine.id)),
-                        other._request(p.Close(id=other._id(), sandbox_id=mine.id))]
+            requests: list[p.Request] = [
+                p.Observe(id=other._id(), sandbox_id=mine.id),
+                p.Act(id=other._id(), sandbox_id=mine.id, action=Goto(url="about:blank")),
+                p.Query(id=other._id(), sandbox_id=mine.id, queries=[TitleQuery()]),
+                p.Stream(id=other._id(), sandbox_id=mine.id),
+                p.Close(id=other._id(), sandbox_id=mine.id)]
+            with pytest.raises(UnknownSandbox) as caught:
+                await other.attach(mine.id)
+            assert caught.value.message == f"no sandbox {mine.id!r}"
             for request in requests:
                 with pytest.raises(UnknownSandbox) as caught:
-                    await request
+                    await other._answer(request)
                 assert caught.value.message == f"no sandbox {mine.id!r}"  # the same as for an id never made
             with pytest.raises(UnknownSnapshot):
-                await other._request(p.DeleteSnapshot(id=other._id(), snapshot_id=snap.id))
+                await other._answer(p.DeleteSnapshot(id=other._id(), snapshot_id=snap.id))
         # the kept sandbox: its principal's other connections may reattach it; nobody else
         assert kept.id in {i.id for i in await second.list(all=True)}
         again = await second.attach(kept.id)
@@ -210,8 +212,8 @@ async def test_scopes_view_only_and_admin(server: RunningServer, tokens_file: Pa
             await watched.close()
         assert sb.id in {i.id for i in await a.list(all=True)}  # an admin lists every sandbox
         with pytest.raises(Forbidden):
-            await a._request(p.Act(id=a._id(), sandbox_id=sb.id, action=Goto(url="about:blank")))
-        await a._request(p.Close(id=a._id(), sandbox_id=sb.id))  # and closes any
+            await a._answer(p.Act(id=a._id(), sandbox_id=sb.id, action=Goto(url="about:blank")))
+        await a._answer(p.Close(id=a._id(), sandbox_id=sb.id))  # and closes any
         with pytest.raises(UnknownSandbox):
             await sb.observe()
 

@@ -17,7 +17,7 @@ import cua
 from cua.client import Client, Event
 from cua.errors import SandboxCrashed
 from cua.sandboxes._container import Cgroup
-from cua.server.app import RunningServer, serve_in_background
+from cua.server.app import RunningServer
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
@@ -54,13 +54,12 @@ def _limits_apply() -> str | None:
         probe.remove()
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def server() -> AsyncIterator[RunningServer]:
+@pytest.fixture(scope="module")
+def server_options() -> dict[str, Any]:
     why = _limits_apply()
     if why is not None:
         pytest.skip(f"this host gives no cgroup v1 memory/pids controllers: {why}")
-    async with serve_in_background(max_sandboxes=4) as running:
-        yield running
+    return {"max_sandboxes": 4}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

@@ -28,7 +28,7 @@ from websockets.sync.client import connect as ws_connect
 from cua import protocol as p
 from cua.actions import MAX_COORDINATE
 from cua.errors import ErrorCode
-from cua.server.app import RunningServer, serve_in_thread
+from cua.server.app import RunningServer
 
 CODES = {c.value for c in ErrorCode}
 ACTION_TYPES = ["click", "move", "drag", "mouse_down", "mouse_up", "scroll", "type", "key", "key_down", "key_up",
@@ -171,9 +171,8 @@ def check_typed(answer: dict[str, Any], frame: str | bytes) -> None:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    with serve_in_thread(max_sandboxes=2) as running:
-        yield running
+def server_options() -> dict[str, Any]:
+    return {"max_sandboxes": 2}
 
 
 @pytest.fixture(scope="module")
@@ -283,8 +282,9 @@ def test_memory_stays_flat_with_a_client_that_never_reads() -> None:
 
     async def run() -> tuple[int, int, list[int]]:
         async with serve_in_subprocess(max_sandboxes=4) as running:
-            pid = next(int(e.name) for e in os.scandir("/proc") if e.name.isdigit()
-                       and _cmdline(int(e.name)).count("cua.server") and _ppid(int(e.name)) == os.getpid())
+            with os.scandir("/proc") as entries:
+                pid = next(int(e.name) for e in entries if e.name.isdigit()
+                           and _cmdline(int(e.name)).count("cua.server") and _ppid(int(e.name)) == os.getpid())
             before = _rss(pid)
             peak = before
             afters: list[int] = []

@@ -16,7 +16,7 @@ import pytest_asyncio
 import cua
 from cua.client import Client
 from cua.errors import BadRequest
-from cua.server.app import RunningServer, serve_in_background
+from cua.server.app import RunningServer
 from cua.state import SqlQuery
 from cua.tasks.apps import service
 
@@ -27,10 +27,9 @@ SLOW_SQL = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHER
             "SELECT count(*) AS c FROM n")
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def server() -> AsyncIterator[RunningServer]:
-    async with serve_in_background(max_sandboxes=6) as running:
-        yield running
+@pytest.fixture(scope="module")
+def server_options() -> dict[str, Any]:
+    return {"max_sandboxes": 6}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
