@@ -64,6 +64,33 @@ async def test_a_live_recording_ends_as_infra_error_when_its_browser_dies(tmp_pa
     _assert_crashed_trajectory(tmp_path / "rec")
 
 
+@pytest.mark.slow
+async def test_a_desktop_recording_ends_as_infra_error_when_its_x_server_dies(tmp_path: Path) -> None:
+    instance = get_template("desktop.create_file@1").instantiate(0)
+    async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
+        session = LiveSession(handle=handle, instance=instance, writer=TrajectoryWriter(tmp_path / "rec"))
+        await session.start()
+        os.kill(_host_pid_of(handle.info.details["container_pid"], b"Xvfb"), signal.SIGKILL)
+        await asyncio.wait_for(session.finished.wait(), 60)
+    record = session.result
+    assert record is not None and record.status == "infra_error" and record.error is not None
+    _assert_crash(record.error.model_dump(mode="json"))
+    _assert_crashed_trajectory(tmp_path / "rec")
+
+
+def _host_pid_of(root: int, program: bytes) -> int:
+    """The host pid of the process running `program` in the process tree under `root`."""
+    todo, seen = [root], set()
+    while todo:
+        pid = todo.pop()
+        seen.add(pid)
+        if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].rsplit(b"/", 1)[-1] == program:
+            return pid
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            todo += [int(c) for c in (task / "children").read_text().split() if int(c) not in seen]
+    raise AssertionError(f"no process under {root} runs {program!r}")
+
+
 async def _until(ws: ClientConnection, kind: str) -> dict[str, Any]:
     """The next JSON message of type `kind` (frames and other messages skipped)."""
     while True:
