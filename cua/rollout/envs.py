@@ -7,7 +7,8 @@ one sandbox with its current `cua.episode.Episode`.
 - `create(task, seed)` opens a sandbox and resets it to the task instance;
   `reset(env, task=, seed=)` starts the next episode on the same sandbox, and
   `reset(env, snapshot=)` restores a snapshot taken of it (`snapshot(env)`) and continues
-  the episode the snapshot was taken in;
+  the episode the snapshot was taken in, as it stood then, however often and whether or
+  not that episode has ended since (a snapshot of an episode that is over is refused);
 - `step(env, action)` returns the observation, the reward (sparse: the judge's score at
   the end; dense: the change in progress each step, summing to the same score),
   `terminated`, `truncated` and the verdict at the end: the one transition rule
@@ -33,6 +34,7 @@ from cua.episode.group import fork_handles
 from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.episode.transition import RewardAccount, RewardMode
 from cua.errors import BadRequest, CuaError, UnknownSandbox
+from cua.info import SnapshotRef
 from cua.observation import Observation, ObserveOptions
 from cua.rollout.models import (
     EnvClosed,
@@ -57,8 +59,9 @@ class _Env:
     #: The episode in progress and what it has paid so far.
     account: RewardAccount
     lock: asyncio.Lock | None = None
-    #: snapshot id -> the episode it was taken in (a restore continues it).
-    snapshots: dict[str, tuple[Any, Episode]] | None = None
+    #: snapshot id -> (its ref, the episode it was taken in as it stood then, forked and never
+    #: stepped: a restore continues that, however the episode itself went on or ended).
+    snapshots: dict[str, tuple[SnapshotRef, Episode]] | None = None
 
 
 class EnvHandles:
@@ -155,8 +158,12 @@ class EnvHandles:
         env = self._get(env_id)
         assert env.lock is not None and env.snapshots is not None
         async with env.lock:
+            episode = env.account.episode
+            if episode.over:
+                raise BadRequest("the episode is over: a snapshot continues a live episode (reset first)",
+                                 details={"env_id": env_id})
             ref = await env.handle.snapshot()
-            env.snapshots[ref.id] = (ref, env.account.episode)
+            env.snapshots[ref.id] = (ref, episode.fork(env.handle, env.handle.observation))
             return EnvSnapshot(snapshot=ref.id)
 
     async def fork(self, env_id: str, k: int) -> EnvForked:

@@ -85,3 +85,30 @@ async def test_env_answers_keep_their_wire_json(tmp_path: Path) -> None:
         closed = (await http.delete(f"/envs/{env}")).json()
         assert closed == {"closed": env}
         _valid(closed, "DELETE /envs/{env_id}")
+
+
+async def test_a_reset_to_a_snapshot_continues_the_episode_it_was_taken_in(tmp_path: Path) -> None:
+    """Was a 500 (the episode it was taken in is finished by the reset itself: "fork it before
+    it ends"), whether that episode had ended or not."""
+    async with serve_rollouts(tmp_path, local=True) as running, \
+            httpx.AsyncClient(base_url=running.url, headers=running.headers, timeout=60) as http:
+        env = (await http.post("/envs", json={"task": TASK, "seed": 0, "reward": "dense"})).json()["env_id"]
+        click = {"action": {"type": "click", "x": 448, "y": 86}}  # the fake form's "+": the counter goes up
+        first = (await http.post(f"/envs/{env}/step", json=click)).json()
+        snap = (await http.post(f"/envs/{env}/snapshot")).json()["snapshot"]
+        later = (await http.post(f"/envs/{env}/step", json=click)).json()
+        shot = first["observation"]["screenshot"]["data"]
+        assert later["observation"]["screenshot"]["data"] != shot
+        for _ in range(2):  # from a live episode, then from one that ended
+            restored = await http.post(f"/envs/{env}/reset", json={"snapshot": snap})
+            assert restored.status_code == 200, restored.text
+            state = restored.json()
+            assert state["over"] is False and state["step"] == 0  # a fork counts its steps from 0
+            assert state["observation"]["screenshot"]["data"] == shot  # the counter as it was
+            again = (await http.post(f"/envs/{env}/step", json=click)).json()
+            assert again["observation"]["screenshot"]["data"] == later["observation"]["screenshot"]["data"]
+            assert again["progress"] == later["progress"]
+            ended = (await http.post(f"/envs/{env}/step", json={"action": {"type": "done", "status": "success"}}))
+            assert ended.json()["over"] is True
+        refused = await http.post(f"/envs/{env}/snapshot")  # nothing left to continue
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == "bad_request"
