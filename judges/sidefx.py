@@ -9,19 +9,50 @@ pattern allows a change when it matches a prefix of the change's path, where a p
 row selectors are tested against the row as it was before and after. A pattern that
 ends at a row (`todos[id=4]`) allows only adding or removing that row: a change to a
 field of an existing row is allowed only by a pattern that names the field
-(`todos[id=4].title`), so that damage to the target's other fields is caught.
+(`todos[id=4].title`), so that damage to the target's other fields is caught. A pattern
+may also name the one value its field may change to (`ChangeTo`: a message opened is
+marked read, never unread): a change of that field to any other value is not allowed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from cua.judges.paths import Segment, parse_path, row_matches
 
-__all__ = ["Change", "allowed_by", "change_from_json", "change_to_json", "diff", "row_path", "unexpected_changes",
+__all__ = ["Change", "ChangeTo", "allowed_by", "change_from_json", "change_to_json", "diff", "row_path", "unexpected_changes",
            "unexpected_history"]
+
+
+class ChangeTo(str):
+    """A change pattern (the string itself: `messages[*].read`) that allows its field to
+    change only to `to` (`True`): using an app moves a field one way (opening a message
+    marks it read), and the other way is something the agent did. Being a `str`, it stands
+    wherever a pattern does (as a key of `unjudged`, in `parse_path`)."""
+
+    to: Any
+
+    def __new__(cls, pattern: str, to: Any) -> ChangeTo:
+        out = super().__new__(cls, pattern)
+        out.to = to
+        return out
+
+    def __getnewargs__(self) -> tuple[str, Any]:  # type: ignore[override]  # pickle and copy keep the target
+        return str(self), self.to
+
+    def __repr__(self) -> str:
+        return f"{str.__repr__(self)} -> {self.to!r}"
+
+
+#: A parsed pattern and the value it allows its field to change to (`_ANY`: any value).
+_ANY: Any = object()
+_Pattern = tuple[tuple[Segment, ...], Any]
+
+
+def _parsed(patterns: Sequence[str]) -> list[_Pattern]:
+    return [(parse_path(p), p.to if isinstance(p, ChangeTo) else _ANY) for p in patterns]
 
 
 @dataclass(frozen=True)
@@ -110,7 +141,8 @@ def diff(before: Any, after: Any, steps: tuple[Step, ...] = ()) -> Iterator[Chan
     yield Change(steps, "changed", before=before, after=after)
 
 
-def _allows(pattern: tuple[Segment, ...], change: Change) -> bool:
+def _allows(parsed: _Pattern, change: Change) -> bool:
+    pattern, to = parsed
     steps = change.steps
     i = 0
     if not pattern:
@@ -130,18 +162,31 @@ def _allows(pattern: tuple[Segment, ...], change: Change) -> bool:
             i += 1
     # A pattern that ends at a row allows the row to be added or removed; a change
     # inside an existing row needs the field named (no collateral edits on the target).
-    return not (pattern[-1].selectors and i < len(steps))
+    if pattern[-1].selectors and i < len(steps):
+        return False
+    # A pattern with a target allows only its field itself taking that value (True == 1:
+    # SQLite keeps a flag as 0 or 1), never a change inside it, an added or removed key.
+    return to is _ANY or (change.kind == "changed" and i == len(steps) and _same(change.after, to))
 
 
-def unexpected_changes(before: Any, after: Any, expected: list[str]) -> list[Change]:
-    """The changes from `before` to `after` that no pattern of `expected` allows."""
-    patterns = [parse_path(p) for p in expected]
+def _same(value: Any, to: Any) -> bool:
+    numeric = (bool, int, float)
+    if isinstance(value, numeric) and isinstance(to, numeric):
+        return bool(value == to)
+    return type(value) is type(to) and bool(value == to)
+
+
+def unexpected_changes(before: Any, after: Any, expected: Sequence[str]) -> list[Change]:
+    """The changes from `before` to `after` that no pattern of `expected` allows (a
+    `ChangeTo` only its field's change to its value)."""
+    patterns = _parsed(expected)
     return [c for c in diff(before, after) if not any(_allows(p, c) for p in patterns)]
 
 
-def allowed_by(change: Change, patterns: list[str]) -> bool:
-    """Whether one of `patterns` allows `change`."""
-    return any(_allows(parse_path(p), change) for p in patterns)
+def allowed_by(change: Change, patterns: Sequence[str]) -> bool:
+    """Whether one of `patterns` allows `change` (a `ChangeTo` only its field's change to
+    its value)."""
+    return any(_allows(p, change) for p in _parsed(patterns))
 
 
 # ---------------------------------------------------------------- history
@@ -221,13 +266,14 @@ class _Endpoints:
         return None
 
 
-def unexpected_history(changes: list[Change], expected: list[str], states: tuple[Any, ...] = ()) -> list[Change]:
+def unexpected_history(changes: list[Change], expected: Sequence[str], states: tuple[Any, ...] = ()) -> list[Change]:
     """The changes made at any point of an episode (an app's activity log) that no pattern
     of `expected` allows: a change undone by the end is still one the task did not allow.
     A pattern's row selectors match a record as it was before or after the change, or as it
     is in any of `states` (the episode's first and last state); a change inside a record the
-    episode created is allowed where the record's creation is."""
-    patterns = [parse_path(p) for p in expected]
+    episode created is allowed where the record's creation is. A `ChangeTo` allows only
+    its field's change to its value, at every point: read -> unread -> read is seen."""
+    patterns = _parsed(expected)
     endpoints = _Endpoints(states) if states else None
     out = []
     for change in changes:

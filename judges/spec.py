@@ -14,10 +14,21 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Union
 
-from pydantic import ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import (
+    ConfigDict,
+    Discriminator,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    Tag,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from cua.judges.files import glob_problem
 from cua.judges.paths import parse_path
+from cua.judges.sidefx import ChangeTo
 from cua.judges.spec_base import Spec as _Spec
 from cua.judges.spec_base import valid_path as _valid_path
 from cua.judges.spec_comparators import (
@@ -217,6 +228,39 @@ NodeSpec = Annotated[
 ]
 
 
+_SCALAR_TYPES = (bool, int, float, str, type(None))
+
+
+def _incidental_in(value: Any) -> str:
+    """An incidental change as a task file writes it: a path, or `{path, to}`."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        if set(value) != {"path", "to"} or not isinstance(value["path"], str):
+            raise ValueError(f"an incidental change is a path, or {{path: <path>, to: <the value using the app sets>}}, "
+                             f"not {value!r}")
+        if not isinstance(value["to"], _SCALAR_TYPES):
+            raise ValueError(f"incidental change {value['path']!r}: `to` is one value (true, a number, a text or null), "
+                             f"not {value['to']!r}")
+        return ChangeTo(value["path"], value["to"])
+    raise ValueError(f"an incidental change is a path, or {{path: <path>, to: <value>}}, not {value!r}")
+
+
+def _incidental_out(value: str) -> Any:
+    return {"path": str(value), "to": value.to} if isinstance(value, ChangeTo) else str(value)
+
+
+IncidentalChange = Annotated[str, PlainValidator(_incidental_in), PlainSerializer(_incidental_out),
+                             WithJsonSchema({"anyOf": [
+                                 {"type": "string", "description": "a field any value of which using the app may set"},
+                                 {"type": "object", "additionalProperties": False, "required": ["path", "to"],
+                                  "description": "a field that using the app may set only to `to`",
+                                  "properties": {"path": {"type": "string"},
+                                                 "to": {"type": ["boolean", "number", "string", "null"],
+                                                        "description": "the only value the field may change to"}}},
+                             ]})]
+
+
 class JudgeSpec(_Spec):
     """A task's judge: the checks that must hold at the end, and what may change."""
 
@@ -235,8 +279,13 @@ class JudgeSpec(_Spec):
     expected_changes: list[str] = Field(default_factory=list)
     #: Changes that merely using the app makes anywhere (a message marked read when
     #: opened): allowed, and never taken for the task's subject by judge QA. Each names
-    #: one field (`messages[*].read`), never whole rows.
-    incidental_changes: list[str] = Field(default_factory=list)
+    #: one field (`messages[*].read`), never whole rows. Where using the app moves the
+    #: field only one way, say so with the value it may take: `{path: "messages[*].read",
+    #: to: true}` allows a message to become read, and a message marked unread is a
+    #: violation (in the end state and at any point of the app's history). A plain path
+    #: allows any value (a value the app computes from a formula). Its key in `unjudged`
+    #: is the path.
+    incidental_changes: list[IncidentalChange] = Field(default_factory=list)
     #: Fields the instruction leaves to the agent, as `table.column` of the app's database
     #: ("any free seat": `bookings.seat`): judge QA's probes never count a different value
     #: there as damage. The judge itself ignores this list.
@@ -295,7 +344,7 @@ class JudgeSpec(_Spec):
 
     @field_validator("incidental_changes")
     @classmethod
-    def _incidental(cls, value: list[str]) -> list[str]:
+    def _incidental(cls, value: list[IncidentalChange]) -> list[IncidentalChange]:
         for pattern in value:
             _valid_path(pattern)
             segments = parse_path(pattern)
