@@ -1,0 +1,1 @@
+"""The MediaWiki suite: templates over the real MediaWiki product (tasks/products/mediawiki)."""
