@@ -15,7 +15,7 @@ from cua.tasks.products.mediawiki import MediaWiki
 from cua.tasks.products.mediawiki.content import PASSWORD
 
 __all__ = ["add_category", "count_editors", "create_page", "history_paragraph", "move_page", "open_talk",
-           "protect_page", "revert_vandalism", "talk_section", "watch_page", "who_edited"]
+           "protect_page", "protect_without_rights", "revert_vandalism", "talk_section", "watch_page", "who_edited"]
 
 _SENTENCES = ["A new footbridge linked it to the towpath in 2019.",
               "The council listed it as a heritage asset in 2021.",
@@ -94,7 +94,7 @@ def create_page(app: MediaWiki, rng: random.Random) -> dict[str, Any]:
     text = rng.choice(_NEW_TEXT)
     return {"title": title, "url_title": title.replace(" ", "_"), "category": category, "other": other,
             "text": text, "text_regex": _category_regex(text, category), "new_id": _next_page_id(app),
-            "logs": _logs(state, title, {"type": "create", "action": "create", "user": "127.0.0.1"})}
+            "logs": [{"type": "create", "action": "create"}]}
 
 
 def move_page(app: MediaWiki, rng: random.Random) -> dict[str, Any]:
@@ -208,3 +208,10 @@ def open_talk(app: MediaWiki, rng: random.Random) -> dict[str, Any]:
     talks = {p["title"] for p in state["pages"] if p["namespace"] == 1}
     page, other = rng.sample([p for p in _articles(state, editable=False) if f"Talk:{p['title']}" in talks], 2)
     return {"page": _page(page), "other": _page(other)}
+
+
+def protect_without_rights(app: MediaWiki, rng: random.Random) -> dict[str, Any]:
+    """An editor without administrator rights asked to protect a page: MediaWiki refuses it."""
+    page = rng.choice(_articles(_state(app)))
+    return {"page": _page(page), "url_title": page["title"].replace(" ", "_"), "user": rng.choice(_EDITORS),
+            "password": PASSWORD, "admin": rng.choice(_ADMINS)}
