@@ -6,25 +6,31 @@ against the person."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import secrets
 import signal
 import socket
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
 
 from cua.episode.handle import SandboxHandle
 from cua.episode.local import open_local
+from cua.episode.openers import sandbox_opener
 from cua.errors import FailureClass
 from cua.record.live import LiveSession
 from cua.record.queue import Job, RecordQueue
 from cua.record.service import RecorderService
+from cua.server_process import free_port
 from cua.tasks.registry import get_template
 from cua.trajectory import TrajectoryWriter, read_trajectory, validate
 
@@ -76,6 +82,45 @@ async def test_a_desktop_recording_ends_as_infra_error_when_its_x_server_dies(tm
     assert record is not None and record.status == "infra_error" and record.error is not None
     _assert_crash(record.error.model_dump(mode="json"))
     _assert_crashed_trajectory(tmp_path / "rec")
+
+
+@pytest.mark.slow
+async def test_a_recording_over_a_server_ends_as_server_lost_when_the_connection_drops(tmp_path: Path) -> None:
+    token = secrets.token_urlsafe(16)
+    port = free_port()
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "cua.server", "--port", str(port), "--log-level", "warning",
+        env={**os.environ, "CUA_TOKEN": token}, stdout=asyncio.subprocess.DEVNULL)
+    try:
+        deadline = asyncio.get_running_loop().time() + 60
+        async with httpx.AsyncClient() as http:
+            while True:
+                assert server.returncode is None and asyncio.get_running_loop().time() < deadline
+                with contextlib.suppress(httpx.TransportError):
+                    if (await http.get(f"http://127.0.0.1:{port}/v1/health", timeout=2)).status_code == 200:
+                        break
+                await asyncio.sleep(0.1)  # a starting process: nothing else to wait on
+        instance = get_template("fake.set_counter@1").instantiate(0)
+        async with sandbox_opener(server=f"ws://127.0.0.1:{port}/v1/ws", token=token, reconnect_s=1) as opener, \
+                opener(instance.sandbox_kind, instance.sandbox_config) as handle:
+            session = LiveSession(handle=handle, instance=instance, writer=TrajectoryWriter(tmp_path / "rec"))
+            await session.start()
+            streaming = asyncio.create_task(session.stream(8.0))
+            server.kill()  # the connection drops (and the sandbox with its server)
+            await asyncio.wait_for(session.finished.wait(), 60)
+            await streaming
+    finally:
+        if server.returncode is None:
+            server.kill()
+        await server.wait()
+    record = session.result
+    assert record is not None and record.status == "infra_error" and record.error is not None
+    error = record.error
+    assert error.type == "ConnectionLost" and error.failure is FailureClass.SERVER_LOST
+    assert error.fault == "infra" and error.retryable is False  # as ConnectionLost says
+    traj = read_trajectory(tmp_path / "rec")
+    assert validate(tmp_path / "rec").ok
+    assert traj.end is not None and traj.end.status == "infra_error" and traj.end.failure is FailureClass.SERVER_LOST
 
 
 def _host_pid_of(root: int, program: bytes) -> int:
