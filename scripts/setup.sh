@@ -50,4 +50,9 @@ export PIP_CONSTRAINT="$PWD/scripts/constraints.txt"
 .venv/bin/python -m pip install -q --no-deps "trl==1.16.0" "skyrl-gym==0.4.0" "verl==0.9.1" "tensordict==0.15.3" \
   "omegaconf==2.4.0" "hydra-core==1.3.8" "antlr4-python3-runtime==4.9.3" "codetiming==1.4.0" "pyvers==0.2.3"
 .venv/bin/python -m pip install -q orjson cachetools cloudpickle
+# Trac (tasks/products/trac) in a venv of its own: Trac 1.6 imports pkg_resources, which the
+# setuptools pinned above no longer ships (scripts/requirements-trac.txt pins that venv).
+TRAC_VENV="${CUA_CACHE_DIR:-$HOME/.cache/cua}/products/trac/venv"
+[ -x "$TRAC_VENV/bin/python" ] || "$PYTHON" -m venv "$TRAC_VENV"
+env -u PIP_CONSTRAINT "$TRAC_VENV/bin/python" -m pip install -q -r scripts/requirements-trac.txt
 echo "setup: done ($(.venv/bin/python -c 'import cua; print("cua", cua.__version__)'))"

@@ -1,0 +1,1 @@
+"""Trac suite (tracker_trac.yaml): seeded parameters in gen.py."""

@@ -1,0 +1,216 @@
+"""Seeded parameters for the Trac suite: each function is a template's `generator`, called
+with the in-process Trac at the task's seed and the template's rng. It picks the ticket,
+user, milestone or page from Trac's own state and computes the exact end state the judge
+expects, so a judge never guesses at a value it could read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import re
+from typing import Any
+
+from cua.tasks.products.trac import Trac
+from cua.tasks.products.trac.build import PASSWORD
+
+__all__ = ["add_comment", "bulk_milestone", "change_priority", "close_fixed", "count_open", "create_milestone",
+           "create_ticket", "edit_wiki", "reassign", "who_changed"]
+
+_COMMENTS = ["Reproduced on the 2.0 nightly with a library of 40,000 photos.",
+             "The fix needs a migration of the thumbnail cache; see the meeting notes.",
+             "Confirmed by two more users on the forum this week.",
+             "Please attach the import log from the last run.",
+             "This blocks the 2.1 release candidate."]
+_SUMMARIES = ["Thumbnails stay blank after importing a folder of PNG files",
+              "Export preset list forgets the last used preset",
+              "Sync stops when the laptop wakes from sleep",
+              "Editor crop handles are hard to grab on touch screens",
+              "Web UI album page shows the wrong photo count"]
+_NEW_MILESTONES = ["2.1.1", "2.3", "2.0.2", "2.4", "3.1"]
+_WIKI_LINES = ["Release candidates are announced on the mailing list two days before the release.",
+               "Every release gets a signed checksum file.",
+               "The changelog is generated from the milestone's closed tickets.",
+               "New contributors should start with tickets marked easy."]
+_DEVELOPERS = ["tokafor", "lchen", "pnovak", "sgupta", "ebrennan"]
+_MANAGERS = ["mreyes", "kfischer"]
+_OPEN = ("new", "assigned", "accepted", "reopened")
+
+
+def _last_time(state: dict[str, Any]) -> int:
+    """The seed's latest change time: an episode's changes are all later (Trac stamps them now)."""
+    return max([int(c["time"]) for c in state["ticket_change"]] + [int(t["changetime"]) for t in state["ticket"]])
+
+
+def _names(state: dict[str, Any]) -> dict[str, str]:
+    return {u["sid"]: u["name"] for u in state["users"]}
+
+
+def _ticket(t: dict[str, Any]) -> dict[str, Any]:
+    return {"id": t["id"], "summary": t["summary"], "owner": t["owner"], "milestone": t["milestone"],
+            "priority": t["priority"], "component": t["component"], "status": t["status"],
+            "resolution": t["resolution"]}
+
+
+def _rows(tid: int, user: str, cnum: str, comment: str, fields: dict[str, tuple[Any, str]]) -> list[dict[str, Any]]:
+    """The ticket_change rows one save of ticket `tid` writes (as `state()` shows them: a
+    NULL as ""): each changed field, and the comment row (Trac writes it, numbered, even
+    when the comment is empty), ordered by field."""
+    rows = [{"ticket": tid, "author": user, "field": f, "oldvalue": old or "", "newvalue": new}
+            for f, (old, new) in fields.items()]
+    rows.append({"ticket": tid, "author": user, "field": "comment", "oldvalue": cnum, "newvalue": comment})
+    return sorted(rows, key=lambda r: str(r["field"]))
+
+
+def _open_tickets(state: dict[str, Any]) -> list[dict[str, Any]]:
+    return [t for t in state["ticket"] if t["status"] in _OPEN]
+
+
+def _cnum(state: dict[str, Any], tid: int) -> str:
+    """The number Trac gives the ticket's next comment (its `ticket_change.oldvalue`): as
+    Trac's model counts, from the latest change back to the last numbered comment."""
+    groups: dict[int, str | None] = {}
+    for c in state["ticket_change"]:
+        if c["ticket"] == tid:
+            groups.setdefault(c["time"], None)
+            if c["field"] == "comment":
+                groups[c["time"]] = c["oldvalue"]
+    num = 0
+    for time in sorted(groups, reverse=True):
+        old = groups[time] or ""
+        try:
+            num += int(old.rsplit(".", 1)[-1])
+            break
+        except ValueError:
+            num += 1
+    return str(num + 1)
+
+
+def _login(user: str) -> dict[str, Any]:
+    return {"user": user, "password": PASSWORD}
+
+
+def add_comment(app: Trac, rng: random.Random) -> dict[str, Any]:
+    state = app.state()
+    t = rng.choice(_open_tickets(state))
+    text = rng.choice(_COMMENTS)
+    other = rng.choice([c for c in _COMMENTS if c != text])
+    return {**_login(rng.choice(_DEVELOPERS)), "t": _ticket(t), "text": text, "other": other,
+            "after": _last_time(state), "cnum": _cnum(state, t["id"])}
+
+
+def create_ticket(app: Trac, rng: random.Random) -> dict[str, Any]:
+    state = app.state()
+    component = rng.choice(state["component"])
+    comp, owner = component["name"], component["owner"]
+    milestone = rng.choice([m["name"] for m in state["milestone"] if not m["completed"]])
+    priority = rng.choice(["blocker", "critical", "major", "minor"])
+    other_priority = rng.choice([p for p in ("critical", "major", "minor", "trivial") if p != priority])
+    kind = rng.choice(["defect", "enhancement", "task"])
+    return {**_login(rng.choice(_DEVELOPERS + ["jlarsen", "hsato"])), "summary": rng.choice(_SUMMARIES),
+            "component": comp, "milestone": milestone, "priority": priority, "other_priority": other_priority,
+            "type": kind, "next_id": max(t["id"] for t in state["ticket"]) + 1, "owner": owner,
+            "changes": len(state["ticket_change"])}
+
+
+def reassign(app: Trac, rng: random.Random) -> dict[str, Any]:
+    state = app.state()
+    names = _names(state)
+    t = rng.choice([t for t in _open_tickets(state) if t["owner"]])
+    owner, other = rng.sample([d for d in _DEVELOPERS if d != t["owner"]], 2)
+    user = rng.choice(_MANAGERS)
+    fields = {"owner": (t["owner"], owner)}
+    if t["status"] != "assigned":
+        fields["status"] = (t["status"], "assigned")
+    return {**_login(user), "t": _ticket(t), "owner": owner, "owner_name": names[owner],
+            "other": other, "other_name": names[other], "after": _last_time(state),
+            "rows": _rows(t["id"], user, _cnum(state, t["id"]), "", fields)}
+
+
+def close_fixed(app: Trac, rng: random.Random) -> dict[str, Any]:
+    state = app.state()
+    user = rng.choice(_DEVELOPERS)
+    t = rng.choice([t for t in _open_tickets(state) if t["owner"] == user] or _open_tickets(state))
+    text = rng.choice(["Fixed in the main branch; the regression test passes.",
+                       "Fixed by the new import queue, will ship in the next release.",
+                       "Merged the patch after review."])
+    fields = {"status": (t["status"], "closed"), "resolution": (t["resolution"], "fixed")}
+    return {**_login(user), "t": _ticket(t), "text": text, "after": _last_time(state),
+            "rows": _rows(t["id"], user, _cnum(state, t["id"]), text, fields)}
+
+
+def change_priority(app: Trac, rng: random.Random) -> dict[str, Any]:
+    state = app.state()
+    t = rng.choice(_open_tickets(state))
+    priority, other = rng.sample([p for p in ("blocker", "critical", "major", "minor", "trivial")
+                                  if p != t["priority"]], 2)
+    user = rng.choice(_DEVELOPERS)
+    return {**_login(user), "t": _ticket(t), "priority": priority, "other": other, "after": _last_time(state),
+            "rows": _rows(t["id"], user, _cnum(state, t["id"]), "", {"priority": (t["priority"], priority)})}
+
+
+def bulk_milestone(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """The open tickets of one component in one milestone (two to four of them) move to
+    another open milestone; the near miss moves all but one."""
+    state = app.state()
+    groups: dict[tuple[str, str], list[int]] = {}
+    for t in _open_tickets(state):
+        if t["milestone"]:
+            groups.setdefault((t["component"], t["milestone"]), []).append(t["id"])
+    choices = sorted(k for k, ids in groups.items() if 2 <= len(ids) <= 4)
+    comp, source = rng.choice(choices)
+    target = rng.choice([m["name"] for m in state["milestone"] if not m["completed"] and m["name"] != source])
+    ids = sorted(groups[(comp, source)])
+    user = rng.choice(_MANAGERS)
+    tickets = [{"id": t["id"], "milestone": target if t["id"] in ids else t["milestone"]}
+               for t in state["ticket"] if t["component"] == comp]
+    changes = [row for tid in ids for row in _rows(tid, user, _cnum(state, tid), "", {"milestone": (source, target)})]
+    return {**_login(user), "component": comp, "source": source, "target": target, "n": len(ids),
+            "tickets": tickets, "changes": changes, "after": _last_time(state)}
+
+
+def count_open(app: Trac, rng: random.Random) -> dict[str, Any]:
+    state = app.state()
+    comp = rng.choice(state["component"])["name"]
+    open_n = sum(1 for t in _open_tickets(state) if t["component"] == comp)
+    all_n = sum(1 for t in state["ticket"] if t["component"] == comp)
+    return {"component": comp, "n": open_n, "wrong": all_n if all_n != open_n else open_n + 1}
+
+
+def who_changed(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """A ticket whose priority was changed exactly once: who changed it (a user name), and
+    the ticket's reporter as the near miss (when another user)."""
+    state = app.state()
+    by_ticket: dict[int, list[dict[str, Any]]] = {}
+    for c in state["ticket_change"]:
+        if c["field"] == "priority":
+            by_ticket.setdefault(c["ticket"], []).append(c)
+    reporters = {t["id"]: t["reporter"] for t in state["ticket"]}
+    choices = sorted(tid for tid, cs in by_ticket.items() if len(cs) == 1 and cs[0]["author"] != reporters[tid])
+    tid = rng.choice(choices)
+    change = by_ticket[tid][0]
+    names = _names(state)
+    return {"ticket": tid, "user": change["author"], "name": names[change["author"]], "old": change["oldvalue"],
+            "new": change["newvalue"], "wrong": names.get(reporters[tid], reporters[tid])}
+
+
+def edit_wiki(app: Trac, rng: random.Random) -> dict[str, Any]:
+    state = app.state()
+    page = rng.choice([p for p in state["pages"] if p["name"] in ("ReleaseProcess", "CodingGuidelines",
+                                                                     "Contributors")])
+    line = rng.choice(_WIKI_LINES)
+    text = page["text"]
+    # the old text, then the line as its own paragraph or line (any blank lines or line endings between)
+    expected = r"^" + re.escape(text.rstrip("\r\n")).replace(r"\n", r"\r?\n") + r"(\r?\n)+" + re.escape(line) + r"\s*$"
+    return {**_login(rng.choice(_DEVELOPERS)), "page": page["name"], "version": page["version"] + 1, "line": line,
+            "other_line": rng.choice([x for x in _WIKI_LINES if x != line]), "expected": expected}
+
+
+def create_milestone(app: Trac, rng: random.Random) -> dict[str, Any]:
+    state = app.state()
+    existing = {m["name"] for m in state["milestone"]}
+    name = rng.choice([n for n in _NEW_MILESTONES if n not in existing])
+    day = dt.date(2026, 4, 1) + dt.timedelta(days=rng.randrange(200))
+    return {**_login(rng.choice(_MANAGERS)), "name": name, "due": day.isoformat(),
+            "wrong_due": (day + dt.timedelta(days=1)).isoformat(),
+            "due_text": f"{day.month}/{day.day}/{day.year}", "description": f"Planned release {name}."}
