@@ -92,19 +92,20 @@ async def runtime() -> Runtime:
 def find_browser_pid(marker: str) -> int | None:
     """Host pid of the Chromium browser process started with `--cua-sandbox=<marker>`."""
     needle = f"--cua-sandbox={marker}".encode()
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")
-        except OSError:
-            continue
-        if needle in argv and not any(a.startswith(b"--type=") for a in argv):
-            # The wrapper and bwrap carry the marker too ("$@"); the browser is the one
-            # whose argv[0] is not the wrapper script or bwrap or the supervisor.
-            head = argv[0].rsplit(b"/", 1)[-1]
-            if head in (b"sh", b"bwrap", b"chromium-in-bwrap") or any(a.endswith(b"_supervisor.py") for a in argv):
+    with os.scandir("/proc") as entries:  # closed on the early return too (else a ResourceWarning)
+        for entry in entries:
+            if not entry.name.isdigit():
                 continue
-            return int(entry.name)
+            try:
+                with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+                    argv = f.read().split(b"\0")
+            except OSError:
+                continue
+            if needle in argv and not any(a.startswith(b"--type=") for a in argv):
+                # The wrapper and bwrap carry the marker too ("$@"); the browser is the one
+                # whose argv[0] is not the wrapper script or bwrap or the supervisor.
+                head = argv[0].rsplit(b"/", 1)[-1]
+                if head in (b"sh", b"bwrap", b"chromium-in-bwrap") or any(a.endswith(b"_supervisor.py") for a in argv):
+                    continue
+                return int(entry.name)
     return None

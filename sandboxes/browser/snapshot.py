@@ -15,7 +15,7 @@ import threading
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from cua.errors import BadRequest, UnknownSnapshot
@@ -216,10 +216,11 @@ class Snapshots:
         guard, pages = self._guard, self._pages
         assert pages.context is not None
         page = pages.page
+        context = pages.context
         cookies, page_state, *images = await asyncio.gather(
-            guard.call(pages.context.cookies(), "cookies"),
-            guard.call(page.evaluate(PAGE_STATE_JS), "page storage"),
-            *(guard.call(c.snapshot(), f"snapshot {c.name}") for c in self._controls.values()))
+            _guarded(guard, context.cookies, "cookies"),
+            _guarded(guard, lambda: page.evaluate(PAGE_STATE_JS), "page storage"),
+            *(_guarded(guard, c.snapshot, f"snapshot {c.name}") for c in self._controls.values()))
         origin = page_state["origin"]
         storage = {origin: {"local": page_state["local"], "session": page_state["session"]}} if origin_of(page.url) else {}
         pointer = self._input.pointer
@@ -266,3 +267,13 @@ class Snapshots:
         if blob.cookies:
             assert self._pages.context is not None
             await self._guard.call(self._pages.context.add_cookies(blob.cookies), "add cookies")  # type: ignore[arg-type]
+
+
+T = TypeVar("T")
+
+
+async def _guarded(guard: Guard, read: Callable[[], Awaitable[T]], what: str) -> T:
+    """`guard.call(read(), what)`, the browser's coroutine made only once this task runs: a
+    snapshot cancelled before its reads begin (a client's `cancel`) leaves no coroutine that
+    was made and never awaited."""
+    return await guard.call(read(), what)

@@ -7,10 +7,13 @@ guard is told (by the browser's disconnect, a page crash, a service's exit).
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import subprocess
 import sys
 import time
+import warnings
+from pathlib import Path
 
 import pytest
 from playwright.async_api import Error as PlaywrightError
@@ -18,6 +21,7 @@ from playwright.async_api import Error as PlaywrightError
 from cua.errors import SandboxCrashed, Timeout
 from cua.info import SandboxEvent
 from cua.sandboxes.browser.guard import Guard, process_alive
+from cua.sandboxes.browser.runtime import find_browser_pid
 
 
 def guard_with_events(timeout: float = 5.0) -> tuple[Guard, list[SandboxEvent]]:
@@ -108,3 +112,23 @@ def test_process_alive_tells_running_gone_and_zombie_processes() -> None:
     assert not process_alive(child.pid)
     child.wait()
     assert not process_alive(child.pid)  # reaped: gone
+
+
+def test_finding_the_browser_pid_closes_its_scan_of_proc() -> None:
+    """`find_browser_pid` returns at its first match: the scan of /proc it stops is closed
+    there and then, not left open for the collector to warn of (a ResourceWarning)."""
+    marker = f"guard-test-{os.getpid()}"
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", f"--cua-sandbox={marker}"]) as proc:
+        try:
+            deadline = time.monotonic() + 30
+            while f"--cua-sandbox={marker}".encode() not in Path(f"/proc/{proc.pid}/cmdline").read_bytes():
+                assert time.monotonic() < deadline, "the child never showed its argv"
+                time.sleep(0.01)  # polling another process's /proc entry; nothing to wait on
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                found = find_browser_pid(marker)
+                gc.collect()
+        finally:
+            proc.kill()
+    assert found == proc.pid
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []

@@ -203,10 +203,10 @@ WRITER_SCRIPT = textwrap.dedent("""
 
 def test_a_killed_writer_leaves_a_valid_prefix(tmp_path: Path) -> None:
     script = WRITER_SCRIPT.format(tests=str(Path(__file__).parent), folder=str(tmp_path / "t"))
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+    with subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True) as proc:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
     report = validate(tmp_path / "t")
     assert report.ok, report.problems
     assert report.complete == 0 and report.steps >= 20

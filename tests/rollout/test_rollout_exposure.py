@@ -119,22 +119,22 @@ async def test_no_auth_is_loopback_only_unless_explicitly_unsafe(tmp_path: Path)
 
 
 def test_cli_prints_a_generated_token_that_opens_the_service(tmp_path: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "cua.cli", "rollout", "serve", "--local", "--port", "0",
-                             "--runs", str(tmp_path)], stdout=subprocess.PIPE, text=True,
-                            env={k: v for k, v in os.environ.items() if k != "CUA_ROLLOUT_TOKEN"})
-    try:
-        assert proc.stdout is not None
-        lines = [proc.stdout.readline() for _ in range(3)]
-        assert lines[0].startswith("cua rollout serve: http://127.0.0.1:"), lines
-        url = lines[0].split()[3]
-        assert lines[1].startswith("token: "), lines
-        token = lines[1].split()[1]
-        assert httpx.post(f"{url}/policy_version", json={"version": 1}).status_code == 401
-        answer = httpx.post(f"{url}/policy_version", json={"version": 1}, headers={"Authorization": f"Bearer {token}"})
-        assert answer.status_code == 200 and answer.json() == {"policy_version": 1}
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+    with subprocess.Popen([sys.executable, "-m", "cua.cli", "rollout", "serve", "--local", "--port", "0",
+                           "--runs", str(tmp_path)], stdout=subprocess.PIPE, text=True,
+                          env={k: v for k, v in os.environ.items() if k != "CUA_ROLLOUT_TOKEN"}) as proc:
+        try:
+            assert proc.stdout is not None
+            lines = [proc.stdout.readline() for _ in range(3)]
+            assert lines[0].startswith("cua rollout serve: http://127.0.0.1:"), lines
+            url = lines[0].split()[3]
+            assert lines[1].startswith("token: "), lines
+            token = lines[1].split()[1]
+            assert httpx.post(f"{url}/policy_version", json={"version": 1}).status_code == 401
+            answer = httpx.post(f"{url}/policy_version", json={"version": 1}, headers={"Authorization": f"Bearer {token}"})
+            assert answer.status_code == 200 and answer.json() == {"policy_version": 1}
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
 
 
 # --- from a page in a real browser ------------------------------------------------------

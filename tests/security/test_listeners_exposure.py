@@ -358,18 +358,18 @@ def test_an_app_host_refuses_rebound_hosts_and_state_changes_from_other_origins(
 def app_process(name: str = "todo") -> Iterator[tuple[int, Path]]:
     """`python -m cua.tasks.apps.serve NAME --port 0`, as a person runs it (no socket):
     yields the page's port and the control socket it printed."""
-    proc = subprocess.Popen([sys.executable, "-m", "cua.tasks.apps.serve", name, "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        assert proc.stdout.readline().strip() == "ready"
-        line = proc.stdout.readline()
-        found = re.search(r"open http://127\.0\.0\.1:(\d+)/ \(control endpoints on the unix socket (\S+);", line)
-        assert found, line
-        yield int(found[1]), Path(found[2])
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    with subprocess.Popen([sys.executable, "-m", "cua.tasks.apps.serve", name, "--port", "0"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            assert proc.stdout is not None
+            assert proc.stdout.readline().strip() == "ready"
+            line = proc.stdout.readline()
+            found = re.search(r"open http://127\.0\.0\.1:(\d+)/ \(control endpoints on the unix socket (\S+);", line)
+            assert found, line
+            yield int(found[1]), Path(found[2])
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
 
 
 def control(sock: Path) -> httpx.Client:

@@ -18,14 +18,14 @@ def todo_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, Pa
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     sock = tmp_path_factory.mktemp("app") / "todo.sock"
-    proc = subprocess.Popen([sys.executable, "-m", "cua.tasks.apps.serve", "todo", "--port", str(port),
-                             "--socket", str(sock), "--seed", "1"], stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        yield port, sock
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    with subprocess.Popen([sys.executable, "-m", "cua.tasks.apps.serve", "todo", "--port", str(port),
+                           "--socket", str(sock), "--seed", "1"], stdout=subprocess.PIPE, text=True) as proc:
+        try:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+            yield port, sock
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
 
 
 def _control(sock: Path) -> httpx.Client:

@@ -7,7 +7,9 @@ called without a client address, as the unix socket does.
 
 from __future__ import annotations
 
+import gc
 import re
+import warnings
 from typing import Any
 
 import pytest
@@ -138,6 +140,19 @@ def test_mail_send_with_attachment_reply_and_row_actions(mail: tuple[TestClient,
     assert by_id[inbox[1]["id"]]["starred"] is not inbox[1]["starred"]
     page = web.get("/folder/inbox").text
     assert f'data-id="{target["id"]}"' not in page and 'class="row-actions"' in page
+
+
+def test_mail_closes_the_temporary_files_of_an_upload(mail: tuple[TestClient, Control]) -> None:
+    """An attachment's upload is read, then its temporary file closed by the app, not left to
+    the collector (a ResourceWarning per upload, and a file on disk past 1 MB)."""
+    web, ctl = mail
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        resp = web.post("/compose", data={"to": "ada@example.com", "subject": "s", "body": "b", "action": "draft"},
+                        files=[("files", ("a.txt", b"a" * 100, "text/plain")), ("files", ("b.txt", b"b", "text/plain"))])
+        gc.collect()
+    assert resp.status_code == 200 and ctl.state()["messages"][-1]["folder"] == "drafts"
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
 
 
 def test_mail_forward_keeps_attachments_and_drafts_round_trip(mail: tuple[TestClient, Control]) -> None:

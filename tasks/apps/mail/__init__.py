@@ -486,6 +486,7 @@ class MailApp(WebApp):
             if len(content) > MAX_UPLOAD:
                 errors.append(f"{filename} is larger than 5 MB.")
             files.append((filename, f.content_type or "application/octet-stream", content))
+        await form.close()  # the uploads' temporary files, read: closed now, not at garbage collection
         if errors:
             return self._compose_form(data, errors)
         draft_id = int(data["draft_id"]) if data["draft_id"].isdigit() else None
