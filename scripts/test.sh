@@ -1,11 +1,51 @@
 #!/usr/bin/env bash
-# Set up (idempotent), then judge QA on every bundled suite (each template's oracle passes,
-# doing nothing and its near miss fail, verdicts are deterministic; CUA_CHECK_SEEDS seeds
-# per template, default 1), then the whole test suite with real Chromium, Xvfb and QEMU.
+# Set up (idempotent), then, cheapest first so that a simple error fails in a minute or two:
+#   1. the fast lane, `pytest -m "not slow"` (no Chromium, X, QEMU or Ray);
+#   2. judge QA on every bundled suite (each template's oracle passes, doing nothing and its
+#      near miss fail, verdicts are deterministic; CUA_CHECK_SEEDS seeds per template, default 1);
+#   3. the slow lane, `pytest -m slow` (real Chromium, Xvfb and QEMU).
+# The two lanes split the suite by its marker, so every test runs exactly once. Arguments pass
+# to pytest in both lanes (`bash scripts/test.sh tests/server -x`); a lane they leave empty
+# (pytest's exit code 5, no tests collected) is no failure, but both lanes empty is. Arguments
+# that choose their own marker (`-m ...`) run as one pytest after judge QA, as given.
 # Judge QA reuses a template's clean verdict while its template, suite, app and the judge code
 # are unchanged, by digest (cua.qa.qa_cache); CUA_QA_CACHE=off checks every template again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+
+PYTEST=(.venv/bin/python -m pytest -q -p no:cacheprovider)
+NO_TESTS=5  # pytest's exit code when nothing was collected
+
+own_marker=0
+for arg in "$@"; do
+    case "$arg" in -m|-m*|--markexpr|--markexpr=*) own_marker=1 ;; esac
+done
+
+# lane EXPRESSION [ARGS...]: runs pytest on the tests the marker expression selects; its exit
+# code, where "nothing collected" counts as passed only when arguments narrowed the run.
+empty_lanes=0
+lane() {
+    local expression=$1 status=0
+    shift
+    "${PYTEST[@]}" -m "$expression" "$@" || status=$?
+    if [[ $status -eq $NO_TESTS && $# -gt 0 ]]; then
+        echo "test.sh: no test of the lane '$expression' among the arguments" >&2
+        empty_lanes=$((empty_lanes + 1))
+        return 0
+    fi
+    return "$status"
+}
+
+if [[ $own_marker -eq 0 ]]; then
+    lane "not slow" "$@"
+fi
 .venv/bin/cua tasks check --seeds "${CUA_CHECK_SEEDS:-1}" --parallel 2 --isolation shared
-exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+if [[ $own_marker -eq 1 ]]; then
+    exec "${PYTEST[@]}" "$@"
+fi
+lane slow "$@"
+if [[ $empty_lanes -eq 2 ]]; then
+    echo "test.sh: the arguments select no test in either lane" >&2
+    exit $NO_TESTS
+fi
