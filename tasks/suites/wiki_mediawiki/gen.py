@@ -14,8 +14,9 @@ from typing import Any
 from cua.tasks.products.mediawiki import MediaWiki
 from cua.tasks.products.mediawiki.content import PASSWORD
 
-__all__ = ["add_category", "count_editors", "create_page", "history_paragraph", "move_page", "open_talk",
-           "protect_page", "protect_without_rights", "revert_vandalism", "talk_section", "watch_page", "who_edited"]
+__all__ = ["add_category", "add_see_also", "category_count", "count_editors", "create_page", "history_paragraph",
+           "move_page", "open_talk", "protect_page", "protect_without_rights", "redirect_target", "revert_vandalism",
+           "talk_section", "watch_page", "who_edited", "who_protected"]
 
 _SENTENCES = ["A new footbridge linked it to the towpath in 2019.",
               "The council listed it as a heritage asset in 2021.",
@@ -215,3 +216,40 @@ def protect_without_rights(app: MediaWiki, rng: random.Random) -> dict[str, Any]
     page = rng.choice(_articles(_state(app)))
     return {"page": _page(page), "url_title": page["title"].replace(" ", "_"), "user": rng.choice(_EDITORS),
             "password": PASSWORD, "admin": rng.choice(_ADMINS)}
+
+
+def category_count(app: MediaWiki, rng: random.Random) -> dict[str, Any]:
+    """A category and how many pages it lists (pages only, as its page counts them)."""
+    counts = {str(r["cat"]).replace("_", " "): int(r["n"]) for r in app.db.all(
+        "SELECT cl_to AS cat, count(*) AS n FROM categorylinks WHERE cl_type = 'page' GROUP BY cl_to")}
+    category, other = rng.sample(sorted(c for c in counts if c in _CATEGORIES), 2)
+    return {"category": category, "url_category": category.replace(" ", "_"), "n": counts[category],
+            "wrong": counts[other]}
+
+
+def who_protected(app: MediaWiki, rng: random.Random) -> dict[str, Any]:
+    state = _state(app)
+    protected = [r for r in state["logs"] if r["type"] == "protect" and r["action"] == "protect"]
+    entry = rng.choice(protected)
+    page = next(p for p in state["pages"] if p["title"] == entry["title"])
+    editors = [r["user"] for r in state["revisions"] if r["page_id"] == page["id"] and r["user"] != entry["user"]]
+    return {"page": _page(page), "user": entry["user"], "wrong": editors[0] if editors else "Admin"}
+
+
+def redirect_target(app: MediaWiki, rng: random.Random) -> dict[str, Any]:
+    state = _state(app)
+    page = rng.choice([p for p in state["pages"] if p["is_redirect"] and p["namespace"] == 0])
+    return {"page": _page(page), "target": page["redirect_to"]}
+
+
+def add_see_also(app: MediaWiki, rng: random.Random) -> dict[str, Any]:
+    state = _state(app)
+    page = rng.choice(_articles(state))
+    text = page["text"]
+    linked = set(re.findall(r"\[\[([^\]|]+)", text))
+    target = rng.choice([p["title"] for p in _articles(state, editable=False) if p["title"] not in linked
+                         and p["id"] != page["id"]])
+    end = _section_end(text, "See also")
+    expected = (r"^" + re.escape(text[:end]) + r"\s*\n\*\s*\[\[\s*" + re.escape(target) + r"\s*\]\]\s*"
+                + re.escape(text[end:]) + r"$")
+    return {"page": _page(page), "target": target, "expected": expected}
