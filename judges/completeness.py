@@ -14,7 +14,14 @@ under `any`, or `weighted` below its full threshold, only what every branch read
   `length` (only the selectors' columns) and for `json_subset` / `table` / `json_path`
   (the keys they compare); a selector reads its own column;
 - an `sql` getter: exactly the (table, column) pairs SQLite's authorizer reports while
-  preparing the query on an empty database of the app's schema, each table-wide;
+  preparing the query on an empty database of the app's schema, each table-wide, but a
+  column it only FILTERS on (read in WHERE, ON, GROUP BY, HAVING, ORDER BY, or in a
+  subquery there, never in a result column) narrows the check's scope rather than
+  judging the column: `SELECT title FROM todos WHERE list_id = ?` never sees a copy of
+  the todo in another list. A result column is a value read wherever it sits
+  (`SELECT role = 'viewer' FROM users` judges `role`; so does a scalar subquery's own
+  result column); an aggregate over rows (`SELECT COUNT(*) ... WHERE done = 0`) reads
+  only filters;
 - a `file` / `files` / `command` getter: the user's files it names;
 - any other getter (the URL, the page, the answer) reads no app table and no file.
 
@@ -22,10 +29,18 @@ The rules:
 
 - a field allowance (`todos[list_id=3][*].done`) is covered by a read of that field (or
   of a path above it) whose selectors are the allowance's or fewer: a check of one row
-  does not cover an allowance of many;
+  does not cover an allowance of many; an sql read covers it when every other column of
+  the table the check filters on is one the allowance selects on, or the table's primary
+  key where the allowance selects rows (the check names them by their keys: `WHERE id IN
+  (...)` of `deals[contact_id=7].contact_id`); a filter on the field itself compares its
+  value: `WHERE list_id = 3 AND done = 0` reads `done`;
 - a row allowance (`todos[title~=X]`: the row may be added or removed) is covered when
   every column of the row's table is read, a free field, unjudged, or filled by the app
-  itself (`AppSchema.generated`: its primary key, timestamps, `WebApp.assigned`);
+  itself (`AppSchema.generated`: its primary key, timestamps, `WebApp.assigned`); an sql
+  read of a column covers it only when every column of the table that check filters on
+  is one the allowance selects on, or its key as above (the check looks exactly where
+  the allowance allows:
+  `todos[list_id=3][title~=X]` for `WHERE list_id = ? AND same_text(title, ?)`);
 - an expected file glob is covered by a check that reads a matching path;
 - `unjudged` keys name an allowance, a free field, an expected file or a `table.column`,
   each with its reason.
@@ -40,7 +55,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cua.judges.files import allowed_by as file_allowed_by
 from cua.judges.paths import PathError, parse_path
@@ -96,7 +111,7 @@ class AppSchema:
     state_keys: Mapping[str, str]
     conn: sqlite3.Connection
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _reads: dict[str, frozenset[tuple[str, str]] | str] = field(default_factory=dict)
+    _reads: dict[str, SqlReads | str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, conn: sqlite3.Connection, assigned: Mapping[str, Iterable[str]],
@@ -116,29 +131,165 @@ class AppSchema:
                                          | set(assigned.get(table, ())))
         return cls(columns, generated, keys, dict(derived), dict(records), dict(state_keys), conn)
 
-    def sql_reads(self, query: str) -> frozenset[tuple[str, str]] | str:
-        """The (table, column) pairs `query` reads, or why it cannot be prepared."""
+    def sql_reads(self, query: str) -> SqlReads | str:
+        """The (table, column) pairs `query` reads for its result's values and those that
+        choose its rows, or why it cannot be prepared."""
         with self._lock:
             cached = self._reads.get(query)
             if cached is not None:
                 return cached
-            seen: set[tuple[str, str]] = set()
+            seen: dict[str, set[tuple[str, str]]] = {state: set() for state in _MARKS.values()}
+            seen["filter"] = set()
+            state = "filter"
 
             def authorize(action: int, arg1: str | None, arg2: str | None, *_: object) -> int:
-                if action == sqlite3.SQLITE_READ and arg1:
-                    seen.add((arg1, arg2 or ""))
+                nonlocal state
+                if action == sqlite3.SQLITE_FUNCTION and arg2 in _MARKS:
+                    state = _MARKS[arg2]
+                elif action == sqlite3.SQLITE_READ and arg1:
+                    seen[state].add((arg1, arg2 or ""))
                 return sqlite3.SQLITE_OK
 
+            for name in _MARKS:
+                self.conn.create_function(name, -1, _no_value, deterministic=True)
             self.conn.set_authorizer(authorize)
             try:
                 self.conn.execute("EXPLAIN " + query, [None] * query.count("?")).fetchall()
-                result: frozenset[tuple[str, str]] | str = frozenset(seen)
+                for reads in seen.values():
+                    reads.clear()
+                self.conn.execute("EXPLAIN " + mark_results(query), [None] * query.count("?")).fetchall()
+                result: SqlReads | str = SqlReads.of(seen)
             except sqlite3.Error as exc:
                 result = f"the query does not prepare on the app's schema: {exc}"
             finally:
                 self.conn.set_authorizer(None)
             self._reads[query] = result
             return result
+
+
+@dataclass(frozen=True)
+class SqlReads:
+    """What an sql check reads: the columns its result holds or is ordered by (values) and
+    those that choose its rows (filtered: WHERE, ON, GROUP BY, HAVING, an ORDER BY with a
+    LIMIT, and subqueries there)."""
+
+    values: frozenset[tuple[str, str]]
+    filtered: frozenset[tuple[str, str]]
+
+    @classmethod
+    def of(cls, seen: Mapping[str, set[tuple[str, str]]]) -> SqlReads:
+        # a scalar subquery in the result (`(SELECT COUNT(*) FROM attendees a WHERE a.event_id
+        # = events.id)`) chooses its own table's rows; the outer row's column it names feeds
+        # the result, a value
+        outer = {t for t, _ in seen["value"]}
+        inner = {(t, c) for t, c in seen["inner_filter"] if t not in outer}
+        values = seen["value"] | seen["inner_value"] | (seen["inner_filter"] - inner)
+        return cls(frozenset(values), frozenset(seen["filter"] | inner))
+
+
+#: The marker functions `mark_results` inserts -> the state they start.
+_MARKS = {"cua_completeness_value": "value", "cua_completeness_filter": "filter",
+          "cua_completeness_inner_value": "inner_value", "cua_completeness_inner_filter": "inner_filter"}
+
+
+def _no_value(*_: object) -> None:
+    return None
+
+
+_TOKEN = re.compile(r"""'(?:[^']|'')*'|"(?:[^"]|"")*"|`(?:[^`]|``)*`|\[[^\]]*\]|--[^\n]*|/\*.*?\*/|\w+|\s+|.""", re.S)
+#: Keywords that end a SELECT's result columns (at the SELECT's own depth).
+_AFTER_RESULT = frozenset({"from", "where", "group", "having", "window", "order", "limit", "union", "intersect",
+                           "except", "join", "on", "using"})
+
+
+@dataclass
+class _Select:
+    depth: int
+    #: whether its result columns reach the query's result (not a subquery of a WHERE, ON, ...)
+    valued: bool
+    #: a subquery inside an expression has one result column: its marks wrap it, `V(x, F())`
+    wrap: bool
+    #: an arm of a compound SELECT (its ORDER BY names result columns: left as it is)
+    compound: bool = False
+    clause: str = "result"
+    #: where the mark that opens its ORDER BY's values sits in the output (dropped if a LIMIT follows)
+    order_mark: int | None = None
+
+    def mark(self, end: bool) -> str:
+        return f"cua_completeness_{'inner_' if self.wrap else ''}{'filter' if end else 'value'}"
+
+    def close(self) -> str:
+        """The mark that ends its result columns or ORDER BY (where they reach the query's result)."""
+        out = ""
+        if self.valued and self.clause == "result":
+            out = f", {self.mark(True)}())" if self.wrap else f", {self.mark(True)}()"
+        elif self.order_mark is not None:
+            out = f", {self.mark(True)}()"
+        self.clause, self.order_mark = "closed", None
+        return out
+
+
+def mark_results(query: str) -> str:
+    """`query` with the result columns of every SELECT whose result reaches the query's
+    result between two marker calls: `SELECT a, (SELECT b FROM t WHERE c) + d FROM u WHERE e`
+    becomes `SELECT V(), a, (SELECT VI(b, FI()) FROM t WHERE c) + 0 * V() + d, F() FROM u WHERE e`.
+    SQLite resolves names (and asks the authorizer) in that order: a FROM subquery first,
+    then the result columns left to right (a function before its arguments), then HAVING,
+    WHERE, ORDER BY, GROUP BY; so a column read between V and F is read for its value, any
+    other only to choose rows. An ORDER BY without a LIMIT orders the values (its terms are
+    marked as values); with one it chooses rows. The query is only prepared, never run."""
+    out: list[str] = []
+    stack: list[_Select] = []
+    depth = 0
+    opening: _Select | None = None  # its result columns start at the next token (after DISTINCT/ALL)
+    for tok in _TOKEN.findall(query):
+        word = tok.lower()
+        blank = tok.isspace() or tok.startswith(("--", "/*"))
+        if opening is not None and not blank and word not in ("distinct", "all"):
+            out.append(f" {opening.mark(False)}(" if opening.wrap else f" {opening.mark(False)}(), ")
+            opening = None
+        top = stack[-1] if stack else None
+        if word == "select":
+            compound = False
+            while stack and stack[-1].depth == depth:  # the previous arm of a compound
+                compound = True
+                stack.pop()
+            parent = stack[-1] if stack else None
+            valued = parent is None or (parent.valued and parent.clause in ("result", "from"))
+            stack.append(_Select(depth, valued, wrap=parent is not None and parent.clause == "result",
+                                 compound=compound))
+            opening = stack[-1] if valued else None
+        elif top is not None and depth == top.depth and word == "as" and top.wrap and top.clause == "result":
+            out.append(top.close())
+        elif top is not None and depth == top.depth and word in _AFTER_RESULT:
+            if word == "limit" and top.order_mark is not None:
+                out[top.order_mark] = ""  # the order chooses the rows a LIMIT keeps
+                top.order_mark = None
+            out.append(top.close() + " ")
+            top.clause = ("from" if word in ("from", "join") else "order" if word == "order"
+                          else "compound" if word in ("union", "intersect", "except") else "filter")
+        elif top is not None and depth == top.depth and word == "by" and top.clause == "order":
+            out.append(tok)
+            if top.valued and not top.compound:
+                out.append(f" {top.mark(False)}(),")
+                top.order_mark = len(out) - 1
+            continue
+        elif tok == "(":
+            depth += 1
+        elif tok in (")", ";"):
+            depth -= tok == ")"
+            closed = False
+            while stack and stack[-1].depth > depth - (tok == ";"):
+                out.append(stack.pop().close())
+                closed = True
+            out.append(tok)
+            parent = stack[-1] if stack else None
+            if closed and parent is not None and parent.valued and parent.clause == "result":
+                out.append(f" + 0 * {parent.mark(False)}()")  # the rest of the parent's result columns
+            continue
+        out.append(tok)
+    out += [sel.close() for sel in reversed(stack)]
+    return "".join(out)
 
 
 # ---------------------------------------------------------------- paths and reads
@@ -175,9 +326,17 @@ class Read:
     #: The check requires that no row is there (`absent`; `not` of `present`; at most 0 rows).
     absent: bool = False
 
-    def covers(self, target: tuple[Step, ...]) -> bool | None:
+    #: SQL: the columns of the table the check filters on (its rows are those they choose).
+    filters: frozenset[str] = frozenset()
+    #: SQL: the check only filters on this column (it reads no value of it).
+    filter_only: bool = False
+    #: SQL: the table's primary key (a check may name the rows an allowance selects by their keys).
+    keys: frozenset[str] = frozenset()
+
+    def covers(self, target: tuple[Step, ...], row: bool = False) -> bool | None:
         """True when this read covers `target`; None when it reads the field, but at a
-        narrower scope (fewer rows); False when it reads something else."""
+        narrower scope (fewer rows); False when it reads something else. `row`: `target`
+        is a column of a row the judge lets the agent add or remove."""
         if len(self.steps) > len(target):
             return False
         narrower = False
@@ -186,7 +345,30 @@ class Read:
                 return False
             if self.scoped and not rsel <= tsel:
                 narrower = True
+        if not self.scoped and target:
+            # an sql check sees only the rows its filters choose: the allowance's selectors
+            # must choose them too (a filter on the field itself compares the field's value)
+            chosen = _selector_fields(target[0][1])
+            own = {target[1][0]} if len(target) > 1 and not row else set()
+            named = self.keys if chosen else set()  # the rows the selectors resolve to, by their keys
+            if not self.filters <= chosen | own | named:
+                narrower = True
         return None if narrower else True
+
+    def at_least(self, other: Read) -> bool:
+        """Whether this read judges all that `other` does (as wide, and a value where it reads one)."""
+        if self.scoped or other.scoped:
+            return self.covers(other.steps) is True and (self.absent or not other.absent)
+        return (self.steps == other.steps and self.filters <= other.filters
+                and (other.filter_only or not self.filter_only))
+
+
+_SELECTOR = re.compile(r"^([^=!<>~\[\s]+)\s*(?:~=|!=|<=|>=|=|<|>)")
+
+
+def _selector_fields(sels: frozenset[str]) -> set[str]:
+    """The columns a step's selectors (`list_id=3`, `title~=X`) choose rows by."""
+    return {m.group(1) for m in map(_SELECTOR.match, sels) if m}
 
 
 def _selector_reads(steps: tuple[Step, ...], path: str, check: str) -> Iterator[Read]:
@@ -271,8 +453,7 @@ def _collect_either(nodes: list[NodeSpec], schema: AppSchema | None, out: _ReadS
         out.problems += branch.problems
         branches.append(branch)
     first, rest = branches[0], branches[1:]
-    out.reads += [r for r in first.reads if all(any(o.covers(r.steps) is True and (o.absent or not r.absent)
-                                                    for o in b.reads) for b in rest)]
+    out.reads += [r for r in first.reads if all(any(o.at_least(r) for o in b.reads) for b in rest)]
     out.files += [f for f in first.files if all(any(g[0] == f[0] for g in b.files) for b in rest)]
 
 
@@ -287,8 +468,11 @@ def _collect_check(node: CheckNode, schema: AppSchema | None, out: _ReadSet, whe
         if isinstance(reads, str):
             out.problems.append(f"{where}: {reads}")
             return
-        out.reads += [Read(((schema.state_keys.get(t, t), frozenset()), (c, frozenset())), name, scoped=False)
-                      for t, c in sorted(reads)]
+        for t, c in sorted(reads.values | reads.filtered):
+            filters = frozenset(fc for ft, fc in reads.filtered if ft == t and fc)  # "": COUNT(*) reads no column
+            out.reads.append(Read(((schema.state_keys.get(t, t), frozenset()), (c, frozenset())), name, scoped=False,
+                                  filters=filters, filter_only=(t, c) not in reads.values,
+                                  keys=schema.keys.get(t, frozenset())))
     elif isinstance(get, FileGetter):  # a folder's listing reads which files are in it
         out.files.append((get.file.rstrip("/") + "/" if get.mode == "list" else get.file, name))
     elif isinstance(get, FilesGetter):
@@ -309,7 +493,7 @@ def _with_derived(reads: list[Read], schema: AppSchema | None) -> list[Read]:
         other = [s.partition(".")[::2] for s in sources if s.partition(".")[0] != table]
         for r in reads:
             if len(r.steps) >= 2 and r.steps[0][0] == table and r.steps[1][0] == fld and not r.absent:
-                out += [Read((r.steps[0], (c, frozenset())), r.check, r.scoped) for c in own]
+                out += [replace(r, steps=(r.steps[0], (c, frozenset()))) for c in own]
                 out += [Read(((t, frozenset()), (c, frozenset())), r.check, scoped=False) for t, c in other]
     return out
 
@@ -517,8 +701,10 @@ def _pattern_gap(pattern: str, reads: list[Read], schema: AppSchema | None, unju
                         _source_pinned(src, steps, reads, allowed, schema.state_keys) for src in sources):
                     unread.append(fld)
             if unread:
+                narrow = next((r for c in unread for r in reads
+                               if not r.scoped and r.covers((*steps, (c, frozenset())), row=True) is None), None)
                 return (f"a row it lets the agent add or remove carries {', '.join(unread)} of {table}, which no "
-                        f"check reads at rows as wide as {_scope(steps)}")
+                        f"check reads at rows as wide as {_scope(steps)}{_filtered(narrow, steps)}")
             return None
     verdict = _field_read(steps, reads)
     if verdict is True:
@@ -544,7 +730,22 @@ def _pattern_gap(pattern: str, reads: list[Read], schema: AppSchema | None, unju
     return _narrow(verdict, steps)
 
 
+def _filtered(read: Read | None, steps: tuple[Step, ...], own: str | None = None) -> str:
+    """Why an sql read is narrower than an allowance: the columns it chooses its rows by
+    (`own`: the allowed field, whose own filter compares its value)."""
+    if read is None:
+        return ""
+    chosen = _selector_fields(steps[0][1])
+    extra = sorted(read.filters - chosen - (read.keys if chosen else set()) - {own})
+    return (f" ({read.check} looks only at the rows it chooses by {', '.join(extra)}, which the allowance does "
+            f"not select on: select on {'it' if len(extra) == 1 else 'them'} in the allowance, or read the rows "
+            f"the allowance allows)")
+
+
 def _narrow(verdict: bool | Read | None, steps: tuple[Step, ...]) -> str:
+    if isinstance(verdict, Read) and not verdict.scoped:
+        return (f"no check reads it at rows as wide as {_scope(steps)}"
+                f"{_filtered(verdict, steps, steps[1][0] if len(steps) > 1 else None)}")
     if isinstance(verdict, Read):
         return (f"the only check that reads it, {verdict.check}, reads it at {_scope(verdict.steps)}, "
                 f"narrower than the {_scope(steps)} it allows")

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from cua.tasks import registry
-from cua.tasks.loader import TaskFormatError, judge_tally, load_text
+from cua.tasks.loader import TaskFormatError, app_schema, judge_tally, load_text
 
 HEAD = """
 suite: demo
@@ -259,3 +259,89 @@ def test_every_bundled_suite_loads_under_the_rule() -> None:
             assert not tally.gaps, (t.id, tally.gaps)
             allowances, read, unjudged = allowances + tally.allowances, read + tally.read, unjudged + tally.unjudged
     assert allowances == read + unjudged and allowances > 250
+
+
+#: A new todo checked only in list 2: `list_id` is read by the WHERE alone, so a copy of the
+#: todo in another list is a row the check never sees (probe `todo_dup_other_list`).
+IN_LIST_TWO = """
+checks:
+  - check: the todo, once, in list 2, with nothing else set
+    get: {kind: sql, query: "SELECT title, done, due, priority, tags, notes FROM todos WHERE list_id = 2 AND same_text(title, ?)",
+          params: [Buy milk]}
+    expect: {op: table, rows: [{title: Buy milk, done: 0, due: null, priority: normal, tags: "", notes: ""}]}
+expected_changes: ["ALLOWANCE"]
+"""
+
+
+def test_a_column_an_sql_check_only_filters_on_does_not_judge_a_wider_row_allowance() -> None:
+    message = refused(IN_LIST_TWO.replace("ALLOWANCE", "todos[title~=Buy milk]"))
+    assert "judge.expected_changes[0] 'todos[title~=Buy milk]'" in message
+    assert "chooses by list_id" in message and "does not select on" in message
+
+
+def test_the_row_allowance_that_selects_on_the_filtered_column_loads() -> None:
+    loads(IN_LIST_TWO.replace("ALLOWANCE", "todos[list_id=2][title~=Buy milk]"))
+
+
+def test_a_field_allowance_wider_than_the_sql_checks_filters_fails() -> None:
+    message = refused("""
+    checks:
+      - check: the todo is done
+        get: {kind: sql, query: "SELECT done FROM todos WHERE list_id = 1 AND title = 'Buy milk'", scalar: true}
+        expect: {op: equals, value: 1}
+    expected_changes: ["todos[list_id=1][*].done"]
+    """)
+    assert "judge.expected_changes[0] 'todos[list_id=1][*].done'" in message and "chooses by title" in message
+
+
+def test_count_star_reads_only_its_filters() -> None:
+    """COUNT(*) holds no column: every column of its WHERE only chooses the rows it counts. A
+    filter on the allowed field itself compares its value (none of list 1 left undone judges
+    `done` there); on any other column it narrows the check; a sum over every row reads all."""
+    count = """
+    checks:
+      - check: no todo of list 1 is left undone
+        get: {kind: sql, query: "SELECT COUNT(*) FROM todos WHERE list_id = 1 AND done = 0", scalar: true}
+        expect: {op: equals, value: 0}
+    expected_changes: ["ALLOWANCE"]
+    """
+    loads(count.replace("ALLOWANCE", "todos[list_id=1][*].done"))
+    assert "chooses by list_id" in refused(count.replace("ALLOWANCE", "todos[priority=high][*].done"))
+    message = refused("""
+    checks:
+      - check: the todo is once in list 2
+        get: {kind: sql, query: "SELECT COUNT(*) FROM todos WHERE same_text(title, ?) AND list_id = 2", params: [Buy milk],
+              scalar: true}
+        expect: {op: equals, value: 1}
+    expected_changes: ["todos[title~=Buy milk]"]
+    """)
+    assert "done, due, priority, tags, notes" in message  # counting a row reads none of its values
+    loads("""
+    checks:
+      - check: no todo is left undone
+        get: {kind: sql, query: "SELECT COALESCE(SUM(done = 0), 0) FROM todos", scalar: true}
+        expect: {op: equals, value: 0}
+    expected_changes: ["todos[priority=high][*].done"]
+    """)
+
+
+def test_sql_reads_tells_result_values_from_filters() -> None:
+    """Where a column sits decides: a result column (in an expression or a scalar subquery of
+    the result, or the outer row such a subquery names) is a value; WHERE, ON, a subquery
+    there, and an ORDER BY with a LIMIT only choose rows; an ORDER BY without one orders the
+    values."""
+    schema = app_schema("todo")
+
+    def reads(query: str) -> tuple[set[str], set[str]]:
+        got = schema.sql_reads(query)
+        assert not isinstance(got, str), got
+        return {f"{t}.{c}" for t, c in got.values}, {f"{t}.{c}" for t, c in got.filtered}
+
+    values, filtered = reads("SELECT title, (SELECT name FROM lists l WHERE l.id = todos.list_id) AS list, done = 1 AS d "
+                             "FROM todos WHERE priority = ? AND list_id IN (SELECT id FROM lists WHERE color = ?)")
+    assert values == {"todos.title", "lists.name", "todos.list_id", "todos.done"}
+    assert filtered == {"todos.priority", "todos.list_id", "lists.id", "lists.color"}
+    values, filtered = reads("SELECT COUNT(*) FROM todos t JOIN lists l ON l.id = t.list_id WHERE l.name = ?")
+    assert values == set() and filtered == {"todos.list_id", "lists.id", "lists.name"}
+    assert reads("SELECT title FROM todos ORDER BY due") == ({"todos.title", "todos.due"}, set())
+    assert reads("SELECT title FROM todos ORDER BY due LIMIT 1") == ({"todos.title"}, {"todos.due"})
