@@ -15,8 +15,9 @@ from cua.tasks.products.mediawiki import MediaWiki
 from cua.tasks.products.mediawiki.content import PASSWORD
 
 __all__ = ["add_category", "add_see_also", "category_count", "count_editors", "create_page", "history_paragraph",
-           "move_page", "open_talk", "protect_page", "protect_without_rights", "redirect_target", "revert_vandalism",
-           "talk_section", "watch_page", "who_edited", "who_protected"]
+           "infobox_field", "move_page", "open_talk", "page_creator", "protect_page", "protect_without_rights",
+           "redirect_target", "remove_category", "revert_vandalism", "talk_section", "unwatch_page", "watch_page",
+           "who_edited", "who_protected"]
 
 _SENTENCES = ["A new footbridge linked it to the towpath in 2019.",
               "The council listed it as a heritage asset in 2021.",
@@ -253,3 +254,67 @@ def add_see_also(app: MediaWiki, rng: random.Random) -> dict[str, Any]:
     expected = (r"^" + re.escape(text[:end]) + r"\s*\n\*\s*\[\[\s*" + re.escape(target) + r"\s*\]\]\s*"
                 + re.escape(text[end:]) + r"$")
     return {"page": _page(page), "target": target, "expected": expected}
+
+
+def unwatch_page(app: MediaWiki, rng: random.Random) -> dict[str, Any]:
+    state = _state(app)
+    user = rng.choice(_EDITORS)
+    mine = [w for w in state["watched"] if w["user"] == user]
+    subjects = [w["title"] for w in mine if not w["title"].startswith(("Talk:", "User talk:", "Category talk:",
+                                                                       "Template talk:", "Riverbend Wiki talk:"))]
+    title, other = rng.sample(subjects, 2)
+    talk = next(w["title"] for w in mine if w["title"].endswith(f":{title}") and w["title"] != title)
+    expected = [w for w in mine if w["title"] not in (title, talk)]
+    return {"title": title, "other": other, "user": user, "password": PASSWORD, "expected": expected}
+
+
+def page_creator(app: MediaWiki, rng: random.Random) -> dict[str, Any]:
+    state = _state(app)
+    by_page: dict[int, list[dict[str, Any]]] = {}
+    for r in state["revisions"]:
+        by_page.setdefault(r["page_id"], []).append(r)
+    pages = [p for p in _articles(state, editable=False)
+             if by_page[p["id"]][0]["user"] != by_page[p["id"]][-1]["user"]]
+    page = rng.choice(pages)
+    revs = by_page[page["id"]]
+    return {"page": _page(page), "user": revs[0]["user"], "wrong": revs[-1]["user"]}
+
+
+def _last_section(text: str) -> tuple[int, str]:
+    """Where the See also section starts, and its text as the section editor shows it."""
+    start = text.index("== See also ==")
+    return start, text[start:]
+
+
+def remove_category(app: MediaWiki, rng: random.Random) -> dict[str, Any]:
+    """A page in two categories; the one to remove is its neighbourhood category."""
+    state = _state(app)
+    page = rng.choice([p for p in _articles(state) if len(p["categories"]) == 2])
+    drop, keep = page["categories"][1], page["categories"][0]
+    text = page["text"]
+    start, section = _last_section(text)
+    tag = f"[[Category:{drop}]]"
+    new_section = section.replace("\n" + tag, "", 1)
+    at = text.index("\n" + tag)
+    # the text without the tag, whatever blank line its removal leaves
+    expected = r"^" + re.escape(text[:at].rstrip()) + r"\s*" + re.escape(text[at + 1 + len(tag):].lstrip()) + r"$"
+    return {"page": _page(page), "drop": drop, "keep": keep, "section": new_section,
+            "wrong_section": section.replace("\n" + f"[[Category:{keep}]]", "", 1),
+            "expected": expected, "categories": [keep]}
+
+
+def infobox_field(app: MediaWiki, rng: random.Random) -> dict[str, Any]:
+    """An infobox value to change: the intro section (section 0) holds the infobox."""
+    state = _state(app)
+    page = rng.choice([p for p in _articles(state) if re.search(r"^\| (opened|built|founded) = \d{4}$", p["text"], re.M)])
+    text = page["text"]
+    found = re.search(r"^\| (opened|built|founded) = (\d{4})$", text, re.M)
+    assert found is not None
+    field, old = found.group(1), found.group(2)
+    new = str(int(old) + rng.choice([-7, -3, 2, 5, 11]))
+    intro_end = text.index("\n\n== ")
+    intro = text[:intro_end]
+    new_intro = intro.replace(f"| {field} = {old}", f"| {field} = {new}", 1)
+    return {"page": _page(page), "url_title": page["title"].replace(" ", "_"), "field": field, "old": old,
+            "new": new, "intro": new_intro, "wrong_intro": intro.replace(f"| {field} = {old}", f"| {field} = {old}0", 1),
+            "expected": new_intro + text[intro_end:]}
