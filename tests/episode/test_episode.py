@@ -301,11 +301,7 @@ async def test_reset_query_remote_and_local_and_episode_reset_in_one_request(kin
 
 
 async def test_reset_query_on_a_kind_without_queries_is_unsupported(server: RunningServer) -> None:
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_handle_conformance import BlankSandbox  # registers the capability-less kind
+    from _blank_kind import BlankSandbox  # registers the capability-less kind
 
     handle = await LocalSandbox.create(BlankSandbox.kind, {})
     try:

@@ -3,23 +3,21 @@
 The same checks run on the in-process handle (`cua.episode.LocalSandbox`), the remote one
 (`cua.client.RemoteSandbox`, through a real `cua serve` on loopback) and the blocking facade
 (`cua.sync_api.Sandbox`, on the same server): on a real browser sandbox, and on a minimal
-sandbox kind that can neither answer queries nor snapshot (registered in this process, so
-the in-thread server knows it too).
+sandbox kind that can neither answer queries nor snapshot (tests/_blank_kind.py, registered
+in this process, so the in-thread server knows it too).
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import quote
 
+import _blank_kind  # noqa: F401  (registers the capability-less kind `test-blank`: tests/_blank_kind.py)
 import pytest
-from PIL import Image
-from pydantic import BaseModel
 
 import cua
 from cua import sync_api
@@ -28,8 +26,7 @@ from cua.client import Event
 from cua.episode import LocalSandbox, SandboxHandle
 from cua.errors import BadRequest, Unsupported
 from cua.info import SandboxInfo, SnapshotRef
-from cua.observation import Observation, ObserveOptions, Screenshot, Size
-from cua.sandbox import EventSink, Sandbox, register_kind, scale_action
+from cua.observation import Observation, ObserveOptions, Size
 from cua.server.app import RunningServer
 from cua.state import DomQuery, FileQuery, StateQuery, StateResult
 
@@ -44,69 +41,6 @@ OTHER = "data:text/html," + quote("<!doctype html><title>other</title><p>another
 BROWSER = {"isolation": "shared", "start_url": START, "viewport": {"width": 800, "height": 600}}
 BUTTON = (120.0, 50.0)
 FIELD = (170.0, 140.0)
-
-
-class BlankConfig(BaseModel):
-    width: int = 320
-    height: int = 200
-
-
-@register_kind
-class BlankSandbox(Sandbox):
-    """A screen and nothing else: no queries, no snapshots, no stream."""
-
-    kind = "test-blank"
-    config_model = BlankConfig
-
-    def __init__(self, config: BlankConfig, sandbox_id: str) -> None:
-        self.id = sandbox_id
-        self.screen = Size(width=config.width, height=config.height)
-        self.steps = 0
-        self.closed = False
-
-    @classmethod
-    async def create(cls, config: BaseModel, *, sandbox_id: str, emit: EventSink | None = None) -> BlankSandbox:
-        assert isinstance(config, BlankConfig)
-        return cls(config, sandbox_id)
-
-    async def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
-                    observe: ObserveOptions | None = None) -> Observation:
-        self.steps = 0
-        return await self.observe(observe)
-
-    async def observe(self, options: ObserveOptions | None = None) -> Observation:
-        opts = options or ObserveOptions()
-        frame = opts.frame or self.screen
-        shot = None
-        if opts.screenshot:
-            out = io.BytesIO()
-            Image.new("RGB", (frame.width, frame.height), (40, 90, 160)).save(out, "PNG")
-            shot = Screenshot(format="png", width=frame.width, height=frame.height, data=out.getvalue())
-        return Observation(sandbox_id=self.id, frame=frame, screen=self.screen, screenshot=shot, step=self.steps)
-
-    async def act(self, action: Action, *, frame: Size | None = None,
-                  observe: ObserveOptions | None = None) -> Observation:
-        from cua.errors import ActionFailed
-        from cua.observation import ActionError
-
-        try:
-            scale_action(action, frame or self.screen, self.screen, foreign=frozenset({"goto", "back", "forward"}))
-        except ActionFailed as exc:
-            obs = await self.observe(observe)
-            return obs.model_copy(update={"error": ActionError(reason=exc.reason, message=exc.message)})
-        self.steps += 1
-        return await self.observe(observe)
-
-    async def close(self) -> None:
-        self.closed = True
-
-    def info(self) -> SandboxInfo:
-        return SandboxInfo(id=self.id, kind=self.kind, screen=self.screen,
-                           status="closed" if self.closed else "ready")
-
-    @property
-    def alive(self) -> bool:
-        return not self.closed
 
 
 class SyncHandle:

@@ -9,6 +9,7 @@ import string
 from typing import Any
 
 import pytest
+from _same_action import assert_same  # tests/'s own helpers, on the path from every folder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -163,22 +164,6 @@ def _tars_escaping_fails(text: str) -> bool:
     own markers (box tokens, point tags, `point=`) cannot be carried."""
     return ("\r" in text or "<|box_" in text or "[EOS]" in text or "point=" in text
             or "<point>" in text or "<bbox>" in text)
-
-
-def assert_same(got: Action, want: Action) -> None:
-    g, w = got.model_dump(), want.model_dump()
-    assert g.keys() == w.keys() and g["type"] == w["type"], (got, want)
-    for key, value in w.items():
-        if key == "path":
-            assert len(g[key]) == len(value)
-            for gp, wp in zip(g[key], value, strict=True):
-                assert abs(gp["x"] - wp["x"]) <= 1.0 and abs(gp["y"] - wp["y"]) <= 1.0, (got, want)
-        elif key in ("x", "y", "dx", "dy") and value is not None:
-            assert g[key] is not None and abs(g[key] - value) <= 1.0, (key, got, want)
-        elif key == "seconds":
-            assert abs(g[key] - value) <= 0.01, (got, want)
-        else:
-            assert g[key] == value, (key, got, want)
 
 
 def roundtrip(family: Family, actions: list[Action], frame: Size, thought: str | None) -> None:

@@ -211,10 +211,7 @@ def _last_assistant(row: dict[str, Any], family: str) -> tuple[str, list[bool]]:
 @pytest.mark.slow
 @pytest.mark.parametrize("family_name", FAMILIES)
 def test_sft_rows_round_trip_through_the_parsers(runs: Path, tmp_path: Path, family_name: str) -> None:
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "policy"))
-    from test_sft_roundtrip import assert_same
+    from _same_action import assert_same
 
     from cua.actions import parse_action
     from cua.observation import Size
@@ -253,7 +250,8 @@ def test_sft_rows_round_trip_through_the_parsers(runs: Path, tmp_path: Path, fam
         from PIL import Image
 
         assert by_id[rows[0]["trajectory_id"]].steps[0].observation.size == Size(width=1280, height=720)
-        assert Image.open(out / rows[0]["image"][0]).size == (1288, 728)
+        with Image.open(out / rows[0]["image"][0]) as image:
+            assert image.size == (1288, 728)
 
 
 @pytest.mark.slow

@@ -8,12 +8,12 @@ The fake kind's counter task, in process; the pages are plain websocket clients.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from _live_view import TASK, live_view, next_text, serving  # tests/'s own helpers
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 
@@ -21,9 +21,6 @@ from cua.episode.local import open_local
 from cua.record.queue import Job, RecordQueue
 from cua.record.service import RecorderService
 from cua.tasks.registry import get_template
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "security"))  # the exposure tests' live view
-from test_listeners_exposure import TASK, live_view, next_text, serving  # noqa: E402
 
 
 async def _next_of(ws: ClientConnection, kind: str) -> dict[str, Any]:

@@ -66,11 +66,7 @@ async def test_act_query_remote_and_local_and_episode_progress_in_one_request():
 
 
 async def test_act_query_on_a_kind_without_queries_is_unsupported():
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "episode"))
-    from test_handle_conformance import BlankSandbox  # registers the capability-less kind
+    from _blank_kind import BlankSandbox  # registers the capability-less kind
 
     handle = await LocalSandbox.create(BlankSandbox.kind, {})
     try:

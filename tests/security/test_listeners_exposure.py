@@ -32,7 +32,8 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
+from _live_view import TASK, live_view, next_text, serving  # tests/'s own helpers
+from _runs import make_run  # tests/'s own helpers: an eval run as the report reads it
 from playwright.async_api import Browser, Page, async_playwright
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
@@ -43,8 +44,6 @@ from cua.actions import Click
 from cua.cli import main as cli
 from cua.episode import EpisodeContext
 from cua.episode.local import open_local
-from cua.listen import tcp_listener
-from cua.record.live import LiveSession, build_live_app
 from cua.record.queue import Job, RecordQueue
 from cua.record.service import RecorderService
 from cua.report.build import ReportBuilder
@@ -54,11 +53,7 @@ from cua.tasks.apps import load_app
 from cua.tasks.apps.base import build_asgi
 from cua.tasks.registry import get_template
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "record"))  # the report tests' run writer
-from test_report import make_run  # noqa: E402
-
 EVIL = "http://evil.example"
-TASK = "fake.set_counter@1"
 
 
 # --- helpers ---------------------------------------------------------------------------
@@ -77,42 +72,6 @@ async def handshake(port: int, path: str, host: str, *, origin: str | None = Non
         return int((await asyncio.wait_for(reader.readline(), 30)).split()[1])
     finally:
         writer.close()
-
-
-async def next_text(ws: Any) -> dict[str, Any]:
-    """The next JSON message of a live view's websocket (frames, which are bytes, skipped)."""
-    while True:
-        message = await asyncio.wait_for(ws.recv(), 30)
-        if isinstance(message, str):
-            return dict(json.loads(message))
-
-
-@asynccontextmanager
-async def serving(app: Any) -> AsyncIterator[int]:
-    """`app` on a loopback port through uvicorn, as `cua record` serves it; yields the port."""
-    sock = tcp_listener("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        while not server.started:
-            assert not task.done(), "the server stopped while starting"
-            await asyncio.sleep(0.01)  # uvicorn offers no started event, only this flag
-        yield sock.getsockname()[1]
-    finally:
-        server.should_exit = True
-        await task
-
-
-@asynccontextmanager
-async def live_view() -> AsyncIterator[tuple[int, str, LiveSession]]:
-    """A live view of the fake kind's counter task (in process): (port, token, session)."""
-    instance = get_template(TASK).instantiate(0)
-    async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
-        session = LiveSession(handle=handle, instance=instance)
-        await session.start()
-        app = build_live_app(session)
-        async with serving(app) as port:
-            yield port, app.state.token, session
 
 
 @contextmanager
