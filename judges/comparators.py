@@ -232,9 +232,11 @@ def _money(spec: S.MoneyCmp, observed: Any) -> Result:
     return V.compare_money(observed, spec.value, currency=spec.currency, decimal_comma=spec.decimal_comma)
 
 
-def _cell_equal(a: Any, b: Any, how: str) -> bool:
+def _cell_equal(a: Any, b: Any, how: str, case: bool) -> bool:
     if how == "exact":
         return _same_json(a, b)
+    if how == "text" and case:
+        return V.compare_text(a, b, case=True)[0]
     return V.compare_as(how, a, b)[0]
 
 
@@ -250,7 +252,7 @@ def _table(spec: S.TableCmp, observed: Any) -> Result:
     columns = spec.columns or sorted({k for r in expected for k in r})
 
     def row_eq(o: dict[str, Any], e: dict[str, Any]) -> bool:
-        return all(c in o and c in e and _cell_equal(o[c], e[c], spec.normalize.get(c, "exact")) for c in columns)
+        return all(c in o and c in e and _cell_equal(o[c], e[c], spec.normalize.get(c, "exact"), spec.case) for c in columns)
 
     if spec.ordered:
         for i, (o, e) in enumerate(zip(observed, expected)):

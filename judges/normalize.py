@@ -12,7 +12,7 @@ import unicodedata
 from typing import Any
 
 __all__ = ["RichLines", "formula_refs", "norm_address", "norm_phone", "norm_text", "parse_datetime", "parse_number",
-           "rich_text", "rich_text_plain", "to_text"]
+           "rich_text", "rich_text_plain", "same_shown_text", "to_text"]
 
 _WS = re.compile(r"\s+")
 
@@ -28,14 +28,29 @@ def to_text(value: Any) -> str:
 
 
 def norm_text(value: Any, *, case: bool = False, punctuation: bool = True) -> str:
-    """NFKC, whitespace collapsed and trimmed, casefolded unless `case`, punctuation
-    removed unless `punctuation` (Unicode categories P*; symbols such as $ stay)."""
-    text = unicodedata.normalize("NFKC", to_text(value))
+    """Whitespace collapsed and trimmed, punctuation removed unless `punctuation` (Unicode
+    categories P*; symbols such as $ stay). Without `case`: NFKC and casefolded, text as
+    words ("ＢＵＹ milk" is "buy milk"). With `case`: NFC, text as shown, whose case and
+    character forms a reader sees (a full-width title is another title)."""
+    text = unicodedata.normalize("NFC" if case else "NFKC", to_text(value))
     if not case:
         text = text.casefold()
     if not punctuation:
         text = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text)
     return _WS.sub(" ", text).strip()
+
+
+_EMAIL_ONLY = re.compile(r"\s*[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[^@\s<>\"',;]+\s*")
+
+
+def same_shown_text(a: str, b: str) -> bool:
+    """Whether two stored texts show the same: runs of whitespace and the ends aside, case and
+    character forms kept (`norm_text` with `case`), but for two email addresses, which are
+    one address whatever their case (`cua.judges.values.web.parse_email`). The judges' `~=`
+    lookup and the apps' SQL `same_text` both mean this."""
+    if _EMAIL_ONLY.fullmatch(a) and _EMAIL_ONLY.fullmatch(b):
+        return a.strip().casefold() == b.strip().casefold()
+    return norm_text(a, case=True) == norm_text(b, case=True)
 
 
 _NUM_DOT = re.compile(r"(?<![\d.,])[-+]?(?:\d{1,3}(?:[,\u202f\u00a0' ]\d{3})+|\d+)(?:\.\d+)?(?![\d])")

@@ -6,8 +6,10 @@ followed by any number of selectors in brackets:
 - `[3]`, `[-1]`  an index;
 - `[*]`          every element (the result becomes a list);
 - `[k=v]`        the first element whose field k equals v (a lookup: the result stays one value);
-- `[k~=v]`       a lookup by the same text: case, Unicode form and runs of whitespace do
-                 not matter (a title or a name the agent typed: "Buy  milk" is "buy milk");
+- `[k~=v]`       a lookup by the same text as shown: runs of whitespace and the ends do not
+                 matter (a title the agent typed: "Buy  milk " is "Buy milk"); case and
+                 character forms do, as for every stored text ("BUY MILK" is another title),
+                 but for email addresses, one whatever their case;
 - `[k!=v]`, `[k<v]`, `[k<=v]`, `[k>v]`, `[k>=v]`  every matching element (a list).
 
 Several selectors on one segment all filter the same list: `todos[list_id=3][due<2026-03-02]`.
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from cua.judges.normalize import norm_text
+from cua.judges.normalize import same_shown_text
 
 __all__ = ["Cond", "PathError", "Segment", "get_path", "parse_path", "row_matches", "coerce_literal"]
 
@@ -50,7 +52,7 @@ class Cond:
         if self.op == "=" and type(observed) is type(self.value):  # the common case, decided at once
             return bool(observed == self.value)
         if self.op == "~=":
-            return isinstance(observed, str) and norm_text(observed) == norm_text(self.text)
+            return isinstance(observed, str) and same_shown_text(observed, self.text)
         return _compare(observed, self.op, self.value, self.text)
 
 

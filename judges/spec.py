@@ -151,17 +151,17 @@ class CheckNode(_Spec):
     @model_validator(mode="before")
     @classmethod
     def _text_defaults(cls, data: Any) -> Any:
-        """`op: text`'s defaults follow what is read. The agent's answer drops enclosing quotes
+        """`op: text`'s (and a `table`'s text columns') defaults follow what is read. The agent's answer drops enclosing quotes
         (they come from the instruction's wording) and its case (`TextCmp`). A value the app
         stores (`app_state`, `sql`) keeps both: the app shows "WEEKLY PLAN" or '"Weekly plan"'
         to every user, another title than "Weekly plan". A template says otherwise explicitly."""
         if not isinstance(data, dict):
             return data
         get, expect = data.get("get"), data.get("expect")
-        if not isinstance(expect, dict) or expect.get("op") != "text":
+        if not isinstance(expect, dict) or expect.get("op") not in ("text", "table"):
             return data
         kind = get.get("kind") if isinstance(get, dict) else get.kind if isinstance(get, _GETTERS) else None
-        if kind == "answer" and "quotes" not in expect:
+        if kind == "answer" and expect.get("op") == "text" and "quotes" not in expect:
             return {**data, "expect": {**expect, "quotes": True}}
         if kind in STORED_KINDS and "case" not in expect:
             return {**data, "expect": {**expect, "case": True}}

@@ -300,6 +300,8 @@ class TableCmp(Spec):
     ordered: bool = False
     columns: list[str] | None = None
     normalize: dict[str, ColumnNorm] = Field(default_factory=dict)
+    #: `text` columns keep their case (`TextCmp.case`); the default for stored rows (`CheckNode`).
+    case: bool = False
 
 
 class LengthCmp(Spec):

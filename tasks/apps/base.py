@@ -34,7 +34,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cua.exposure import OriginPolicy
 from cua.gate import SAFE_METHODS, asgi_headers, from_another_origin, same_origin
-from cua.judges.normalize import norm_text
+from cua.judges.normalize import same_shown_text
 from cua.judges.sidefx import Change
 from cua.judges.values.web import QueryRule, read_query
 from cua.tasks.apps.activity import ACTIVITY_TABLE, ActivityLog, ActivityRecorded, install
@@ -63,11 +63,12 @@ READ_QUERY_TIME_LIMIT_S = 0.5
 
 
 def _same_text(a: Any, b: Any) -> int:
-    """SQL `same_text(a, b)`: 1 when two texts say the same, whatever their case, Unicode
-    form or runs of whitespace (a title the agent typed, looked up by a judge)."""
+    """SQL `same_text(a, b)`: 1 when two texts show the same, whatever their runs of
+    whitespace (a title the agent typed, looked up by a judge); case and character forms
+    count, as for every stored text, but for two email addresses (`same_shown_text`)."""
     if not isinstance(a, str) or not isinstance(b, str):
         return 0
-    return int(norm_text(a) == norm_text(b))
+    return int(same_shown_text(a, b))
 
 
 def _read_only(action: int, *_: Any) -> int:

@@ -306,20 +306,27 @@ def test_free_text_is_respelled_in_inner_spaces_only() -> None:
 
 
 def test_same_text_lookups_in_paths_and_sql(todo) -> None:
-    rows = {"todos": [{"id": 1, "title": "Pay  the Rent"}, {"id": 2, "title": "pay rent"}]}
-    assert get_path(rows, "todos[title~=pay the rent].id", unique=True) == 1
-    assert get_path(rows, "todos[title=pay the rent].id", unique=True) is None  # `=` stays exact
-    twice = {"todos": [*rows["todos"], {"id": 3, "title": "PAY THE RENT"}]}
+    # runs of whitespace and the ends aside; case and character forms kept, as stored text is shown
+    rows = {"todos": [{"id": 1, "title": "Pay  the Rent "}, {"id": 2, "title": "pay the rent"}]}
+    assert get_path(rows, "todos[title~=Pay the Rent].id", unique=True) == 1
+    assert get_path(rows, "todos[title=Pay the Rent].id", unique=True) is None  # `=` stays exact
+    twice = {"todos": [*rows["todos"], {"id": 3, "title": "Pay the  Rent"}]}
     with pytest.raises(PathError):  # a same-text lookup names one row too: a duplicate fails
-        get_path(twice, "todos[title~=pay the rent].id", unique=True)
-    # a pattern allows the row added under another spelling, and nothing else
-    assert not unexpected_changes({"todos": []}, {"todos": [rows["todos"][0]]}, ["todos[title~=pay the rent]"])
-    assert unexpected_changes({"todos": []}, {"todos": [rows["todos"][1]]}, ["todos[title~=pay the rent]"])
+        get_path(twice, "todos[title~=Pay the Rent].id", unique=True)
+    wide = {"todos": [{"id": 4, "title": "\uff30ay the Rent"}]}  # a full-width P shows another title
+    assert get_path(wide, "todos[title~=Pay the Rent].id", unique=True) is None
+    # an email address is one whatever its case (a contact looked up by the address typed)
+    mail = {"contacts": [{"id": 5, "email": "Ana.Diaz@Example.org"}]}
+    assert get_path(mail, "contacts[email~=ana.diaz@example.org].id", unique=True) == 5
+    # a pattern allows the row added under another spacing, and nothing else
+    assert not unexpected_changes({"todos": []}, {"todos": [rows["todos"][0]]}, ["todos[title~=Pay the Rent]"])
+    assert unexpected_changes({"todos": []}, {"todos": [rows["todos"][1]]}, ["todos[title~=Pay the Rent]"])
     app, _ = todo
     app.reset(0)
     title = app.db.scalar("SELECT title FROM todos ORDER BY id LIMIT 1")
-    spelled = "  ".join(title.upper().split())
+    spelled = "  ".join(title.split()) + " "
     assert app.db.read_only_query("SELECT title FROM todos WHERE same_text(title, ?)", [spelled]) == [{"title": title}]
+    assert app.db.read_only_query("SELECT title FROM todos WHERE same_text(title, ?)", [title.upper()]) == []
     assert app.db.read_only_query("SELECT same_text(NULL, 'x') AS s, same_text('a b', 'ab') AS t", []) == [
         {"s": 0, "t": 0}]
 
