@@ -74,6 +74,10 @@ class ProductApp(WebApp):
     def server_argv(self, data_dir: Path, port: int) -> tuple[list[str], dict[str, str]]:
         """The product's server command line and environment, for an instance in `data_dir`."""
 
+    def sync(self) -> None:
+        """Bring the database up to state kept outside it before the service reads it (a
+        mail store's files: `cua.tasks.products.roundcube`); most products keep all in it."""
+
     # --- the WebApp side ---
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:

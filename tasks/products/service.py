@@ -70,6 +70,7 @@ class Product(Protocol):
     def prepare_instance(self, data_dir: Path, control_socket: str) -> Path: ...
     def server_argv(self, data_dir: Path, port: int) -> tuple[list[str], dict[str, str]]: ...
     def private_ddl(self) -> dict[str, list[str]]: ...
+    def sync(self) -> None: ...
     def reset(self, seed: int) -> None: ...
     def restore(self, image: bytes) -> None: ...
     def state(self) -> dict[str, Any]: ...
@@ -122,6 +123,7 @@ class ProductService:
 
     def record(self, request: str) -> int:
         """Log what the product's request changed (nothing when the file did not change)."""
+        self.app.sync()
         version = self._data_version()
         if version == self._version:
             return 0
@@ -200,6 +202,7 @@ class ProductService:
 
         async def state(_: Request) -> Response:
             await self.barrier()
+            app.sync()
             return JSONResponse(app.state())
 
         async def sql(request: Request) -> Response:
@@ -209,6 +212,7 @@ class ProductService:
             except (json.JSONDecodeError, KeyError, TypeError) as exc:
                 return JSONResponse({"error": f"{type(exc).__name__}: {exc}"}, status_code=400)
             await self.barrier()
+            app.sync()
             try:
                 rows = app.db.read_only_query(query, params)
             except sqlite3.Error as exc:
@@ -217,6 +221,7 @@ class ProductService:
 
         async def snapshot(_: Request) -> Response:
             await self.barrier()
+            app.sync()
             return Response(app.db.snapshot(), media_type="application/octet-stream",
                             headers={"x-cua-seed": str(app.current_seed)})
 
