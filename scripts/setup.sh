@@ -55,6 +55,11 @@ export PIP_CONSTRAINT="$PWD/scripts/constraints.txt"
 TRAC_VENV="${CUA_CACHE_DIR:-$HOME/.cache/cua}/products/trac/venv"
 [ -x "$TRAC_VENV/bin/python" ] || "$PYTHON" -m venv "$TRAC_VENV"
 env -u PIP_CONSTRAINT "$TRAC_VENV/bin/python" -m pip install -q -r scripts/requirements-trac.txt
+# Wagtail (tasks/products/wagtail) in a venv of its own: Wagtail 8 pins Django 5.2 and its own
+# libraries (scripts/requirements-wagtail.txt pins that venv, waitress its server).
+WAGTAIL_VENV="${CUA_CACHE_DIR:-$HOME/.cache/cua}/products/wagtail/venv"
+[ -x "$WAGTAIL_VENV/bin/python" ] || "$PYTHON" -m venv "$WAGTAIL_VENV"
+env -u PIP_CONSTRAINT "$WAGTAIL_VENV/bin/python" -m pip install -q -r scripts/requirements-wagtail.txt
 # django-oscar (tasks/products/oscar) in a venv of its own: it pins Django and its own Django
 # apps (scripts/requirements-oscar.txt pins that venv, waitress its server).
 OSCAR_VENV="${CUA_CACHE_DIR:-$HOME/.cache/cua}/products/oscar/venv"
