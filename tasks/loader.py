@@ -17,7 +17,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from cua.judges.completeness import AppSchema, Tally, tally
+from cua.judges.app_schema import AppSchema
+from cua.judges.completeness import Tally, tally
 from cua.task import TaskInstance, TaskSetup, TaskTags
 from cua.tasks.format import FormatProblem, RowsParam, SandboxSpec, TaskFile, TaskFormatError, TemplateSpec
 from cua.tasks.params import GenerationError, generate_params
