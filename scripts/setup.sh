@@ -18,6 +18,9 @@ APT_PACKAGES=(
   # real products (cua.tasks.products): MediaWiki 1.39 on SQLite under `php -S`. php8.2-cgi and
   # micro-httpd satisfy its web-server dependencies without Apache (nothing is started: no inetd)
   mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml php8.2-cgi micro-httpd
+  # Roundcube 1.6 on SQLite with Dovecot IMAP (tasks/products/roundcube): started per instance
+  # with generated configurations; the packages' own services and database setup stay off
+  roundcube-core roundcube-sqlite3 dovecot-imapd
 )
 
 SUDO=""
@@ -28,6 +31,8 @@ for pkg in "${APT_PACKAGES[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
+  # roundcube-core would make a system database through dbconfig-common: the instances make their own
+  echo "roundcube-core roundcube/dbconfig-install boolean false" | $SUDO debconf-set-selections
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
