@@ -108,11 +108,11 @@ WIKI_PAGES = {
                   "== Quick links ==\n * [[roadmap|Roadmap]]\n * [report:1 Active tickets]\n * ReleaseProcess\n"
                   " * CodingGuidelines\n * MeetingNotes\n\n== Getting involved ==\nRead the CodingGuidelines, "
                   "pick a ticket marked ''easy'' and ask on the mailing list.\n"),
-    "ReleaseProcess": ("= Release process =\n\n 1. Freeze the milestone one week before its due date.\n"
+    "ReleaseProcess": ("[[PageOutline]]\n= Release process =\n\n 1. Freeze the milestone one week before its due date.\n"
                        " 1. Move the open tickets to the next milestone.\n 1. Tag the release and build the "
                        "installers.\n 1. Publish the release notes on the website.\n\nRelease manager: "
                        "mreyes.\n"),
-    "CodingGuidelines": ("= Coding guidelines =\n\n * Python code follows PEP 8, checked in CI.\n * Every "
+    "CodingGuidelines": ("[[PageOutline]]\n= Coding guidelines =\n\n * Python code follows PEP 8, checked in CI.\n * Every "
                          "fix comes with a test.\n * Commit messages name the ticket (#123).\n"),
     "MeetingNotes": ("= Meeting notes =\n\n * [[MeetingNotes/2026-02-16]]\n * [[MeetingNotes/2026-02-23]]\n"),
     "MeetingNotes/2026-02-16": ("= Weekly meeting 2026-02-16 =\n\nAttendees: mreyes, tokafor, lchen, pnovak\n\n"
@@ -121,7 +121,7 @@ WIKI_PAGES = {
     "MeetingNotes/2026-02-23": ("= Weekly meeting 2026-02-23 =\n\nAttendees: mreyes, kfischer, sgupta, ebrennan\n\n"
                                 " * Windows installer signing is blocked on the new certificate.\n * Web UI "
                                 "dark mode review next week.\n"),
-    "Contributors": ("= Contributors =\n\nCore team: Maria Reyes, Karl Fischer, Tunde Okafor, Lin Chen, Petra "
+    "Contributors": ("[[PageOutline]]\n= Contributors =\n\nCore team: Maria Reyes, Karl Fischer, Tunde Okafor, Lin Chen, Petra "
                      "Novak, Sanjay Gupta, Erin Brennan.\n"),
 }
 
