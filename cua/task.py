@@ -13,7 +13,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from cua.actions import Action, Done
 from cua.observation import Observation
@@ -93,6 +93,10 @@ class OracleContext(Protocol):
 Oracle = Callable[[OracleContext], AsyncIterator[Action]]
 
 
+#: The values of `TaskTags.fidelity`.
+FIDELITIES = ("real", "mock")
+
+
 class TaskTags(BaseModel):
     model_config = ConfigDict(extra="allow")
     app: str | None = None
@@ -103,6 +107,18 @@ class TaskTags(BaseModel):
     #: False: the template has no scripted solution (`TaskInstance.oracle` is None), so
     #: judge QA can run only the checks that need none (doing nothing fails, determinism).
     oracle: bool = True
+    #: What the app is: "real", a real open-source product (`cua.tasks.products`: MediaWiki,
+    #: Trac, ...), or "mock", a bundled app built for the kit. Implicitly "mock", so a
+    #: template claims a real product by saying so (the loader checks the claim).
+    fidelity: Literal["real", "mock"] = "mock"
+
+    @field_validator("fidelity", mode="before")
+    @classmethod
+    def _fidelity(cls, value: Any) -> Any:
+        if value not in FIDELITIES:
+            raise ValueError(f"fidelity is one of {', '.join(map(repr, FIDELITIES))} (real: a real open-source "
+                             f"product; mock: a bundled app, the default), not {value!r}")
+        return value
 
 
 class TaskSetup(BaseModel):

@@ -17,6 +17,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cua.task import TaskTags
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -74,13 +78,25 @@ def _load_problems(names: list[str] | None) -> list[str]:
     return out
 
 
+def tag_words(tags: TaskTags) -> str:
+    """Every tag of a template as `key=value` words, in the model's field order, then any
+    extra tags a Python template carries: booleans lower-case, lists comma-joined, an unset
+    value `-`. The same keys as `cua tasks show`'s JSON `tags`."""
+    words = []
+    for key, value in tags.model_dump().items():
+        if isinstance(value, bool):
+            text = str(value).lower()
+        elif isinstance(value, list):
+            text = ",".join(map(str, value))
+        else:
+            text = "-" if value is None else str(value)
+        words.append(f"{key}={text}")
+    return " ".join(words)
+
+
 def _print_templates(suite: object, tags: bool, indent: str) -> None:
     for tid, t in sorted(suite.templates.items()):  # type: ignore[attr-defined]
-        line = f"{indent}{tid}"
-        if tags:
-            line += (f" tier={t.tags.tier} split={t.tags.split} feasible={str(t.tags.feasible).lower()} "
-                     f"skills={','.join(t.tags.skills)}")
-        print(line)
+        print(f"{indent}{tid} {tag_words(t.tags)}" if tags else f"{indent}{tid}")
 
 
 def completeness_main(args: argparse.Namespace) -> int:

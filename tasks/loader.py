@@ -169,12 +169,16 @@ def _static_checks(spec: TemplateSpec, file: str, where: str) -> list[FormatProb
     from cua.tasks.kinds import unsupported_fields
 
     out += [FormatProblem(file, f"{where}.{field}", reason) for field, reason in unsupported_fields(spec)]
-    from cua.tasks.apps import app_names
+    from cua.tasks.apps import app_names, own_server
 
     apps = {spec.sandbox.app} | {p.app for p in spec.params.values() if isinstance(p, RowsParam) and p.app}
     for app in sorted(a for a in apps if a):
         if app not in app_names():
             out.append(FormatProblem(file, f"{where}.sandbox.app", f"unknown app {app!r}; bundled: {', '.join(app_names())}"))
+    if spec.tags.fidelity == "real" and not (spec.sandbox.app and own_server(spec.sandbox.app)):
+        what = f"app {spec.sandbox.app!r} is not one" if spec.sandbox.app else "the sandbox runs no app"
+        out.append(FormatProblem(file, f"{where}.tags.fidelity", f"fidelity: real is for a real product's template "
+                                 f"(sandbox.app names one, e.g. mediawiki); {what}"))
     return out
 
 
