@@ -14,8 +14,8 @@ from typing import Any
 from cua.tasks.products.trac import Trac
 from cua.tasks.products.trac.build import PASSWORD
 
-__all__ = ["add_comment", "bulk_milestone", "change_priority", "close_fixed", "count_open", "create_milestone",
-           "create_ticket", "edit_wiki", "reassign", "who_changed"]
+__all__ = ["add_comment", "bulk_milestone", "change_priority", "close_fixed", "close_without_permission",
+           "count_open", "create_milestone", "create_ticket", "edit_wiki", "reassign", "who_changed"]
 
 _COMMENTS = ["Reproduced on the 2.0 nightly with a library of 40,000 photos.",
              "The fix needs a migration of the thumbnail cache; see the meeting notes.",
@@ -33,6 +33,8 @@ _WIKI_LINES = ["Release candidates are announced on the mailing list two days be
                "The changelog is generated from the milestone's closed tickets.",
                "New contributors should start with tickets marked easy."]
 _DEVELOPERS = ["tokafor", "lchen", "pnovak", "sgupta", "ebrennan"]
+#: Accounts in the `reporters` group only: they may file and comment, not change a ticket's workflow.
+_REPORTERS = ["jlarsen", "hsato", "amoreau"]
 _MANAGERS = ["mreyes", "kfischer"]
 _OPEN = ("new", "assigned", "accepted", "reopened")
 
@@ -214,3 +216,11 @@ def create_milestone(app: Trac, rng: random.Random) -> dict[str, Any]:
     return {**_login(rng.choice(_MANAGERS)), "name": name, "due": day.isoformat(),
             "wrong_due": (day + dt.timedelta(days=1)).isoformat(),
             "due_text": f"{day.month}/{day.day}/{day.year}", "description": f"Planned release {name}."}
+
+
+def close_without_permission(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """A reporter asked to close a ticket: Trac offers a reporter no resolve action (the
+    `reporters` group lacks TICKET_MODIFY), so the task cannot be done as that user."""
+    state = app.state()
+    t = rng.choice(_open_tickets(state))
+    return {**_login(rng.choice(_REPORTERS)), "t": _ticket(t), "after": _last_time(state)}
