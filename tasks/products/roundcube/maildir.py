@@ -41,7 +41,7 @@ CREATE TABLE IF NOT EXISTS messages (
   id TEXT PRIMARY KEY NOT NULL,      -- the Maildir base name
   user TEXT NOT NULL,
   folder TEXT NOT NULL,
-  message_id TEXT NOT NULL DEFAULT '',
+  message_id TEXT NOT NULL DEFAULT '',  -- without its angle brackets
   in_reply_to TEXT NOT NULL DEFAULT '',
   subject TEXT NOT NULL DEFAULT '',
   from_addr TEXT NOT NULL DEFAULT '',
@@ -107,7 +107,8 @@ def parse(raw: bytes) -> dict[str, Any]:
             date = parsedate_to_datetime(str(msg["Date"])).strftime("%Y-%m-%dT%H:%M:%S%z")
         except (TypeError, ValueError):
             date = ""
-    return {"message_id": str(msg.get("Message-ID", "")).strip(), "in_reply_to": str(msg.get("In-Reply-To", "")).strip(),
+    return {"message_id": str(msg.get("Message-ID", "")).strip().strip("<>"),
+            "in_reply_to": str(msg.get("In-Reply-To", "")).strip().strip("<>"),
             "subject": str(msg.get("Subject", "")), "from_addr": from_pairs[0][1].lower() if from_pairs else "",
             "from_name": from_pairs[0][0] if from_pairs else "", "to_addrs": json.dumps(addrs("To")),
             "cc_addrs": json.dumps(addrs("Cc")), "date": date, "size": len(raw), "body": body.replace("\r\n", "\n"),
@@ -182,7 +183,8 @@ def sync(db: sqlite3.Connection, root: Path) -> None:
         if (old[0], old[1]) != (user, folder) or current != flag_row:
             statements.append(("UPDATE messages SET user = ?, folder = ?, seen = ?, flagged = ?, answered = ?, "
                                "deleted = ?, draft = ?, keywords = ? WHERE id = ?",
-                               (user, folder, *flag_row.values(), key)))
+                               (user, folder, flag_row["seen"], flag_row["flagged"], flag_row["answered"],
+                                flag_row["deleted"], flag_row["draft"], flag_row["keywords"], key)))
     if not statements:
         return
     db.execute("BEGIN IMMEDIATE")

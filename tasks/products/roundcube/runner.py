@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import email.utils
 import json
 import os
@@ -34,10 +35,20 @@ MAX_MESSAGE = 20 * 1024 * 1024
 _counter = 0
 
 
+def _die_with_parent() -> None:
+    """Get SIGTERM when the parent dies (Linux's PR_SET_PDEATHSIG): an instance whose service
+    was killed outright must not live on."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+
+
 def _drop(user: str) -> list[str]:
+    """The prefix that runs a child as `user` (root only), dying with this runner either way
+    (a change of user clears the parent-death signal, so setpriv sets it after the change)."""
     if os.geteuid() != 0:
         return []
-    return ["setpriv", f"--reuid={user}", f"--regid={pwd.getpwnam(user).pw_gid}", "--clear-groups"]
+    return ["setpriv", f"--reuid={user}", f"--regid={pwd.getpwnam(user).pw_gid}", "--clear-groups",
+            "--pdeathsig", "TERM"]
 
 
 def _own(path: Path, user: str) -> None:
@@ -176,6 +187,7 @@ async def _wait_port(port: int, proc: asyncio.subprocess.Process, deadline: floa
 
 
 async def main(args: argparse.Namespace) -> int:
+    _die_with_parent()
     data = Path(args.data)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -184,7 +196,8 @@ async def main(args: argparse.Namespace) -> int:
     procs: list[asyncio.subprocess.Process] = []
     try:
         dovecot = await asyncio.create_subprocess_exec(*_drop(args.user), args.dovecot, "-F", "-c",
-                                                       str(data / "dovecot.conf"), stdin=asyncio.subprocess.DEVNULL)
+                                                       str(data / "dovecot.conf"), stdin=asyncio.subprocess.DEVNULL,
+                                                       preexec_fn=_die_with_parent)
         procs.append(dovecot)
         await _wait_port(args.imap_port, dovecot, time.monotonic() + 20)
         sock = socket.socket()
@@ -201,7 +214,7 @@ async def main(args: argparse.Namespace) -> int:
         env.pop("PHP_CLI_SERVER_WORKERS", None)
         php = await asyncio.create_subprocess_exec(*_drop(args.user), args.php, "-S", f"127.0.0.1:{args.http_port}",
                                                    "-t", args.docroot, args.router, env=env,
-                                                   stdin=asyncio.subprocess.DEVNULL)
+                                                   stdin=asyncio.subprocess.DEVNULL, preexec_fn=_die_with_parent)
         procs.append(php)
         waits = [asyncio.ensure_future(p.wait()) for p in procs] + [asyncio.ensure_future(stop.wait())]
         await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
