@@ -21,6 +21,7 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cua_oscar_site.settings")
 django.setup()
 
+from django.contrib.auth.models import Permission  # noqa: E402
 from django.contrib.sites.models import Site  # noqa: E402
 from django.db import transaction  # noqa: E402
 from oscar.apps.address.models import Country, UserAddress  # noqa: E402
@@ -206,8 +207,17 @@ def build(seed: int) -> None:
     # staff and customers
     User.objects.create_superuser(username="hwalsh", email="helen.walsh@fernhill.example",
                                           password=PASSWORD, first_name="Helen", last_name="Walsh")
-    User.objects.create_user(username="jpatel", email="jay.patel@fernhill.example", password=PASSWORD,
-                                     first_name="Jay", last_name="Patel", is_staff=True)
+    # staff: a catalogue manager (products, stock, offers) and a customer service agent
+    # (orders and customers); Oscar's dashboard checks each view's model permissions
+    catalogue = User.objects.create_user(username="jpatel", email="jay.patel@fernhill.example", password=PASSWORD,
+                                         first_name="Jay", last_name="Patel", is_staff=True)
+    catalogue.user_permissions.set(Permission.objects.filter(
+        content_type__app_label__in=["catalogue", "partner", "offer", "voucher"]))
+    service = User.objects.create_user(username="rkhan", email="rosa.khan@fernhill.example", password=PASSWORD,
+                                       first_name="Rosa", last_name="Khan", is_staff=True)
+    service.user_permissions.set(Permission.objects.filter(content_type__app_label__in=["order", "address"])
+                                 | Permission.objects.filter(content_type__app_label="auth",
+                                                             codename__in=["view_user"]))
     customers = []
     for first, last in CUSTOMERS:
         email = f"{first.lower()}.{last.lower().replace(chr(39), '').replace('ó', 'o')}@example.net"
@@ -234,7 +244,8 @@ def build(seed: int) -> None:
     camping = Range.objects.create(name="Camping kit")
     for p in Product.objects.filter(product_class=classes["Camping"]):
         camping.add_product(p)
-    for code, pct, rng_, minimum, end in [("TRAIL10", 10, everything, 1, 120), ("CAMP15", 15, camping, 1, 120),
+    # live vouchers run for years past any machine's clock; WINTER20 ended with the spring
+    for code, pct, rng_, minimum, end in [("TRAIL10", 10, everything, 1, 3650), ("CAMP15", 15, camping, 1, 3650),
                                           ("WINTER20", 20, everything, 2, -10)]:
         cond = Condition.objects.create(range=rng_, type=Condition.COUNT, value=minimum)
         ben = Benefit.objects.create(range=rng_, type=Benefit.PERCENTAGE, value=pct)

@@ -1,0 +1,328 @@
+"""django-oscar as a real product (cua.tasks.products.oscar): the service speaks the app
+contract through waitress, a reset restores the seed exactly and leaves no cache of
+Django's behind, snapshots restore and fork, the activity log sees each request's changes
+(an order placed and then cancelled stays in Oscar's status history), the page side keeps
+the app host's rules, a bad configuration is a typed error, and one oracle passes judge QA
+in a real browser.
+
+Each test that starts the service runs the shop (under the Oscar venv) and is marked slow."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from cua.tasks.products.base import ProductConfigError
+from cua.tasks.products.oscar import Oscar, build
+
+pytestmark = pytest.mark.skipif(not build.oscar_python().is_file(),
+                                reason="django-oscar is not installed (scripts/setup.sh makes its venv)")
+
+READY_TIMEOUT_S = 240.0  # a first run migrates and seeds the images
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Service:
+    """One `python -m cua.tasks.apps.serve oscar` process, its page URL and control client."""
+
+    def __init__(self, tmp: Path, seed: int = 0, name: str = "oscar") -> None:
+        self.port = _free_port()
+        self.sock = tmp / f"{name}.sock"
+        self.proc = subprocess.Popen([sys.executable, "-m", "cua.tasks.apps.serve", "oscar", "--port",
+                                      str(self.port), "--socket", str(self.sock), "--seed", str(seed)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while True:
+            line = self.proc.stdout.readline()
+            if line.strip() == "ready":
+                break
+            if (not line and self.proc.poll() is not None) or time.monotonic() > deadline:
+                error = self.proc.stderr.read() if self.proc.stderr else ""
+                self.close()
+                raise AssertionError(f"the service did not start: {error}")
+        self.control = httpx.Client(transport=httpx.HTTPTransport(uds=str(self.sock)), base_url="http://app", timeout=60)
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def state(self) -> dict[str, Any]:
+        r = self.control.get("/__cua/state")
+        r.raise_for_status()
+        result: dict[str, Any] = r.json()
+        return result
+
+    def sql(self, query: str, *params: Any) -> list[dict[str, Any]]:
+        r = self.control.post("/__cua/sql", json={"query": query, "params": list(params)})
+        r.raise_for_status()
+        rows: list[dict[str, Any]] = r.json()["rows"]
+        return rows
+
+    def reset(self, seed: int = 0) -> None:
+        self.control.post("/__cua/reset", json={"seed": seed}).raise_for_status()
+
+    def login(self, email: str) -> httpx.Client:
+        """A browser-like client signed in through Oscar's login form (its session cookie)."""
+        client = httpx.Client(base_url=self.base, timeout=60)
+        client.get("/accounts/login/")
+        r = client.post("/accounts/login/", data={"csrfmiddlewaretoken": client.cookies["csrftoken"],
+                                                  "login-username": email, "login-password": build.PASSWORD,
+                                                  "login_submit": "Log In"})
+        assert r.status_code == 302 and "sessionid" in client.cookies, r.text[:500]
+        return client
+
+    def post(self, client: httpx.Client, path: str, **data: str) -> httpx.Response:
+        return client.post(path, data={"csrfmiddlewaretoken": client.cookies["csrftoken"], **data})
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        control = self.__dict__.get("control")
+        if isinstance(control, httpx.Client):
+            control.close()
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Service]:
+    svc = Service(tmp_path)
+    try:
+        yield svc
+    finally:
+        svc.close()
+
+
+def _content(image: bytes) -> list[str]:
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.deserialize(image)
+        return list(conn.iterdump())
+    finally:
+        conn.close()
+
+
+def _dump(state: dict[str, Any]) -> str:
+    return json.dumps(state, sort_keys=True)
+
+
+def _pending_order(state: dict[str, Any]) -> dict[str, Any]:
+    return next(o for o in state["order_order"] if o["status"] == "Pending")
+
+
+def _price(service: Service, product_id: int) -> float:
+    return float(service.sql("SELECT price FROM partner_stockrecord WHERE product_id = ?", product_id)[0]["price"])
+
+
+def _set_price(service: Service, client: httpx.Client, product_id: int, price: str) -> None:
+    """Save the product's dashboard form as its page does, with a new price."""
+    page = client.get(f"/dashboard/catalogue/products/{product_id}/").text
+    fields = dict(re.findall(r'<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"', page))
+    fields.update({k: v for k, v in re.findall(r'<input[^>]*value="([^"]*)"[^>]*name="([^"]+)"', page)[::-1]})
+    data = {k: v for k, v in fields.items() if not k.startswith(("initial-", "csrf")) and not k.endswith("DELETE")}
+    title = re.search(r'name="title"[^>]*value="([^"]*)"', page)
+    cls = re.search(r'<select name="stockrecords-0-partner"[^>]*>.*?<option value="(\d+)" selected', page, re.S)
+    assert title is not None and cls is not None
+    data.update({"title": title.group(1), "stockrecords-0-partner": cls.group(1), "stockrecords-0-price": price,
+                 "action": "save"})
+    r = service.post(client, f"/dashboard/catalogue/products/{product_id}/", **data)
+    assert r.status_code == 302, r.text[-3000:]
+
+
+@pytest.mark.slow
+def test_the_service_serves_real_pages_and_answers_the_contract(service: Service) -> None:
+    assert service.control.get("/__cua/health").json() == {"ok": True, "app": "oscar", "seed": 0}
+    page = httpx.get(f"{service.base}/catalogue/", timeout=60)
+    assert page.status_code == 200 and "Fernhill Outfitters" in page.text and "product_pod" in page.text
+    assert httpx.get(f"{service.base}/search/?q=tent", timeout=60).text.count("product_pod") >= 5
+    assert httpx.get(f"{service.base}/static/oscar/css/styles.css", timeout=60).status_code == 200
+    state = service.state()
+    products = state["catalogue_product"]
+    assert len(products) >= 300 and {p["structure"] for p in products} == {"standalone", "parent", "child"}
+    assert len(state["catalogue_productattributevalue"]) > 500 and len(state["catalogue_category"]) >= 20
+    assert len(state["order_order"]) >= 50 and len(state["reviews_productreview"]) >= 100
+    assert {o["status"] for o in state["order_order"]} >= {"Pending", "Being processed", "Shipped", "Cancelled"}
+    assert {v["code"] for v in state["voucher_voucher"]} >= {"TRAIL10", "WINTER20"}
+    assert sum(1 for u in state["auth_user"] if u["is_staff"]) == 3
+
+
+@pytest.mark.slow
+def test_the_page_side_keeps_the_app_host_rules(service: Service) -> None:
+    assert httpx.get(f"{service.base}/__cua/state", timeout=30).status_code == 404
+    assert httpx.get(f"{service.base}/catalogue/", headers={"Host": "evil.example"}, timeout=30).status_code == 403
+    client = service.login("amelia.hart@example.net")  # a customer: no dashboard
+    try:
+        assert client.get("/dashboard/").status_code == 302
+    finally:
+        client.close()
+    client = service.login("jay.patel@fernhill.example")  # the catalogue manager: products, not orders
+    try:
+        assert client.get("/dashboard/catalogue/products/").status_code == 200
+        assert client.get("/dashboard/orders/").status_code == 403
+    finally:
+        client.close()
+
+
+@pytest.mark.slow
+def test_reset_puts_the_seed_back_byte_for_byte(service: Service) -> None:
+    before = service.state()
+    image = service.control.get("/__cua/snapshot").content
+    client = service.login("jay.patel@fernhill.example")
+    try:
+        _set_price(service, client, 1, "12.34")
+    finally:
+        client.close()
+    assert _price(service, 1) == 12.34
+    log = service.sql("SELECT request, changes FROM cua_activity ORDER BY seq")
+    assert "POST /dashboard/catalogue/products/1/" in [r["request"] for r in log]
+    assert any("12.34" in r["changes"] for r in log)
+    service.reset(0)
+    assert _dump(service.state()) == _dump(before)
+    assert _content(service.control.get("/__cua/snapshot").content) == _content(image)
+    assert service.sql("SELECT count(*) AS n FROM cua_activity") == [{"n": 0}]
+    assert "12.34" not in httpx.get(f"{service.base}/catalogue/{before['catalogue_product'][0]['slug']}_1/",
+                                    timeout=60).text
+
+
+@pytest.mark.slow
+def test_an_order_cancelled_stays_in_the_status_history(service: Service) -> None:
+    order = _pending_order(service.state())
+    client = service.login("rosa.khan@fernhill.example")
+    try:
+        for status in ("Being processed", "Cancelled"):
+            r = service.post(client, f"/dashboard/orders/{order['number']}/", order_action="change_order_status",
+                             new_status=status)
+            assert r.status_code == 302, r.text[-2000:]
+    finally:
+        client.close()
+    state = service.state()
+    trail = [(c["old_status"], c["new_status"]) for c in state["order_orderstatuschange"]
+             if c["order_id"] == order["id"]]
+    assert trail == [("Pending", "Being processed"), ("Being processed", "Cancelled")]
+    events = [r["events"] for r in service.sql("SELECT events FROM cua_activity ORDER BY seq")]
+    assert "order_status_being_processed" in json.dumps(events) and "order_status_cancelled" in json.dumps(events)
+
+
+@pytest.mark.slow
+def test_no_cache_of_django_outlives_a_restore(service: Service) -> None:
+    """Django keeps the current Site in process: a site renamed and then put back by a
+    restore kept its new name in the pages until the server dropped its caches."""
+    image = service.control.get("/__cua/snapshot").content
+    client = service.login("helen.walsh@fernhill.example")  # the superuser: Django's admin
+    try:
+        page = client.get("/admin/sites/site/1/change/").text
+        assert "Fernhill Outfitters" in page
+        r = service.post(client, "/admin/sites/site/1/change/", domain="127.0.0.1", name="Renamed Shop",
+                         _save="Save")
+        assert r.status_code == 302, r.text[-2000:]
+    finally:
+        client.close()
+    assert service.control.post("/__cua/restore", content=image).status_code == 200
+    assert service.sql("SELECT name FROM django_site") == [{"name": "Fernhill Outfitters"}]
+    client = service.login("helen.walsh@fernhill.example")
+    try:
+        listed = client.get("/admin/sites/site/").text
+    finally:
+        client.close()
+    assert "Renamed Shop" not in listed and "Fernhill Outfitters" in listed
+
+
+@pytest.mark.slow
+def test_snapshot_restore_and_fork_keep_the_shop(service: Service, tmp_path: Path) -> None:
+    client = service.login("jay.patel@fernhill.example")
+    try:
+        _set_price(service, client, 1, "55.55")
+    finally:
+        client.close()
+    image = service.control.get("/__cua/snapshot").content
+    at_snapshot = service.state()
+    service.reset(0)
+    assert _price(service, 1) != 55.55
+    assert service.control.post("/__cua/restore", content=image).status_code == 200
+    assert _dump(service.state()) == _dump(at_snapshot)
+    fork = Service(tmp_path, name="fork")
+    try:
+        assert fork.control.post("/__cua/restore", content=image).status_code == 200
+        assert _dump(fork.state()) == _dump(at_snapshot)
+        other = fork.login("jay.patel@fernhill.example")
+        try:
+            _set_price(fork, other, 1, "77.77")
+        finally:
+            other.close()
+        assert _price(fork, 1) == 77.77 and _price(service, 1) == 55.55
+    finally:
+        fork.close()
+    bad = service.control.post("/__cua/restore", content=b"not a database")
+    assert bad.status_code == 400 and "not a database image" in bad.json()["error"]
+    assert _dump(service.state()) == _dump(at_snapshot)
+
+
+@pytest.mark.slow
+def test_an_image_from_judge_qa_copy_runs_in_the_live_shop(service: Service) -> None:
+    app = Oscar()
+    app.reset(0)
+    assert service.control.post("/__cua/restore", content=app.db.snapshot()).status_code == 200
+    assert _dump(service.state()) == _dump(app.state())
+    client = service.login("amelia.hart@example.net")
+    try:
+        assert client.get("/basket/").status_code == 200
+    finally:
+        client.close()
+
+
+@pytest.mark.slow
+def test_bad_configuration_is_a_typed_error(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "cua.tasks.apps.serve", "oscar", "--socket", str(tmp_path / "s.sock")]
+    bad_port = subprocess.run([*cmd, "--port", "70000"], capture_output=True, text=True, timeout=120)
+    assert bad_port.returncode == os.EX_USAGE and "port 70000" in bad_port.stderr
+    missing = subprocess.run([*cmd, "--port", "0"], capture_output=True, text=True, timeout=120,
+                             env={**os.environ, "CUA_OSCAR_PYTHON": str(tmp_path / "nowhere" / "python")})
+    assert missing.returncode == 1 and "django-oscar is not installed" in missing.stderr
+    assert "Traceback" not in bad_port.stderr + missing.stderr
+    with pytest.raises(ProductConfigError):
+        Oscar().reset(-1)
+
+
+@pytest.mark.slow
+def test_the_committed_schema_is_the_installed_one() -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.deserialize(build.template_image().read_bytes())
+    rows = conn.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
+                        "AND tbl_name != 'cua_activity' ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END, rowid")
+    installed = ";\n".join(str(r[0]) for r in rows) + ";\n"
+    assert Oscar.schema[Oscar.schema.index("CREATE"):] == installed
+
+
+@pytest.mark.slow
+def test_an_oracle_passes_judge_qa_in_a_real_browser() -> None:
+    from cua.qa.check import check_templates
+    from cua.tasks.registry import get_template
+
+    template = get_template("shop_oscar.add_to_basket@1")
+    report = asyncio.run(check_templates([template], seeds=[0], isolation="shared"))
+    (result,) = report.templates
+    assert result.failures == [], result.failures
+    for kind in ("schema_mutation", "history", "forged_signal", "collateral"):
+        assert result.probes_ran.get(kind, 0) > 0, (kind, result.probes_ran)
