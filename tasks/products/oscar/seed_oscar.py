@@ -211,8 +211,8 @@ def build(seed: int) -> None:
     # (orders and customers); Oscar's dashboard checks each view's model permissions
     catalogue = User.objects.create_user(username="jpatel", email="jay.patel@fernhill.example", password=PASSWORD,
                                          first_name="Jay", last_name="Patel", is_staff=True)
-    catalogue.user_permissions.set(Permission.objects.filter(
-        content_type__app_label__in=["catalogue", "partner", "offer", "voucher"]))
+    catalogue.user_permissions.set(Permission.objects.filter(  # not partner.dashboard_access: a partner's orders
+        content_type__app_label__in=["catalogue", "partner", "offer", "voucher"]).exclude(codename="dashboard_access"))
     service = User.objects.create_user(username="rkhan", email="rosa.khan@fernhill.example", password=PASSWORD,
                                        first_name="Rosa", last_name="Khan", is_staff=True)
     service.user_permissions.set(Permission.objects.filter(content_type__app_label__in=["order", "address"])
