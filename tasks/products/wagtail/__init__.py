@@ -6,7 +6,7 @@ admin (/admin/) is the UI tasks use.
 The judge-facing state (times as Django stores them in SQLite, UTC text; a NULL as "" or 0):
 - `pages`: every page of the tree (`wagtailcore_page`), with its type, parent, owner and
   lock holder by username, publishing fields, and a blog post's own fields (`date`,
-  `intro`, `body` as StreamField JSON, `tags` and `authors` sorted and comma-joined);
+  `intro`, `body` (its text, block by block), `tags` and `authors` sorted and comma-joined);
 - `revisions`: every revision (`wagtailcore_revision`) of a page: who saved it, when, its title;
 - `page_log`: Wagtail's audit trail (`wagtailcore_pagelogentry`): every create, edit,
   publish, unpublish, move, revert, workflow step, lock, with its user -- a page published
@@ -17,12 +17,15 @@ The judge-facing state (times as Django stores them in SQLite, UTC text; a NULL 
 - `authors`, `categories` (snippets), `images`, `documents`, `form_submissions`.
 
 Wagtail's search index (`wagtailsearch_indexentry` and its FTS5 table) is private: no judge
-reads it. The instance's media folder is put back with the database on a reset.
+reads it. A post's `body` is its text as a reader sees it (`body_text`): the editor adds
+block keys to the markup of every paragraph it saves. The instance's media folder is put back with the database on a reset.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any, ClassVar
@@ -35,6 +38,7 @@ __all__ = ["Wagtail"]
 
 _SCHEMA = Path(__file__).parent / "schema.sql"
 _LAUNCHER = Path(__file__).parent / "serve_cua.py"
+_TAGS = re.compile(r"<[^>]*>")
 
 
 def _s(value: Any) -> str:
@@ -43,6 +47,22 @@ def _s(value: Any) -> str:
 
 def _i(value: Any) -> int:
     return int(value or 0)
+
+
+def body_text(raw: Any) -> str:
+    """A StreamField body as its reader sees it: one line per block, "type: text" (rich
+    text without its markup: the editor adds block keys to every paragraph it saves), an
+    image's or document's id."""
+    try:
+        blocks = json.loads(raw) if raw else []
+    except json.JSONDecodeError:
+        return ""
+    lines = []
+    for block in blocks if isinstance(blocks, list) else []:
+        value = block.get("value") if isinstance(block, dict) else None
+        text = html.unescape(_TAGS.sub("", value)) if isinstance(value, str) else json.dumps(value)
+        lines.append(f"{block.get('type', '') if isinstance(block, dict) else ''}: {' '.join(text.split())}")
+    return "\n".join(lines)
 
 
 class Wagtail(ProductApp):
@@ -163,7 +183,7 @@ class Wagtail(ProductApp):
                 "go_live_at": _s(r["go_live_at"]), "expire_at": _s(r["expire_at"]), "expired": _i(r["expired"]),
                 "latest_revision": _i(r["latest_revision_id"]), "live_revision": _i(r["live_revision_id"]),
                 "date": _s(b["date"]) if b else "", "intro": _s(b["intro"]) if b else "",
-                "body": _s(b["body"]) if b else "",
+                "body": body_text(b["body"]) if b else "",
                 "tags": ",".join(sorted(tags.get(pid, []))), "authors": ",".join(sorted(authors.get(pid, []))),
             })
         page_ct = {k for k, v in models.items()}

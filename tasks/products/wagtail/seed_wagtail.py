@@ -282,6 +282,10 @@ def seed(n: int) -> None:
     about = home.add_child(instance=HomePage(title="About the trust", slug="about", owner=users["nosei"],
                                              intro="<p>Founded in 1987 by the harbour's boat builders.</p>"))
     publish(about, "nosei")
+    for title, slug, intro in [("Visit us", "visit", "<p>Opening hours, the ferry and the car park.</p>"),
+                               ("Support the trust", "support", "<p>Membership, donations and legacies.</p>")]:
+        extra = home.add_child(instance=HomePage(title=title, slug=slug, owner=users["nosei"], intro=intro))
+        publish(extra, rng.choice(["nosei", "lrossi"]))
 
     # events-only editors: add/change/publish under Events
     for codename in ("add_page", "change_page", "publish_page"):

@@ -1,0 +1,1 @@
+"""Tasks on the real Wagtail CMS (tasks/products/wagtail)."""
