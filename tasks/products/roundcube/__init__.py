@@ -131,6 +131,7 @@ class Roundcube(ProductApp):
     def reset(self, seed: int) -> None:
         super().reset(seed)
         if self._trees is not None and isinstance(self.db, FileDB):
+            build.seed_image(seed)  # the tree lands with the database image
             self._trees.swap(build.seed_dir(seed) / "mail")
 
     def restore(self, image: bytes) -> None:

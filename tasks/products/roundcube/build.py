@@ -9,6 +9,7 @@ once, under a lock, landing by an atomic rename.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -108,7 +109,9 @@ def template_image() -> Path:
     return target
 
 
+@functools.cache
 def _generator_hash() -> str:
+    """Read once per process: a running instance keeps using the images it started with."""
     digest = hashlib.sha256()
     for name in ("content.py", "seed.php", "maildir.py"):
         digest.update((_HERE / name).read_bytes())

@@ -255,6 +255,16 @@ def plan(seed: int) -> list[User]:
                 p.n += 1
                 key = f"{int(msg_time(msg).timestamp())}.M{p.n:06d}P1.harborview"
                 user.messages.append(Message(folder, key, flags, bytes(msg)))
+        if main:  # requests from colleagues still waiting for an answer
+            for colleague in users[1:]:
+                topic = p.rng.choice(_TOPICS)
+                req = p.message(frm=(colleague.name, colleague.email), to=[(user.name, user.email)],
+                                subject=f"Request from {colleague.name.split()[0]} about {topic}",
+                                body=f"Hi Alice,\n\nCould you confirm {topic} for next week?\n\n{colleague.name}\n",
+                                when=p.when(92))
+                p.n += 1
+                user.messages.append(Message("INBOX", f"{int(msg_time(req).timestamp())}.M{p.n:06d}P1.harborview",
+                                             "S" if p.rng.random() < 0.5 else "", bytes(req)))
         # a couple of drafts and a spam message
         for i in range(2):
             p.n += 1

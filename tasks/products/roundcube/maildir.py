@@ -266,41 +266,47 @@ def link_into(src: Path, target: Path) -> None:
 
 
 class TreeSwapper:
-    """Puts a seed's tree in place of the live one in a few renames: a spare linked copy of
-    the seed's tree is made ahead (in a thread, after each swap), and the replaced tree is
-    deleted in that thread too (unlinking a few hundred files takes longer than linking them)."""
+    """Puts a seed's tree in place of the live one in two renames: a linked copy of each
+    seed's tree is made ahead (in a thread, after each swap, one per seed in use), and the
+    replaced tree is deleted in another thread (unlinking a few hundred files takes far
+    longer than linking them, and no reset waits for it)."""
+
+    #: Spare trees kept ready (one per seed tree; the least recently used goes first).
+    MAX_SPARES = 4
 
     def __init__(self, live: Path) -> None:
         self.live = live
         self._n = 0
-        self._spare: tuple[Path, Path] | None = None  # (seed tree, its linked copy)
+        self._spares: dict[Path, Path] = {}  # seed tree -> its ready linked copy
         self._worker: threading.Thread | None = None
 
     def _path(self, what: str) -> Path:
         self._n += 1
         return self.live.with_name(f"{self.live.name}.{what}-{os.getpid()}-{self._n}")
 
+    @staticmethod
+    def _remove_later(path: Path) -> None:
+        threading.Thread(target=shutil.rmtree, args=(path, True), name="maildir-trash", daemon=True).start()
+
     def swap(self, src: Path) -> None:
         if self._worker is not None:
             self._worker.join()
-        spare = self._spare
-        self._spare = None
-        if spare is None or spare[0] != src:
-            if spare is not None:
-                shutil.rmtree(spare[1], ignore_errors=True)
-            path = self._path("spare")
-            link_into(src, path)
-            spare = (src, path)
-        trash = self._path("trash")
+        spare = self._spares.pop(src, None)
+        if spare is None:
+            spare = self._path("spare")
+            link_into(src, spare)
         if self.live.exists():
+            trash = self._path("trash")
             os.rename(self.live, trash)
-        os.rename(spare[1], self.live)
+            self._remove_later(trash)
+        os.rename(spare, self.live)
         next_spare = self._path("spare")
 
         def work() -> None:
             link_into(src, next_spare)
-            self._spare = (src, next_spare)
-            shutil.rmtree(trash, ignore_errors=True)
+            self._spares[src] = next_spare
+            while len(self._spares) > self.MAX_SPARES:
+                self._remove_later(self._spares.pop(next(iter(self._spares))))
 
         self._worker = threading.Thread(target=work, name="maildir-spare", daemon=True)
         self._worker.start()
