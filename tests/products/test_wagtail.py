@@ -195,6 +195,8 @@ def test_reset_puts_the_seed_back_byte_for_byte(service: Service, tmp_path: Path
     assert _content(service.control.get("/__cua/snapshot").content) == _content(image)
     assert service.sql("SELECT count(*) AS n FROM cua_activity") == [{"n": 0}]
     assert httpx.get(f"{service.base}{post['url_path'].removeprefix('/harbourlight')}", timeout=60).status_code == 200
+    media = httpx.get(f"{service.base}/media/{before['images'][0]['file']}", timeout=60)
+    assert media.status_code == 200 and media.content.startswith(b"\x89PNG")  # the seed's media folder is kept
 
 
 @pytest.mark.slow

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -63,6 +64,38 @@ def body_text(raw: Any) -> str:
         text = html.unescape(_TAGS.sub("", value)) if isinstance(value, str) else json.dumps(value)
         lines.append(f"{block.get('type', '') if isinstance(block, dict) else ''}: {' '.join(text.split())}")
     return "\n".join(lines)
+
+
+def _files(root: Path) -> dict[str, tuple[int, int]]:
+    """Every file under `root`: its path relative to `root` -> (size, mtime in ns)."""
+    out: dict[str, tuple[int, int]] = {}
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except FileNotFoundError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+            else:
+                info = entry.stat(follow_symlinks=False)
+                out[os.path.relpath(entry.path, root)] = (info.st_size, info.st_mtime_ns)
+    return out
+
+
+def _sync_tree(source: Path, target: Path) -> None:
+    """Make `target` hold exactly `source`'s files: remove the others, copy those missing
+    or changed (by size and time; copies keep the source's times). A reset after an episode
+    that uploaded nothing touches no file."""
+    want, have = _files(source), _files(target)
+    for rel in have.keys() - want.keys():
+        os.unlink(target / rel)
+    for rel, stamp in want.items():
+        if have.get(rel) != stamp:
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / rel, target / rel)
 
 
 class Wagtail(ProductApp):
@@ -148,8 +181,7 @@ class Wagtail(ProductApp):
     def reset(self, seed: int) -> None:
         super().reset(seed)
         if self._media is not None:  # the live instance: its uploads and renditions go, the seed's files come back
-            shutil.rmtree(self._media, ignore_errors=True)
-            shutil.copytree(build.media_image(seed), self._media)
+            _sync_tree(build.media_image(seed), self._media)
 
     # --- the judge-facing state ---
 
