@@ -27,6 +27,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import sqlite3
 import sys
@@ -278,13 +279,19 @@ class ProductService:
             waiter.cancel()
         finally:
             server.should_exit = True
-            with contextlib.suppress(asyncio.CancelledError):
-                await server_task
-            await self.stop_server()
-            self.app.db.conn.close()
-            shutil.rmtree(self.data_dir, ignore_errors=True)
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.socket_path)
+            try:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await server_task  # (raises the SIGTERM uvicorn caught, as SystemExit: see `run`)
+            finally:
+                await self.stop_server()
+                self.app.db.conn.close()
+                shutil.rmtree(self.data_dir, ignore_errors=True)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.socket_path)
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def run(app: Product, port: int, socket_path: str, seed: int) -> int:
@@ -294,6 +301,9 @@ def run(app: Product, port: int, socket_path: str, seed: int) -> int:
     except ProductConfigError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return os.EX_USAGE
+    # a sandbox stops its service with SIGTERM: as an exception (uvicorn re-raises the one it
+    # caught once it has stopped), so the instance's folder goes too
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         asyncio.run(service.serve())
     except CuaError as exc:

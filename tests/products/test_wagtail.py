@@ -308,3 +308,29 @@ def test_an_oracle_passes_judge_qa_in_a_real_browser() -> None:
     assert result.failures == [], result.failures
     for kind in ("schema_mutation", "history", "forged_signal", "collateral"):
         assert result.probes_ran.get(kind, 0) > 0, (kind, result.probes_ran)
+
+
+@pytest.mark.slow
+def test_a_stopped_service_leaves_no_instance_folder(tmp_path: Path) -> None:
+    """A sandbox stops its service with SIGTERM: the instance's folder (its database, media,
+    server log) goes with it, as a bundled app's does; it was left behind in the temp folder."""
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "cua.tasks.apps.serve", "wagtail", "--port", str(port),
+                             "--socket", str(tmp_path / "s.sock")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "TMPDIR": str(tmp_path)})
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "ready"
+        (folder,) = tmp_path.glob("cua-wagtail-*")
+        assert (folder / "wagtail.db").is_file() and (folder / "media").is_dir()
+        proc.terminate()
+        proc.wait(30)
+        assert not folder.exists()
+        assert not (tmp_path / "s.sock").exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
