@@ -175,27 +175,28 @@ async def test_serve_follows_a_run_in_progress(tmp_path: Path) -> None:
     run = tmp_path / "run"
     make_run(run, {("todo.rename@1", 0): True})
     writer = write_episode(run, "todo.rename@1", 1, passed=True, finish=False)
-    proc = subprocess.Popen([sys.executable, "-m", "cua.cli", "report", str(run), "--serve", "--interval", "0.3"],
-                            stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().strip()
-        assert url.startswith("http://127.0.0.1:"), url
-        async with async_playwright() as pw:
-            browser, page, _ = await _open(pw, url)
-            try:
-                assert await page.inner_text("[data-card=running] .v") == "1"
-                assert await page.is_visible("#live")
-                writer.end(TrajectoryEnd(status="completed", steps=len(ACTIONS),
-                                         verdict=Verdict(score=1.0, passed=True, progress=1.0)))
-                await page.wait_for_function(
-                    "document.querySelector('[data-card=running] .v').textContent === '0' && "
-                    "document.querySelector('[data-card=passed] .v').textContent === '2'", timeout=20_000)
-            finally:
-                await browser.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+    # leaving the with closes the stdout pipe (a ResourceWarning otherwise)
+    with subprocess.Popen([sys.executable, "-m", "cua.cli", "report", str(run), "--serve", "--interval", "0.3"],
+                          stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}) as proc:
+        try:
+            assert proc.stdout is not None
+            url = proc.stdout.readline().strip()
+            assert url.startswith("http://127.0.0.1:"), url
+            async with async_playwright() as pw:
+                browser, page, _ = await _open(pw, url)
+                try:
+                    assert await page.inner_text("[data-card=running] .v") == "1"
+                    assert await page.is_visible("#live")
+                    writer.end(TrajectoryEnd(status="completed", steps=len(ACTIONS),
+                                             verdict=Verdict(score=1.0, passed=True, progress=1.0)))
+                    await page.wait_for_function(
+                        "document.querySelector('[data-card=running] .v').textContent === '0' && "
+                        "document.querySelector('[data-card=passed] .v').textContent === '2'", timeout=20_000)
+                finally:
+                    await browser.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
 
 
 def test_evidence_of_a_real_judge_reads_as_sentences() -> None:
