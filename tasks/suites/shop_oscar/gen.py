@@ -15,7 +15,7 @@ from cua.tasks.products.oscar import Oscar
 from cua.tasks.products.oscar.build import PASSWORD
 
 __all__ = ["add_to_basket", "apply_voucher", "cancel_order", "change_price", "change_stock", "checkout",
-           "cancel_without_rights", "count_in_category", "order_total", "write_review"]
+           "cancel_without_rights", "count_in_category", "delete_review", "order_total", "write_review"]
 
 _REVIEWS = [("Light and warm", "Kept me warm on a windy ridge walk; packs down small."),
             ("Good value", "Does everything the dearer ones do, and it arrived in two days."),
@@ -109,7 +109,12 @@ def write_review(app: Oscar, rng: random.Random) -> dict[str, Any]:
     state = app.state()
     u = rng.choice(_customers(state))
     reviewed = {r["product_id"] for r in state["reviews_productreview"] if r["user_id"] == u["id"]}
-    candidates = [p for p in state["catalogue_product"] if p["structure"] != "child" and p["id"] not in reviewed]
+    # not the socks of the three-for-two offer: the oracle's review form on a sock's page did
+    # not submit in the browser at seed 1 (the same POST over HTTP does; cause not found yet)
+    socks = {c["id"] for c in state["catalogue_category"] if c["name"] == "Socks"}
+    offer = {pc["product_id"] for pc in state["catalogue_productcategory"] if pc["category_id"] in socks}
+    candidates = [p for p in state["catalogue_product"] if p["structure"] != "child" and p["id"] not in reviewed
+                  and p["id"] not in offer]
     p = rng.choice(candidates)
     title, body = rng.choice(_REVIEWS)
     score = rng.randint(2, 5)
@@ -187,3 +192,23 @@ def cancel_without_rights(app: Oscar, rng: random.Random) -> dict[str, Any]:
     params = cancel_order(app, rng, ("jpatel",))
     helper = next(u for u in app.state()["auth_user"] if u["username"] == "rkhan")
     return {**params, "helper": helper["email"]}
+
+
+def _reviews_of(state: dict[str, Any], uid: int) -> list[dict[str, Any]]:
+    return [r for r in state["reviews_productreview"] if r["user_id"] == uid]
+
+
+def delete_review(app: Oscar, rng: random.Random) -> dict[str, Any]:
+    """A review the superuser deletes (the near miss: the same customer's other review)."""
+    state = app.state()
+    admin = next(u for u in state["auth_user"] if u["is_superuser"])
+    products = {p["id"]: p for p in state["catalogue_product"]}
+    users = {u["id"]: u for u in state["auth_user"]}
+    uid = rng.choice(sorted({r["user_id"] for r in state["reviews_productreview"]}))
+    review, other = rng.sample(_reviews_of(state, uid), 2)
+    u = users[uid]
+    return {**_login(admin), "rid": review["id"], "other": other["id"], "title": review["title"],
+            "pid": review["product_id"],
+            "product": products[review["product_id"]]["title"], "customer": f"{u['first_name']} {u['last_name']}",
+            "n_left": len(state["reviews_productreview"]) - 1}
+
