@@ -104,17 +104,17 @@ def test_sigkill_then_resume_runs_every_episode_once_and_leaves_no_orphan(tmp_pa
     out = tmp_path / "run"
     args = ("eval", TASK, "--seeds", str(SEEDS), "--parallel", "2", "--policy", "oracle", "--out", str(out),
             "--no-progress")
-    proc = _spawn(*args)
-    try:
-        # kill it mid-run: some episodes finished, others in flight (a trajectory without its end)
-        _wait_for(lambda: len(_records(out)) >= 1, 300, "a first finished episode", proc)
-        tree = _descendants(proc.pid)
-        assert tree, "cua eval started no child server"
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    with _spawn(*args) as proc:  # leaving it closes the pipes nobody reads after the kill
+        try:
+            # kill it mid-run: some episodes finished, others in flight (a trajectory without its end)
+            _wait_for(lambda: len(_records(out)) >= 1, 300, "a first finished episode", proc)
+            tree = _descendants(proc.pid)
+            assert tree, "cua eval started no child server"
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
     done_before = {(r.task_id, r.seed) for r in _records(out)}
     assert 1 <= len(done_before) < SEEDS
     # the child server (and what it ran) dies with its parent
