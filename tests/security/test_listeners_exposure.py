@@ -359,6 +359,9 @@ async def test_pages_cannot_read_the_served_report_and_the_persons_page_works(tm
             assert await mine.inner_text("[data-card=episodes] .v") == "2"
             await mine.click("table.episodes tr[data-key='todo.rename@1__s0'] a")
             await mine.wait_for_selector(".episode .shot img")
+            # each frame loaded or failed (a loaded one has a width): read too early, a frame still
+            # on its way reads 0 as a refused one does
+            await mine.wait_for_function("[...document.querySelectorAll('.episode .shot img')].every(i => i.complete)")
             widths = await mine.eval_on_selector_all(".episode .shot img", "els => els.map(e => e.naturalWidth)")
             assert widths and all(w > 0 for w in widths)  # frames load with the page's cookie
             await screenshot(mine, "report")
