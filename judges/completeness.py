@@ -331,7 +331,7 @@ def tally(judge: JudgeSpec, schema: AppSchema | None) -> Tally:
     free = set(judge.free_fields)
     allowed = [_steps(p) for p in [*judge.expected_changes, *judge.incidental_changes]]
     for key in unjudged:
-        if not _names_an_allowance(key, judge):
+        if not _names_an_allowance(key, judge, schema):
             out.gaps.append(Gap(f"judge.unjudged {key!r}", "names no allowance of this judge (an expected or "
                                 "incidental change, a free field, an expected file, or a table.column of one)"))
     for kind, patterns in (("expected_changes", judge.expected_changes),
@@ -390,7 +390,7 @@ def gaps(judge: JudgeSpec, schema: AppSchema | None) -> list[Gap]:
     return tally(judge, schema).gaps
 
 
-def _names_an_allowance(key: str, judge: JudgeSpec) -> bool:
+def _names_an_allowance(key: str, judge: JudgeSpec, schema: AppSchema | None) -> bool:
     allowances = [*judge.expected_changes, *judge.incidental_changes, *judge.free_fields, *(judge.expected_files or [])]
     if key in allowances:
         return True
@@ -405,7 +405,9 @@ def _names_an_allowance(key: str, judge: JudgeSpec) -> bool:
             continue
         if segs and segs[0].key is not None:
             tables.add(segs[0].key)
-    return table in tables
+    # a table whose rows the state lists under another key is named by either
+    keys = {schema.state_keys.get(table, table)} if schema is not None else set()
+    return table in tables or bool(keys & tables)
 
 
 def _field_read(target: tuple[Step, ...], reads: list[Read]) -> bool | Read | None:
@@ -476,20 +478,22 @@ def _pattern_gap(pattern: str, reads: list[Read], schema: AppSchema | None, unju
     if _ends_at_rows(pattern):
         if any(r.absent and r.covers(steps) is True for r in reads):
             return None  # no such row is left at the end: none carries anything unread
-        table = steps[0][0] if len(steps) == 1 else None
+        key = steps[0][0] if len(steps) == 1 else None
+        # the state lists a table's rows under its own key where the two differ ("cart_items": "cart")
+        table = next((t for t, k in schema.state_keys.items() if k == key), key) if schema is not None else key
         if schema is not None and table in schema.columns:
             assert table is not None
             unread = []
             for column in schema.columns[table]:
-                name = f"{table}.{column}"
-                if column in schema.generated.get(table, ()) or name in unjudged or name in free:
+                names = {f"{table}.{column}", f"{key}.{column}"}
+                if column in schema.generated.get(table, ()) or names & set(unjudged) or names & free:
                     continue
                 if _field_read((*steps, (column, frozenset())), reads) is not True:
                     unread.append(column)
             # what a new row holds in other tables (its tags, its attendees) is part of it
             for name, sources in schema.derived.items():
                 own, _, fld = name.partition(".")
-                if own != table or "." in fld or name in unjudged or any(src.startswith(f"{table}.") for src in sources):
+                if own not in (table, key) or "." in fld or name in unjudged or any(src.startswith(f"{table}.") for src in sources):
                     continue
                 if _field_read((*steps, (fld, frozenset())), reads) is not True and not all(
                         _source_pinned(src, steps, reads, allowed, schema.state_keys) for src in sources):

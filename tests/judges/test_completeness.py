@@ -345,3 +345,31 @@ def test_sql_reads_tells_result_values_from_filters() -> None:
     assert values == set() and filtered == {"todos.list_id", "lists.id", "lists.name"}
     assert reads("SELECT title FROM todos ORDER BY due") == ({"todos.title", "todos.due"}, set())
     assert reads("SELECT title FROM todos ORDER BY due LIMIT 1") == ({"todos.title"}, {"todos.due"})
+
+
+def test_a_row_allowance_on_a_state_key_named_apart_from_its_table_reads_that_tables_columns() -> None:
+    """The shop lists its `cart_items` rows under the state key `cart`: a row allowed there
+    carries the table's columns (its quantity), which a check must read too."""
+    message = refused("""
+    checks:
+      - check: the line is in the cart
+        get: {kind: app_state, path: "cart[product_id=3]"}
+        expect: {op: present}
+    expected_changes: ["cart[product_id=3]"]
+    """, app="shop")
+    assert "qty" in message and "cart_items" in message
+    loads("""
+    checks:
+      - check: one of it is in the cart
+        get: {kind: sql, query: "SELECT qty FROM cart_items WHERE product_id = 3", scalar: true}
+        expect: {op: equals, value: 1}
+    expected_changes: ["cart[product_id=3]"]
+    """, app="shop")
+    loads("""
+    checks:
+      - check: the line is in the cart
+        get: {kind: app_state, path: "cart[product_id=3]"}
+        expect: {op: present}
+    expected_changes: ["cart[product_id=3]"]
+    unjudged: {cart_items.qty: "the instruction leaves the quantity to the agent here"}
+    """, app="shop")
