@@ -7,7 +7,8 @@ template's key is a digest of:
 
 - the template as loaded (its definition after defaults) and the file it came from;
 - its suite's folder but the task files (generators, suite-local oracles, data);
-- its app: the bundled app's own folder, where the template runs one;
+- its app: the bundled app's own folder, where the template runs one (a real product's own
+  folder and the products' framework too);
 - the judge code: `judges/`, the task framework (`tasks/*.py`, the app framework, MiniWoB's
   environments and oracles, the OSWorld adapter), the episode layer, `cua/task.py` and judge QA
   itself (`cua/qa/`);
@@ -89,11 +90,16 @@ def _sandbox_dirs(kind: str | None) -> list[Path]:
     return [root / kind, *([root / "guest"] if kind in _GUEST_KINDS else []), root / "_container.py"]
 
 
-def _app_dir(app: str | None) -> Path | None:
+def _app_dirs(app: str | None) -> list[Path]:
+    """The app's code: its folder under `tasks/apps/`, and for a real product (whose app
+    folder only registers it) the product's own folder and the products' framework."""
     if not app:
-        return None
-    folder = _package_dir(cua.tasks) / "apps" / app
-    return folder if folder.is_dir() else None
+        return []
+    tasks = _package_dir(cua.tasks)
+    folders = [f for f in (tasks / "apps" / app, tasks / "products" / app) if f.is_dir()]
+    if (tasks / "products" / app).is_dir():
+        folders += sorted((tasks / "products").glob("*.py"))
+    return folders
 
 
 class Digests:
@@ -127,13 +133,12 @@ class Digests:
         file = getattr(template, "file", None)
         if raw is None or not file or not Path(file).exists():
             return None
-        app_dir = _app_dir(app)
         parts: dict[str, Any] = {
             "format": FORMAT,
             "template": template.id,
             "definition": json.dumps(raw, sort_keys=True, default=str),
             "suite": self.tree(Path(file).resolve().parent, _TASK_FILES),
-            "app": self.tree(app_dir) if app_dir else None,
+            "app": [self.tree(d) for d in _app_dirs(app)] or None,
             "judge_code": self.judge_code(),
             "sandbox": [self.tree(d) for d in _sandbox_dirs(kind)],
             "seeds": list(seeds),

@@ -109,3 +109,15 @@ def test_the_judge_code_digest_covers_judge_qa_and_the_code_judges_run_on() -> N
                   repo / "cua" / "task.py", repo / "tasks" / "loader.py", repo / "tasks" / "apps" / "activity.py"]
     assert [str(p) for p in judge_code if not covered(p)] == []
     assert not covered(repo / "cua" / "eval" / "runner.py")
+
+
+def test_a_real_products_code_is_part_of_its_templates_key() -> None:
+    """A product's app folder only registers it: the product's own folder and the products'
+    framework decide its verdicts too, so a change there runs its templates again."""
+    from cua.qa import qa_cache
+
+    repo = Path(__file__).resolve().parents[2]
+    dirs = [d.resolve() for d in qa_cache._app_dirs("mediawiki")]
+    assert (repo / "tasks" / "products" / "mediawiki").resolve() in dirs
+    assert (repo / "tasks" / "products" / "service.py").resolve() in dirs
+    assert [d.resolve() for d in qa_cache._app_dirs("notes")] == [(repo / "tasks" / "apps" / "notes").resolve()]
