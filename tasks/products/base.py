@@ -74,9 +74,11 @@ class ProductApp(WebApp):
     def server_argv(self, data_dir: Path, port: int) -> tuple[list[str], dict[str, str]]:
         """The product's server command line and environment, for an instance in `data_dir`."""
 
-    def sync(self) -> None:
+    def sync(self) -> bool:
         """Bring the database up to state kept outside it before the service reads it (a
-        mail store's files: `cua.tasks.products.roundcube`); most products keep all in it."""
+        mail store's files: `cua.tasks.products.roundcube`); most products keep all in it.
+        True when it wrote (the service's own writes do not move SQLite's data_version)."""
+        return False
 
     # --- the WebApp side ---
 
