@@ -123,10 +123,11 @@ class Roundcube(ProductApp):
                 "--control", inst.control_socket or ""]
         return argv, {k: v for k, v in os.environ.items() if k != "PHP_CLI_SERVER_WORKERS"}
 
-    def sync(self) -> None:
+    def sync(self) -> bool:
         """Read the live Maildir tree into the mirror tables (nothing in process)."""
         if self.instance is not None and isinstance(self.db, FileDB):
-            maildir.sync(self.db.conn, self.instance.mail_root)
+            return maildir.sync(self.db.conn, self.instance.mail_root)
+        return False
 
     def reset(self, seed: int) -> None:
         super().reset(seed)

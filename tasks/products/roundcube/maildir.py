@@ -152,8 +152,8 @@ def _flag_row(flags: str) -> dict[str, Any]:
     return row
 
 
-def sync(db: sqlite3.Connection, root: Path) -> None:
-    """Make the `folders` and `messages` tables say what the tree holds."""
+def sync(db: sqlite3.Connection, root: Path) -> bool:
+    """Make the `folders` and `messages` tables say what the tree holds; True when they changed."""
     folders, found = _scan(root)
     have_folders = {(r[0], r[1]) for r in db.execute("SELECT user, name FROM folders")}
     have = {str(r[0]): (str(r[1]), str(r[2]), r) for r in
@@ -186,7 +186,7 @@ def sync(db: sqlite3.Connection, root: Path) -> None:
                                (user, folder, flag_row["seen"], flag_row["flagged"], flag_row["answered"],
                                 flag_row["deleted"], flag_row["draft"], flag_row["keywords"], key)))
     if not statements:
-        return
+        return False
     db.execute("BEGIN IMMEDIATE")
     try:
         for sql, params in statements:
@@ -195,6 +195,7 @@ def sync(db: sqlite3.Connection, root: Path) -> None:
     except BaseException:
         db.execute("ROLLBACK")
         raise
+    return True
 
 
 def _owner(user: str | None) -> tuple[int, int] | None:
