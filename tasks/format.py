@@ -224,10 +224,12 @@ class DragStep(_Spec):
 
 
 class WaitForStep(_Spec):
-    """Wait (bounded) until the element exists and is visible."""
+    """Wait (bounded) until the element exists and is visible, or with `gone` until no match
+    is visible (a loading indicator or busy overlay: what an app shows while it ignores input)."""
 
     wait_for: Locator
     timeout: float = Field(10.0, gt=0, le=120)
+    gone: bool = False
 
 
 class PressStep(_Spec):

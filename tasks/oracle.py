@@ -53,6 +53,14 @@ def _dom(loc: F.LocatorSpec, prop: str, attr: str | None = None) -> DomQuery:
 
 async def _match_index(ctx: OracleContext, loc: F.LocatorSpec) -> int | None:
     """The index (among all matches of the selector) of the element the locator means."""
+    candidates = await _match_indexes(ctx, loc)
+    if not candidates or not -len(candidates) <= loc.index < len(candidates):
+        return None
+    return candidates[loc.index]
+
+
+async def _match_indexes(ctx: OracleContext, loc: F.LocatorSpec) -> list[int]:
+    """The indexes (among all matches of the selector) of the elements whose text the locator asks."""
     candidates = list(range(await _query(ctx, DomQuery(selector=loc.selector, selector_type="xpath" if loc.xpath
                                                                 else "css", prop="count"))))
     if loc.text is not None or loc.text_contains is not None:
@@ -66,9 +74,7 @@ async def _match_index(ctx: OracleContext, loc: F.LocatorSpec) -> int | None:
                 continue
             keep.append(i)
         candidates = keep
-    if not candidates or not -len(candidates) <= loc.index < len(candidates):
-        return None
-    return candidates[loc.index]
+    return candidates
 
 
 def _describe(loc: F.LocatorSpec) -> str:
@@ -252,17 +258,20 @@ async def _select(ctx: OracleContext, args: F.SelectArgs) -> AsyncIterator[Actio
         raise OracleError(f"select {_describe(spec)} did not take option {args.option!r}")
 
 
-async def _wait_for(ctx: OracleContext, loc: F.Locator, timeout: float) -> AsyncIterator[Action]:
+async def _wait_for(ctx: OracleContext, loc: F.Locator, timeout: float, *, gone: bool = False) -> AsyncIterator[Action]:
     spec = _locator(loc)
     polls = max(1, int(timeout / POLL_SECONDS))
     for _ in range(polls):
-        index = await _match_index(ctx, spec)
-        if index is not None:
+        # gone: none of the matches is shown; else: the one the locator means is
+        indexes = await _match_indexes(ctx, spec) if gone else [await _match_index(ctx, spec)]
+        visible: list[Any] = []
+        if any(i is not None for i in indexes):
             visible = await _query(ctx, _dom(spec, "visible")) or []
-            if index < len(visible) and visible[index]:
-                return
+        shown = any(i is not None and i < len(visible) and bool(visible[i]) for i in indexes)
+        if shown != gone:
+            return
         yield Wait(seconds=POLL_SECONDS)
-    raise OracleError(f"{_describe(spec)} did not appear within {timeout:g} s")
+    raise OracleError(f"{_describe(spec)} {'was still shown after' if gone else 'did not appear within'} {timeout:g} s")
 
 
 async def _goto(ctx: OracleContext, target: str) -> AsyncIterator[Action]:
@@ -284,7 +293,7 @@ async def _step(ctx: OracleContext, step: Any) -> AsyncIterator[Action]:
         async for a in _drag(ctx, step.drag):
             yield a
     elif isinstance(step, F.WaitForStep):
-        async for a in _wait_for(ctx, step.wait_for, step.timeout):
+        async for a in _wait_for(ctx, step.wait_for, step.timeout, gone=step.gone):
             yield a
     elif isinstance(step, F.ScrollToStep):
         async for item in _into_view(ctx, step.scroll_to):

@@ -119,3 +119,24 @@ async def test_goto_resolves_a_path_against_the_current_page() -> None:
         await run(handle, ctx, [{"goto": "/search?q=dentist"}])
         url = (await ctx.query(UrlQuery())).value
         assert url.endswith("/search?q=dentist") and url.startswith("http://127.0.0.1:")
+
+
+BUSY = """<!doctype html><html><body>
+<button id="go" onclick="const b = document.createElement('div'); b.className = 'loading'; b.textContent = 'Loading';
+  document.body.appendChild(b); setTimeout(() => { b.remove(); document.getElementById('ready').textContent = 'ready'; },
+  600)">load</button>
+<p id="ready"></p><p class="note" style="display:none">hidden note</p></body></html>"""
+
+
+async def test_wait_for_gone_waits_until_no_match_is_shown() -> None:
+    """An app that ignores input while it loads (a webmail's preview pane) is waited on by its
+    loading indicator disappearing, never by a fixed pause."""
+    config = {"isolation": "shared", "start_url": "data:text/html," + quote(BUSY)}
+    async with open_local("browser", config) as handle:
+        ctx = EpisodeContext(handle, await handle.reset(seed=0))
+        await run(handle, ctx, [{"click": "#go"}, {"wait_for": ".loading"}, {"wait_for": ".loading", "gone": True}])
+        assert await value(ctx, "#ready", "text") == "ready"
+        assert await value(ctx, ".loading", "count") == 0
+        await run(handle, ctx, [{"wait_for": ".note", "gone": True, "timeout": 0.5}])  # present but hidden: gone
+        with pytest.raises(OracleError, match="was still shown"):
+            await run(handle, ctx, [{"wait_for": "#go", "gone": True, "timeout": 0.5}])
