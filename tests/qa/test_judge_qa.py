@@ -49,7 +49,7 @@ def test_probes_find_nothing_wrong_with_sound_judges() -> None:
     ran = {k for t in report.templates for k in t.probes_ran}
     assert {"over_reach", "wrong_target", "collateral", "prefix", "determinism", "other_path", "typed_answer"} <= ran
     rename = next(t for t in report.templates if t.template_id.startswith("todo.rename"))
-    assert rename.probes_ran.get("equivalent", 0) >= 2  # the new title in other case and spacing passes
+    assert rename.probes_ran.get("equivalent", 0) >= 1  # the new title in other spacing passes (not in other case: stored text keeps it)
     assert "adds no row" in rename.probes_skipped["duplicate"]  # and the report says why
 
 
@@ -69,8 +69,10 @@ templates:
         - check: the title is the new one
           get: {kind: app_state, path: "todos[id={todo.id}].title"}
           expect: {op: text, value: "{new}"}
-      # too permissive: the target's other fields may change
+      # too permissive: the target's other fields may change (declared unjudged so the template
+      # loads past the completeness rule, as a careless author could: judge QA must still catch it)
       expected_changes: ["todos[id={todo.id}].title", "todos[id={todo.id}].notes", "todos[id={todo.id}].priority"]
+      unjudged: {"todos[id={todo.id}].notes": "a careless author's reason for leaving it", "todos[id={todo.id}].priority": "a careless author's reason for leaving it"}
     oracle:
       - goto: "/todos/{todo.id}"
       - fill: {selector: 'input[name=title]', text: "{new}"}
@@ -87,6 +89,7 @@ templates:
           get: {kind: sql, query: "SELECT COUNT(*) FROM todos WHERE title = ?", params: ["{title}"], scalar: true}
           expect: {op: equals, value: 1}
       expected_changes: ["todos[title={title}]"]
+      unjudged: {"todos[title={title}]": "a careless author's reason for leaving it"}
     oracle:
       - goto: "/lists/1"
       - fill: {selector: 'form.add-todo input[name=title]', text: "{title}"}
@@ -103,6 +106,7 @@ templates:
           get: {kind: answer}
           expect: {op: contains, value: "{title}"}
       expected_changes: ["todos[title~={title}]"]
+      unjudged: {"todos[title~={title}]": "a careless author's reason for leaving it"}
     oracle:
       - goto: "/lists/1"
       - fill: {selector: 'form.add-todo input[name=title]', text: "{title}"}

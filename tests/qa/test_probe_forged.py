@@ -149,6 +149,7 @@ def test_the_probe_finds_a_script_the_app_reflects_into_its_own_page(tmp_path: P
                 - {{check: the done page, get: {{kind: url, part: path}}, expect: {{op: equals, value: /done}}}}
                 - {{check: it says finished, get: {{kind: dom, selector: h1}}, expect: {{op: text, value: Finished}}}}
               expected_changes: [finished]
+              unjudged: {{finished: "the page the flag leads to is what is judged"}}
             oracle:
               - click: button
     ''')
