@@ -493,7 +493,8 @@ def _pattern_gap(pattern: str, reads: list[Read], schema: AppSchema | None, unju
             # what a new row holds in other tables (its tags, its attendees) is part of it
             for name, sources in schema.derived.items():
                 own, _, fld = name.partition(".")
-                if own not in (table, key) or "." in fld or name in unjudged or any(src.startswith(f"{table}.") for src in sources):
+                if (own not in (table, key) or "." in fld or name in unjudged
+                        or any(src.startswith(f"{table}.") for src in sources)):
                     continue
                 if _field_read((*steps, (fld, frozenset())), reads) is not True and not all(
                         _source_pinned(src, steps, reads, allowed, schema.state_keys) for src in sources):

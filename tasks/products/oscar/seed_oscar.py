@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-not-found,import-untyped,misc,untyped-decorator"
 """Fill a migrated Oscar database with seed N's shop, through Oscar's own models (run under
 the Oscar venv by build.py: `python seed_oscar.py SEED`, with $CUA_OSCAR_DATA naming the
 instance folder whose shop.db it writes).

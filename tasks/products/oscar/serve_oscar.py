@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-not-found,import-untyped,misc,untyped-decorator"
 """The Oscar shop's server for one sandbox instance: waitress (pinned in the Oscar venv)
 serving Django's WSGI application, with what the app contract needs around it. Runs under
 the Oscar venv's Python (build.oscar_python()), so it imports nothing of cua.

@@ -1,9 +1,11 @@
+# mypy: disable-error-code="import-not-found,import-untyped,misc,untyped-decorator"
 """Browsing the catalogue and its categories from the database, as Oscar's search handler
 without a search engine did before 3.2.4 (Haystack's simple backend, which this shop uses
 for its keyword search, finds nothing for an empty query, so Oscar's own browse pages would
 be empty): Oscar's views and templates, with the page of products read by Django."""
 
 from types import SimpleNamespace
+from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
@@ -16,7 +18,7 @@ from oscar.core.loading import get_model
 Product = get_model("catalogue", "Product")
 
 
-def _page(request, queryset, template, extra):
+def _page(request: Any, queryset: Any, template: str, extra: dict[str, Any]) -> Any:
     paginator = Paginator(queryset, settings.OSCAR_PRODUCTS_PER_PAGE)
     try:
         page = paginator.page(request.GET.get("page") or 1)
@@ -27,17 +29,17 @@ def _page(request, queryset, template, extra):
     return render(request, template, context)
 
 
-def _products():
+def _products() -> Any:
     return Product.objects.browsable().base_queryset().order_by("title", "id")
 
 
 class CatalogueView(catalogue.CatalogueView):
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         return _page(request, _products(), self.template_name, {"summary": "All products"})
 
 
 class ProductCategoryView(catalogue.ProductCategoryView):
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         self.category = self.get_category()
         if not self.is_viewable(self.category, request):
             raise Http404()

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-not-found,import-untyped,misc,untyped-decorator"
 """Django settings of the Oscar shop one sandbox instance serves (run under the Oscar venv:
 `cua.tasks.products.oscar.build`). The instance's folder comes from $CUA_OSCAR_DATA (its
 SQLite file `shop.db`), the collected static files from $CUA_OSCAR_STATIC.
@@ -30,7 +31,7 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # seeded accounts log in fast
-AUTH_PASSWORD_VALIDATORS: list = []
+AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = []
 
 STATIC_URL = "/static/"
 STATIC_ROOT = os.environ.get("CUA_OSCAR_STATIC", str(DATA / "static"))

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-not-found,import-untyped,misc,untyped-decorator"
 from django.apps import apps
 from django.conf import settings
 from django.contrib import admin
