@@ -230,6 +230,8 @@ class WaitForStep(_Spec):
     wait_for: Locator
     timeout: float = Field(10.0, gt=0, le=120)
     gone: bool = False
+    #: CSS selector of an iframe to look inside (a preview pane loaded in a frame of its own).
+    frame: str | None = None
 
 
 class PressStep(_Spec):

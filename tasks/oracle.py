@@ -46,9 +46,9 @@ def _locator(loc: F.Locator) -> F.LocatorSpec:
     return F.LocatorSpec(selector=loc) if isinstance(loc, str) else loc
 
 
-def _dom(loc: F.LocatorSpec, prop: str, attr: str | None = None) -> DomQuery:
+def _dom(loc: F.LocatorSpec, prop: str, attr: str | None = None, frame: str | None = None) -> DomQuery:
     return DomQuery(selector=loc.selector, selector_type="xpath" if loc.xpath else "css", prop=prop,  # type: ignore[arg-type]
-                    attr=attr, all=True)
+                    attr=attr, all=True, frame=frame)
 
 
 async def _match_index(ctx: OracleContext, loc: F.LocatorSpec) -> int | None:
@@ -59,12 +59,13 @@ async def _match_index(ctx: OracleContext, loc: F.LocatorSpec) -> int | None:
     return candidates[loc.index]
 
 
-async def _match_indexes(ctx: OracleContext, loc: F.LocatorSpec) -> list[int]:
-    """The indexes (among all matches of the selector) of the elements whose text the locator asks."""
+async def _match_indexes(ctx: OracleContext, loc: F.LocatorSpec, frame: str | None = None) -> list[int]:
+    """The indexes (among all matches of the selector) of the elements whose text the locator
+    asks, in the page or inside the iframe `frame` selects."""
     candidates = list(range(await _query(ctx, DomQuery(selector=loc.selector, selector_type="xpath" if loc.xpath
-                                                                else "css", prop="count"))))
+                                                                else "css", prop="count", frame=frame)) or 0))
     if loc.text is not None or loc.text_contains is not None:
-        texts = await _query(ctx, _dom(loc, "text")) or []
+        texts = await _query(ctx, _dom(loc, "text", frame=frame)) or []
         keep = []
         for i in candidates:
             text = norm_text(texts[i]) if i < len(texts) else ""
@@ -258,20 +259,31 @@ async def _select(ctx: OracleContext, args: F.SelectArgs) -> AsyncIterator[Actio
         raise OracleError(f"select {_describe(spec)} did not take option {args.option!r}")
 
 
-async def _wait_for(ctx: OracleContext, loc: F.Locator, timeout: float, *, gone: bool = False) -> AsyncIterator[Action]:
+async def _wait_for(ctx: OracleContext, loc: F.Locator, timeout: float, *, gone: bool = False,
+                    frame: str | None = None) -> AsyncIterator[Action]:
     spec = _locator(loc)
     polls = max(1, int(timeout / POLL_SECONDS))
     for _ in range(polls):
-        # gone: none of the matches is shown; else: the one the locator means is
-        indexes = await _match_indexes(ctx, spec) if gone else [await _match_index(ctx, spec)]
-        visible: list[Any] = []
-        if any(i is not None for i in indexes):
-            visible = await _query(ctx, _dom(spec, "visible")) or []
-        shown = any(i is not None and i < len(visible) and bool(visible[i]) for i in indexes)
+        try:
+            shown = await _shown(ctx, spec, gone=gone, frame=frame)
+        except OracleError:
+            if frame is None:
+                raise
+            shown = False  # the frame is not there yet, or still on a page of no origin of ours
         if shown != gone:
             return
         yield Wait(seconds=POLL_SECONDS)
     raise OracleError(f"{_describe(spec)} {'was still shown after' if gone else 'did not appear within'} {timeout:g} s")
+
+
+async def _shown(ctx: OracleContext, spec: F.LocatorSpec, *, gone: bool, frame: str | None) -> bool:
+    """Whether the element the locator means is shown; with `gone`, whether any match is."""
+    matches = await _match_indexes(ctx, spec, frame)
+    indexes = list(matches) if gone else [matches[spec.index]] if -len(matches) <= spec.index < len(matches) else []
+    if not indexes:
+        return False
+    visible = await _query(ctx, _dom(spec, "visible", frame=frame)) or []
+    return any(i < len(visible) and bool(visible[i]) for i in indexes)
 
 
 async def _goto(ctx: OracleContext, target: str) -> AsyncIterator[Action]:
@@ -293,7 +305,7 @@ async def _step(ctx: OracleContext, step: Any) -> AsyncIterator[Action]:
         async for a in _drag(ctx, step.drag):
             yield a
     elif isinstance(step, F.WaitForStep):
-        async for a in _wait_for(ctx, step.wait_for, step.timeout, gone=step.gone):
+        async for a in _wait_for(ctx, step.wait_for, step.timeout, gone=step.gone, frame=step.frame):
             yield a
     elif isinstance(step, F.ScrollToStep):
         async for item in _into_view(ctx, step.scroll_to):

@@ -140,3 +140,23 @@ async def test_wait_for_gone_waits_until_no_match_is_shown() -> None:
         await run(handle, ctx, [{"wait_for": ".note", "gone": True, "timeout": 0.5}])  # present but hidden: gone
         with pytest.raises(OracleError, match="was still shown"):
             await run(handle, ctx, [{"wait_for": "#go", "gone": True, "timeout": 0.5}])
+
+
+FRAMED = """<!doctype html><html><body>
+<iframe id="pane"></iframe>
+<button id="open" onclick="setTimeout(() => { document.getElementById('pane').srcdoc =
+  '<h2 id=header>Invoice 42</h2>'; }, 500)">open</button></body></html>"""
+
+
+async def test_wait_for_looks_inside_a_frame() -> None:
+    """A preview pane in an iframe of its own (a webmail's message view) is waited on by what
+    it shows, not by a pause."""
+    config = {"isolation": "shared", "start_url": "data:text/html," + quote(FRAMED)}
+    async with open_local("browser", config) as handle:
+        ctx = EpisodeContext(handle, await handle.reset(seed=0))
+        await run(handle, ctx, [{"click": "#open"},
+                                {"wait_for": {"selector": "#header", "text_contains": "invoice 42"}, "frame": "#pane"}])
+        result = await ctx.query(DomQuery(selector="#header", prop="text", frame="#pane"))
+        assert result.ok and result.value == "Invoice 42"
+        with pytest.raises(OracleError, match="did not appear"):
+            await run(handle, ctx, [{"wait_for": "#nothing", "frame": "#pane", "timeout": 0.5}])
