@@ -42,13 +42,21 @@ class ServiceControl:
                                          base_url="http://service", timeout=timeout)
 
     async def _call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        try:
-            resp = await self._client.request(method, "/__cua/" + path, **kwargs)
-        except httpx.TimeoutException as exc:
-            raise Timeout(f"service {self.name!r} did not answer {path} in time", details={"service": self.name}) from exc
-        except httpx.TransportError as exc:
-            raise InfraError(f"service {self.name!r} is unreachable: {exc}", details={"service": self.name}) from exc
-        return resp
+        for attempt in range(2):
+            try:
+                return await self._client.request(method, "/__cua/" + path, **kwargs)
+            except httpx.RemoteProtocolError as exc:
+                # A kept-alive connection the service closed (idle) just as it was reused: the
+                # request never ran, and every control call is idempotent, so it goes once more.
+                if attempt == 0:
+                    continue
+                raise InfraError(f"service {self.name!r} is unreachable: {exc}", details={"service": self.name}) from exc
+            except httpx.TimeoutException as exc:
+                raise Timeout(f"service {self.name!r} did not answer {path} in time",
+                              details={"service": self.name}) from exc
+            except httpx.TransportError as exc:
+                raise InfraError(f"service {self.name!r} is unreachable: {exc}", details={"service": self.name}) from exc
+        raise AssertionError("unreachable")
 
     @staticmethod
     def _json(resp: httpx.Response, what: str) -> Any:
