@@ -28,6 +28,10 @@ Rules:
 - Freshness: every read first takes what the kernel has queued (`_drain`), so a reading
   has every change made before it; a thread drains in between, so the kernel's queue does
   not overflow during a long episode.
+- Writes in flight: a file written and not yet closed is being written (`writing`). A state
+  read waits for those (`wait_quiet`): a judge that reads a document while its application
+  is still saving it reads half a file. A file held open after its last write (an editor
+  keeping its document open) counts as written once it has been quiet for `quiet_s`.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ import os
 import select
 import struct
 import threading
+import time
 from typing import Any
 
 try:
@@ -130,6 +135,10 @@ class FileEvents:
         self.unavailable: str | None = None
         self._stop_r, self._stop_w = -1, -1
         self._thread: threading.Thread | None = None
+        #: path -> when its latest write was seen (monotonic s), until the writer closes it
+        self._open_writes: dict[str, float] = {}
+        #: notified whenever events were taken from the kernel
+        self._drained = threading.Condition(self._lock)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -163,6 +172,7 @@ class FileEvents:
                 return
             with self._lock:
                 self._drain(record=True)
+                self._drained.notify_all()
 
     # ------------------------------------------------------------------ reading and restoring
 
@@ -179,6 +189,33 @@ class FileEvents:
                      if any(t == "" or p == t or p.startswith(t + "/") for t in tops)}
             return {"seq": self._seq, "paths": paths, "truncated": bool(self._cuts), "cuts": list(self._cuts)}
 
+    def writing(self, quiet_s: float) -> list[str]:
+        """The paths being written now: written and not closed, the latest write less than
+        `quiet_s` ago."""
+        with self._lock:
+            self._drain(record=True)
+            return sorted(self._writing(quiet_s, time.monotonic()))
+
+    def wait_quiet(self, quiet_s: float, limit_s: float) -> list[str]:
+        """Wait until no file is being written (see `writing`), at most `limit_s`; the paths
+        still being written when the limit came (empty: quiet)."""
+        if self.unavailable is not None:
+            return []
+        deadline = time.monotonic() + limit_s
+        with self._lock:
+            while True:
+                self._drain(record=True)
+                now = time.monotonic()
+                pending = self._writing(quiet_s, now)
+                if not pending or now >= deadline:
+                    return sorted(pending)
+                # woken by the next events, or when the oldest pending write turns quiet
+                expiry = min(self._open_writes[p] for p in pending) + quiet_s
+                self._drained.wait(timeout=max(0.001, min(expiry, deadline) - now))
+
+    def _writing(self, quiet_s: float, now: float) -> list[str]:
+        return [p for p, seen in self._open_writes.items() if now - seen < quiet_s]
+
     def replace(self, saved: dict[str, Any] | None) -> None:
         """Make the log `saved` (a `log()` read at a snapshot), or an empty one for None:
         the events queued until now (those of putting $HOME back) are dropped, and the
@@ -187,6 +224,7 @@ class FileEvents:
             return
         with self._lock:
             self._drain(record=False)
+            self._open_writes.clear()
             self._watch_tree("", record=False)  # folders made by the copy that no event named in time
             saved = saved or {}
             paths = saved.get("paths") or {}
@@ -272,8 +310,12 @@ class FileEvents:
                 self._record(path, "create")
             if is_dir:
                 self._watch_tree(path, record=record)
-        if mask & IN_MODIFY and record:
-            self._record(path, "modify")
+        if mask & IN_MODIFY and not is_dir and listed(path):
+            self._open_writes[path] = time.monotonic()
+            if record:
+                self._record(path, "modify")
+        if mask & (IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM):
+            self._open_writes.pop(path, None)
         if mask & IN_ATTRIB and record:
             self._record(path, "attrib")
         if mask & IN_DELETE:

@@ -26,6 +26,10 @@ __all__ = ["op_act", "op_info", "op_ping", "op_place_windows", "op_query", "op_s
 #: Default settle bounds (ms): how long to wait for the first screen update after an
 #: action, how long the screen must then stay still, and the overall cap.
 DEFAULT_SETTLE = {"first_ms": 15.0, "quiet_ms": 25.0, "timeout_ms": 2000.0}
+#: A file written and still open counts as saved once its writes have paused this long.
+WRITE_QUIET_S = 0.5
+#: How long a state read waits for files being written before it reads them as they are.
+WRITE_WAIT_LIMIT_S = 10.0
 
 
 def _settle_opts(req: dict[str, Any]) -> dict[str, float]:
@@ -129,6 +133,9 @@ async def op_query(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tup
     if not isinstance(items, list):
         raise BadRequestFault("query needs a list of queries")
     loop = asyncio.get_running_loop()
+    if any(isinstance(q, dict) and q.get("kind") in queries.FILE_KINDS for q in items):
+        # a document its application is still saving would be read half-written
+        await asyncio.to_thread(agent.file_events.wait_quiet, WRITE_QUIET_S, WRITE_WAIT_LIMIT_S)
     contexts = [queries.QueryContext(agent.home, agent.env, agent.screen.windows, run_as=agent.as_user(),
                                      events=agent.file_events) for _ in items]
 

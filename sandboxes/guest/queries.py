@@ -253,6 +253,8 @@ _GETTERS: dict[str, Callable[[dict[str, Any], QueryContext], dict[str, Any]]] = 
 }
 
 KINDS = sorted(_GETTERS)
+#: The kinds that read the user's files (directly, or through a command reading them).
+FILE_KINDS = frozenset({"file", "command", "files"})
 
 
 def answer(q: Any, ctx: QueryContext) -> dict[str, Any]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -160,3 +162,36 @@ def test_replace_puts_back_a_saved_log_without_the_restores_own_events(home: Pat
     assert log["paths"]["docs/new.txt"][0]["seq"] == saved["seq"] + 1
     events.replace(None)
     assert events.log() == {"seq": 0, "paths": {}, "truncated": False, "cuts": []}
+
+
+def test_a_file_being_written_is_waited_for_until_its_writer_closes_it(home: Path, events: FileEvents) -> None:
+    """A state read must not read a document its application is still saving."""
+    f = open(home / "docs" / "a.txt", "w")  # noqa: SIM115 -- held open on purpose
+    try:
+        f.write("half")
+        f.flush()
+        assert events.writing(quiet_s=60.0) == ["docs/a.txt"]
+        finished = threading.Timer(0.3, f.close)
+        finished.start()
+        start = time.monotonic()
+        assert events.wait_quiet(quiet_s=60.0, limit_s=30.0) == []
+        assert time.monotonic() - start < 25.0  # the close ended the wait, not the limit
+        finished.join()
+    finally:
+        f.close()
+    assert events.writing(quiet_s=60.0) == []
+
+
+def test_a_file_held_open_after_writing_is_quiet_after_a_pause(home: Path, events: FileEvents) -> None:
+    """An editor keeping its document open: once its writes pause for quiet_s, it is saved;
+    a hidden file and a deleted one are never waited for."""
+    with open(home / "b.txt", "w") as held, open(home / ".hidden", "w") as hidden:
+        held.write("x")
+        held.flush()
+        hidden.write("y")
+        hidden.flush()
+        assert events.writing(quiet_s=60.0) == ["b.txt"]
+        assert events.wait_quiet(quiet_s=0.2, limit_s=30.0) == []
+        assert events.wait_quiet(quiet_s=60.0, limit_s=0.1) == ["b.txt"]  # the limit reports it
+        os.unlink(home / "b.txt")
+        assert events.writing(quiet_s=60.0) == []
