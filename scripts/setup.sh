@@ -55,6 +55,11 @@ export PIP_CONSTRAINT="$PWD/scripts/constraints.txt"
 .venv/bin/python -m pip install -q --no-deps "trl==1.16.0" "skyrl-gym==0.4.0" "verl==0.9.1" "tensordict==0.15.3" \
   "omegaconf==2.4.0" "hydra-core==1.3.8" "antlr4-python3-runtime==4.9.3" "codetiming==1.4.0" "pyvers==0.2.3"
 .venv/bin/python -m pip install -q orjson cachetools cloudpickle
+# OpenEnv (cua/hubs/openenv serves cua to its clients; tests use its own client and validator),
+# without its pins: gradio (its optional web UI, never imported here) would downgrade pillow and
+# tomlkit. What its server, client and `openenv validate` import comes within the pins.
+.venv/bin/python -m pip install -q --no-deps "openenv-core==0.3.0"
+.venv/bin/python -m pip install -q "fastmcp==4.2.3" "openai==3.63.0" "tomli==2.5.0" "tomli_w==1.2.0"
 # Trac (tasks/products/trac) in a venv of its own: Trac 1.6 imports pkg_resources, which the
 # setuptools pinned above no longer ships (scripts/requirements-trac.txt pins that venv).
 TRAC_VENV="${CUA_CACHE_DIR:-$HOME/.cache/cua}/products/trac/venv"
