@@ -37,15 +37,14 @@ import contextlib
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
-from urllib.parse import parse_qs
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
-from starlette.types import ASGIApp, Receive, Scope, Send
 
-from cua.errors import BadRequest, CuaError, ErrorRecord, Forbidden, Unauthorized, UnknownSandbox
-from cua.exposure import OriginPolicy, bearer_token, check_bind, token_matches
+from cua.errors import BadRequest, CuaError, ErrorRecord, UnknownSandbox
+from cua.exposure import OriginPolicy, check_bind
+from cua.guard import ServiceGuard
 from cua.rollout.envs import EnvHandles
 from cua.rollout.models import (
     CreateEnvRequest,
@@ -73,47 +72,6 @@ def _status(exc: CuaError) -> int:
     if exc.fault == "infra":
         return 503 if exc.retryable else 502
     return 400
-
-
-class _Guard:
-    """The exposure rules (see the module docstring) as the outermost ASGI layer, so that
-    no route -- those the token proxy installs included -- is reached without them.
-    `refused` counts refusals by rule, shown by /health: "origin" (a browser Origin not
-    allowed, or a Host that is not loopback on a loopback bind) and "token"."""
-
-    def __init__(self, app: ASGIApp, origins: OriginPolicy, token: str | None, refused: Counter[str]) -> None:
-        self.app, self.origins, self.token, self.refused = app, origins, token, refused
-
-    def _authorized(self, scope: Scope) -> bool:
-        if self.token is None or scope.get("path") in OPEN_PATHS:
-            return True
-        header = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"authorization"), None)
-        if token_matches(self.token, bearer_token(header)):
-            return True
-        if scope["type"] != "websocket":
-            return False
-        query = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [])
-        return len(query) == 1 and token_matches(self.token, query[0])
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
-            await self.app(scope, receive, send)
-            return
-        why = self.origins.refusal_for_headers(scope.get("headers", ()))
-        error: CuaError | None = None
-        if why is not None:
-            self.refused["origin"] += 1
-            error, status, close = Forbidden(why), 403, 1008
-        elif not self._authorized(scope):
-            self.refused["token"] += 1
-            error, status, close = Unauthorized("missing or wrong token (Authorization: Bearer TOKEN)"), 401, 4401
-        if error is None:
-            await self.app(scope, receive, send)
-        elif scope["type"] == "websocket":  # closed before it is accepted: the client sees HTTP 403
-            await send({"type": "websocket.close", "code": close, "reason": error.message})
-        else:
-            headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-            await JSONResponse({"error": _error_json(error)}, status, headers=headers)(scope, receive, send)
 
 
 def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, token: str | None,
@@ -218,7 +176,8 @@ def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, 
             for task in tasks:
                 task.cancel()
 
-    app.add_middleware(_Guard, origins=origins, token=token, refused=refused)  # added last: the outermost layer
+    app.add_middleware(ServiceGuard, origins=origins, token=token, refused=refused,  # added last: the outermost layer
+                       open_paths=OPEN_PATHS)
     return app
 
 

@@ -35,7 +35,7 @@ ROOT_PACKAGE = "cua"
 LAYERS: dict[str, tuple[str, ...]] = {
     "plain data": ("cua.actions", "cua.observation", "cua.errors", "cua.state", "cua.info", "cua.task",
                    "cua.marks"),
-    "process helpers": ("cua.listen", "cua.exposure", "cua.gate", "cua.server_process", "cua.console",
+    "process helpers": ("cua.listen", "cua.exposure", "cua.gate", "cua.guard", "cua.server_process", "cua.console",
                         "cua.argtypes"),
     "package root": (ROOT_PACKAGE,),  # the package's own __init__ only (see layer_of)
     "protocol": ("cua.protocol",),
@@ -60,6 +60,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "replay": ("cua.replay",),
     "rollout": ("cua.rollout",),
     "compat": ("cua.compat",),
+    # the kit served on other projects' environment hubs (OpenEnv): a driver of its own
+    "hubs": ("cua.hubs",),
     # judge QA (`cua tasks check`): above the episode layer, apart from `cua eval`
     "qa": ("cua.qa",),
     # the `cua tasks` command: list and show read the registry, check runs judge QA
@@ -70,7 +72,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
 _BELOW_THE_EPISODE = {"plain data", "process helpers", "package root", "client", "sandbox interface", "judges",
                       "tasks", "trajectory"}
 _DRIVER_MAY_IMPORT = {*_BELOW_THE_EPISODE, "episode", "policy", "run readers"}
-DRIVERS = ("eval", "rl", "record", "export", "report", "replay", "rollout")
+DRIVERS = ("eval", "rl", "record", "export", "report", "replay", "rollout", "hubs")
 
 #: Layer -> the other layers it may import (its own is always allowed).
 MAY_IMPORT: dict[str, set[str]] = {
