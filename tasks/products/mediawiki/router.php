@@ -60,9 +60,12 @@ $entry = [ '/index.php', '/api.php', '/load.php', '/rest.php', '/opensearch_desc
 if ( in_array( $path, $entry, true ) || str_starts_with( $path, '/rest.php/' ) ) {
 	return false;  // the built-in server runs the entry point
 }
-if ( preg_match( '#^/(resources|skins|extensions|extensions-core)/[^\0]*\.(css|js|json|png|svg|gif|jpg|ico|woff2?|ttf)$#', $path )
-	&& !str_contains( $path, '..' ) ) {
-	return false;  // a static file: served as it is
+$file = rawurldecode( $path );
+if ( preg_match( '#^/(resources|skins|extensions|extensions-core)/[^\0]*\.(css|js|json|png|svg|gif|jpg|ico|woff2?|ttf)$#', $file )
+	&& !str_contains( $file, '..' ) ) {
+	// A static file, with the validators Debian's Apache sends (no expiry of its own).
+	require_once __DIR__ . '/../static.php';
+	return cua_serve_static( "$ip$file", null );
 }
 if ( $path === '/favicon.ico' ) {
 	http_response_code( 204 );

@@ -46,9 +46,12 @@ if ( $path === '/.cua-idle' ) {
 if ( $path === '/' || $path === '/index.php' ) {
 	return false;  // Roundcube's one entry point
 }
-if ( preg_match( '#^/(skins|plugins|program/js|program/resources)/[^\0]*\.(css|js|json|png|svg|gif|jpg|ico|woff2?|ttf|eot|less|html)$#', $path )
-	&& !str_contains( $path, '..' ) ) {
-	return false;  // a static file: served as it is
+$file = rawurldecode( $path );
+if ( preg_match( '#^/(skins|plugins|program/js|program/resources)/[^\0]*\.(css|js|json|png|svg|gif|jpg|ico|woff2?|ttf|eot|less|html)$#', $file )
+	&& !str_contains( $file, '..' ) ) {
+	// A static file, with the caching Roundcube's .htaccess asks of Apache (a month).
+	require_once __DIR__ . '/../static.php';
+	return cua_serve_static( $_SERVER['DOCUMENT_ROOT'] . $file, 30 * 86400 );
 }
 if ( $path === '/favicon.ico' ) {
 	http_response_code( 204 );
