@@ -10,10 +10,11 @@ from typing import Any
 
 from cua.tasks.products.roundcube import Roundcube
 
-__all__ = ["invoice_amount"]
+__all__ = ["invoice_amount", "invoice_due_date"]
 
 _AMOUNT = re.compile(r"for ([0-9][0-9,]*\.[0-9]{2}) EUR")
 _NUMBER = re.compile(r"^Invoice (INV-[0-9]+) from ")
+_DUE = re.compile(r"due on ([0-9]{4}-[0-9]{2}-[0-9]{2})\.")
 
 
 def invoice_amount(app: Roundcube, rng: random.Random) -> dict[str, Any]:
@@ -35,3 +36,20 @@ def invoice_amount(app: Roundcube, rng: random.Random) -> dict[str, Any]:
     chosen = rng.choice(choices)
     others = sorted(set(amounts.values()) - {amounts[chosen]})
     return {"number": chosen, "amount": amounts[chosen], "wrong": rng.choice(others)}
+
+
+def invoice_due_date(app: Roundcube, rng: random.Random) -> dict[str, Any]:
+    """An invoice in Ben's mailbox outside Trash (its number once in the whole store), the
+    due date its email states, and another invoice's due date (the near miss)."""
+    dues: dict[str, list[str]] = {}
+    mine: set[str] = set()
+    for r in app.db.all("SELECT user, folder, subject, body FROM messages WHERE subject LIKE 'Invoice INV-%' ORDER BY id"):
+        number, due = _NUMBER.search(str(r["subject"])), _DUE.search(str(r["body"]))
+        if number is None or due is None:
+            continue
+        dues.setdefault(number.group(1), []).append(due.group(1))
+        if r["user"] == "ben.okafor@harborview.test" and r["folder"] != "Trash":
+            mine.add(number.group(1))
+    chosen = rng.choice(sorted(n for n in mine if len(dues[n]) == 1))
+    others = sorted({d for n, ds in dues.items() for d in ds} - {dues[chosen][0]})
+    return {"number": chosen, "due": dues[chosen][0], "wrong": rng.choice(others)}
