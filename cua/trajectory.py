@@ -118,6 +118,8 @@ class TokenTrace(BaseModel):
     logprobs: list[float] | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    #: The prompt's tokens that stand for images (part of `prompt_tokens`), when known.
+    image_tokens: int | None = None
 
 
 class ModelRetry(BaseModel):
@@ -190,6 +192,8 @@ class TrajectoryMeta(BaseModel):
     task_id: str
     task_version: int | None = None
     seed: int
+    #: Which try of this variant (task at seed) the episode is, from 0 (`cua eval --repeats`).
+    repeat: int = 0
     reset_seed: int | None = None
     instruction: str
     tags: dict[str, Any] = Field(default_factory=dict)

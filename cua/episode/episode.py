@@ -31,6 +31,7 @@ from cua.episode.agent import AgentTurn, EpisodeContext
 from cua.episode.handle import ActQueryHandle, ResetQueryHandle, SandboxHandle
 from cua.errors import ErrorRecord, FailureClass, InternalError
 from cua.observation import ActionError, Observation, ObserveOptions
+from cua.policy.base import TokenCounts
 from cua.state import StateQuery, StateResult
 from cua.task import JudgeInput, TaskInstance, Verdict, query_key
 from cua.trajectory import (
@@ -38,6 +39,7 @@ from cua.trajectory import (
     ObservationRef,
     Producer,
     StepLine,
+    TokenTrace,
     TrajectoryEnd,
     TrajectoryMeta,
     TrajectoryWriter,
@@ -62,6 +64,8 @@ class StepRecord(BaseModel):
     settle_ms: float | None = None
     raw: str | None = None
     parse_error: str | None = None
+    #: The model's tokens for the turn this step began (None: not its first step, or not reported).
+    tokens: TokenCounts | None = None
 
 
 class EpisodeRecord(BaseModel):
@@ -70,6 +74,8 @@ class EpisodeRecord(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
     task_id: str
     seed: int
+    #: Which try of this variant (task at seed) it is, from 0 (`cua eval --repeats`).
+    repeat: int = 0
     instruction: str
     agent: str
     tags: dict[str, Any] = Field(default_factory=dict)
@@ -84,6 +90,8 @@ class EpisodeRecord(BaseModel):
     error: ErrorRecord | None = None
     parse_errors: int = 0
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    #: The model's tokens over the episode (None: the policy reported none).
+    tokens: TokenCounts | None = None
     sandbox_id: str | None = None
     #: The episode's trajectory folder, relative to the run folder (None when none was written).
     trajectory: str | None = None
@@ -114,6 +122,12 @@ class StepResult(BaseModel):
     progress: float | None = None
     #: Whether the judge would pass the state after the step, when progress was asked for.
     passed: bool | None = None
+
+
+def _token_counts(trace: TokenTrace | None) -> TokenCounts | None:
+    if trace is None or trace.prompt_tokens is None:
+        return None
+    return TokenCounts(prompt=trace.prompt_tokens, completion=trace.completion_tokens or 0, image=trace.image_tokens)
 
 
 def trajectory_name(instance: TaskInstance) -> str:
@@ -170,7 +184,7 @@ class Episode:
     def __init__(self, handle: SandboxHandle, instance: TaskInstance, *, observe: ObserveOptions | None = None,
                  writer: TrajectoryWriter | None = None, producer: Producer = "eval",
                  agent: AgentInfo | None = None, max_steps: int | None = None, run_id: str | None = None,
-                 extra: dict[str, Any] | None = None) -> None:
+                 extra: dict[str, Any] | None = None, repeat: int = 0) -> None:
         self.handle = handle
         self.instance = instance
         self.observe = observe
@@ -180,7 +194,8 @@ class Episode:
         self.max_steps = max_steps or instance.max_steps
         self.run_id = run_id
         self.extra = extra or {}
-        self.record = EpisodeRecord(task_id=instance.task_id, seed=instance.seed, instruction=instance.instruction,
+        self.record = EpisodeRecord(task_id=instance.task_id, seed=instance.seed, repeat=repeat,
+                                    instruction=instance.instruction,
                                     agent=self.agent.name, tags=instance.tags.model_dump(), sandbox_id=handle.id)
         self.initial: dict[str, StateResult] = {}
         self.steps = 0
@@ -282,7 +297,7 @@ class Episode:
         version = instance.task_id.rpartition("@")[2]
         return TrajectoryMeta(
             producer=self.producer, run_id=self.run_id, task_id=instance.task_id,
-            task_version=int(version) if version.isdigit() else None, seed=instance.seed,
+            task_version=int(version) if version.isdigit() else None, seed=instance.seed, repeat=self.record.repeat,
             reset_seed=instance.reset_seed, instruction=instance.instruction, tags=instance.tags.model_dump(),
             sandbox_kind=instance.sandbox_kind, sandbox_config=instance.sandbox_config, agent=self.agent,
             observe=(self.observe or ObserveOptions()).model_dump(mode="json"), extra=self.extra)
@@ -398,7 +413,8 @@ class Episode:
             index=index, action=action.model_dump(mode="json") if action is not None else {}, error=error,
             url=obs.url, act_ms=timings.get("act", 0.0), policy_ms=timings.get("policy", 0.0),
             settle_ms=timings.get("settle"), raw=turn.raw if turn else None,
-            parse_error=turn.parse_error if turn else None))
+            parse_error=turn.parse_error if turn else None,
+            tokens=_token_counts(turn.tokens) if turn is not None and first_of_turn else None))
         if self.writer is not None and ref is not None:
             line = self._line(index, ref, action, turn if first_of_turn else None, error, value, timings,
                               resolved=obs.resolved_action if obs is not obs_before else None)
@@ -540,6 +556,7 @@ class Episode:
         record.ended = self.ended
         record.done = self.done.model_dump(mode="json") if self.done else None
         record.failure = self._failure()
+        record.tokens = TokenCounts.total_of([s.tokens for s in record.actions if s.tokens is not None])
         record.timings_ms["total"] = (time.perf_counter() - self._t0) * 1000
         writer = self.writer
         if writer is None:

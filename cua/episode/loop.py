@@ -97,11 +97,11 @@ async def play(ep: Episode, agent: EpisodeAgent, ctx: EpisodeContext, *, progres
 async def run_episode(handle: SandboxHandle, instance: TaskInstance, agent: EpisodeAgent, *,
                       observe: ObserveOptions | None = None, writer: TrajectoryWriter | None = None,
                       producer: Producer = "eval", max_steps: int | None = None, run_id: str | None = None,
-                      last_attempt: LastAttempt = True) -> EpisodeRecord:
+                      last_attempt: LastAttempt = True, repeat: int = 0) -> EpisodeRecord:
     """Run one episode of `agent` on an already created sandbox (`play`, then the judge);
     never raises for sandbox or agent faults."""
     ep = Episode(handle, instance, observe=observe, writer=writer, producer=producer, agent=agent_info(agent),
-                 max_steps=max_steps, run_id=run_id)
+                 max_steps=max_steps, run_id=run_id, repeat=repeat)
     try:
         obs = await ep.reset()
         ctx = EpisodeContext(handle, obs)

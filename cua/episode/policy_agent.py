@@ -119,7 +119,8 @@ def policy_turn(step: PolicyStep, *, policy_ms: float = 0.0, model_actions: list
                                               if step.logprobs else None) or None,
             logprobs=[t.logprob for t in step.logprobs] if step.logprobs else None,
             prompt_tokens=step.tokens.prompt if step.tokens else None,
-            completion_tokens=step.tokens.completion if step.tokens else None)
+            completion_tokens=step.tokens.completion if step.tokens else None,
+            image_tokens=step.tokens.image if step.tokens else None)
     return AgentTurn(actions=step.actions, raw=step.raw, thought=step.thought,
                      parse_error=step.parse_error.message if step.parse_error else None,
                      tokens=tokens, model_actions=model_actions, model_frame=model_frame, policy_ms=policy_ms,

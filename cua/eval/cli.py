@@ -80,6 +80,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--parallel", "-j", type=whole_number(1), default=1, help="episodes run at once (default 1)")
     p.add_argument("--seeds", type=whole_number(1), default=1, help="seeds per task template: 0..K-1 (default 1)")
     p.add_argument("--seed-list", type=_seed_list, help="explicit comma-separated seeds (overrides --seeds)")
+    p.add_argument("--repeats", type=whole_number(1, 100), default=1, metavar="K",
+                   help="tries of every variant (task at seed): summary.json gives pass@K, pass^K and flaky "
+                        "variants (default 1)")
+    p.add_argument("--prices", type=Path, metavar="FILE",
+                   help="JSON/YAML price table, model -> dollars per million tokens "
+                        '({"MODEL": {"prompt": 2.5, "completion": 10.0, "image": 2.5}}, "*" for any model): '
+                        "the summary and report give the run's cost")
     p.add_argument("--split", choices=["train", "test", "all"], default="all")
     p.add_argument("--limit", type=whole_number(1), metavar="N",
                    help="run at most N templates of each suite named (the first N in id order); the templates "
@@ -171,6 +178,18 @@ def _policy_kind(spec: str) -> str:
     return "policy_server" if spec.startswith(("http://", "https://")) else spec.partition(":")[0]
 
 
+def _price(args: argparse.Namespace) -> Any:
+    """The run's model price from `--prices` (None without it); ValueError (a PriceError) for a
+    table that cannot price this run's model."""
+    if args.prices is None:
+        return None
+    from cua.eval.agents import policy_model
+    from cua.eval.costs import load_price
+
+    model = None if args.agent else policy_model(args.policy)
+    return load_price(args.prices, model or args.agent or args.policy)
+
+
 def _policy_facts(args: argparse.Namespace, options: Any) -> dict[str, Any]:
     """The manifest's policy: what acted and how it was asked to sample (never a token)."""
     from cua.eval.agents import policy_model
@@ -254,10 +273,11 @@ def main(args: argparse.Namespace) -> int:
         print("cua eval: no task templates selected" + (" that this kit can run" if unusable else ""),
               file=sys.stderr)
         return EXIT_BAD_INPUT
-    jobs = make_jobs(templates, seeds)
+    jobs = make_jobs(templates, seeds, args.repeats)
     out = args.out or _default_out(args)
     try:
         options, observe = _policy_options(args), _observe(args)
+        price = _price(args)
         if args.agent and args.ray is not None:
             raise ValueError("--agent runs in this process; it does not run on --ray actors")
         if args.agent:
@@ -272,14 +292,15 @@ def main(args: argparse.Namespace) -> int:
     manifest = build_manifest(
         run_id=out.name, templates=templates, seeds=seeds, split=args.split, policy=_policy_facts(args, options),
         observe=_observe_facts(args, observe),
-        runner={"parallel": args.parallel, "retries": args.retries, "frames": args.frames,
+        runner={"parallel": args.parallel, "retries": args.retries, "frames": args.frames, "repeats": args.repeats,
+                "prices": price.model_dump(mode="json") if price is not None else None,
                 "sandboxes": "local" if args.local else ("ray" if args.ray is not None else
                                                          ("server" if args.server else "child server")),
                 "isolation": args.isolation, "kind": args.kind})
     from cua.tasks.loader import TaskFormatError
 
     try:
-        return asyncio.run(_run(args, jobs, out, manifest=manifest, options=options, observe=observe))
+        return asyncio.run(_run(args, jobs, out, manifest=manifest, options=options, observe=observe, price=price))
     except TaskFormatError as exc:  # a template that refused one of its seeds mid-run
         print(f"cua eval: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -359,7 +380,7 @@ class _ModelDown:
 
 
 async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest: Any, options: Any,
-               observe: Any) -> int:
+               observe: Any, price: Any) -> int:
     from cua.episode.openers import sandbox_opener
     from cua.errors import CuaError
     from cua.eval.agents import BUILTIN_AGENTS, agent_factory, preflight
@@ -426,7 +447,8 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest
                 down.see(record)
 
             summary, _ = await run_jobs(todo, executor=executor, agent_name=agent_name, parallel=args.parallel,
-                                        out_dir=out, on_record=on_record, previous=kept, stop=stop)
+                                        out_dir=out, on_record=on_record, previous=kept, stop=stop,
+                                        repeats=args.repeats, price=price)
     print_summary(summary, out)
     if not args.no_report:
         _write_report(out)

@@ -87,7 +87,9 @@ class RunManifest(BaseModel):
         `{}` for the same settings."""
         from cua.observation import ObserveOptions
 
-        runner = {k: v for k, v in self.runner.items() if k not in ("parallel", "sandboxes", "retries")}
+        # a run's repeats were 1 before the manifest said so; its prices only price it
+        runner = {"repeats": 1, **{k: v for k, v in self.runner.items()
+                                   if k not in ("parallel", "sandboxes", "retries", "prices")}}
         observe = {**ObserveOptions().model_dump(mode="json"), **self.observe}
         return {"tasks": [t.model_dump(exclude={"source"}) for t in self.tasks], "seeds": self.seeds, "split": self.split,
                 "policy": self.policy, "observe": observe, "runner": runner}

@@ -45,10 +45,10 @@ class EpisodeActor:
                                        run_dir=Path(run_dir) if run_dir else None,
                                        frames=frames, retries=retries, run_id=run_id)  # type: ignore[arg-type]
 
-    async def run(self, template_id: str, seed: int) -> str:
+    async def run(self, template_id: str, seed: int, repeat: int = 0) -> str:
         from cua.tasks.registry import get_template
 
-        record = await self._executor.run(EpisodeJob(template=get_template(template_id), seed=seed))
+        record = await self._executor.run(EpisodeJob(template=get_template(template_id), seed=seed, repeat=repeat))
         return record.model_dump_json()
 
     async def aclose(self) -> None:
@@ -64,7 +64,7 @@ class _ActorExecutor:
         self.actor = actor
 
     async def run(self, job: EpisodeJob) -> EpisodeRecord:
-        return EpisodeRecord.model_validate_json(await self.actor.run.remote(job.template.id, job.seed))
+        return EpisodeRecord.model_validate_json(await self.actor.run.remote(job.template.id, job.seed, job.repeat))
 
     async def aclose(self) -> None:
         await self.actor.aclose.remote()

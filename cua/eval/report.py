@@ -12,9 +12,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from cua.episode.episode import EpisodeRecord
+from cua.eval.reliability import Reliability
 from cua.eval.runner import RunSummary
 
 __all__ = ["print_summary", "progress"]
+
+
+def _figure(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 @contextmanager
@@ -48,12 +53,26 @@ def print_summary(summary: RunSummary, out: Path | None = None, *, console: Cons
     table.add_column("success", justify="right")
     table.add_column("mean score", justify="right")
     table.add_column("infra errors", justify="right")
+    k = summary.repeats
+    if k > 1:
+        table.add_column(f"pass@{k}", justify="right")
+        table.add_column(f"pass^{k}", justify="right")
+        table.add_column("flaky", justify="right")
+
+    def reliability(r: Reliability | None) -> list[str]:
+        if k == 1:
+            return []
+        if r is None or r.pass_at_k is None or r.pass_all_k is None:
+            return ["-", "-", "-"]
+        return [f"{r.pass_at_k:.0%}", f"{r.pass_all_k:.0%}", f"{r.flaky}/{r.variants}"]
+
     for stats in summary.by_task.values():
         table.add_row(stats.task_id, str(stats.episodes), str(stats.passed), f"{stats.success_rate:.0%}",
-                      f"{stats.score_sum / max(1, stats.scored):.2f}", str(stats.infra_errors))
+                      f"{stats.score_sum / max(1, stats.scored):.2f}", str(stats.infra_errors),
+                      *reliability(stats.reliability))
     table.add_section()
     table.add_row("all", str(summary.episodes), str(summary.passed), f"{summary.success_rate:.0%}",
-                  f"{summary.mean_score:.2f}", str(summary.infra_errors))
+                  f"{summary.mean_score:.2f}", str(summary.infra_errors), *reliability(summary.reliability))
     console.print(table)
     if summary.failures:
         console.print("failures: " + ", ".join(f"{name}={n}" for name, n in summary.failures.items()))
@@ -63,6 +82,17 @@ def print_summary(summary: RunSummary, out: Path | None = None, *, console: Cons
                   f"agent_errors={summary.agent_errors} retried_attempts={summary.attempts_retried} "
                   f"wall_s={summary.wall_s:.1f}" + (f" step_p50_ms={step:.1f}" if step is not None else "")
                   + (f" interrupted=true not_run={summary.not_run}" if summary.interrupted else ""))
+    if k > 1 and summary.reliability is not None:
+        r = summary.reliability
+        console.print(f"repeats={k} pass_at_k={_figure(r.pass_at_k)} pass_all_k={_figure(r.pass_all_k)} "
+                      f"flaky={r.flaky}/{r.variants} score_variance={_figure(r.score_variance)}"
+                      + (f" short={r.short} (variants with fewer than {k} scored tries: left out)" if r.short else ""))
+    if summary.tokens is not None or summary.time_s:
+        tokens = summary.tokens
+        console.print("time_s " + " ".join(f"{name}={value:.1f}" for name, value in summary.time_s.items())
+                      + (f" tokens prompt={tokens.prompt} completion={tokens.completion}"
+                         + (f" image={tokens.image}" if tokens.image is not None else "") if tokens else "")
+                      + (f" cost_usd={summary.cost_usd:.4f}" if summary.cost_usd is not None else ""))
     if out is not None:
         console.print(f"episodes: {out / 'episodes.jsonl'}  summary: {out / 'summary.json'}  "
                       f"manifest: {out / 'manifest.json'}")

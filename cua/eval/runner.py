@@ -39,7 +39,10 @@ from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.episode.loop import run_episode
 from cua.episode.openers import sandbox_key as _sandbox_key
 from cua.errors import ErrorRecord, FailureClass
+from cua.eval.costs import ModelPrice, cost_usd
+from cua.eval.reliability import Reliability, Tries, reliability
 from cua.observation import ObserveOptions
+from cua.policy.base import TokenCounts
 from cua.task import TaskInstance, TaskTemplate
 from cua.trajectory import FramePolicy, TrajectoryEnd, TrajectoryWriter
 
@@ -68,6 +71,8 @@ class EpisodeJob(BaseModel):
     model_config = {"arbitrary_types_allowed": True}
     template: Any  # TaskTemplate
     seed: int
+    #: Which try of the variant (template at seed) this is, from 0 (`--repeats`).
+    repeat: int = 0
 
 
 class TaskStats(BaseModel):
@@ -76,6 +81,10 @@ class TaskStats(BaseModel):
     passed: int = 0
     score_sum: float = 0.0
     infra_errors: int = 0
+    #: pass@k, pass^k and flakiness over this task's variants (k = the run's repeats).
+    reliability: Reliability | None = None
+    tokens: TokenCounts | None = None
+    cost_usd: float | None = None
 
     @property
     def scored(self) -> int:
@@ -113,10 +122,27 @@ class RunSummary(BaseModel):
     wall_s: float = 0.0
     by_task: dict[str, TaskStats] = Field(default_factory=dict)
     timings_p50_ms: dict[str, float] = Field(default_factory=dict)
+    #: Tries per variant (`--repeats`).
+    repeats: int = 1
+    #: The run's pass@k and pass^k over all variants (k = repeats), each variant weighted
+    #: equally; `reliability` has the rest (flakiness, variance, variants left out).
+    pass_at_k: float | None = None
+    pass_all_k: float | None = None
+    reliability: Reliability | None = None
+    #: The model's tokens over the run (None: the policy reported none), and what they cost
+    #: at the price given (`--prices`; None without one).
+    tokens: TokenCounts | None = None
+    cost_usd: float | None = None
+    #: Where the episodes' time went, summed (seconds): the policy's turns, the environment
+    #: (sandbox start, reset, actions with their settle and observation) and the judge.
+    time_s: dict[str, float] = Field(default_factory=dict)
 
 
-def make_jobs(templates: Sequence[TaskTemplate], seeds: Sequence[int]) -> list[EpisodeJob]:
-    return [EpisodeJob(template=t, seed=s) for t in templates for s in seeds]
+def make_jobs(templates: Sequence[TaskTemplate], seeds: Sequence[int], repeats: int = 1) -> list[EpisodeJob]:
+    """Every template at every seed, `repeats` times: the tries of one variant are apart in
+    the queue (all first tries, then all second ones), so parallel workers rarely run two
+    tries of one variant at once and a stopped run has the most variants tried."""
+    return [EpisodeJob(template=t, seed=s, repeat=r) for r in range(repeats) for t in templates for s in seeds]
 
 
 class _JsonlWriter:
@@ -230,10 +256,10 @@ class LocalExecutor:
             instance.sandbox_config = {**instance.sandbox_config, **overrides}
         return instance
 
-    def _writer(self, instance: TaskInstance) -> tuple[TrajectoryWriter | None, str | None]:
+    def _writer(self, instance: TaskInstance, repeat: int) -> tuple[TrajectoryWriter | None, str | None]:
         if self.run_dir is None:
             return None, None
-        name = trajectory_name(instance)
+        name = trajectory_name(instance) + (f"__r{repeat}" if repeat else "")
         rel = f"{TRAJECTORIES_DIR}/{name}"
         n = 1
         while (self.run_dir / rel).exists():  # a rerun into the same folder never overwrites a trajectory
@@ -243,7 +269,7 @@ class LocalExecutor:
 
     async def run(self, job: EpisodeJob) -> EpisodeRecord:
         instance = self.instantiate(job)
-        writer, rel = self._writer(instance)
+        writer, rel = self._writer(instance, job.repeat)
         record: EpisodeRecord | None = None
         attempts = 0
         retries = Retries(self.retries)
@@ -277,7 +303,7 @@ class LocalExecutor:
                 return retries.final(error, steps, reused=reused)
 
             record = await run_episode(handle, instance, self.make_agent(instance), observe=self.observe,
-                                       writer=writer, run_id=self.run_id, last_attempt=final)
+                                       writer=writer, run_id=self.run_id, last_attempt=final, repeat=job.repeat)
             record.timings_ms["sandbox"] = setup_ms
             if record.status != "infra_error":
                 break
@@ -287,7 +313,7 @@ class LocalExecutor:
                 break
             retries.spend(record.error, record.steps, reused=reused)
         assert record is not None
-        record.attempts = attempts
+        record.attempts, record.repeat = attempts, job.repeat
         if writer is not None:
             writer.close()
             record.trajectory = rel if writer.meta is not None else None
@@ -298,7 +324,8 @@ async def run_jobs(jobs: Sequence[EpisodeJob], *, executor: Callable[[], JobExec
                    parallel: int = 1, out_dir: Path | None = None,
                    on_record: Callable[[EpisodeRecord], None] | None = None,
                    previous: Sequence[EpisodeRecord] = (), stop: asyncio.Event | None = None,
-                   close_timeout: float = 60.0) -> tuple[RunSummary, list[EpisodeRecord]]:
+                   close_timeout: float = 60.0, repeats: int = 1,
+                   price: ModelPrice | None = None) -> tuple[RunSummary, list[EpisodeRecord]]:
     """Run `jobs` on `parallel` executors made by `executor()`, writing records as they finish.
 
     `previous`: records of a resumed run, counted in the summary (not rewritten). When `stop`
@@ -344,7 +371,8 @@ async def run_jobs(jobs: Sequence[EpisodeJob], *, executor: Callable[[], JobExec
     failed = [r for r in results if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError)]
     if failed:
         raise failed[0]
-    summary = summarize([*previous, *records], agent_name, time.perf_counter() - started)
+    summary = summarize([*previous, *records], agent_name, time.perf_counter() - started, repeats=repeats,
+                        price=price)
     summary.interrupted = stop is not None and stop.is_set()
     summary.not_run = len(jobs) - len(records)
     if out_dir:
@@ -358,8 +386,13 @@ async def _cancel_on(stop: asyncio.Event, workers: list[asyncio.Task[None]]) -> 
         task.cancel()
 
 
-def summarize(records: Sequence[EpisodeRecord], agent: str, wall_s: float) -> RunSummary:
-    summary = RunSummary(agent=agent, wall_s=round(wall_s, 3))
+#: The environment's part of an episode's time (`EpisodeRecord.timings_ms` keys).
+ENVIRONMENT_TIMINGS = ("sandbox", "reset", "act")
+
+
+def summarize(records: Sequence[EpisodeRecord], agent: str, wall_s: float, *, repeats: int = 1,
+              price: ModelPrice | None = None) -> RunSummary:
+    summary = RunSummary(agent=agent, wall_s=round(wall_s, 3), repeats=repeats)
     by_task: dict[str, TaskStats] = {}
     timings: dict[str, list[float]] = defaultdict(list)
     failures: dict[str, int] = defaultdict(int)
@@ -395,8 +428,47 @@ def summarize(records: Sequence[EpisodeRecord], agent: str, wall_s: float) -> Ru
         summary.success_rate = summary.passed / summary.scored
     summary.failures = dict(sorted(failures.items(), key=lambda kv: (-kv[1], kv[0])))
     summary.by_task = dict(sorted(by_task.items()))
+    _reliability(summary, records, repeats)
+    _usage(summary, records, price)
     summary.timings_p50_ms = {k: round(sorted(v)[len(v) // 2], 2) for k, v in sorted(timings.items()) if v}
     return summary
+
+
+def _reliability(summary: RunSummary, records: Sequence[EpisodeRecord], k: int) -> None:
+    """pass@k, pass^k and flakiness per task and over the run, from the scored tries."""
+    variants: dict[str, dict[int, Tries]] = defaultdict(dict)
+    for r in records:
+        if r.status != "infra_error" and r.verdict is not None:
+            variants[r.task_id].setdefault(r.seed, Tries()).add(r.verdict.passed, r.verdict.score)
+    for task_id, tries in variants.items():
+        summary.by_task[task_id].reliability = reliability(tries.values(), k)
+    overall = reliability([t for per_task in variants.values() for t in per_task.values()], k)
+    summary.reliability, summary.pass_at_k, summary.pass_all_k = overall, overall.pass_at_k, overall.pass_all_k
+
+
+def _usage(summary: RunSummary, records: Sequence[EpisodeRecord], price: ModelPrice | None) -> None:
+    """Tokens and dollars per task and over the run, and where the time went."""
+    per_task: dict[str, list[TokenCounts]] = defaultdict(list)
+    time_ms: dict[str, float] = defaultdict(float)
+    for r in records:
+        if r.tokens is not None:
+            per_task[r.task_id].append(r.tokens)
+        time_ms["policy"] += r.timings_ms.get("policy", 0.0)
+        time_ms["environment"] += sum(r.timings_ms.get(k, 0.0) for k in ENVIRONMENT_TIMINGS)
+        time_ms["judge"] += r.timings_ms.get("judge", 0.0)
+    for task_id, counts in per_task.items():
+        stats = summary.by_task.get(task_id)
+        if stats is not None:
+            stats.tokens = TokenCounts.total_of(counts)
+            stats.cost_usd = episode_cost(stats.tokens, price)
+    summary.tokens = TokenCounts.total_of([c for counts in per_task.values() for c in counts])
+    summary.cost_usd = episode_cost(summary.tokens, price)
+    summary.time_s = {k: round(v / 1000, 3) for k, v in time_ms.items()}
+
+
+def episode_cost(tokens: TokenCounts | None, price: ModelPrice | None) -> float | None:
+    """Dollars for `tokens` (None without tokens or without a price)."""
+    return round(cost_usd(tokens, price), 6) if tokens is not None and price is not None else None
 
 
 def read_records(path: Path) -> Iterator[EpisodeRecord]:
@@ -441,12 +513,12 @@ def resume_state(out_dir: Path, jobs: Sequence[EpisodeJob]) -> ResumeState:
     is kept (atomically), and remove every trajectory folder no kept record names. Finished
     episodes that `jobs` no longer asks for (a forced resume with fewer seeds) are kept too:
     a resume never deletes finished work."""
-    kept: dict[tuple[str, int], EpisodeRecord] = {}
+    kept: dict[tuple[str, int, int], EpisodeRecord] = {}
     index = out_dir / "episodes.jsonl"
     if index.exists():
         for record in read_records(index):
             if record.status != "infra_error" and _complete(out_dir, record):
-                kept[(record.task_id, record.seed)] = record
+                kept[(record.task_id, record.seed, record.repeat)] = record
     _write_atomic(index, "".join(r.model_dump_json() + "\n" for r in kept.values()))
     named = {r.trajectory for r in kept.values() if r.trajectory}
     removed: list[str] = []
@@ -457,5 +529,5 @@ def resume_state(out_dir: Path, jobs: Sequence[EpisodeJob]) -> ResumeState:
             if rel not in named:
                 shutil.rmtree(folder)
                 removed.append(rel)
-    todo = [job for job in jobs if (job.template.id, job.seed) not in kept]
+    todo = [job for job in jobs if (job.template.id, job.seed, job.repeat) not in kept]
     return ResumeState(kept=list(kept.values()), todo=todo, removed=removed)

@@ -93,6 +93,7 @@ def trajectory_columns(traj: Trajectory, root: Path | None = None) -> dict[str, 
         "task_id": meta.task_id,
         "task_version": meta.task_version,
         "seed": meta.seed,
+        "repeat": meta.repeat,
         "instruction": meta.instruction,
         "app": tags.get("app") or meta.sandbox_config.get("app"),
         "tier": tags.get("tier"),
@@ -109,6 +110,27 @@ def trajectory_columns(traj: Trajectory, root: Path | None = None) -> dict[str, 
         "score": verdict.score if verdict is not None else None,
         "episode_progress": verdict.progress if verdict is not None else None,
         "num_steps": len(traj.steps),
+        **_usage_columns(traj),
+    }
+
+
+#: The environment's part of an episode's time (end.json `timings_ms` keys).
+_ENVIRONMENT_TIMINGS = ("sandbox", "reset", "act")
+
+
+def _usage_columns(traj: Trajectory) -> dict[str, Any]:
+    """The episode's tokens (summed over its turns; None where the policy reported none) and
+    where its time went: the policy, the environment, the judge (milliseconds)."""
+    traces = [s.tokens for s in traj.steps if s.tokens is not None and s.tokens.prompt_tokens is not None]
+    images = [t.image_tokens for t in traces]
+    timings = traj.end.timings_ms if traj.end is not None else {}
+    return {
+        "episode_prompt_tokens": sum(t.prompt_tokens or 0 for t in traces) if traces else None,
+        "episode_completion_tokens": sum(t.completion_tokens or 0 for t in traces) if traces else None,
+        "episode_image_tokens": sum(i or 0 for i in images) if traces and None not in images else None,
+        "episode_policy_ms": timings.get("policy"),
+        "episode_environment_ms": sum(timings.get(k, 0.0) for k in _ENVIRONMENT_TIMINGS) if timings else None,
+        "episode_judge_ms": timings.get("judge"),
     }
 
 
@@ -136,6 +158,9 @@ def _step_columns(line: StepLine, is_last: bool) -> dict[str, Any]:
         "frame_height": height,
         "policy_ms": line.timings_ms.get("policy"),
         "act_ms": line.timings_ms.get("act"),
+        "prompt_tokens": line.tokens.prompt_tokens if line.tokens is not None else None,
+        "completion_tokens": line.tokens.completion_tokens if line.tokens is not None else None,
+        "image_tokens": line.tokens.image_tokens if line.tokens is not None else None,
     }
 
 

@@ -29,12 +29,14 @@ ROW_GROUP = 256
 
 _STRING = ("trajectory_id", "trajectory_path", "run_id", "producer", "task_id", "instruction", "app", "split",
            "sandbox_kind", "agent_name", "agent_kind", "agent_family", "agent_model", "status", "failure")
-_INT = ("task_version", "seed", "tier", "num_steps")
-_FLOAT = ("score", "episode_progress")
+_INT = ("task_version", "seed", "repeat", "tier", "num_steps", "episode_prompt_tokens", "episode_completion_tokens",
+        "episode_image_tokens")
+_FLOAT = ("score", "episode_progress", "episode_policy_ms", "episode_environment_ms", "episode_judge_ms")
 _BOOL = ("complete", "passed")
 _STEP_STRING = ("action", "action_type", "text", "model_action", "raw", "thought", "parse_error", "error_reason",
                 "error_message", "url", "title")
-_STEP_INT = ("step", "turn", "attempt", "frame_width", "frame_height")
+_STEP_INT = ("step", "turn", "attempt", "frame_width", "frame_height", "prompt_tokens", "completion_tokens",
+             "image_tokens")
 _STEP_FLOAT = ("x", "y", "end_x", "end_y", "x_norm", "y_norm", "end_x_norm", "end_y_norm", "step_progress",
                "policy_ms", "act_ms")
 

@@ -12,6 +12,7 @@ generation never ends an evaluation run.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -45,10 +46,22 @@ class TokenCounts(BaseModel):
     model_config = ConfigDict(extra="forbid")
     prompt: int = Field(ge=0)
     completion: int = Field(ge=0)
+    #: The prompt's tokens that stand for images (part of `prompt`), when the backend knows.
+    image: int | None = Field(default=None, ge=0)
 
     @property
     def total(self) -> int:
         return self.prompt + self.completion
+
+    @classmethod
+    def total_of(cls, counts: Sequence[TokenCounts]) -> TokenCounts | None:
+        """The tokens of all `counts` (None for none); image tokens only where every one
+        reported them, so a partial count never reads as the whole."""
+        if not counts:
+            return None
+        images = [c.image for c in counts]
+        return cls(prompt=sum(c.prompt for c in counts), completion=sum(c.completion for c in counts),
+                   image=None if None in images else sum(i or 0 for i in images))
 
 
 class TokenLogprob(BaseModel):

@@ -152,6 +152,20 @@
             ` s${seed} `, cell(ma, 0, d.task_id, seed, pa), "|", cell(mb, 1, d.task_id, seed, pb)))))), "compare"));
   }
 
+  // Repeats (pass@k, pass^k, flaky variants) and cost, from summary.json where the run has them.
+  function summaryCards(summary) {
+    if (!summary) return [];
+    const cards = [];
+    const r = summary.reliability;
+    if (summary.repeats > 1 && r) {
+      cards.push([`pass@${summary.repeats}`, pct(r.pass_at_k)], [`pass^${summary.repeats}`, pct(r.pass_all_k)],
+                 ["flaky variants", `${r.flaky}/${r.variants}`]);
+    }
+    if (summary.tokens) cards.push(["tokens", summary.tokens.prompt + summary.tokens.completion]);
+    if (summary.cost_usd !== null && summary.cost_usd !== undefined) cards.push(["cost $", summary.cost_usd.toFixed(4)]);
+    return cards;
+  }
+
   function overview() {
     const run = index.runs[0];
     const t = run.totals;
@@ -159,7 +173,8 @@
       h("h1", {}, run.name),
       h("div", { class: "cards" },
         [["episodes", t.episodes], ["scored", t.scored], ["passed", t.passed], ["success", pct(t.success)],
-         ["mean score", num(t.mean_score)], ["infra errors", t.infra], ["running", t.running]].map(([k, v]) =>
+         ["mean score", num(t.mean_score)], ["infra errors", t.infra], ["running", t.running],
+         ...summaryCards(run.summary)].map(([k, v]) =>
           h("div", { class: "card", "data-card": k }, h("div", { class: "v" }, v), h("div", { class: "k" }, k)))),
       h("p", { class: "muted" }, "Success counts scored episodes: those lost to the infrastructure (after their retries) " +
         "and those still running are not scored against the agent."),

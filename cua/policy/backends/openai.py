@@ -238,8 +238,11 @@ class OpenAIBackend:
         usage = data.get("usage") or {}
         tokens = None
         if "prompt_tokens" in usage:
+            details = usage.get("prompt_tokens_details")
+            image = details.get("image_tokens") if isinstance(details, dict) else None
             tokens = TokenCounts(prompt=int(usage.get("prompt_tokens") or 0),
-                                 completion=int(usage.get("completion_tokens") or 0))
+                                 completion=int(usage.get("completion_tokens") or 0),
+                                 image=int(image) if isinstance(image, int) and image >= 0 else None)
         logprobs = None
         raw_logprobs = (choice.get("logprobs") or {}).get("content") if isinstance(choice.get("logprobs"), dict) else None
         if raw_logprobs:

@@ -278,7 +278,8 @@ class TransformersBackend:
             results.append(
                 Completion(
                     text=text,
-                    tokens=TokenCounts(prompt=len(prompt_ids), completion=len(ids)),
+                    tokens=TokenCounts(prompt=len(prompt_ids), completion=len(ids),
+                                       image=prompt_ids.count(self.model.config.image_token_id)),
                     logprobs=logprobs,
                     token_ids=ids,
                     prompt_token_ids=prompt_ids,
