@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("cua.replay.cli", "browser"),
     "report": ("cua.report.cli", ""),
     "rollout": ("cua.rollout.cli", "browser"),
+    "openenv": ("cua.hubs.openenv.cli", "browser"),
 }
 
 
