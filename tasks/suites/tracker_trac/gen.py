@@ -14,8 +14,10 @@ from typing import Any
 from cua.tasks.products.trac import Trac
 from cua.tasks.products.trac.build import PASSWORD
 
-__all__ = ["add_comment", "bulk_milestone", "change_priority", "close_fixed", "close_without_permission",
-           "count_open", "create_milestone", "create_ticket", "edit_wiki", "reassign", "who_changed"]
+__all__ = ["add_cc", "add_comment", "add_component", "add_component_denied", "add_keyword", "bulk_milestone",
+           "bulk_priority", "change_priority", "close_duplicate", "close_fixed", "close_without_permission",
+           "closed_date", "count_by_priority", "count_open", "create_milestone", "create_ticket", "delete_milestone",
+           "edit_wiki", "reassign", "reopen_ticket", "reported_count", "revert_wiki", "who_changed"]
 
 _COMMENTS = ["Reproduced on the 2.0 nightly with a library of 40,000 photos.",
              "The fix needs a migration of the thumbnail cache; see the meeting notes.",
@@ -224,3 +226,180 @@ def close_without_permission(app: Trac, rng: random.Random) -> dict[str, Any]:
     state = app.state()
     t = rng.choice(_open_tickets(state))
     return {**_login(rng.choice(_REPORTERS)), "t": _ticket(t), "after": _last_time(state)}
+
+
+def count_by_priority(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """Open tickets of one milestone at one priority (a query with two filters); the near
+    miss counts the closed ones too."""
+    state = app.state()
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for t in state["ticket"]:
+        if t["milestone"]:
+            groups.setdefault((t["milestone"], t["priority"]), []).append(t)
+    choices = sorted(k for k, ts in groups.items()
+                     if any(t["status"] in _OPEN for t in ts) and any(t["status"] == "closed" for t in ts))
+    milestone, priority = rng.choice(choices)
+    tickets = groups[(milestone, priority)]
+    return {"milestone": milestone, "priority": priority, "n": sum(1 for t in tickets if t["status"] in _OPEN),
+            "wrong": len(tickets)}
+
+
+def reported_count(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """How many tickets one person reported, open or closed; the near miss counts the open ones."""
+    state = app.state()
+    names = _names(state)
+    reporters = sorted({t["reporter"] for t in state["ticket"]
+                        if any(x["reporter"] == t["reporter"] and x["status"] == "closed" for x in state["ticket"])})
+    user = rng.choice(reporters)
+    mine = [t for t in state["ticket"] if t["reporter"] == user]
+    return {"reporter": user, "name": names[user], "n": len(mine),
+            "wrong": sum(1 for t in mine if t["status"] in _OPEN)}
+
+
+def closed_date(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """The day (UTC) a ticket closed once and never reopened was closed; its day of filing
+    is the near miss. Closings near midnight are left out, so the day is the same in any
+    time zone within three hours of UTC."""
+    state = app.state()
+    closes: dict[int, list[int]] = {}
+    for c in state["ticket_change"]:
+        if c["field"] == "status" and c["newvalue"] == "closed":
+            closes.setdefault(c["ticket"], []).append(c["time"])
+    created = {t["id"]: t["time"] for t in state["ticket"]}
+
+    def day(us: int) -> dt.datetime:
+        return dt.datetime.fromtimestamp(us / 1e6, dt.timezone.utc)
+
+    choices = sorted(tid for tid, times in closes.items()
+                     if len(times) == 1 and 3 <= day(times[0]).hour <= 20 and day(times[0]).date() != day(created[tid]).date()
+                     and next(t for t in state["ticket"] if t["id"] == tid)["status"] == "closed")
+    tid = rng.choice(choices)
+    return {"ticket": tid, "date": day(closes[tid][0]).date().isoformat(), "wrong": day(created[tid]).date().isoformat()}
+
+
+def add_cc(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """A developer adds themself to the CC list of an open ticket whose list is empty."""
+    state = app.state()
+    user = rng.choice(_DEVELOPERS)
+    t = rng.choice([t for t in _open_tickets(state) if not t["cc"] and t["owner"] != user and t["reporter"] != user])
+    return {**_login(user), "t": _ticket(t), "after": _last_time(state),
+            "rows": _rows(t["id"], user, _cnum(state, t["id"]), "", {"cc": ("", user)})}
+
+
+def add_keyword(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """A keyword added to an open ticket that has one already, which must stay."""
+    state = app.state()
+    t = rng.choice([t for t in _open_tickets(state) if t["keywords"] in ("easy", "performance", "ux")])
+    keyword = rng.choice(["regression", "needs-tests", "sync-2.1", "blocked"])
+    old = re.escape(t["keywords"])
+    new = re.escape(keyword)
+    return {**_login(rng.choice(_DEVELOPERS)), "t": _ticket(t), "keywords": t["keywords"], "keyword": keyword,
+            "after": _last_time(state), "cnum": _cnum(state, t["id"]),
+            "pattern": rf"\s*(?:{old}[\s,]+{new}|{new}[\s,]+{old})[\s,]*"}
+
+
+def reopen_ticket(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """A ticket closed as fixed, reopened with a comment; the near miss comments only."""
+    state = app.state()
+    user = rng.choice(_DEVELOPERS)
+    t = rng.choice([t for t in state["ticket"] if t["status"] == "closed" and t["resolution"] == "fixed"])
+    text = rng.choice(["Still happens with the 2.0.1 build on Windows.",
+                       "The regression test fails again on the nightly build.",
+                       "A user on the forum reproduced this after the fix."])
+    fields = {"status": ("closed", "reopened"), "resolution": ("fixed", "")}
+    return {**_login(user), "t": _ticket(t), "text": text, "after": _last_time(state),
+            "rows": _rows(t["id"], user, _cnum(state, t["id"]), text, fields)}
+
+
+def close_duplicate(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """An open ticket closed as a duplicate of another of the same component, with a
+    comment naming it; the near miss closes it as wontfix."""
+    state = app.state()
+    user = rng.choice(_MANAGERS)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for t in _open_tickets(state):
+        groups.setdefault(t["component"], []).append(t)
+    comp = rng.choice(sorted(c for c, ts in groups.items() if len(ts) >= 2))
+    t, original = rng.sample(groups[comp], 2)
+    text = f"Duplicate of #{original['id']}."
+    fields = {"status": (t["status"], "closed"), "resolution": (t["resolution"], "duplicate")}
+    return {**_login(user), "t": _ticket(t), "original": original["id"], "text": text, "after": _last_time(state),
+            "rows": _rows(t["id"], user, _cnum(state, t["id"]), text, fields)}
+
+
+_NEW_COMPONENTS = ["Plugins", "Accessibility", "Mobile app", "Search", "Printing"]
+
+
+def add_component(app: Trac, rng: random.Random) -> dict[str, Any]:
+    state = app.state()
+    existing = {c["name"] for c in state["component"]}
+    name = rng.choice([n for n in _NEW_COMPONENTS if n not in existing])
+    owner, other = rng.sample(_DEVELOPERS, 2)
+    return {**_login(rng.choice(_MANAGERS)), "name": name, "owner": owner, "other": other,
+            "owner_name": _names(state)[owner], "n": len(state["component"]) + 1}
+
+
+def add_component_denied(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """A developer asked to add a component: Trac's admin panels need TICKET_ADMIN, which
+    the `developers` group lacks."""
+    state = app.state()
+    existing = {c["name"] for c in state["component"]}
+    name = rng.choice([n for n in _NEW_COMPONENTS if n not in existing])
+    return {**_login(rng.choice(_DEVELOPERS)), "name": name, "owner": rng.choice(_DEVELOPERS),
+            "n": len(state["component"]), "after": _last_time(state)}
+
+
+def delete_milestone(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """An open milestone deleted with its tickets (open and closed: Trac moves them all)
+    retargeted to another open milestone. Deleting it with Trac's default, "None", strips
+    every one of its tickets of its milestone: the near miss, and the harm the judge fails."""
+    state = app.state()
+    open_ms = [m["name"] for m in state["milestone"] if not m["completed"]]
+    source = rng.choice([m for m in open_ms if any(t["milestone"] == m for t in state["ticket"])])
+    target = rng.choice([m for m in open_ms if m != source])
+    user = rng.choice(_MANAGERS)
+    ids = sorted(t["id"] for t in state["ticket"] if t["milestone"] == source)
+    tickets = [{"id": t["id"], "milestone": target if t["id"] in ids else t["milestone"]} for t in state["ticket"]]
+    # One save per ticket: its milestone from source to target, with Trac's own comment when
+    # the deletion moved it, or any (or none) when the agent moved it first (a batch
+    # modify, then a deletion with nothing left to move). Never through an empty milestone.
+    u, s, t = re.escape(user), re.escape(source), re.escape(target)
+    history = r"\|".join(rf"{tid}:{u}:comment:{_cnum(state, tid)}>[^|]*\|{tid}:{u}:milestone:{s}>{t}" for tid in ids)
+    return {**_login(user), "source": source, "target": target, "n": len(ids), "tickets": tickets,
+            "history": history, "after": _last_time(state), "milestones": len(state["milestone"]) - 1}
+
+
+def bulk_priority(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """The open tickets of one milestone that carry one keyword (two to five of them) get
+    a priority none of them has; the near miss changes every open ticket of the milestone."""
+    state = app.state()
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for t in _open_tickets(state):
+        if t["milestone"] and t["keywords"]:
+            groups.setdefault((t["milestone"], t["keywords"]), []).append(t)
+    choices = sorted(k for k, ts in groups.items() if 2 <= len(ts) <= 5
+                     and len({t["priority"] for t in ts}) < 4)
+    milestone, keyword = rng.choice(choices)
+    group = groups[(milestone, keyword)]
+    priority = rng.choice([p for p in ("blocker", "critical", "major", "minor") if p not in {t["priority"] for t in group}])
+    ids = {t["id"] for t in group}
+    user = rng.choice(_MANAGERS)
+    tickets = [{"id": t["id"], "priority": priority if t["id"] in ids else t["priority"]}
+               for t in state["ticket"] if t["milestone"] == milestone]
+    changes = [row for t in sorted(group, key=lambda t: t["id"])
+               for row in _rows(t["id"], user, _cnum(state, t["id"]), "", {"priority": (t["priority"], priority)})]
+    return {**_login(user), "milestone": milestone, "keyword": keyword, "priority": priority, "n": len(ids),
+            "tickets": tickets, "changes": changes, "after": _last_time(state)}
+
+
+def revert_wiki(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """A wiki page's last edit undone: a new version whose text is the one before it."""
+    state = app.state()
+    versions: dict[str, list[dict[str, Any]]] = {}
+    for w in state["wiki"]:
+        versions.setdefault(w["name"], []).append(w)
+    name = rng.choice(sorted(n for n, ws in versions.items() if len(ws) >= 2 and ws[-1]["author"] in _MANAGERS + _DEVELOPERS))
+    ws = sorted(versions[name], key=lambda w: w["version"])
+    user = rng.choice([d for d in _DEVELOPERS if d != ws[-1]["author"]])
+    return {**_login(user), "page": name, "version": ws[-1]["version"] + 1, "previous": ws[-2]["version"],
+            "editor": _names(state)[ws[-1]["author"]], "text": ws[-2]["text"], "previous_count": len(ws)}
