@@ -17,7 +17,7 @@ from cua.tasks.products.trac.build import PASSWORD
 __all__ = ["add_cc", "add_comment", "add_component", "add_component_denied", "add_keyword", "bulk_milestone",
            "bulk_priority", "change_priority", "close_duplicate", "close_fixed", "close_without_permission",
            "closed_date", "count_by_priority", "count_open", "create_milestone", "create_ticket", "delete_milestone",
-           "edit_wiki", "reassign", "reopen_ticket", "reported_count", "revert_wiki", "who_changed"]
+           "edit_wiki", "reassign", "reopen_ticket", "reported_count", "revert_wiki", "ticket_owner", "who_changed"]
 
 _COMMENTS = ["Reproduced on the 2.0 nightly with a library of 40,000 photos.",
              "The fix needs a migration of the thumbnail cache; see the meeting notes.",
@@ -403,3 +403,11 @@ def revert_wiki(app: Trac, rng: random.Random) -> dict[str, Any]:
     user = rng.choice([d for d in _DEVELOPERS if d != ws[-1]["author"]])
     return {**_login(user), "page": name, "version": ws[-1]["version"] + 1, "previous": ws[-2]["version"],
             "editor": _names(state)[ws[-1]["author"]], "text": ws[-2]["text"], "previous_count": len(ws)}
+
+
+def ticket_owner(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """Who owns an open ticket (a full name); the reporter, another person, is the near miss."""
+    state = app.state()
+    names = _names(state)
+    t = rng.choice([t for t in _open_tickets(state) if t["owner"] and t["reporter"] != t["owner"]])
+    return {"ticket": t["id"], "name": names[t["owner"]], "wrong": names.get(t["reporter"], t["reporter"])}
