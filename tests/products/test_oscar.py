@@ -9,18 +9,12 @@ Each test that starts the service runs the shop (under the Oscar venv) and is ma
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import socket
-import sqlite3
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import _product as harness
 import httpx
 import pytest
 
@@ -30,51 +24,13 @@ from cua.tasks.products.oscar import Oscar, build
 pytestmark = pytest.mark.skipif(not build.oscar_python().is_file(),
                                 reason="django-oscar is not installed (scripts/setup.sh makes its venv)")
 
-READY_TIMEOUT_S = 240.0  # a first run migrates and seeds the images
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+class Service(harness.Service):
+    """The shop's service, with a browser-like sign-in through Oscar's forms."""
 
-
-class Service:
-    """One `python -m cua.tasks.apps.serve oscar` process, its page URL and control client."""
-
-    def __init__(self, tmp: Path, seed: int = 0, name: str = "oscar") -> None:
-        self.port = _free_port()
-        self.sock = tmp / f"{name}.sock"
-        self.proc = subprocess.Popen([sys.executable, "-m", "cua.tasks.apps.serve", "oscar", "--port",
-                                      str(self.port), "--socket", str(self.sock), "--seed", str(seed)],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while True:
-            line = self.proc.stdout.readline()
-            if line.strip() == "ready":
-                break
-            if (not line and self.proc.poll() is not None) or time.monotonic() > deadline:
-                error = self.proc.stderr.read() if self.proc.stderr else ""
-                self.close()
-                raise AssertionError(f"the service did not start: {error}")
-        self.control = httpx.Client(transport=httpx.HTTPTransport(uds=str(self.sock)), base_url="http://app", timeout=60)
-        self.base = f"http://127.0.0.1:{self.port}"
-
-    def state(self) -> dict[str, Any]:
-        r = self.control.get("/__cua/state")
-        r.raise_for_status()
-        result: dict[str, Any] = r.json()
-        return result
-
-    def sql(self, query: str, *params: Any) -> list[dict[str, Any]]:
-        r = self.control.post("/__cua/sql", json={"query": query, "params": list(params)})
-        r.raise_for_status()
-        rows: list[dict[str, Any]] = r.json()["rows"]
-        return rows
-
-    def reset(self, seed: int = 0) -> None:
-        self.control.post("/__cua/reset", json={"seed": seed}).raise_for_status()
+    app = "oscar"
+    ready_timeout_s = 240.0  # a first run migrates and seeds the images
 
     def login(self, email: str) -> httpx.Client:
         """A browser-like client signed in through Oscar's login form (its session cookie)."""
@@ -89,42 +45,11 @@ class Service:
     def post(self, client: httpx.Client, path: str, **data: str) -> httpx.Response:
         return client.post(path, data={"csrfmiddlewaretoken": client.cookies["csrftoken"], **data})
 
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for pipe in (self.proc.stdout, self.proc.stderr):
-            if pipe is not None:
-                pipe.close()
-        control = self.__dict__.get("control")
-        if isinstance(control, httpx.Client):
-            control.close()
-
 
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[Service]:
-    svc = Service(tmp_path)
-    try:
+    with harness.running(Service, tmp_path) as svc:
         yield svc
-    finally:
-        svc.close()
-
-
-def _content(image: bytes) -> list[str]:
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.deserialize(image)
-        return list(conn.iterdump())
-    finally:
-        conn.close()
-
-
-def _dump(state: dict[str, Any]) -> str:
-    return json.dumps(state, sort_keys=True)
 
 
 def _pending_order(state: dict[str, Any]) -> dict[str, Any]:
@@ -189,7 +114,7 @@ def test_the_page_side_keeps_the_app_host_rules(service: Service) -> None:
 @pytest.mark.slow
 def test_reset_puts_the_seed_back_byte_for_byte(service: Service) -> None:
     before = service.state()
-    image = service.control.get("/__cua/snapshot").content
+    image = service.snapshot()
     product = _product(before)
     client = service.login("amelia.hart@example.net")
     try:
@@ -200,8 +125,8 @@ def test_reset_puts_the_seed_back_byte_for_byte(service: Service) -> None:
     log = service.sql("SELECT request, changes FROM cua_activity ORDER BY seq")
     assert any(r["request"].startswith("POST /catalogue/") and "Reset me" in r["changes"] for r in log)
     service.reset(0)
-    assert _dump(service.state()) == _dump(before)
-    assert _content(service.control.get("/__cua/snapshot").content) == _content(image)
+    assert harness.dump(service.state()) == harness.dump(before)
+    assert harness.image_content(service.snapshot()) == harness.image_content(image)
     assert service.sql("SELECT count(*) AS n FROM cua_activity") == [{"n": 0}]
     page = httpx.get(f"{service.base}/catalogue/{product['slug']}_{product['id']}/", timeout=60).text
     assert "Reset me" not in page
@@ -230,7 +155,7 @@ def test_an_order_cancelled_stays_in_the_status_history(service: Service) -> Non
 def test_no_cache_of_django_outlives_a_restore(service: Service) -> None:
     """Django keeps the current Site in process: a site renamed and then put back by a
     restore kept its new name in the pages until the server dropped its caches."""
-    image = service.control.get("/__cua/snapshot").content
+    image = service.snapshot()
     client = service.login("helen.walsh@fernhill.example")  # the superuser: Django's admin
     try:
         page = client.get("/admin/sites/site/1/change/").text
@@ -240,7 +165,7 @@ def test_no_cache_of_django_outlives_a_restore(service: Service) -> None:
         assert r.status_code == 302, r.text[-2000:]
     finally:
         client.close()
-    assert service.control.post("/__cua/restore", content=image).status_code == 200
+    assert service.restore(image).status_code == 200
     assert service.sql("SELECT name FROM django_site") == [{"name": "Fernhill Outfitters"}]
     client = service.login("helen.walsh@fernhill.example")
     try:
@@ -258,18 +183,18 @@ def test_snapshot_restore_and_fork_keep_the_shop(service: Service, tmp_path: Pat
         _review(service, client, product, "Snapshot me")
     finally:
         client.close()
-    image = service.control.get("/__cua/snapshot").content
+    image = service.snapshot()
     at_snapshot = service.state()
     service.reset(0)
     assert "Snapshot me" not in _titles(service)
-    assert service.control.post("/__cua/restore", content=image).status_code == 200
-    assert _dump(service.state()) == _dump(at_snapshot)
+    assert service.restore(image).status_code == 200
+    assert harness.dump(service.state()) == harness.dump(at_snapshot)
     page = httpx.get(f"{service.base}/catalogue/{product['slug']}_{product['id']}/", timeout=60).text
     assert "Snapshot me" in page
     fork = Service(tmp_path, name="fork")
     try:
-        assert fork.control.post("/__cua/restore", content=image).status_code == 200
-        assert _dump(fork.state()) == _dump(at_snapshot)
+        assert fork.restore(image).status_code == 200
+        assert harness.dump(fork.state()) == harness.dump(at_snapshot)
         other = fork.login("rahul.mistry@example.net")
         try:
             _review(fork, other, product, "Only in the fork")
@@ -278,17 +203,12 @@ def test_snapshot_restore_and_fork_keep_the_shop(service: Service, tmp_path: Pat
         assert "Only in the fork" in _titles(fork) and "Only in the fork" not in _titles(service)
     finally:
         fork.close()
-    bad = service.control.post("/__cua/restore", content=b"not a database")
-    assert bad.status_code == 400 and "not a database image" in bad.json()["error"]
-    assert _dump(service.state()) == _dump(at_snapshot)
+    harness.assert_a_bad_image_changes_nothing(service)
 
 
 @pytest.mark.slow
 def test_an_image_from_judge_qa_copy_runs_in_the_live_shop(service: Service) -> None:
-    app = Oscar()
-    app.reset(0)
-    assert service.control.post("/__cua/restore", content=app.db.snapshot()).status_code == 200
-    assert _dump(service.state()) == _dump(app.state())
+    harness.assert_takes_the_copys_image(service, Oscar())
     client = service.login("amelia.hart@example.net")
     try:
         assert client.get("/basket/").status_code == 200
@@ -298,35 +218,19 @@ def test_an_image_from_judge_qa_copy_runs_in_the_live_shop(service: Service) -> 
 
 @pytest.mark.slow
 def test_bad_configuration_is_a_typed_error(tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "cua.tasks.apps.serve", "oscar", "--socket", str(tmp_path / "s.sock")]
-    bad_port = subprocess.run([*cmd, "--port", "70000"], capture_output=True, text=True, timeout=120)
-    assert bad_port.returncode == os.EX_USAGE and "port 70000" in bad_port.stderr
-    missing = subprocess.run([*cmd, "--port", "0"], capture_output=True, text=True, timeout=120,
-                             env={**os.environ, "CUA_OSCAR_PYTHON": str(tmp_path / "nowhere" / "python")})
-    assert missing.returncode == 1 and "django-oscar is not installed" in missing.stderr
-    assert "Traceback" not in bad_port.stderr + missing.stderr
+    missing = {"CUA_OSCAR_PYTHON": str(tmp_path / "nowhere" / "python")}
+    harness.assert_refuses_bad_configuration("oscar", tmp_path, missing, "django-oscar is not installed")
     with pytest.raises(ProductConfigError):
         Oscar().reset(-1)
 
 
 @pytest.mark.slow
 def test_the_committed_schema_is_the_installed_one() -> None:
-    conn = sqlite3.connect(":memory:")
-    conn.deserialize(build.template_image().read_bytes())
-    rows = conn.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
-                        "AND tbl_name != 'cua_activity' ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END, rowid")
-    installed = ";\n".join(str(r[0]) for r in rows) + ";\n"
+    installed = harness.installed_schema(build.template_image())
     assert Oscar.schema[Oscar.schema.index("CREATE"):] == installed
 
 
 @pytest.mark.slow
 def test_an_oracle_passes_judge_qa_in_a_real_browser() -> None:
-    from cua.qa.check import check_templates
-    from cua.tasks.registry import get_template
-
-    template = get_template("shop_oscar.add_to_basket@1")
-    report = asyncio.run(check_templates([template], seeds=[0], isolation="shared"))
-    (result,) = report.templates
-    assert result.failures == [], result.failures
-    for kind in ("schema_mutation", "history", "forged_signal", "collateral"):
-        assert result.probes_ran.get(kind, 0) > 0, (kind, result.probes_ran)
+    harness.assert_oracle_passes_judge_qa("shop_oscar.add_to_basket@1",
+                                          ("schema_mutation", "history", "forged_signal", "collateral"))

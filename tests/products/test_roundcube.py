@@ -8,21 +8,17 @@ Each test that starts the service runs Dovecot and php and is marked slow."""
 
 from __future__ import annotations
 
-import asyncio
 import imaplib
 import json
 import os
 import smtplib
-import socket
 import sqlite3
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Any
 
+import _product as harness
 import httpx
 import pytest
 
@@ -32,92 +28,34 @@ from cua.tasks.products.roundcube.content import PASSWORD
 
 INSTALLED = Path("/usr/share/roundcube/program/include/iniset.php").is_file() and Path("/usr/sbin/dovecot").is_file()
 needs_product = pytest.mark.skipif(not INSTALLED, reason="Roundcube/Dovecot are not installed (scripts/setup.sh)")
-READY_TIMEOUT_S = 180.0  # a first run builds the seed image
 ALICE = "alice.morgan@harborview.test"
 BEN = "ben.okafor@harborview.test"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+class Service(harness.Service):
+    """The webmail's service, with the instance's IMAP and SMTP ports and mail folder (read
+    from its runner's command line)."""
 
+    app = "roundcube"
 
-class Service:
-    """One `python -m cua.tasks.apps.serve roundcube` process: its pages, control client and
-    the instance's IMAP and SMTP ports (read from its runner's command line)."""
-
-    def __init__(self, tmp: Path, name: str = "rc") -> None:
-        self.port = _free_port()
-        self.sock = tmp / f"{name}.sock"
-        self.control = httpx.Client(transport=httpx.HTTPTransport(uds=str(self.sock)), base_url="http://app", timeout=60)
-        self.proc = subprocess.Popen([sys.executable, "-m", "cua.tasks.apps.serve", "roundcube", "--port",
-                                      str(self.port), "--socket", str(self.sock)],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while True:
-            line = self.proc.stdout.readline()
-            if line.strip() == "ready":
-                break
-            if (not line and self.proc.poll() is not None) or time.monotonic() > deadline:
-                error = self.proc.stderr.read() if self.proc.stderr else ""
-                self.close()
-                raise AssertionError(f"the service did not start: {error}")
-        self.base = f"http://127.0.0.1:{self.port}"
-        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
-        argv = Path(f"/proc/{children[0]}/cmdline").read_bytes().decode().split("\0")
+    def __init__(self, tmp: Path, seed: int = 0, name: str | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        super().__init__(tmp, seed, name, env)
+        argv = Path(f"/proc/{self.children()[0]}/cmdline").read_bytes().decode().split("\0")
         self.imap_port = int(argv[argv.index("--imap-port") + 1])
         self.smtp_port = int(argv[argv.index("--smtp-port") + 1])
         self.data_dir = Path(argv[argv.index("--data") + 1])
-
-    def state(self) -> dict[str, Any]:
-        r = self.control.get("/__cua/state")
-        r.raise_for_status()
-        result: dict[str, Any] = r.json()
-        return result
-
-    def sql(self, query: str, *params: Any) -> list[dict[str, Any]]:
-        r = self.control.post("/__cua/sql", json={"query": query, "params": list(params)})
-        r.raise_for_status()
-        rows: list[dict[str, Any]] = r.json()["rows"]
-        return rows
 
     def imap(self, user: str = ALICE) -> imaplib.IMAP4:
         conn = imaplib.IMAP4("127.0.0.1", self.imap_port)
         conn.login(user, PASSWORD)
         return conn
 
-    def reset(self) -> float:
-        r = self.control.post("/__cua/reset", json={"seed": 0})
-        r.raise_for_status()
-        return float(r.json()["ms"])
-
-    def close(self) -> None:
-        self.control.close()
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                stream.close()
-
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    svc = Service(tmp_path_factory.mktemp("roundcube"))
-    try:
+    with harness.running(Service, tmp_path_factory.mktemp("roundcube")) as svc:
         yield svc
-    finally:
-        svc.close()
-
-
-def _dump(state: dict[str, Any]) -> str:
-    return json.dumps(state, sort_keys=True)
 
 
 def _mirror_db() -> sqlite3.Connection:
@@ -188,7 +126,7 @@ def test_the_service_serves_roundcube_and_answers_the_contract(service: Service)
 @pytest.mark.slow
 def test_reset_puts_mail_and_database_back_and_dovecot_keeps_nothing_stale(service: Service) -> None:
     service.reset()
-    before = _dump(service.state())
+    before = harness.dump(service.state())
     imap = service.imap()
     try:
         imap.select("INBOX")
@@ -200,9 +138,9 @@ def test_reset_puts_mail_and_database_back_and_dovecot_keeps_nothing_stale(servi
     finally:
         imap.logout()
     changed = service.state()
-    assert _dump(changed) != before and any(m["subject"] == "appended" for m in changed["messages"])
+    assert harness.dump(changed) != before and any(m["subject"] == "appended" for m in changed["messages"])
     assert service.reset() < 1000
-    assert _dump(service.state()) == before
+    assert harness.dump(service.state()) == before
     imap = service.imap()
     try:
         imap.select("INBOX")
@@ -251,12 +189,12 @@ def test_snapshot_restore_carries_the_mail(service: Service) -> None:
         imap.store("3", "+FLAGS", "\\Flagged")
     finally:
         imap.logout()
-    image = service.control.get("/__cua/snapshot").content
-    at_snapshot = _dump(service.state())
+    image = service.snapshot()
+    at_snapshot = harness.dump(service.state())
     service.reset()
-    assert _dump(service.state()) != at_snapshot
-    assert service.control.post("/__cua/restore", content=image).status_code == 200
-    assert _dump(service.state()) == at_snapshot
+    assert harness.dump(service.state()) != at_snapshot
+    assert service.restore(image).status_code == 200
+    assert harness.dump(service.state()) == at_snapshot
     imap = service.imap()
     try:
         imap.select("INBOX")
@@ -265,20 +203,14 @@ def test_snapshot_restore_carries_the_mail(service: Service) -> None:
         imap.logout()
     assert flagged == sum(1 for m in json.loads(at_snapshot)["messages"] if m["flagged"] and m["user"] == ALICE
                           and m["folder"] == "INBOX")
-    bad = service.control.post("/__cua/restore", content=b"not a database")
-    assert bad.status_code == 400 and _dump(service.state()) == at_snapshot
+    harness.assert_a_bad_image_changes_nothing(service)
 
 
 @needs_product
 @pytest.mark.slow
 def test_bad_configuration_is_a_typed_error(tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "cua.tasks.apps.serve", "roundcube", "--socket", str(tmp_path / "s.sock")]
-    bad_port = subprocess.run([*cmd, "--port", "70000"], capture_output=True, text=True, timeout=120)
-    assert bad_port.returncode == os.EX_USAGE and "port 70000" in bad_port.stderr
-    missing = subprocess.run([*cmd, "--port", "0"], capture_output=True, text=True, timeout=120,
-                             env={**os.environ, "CUA_DOVECOT": str(tmp_path / "nowhere")})
-    assert missing.returncode == 1 and "Roundcube is not installed" in missing.stderr
-    assert "Traceback" not in bad_port.stderr + missing.stderr
+    harness.assert_refuses_bad_configuration("roundcube", tmp_path, {"CUA_DOVECOT": str(tmp_path / "nowhere")},
+                                             "Roundcube is not installed")
     with pytest.raises(ProductConfigError):
         Roundcube().reset(-1)
 
@@ -286,12 +218,5 @@ def test_bad_configuration_is_a_typed_error(tmp_path: Path) -> None:
 @needs_product
 @pytest.mark.slow
 def test_an_oracle_passes_judge_qa_in_a_real_browser() -> None:
-    from cua.qa.check import check_templates
-    from cua.tasks.registry import get_template
-
-    template = get_template("webmail_roundcube.flag_message@1")
-    report = asyncio.run(check_templates([template], seeds=[0], isolation="shared"))
-    (result,) = report.templates
-    assert result.failures == [], result.failures
-    for kind in ("schema_mutation", "history", "collateral"):
-        assert result.probes_ran.get(kind, 0) > 0, (kind, result.probes_ran)
+    harness.assert_oracle_passes_judge_qa("webmail_roundcube.flag_message@1",
+                                          ("schema_mutation", "history", "collateral"))

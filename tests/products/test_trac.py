@@ -8,19 +8,13 @@ Each test that starts the service runs tracd (under the Trac venv) and is marked
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import re
-import socket
-import sqlite3
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import _product as harness
 import httpx
 import pytest
 
@@ -30,51 +24,12 @@ from cua.tasks.products.trac import Trac, build
 pytestmark = pytest.mark.skipif(not build.trac_python().is_file(),
                                 reason="Trac is not installed (scripts/setup.sh makes its venv)")
 
-READY_TIMEOUT_S = 180.0  # a first run builds the seed image
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+class Service(harness.Service):
+    """The tracker's service, with a browser-like login and ticket form."""
 
-
-class Service:
-    """One `python -m cua.tasks.apps.serve trac` process, its page URL and control client."""
-
-    def __init__(self, tmp: Path, seed: int = 0, name: str = "trac") -> None:
-        self.port = _free_port()
-        self.sock = tmp / f"{name}.sock"
-        self.proc = subprocess.Popen([sys.executable, "-m", "cua.tasks.apps.serve", "trac", "--port",
-                                      str(self.port), "--socket", str(self.sock), "--seed", str(seed)],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while True:
-            line = self.proc.stdout.readline()
-            if line.strip() == "ready":
-                break
-            if (not line and self.proc.poll() is not None) or time.monotonic() > deadline:
-                error = self.proc.stderr.read() if self.proc.stderr else ""
-                self.close()
-                raise AssertionError(f"the service did not start: {error}")
-        self.control = httpx.Client(transport=httpx.HTTPTransport(uds=str(self.sock)), base_url="http://app", timeout=60)
-        self.base = f"http://127.0.0.1:{self.port}"
-
-    def state(self) -> dict[str, Any]:
-        r = self.control.get("/__cua/state")
-        r.raise_for_status()
-        result: dict[str, Any] = r.json()
-        return result
-
-    def sql(self, query: str, *params: Any) -> list[dict[str, Any]]:
-        r = self.control.post("/__cua/sql", json={"query": query, "params": list(params)})
-        r.raise_for_status()
-        rows: list[dict[str, Any]] = r.json()["rows"]
-        return rows
-
-    def reset(self, seed: int = 0) -> None:
-        self.control.post("/__cua/reset", json={"seed": seed}).raise_for_status()
+    app = "trac"
 
     def login(self, user: str) -> httpx.Client:
         """A browser-like client logged in through the login form (Trac's trac_auth cookie)."""
@@ -93,29 +48,11 @@ class Service:
         r = client.post(f"/ticket/{ticket}", data=data)
         assert r.status_code == 303, r.text[:2000]
 
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for pipe in (self.proc.stdout, self.proc.stderr):
-            if pipe is not None:
-                pipe.close()
-        control = self.__dict__.get("control")
-        if isinstance(control, httpx.Client):
-            control.close()
-
 
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[Service]:
-    svc = Service(tmp_path)
-    try:
+    with harness.running(Service, tmp_path) as svc:
         yield svc
-    finally:
-        svc.close()
 
 
 def _ticket(state: dict[str, Any], tid: int) -> dict[str, Any]:
@@ -124,19 +61,6 @@ def _ticket(state: dict[str, Any], tid: int) -> dict[str, Any]:
 
 def _open_ticket(state: dict[str, Any]) -> int:
     return int(next(t["id"] for t in state["ticket"] if t["status"] == "new"))
-
-
-def _content(image: bytes) -> list[str]:
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.deserialize(image)
-        return list(conn.iterdump())
-    finally:
-        conn.close()
-
-
-def _dump(state: dict[str, Any]) -> str:
-    return json.dumps(state, sort_keys=True)
 
 
 @pytest.mark.slow
@@ -176,7 +100,7 @@ def _add_milestone(client: httpx.Client, name: str) -> None:
 @pytest.mark.slow
 def test_reset_puts_the_seed_back_byte_for_byte(service: Service) -> None:
     before = service.state()
-    image = service.control.get("/__cua/snapshot").content
+    image = service.snapshot()
     tid = _open_ticket(before)
     client = service.login("mreyes")
     try:
@@ -187,8 +111,8 @@ def test_reset_puts_the_seed_back_byte_for_byte(service: Service) -> None:
     assert [r["request"] for r in log] == [f"POST /ticket/{tid}"] and "Reset me" in log[0]["changes"]
     assert _ticket(service.state(), tid)["priority"] == "blocker"
     service.reset(0)
-    assert _dump(service.state()) == _dump(before)
-    assert _content(service.control.get("/__cua/snapshot").content) == _content(image)
+    assert harness.dump(service.state()) == harness.dump(before)
+    assert harness.image_content(service.snapshot()) == harness.image_content(image)
     assert service.sql("SELECT count(*) AS n FROM cua_activity") == [{"n": 0}]
     assert "Reset me" not in httpx.get(f"{service.base}/ticket/{tid}", timeout=60).text
 
@@ -201,14 +125,14 @@ def test_no_cache_of_trac_outlives_a_restore(service: Service) -> None:
     client = service.login("mreyes")
     _add_milestone(client, "9.9")
     client.close()
-    image = service.control.get("/__cua/snapshot").content  # the list with 9.9, generation g+1
+    image = service.snapshot()  # the list with 9.9, generation g+1
     service.reset(0)  # (which logs everyone out: the login cookies are rows of the image)
     client = service.login("mreyes")
     _add_milestone(client, "8.8")
     client.close()
     listed = httpx.get(f"{service.base}/query?milestone=2.1", timeout=60).text  # its filter lists the milestones
     assert 'value="8.8"' in listed  # the process now caches the list with 8.8, at generation g+1
-    assert service.control.post("/__cua/restore", content=image).status_code == 200
+    assert service.restore(image).status_code == 200
     page = httpx.get(f"{service.base}/query?milestone=2.1", timeout=60).text
     assert 'value="9.9"' in page and 'value="8.8"' not in page
 
@@ -239,17 +163,17 @@ def test_snapshot_restore_and_fork_keep_the_tracker(service: Service, tmp_path: 
         service.change_ticket(client, tid, comment="Snapshot me")
     finally:
         client.close()
-    image = service.control.get("/__cua/snapshot").content
+    image = service.snapshot()
     at_snapshot = service.state()
     service.reset(0)
     assert "Snapshot me" not in httpx.get(f"{service.base}/ticket/{tid}", timeout=60).text
-    assert service.control.post("/__cua/restore", content=image).status_code == 200
-    assert _dump(service.state()) == _dump(at_snapshot)
+    assert service.restore(image).status_code == 200
+    assert harness.dump(service.state()) == harness.dump(at_snapshot)
     assert "Snapshot me" in httpx.get(f"{service.base}/ticket/{tid}", timeout=60).text
     fork = Service(tmp_path, name="fork")
     try:
-        assert fork.control.post("/__cua/restore", content=image).status_code == 200
-        assert _dump(fork.state()) == _dump(at_snapshot)
+        assert fork.restore(image).status_code == 200
+        assert harness.dump(fork.state()) == harness.dump(at_snapshot)
         other = fork.login("lchen")
         try:
             fork.change_ticket(other, tid, comment="Only in the fork")
@@ -258,18 +182,13 @@ def test_snapshot_restore_and_fork_keep_the_tracker(service: Service, tmp_path: 
         assert "Only in the fork" not in json.dumps(service.state())
     finally:
         fork.close()
-    bad = service.control.post("/__cua/restore", content=b"not a database")
-    assert bad.status_code == 400 and "not a database image" in bad.json()["error"]
-    assert _dump(service.state()) == _dump(at_snapshot)
+    harness.assert_a_bad_image_changes_nothing(service)
 
 
 @pytest.mark.slow
 def test_an_image_from_judge_qa_copy_runs_in_the_live_tracker(service: Service) -> None:
     """Judge QA writes the in-process copy's image (no `cache` table) into the live instance."""
-    app = Trac()
-    app.reset(0)
-    assert service.control.post("/__cua/restore", content=app.db.snapshot()).status_code == 200
-    assert _dump(service.state()) == _dump(app.state())
+    harness.assert_takes_the_copys_image(service, Trac())
     client = service.login("mreyes")
     try:
         assert client.get("/query?status=!closed").status_code == 200
@@ -279,37 +198,19 @@ def test_an_image_from_judge_qa_copy_runs_in_the_live_tracker(service: Service) 
 
 @pytest.mark.slow
 def test_bad_configuration_is_a_typed_error(tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "cua.tasks.apps.serve", "trac", "--socket", str(tmp_path / "s.sock")]
-    bad_port = subprocess.run([*cmd, "--port", "70000"], capture_output=True, text=True, timeout=120)
-    assert bad_port.returncode == os.EX_USAGE and "port 70000" in bad_port.stderr
-    missing = subprocess.run([*cmd, "--port", "0"], capture_output=True, text=True, timeout=120,
-                             env={**os.environ, "CUA_TRAC_PYTHON": str(tmp_path / "nowhere" / "python")})
-    assert missing.returncode == 1 and "Trac is not installed" in missing.stderr
-    assert "Traceback" not in bad_port.stderr + missing.stderr
+    missing = {"CUA_TRAC_PYTHON": str(tmp_path / "nowhere" / "python")}
+    harness.assert_refuses_bad_configuration("trac", tmp_path, missing, "Trac is not installed")
     with pytest.raises(ProductConfigError):
         Trac().reset(-1)
 
 
 @pytest.mark.slow
 def test_the_committed_schema_is_the_installed_one() -> None:
-    conn = sqlite3.connect(":memory:")
-    conn.deserialize(build.template_image().read_bytes())
-    for table in Trac.private_tables:
-        conn.execute(f'DROP TABLE IF EXISTS "{table}"')
-    rows = conn.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
-                        "AND tbl_name != 'cua_activity' ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END, rowid")
-    installed = ";\n".join(str(r[0]) for r in rows) + ";\n"
+    installed = harness.installed_schema(build.template_image(), Trac.private_tables)
     assert Trac.schema[Trac.schema.index("CREATE"):] == installed
 
 
 @pytest.mark.slow
 def test_an_oracle_passes_judge_qa_in_a_real_browser() -> None:
-    from cua.qa.check import check_templates
-    from cua.tasks.registry import get_template
-
-    template = get_template("tracker_trac.reassign@1")
-    report = asyncio.run(check_templates([template], seeds=[0], isolation="shared"))
-    (result,) = report.templates
-    assert result.failures == [], result.failures
-    for kind in ("schema_mutation", "history", "forged_signal", "collateral"):
-        assert result.probes_ran.get(kind, 0) > 0, (kind, result.probes_ran)
+    harness.assert_oracle_passes_judge_qa("tracker_trac.reassign@1",
+                                          ("schema_mutation", "history", "forged_signal", "collateral"))

@@ -8,19 +8,14 @@ Each test that starts the service runs Wagtail (under the Wagtail venv) and is m
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import re
-import socket
 import sqlite3
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import _product as harness
 import httpx
 import pytest
 
@@ -30,51 +25,13 @@ from cua.tasks.products.wagtail import Wagtail, build
 pytestmark = pytest.mark.skipif(not build.wagtail_python().is_file(),
                                 reason="Wagtail is not installed (scripts/setup.sh makes its venv)")
 
-READY_TIMEOUT_S = 240.0  # a first run migrates and seeds the image
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+class Service(harness.Service):
+    """The site's service, with a browser-like login and the admin's forms."""
 
-
-class Service:
-    """One `python -m cua.tasks.apps.serve wagtail` process, its page URL and control client."""
-
-    def __init__(self, tmp: Path, seed: int = 0, name: str = "wagtail") -> None:
-        self.port = _free_port()
-        self.sock = tmp / f"{name}.sock"
-        self.proc = subprocess.Popen([sys.executable, "-m", "cua.tasks.apps.serve", "wagtail", "--port",
-                                      str(self.port), "--socket", str(self.sock), "--seed", str(seed)],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while True:
-            line = self.proc.stdout.readline()
-            if line.strip() == "ready":
-                break
-            if (not line and self.proc.poll() is not None) or time.monotonic() > deadline:
-                error = self.proc.stderr.read() if self.proc.stderr else ""
-                self.close()
-                raise AssertionError(f"the service did not start: {error}")
-        self.control = httpx.Client(transport=httpx.HTTPTransport(uds=str(self.sock)), base_url="http://app", timeout=60)
-        self.base = f"http://127.0.0.1:{self.port}"
-
-    def state(self) -> dict[str, Any]:
-        r = self.control.get("/__cua/state")
-        r.raise_for_status()
-        result: dict[str, Any] = r.json()
-        return result
-
-    def sql(self, query: str, *params: Any) -> list[dict[str, Any]]:
-        r = self.control.post("/__cua/sql", json={"query": query, "params": list(params)})
-        r.raise_for_status()
-        rows: list[dict[str, Any]] = r.json()["rows"]
-        return rows
-
-    def reset(self, seed: int = 0) -> None:
-        self.control.post("/__cua/reset", json={"seed": seed}).raise_for_status()
+    app = "wagtail"
+    ready_timeout_s = 240.0  # a first run migrates and seeds the image
 
     def login(self, user: str) -> httpx.Client:
         """A browser-like client logged in through the Wagtail admin's login form."""
@@ -91,29 +48,11 @@ class Service:
         r = client.post(path, data={"csrfmiddlewaretoken": client.cookies["csrftoken"], **data})
         assert r.status_code == 302, r.text[:2000]
 
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for pipe in (self.proc.stdout, self.proc.stderr):
-            if pipe is not None:
-                pipe.close()
-        control = self.__dict__.get("control")
-        if isinstance(control, httpx.Client):
-            control.close()
-
 
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[Service]:
-    svc = Service(tmp_path)
-    try:
+    with harness.running(Service, tmp_path) as svc:
         yield svc
-    finally:
-        svc.close()
 
 
 def _page(state: dict[str, Any], pid: int) -> dict[str, Any]:
@@ -122,19 +61,6 @@ def _page(state: dict[str, Any], pid: int) -> dict[str, Any]:
 
 def _live_post(state: dict[str, Any]) -> dict[str, Any]:
     return next(p for p in state["pages"] if p["type"] == "blogpage" and p["live"] and not p["has_unpublished_changes"])
-
-
-def _content(image: bytes) -> list[str]:
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.deserialize(image)
-        return list(conn.iterdump())
-    finally:
-        conn.close()
-
-
-def _dump(state: dict[str, Any]) -> str:
-    return json.dumps(state, sort_keys=True)
 
 
 @pytest.mark.slow
@@ -179,7 +105,7 @@ def test_the_page_side_answers_loopback_hosts_only(service: Service) -> None:
 @pytest.mark.slow
 def test_reset_puts_the_seed_back_byte_for_byte(service: Service, tmp_path: Path) -> None:
     before = service.state()
-    image = service.control.get("/__cua/snapshot").content
+    image = service.snapshot()
     post = _live_post(before)
     client = service.login("lrossi")
     try:
@@ -191,8 +117,8 @@ def test_reset_puts_the_seed_back_byte_for_byte(service: Service, tmp_path: Path
     assert _page(service.state(), post["id"])["live"] == 0
     assert httpx.get(f"{service.base}{post['url_path'].removeprefix('/harbourlight')}", timeout=60).status_code == 404
     service.reset(0)
-    assert _dump(service.state()) == _dump(before)
-    assert _content(service.control.get("/__cua/snapshot").content) == _content(image)
+    assert harness.dump(service.state()) == harness.dump(before)
+    assert harness.image_content(service.snapshot()) == harness.image_content(image)
     assert service.sql("SELECT count(*) AS n FROM cua_activity") == [{"n": 0}]
     assert httpx.get(f"{service.base}{post['url_path'].removeprefix('/harbourlight')}", timeout=60).status_code == 200
     media = httpx.get(f"{service.base}/media/{before['images'][0]['file']}", timeout=60)
@@ -234,16 +160,16 @@ def test_snapshot_restore_and_fork_keep_the_site(service: Service, tmp_path: Pat
         service.post(client, f"/admin/pages/{post['id']}/unpublish/")
     finally:
         client.close()
-    image = service.control.get("/__cua/snapshot").content
+    image = service.snapshot()
     at_snapshot = service.state()
     service.reset(0)
     assert _page(service.state(), post["id"])["live"] == 1
-    assert service.control.post("/__cua/restore", content=image).status_code == 200
-    assert _dump(service.state()) == _dump(at_snapshot)
+    assert service.restore(image).status_code == 200
+    assert harness.dump(service.state()) == harness.dump(at_snapshot)
     fork = Service(tmp_path, name="fork")
     try:
-        assert fork.control.post("/__cua/restore", content=image).status_code == 200
-        assert _dump(fork.state()) == _dump(at_snapshot)
+        assert fork.restore(image).status_code == 200
+        assert harness.dump(fork.state()) == harness.dump(at_snapshot)
         other = _live_post(fork.state())
         client = fork.login("dwong")
         try:
@@ -253,18 +179,13 @@ def test_snapshot_restore_and_fork_keep_the_site(service: Service, tmp_path: Pat
         assert _page(service.state(), other["id"])["live"] == 1  # only in the fork
     finally:
         fork.close()
-    bad = service.control.post("/__cua/restore", content=b"not a database")
-    assert bad.status_code == 400 and "not a database image" in bad.json()["error"]
-    assert _dump(service.state()) == _dump(at_snapshot)
+    harness.assert_a_bad_image_changes_nothing(service)
 
 
 @pytest.mark.slow
 def test_an_image_from_judge_qa_copy_runs_in_the_live_site(service: Service) -> None:
     """Judge QA writes the in-process copy's image (no search index) into the live instance."""
-    app = Wagtail()
-    app.reset(0)
-    assert service.control.post("/__cua/restore", content=app.db.snapshot()).status_code == 200
-    assert _dump(service.state()) == _dump(app.state())
+    harness.assert_takes_the_copys_image(service, Wagtail())
     client = service.login("lrossi")
     try:
         assert client.get("/admin/pages/search/?q=harbour").status_code == 200
@@ -275,13 +196,8 @@ def test_an_image_from_judge_qa_copy_runs_in_the_live_site(service: Service) -> 
 
 @pytest.mark.slow
 def test_bad_configuration_is_a_typed_error(tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "cua.tasks.apps.serve", "wagtail", "--socket", str(tmp_path / "s.sock")]
-    bad_port = subprocess.run([*cmd, "--port", "70000"], capture_output=True, text=True, timeout=120)
-    assert bad_port.returncode == os.EX_USAGE and "port 70000" in bad_port.stderr
-    missing = subprocess.run([*cmd, "--port", "0"], capture_output=True, text=True, timeout=120,
-                             env={**os.environ, "CUA_WAGTAIL_PYTHON": str(tmp_path / "nowhere" / "python")})
-    assert missing.returncode == 1 and "Wagtail is not installed" in missing.stderr
-    assert "Traceback" not in bad_port.stderr + missing.stderr
+    missing = {"CUA_WAGTAIL_PYTHON": str(tmp_path / "nowhere" / "python")}
+    harness.assert_refuses_bad_configuration("wagtail", tmp_path, missing, "Wagtail is not installed")
     with pytest.raises(ProductConfigError):
         Wagtail().reset(-1)
 
@@ -299,38 +215,17 @@ def test_the_committed_schema_is_the_installed_one() -> None:
 
 @pytest.mark.slow
 def test_an_oracle_passes_judge_qa_in_a_real_browser() -> None:
-    from cua.qa.check import check_templates
-    from cua.tasks.registry import get_template
-
-    template = get_template("cms_wagtail.unpublish_page@1")
-    report = asyncio.run(check_templates([template], seeds=[0], isolation="shared"))
-    (result,) = report.templates
-    assert result.failures == [], result.failures
-    for kind in ("schema_mutation", "history", "forged_signal", "collateral"):
-        assert result.probes_ran.get(kind, 0) > 0, (kind, result.probes_ran)
+    harness.assert_oracle_passes_judge_qa("cms_wagtail.unpublish_page@1",
+                                          ("schema_mutation", "history", "forged_signal", "collateral"))
 
 
 @pytest.mark.slow
 def test_a_stopped_service_leaves_no_instance_folder(tmp_path: Path) -> None:
     """A sandbox stops its service with SIGTERM: the instance's folder (its database, media,
     server log) goes with it, as a bundled app's does; it was left behind in the temp folder."""
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "cua.tasks.apps.serve", "wagtail", "--port", str(port),
-                             "--socket", str(tmp_path / "s.sock")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "TMPDIR": str(tmp_path)})
-    try:
-        assert proc.stdout is not None
-        assert proc.stdout.readline().strip() == "ready"
+    with harness.running(Service, tmp_path, env={"TMPDIR": str(tmp_path)}) as svc:
         (folder,) = tmp_path.glob("cua-wagtail-*")
         assert (folder / "wagtail.db").is_file() and (folder / "media").is_dir()
-        proc.terminate()
-        proc.wait(30)
+        svc.stop()
         assert not folder.exists()
-        assert not (tmp_path / "s.sock").exists()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for pipe in (proc.stdout, proc.stderr):
-            if pipe is not None:
-                pipe.close()
+        assert not svc.sock.exists()
