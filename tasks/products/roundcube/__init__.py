@@ -77,6 +77,7 @@ class Roundcube(ProductApp):
         #: The live instance (None in process: the loader's and judge QA's copy has no mail tree).
         self.instance: Instance | None = None
         self._trees: maildir.TreeSwapper | None = None
+        self._sync: maildir.TreeSync | None = None
         super().__init__()
 
     @classmethod
@@ -111,6 +112,7 @@ class Roundcube(ProductApp):
                 os.chown(path, pw.pw_uid, pw.pw_gid)
         self.instance = inst
         self._trees = maildir.TreeSwapper(inst.mail_root)
+        self._sync = maildir.TreeSync(inst.mail_root)
         return inst.db_file
 
     def server_argv(self, data_dir: Path, port: int) -> tuple[list[str], dict[str, str]]:
@@ -125,11 +127,13 @@ class Roundcube(ProductApp):
 
     def sync(self) -> bool:
         """Read the live Maildir tree into the mirror tables (nothing in process)."""
-        if self.instance is not None and isinstance(self.db, FileDB):
-            return maildir.sync(self.db.conn, self.instance.mail_root)
+        if self._sync is not None and isinstance(self.db, FileDB):
+            return self._sync(self.db.conn)
         return False
 
     def reset(self, seed: int) -> None:
+        if self._sync is not None:
+            self._sync.forget()  # the tables and the tree are both replaced
         super().reset(seed)
         if self._trees is not None and isinstance(self.db, FileDB):
             build.seed_image(seed)  # the tree lands with the database image
@@ -140,6 +144,8 @@ class Roundcube(ProductApp):
             # a snapshot of the live file, which Roundcube keeps in WAL mode: as a plain
             # database (header bytes 18-19), which an in-memory copy can write to
             image = image[:18] + b"\x01\x01" + image[20:]
+        if self._sync is not None:
+            self._sync.forget()
         super().restore(image)
         if self.instance is not None and isinstance(self.db, FileDB):
             maildir.write_tree(self.db.conn, self.instance.mail_root, owner_name=self.instance.user)
