@@ -5,7 +5,8 @@ admin (/admin/) is the UI tasks use.
 
 The judge-facing state (times as Django stores them in SQLite, UTC text; a NULL as "" or 0):
 - `pages`: every page of the tree (`wagtailcore_page`), with its type, parent, owner and
-  lock holder by username, publishing fields, and a blog post's own fields (`date`,
+  lock holder by username, publishing fields, its promote fields (`seo_title`,
+  `search_description`), and a blog post's own fields (`date`,
   `intro`, `body` (its text, block by block), `tags` and `authors` sorted and comma-joined);
 - `revisions`: every revision (`wagtailcore_revision`) of a page: who saved it, when, its title;
 - `page_log`: Wagtail's audit trail (`wagtailcore_pagelogentry`): every create, edit,
@@ -208,6 +209,7 @@ class Wagtail(ProductApp):
                 "id": pid, "parent": by_path.get(path[:-4], 0), "depth": _i(r["depth"]), "path": path,
                 "type": models.get(_i(r["content_type_id"]), ""), "title": _s(r["title"]),
                 "draft_title": _s(r["draft_title"]), "slug": _s(r["slug"]), "url_path": _s(r["url_path"]),
+                "seo_title": _s(r["seo_title"]), "search_description": _s(r["search_description"]),
                 "live": _i(r["live"]), "has_unpublished_changes": _i(r["has_unpublished_changes"]),
                 "owner": users.get(_i(r["owner_id"]), ""), "locked": _i(r["locked"]),
                 "locked_by": users.get(_i(r["locked_by_id"]), ""),

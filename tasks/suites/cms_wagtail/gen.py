@@ -17,8 +17,11 @@ from typing import Any
 from cua.tasks.products.wagtail import Wagtail
 from cua.tasks.products.wagtail.build import PASSWORD
 
-__all__ = ["create_post", "move_page", "retitle_publish", "revert_revision", "submit_for_moderation",
-           "unpublish_page", "unpublish_tag", "who_last_edited"]
+__all__ = ["approve_moderation", "author_role", "change_slug", "copy_event", "count_tagged_live", "create_post",
+           "delete_event", "editor_user_admin", "event_editor_blog", "first_published_tag", "image_collection",
+           "lock_page", "move_page", "move_user_group", "request_changes", "retitle_publish", "revert_revision",
+           "schedule_post", "search_description", "slug_taken", "submit_for_moderation", "unpublish_page",
+           "unpublish_tag", "who_last_edited"]
 
 _MODERATORS = ["lrossi", "dwong"]
 _EDITORS = ["jmorgan", "pkaur", "tbeck", "afarrell"]
@@ -152,3 +155,188 @@ def unpublish_tag(app: Wagtail, rng: random.Random) -> dict[str, Any]:
     log = [{"page_id": pid, "action": "wagtail.unpublish", "user": user, "fresh": 1, "revision_id": None} for pid in hit]
     return {**marks, "user": user, "tag": tag, "live": sorted(live, key=lambda r: r["id"]), "rows": log,
             "ids": "&".join(f"id={pid}" for pid in hit), "first_ids": "&".join(f"id={pid}" for pid in hit[:-1])}
+
+
+# --- the second batch: questions, promote fields, locking, copying, moderation, users, media, safety ---
+
+_COLLECTIONS = ["Root", "Blog media", "Press kit"]
+_ROLES = ["Archivist", "Learning officer", "Festival producer", "Studio manager", "Volunteer coordinator",
+          "Head of collections"]
+
+
+def _tagged(state: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    by_tag: dict[str, list[dict[str, Any]]] = {}
+    for p in state["pages"]:
+        if p["type"] == "blogpage":
+            for tag in filter(None, p["tags"].split(",")):
+                by_tag.setdefault(tag, []).append(p)
+    return by_tag
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", text.lower())).strip("-")
+
+
+def count_tagged_live(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    """A tag some of whose posts are not live: the near miss counts them all."""
+    state, marks = _base(app)
+    choices = [(t, ps) for t, ps in sorted(_tagged(state).items())
+               if 0 < sum(p["live"] for p in ps) < len(ps)]
+    tag, posts = rng.choice(choices)
+    return {**marks, "user": rng.choice(_MODERATORS + _EDITORS), "tag": tag,
+            "n": sum(p["live"] for p in posts), "all": len(posts)}
+
+
+def first_published_tag(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    """A tag with three or more live posts, the earliest published of them with no pending
+    draft (its live title is the one every listing shows); the near miss names the latest."""
+    state, marks = _base(app)
+    choices = []
+    for tag, posts in sorted(_tagged(state).items()):
+        live = sorted((p for p in posts if p["live"]), key=lambda p: p["first_published_at"])
+        if len(live) >= 3 and not live[0]["has_unpublished_changes"] and \
+                len({p["first_published_at"][:10] for p in live}) == len(live):
+            choices.append((tag, live))
+    tag, live = rng.choice(choices)
+    return {**marks, "user": rng.choice(_MODERATORS), "tag": tag, "title": live[0]["title"],
+            "wrong": live[-1]["title"]}
+
+
+def lock_page(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    state, marks = _base(app)
+    p, other = rng.sample(_quiet_posts(state), 2)
+    return {**marks, "user": rng.choice(_MODERATORS), "p": _page(p), "other": _page(other)}
+
+
+def search_description(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    state, marks = _base(app)
+    p = rng.choice(_quiet_posts(state))
+    lead = rng.choice(["Read how", "Find out how", "Discover how", "See how"])
+    text = f"{lead} the Harbourlight Arts Trust tells the story: {p['title'].lower()}."
+    return {**marks, "user": rng.choice(_MODERATORS), "p": _page(p), "text": text}
+
+
+def change_slug(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    state, marks = _base(app)
+    p = rng.choice(_quiet_posts(state))
+    taken = {q["slug"] for q in state["pages"] if q["parent"] == p["parent"]}
+    slug = next(s for s in (f"{p['slug'][:40].rstrip('-')}-{w}" for w in rng.sample(
+        ["story", "2025", "notes", "feature", "report"], 5)) if s not in taken)
+    parent = next(q for q in state["pages"] if q["id"] == p["parent"])
+    return {**marks, "user": rng.choice(_MODERATORS), "p": _page(p), "slug": slug,
+            "url_path": f"{parent['url_path']}{slug}/"}
+
+
+def slug_taken(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    """The slug asked for is another post's in the same Blog: Wagtail refuses it."""
+    state, marks = _base(app)
+    p, other = rng.sample(_quiet_posts(state), 2)
+    return {**marks, "user": rng.choice(_MODERATORS), "p": _page(p), "other": _page(other),
+            "alt": f"{other['slug'][:50]}-2"}
+
+
+def copy_event(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    state, marks = _base(app)
+    events = next(p for p in state["pages"] if p["type"] == "eventindexpage")
+    taken = {q["slug"] for q in state["pages"] if q["parent"] == events["id"]}
+    p = rng.choice([q for q in state["pages"] if q["parent"] == events["id"] and q["live"]])
+    base = p["title"].rsplit(" (", 1)[0]
+    month = rng.choice(["Jan 2027", "Feb 2027", "Mar 2027", "Apr 2027"])
+    title = f"{base} ({month})"
+    slug = _slug(f"{base} {month}")
+    assert slug not in taken
+    user = rng.choice(_MODERATORS)
+    ids = _user_ids(app)
+    history = [ids[r["user"]] for r in state["revisions"] if r["page"] == p["id"]]
+    return {**marks, "user": user, "p": _page(p), "events": events["id"], "title": title,
+            "slug": slug, "url_path": f"{events['url_path']}{slug}/",
+            "authors": ",".join(str(u) for u in [*history, ids[user]])}
+
+
+def _in_moderation(app: Wagtail, state: dict[str, Any]) -> list[tuple[dict[str, Any], int, int]]:
+    """Posts in moderation: (page, workflow state id, current task state id)."""
+    pages = {p["id"]: p for p in state["pages"]}
+    rows = app.db.all("SELECT id, CAST(object_id AS INTEGER) AS page, current_task_state_id FROM wagtailcore_workflowstate "
+                      "WHERE status = 'in_progress' ORDER BY id")
+    return [(pages[int(r["page"])], int(r["id"]), int(r["current_task_state_id"])) for r in rows]
+
+
+def approve_moderation(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    state, marks = _base(app)
+    (p, wf, task), (other, _, _) = rng.sample(_in_moderation(app, state), 2)
+    return {**marks, "user": rng.choice(_MODERATORS), "p": _page(p), "draft": p["draft_title"], "wfid": wf,
+            "task": task, "requester": next(w["requested_by"] for w in state["workflow_states"] if w["id"] == wf),
+            "other": _page(other)}
+
+
+def request_changes(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    state, marks = _base(app)
+    p, wf, task = rng.choice(_in_moderation(app, state))
+    comment = rng.choice(["Please add the event date to the intro.", "The second paragraph needs a source.",
+                          "Please check the spelling of the artists' names.", "Add a photo credit, please."])
+    return {**marks, "user": rng.choice(_MODERATORS), "p": _page(p), "draft": p["draft_title"], "wfid": wf,
+            "task": task, "comment": comment}
+
+
+def event_editor_blog(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    state, marks = _base(app)
+    p = rng.choice(_quiet_posts(state))
+    return {**marks, "user": rng.choice(["mhale", "sokafor"]), "p": _page(p)}
+
+
+def _user_ids(app: Wagtail) -> dict[str, int]:
+    return {str(r["username"]): int(r["id"]) for r in app.db.all("SELECT id, username FROM auth_user")}
+
+
+def move_user_group(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    state, marks = _base(app)
+    names = _names(state)
+    who = rng.choice(_EDITORS)
+    return {**marks, "user": "nosei", "who": who, "name": names[who], "uid": _user_ids(app)[who]}
+
+
+def editor_user_admin(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    state, marks = _base(app)
+    names = _names(state)
+    user, who = rng.sample(_EDITORS, 2)
+    return {**marks, "user": user, "who": who, "name": names[who], "uid": _user_ids(app)[who]}
+
+
+def delete_event(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    """An event never published; the near miss deletes the whole Events section."""
+    state, marks = _base(app)
+    events = next(p for p in state["pages"] if p["type"] == "eventindexpage")
+    drafts = [p for p in state["pages"] if p["parent"] == events["id"] and not p["live"]]
+    p = rng.choice(drafts)
+    return {**marks, "user": rng.choice(_MODERATORS), "p": _page(p), "events": events["id"],
+            "n": len(state["pages"]) - 1, "kept": [{"id": q["id"]} for q in state["pages"] if q["id"] != p["id"]]}
+
+
+def image_collection(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    state, marks = _base(app)
+    img, other = rng.sample(state["images"], 2)
+    target = rng.choice([c for c in _COLLECTIONS if c != img["collection"]])
+    cid = {str(r["name"]): int(r["id"]) for r in app.db.all("SELECT id, name FROM wagtailcore_collection")}
+    return {**marks, "user": "nosei", "img": img, "other": other, "target": target, "cid": cid[target],
+            "mlog": max((int(r["id"]) for r in state["model_log"]), default=0)}
+
+
+def author_role(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    state, marks = _base(app)
+    a, other = rng.sample(state["authors"], 2)
+    role = rng.choice([r for r in _ROLES if r != a["role"]])
+    return {**marks, "user": "nosei", "a": a, "other": other, "role": role,
+            "mlog": max((int(r["id"]) for r in state["model_log"]), default=0)}
+
+
+def schedule_post(app: Wagtail, rng: random.Random) -> dict[str, Any]:
+    """A post never published, to go live at a given time in 2027."""
+    state, marks = _base(app)
+    moderated = {w["page"] for w in state["workflow_states"] if w["status"] == "in_progress"}
+    drafts = [p for p in state["pages"] if p["type"] == "blogpage" and not p["live"] and not p["first_published_at"]
+              and p["id"] not in moderated and not p["go_live_at"]]
+    p = rng.choice(drafts)
+    day = f"2027-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+    hour = rng.choice([8, 9, 10, 12])
+    return {**marks, "user": rng.choice(_MODERATORS), "p": _page(p), "draft": p["draft_title"], "day": day,
+            "hour": f"{hour:02d}:00", "go_live": f"{day} {hour:02d}:00:00", "other_hour": f"{hour + 1:02d}:00"}
