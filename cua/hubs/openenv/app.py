@@ -23,7 +23,8 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections import Counter
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import Any
 
 from fastapi import FastAPI, Request, WebSocketDisconnect
 from fastapi.responses import JSONResponse
@@ -55,11 +56,13 @@ def _error(exc: CuaError) -> JSONResponse:
 
 def create_app(pool: SandboxPool, *, token: str | None, host: str = "127.0.0.1", max_sessions: int = 4,
                idle_timeout_s: float | None = 300.0, allowed_origins: Iterable[str] = (),
-               unsafe_public_no_auth: bool = False) -> FastAPI:
+               unsafe_public_no_auth: bool = False,
+               lifespan: Callable[[], contextlib.AbstractAsyncContextManager[Any]] | None = None) -> FastAPI:
     """The app for a bind to `host`: at most `max_sessions` websocket sessions (and sandboxes:
     the pool's slots), each destroyed after `idle_timeout_s` without a reset or step (None:
     never). `token` None serves without auth (refused off loopback unless
-    `unsafe_public_no_auth`); raises ValueError for that, an empty token or a malformed origin."""
+    `unsafe_public_no_auth`); raises ValueError for that, an empty token or a malformed origin.
+    `lifespan`, if given, is entered before the first session and left after the last closes."""
     if token == "":
         raise ValueError("an empty token: pass None to serve without auth")
     check_bind(host, auth=token is not None, unsafe_public_no_auth=unsafe_public_no_auth)
@@ -69,15 +72,18 @@ def create_app(pool: SandboxPool, *, token: str | None, host: str = "127.0.0.1",
                                                                 session_timeout=idle_timeout_s))
 
     @contextlib.asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        server._start_reaper()
-        try:
-            yield
-        finally:
-            server._stop_reaper()
-            await pool.aclose()
+    async def _lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            if lifespan is not None:
+                await stack.enter_async_context(lifespan())
+            server._start_reaper()
+            try:
+                yield
+            finally:
+                server._stop_reaper()
+                await pool.aclose()
 
-    app = FastAPI(title="cua OpenEnv environment", version=cua.__version__, lifespan=lifespan)
+    app = FastAPI(title="cua OpenEnv environment", version=cua.__version__, lifespan=_lifespan)
     server.register_routes(app)
 
     @app.exception_handler(WireError)
