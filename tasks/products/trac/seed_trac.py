@@ -126,6 +126,22 @@ WIKI_PAGES = {
 }
 
 
+#: Pages with a working history (created by a manager, then edited by a developer); one
+#: of them, chosen by the seed, also gets a latest version that pasted a secret into it.
+TEAM_PAGES = {
+    "BuildInfrastructure": ("[[PageOutline]]\n= Build infrastructure =\n\n * CI runs on the project's own runners (Linux x86-64 and "
+                            "ARM).\n * Nightly builds are uploaded to the download server at 02:00 UTC.\n"),
+    "SyncBackend": ("[[PageOutline]]\n= Sync backend =\n\n * The sync service stores each library's change journal.\n * Clients "
+                    "poll every 5 minutes, or on a push notification.\n"),
+    "ReleaseChecklist/Windows": ("[[PageOutline]]\n= Windows release checklist =\n\n 1. Build the installer on the signing "
+                                 "machine.\n 1. Sign the installer and the executables.\n"),
+    "TriageGuide": ("[[PageOutline]]\n= Triage guide =\n\n * New tickets get a component and a milestone within a week.\n "
+                    "* Crashes are at least major.\n"),
+}
+TEAM_EDITS = ["\nLast checked by the build team.\n", "\nSee also the ReleaseProcess.\n",
+              "\nQuestions go to the developers' mailing list.\n"]
+
+
 def when(days: float) -> datetime:
     return BASE + timedelta(days=days)
 
@@ -164,6 +180,11 @@ def seed(env: Environment, rng: random.Random) -> None:
         m.completed = when(completed) if completed is not None else None
         m.insert()
     tickets(env, rng)
+    wiki(env, rng)
+
+
+def wiki(env: Environment, rng: random.Random) -> None:
+    """The project's wiki pages (after the tickets: the tickets' random draws stay as they were)."""
     for i, (name, text) in enumerate(WIKI_PAGES.items()):
         page = WikiPage(env, name)
         first = page.exists
@@ -173,6 +194,21 @@ def seed(env: Environment, rng: random.Random) -> None:
             page = WikiPage(env, name)
             page.text = (text + "\nLast reviewed by the core team.\n").replace("\n", "\r\n")
             page.save("tokafor", "Reviewed", when(-10 + i))
+    devs = [u[0] for u in USERS if u[3] == "developers"]
+    leaked = rng.choice(sorted(TEAM_PAGES))
+    for i, (name, text) in enumerate(TEAM_PAGES.items()):
+        page = WikiPage(env, name)
+        page.text = text.replace("\n", "\r\n")
+        page.save(rng.choice(["mreyes", "kfischer"]), "New page", when(-25 + i))
+        text += rng.choice(TEAM_EDITS)
+        page = WikiPage(env, name)
+        page.text = text.replace("\n", "\r\n")
+        page.save(rng.choice(devs), "", when(-8 + i + rng.random()))
+        if name == leaked:  # a token pasted by mistake, the page's latest version
+            token = "kst_" + "".join(rng.choice("0123456789abcdef") for _ in range(24))
+            page = WikiPage(env, name)
+            page.text = (text + f"\nUpload key for the nightly builds: {token}\n").replace("\n", "\r\n")
+            page.save(rng.choice(devs), "Notes for the upload job", when(-2 + rng.random()))
 
 
 def tickets(env: Environment, rng: random.Random) -> None:
