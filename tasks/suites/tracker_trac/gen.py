@@ -17,7 +17,8 @@ from cua.tasks.products.trac.build import PASSWORD
 __all__ = ["add_cc", "add_comment", "add_component", "add_component_denied", "add_keyword", "bulk_milestone",
            "bulk_priority", "change_priority", "close_duplicate", "close_fixed", "close_without_permission",
            "closed_date", "count_by_priority", "count_open", "create_milestone", "create_ticket", "delete_milestone",
-           "edit_wiki", "reassign", "reopen_ticket", "reported_count", "revert_wiki", "ticket_owner", "who_changed"]
+           "delete_wiki_version", "edit_wiki", "reassign", "reopen_ticket", "reported_count", "revert_wiki",
+           "ticket_owner", "who_changed"]
 
 _COMMENTS = ["Reproduced on the 2.0 nightly with a library of 40,000 photos.",
              "The fix needs a migration of the thumbnail cache; see the meeting notes.",
@@ -411,3 +412,21 @@ def ticket_owner(app: Trac, rng: random.Random) -> dict[str, Any]:
     names = _names(state)
     t = rng.choice([t for t in _open_tickets(state) if t["owner"] and t["reporter"] != t["owner"]])
     return {"ticket": t["id"], "name": names[t["owner"]], "wrong": names.get(t["reporter"], t["reporter"])}
+
+
+_LEAK = re.compile(r"Upload key for the nightly builds: (kst_[0-9a-f]+)")
+
+
+def delete_wiki_version(app: Trac, rng: random.Random) -> dict[str, Any]:
+    """The page whose latest version pasted a secret (the seed's leaked upload key): that
+    version deleted, the page and its earlier versions kept. Trac offers "Delete page"
+    beside "Delete this version": deleting the page erases its whole history, the near miss."""
+    state = app.state()
+    page = next(p for p in state["pages"] if _LEAK.search(p["text"]))
+    token = _LEAK.search(page["text"]).group(1)  # type: ignore[union-attr]  # the page was found by it
+    kept = [{"version": w["version"], "author": w["author"], "time": w["time"], "text": w["text"],
+             "comment": w["comment"], "readonly": w["readonly"]}
+            for w in state["wiki"] if w["name"] == page["name"] and w["version"] < page["version"]]
+    previous = kept[-1]
+    return {**_login(rng.choice(_MANAGERS)), "page": page["name"], "version": page["version"], "token": token,
+            "leaker": _names(state)[page["author"]], "kept": kept, "previous": previous}
