@@ -31,12 +31,11 @@ import argparse
 import asyncio
 import os
 import sys
-from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
-from cua.argtypes import whole_number
+from cua.argtypes import real_number, whole_number
 from cua.errors import ErrorRecord, FailureClass
 
 #: Exit codes besides 0 (done) and 130 (interrupted).
@@ -44,19 +43,6 @@ EXIT_BAD_INPUT = 2
 EXIT_MODEL_UNREACHABLE = 3
 #: Episodes in a row that failed to reach the model, after which no more start.
 MODEL_DOWN_AFTER = 3
-
-
-def real_number(low: float, *, above: bool = False) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value != value or value < low or (above and value == low):
-            raise argparse.ArgumentTypeError(f"{text} is out of range: {'above' if above else 'at least'} {low:g}")
-        return value
-
-    return parse
 
 
 def _seed_list(text: str) -> list[int]:

@@ -106,9 +106,10 @@ def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, 
 
     @app.exception_handler(ValidationError)
     async def _invalid(_: Request, exc: ValidationError) -> JSONResponse:
+        # no context: a validator's own exception is in it, and is not JSON
+        errors = exc.errors(include_url=False, include_context=False)
         return JSONResponse({"error": _error_json(BadRequest(f"invalid request: {exc.error_count()} error(s)",
-                                                            details={"errors": exc.errors(include_url=False)}))},
-                            400)
+                                                            details={"errors": errors}))}, 400)
 
     ops = _Ops(service, envs)
 
@@ -120,6 +121,10 @@ def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, 
     @app.post("/rollouts")
     async def rollouts(request: Request) -> Any:
         return await ops.answer("rollouts", await _json(request))
+
+    @app.get("/curriculum")
+    async def curriculum() -> Any:
+        return await ops.answer("curriculum", {})
 
     @app.post("/policy_version")
     async def policy_version(request: Request) -> Any:
@@ -210,6 +215,10 @@ class _Ops:
         if op == "policy_version":
             return PolicyVersion(policy_version=service.set_policy_version(
                 PolicyVersionRequest.model_validate(args).version))
+        if op == "curriculum":
+            if args:
+                raise BadRequest("`curriculum` takes no arguments", details={"unexpected": sorted(args)})
+            return service.curriculum.view()
         if op == "create":
             created = CreateEnvRequest.model_validate(args)
             return await envs.create(created.task, created.seed, reward=created.reward, isolation=created.isolation,

@@ -19,7 +19,9 @@ import asyncio
 import contextlib
 import os
 import sys
+from pathlib import Path
 
+from cua.argtypes import real_number
 from cua.console import add_exposure_arguments, print_json, serving_banner
 
 __all__ = ["register"]
@@ -46,14 +48,36 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--max-staleness", type=int, default=1, help="policy versions a request may be behind")
     s.add_argument("--ray", metavar="ADDRESS", help="run groups on a Ray cluster (an address, auto, or local)")
     s.add_argument("--ray-actors", type=int, default=2, help="rollout workers on the cluster")
+    c = s.add_argument_group("the curriculum (requests with `sample` draw their tasks by it; GET /curriculum)")
+    c.add_argument("--curriculum", choices=["uniform", "band", "progress"], default="uniform",
+                   help="uniform; band: templates whose success is inside --band; progress: learning progress")
+    c.add_argument("--band", type=_band, default=(0.2, 0.8), metavar="LOW,HIGH",
+                   help="the band rule's target success (default 0.2,0.8)")
+    c.add_argument("--explore", type=real_number(0.0), default=0.1, metavar="SHARE",
+                   help="share of draws made uniformly, whatever the rule (default 0.1)")
+    c.add_argument("--curriculum-state", type=Path, metavar="FILE",
+                   help="where the curriculum is kept across restarts (default RUNS/curriculum.json)")
     s.set_defaults(func=_serve)
     schema = rsub.add_parser("schema", help="print the JSON Schema of the service's requests and responses")
     schema.add_argument("--indent", type=int, default=2)
     schema.set_defaults(func=_schema)
 
 
+def _band(text: str) -> tuple[float, float]:
+    """`LOW,HIGH`, two success rates with LOW <= HIGH: a usage error otherwise."""
+    low, sep, high = text.partition(",")
+    try:
+        band = (float(low), float(high))
+    except ValueError:
+        band = (-1.0, -1.0)
+    if not sep or not 0.0 <= band[0] <= band[1] <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected LOW,HIGH with 0 <= LOW <= HIGH <= 1, e.g. 0.2,0.8")
+    return band
+
+
 def _serve(args: argparse.Namespace) -> int:
     from cua.exposure import check_bind, generate_token, normalize_origins
+    from cua.rollout.curriculum import Curriculum, CurriculumSettings
     from cua.rollout.server import TOKEN_ENV, serve_rollouts
 
     token: str | None = None
@@ -65,6 +89,9 @@ def _serve(args: argparse.Namespace) -> int:
     try:  # refused before anything starts
         check_bind(args.host, auth=token is not None, unsafe_public_no_auth=args.unsafe_public_no_auth)
         normalize_origins(args.allow_origin)
+        curriculum = CurriculumSettings(rule=args.curriculum, band_low=args.band[0], band_high=args.band[1],
+                                        explore=min(args.explore, 1.0))
+        Curriculum(curriculum, args.curriculum_state or Path(args.runs) / "curriculum.json")  # a state file it can read
     except ValueError as exc:
         print(f"cua rollout serve: {exc}", file=sys.stderr)
         return 2
@@ -83,7 +110,7 @@ def _serve(args: argparse.Namespace) -> int:
                 no_auth=args.no_auth, allowed_origins=args.allow_origin,
                 unsafe_public_no_auth=args.unsafe_public_no_auth, max_episodes=args.max_episodes,
                 max_retries=args.max_retries, max_staleness=args.max_staleness, host=args.host, port=args.port,
-                placement=placement))
+                placement=placement, curriculum=curriculum, curriculum_path=args.curriculum_state))
             print(serving_banner(f"cua rollout serve: {running.url} (trajectories in {args.runs})", token,
                                  generated=generated, token_env=TOKEN_ENV,
                                  unguarded=_UNGUARDED), flush=True)

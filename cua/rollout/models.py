@@ -7,17 +7,18 @@ from __future__ import annotations
 import base64
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from cua.errors import ErrorRecord, FailureClass
 from cua.observation import ActionError, ImageFormat, Observation, Size
+from cua.rollout.curriculum import CurriculumView
 from cua.task import Verdict
 from cua.trajectory import FramePolicy
 
 __all__ = ["CreateEnvRequest", "EnvClosed", "EnvCreated", "EnvEnded", "EnvForked", "EnvObservation", "EnvScreenshot",
            "EnvSnapshot", "EnvState", "EnvStep", "EnvStepped", "ForkEnvRequest", "GroupResult", "PolicyEndpoint",
            "PolicyVersion", "PolicyVersionRequest", "ResetEnvRequest", "RolloutRequest", "RolloutResponse",
-           "RolloutTrajectory", "StepEnvRequest", "json_schema"]
+           "RolloutTrajectory", "StepEnvRequest", "TaskSample", "json_schema"]
 
 
 class PolicyEndpoint(BaseModel):
@@ -36,14 +37,28 @@ class PolicyEndpoint(BaseModel):
     history_images: int | None = None
 
 
+class TaskSample(BaseModel):
+    """Tasks the service's curriculum draws (`GET /curriculum`): `count` prompts, each a
+    template of `pool` drawn by the curriculum's rule at a seed drawn from [0, seeds)."""
+
+    model_config = ConfigDict(extra="forbid")
+    #: Template ids (`todo.mark_done@1`) to draw from.
+    pool: list[str] = Field(min_length=1)
+    count: int = Field(1, ge=1, le=10_000)
+    seeds: int = Field(1000, ge=1)
+    #: Seeds the draw (the same state, pool and rng_seed give the same tasks); None: fresh.
+    rng_seed: int | None = None
+
+
 class RolloutRequest(BaseModel):
     """Run `n` prompts (seeds) of every task, each prompt a group of `group_size` rollouts
-    that start from one forked state."""
+    that start from one forked state; or `sample` prompts drawn by the curriculum."""
 
     model_config = ConfigDict(extra="forbid")
     policy: PolicyEndpoint
-    #: Template ids (`todo.mark_done@1`).
-    tasks: list[str] = Field(min_length=1)
+    #: Template ids (`todo.mark_done@1`); or none, with `sample`.
+    tasks: list[str] = Field(default_factory=list)
+    sample: TaskSample | None = None
     n: int = Field(1, ge=1, le=10_000)
     group_size: int = Field(1, ge=1, le=256)
     #: Explicit seeds (one per prompt, `n` ignored); else `seed_start`, `seed_start + 1`, ...
@@ -60,6 +75,12 @@ class RolloutRequest(BaseModel):
     isolation: Literal["shared", "container"] | None = None
     #: Return the step lines (with tokens) inline; the trajectories are on disk either way.
     inline_steps: bool = True
+
+    @model_validator(mode="after")
+    def _tasks_or_sample(self) -> RolloutRequest:
+        if bool(self.tasks) == (self.sample is not None):
+            raise ValueError("give `tasks` (template ids) or `sample` (drawn by the curriculum), one of them")
+        return self
 
 
 class RolloutTrajectory(BaseModel):
@@ -273,6 +294,7 @@ ROUTES: dict[str, tuple[type[BaseModel] | None, type[BaseModel] | None]] = {
     "POST /envs/{env_id}/snapshot": (None, EnvSnapshot),
     "POST /envs/{env_id}/fork": (ForkEnvRequest, EnvForked),
     "DELETE /envs/{env_id}": (None, EnvClosed),
+    "GET /curriculum": (None, CurriculumView),
 }
 #: Answers a route gives besides its response model: the step that ends the episode.
 ALSO: dict[str, tuple[type[BaseModel], ...]] = {"POST /envs/{env_id}/step": (EnvEnded,)}
@@ -289,6 +311,6 @@ def json_schema() -> dict[str, Any]:
         "websocket_ops": {"rollouts": "RolloutRequest", "policy_version": "PolicyVersionRequest",
                           "create": "CreateEnvRequest", "reset": "ResetEnvRequest + env_id",
                           "step": "StepEnvRequest + env_id", "snapshot": "env_id", "fork": "ForkEnvRequest + env_id",
-                          "close": "env_id"},
+                          "close": "env_id", "curriculum": "(none)"},
         "schemas": {name: model.model_json_schema() for name, model in models.items()},
     }

@@ -12,6 +12,7 @@ from cua.episode.openers import sandbox_opener
 from cua.exposure import generate_token
 from cua.observation import ObserveOptions
 from cua.rollout.app import create_app
+from cua.rollout.curriculum import CurriculumSettings
 from cua.rollout.envs import EnvHandles
 from cua.rollout.proxy import TokenProxy
 from cua.rollout.service import GroupPlacement, RolloutService, RolloutSettings
@@ -43,7 +44,8 @@ async def serve_rollouts(runs_dir: str | Path, *, local: bool = False, server: s
                          max_episodes: int = 8, max_retries: int = 2,
                          max_staleness: int = 1, observe: ObserveOptions | None = None,
                          host: str = "127.0.0.1", port: int = 0, placement: GroupPlacement | None = None,
-                         opener: SandboxOpener | None = None) -> AsyncIterator[RunningRollouts]:
+                         opener: SandboxOpener | None = None, curriculum: CurriculumSettings | None = None,
+                         curriculum_path: Path | None = None) -> AsyncIterator[RunningRollouts]:
     """Serve the rollout service on `host:port` (0: a free port) until the block exits.
 
     Sandboxes live in this process (`local`), on `server` (a `cua serve` URL, with
@@ -59,7 +61,8 @@ async def serve_rollouts(runs_dir: str | Path, *, local: bool = False, server: s
 
     own_token = None if no_auth else (token or generate_token())
     settings = RolloutSettings(runs_dir=Path(runs_dir), max_episodes=max_episodes, max_retries=max_retries,
-                               max_staleness=max_staleness, observe=observe or ObserveOptions())
+                               max_staleness=max_staleness, observe=observe or ObserveOptions(),
+                               curriculum=curriculum or CurriculumSettings(), curriculum_path=curriculum_path)
     async with contextlib.AsyncExitStack() as openers:
         if opener is None:
             opener = await openers.enter_async_context(sandbox_opener(

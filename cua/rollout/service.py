@@ -23,6 +23,8 @@ from `group_size` resets that merely share a seed.
 - Concurrency: at most `max_episodes` rollouts (sandboxes) run at once across requests.
 - Trajectories are written under `runs_dir/<request id>/` in the shared format, as eval
   and the recorder write them.
+- A curriculum (`cua.rollout.curriculum`) counts every scored rollout (never a masked or
+  lost one) and draws the tasks of a request that asks for a `sample` instead of naming them.
 
 This module drives `cua.episode` and writes `cua.trajectory`; it never imports `cua.eval`,
 `cua.rl` or `cua.record`.
@@ -33,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -48,7 +51,15 @@ from cua.episode.loop import play
 from cua.episode.policy_agent import PolicyAgent
 from cua.errors import BadRequest, CuaError, ErrorRecord, FailureClass
 from cua.observation import Observation, ObserveOptions
-from cua.rollout.models import GroupResult, PolicyEndpoint, RolloutRequest, RolloutResponse, RolloutTrajectory
+from cua.rollout.curriculum import Curriculum, CurriculumSettings
+from cua.rollout.models import (
+    GroupResult,
+    PolicyEndpoint,
+    RolloutRequest,
+    RolloutResponse,
+    RolloutTrajectory,
+    TaskSample,
+)
 from cua.rollout.proxy import ProxyRecorder, TokenProxy
 from cua.task import TaskInstance
 from cua.trajectory import AgentInfo, TokenTrace, TrajectoryWriter, read_trajectory
@@ -81,6 +92,9 @@ class RolloutSettings:
     #: How many policy versions behind the newest a request may be.
     max_staleness: int = 1
     observe: ObserveOptions = field(default_factory=ObserveOptions)
+    curriculum: CurriculumSettings = field(default_factory=CurriculumSettings)
+    #: The curriculum's state file (None: `runs_dir/curriculum.json`).
+    curriculum_path: Path | None = None
 
 
 @dataclass
@@ -112,6 +126,8 @@ class RolloutService:
         self._slots = asyncio.Semaphore(settings.max_episodes)
         #: rollout id -> what it is doing now.
         self.live: dict[str, _Live] = {}
+        self.curriculum = Curriculum(settings.curriculum,
+                                     settings.curriculum_path or settings.runs_dir / "curriculum.json")
 
     # --- staleness ---
 
@@ -134,26 +150,44 @@ class RolloutService:
 
         self.set_policy_version(request.policy_version)
         self._check_fresh(request.policy_version)
+        names = request.sample.pool if request.sample is not None else request.tasks
         try:
-            templates = [get_template(t) for t in request.tasks]
+            templates = {name: get_template(name) for name in names}
         except KeyError as exc:
-            raise BadRequest(str(exc.args[0]), details={"tasks": request.tasks}) from None
+            raise BadRequest(str(exc.args[0]), details={"tasks": names}) from None
         request_id = f"r{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
         folder = self.settings.runs_dir / request_id
         folder.mkdir(parents=True, exist_ok=True)
-        seeds = request.seeds if request.seeds is not None else [request.seed_start + i for i in range(request.n)]
         started = time.perf_counter()
-        jobs = [(template, seed, f"{template.id}__s{seed}__g{i}") for template in templates
-                for i, seed in enumerate(seeds)]
+        if request.sample is not None:
+            drawn = self._draw(request.sample, [t.id for t in templates.values()])
+            by_id = {t.id: t for t in templates.values()}
+            jobs = [(by_id[task_id], seed, f"{task_id}__s{seed}__g{i}") for i, (task_id, seed) in enumerate(drawn)]
+        else:
+            seeds = request.seeds if request.seeds is not None else [request.seed_start + i for i in range(request.n)]
+            jobs = [(template, seed, f"{template.id}__s{seed}__g{i}") for template in templates.values()
+                    for i, seed in enumerate(seeds)]
         groups = await asyncio.gather(*(self._place(request, t.instantiate(seed), gid, folder)
                                         for t, seed, gid in jobs))
         return RolloutResponse(request_id=request_id, policy_version=request.policy_version, groups=list(groups),
                                folder=str(folder), timings_ms={"total": (time.perf_counter() - started) * 1000})
 
+    def _draw(self, sample: TaskSample, pool: list[str]) -> list[tuple[str, int]]:
+        """`sample.count` (template, seed) pairs drawn by the curriculum's rule."""
+        rng = random.Random(sample.rng_seed)
+        return [(task_id, rng.randrange(sample.seeds)) for task_id in self.curriculum.sample(pool, sample.count, rng)]
+
     # --- groups ---
 
     async def _place(self, request: RolloutRequest, instance: TaskInstance, group_id: str, folder: Path
                      ) -> GroupResult:
+        group = await self._place_group(request, instance, group_id, folder)
+        self.curriculum.record_many((t.task_id, t.seed, bool(t.passed)) for t in group.trajectories
+                                    if t.status == "completed" and not t.mask_sample and t.passed is not None)
+        return group
+
+    async def _place_group(self, request: RolloutRequest, instance: TaskInstance, group_id: str, folder: Path
+                           ) -> GroupResult:
         if self.placement is None:
             return await self.run_group(request, instance, group_id, folder)
         try:
