@@ -18,13 +18,11 @@ URL, still works (screenshots of it are written to $CUA_SCREENSHOTS when that is
 from __future__ import annotations
 
 import asyncio
-import http.server
 import json
 import os
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -32,9 +30,10 @@ from typing import Any
 
 import httpx
 import pytest
+from _foreign_page import NO_CORS_POST, SCRIPT_INCLUDE, WS_ATTEMPT, chromium, foreign_site  # tests/'s own helpers
 from _live_view import TASK, live_view, next_text, serving  # tests/'s own helpers
 from _runs import make_run  # tests/'s own helpers: an eval run as the report reads it
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Page
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from websockets.asyncio.client import connect as ws_connect
@@ -48,7 +47,6 @@ from cua.record.queue import Job, RecordQueue
 from cua.record.service import RecorderService
 from cua.report.build import ReportBuilder
 from cua.report.serve import ReportServer
-from cua.sandboxes.browser.launcher import find_executable
 from cua.tasks.apps import load_app
 from cua.tasks.apps.base import build_asgi
 from cua.tasks.registry import get_template
@@ -84,88 +82,11 @@ def report_server(tmp_path: Path, **kwargs: Any) -> Iterator[ReportServer]:
         server.close()
 
 
-@contextmanager
-def foreign_site() -> Iterator[int]:
-    """A page of another origin on 127.0.0.1 (a port of its own): an empty page the tests
-    script through Playwright, so its requests carry its origin. Yields the port."""
-    class Page(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = b"<!doctype html><title>another site</title><p>nothing to see"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@asynccontextmanager
-async def chromium() -> AsyncIterator[Browser]:
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(
-            executable_path=find_executable().path,
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                  "--host-resolver-rules=MAP evil.example 127.0.0.1, MAP rebind.example 127.0.0.1"])
-        try:
-            yield browser
-        finally:
-            await browser.close()
-
-
 async def screenshot(page: Page, name: str) -> None:
     folder = os.environ.get("CUA_SCREENSHOTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
         await page.screenshot(path=str(Path(folder) / f"{name}.png"))
-
-
-#: Run in a foreign page: open a websocket and say how it ended ("open" is a success for the attacker).
-WS_ATTEMPT = """(url) => new Promise((resolve) => {
-  const ws = new WebSocket(url);
-  ws.onopen = () => { ws.close(); resolve("open"); };
-  ws.onclose = (e) => resolve("closed " + e.code);
-  setTimeout(() => resolve("silent"), 10000);
-})"""
-
-#: Run in a foreign page: include a report data script, as a page would to read it (JSONP).
-SCRIPT_INCLUDE = """(url) => new Promise((resolve) => {
-  window.__cuaLoaded = (id) => resolve("leaked " + id);
-  const s = document.createElement("script");
-  s.src = url;
-  s.onerror = () => resolve("refused");
-  s.onload = () => setTimeout(() => resolve("loaded, not called"), 200);
-  document.head.appendChild(s);
-})"""
-
-#: Run in a foreign page: a simple POST no page needs permission for (no preflight), and a form.
-NO_CORS_POST = """async ([url, body]) => {
-  await fetch(url, {method: "POST", mode: "no-cors", body,
-                    headers: {"content-type": "application/x-www-form-urlencoded"}}).catch(() => null);
-  const frame = document.createElement("iframe");
-  frame.name = "sink";
-  document.body.appendChild(frame);
-  const form = document.createElement("form");
-  form.method = "post"; form.action = url; form.target = "sink";
-  for (const [k, v] of new URLSearchParams(body)) {
-    const input = document.createElement("input"); input.name = k; input.value = v; form.appendChild(input);
-  }
-  document.body.appendChild(form);
-  const loaded = new Promise((resolve) => { frame.onload = resolve; });
-  form.submit();
-  await Promise.race([loaded, new Promise((r) => setTimeout(r, 10000))]);
-  return "sent";
-}"""
 
 
 # --- the report's --serve ----------------------------------------------------------------
