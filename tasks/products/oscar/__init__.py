@@ -12,7 +12,8 @@ baskets (`basket_basket`, `basket_line`, `basket_basket_vouchers`), orders (`ord
 `order_orderstatuschange`, Oscar's status history: an order placed and then cancelled keeps
 both here, as on the dashboard's order page), offers (`offer_conditionaloffer`,
 `offer_condition`, `offer_benefit`, `offer_range`, `voucher_voucher`, `voucher_voucher_offers`),
-`reviews_productreview` and the shipping methods (`shipping_orderanditemcharges`).
+`reviews_productreview`, the shipping methods (`shipping_orderanditemcharges`) and customers'
+wish lists (`wishlists_wishlist`, `wishlists_line`).
 Sessions, logs of sent e-mails and analytics counters are not in it; judges read any table by SQL.
 """
 
@@ -74,6 +75,8 @@ TABLES: dict[str, tuple[str, ...]] = {
     "reviews_productreview": ("product_id", "user_id", "score", "title", "body", "status"),
     "shipping_orderanditemcharges": ("code", "name", "price_per_order", "price_per_item",
                                      "free_shipping_threshold"),
+    "wishlists_wishlist": ("owner_id", "name", "key", "visibility"),
+    "wishlists_line": ("wishlist_id", "product_id", "quantity", "title"),
 }
 
 
@@ -97,6 +100,8 @@ _ASSIGNED: dict[str, tuple[str, ...]] = {
     "address_useraddress": ("search_text", "hash", "num_orders_as_shipping_address", "num_orders_as_billing_address"),
     "offer_conditionaloffer": ("num_applications", "num_orders", "total_discount"),
     "voucher_voucher": ("num_basket_additions", "num_orders", "total_discount"),
+    "wishlists_wishlist": ("key",),
+    "wishlists_line": ("title",),
 }
 
 

@@ -14,7 +14,10 @@ from urllib.parse import quote_plus
 from cua.tasks.products.oscar import Oscar
 from cua.tasks.products.oscar.build import PASSWORD
 
-__all__ = ["add_to_basket", "apply_voucher", "cancel_order", "change_price", "change_stock", "checkout",
+__all__ = ["add_address", "add_to_basket", "add_variant", "apply_voucher", "bulk_stock", "cancel_order",
+           "cancel_unshipped", "change_price", "change_stock", "checkout", "cheapest_waterproof", "count_shipped",
+           "order_status_answer", "price_without_rights", "rename_category", "ship_order", "unpublish_product",
+           "wishlist_add",
            "cancel_without_rights", "count_in_category", "delete_review", "order_total", "write_review"]
 
 _REVIEWS = [("Light and warm", "Kept me warm on a windy ridge walk; packs down small."),
@@ -212,3 +215,234 @@ def delete_review(app: Oscar, rng: random.Random) -> dict[str, Any]:
             "product": products[review["product_id"]]["title"], "customer": f"{u['first_name']} {u['last_name']}",
             "n_left": len(state["reviews_productreview"]) - 1}
 
+
+
+def _attr_values(state: dict[str, Any], code: str) -> dict[int, dict[str, Any]]:
+    """product id -> its value row of the attribute `code` (every class names it alike)."""
+    attrs = {a["id"] for a in state["catalogue_productattribute"] if a["code"] == code}
+    return {v["product_id"]: v for v in state["catalogue_productattributevalue"] if v["attribute_id"] in attrs}
+
+
+def _leaf_products(state: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
+    """category id -> the public standalone products it lists, each with its stock record's price."""
+    stock = {s["product_id"]: s for s in state["partner_stockrecord"]}
+    products = {p["id"]: p for p in state["catalogue_product"]}
+    out: dict[int, list[dict[str, Any]]] = {}
+    for pc in state["catalogue_productcategory"]:
+        p = products[pc["product_id"]]
+        if p["structure"] == "standalone" and p["is_public"] and p["id"] in stock:
+            s = stock[p["id"]]
+            out.setdefault(pc["category_id"], []).append(
+                {"id": p["id"], "title": p["title"], "slug": p["slug"], "price": Decimal(str(s["price"])),
+                 "sr": s["id"], "sku": s["partner_sku"], "stock": s["num_in_stock"]})
+    return out
+
+
+def cheapest_waterproof(app: Oscar, rng: random.Random) -> dict[str, Any]:
+    """The cheapest product a category lists whose Waterproof attribute is yes (the near miss:
+    the next cheapest waterproof one; the cheapest of all is not waterproof in every pick)."""
+    state = app.state()
+    wet = {pid for pid, v in _attr_values(state, "waterproof").items() if v["value_boolean"]}
+    cats = {c["id"]: c for c in state["catalogue_category"]}
+    picks = []
+    for cid, items in _leaf_products(state).items():
+        dry = sorted((p for p in items if p["id"] in wet), key=lambda p: p["price"])
+        if len(dry) >= 2 and dry[0]["price"] < dry[1]["price"] and min(p["price"] for p in items) < dry[0]["price"]:
+            picks.append((cid, dry))
+    cid, dry = rng.choice(sorted(picks, key=lambda x: x[0]))
+    cat = cats[cid]
+    return {"category": cat["name"], "cid": cid, "slug": cat["slug"], "answer": dry[0]["title"],
+            "price": _money(dry[0]["price"]), "wrong": dry[1]["title"]}
+
+
+def add_variant(app: Oscar, rng: random.Random) -> dict[str, Any]:
+    """A size of a parent product (one of its variants in stock; the near miss: another size)."""
+    state = app.state()
+    u = rng.choice(_customers(state))
+    stock = {s["product_id"]: s for s in state["partner_stockrecord"]}
+    sizes = _attr_values(state, "size")
+    colours = _attr_values(state, "colour")
+    products = {p["id"]: p for p in state["catalogue_product"]}
+    children: dict[int, list[dict[str, Any]]] = {}
+    for p in state["catalogue_product"]:
+        s = stock.get(p["id"])
+        if p["structure"] == "child" and s and s["num_in_stock"] - s["num_allocated"] >= 3:
+            children.setdefault(p["parent_id"], []).append(p)
+    parent_id = rng.choice(sorted(k for k, v in children.items() if len(v) >= 2))
+    child, other = rng.sample(children[parent_id], 2)
+    parent = products[parent_id]
+    return {**_login(u), "parent": {"id": parent_id, "title": parent["title"], "slug": parent["slug"]},
+            "child": {"id": child["id"], "slug": child["slug"], "size": sizes[child["id"]]["value_text"],
+                      "colour": colours[child["id"]]["value_text"]},
+            "other": {"id": other["id"], "slug": other["slug"]}, **_next(state)}
+
+
+def wishlist_add(app: Oscar, rng: random.Random) -> dict[str, Any]:
+    state = app.state()
+    u = rng.choice(_customers(state))
+    p, other = rng.sample(_buyable(state), 2)
+    return {**_login(u), "p": p, "other": other, "max_wishlist": _max(state, "wishlists_wishlist"),
+            "next_wishlist": _max(state, "wishlists_wishlist") + 1,
+            "max_wline": _max(state, "wishlists_line"), **_next(state)}
+
+
+_NEW_ADDRESSES = [("Flat 2, 14 Stricklandgate", "Kendal", "LA9 4ND"), ("3 Borrowdale Road", "Keswick", "CA12 5DB"),
+                  ("27 Compston Road", "Ambleside", "LA22 9DJ"), ("8 Priestpopple", "Hexham", "NE46 1PS"),
+                  ("41 Spring Gardens", "Buxton", "SK17 6BJ"), ("5 Ship Street", "Brecon", "LD3 9AD")]
+
+
+def add_address(app: Oscar, rng: random.Random) -> dict[str, Any]:
+    """A second address in a customer's address book (the near miss: a mistyped postcode)."""
+    state = app.state()
+    u = rng.choice(_customers(state))
+    line1, town, postcode = rng.choice(_NEW_ADDRESSES)
+    return {**_login(u), "first": u["first_name"], "last": u["last_name"], "line1": line1, "town": town,
+            "postcode": postcode, "wrong_postcode": postcode[:-1] + ("X" if postcode[-1] != "X" else "Y"),
+            "max_address": _max(state, "address_useraddress"), **_next(state)}
+
+
+def order_status_answer(app: Oscar, rng: random.Random) -> dict[str, Any]:
+    """A customer asks what became of one of their orders (the account's order page says)."""
+    state = app.state()
+    users = {u["id"]: u for u in state["auth_user"]}
+    order = rng.choice([o for o in state["order_order"] if o["status"] != "Pending"])
+    statuses = ["Pending", "Being processed", "Shipped", "Complete", "Cancelled"]
+    wrong = rng.choice([s for s in statuses if s != order["status"]])
+    return {**_login(users[order["user_id"]]), "order": order["number"], "status": order["status"], "wrong": wrong,
+            **_next(state)}
+
+
+def ship_order(app: Oscar, rng: random.Random) -> dict[str, Any]:
+    """An order being processed goes out: the order staff mark it shipped (the near miss:
+    another order being processed)."""
+    state = app.state()
+    staff = rng.choice(_staff(state, _ORDER_STAFF))
+    orders = [o for o in state["order_order"] if o["status"] == "Being processed"]
+    order, other = rng.sample(orders, 2)
+    rows = [{"status": "Shipped", "line_status": "Shipped"} for line in state["order_line"]
+            if line["order_id"] == order["id"]]
+    return {**_login(staff), "order": order["number"], "oid": order["id"], "other": other["number"],
+            "shipped_rows": rows, **_next(state)}
+
+
+def price_without_rights(app: Oscar, rng: random.Random) -> dict[str, Any]:
+    """The customer service agent, with no catalogue rights, is asked for a price change (the
+    near miss borrows the catalogue manager's account)."""
+    params = change_price(app, rng)
+    state = app.state()
+    agent = next(u for u in state["auth_user"] if u["username"] == "rkhan")
+    helper = next(u for u in state["auth_user"] if u["username"] == "jpatel")
+    return {**params, **_login(agent), "helper": helper["email"]}
+
+
+def unpublish_product(app: Oscar, rng: random.Random) -> dict[str, Any]:
+    """A product with open orders is taken off the storefront: hidden, not deleted (deleting
+    it would strip the product from its orders' lines: the near miss)."""
+    state = app.state()
+    staff = rng.choice(_staff(state, _CATALOGUE_STAFF))
+    open_orders = {o["id"] for o in state["order_order"] if o["status"] in ("Pending", "Being processed")}
+    products = {p["id"]: p for p in state["catalogue_product"]}
+    lines: dict[int, list[int]] = {}
+    for line in state["order_line"]:
+        lines.setdefault(line["product_id"], []).append(line["id"])
+    candidates = sorted({line["product_id"] for line in state["order_line"] if line["order_id"] in open_orders
+                         and products[line["product_id"]]["structure"] == "standalone"})
+    pid = rng.choice(candidates)
+    p = products[pid]
+    stock = next(s for s in state["partner_stockrecord"] if s["product_id"] == pid)
+    return {**_login(staff), "p": {"id": pid, "title": p["title"], "slug": p["slug"], "sku": stock["partner_sku"]},
+            "n_lines": len(lines[pid])}
+
+
+#: The seeded brands (seed_oscar.BRANDS): every product title starts with one.
+_BRANDS = ["Cairnline", "Northfell", "Tarnwood", "Scree & Co", "Ridgeway", "Brackenhill", "Lowmoor", "Pikestaff"]
+
+
+def bulk_stock(app: Oscar, rng: random.Random) -> dict[str, Any]:
+    """Every product of one brand in one category gets the counted stock (the near miss: all
+    of them but the last)."""
+    state = app.state()
+    staff = rng.choice(_staff(state, _CATALOGUE_STAFF))
+    cats = {c["id"]: c for c in state["catalogue_category"]}
+    products = {p["id"]: p for p in state["catalogue_product"]}
+    parents = {(pc["category_id"], products[pc["product_id"]]["title"].split(" ")[0])
+               for pc in state["catalogue_productcategory"] if products[pc["product_id"]]["structure"] == "parent"}
+    groups = []
+    for cid, items in sorted(_leaf_products(state).items()):
+        by_brand: dict[str, list[dict[str, Any]]] = {}
+        for p in items:
+            brand = next(b for b in _BRANDS if p["title"].startswith(b + " "))
+            by_brand.setdefault(brand, []).append(p)
+        # not a brand with variant products there too: "every one of them" would take in their sizes
+        groups += [(cid, b, ps) for b, ps in sorted(by_brand.items())
+                   if len(ps) == 3 and (cid, b.split(" ")[0]) not in parents]
+    cid, brand, ps = rng.choice(groups)
+    n = rng.choice([k for k in (10, 24, 30, 45, 60) if all(p["stock"] != k for p in ps)])
+    ps = sorted(ps, key=lambda p: p["sr"])
+    a, b, c = ({"id": p["id"], "sr": p["sr"], "title": p["title"], "stock": p["stock"]} for p in ps)
+    return {**_login(staff), "brand": brand, "category": cats[cid]["name"], "cid": cid, "n": n, "a": a, "b": b, "c": c,
+            "rows": [{"id": p["sr"], "num_in_stock": n} for p in ps],
+            "near_rows": [{"id": p["sr"], "num_in_stock": n if p is not ps[-1] else p["stock"]} for p in ps]}
+
+
+def cancel_unshipped(app: Oscar, rng: random.Random) -> dict[str, Any]:
+    """A customer calls everything off that has not left the warehouse: their pending and
+    being-processed orders are cancelled, their shipped and complete ones left alone (the
+    near miss cancels only the newest)."""
+    state = app.state()
+    staff = rng.choice(_staff(state, _ORDER_STAFF))
+    users = {u["id"]: u for u in state["auth_user"]}
+    by_user: dict[int, list[dict[str, Any]]] = {}
+    for o in state["order_order"]:
+        by_user.setdefault(o["user_id"], []).append(o)
+    picks = [uid for uid, os_ in sorted(by_user.items())
+             if len([o for o in os_ if o["status"] in ("Pending", "Being processed")]) == 2
+             and any(o["status"] in ("Shipped", "Complete") for o in os_)]
+    uid = rng.choice(picks)
+    opened = sorted((o for o in by_user[uid] if o["status"] in ("Pending", "Being processed")), key=lambda o: o["id"])
+    cust = users[uid]
+    name = f"{cust['first_name']} {cust['last_name']}"
+    return {**_login(staff), "customer": name, "customer_q": quote_plus(name), "cemail": cust["email"],
+            "o1": {"id": opened[0]["id"], "number": opened[0]["number"]},
+            "o2": {"id": opened[1]["id"], "number": opened[1]["number"]},
+            "changes": [{"order_id": o["id"], "old_status": o["status"], "new_status": "Cancelled"} for o in opened],
+            "notes": [{"order_id": o["id"], "user_id": staff["id"], "note_type": "System",
+                       "message": f"Order status changed from '{o['status']}' to 'Cancelled'"} for o in opened],
+            "cuid": uid, "line_rows": [{"order_id": line["order_id"], "status": "Cancelled"} for line in sorted(
+                state["order_line"], key=lambda r: (r["order_id"], r["id"])) if line["order_id"] in {o["id"] for o in opened}],
+            **_next(state)}
+
+
+def count_shipped(app: Oscar, rng: random.Random) -> dict[str, Any]:
+    """How many of a customer's orders are on their way (shipped, not yet complete)."""
+    state = app.state()
+    staff = rng.choice(_staff(state, _ORDER_STAFF))
+    users = {u["id"]: u for u in state["auth_user"]}
+    counts: dict[int, int] = {u["id"]: 0 for u in _customers(state)}
+    for o in state["order_order"]:
+        if o["status"] == "Shipped":
+            counts[o["user_id"]] += 1
+    uid = rng.choice(sorted(k for k, v in counts.items() if v >= 1))
+    cust = users[uid]
+    name = f"{cust['first_name']} {cust['last_name']}"
+    return {**_login(staff), "customer": name, "customer_q": quote_plus(name), "cemail": cust["email"],
+            "n": counts[uid], "wrong": counts[uid] + 1}
+
+
+_CATEGORY_NAMES = {"Water bottles": "Bottles and flasks", "Headtorches": "Head torches", "Navigation": "Maps and compasses",
+                   "Stoves": "Camping stoves", "Socks": "Walking socks", "Daypacks": "Day packs",
+                   "Base layers": "Baselayers", "Cookware": "Pots and pans"}
+
+
+def rename_category(app: Oscar, rng: random.Random) -> dict[str, Any]:
+    """The catalogue manager renames a category (the near miss renames its sibling)."""
+    state = app.state()
+    staff = rng.choice(_staff(state, _CATALOGUE_STAFF))
+    cats = {c["name"]: c for c in state["catalogue_category"]}
+    old = rng.choice(sorted(n for n in _CATEGORY_NAMES if n in cats))
+    cat = cats[old]
+    siblings = [c for c in state["catalogue_category"] if c["depth"] == cat["depth"] and c["id"] != cat["id"]
+                and c["path"][:-4] == cat["path"][:-4]]
+    other = rng.choice(siblings)
+    return {**_login(staff), "old": old, "cid": cat["id"], "slug": cat["slug"], "new": _CATEGORY_NAMES[old],
+            "other": other["id"]}
