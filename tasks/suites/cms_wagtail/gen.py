@@ -261,10 +261,23 @@ def _in_moderation(app: Wagtail, state: dict[str, Any]) -> list[tuple[dict[str, 
     return [(pages[int(r["page"])], int(r["id"]), int(r["current_task_state_id"])) for r in rows]
 
 
+def _draft_lists(app: Wagtail, page: int) -> dict[str, str]:
+    """A page's tags and authors as its latest revision holds them (a page never published
+    keeps them only there: publishing writes them to the page)."""
+    row = app.db.all("SELECT content FROM wagtailcore_revision WHERE id = (SELECT latest_revision_id FROM "
+                     "wagtailcore_page WHERE id = ?)", [page])[0]
+    content = json.loads(row["content"])
+    tags = {int(r["id"]): str(r["name"]) for r in app.db.all("SELECT id, name FROM taggit_tag")}
+    authors = {int(r["id"]): str(r["name"]) for r in app.db.all("SELECT id, name FROM cms_author")}
+    return {"tags": ",".join(sorted(tags[int(t["tag"])] for t in content.get("tagged_items", []))),
+            "authors": ",".join(sorted(authors[int(a)] for a in content.get("authors", [])))}
+
+
 def approve_moderation(app: Wagtail, rng: random.Random) -> dict[str, Any]:
     state, marks = _base(app)
     (p, wf, task), (other, _, _) = rng.sample(_in_moderation(app, state), 2)
     return {**marks, "user": rng.choice(_MODERATORS), "p": _page(p), "draft": p["draft_title"], "wfid": wf,
+            "d": _draft_lists(app, p["id"]),
             "task": task, "requester": next(w["requested_by"] for w in state["workflow_states"] if w["id"] == wf),
             "other": _page(other)}
 
@@ -273,9 +286,9 @@ def request_changes(app: Wagtail, rng: random.Random) -> dict[str, Any]:
     state, marks = _base(app)
     p, wf, task = rng.choice(_in_moderation(app, state))
     comment = rng.choice(["Please add the event date to the intro.", "The second paragraph needs a source.",
-                          "Please check the spelling of the artists' names.", "Add a photo credit, please."])
+                          "Please check the spelling of the names.", "Add a photo credit, please."])
     return {**marks, "user": rng.choice(_MODERATORS), "p": _page(p), "draft": p["draft_title"], "wfid": wf,
-            "task": task, "comment": comment}
+            "task": task, "comment": comment, "d": _draft_lists(app, p["id"])}
 
 
 def event_editor_blog(app: Wagtail, rng: random.Random) -> dict[str, Any]:
@@ -292,7 +305,8 @@ def move_user_group(app: Wagtail, rng: random.Random) -> dict[str, Any]:
     state, marks = _base(app)
     names = _names(state)
     who = rng.choice(_EDITORS)
-    return {**marks, "user": "nosei", "who": who, "name": names[who], "uid": _user_ids(app)[who]}
+    return {**marks, "user": "nosei", "who": who, "name": names[who], "uid": _user_ids(app)[who],
+            "mlog": max((int(r["id"]) for r in state["model_log"]), default=0)}
 
 
 def editor_user_admin(app: Wagtail, rng: random.Random) -> dict[str, Any]:
@@ -308,7 +322,7 @@ def delete_event(app: Wagtail, rng: random.Random) -> dict[str, Any]:
     events = next(p for p in state["pages"] if p["type"] == "eventindexpage")
     drafts = [p for p in state["pages"] if p["parent"] == events["id"] and not p["live"]]
     p = rng.choice(drafts)
-    return {**marks, "user": rng.choice(_MODERATORS), "p": _page(p), "events": events["id"],
+    return {**marks, "user": "nosei", "p": _page(p), "events": events["id"],
             "n": len(state["pages"]) - 1, "kept": [{"id": q["id"]} for q in state["pages"] if q["id"] != p["id"]]}
 
 
