@@ -41,6 +41,8 @@ _HERE = Path(__file__).parent
 _ADMIN = ("Admin", "Admin-pass-2026")
 #: Build steps may take this long (a seed is ~400 edits through MediaWiki).
 _BUILD_TIMEOUT_S = 900
+#: The localisation cache's one file (English only), as the `array` store names it.
+_L10N_FILE = "en.l10n.php"
 
 
 def version() -> str:
@@ -67,7 +69,34 @@ def cache_root() -> Path:
 
 
 def l10n_dir() -> Path:
-    return cache_root() / "l10n"
+    """This version's English localisation cache, as PHP arrays (MediaWiki's `array` store,
+    which OPcache keeps compiled: ~10% less CPU a page than the CDB file it replaces, the
+    same messages); built on first use, beside the images (a second or two)."""
+    target = cache_root() / "l10n-array"
+    if (target / _L10N_FILE).is_file():
+        return target
+    with _locked("l10n"):
+        if (target / _L10N_FILE).is_file():
+            return target
+        work = Path(tempfile.mkdtemp(prefix="cua-mw-l10n-"))
+        try:
+            out, data = work / "l10n", work / "data"
+            out.mkdir()
+            data.mkdir()  # no database is read: the messages come from MediaWiki's files
+            settings = work / "LocalSettings.php"
+            settings.write_text(local_settings(data, out, control_socket=None, manual_recache=False))
+            _run([PHP, "maintenance/rebuildLocalisationCache.php", "--lang", "en", "--force"], php_env(settings),
+                 "localisation cache")
+            if not (out / _L10N_FILE).is_file():
+                raise ProductBuildFailed(f"MediaWiki's localisation cache: rebuildLocalisationCache.php wrote no "
+                                         f"{_L10N_FILE} in {out}")
+            shutil.rmtree(target, ignore_errors=True)
+            partial = target.with_name(f"{target.name}.part-{os.getpid()}")
+            shutil.copytree(out, partial)
+            os.replace(partial, target)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return target
 
 
 def php_env(config: Path) -> dict[str, str]:
@@ -124,12 +153,6 @@ def template_image() -> Path:
             _run([PHP, "maintenance/install.php", "--dbtype", "sqlite", "--dbpath", str(data), "--dbname", DB_NAME,
                   "--server", "http://127.0.0.1", "--scriptpath", "", "--lang", "en", "--pass", _ADMIN[1],
                   "--confpath", str(conf), "--skins", "Vector", SITE_NAME, _ADMIN[0]], env, "install")
-            l10n = l10n_dir()
-            l10n.mkdir(parents=True, exist_ok=True)
-            settings = work / "LocalSettings.php"
-            settings.write_text(local_settings(data, l10n, control_socket=None, manual_recache=False))
-            _run([PHP, "maintenance/rebuildLocalisationCache.php", "--lang", "en", "--force"], php_env(settings),
-                 "localisation cache")
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(data / f"{DB_NAME}.sqlite", target.with_suffix(".part"))
             os.replace(target.with_suffix(".part"), target)
@@ -199,6 +222,7 @@ def seed_image(seed: int) -> Path:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ProductConfigError(f"a seed is a non-negative integer, not {seed!r}")
     target = cache_root() / "seeds" / _generator_hash() / f"seed-{seed}.sqlite"
+    l10n_dir()  # an instance of the seed reads it: built with the images (a container sees them read-only)
     if target.is_file():
         return target
     template = template_image()

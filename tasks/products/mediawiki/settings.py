@@ -6,7 +6,8 @@ caches are off (`CACHE_NONE`); sessions and the stash live in the instance's own
 (`objectcache`), so a reset, a snapshot or a fork carries them with the pages; the job
 queue is the database's `job` table and never runs in a request (`$wgJobRunRate = 0`;
 nothing the tasks judge waits on a job). The localisation cache is read-only, built once
-per MediaWiki version beside the images (`manualRecache`)."""
+per MediaWiki version beside the images (`manualRecache`), as PHP arrays that OPcache
+keeps compiled."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ $wgMessageCacheType = CACHE_NONE;
 $wgSessionCacheType = CACHE_DB;
 $wgObjectCaches[CACHE_DB] = [ 'class' => SqlBagOStuff::class, 'loggroup' => 'SQLBagOStuff' ];
 $wgMainStash = CACHE_DB;
-$wgLocalisationCacheConf['store'] = 'files';
+$wgLocalisationCacheConf['store'] = 'array';
 $wgLocalisationCacheConf['storeDirectory'] = __L10N__;
 $wgLocalisationCacheConf['manualRecache'] = __MANUAL__;
 $wgCacheDirectory = false;
