@@ -16,6 +16,7 @@ from cua.tasks.products.oscar.build import PASSWORD
 
 __all__ = ["add_address", "add_to_basket", "add_variant", "apply_voucher", "bulk_stock", "cancel_order",
            "cancel_unshipped", "change_price", "change_stock", "checkout", "cheapest_waterproof", "count_shipped",
+           "expired_voucher",
            "order_status_answer", "price_without_rights", "rename_category", "ship_order", "unpublish_product",
            "wishlist_add",
            "cancel_without_rights", "count_in_category", "delete_review", "order_total", "write_review"]
@@ -446,3 +447,10 @@ def rename_category(app: Oscar, rng: random.Random) -> dict[str, Any]:
     other = rng.choice(siblings)
     return {**_login(staff), "old": old, "cid": cat["id"], "slug": cat["slug"], "new": _CATEGORY_NAMES[old],
             "other": other["id"]}
+
+
+def expired_voucher(app: Oscar, rng: random.Random) -> dict[str, Any]:
+    """A voucher past its end date asked for (infeasible: Oscar refuses it; the near miss
+    quietly uses the live code instead)."""
+    params = apply_voucher(app, rng)
+    return {**params, "code": params["expired"], "live": params["code"]}
