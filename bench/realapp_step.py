@@ -12,19 +12,38 @@ Prints `realapp_step_p50_ms_<product>=`, `app_step_p50_ms_notes_<product>=` (its
 reference run), `realapp_step_ratio_<product>=`, and last `realapp_step_ratio_max=`. A
 product not installed here is skipped with a line saying why.
 
-Figures, 2026-12-06, this 2-core machine shared with other engineers' runs (load average
-14-16), defaults (30 steps after 4 warm-up per product, each beside 30 of notes'), two runs:
-p50 ms product / notes (ratio); run 2 also by part (the settle, i.e. the page's load, is
-nearly all of the difference: the product's own server and its heavier pages):
+Figures, 2026-12-06, this 2-core machine shared with other engineers' runs; p50 ms product /
+notes (ratio), 20-30 steps after 4 warm-up. The ratio grows with the machine's load: each
+product's own server does 10-100 ms of CPU work a page, notes' ~1 ms.
 
-    mediawiki  201 / 82 (2.44)    274 / 101 (2.71)   settle 205 vs 35
-    trac       153 / 100 (1.53)   192 / 95 (2.02)    settle 116 vs 37
-    roundcube  423 / 97 (4.39)    507 / 97 (5.20)    settle 350 vs 38, act 77 vs 16
-    oscar      251 / 77 (3.28)    375 / 92 (4.06)    settle 264 vs 33
-    wagtail    159 / 106 (1.51)   111 / 84 (1.32)    settle 59 vs 35
-    realapp_step_ratio_max=4.39 / 5.20 (goal <= 1.25: not met by any product)
+    before (b4bd84e), 13:11 UTC, load 2.0-4.4:     after, 13:31 UTC, load 13.8-15.9:
+    mediawiki  118 / 65 (1.82)  settle 83 vs 27      264 / 83 (3.19)
+    trac        96 / 69 (1.38)  settle 55 vs 27      134 / 85 (1.58)
+    roundcube  343 / 65 (5.24)  settle 265, act 36   414 / 103 (4.03)
+    oscar      155 / 69 (2.26)  settle 106 vs 24     463 / 105 (4.41)
+    wagtail     66 / 67 (0.98)  settle 32 vs 30      269 / 131 (2.05)
 
-Noisy at this load (p95 2-3x the p50); the ratios' order held across the runs.
+The same load for both (old tree and new run in turn, load 13-16, 20 steps): roundcube
+5.50, 4.45 before -> 3.71, 4.20 after; mediawiki 2.96, 3.77 -> 3.05, 3.61 (within the
+noise). At load ~4, static files cached only: roundcube 3.36, mediawiki 1.67. What changed
+(products, not settle: the settle waits on nothing a page does not need, see below):
+PHP static files carry Apache's validators and Roundcube's one-month expiry (each
+Roundcube page re-fetched ~1.3 MB in ~20 requests through the one PHP worker); Roundcube's
+Maildir mirror re-read only when the tree changed (3-25 ms -> 0.15 ms after each request);
+Dovecot's standing login process (its CPU a request 7 -> 3.5 ms); MediaWiki's messages as
+OPcache-compiled arrays (~10% of its CPU a page).
+
+The floor is the product's own server (`python bench/realapp_render.py`: direct GETs of the
+same pages, no browser). At load ~2 (curl, 13:10): mediawiki 54 (Main Page) / 109
+(Special:SpecialPages), trac 45 / 37, roundcube 41 / 27 plus its mail page's list and
+unread-count requests (~80, in turn through the one worker), oscar 108 (catalogue) / 10,
+wagtail 29 / 24, notes 1. At load 14-16 (realapp_render, 13:34): mediawiki 225, trac 43,
+roundcube 71 + 101, oscar 107, wagtail 67, notes 5. With notes' whole step ~65 ms, 1.25x
+leaves a product ~16 ms more than notes a page: only Wagtail comes near (it met the goal at
+load ~2, 0.98, its pages being light to draw); MediaWiki's and Oscar's renders (no object or fragment cache may outlive a reset),
+Roundcube's three serialised requests and Trac's render each exceed it. What the settle
+waits on after the load is what fills the page (Roundcube's list and counts); Roundcube's
+click itself takes ~35 ms of its own script (act) before the navigation starts.
 """
 
 from __future__ import annotations
