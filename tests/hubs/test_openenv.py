@@ -37,7 +37,7 @@ SEED = 3
 
 @pytest_asyncio.fixture
 async def server() -> AsyncIterator[RunningOpenEnv]:
-    async with serve_openenv(local=True, max_sessions=2, idle_timeout_s=60) as running:
+    async with serve_openenv(local=True, max_sessions=2, idle_timeout_s=60, slot_wait_s=0.5) as running:
         yield running
 
 
@@ -57,7 +57,7 @@ async def _play(running: RunningOpenEnv, actions: list[Any], *, seed: int = SEED
 
 
 async def test_routes_answer_as_the_spec_says_and_openenvs_validator_passes(server: RunningOpenEnv) -> None:
-    async with httpx.AsyncClient(base_url=server.url) as http:
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:
         assert (await http.get("/health")).json() == {"status": "healthy"}  # open, as the kit's /health is
         assert (await http.get("/schema")).status_code == 401  # every other route needs the token
         schema = (await http.get("/schema", headers=server.headers)).json()
@@ -129,7 +129,7 @@ async def test_past_the_declared_sessions_a_typed_capacity_error(server: Running
         with pytest.raises(Capacity):
             async with client(server) as c:
                 await c.reset(task=TASK, seed=3)
-        async with httpx.AsyncClient(base_url=server.url) as http:  # the HTTP route counts sandboxes too
+        async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:  # the HTTP route counts sandboxes too
             busy = await http.post("/reset", json={"task": TASK}, headers=server.headers)
         assert busy.status_code == 503 and busy.json()["error"]["code"] == "capacity"
         assert server.pool.in_use == 2

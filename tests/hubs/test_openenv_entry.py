@@ -35,7 +35,7 @@ async def test_cua_openenv_serve_serves_a_session_and_exits_on_sigint() -> None:
             assert match, line
             url = match.group(1)
             assert "token required" in line and "t0ken" not in line  # a chosen token is never echoed
-            async with httpx.AsyncClient(base_url=url) as http:
+            async with httpx.AsyncClient(base_url=url, timeout=60) as http:
                 assert (await http.get("/health")).json() == {"status": "healthy"}
             async with CuaEnvClient(url, token="t0ken-for-the-test") as client:
                 result = await client.reset(seed=4)  # the server's --task

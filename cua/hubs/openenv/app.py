@@ -11,7 +11,8 @@ routes of our own, keeps cua on the spec as OpenEnv defines it. Around it:
   `session_timeout`); its idle reaper destroys a session idle past the timeout, which closes
   the session's sandbox. The reaper is started by this app's lifespan: `HTTPEnvServer`
   registers it as an `on_startup` hook, which Starlette 1 no longer runs;
-- the app's shutdown closes every sandbox still open (`SandboxPool.aclose`);
+- the app's start reads the task registry (off the event loop), and its shutdown closes
+  every sandbox still open (`SandboxPool.aclose`);
 - HTTP errors are cua's typed errors as JSON, `{"error": ErrorRecord}` (client faults 400,
   capacity 503, other infrastructure faults 502), a bad reset parameter 422;
 - the exposure rules and token of the kit's other services (`cua.guard.ServiceGuard`):
@@ -20,6 +21,7 @@ routes of our own, keeps cua on the spec as OpenEnv defines it. Around it:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 from collections import Counter
@@ -40,6 +42,7 @@ from cua.guard import ServiceGuard
 from cua.hubs.openenv.environment import CuaEnvironment, WireError
 from cua.hubs.openenv.models import CuaAction, CuaObservation
 from cua.hubs.openenv.pool import SandboxPool
+from cua.tasks.registry import suites
 
 __all__ = ["create_app"]
 
@@ -76,6 +79,7 @@ def create_app(pool: SandboxPool, *, token: str | None, host: str = "127.0.0.1",
         async with contextlib.AsyncExitStack() as stack:
             if lifespan is not None:
                 await stack.enter_async_context(lifespan())
+            await asyncio.to_thread(suites)  # the task registry, read once, before the first reset asks
             server._start_reaper()
             try:
                 yield

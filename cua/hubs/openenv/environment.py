@@ -174,7 +174,7 @@ class CuaEnvironment(Environment[CuaAction, CuaObservation, CuaState]):
             if task is None:
                 raise BadRequest("reset needs a task: a template id, e.g. {\"task\": \"fake.set_counter@1\"}")
             seed = params.seed if params.seed is not None else (old.episode.instance.seed if old else 0)
-            instance = _instance(task, seed)
+            instance = await asyncio.to_thread(_instance, task, seed)  # a generator may read files
             self._reward = params.reward or self._reward
             if old is not None:
                 old.episode.finish()

@@ -36,7 +36,8 @@ class RunningOpenEnv:
 @contextlib.asynccontextmanager
 async def serve_openenv(*, local: bool = False, server: str | None = None, server_token: str | None = None,
                         token: str | None = None, no_auth: bool = False, max_sessions: int = 4,
-                        idle_timeout_s: float | None = 300.0, default_task: str | None = None,
+                        idle_timeout_s: float | None = 300.0, slot_wait_s: float = 30.0,
+                        default_task: str | None = None,
                         reward: RewardMode = "sparse", observe: ObserveOptions | None = None,
                         allowed_origins: Iterable[str] = (), unsafe_public_no_auth: bool = False,
                         host: str = "127.0.0.1", port: int = 0,
@@ -45,7 +46,9 @@ async def serve_openenv(*, local: bool = False, server: str | None = None, serve
 
     Sandboxes live in this process (`local`), on `server` (a `cua serve` URL, with
     `server_token`), on a `cua serve` child process started here (neither), or come from
-    `opener`. The server requires `token` (a fresh one when None) unless `no_auth`.
+    `opener`. A sandbox asked for while all `max_sessions` are open waits up to
+    `slot_wait_s` for a closing one (`SandboxPool`). The server requires `token` (a fresh one
+    when None) unless `no_auth`.
     Raises ValueError for an exposure the rules refuse."""
     from cua.policy.service import serving_app
 
@@ -55,7 +58,7 @@ async def serve_openenv(*, local: bool = False, server: str | None = None, serve
             opener = await stack.enter_async_context(sandbox_opener(
                 local=local, server=server, token=server_token, max_sandboxes=max_sessions + 2))
         pool = SandboxPool(opener, max_sessions, observe or ObserveOptions(), default_task=default_task,
-                           reward=reward)
+                           reward=reward, slot_wait_s=slot_wait_s)
         app = create_app(pool, token=own_token, host=host, max_sessions=max_sessions, idle_timeout_s=idle_timeout_s,
                          allowed_origins=allowed_origins, unsafe_public_no_auth=unsafe_public_no_auth)
         async with serving_app(app, host=host, port=port) as url:
