@@ -413,6 +413,11 @@ def _street_respelled(value: str) -> str:
     return re.sub(r"[A-Za-z]+\.?", swap, value)
 
 
+#: A line of wikitext that is a heading (MediaWiki's, Trac's, DokuWiki's: "= Title =", "== History =="):
+#: text that starts with "=" and is no formula.
+_WIKI_HEADING = re.compile(r"=+[ \t]*[^=\n]+?[ \t]*=+[ \t]*$")
+
+
 def equivalent_spellings(column: str, value: Any, rich: bool = False) -> list[tuple[str, Any]]:
     """Other ways to write `value` that mean the same, with what each shows. Every one is
     an end state an agent can reach through the app (apps trim what is typed, so the
@@ -422,8 +427,9 @@ def equivalent_spellings(column: str, value: Any, rich: bool = False) -> list[tu
         return []
     col = column.lower()
     out: list[tuple[str, Any]] = []
-    # a formula: case and spacing do not change it (wikitext that opens with a heading, "== History ==", is none)
-    if value.startswith("=") and len(value) > 1 and not value.startswith("=="):
+    # a formula: case and spacing do not change it (wikitext that opens with a heading, "= Title =" or
+    # "== History ==", is none, nor is any text of several lines)
+    if value.startswith("=") and len(value) > 1 and "\n" not in value and not _WIKI_HEADING.match(value):
         spaced = re.sub(r"([,+*/()-])", r" \1 ", value[1:]).strip()
         out.append(("formula in lower case, spaced", "=" + re.sub(r"\s+", " ", spaced).lower()))
     elif (_QUANTITY.match(col) and _NUMBER.match(value)

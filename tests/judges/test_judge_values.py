@@ -507,3 +507,15 @@ def test_equals_with_a_type_keeps_the_shape_and_types_the_leaves() -> None:
     assert compare(spec, [["Ana@X.org"]])[0]
     for wrong in ([["ana@x.org", "bo@x.org"]], [["ana@x.org"], ["ana@x.org"]], [["bo@x.org"]], ["ana@x.org"], []):
         assert not compare(spec, wrong)[0], wrong
+
+
+def test_wikitext_that_opens_with_a_heading_is_no_formula() -> None:
+    """The equivalent probe respells a formula in other case; wikitext opening with a
+    heading ("= Title =", a Trac page) read as one, and the probe then failed the oracle's
+    correct end state (tracker_trac, fifth session)."""
+    from cua.qa.probes import equivalent_spellings
+
+    for wiki in ("= Release checklist =\nShip it.", "== History ==", "= Title =", "=Title=\n\nbody"):
+        assert not any(name.startswith("formula") for name, _ in equivalent_spellings("text", wiki)), wiki
+    assert dict(equivalent_spellings("raw", "=SUM(B2:B9)")) == {"formula in lower case, spaced": "=sum ( b2:b9 )"}
+    assert dict(equivalent_spellings("raw", "=A1=B1")).get("formula in lower case, spaced") == "=a1=b1"
