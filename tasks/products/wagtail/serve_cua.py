@@ -1,110 +1,41 @@
 # mypy: disable-error-code="import-not-found,import-untyped,misc,untyped-decorator"
 # (the line above: this module runs under the Wagtail venv, whose libraries the main venv lacks)
-"""Waitress serving the Wagtail site for one sandbox instance, with what the app contract
-needs around Django's WSGI application. Runs under the Wagtail venv's Python
-(build.wagtail_python()), so it imports nothing of cua.
+"""Waitress serving the Wagtail site for one sandbox instance, Django's WSGI application
+behind the products' shared front (../wsgi_front.py: the page side's rules, one request at
+a time, the activity log). Runs under the Wagtail venv's Python (build.wagtail_python()),
+so it imports nothing of cua.
 
     python serve_cua.py --port PORT --socket CONTROL_SOCKET     (CUA_WAGTAIL_DB, CUA_WAGTAIL_MEDIA set)
 
-- one request at a time (a lock around Django's application): `GET /.cua-idle` takes the
-  same lock, so the service's barrier returns only once the request before it has
-  finished, as MediaWiki's single `php -S` worker gives it;
-- after a request that is not a static file, while still holding the lock,
-  `POST /__cua/activity` on the control socket: the service logs what the request changed;
-- static files come from Django's staticfiles finders (no collectstatic step);
-- Django's ALLOWED_HOSTS answers loopback Host names only.
+Static files come from Django's staticfiles finders (no collectstatic step); static and
+media files make no activity.
 """
 
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
 import os
-import socket
+import runpy
 import sys
-import threading
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING
 
-IDLE_PATH = "/.cua-idle"
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
-StartResponse = Callable[..., Any]
-
-
-class UnixHTTPConnection(http.client.HTTPConnection):
-    def __init__(self, path: str) -> None:
-        super().__init__("localhost", timeout=60)
-        self.unix_path = path
-
-    def connect(self) -> None:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(60)
-        sock.connect(self.unix_path)
-        self.sock = sock
-
-
-class CuaFront:
-    """The WSGI application waitress serves (see the module's docstring)."""
-
-    def __init__(self, django_app: Any, control_socket: str) -> None:
-        self.django = django_app
-        self.control_socket = control_socket
-        self.lock = threading.Lock()
-
-    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        path = environ.get("PATH_INFO", "")
-        method = environ.get("REQUEST_METHOD", "GET")
-        with self.lock:
-            if path == IDLE_PATH:
-                body = b"idle"
-                start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "4")])
-                return [body]
-            result = self.django(environ, start_response)
-            try:
-                out = b"".join(result)
-            finally:
-                close = getattr(result, "close", None)
-                if close is not None:
-                    close()
-            if not path.startswith(("/static/", "/media/")):
-                self._activity(f"{method} {path}")
-            return [out]
-
-    def _activity(self, request: str) -> None:
-        if not self.control_socket:
-            return
-        conn = UnixHTTPConnection(self.control_socket)
-        try:
-            conn.request("POST", "/__cua/activity", json.dumps({"request": request[:300]}),
-                         {"Content-Type": "application/json"})
-            conn.getresponse().read()
-        except OSError as exc:
-            print(f"serve_cua: activity log unreachable: {exc}", file=sys.stderr, flush=True)
-        finally:
-            conn.close()
-
-
-def _die_with_parent() -> None:
-    """Stop when the service that started this server dies (Linux's parent-death signal)."""
-    try:
-        import ctypes
-        import signal
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() == 1:
-        sys.exit(1)
+if TYPE_CHECKING:  # (read by its package's name; run, from its file: see wsgi_front's docstring)
+    from cua.tasks.products.wsgi_front import SerialFront, die_with_parent
+else:  # (not by sys.path: the products' folder would shadow packages of the venv)
+    _front = runpy.run_path(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                         "wsgi_front.py"))
+    SerialFront, die_with_parent = _front["SerialFront"], _front["die_with_parent"]
 
 
 def main() -> int:
-    _die_with_parent()
+    die_with_parent()
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--socket", default="")
     args = parser.parse_args()
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "cmsite"))
+    sys.path.insert(0, os.path.join(_HERE, "cmsite"))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "settings")
     import django
     from django.contrib.staticfiles.handlers import StaticFilesHandler
@@ -112,7 +43,8 @@ def main() -> int:
     from waitress import serve
 
     django.setup()
-    app = CuaFront(StaticFilesHandler(get_wsgi_application()), args.socket)
+    app = SerialFront(StaticFilesHandler(get_wsgi_application()), "serve_cua", args.socket,
+                      quiet=("/static/", "/media/"))
     print(f"serve_cua: serving on 127.0.0.1:{args.port}", flush=True)
     # threads=2: the idle probe waits on the lock, not behind a queue; the lock keeps one request at a time
     serve(app, host="127.0.0.1", port=args.port, threads=2, ident="")
