@@ -75,4 +75,10 @@ env -u PIP_CONSTRAINT "$WAGTAIL_VENV/bin/python" -m pip install -q -r scripts/re
 OSCAR_VENV="${CUA_CACHE_DIR:-$HOME/.cache/cua}/products/oscar/venv"
 [ -x "$OSCAR_VENV/bin/python" ] || "$PYTHON" -m venv "$OSCAR_VENV"
 env -u PIP_CONSTRAINT "$OSCAR_VENV/bin/python" -m pip install -q -r scripts/requirements-oscar.txt
+# pretix (tasks/products/pretix) in a venv of its own: it pins Django, Celery and its own
+# libraries (scripts/requirements-pretix.txt pins that venv, waitress its server); its wheel
+# ships its compiled static files.
+PRETIX_VENV="${CUA_CACHE_DIR:-$HOME/.cache/cua}/products/pretix/venv"
+[ -x "$PRETIX_VENV/bin/python" ] || "$PYTHON" -m venv "$PRETIX_VENV"
+env -u PIP_CONSTRAINT "$PRETIX_VENV/bin/python" -m pip install -q -r scripts/requirements-pretix.txt
 echo "setup: done ($(.venv/bin/python -c 'import cua; print("cua", cua.__version__)'))"
