@@ -42,6 +42,8 @@ PRODUCTS = (
          login=("#rcmloginuser", "#rcmloginpwd", "alice.morgan@harborview.test", "harbor-2026")),
     Site("oscar", "/catalogue/", ('a[href="/catalogue/"]', "#login_link")),
     Site("wagtail", "/", ('a[href="/blog/"]', 'a[href="/events/"]')),
+    Site("pretix", "/control/login", ('#side-menu a[href="/control/"]', '#side-menu a[href="/control/events/"]'),
+         login=("#id_email", "#id_password", "maren.holt@lakeside-live.example", "lakeside-2026")),
 )
 
 

@@ -26,6 +26,10 @@ Figures, 2026-12-06, this 2-core machine shared with other engineers' runs (load
     oscar      212.3 (105.5 + 106.7)   wagtail  151.0 (128.2 + 22.8)
     realapp_memory_pss_mb_max=226.8 (goal <= 400: met)
 
+pretix, measured later the same day (`--product pretix`, load average ~15, two judge QA
+runs beside it): 387.9 (299.8 in 2 processes: the service and waitress with pretix's
+Django and its ~20 built-in plugins + 88.1); the largest of the six, still under the goal.
+
 The service side is steady between runs (within 2 MB); the browser context's share is a
 difference of the whole browser side and moves by tens of MB between runs (a trial run
 with 2 steps: 59, 58, 120, 76, 49 MB).

@@ -21,7 +21,7 @@ from _latency import p50, spread  # bench/ is this script's folder
 from app_reset import bench_app
 
 #: The real products (`cua.tasks.products`), by their app names.
-PRODUCTS = ("mediawiki", "trac", "oscar", "roundcube", "wagtail")
+PRODUCTS = ("mediawiki", "trac", "oscar", "roundcube", "wagtail", "pretix")
 REFERENCE = "notes"
 
 
