@@ -16,12 +16,14 @@ Figures, 2026-12-06, this 2-core machine shared with other engineers' runs; p50 
 notes (ratio), 20-30 steps after 4 warm-up. The ratio grows with the machine's load: each
 product's own server does 10-100 ms of CPU work a page, notes' ~1 ms.
 
-    before (b4bd84e), 13:11 UTC, load 2.0-4.4:     after, 13:31 UTC, load 13.8-15.9:
-    mediawiki  118 / 65 (1.82)  settle 83 vs 27      264 / 83 (3.19)
-    trac        96 / 69 (1.38)  settle 55 vs 27      134 / 85 (1.58)
-    roundcube  343 / 65 (5.24)  settle 265, act 36   414 / 103 (4.03)
-    oscar      155 / 69 (2.26)  settle 106 vs 24     463 / 105 (4.41)
-    wagtail     66 / 67 (0.98)  settle 32 vs 30      269 / 131 (2.05)
+    before (b4bd84e), 13:11 UTC, load 2.0-4.4:     after (all below), 14:04 UTC, load 15.3-15.7:
+    mediawiki  118 / 65 (1.82)  settle 83 vs 27      271 / 95 (2.86)   settle 205 vs 39
+    trac        96 / 69 (1.38)  settle 55 vs 27      144 / 86 (1.67)   settle 74 vs 37
+    roundcube  343 / 65 (5.24)  settle 265, act 36   271 / 69 (3.91)   settle 209, act 43
+    oscar      155 / 69 (2.26)  settle 106 vs 24     211 / 68 (3.09)   settle 137 vs 31
+    wagtail     66 / 67 (0.98)  settle 32 vs 30      110 / 85 (1.29)   settle 71 vs 35
+
+Trac's other runs after its change, load ~16: 1.13, 1.20 (before it, same load: 1.58, 2.08).
 
 The same load for both (old tree and new run in turn, load 13-16, 20 steps): roundcube
 5.50, 4.45 before -> 3.71, 4.20 after; mediawiki 2.96, 3.77 -> 3.05, 3.61 (within the
@@ -31,18 +33,20 @@ PHP static files carry Apache's validators and Roundcube's one-month expiry (eac
 Roundcube page re-fetched ~1.3 MB in ~20 requests through the one PHP worker); Roundcube's
 Maildir mirror re-read only when the tree changed (3-25 ms -> 0.15 ms after each request);
 Dovecot's standing login process (its CPU a request 7 -> 3.5 ms); MediaWiki's messages as
-OPcache-compiled arrays (~10% of its CPU a page).
+OPcache-compiled arrays (~10% of its CPU a page); Trac's startup heap frozen out of the full
+gc.collect() Trac runs after every request (its CPU a page pair 27 -> 12 ms).
 
 The floor is the product's own server (`python bench/realapp_render.py`: direct GETs of the
 same pages, no browser). At load ~2 (curl, 13:10): mediawiki 54 (Main Page) / 109
 (Special:SpecialPages), trac 45 / 37, roundcube 41 / 27 plus its mail page's list and
 unread-count requests (~80, in turn through the one worker), oscar 108 (catalogue) / 10,
 wagtail 29 / 24, notes 1. At load 14-16 (realapp_render, 13:34): mediawiki 225, trac 43,
-roundcube 71 + 101, oscar 107, wagtail 67, notes 5. With notes' whole step ~65 ms, 1.25x
-leaves a product ~16 ms more than notes a page: only Wagtail comes near (it met the goal at
-load ~2, 0.98, its pages being light to draw); MediaWiki's and Oscar's renders (no object or fragment cache may outlive a reset),
-Roundcube's three serialised requests and Trac's render each exceed it. What the settle
-waits on after the load is what fills the page (Roundcube's list and counts); Roundcube's
+roundcube 71 + 101, oscar 107, wagtail 67, notes 5; trac at 14:01 without / with its gc
+change, load ~15: 75 / 7.5. With notes' whole step ~65 ms, 1.25x leaves a product ~16 ms
+more than notes a page: Wagtail and now Trac come near (Wagtail met
+the goal at load ~2, 0.98; Trac at load 16 in two runs of three); MediaWiki's and Oscar's
+renders (no object or fragment cache may outlive a reset) and Roundcube's three serialised
+requests exceed it. What the settle waits on after the load is what fills the page (Roundcube's list and counts); Roundcube's
 click itself takes ~35 ms of its own script (act) before the navigation starts.
 """
 
