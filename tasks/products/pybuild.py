@@ -28,6 +28,7 @@ from pathlib import Path
 from cua.tasks.apps.activity import install as install_activity_log
 from cua.tasks.apps.base import IMAGES_ENV
 from cua.tasks.products.errors import ProductBuildFailed, ProductMissing
+from cua.tasks.products.stale import own_folder
 
 __all__ = ["VenvProduct", "check_seed", "finish_seed", "source_hash", "tree_files"]
 
@@ -154,6 +155,7 @@ class VenvProduct:
                 return target
             work = Path(tempfile.mkdtemp(prefix=f"cua-{self.name}-{what}-"))
             try:
+                own_folder(work)  # a build killed outright leaves it: the product's next service removes it
                 made = make(work)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 part = target.with_name(target.name + ".part")

@@ -4,7 +4,8 @@ contract's control endpoints on the unix socket $CUA_APP_SOCKET.
     python -m cua.tasks.apps.serve mediawiki     (a sandbox sets the $CUA_APP_* variables)
 
 Each instance gets a private data folder (its configuration and its database file),
-removed when it stops. The product's server is its own process (MediaWiki: `php -S`, one
+removed when it stops; one left by a service killed outright goes at the next start (its
+owner's pid is in it). The product's server is its own process (MediaWiki: `php -S`, one
 worker); this process holds the control side:
 
 - `reset` copies the seed image into the database file (SQLite's backup API: no server
@@ -48,6 +49,7 @@ from cua.tasks.apps.base import CONTROL_PREFIX, AppDB
 from cua.tasks.apps.serve import listen_unix
 from cua.tasks.products.errors import ProductConfigError, ProductStartFailed
 from cua.tasks.products.filedb import FileDB
+from cua.tasks.products.stale import own_folder, reap_stale
 
 __all__ = ["IDLE_PATH", "Product", "ProductService", "run"]
 
@@ -95,12 +97,17 @@ class ProductService:
         self.port = port or _free_port()
         self.socket_path = socket_path
         self.seed = seed
+        reap_stale(app.name)
         self.data_dir = Path(tempfile.mkdtemp(prefix=f"cua-{app.name}-"))  # 0700: this user's only
+        own_folder(self.data_dir)
         #: Run by a person (no socket given): the control socket goes in the data folder.
         self.announce = not socket_path
         if not socket_path:
             self.socket_path = str(self.data_dir / "control.sock")
         self.proc: asyncio.subprocess.Process | None = None
+        #: Whether a SIGTERM stopped it (a sandbox's way to stop its service).
+        self.terminated = False
+        self._db: FileDB | None = None
         self._before: Any = None
         self._version = 0
         self._seed_states: dict[int, Any] = {}
@@ -249,14 +256,30 @@ class ProductService:
                 Route(f"{p}snapshot", snapshot), Route(f"{p}restore", restore, methods=["POST"]),
                 Route(f"{p}activity", activity, methods=["POST"])]
 
-    async def serve(self) -> None:
+    def prepare(self) -> None:
+        """The instance's files and database at its seed (which may build the seed's image)."""
         db_file = self.app.prepare_instance(self.data_dir, self.socket_path)
         shutil.copyfile(self.app.seed_file(self.seed), db_file)
-        self.app.db = FileDB(self.app.schema, db_file, self.app.private_ddl())
+        self._db = self.app.db = FileDB(self.app.schema, db_file, self.app.private_ddl())
         self._reset(self.seed)
+
+    async def serve(self) -> None:
+        """Serve until SIGTERM (or the product's server exits: ProductStartFailed). A SIGTERM
+        is an event of the loop, not an exception: uvicorn stops its server on it, or, while
+        the product's server is starting, the start is cancelled; either way the cleanup
+        below runs and nothing is left for asyncio to report."""
         control = listen_unix(self.socket_path)
         server = uvicorn.Server(uvicorn.Config(Starlette(routes=self.routes()), log_level="warning", lifespan="off",
                                                access_log=False, loop="asyncio"))
+        main = asyncio.current_task()
+
+        def on_sigterm() -> None:
+            self.terminated = True
+            server.should_exit = True
+            if not server.started and main is not None:
+                main.cancel()
+
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, on_sigterm)
         server_task = asyncio.create_task(server.serve(sockets=[control]))
         try:
             await self.start_server()
@@ -277,17 +300,23 @@ class ProductService:
                 await server_task
                 raise ProductStartFailed(f"{self.app.name}: its server exited (status {self.proc.returncode})")
             waiter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await waiter
         finally:
             server.should_exit = True
             try:
                 with contextlib.suppress(asyncio.CancelledError):
-                    await server_task  # (raises the SIGTERM uvicorn caught, as SystemExit: see `run`)
+                    await server_task
             finally:
                 await self.stop_server()
-                self.app.db.conn.close()
-                shutil.rmtree(self.data_dir, ignore_errors=True)
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(self.socket_path)
+
+    def remove(self) -> None:
+        """Remove the instance's files and control socket (whatever state it stopped in)."""
+        if self._db is not None:
+            self._db.conn.close()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.socket_path)
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
@@ -301,14 +330,22 @@ def run(app: Product, port: int, socket_path: str, seed: int) -> int:
     except ProductConfigError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return os.EX_USAGE
-    # a sandbox stops its service with SIGTERM: as an exception (uvicorn re-raises the one it
-    # caught once it has stopped), so the instance's folder goes too
+    # a sandbox stops its service with SIGTERM: while the seed's image is built, as an
+    # exception (the build's subprocess is killed); once serving, an event of the loop
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
+        service.prepare()
         asyncio.run(service.serve())
     except CuaError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return os.EX_USAGE if exc.fault == "client" else 1
     except KeyboardInterrupt:
         return 130
-    return 0
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    except asyncio.CancelledError:
+        if not service.terminated:
+            raise
+    finally:
+        service.remove()
+    return 128 + signal.SIGTERM if service.terminated else 0
