@@ -92,7 +92,8 @@ async def serve(
 
 
 @asynccontextmanager
-async def serving_app(app: Any, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[str]:
+async def serving_app(app: Any, host: str = "127.0.0.1", port: int = 0, *,
+                      ws_per_message_deflate: bool = True) -> AsyncIterator[str]:
     """Run an ASGI app with uvicorn inside the current event loop; yields its base URL.
 
     For embedding a policy server (or a stand-in model server, or the rollout service) in
@@ -100,7 +101,8 @@ async def serving_app(app: Any, host: str = "127.0.0.1", port: int = 0) -> Async
     exits, and only then: it leaves the process's SIGINT and SIGTERM to the process
     (uvicorn would take them over and, on a signal meant for the process -- a Ctrl-C, a
     SIGTERM to its process group -- shut this server down, closing its websockets with
-    1012, while the code that embeds it goes on)."""
+    1012, while the code that embeds it goes on). `ws_per_message_deflate` False: websockets
+    uncompressed (a server whose messages are mostly already-compressed images)."""
     import uvicorn
 
     class Embedded(uvicorn.Server):
@@ -109,7 +111,8 @@ async def serving_app(app: Any, host: str = "127.0.0.1", port: int = 0) -> Async
             yield
 
     sock = tcp_listener(host, port)
-    server = Embedded(uvicorn.Config(app, log_level="warning", lifespan="on", ws_max_size=64 * 1024 * 1024))
+    server = Embedded(uvicorn.Config(app, log_level="warning", lifespan="on", ws_max_size=64 * 1024 * 1024,
+                                      ws_per_message_deflate=ws_per_message_deflate))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:  # uvicorn exposes a flag, not an event, for "listening"
         if task.done():
