@@ -178,6 +178,18 @@ async def test_a_wrong_token_is_refused_and_the_server_closes_every_sandbox_at_s
     await env.disconnect()
 
 
+async def test_websockets_are_not_deflated_though_openenvs_client_offers_it(server: RunningOpenEnv) -> None:
+    """Deflating a step's base64 screenshot (already JPEG or PNG) cost more than the rest of
+    OpenEnv's protocol (bench/openenv_step.py); `cua serve` does not deflate either."""
+    url = server.url.replace("http", "ws") + f"/ws?token={server.token}"
+    async with websockets.connect(url) as ws:  # as OpenEnv's EnvClient connects: offering permessage-deflate
+        assert "permessage-deflate" in (ws.request.headers.get("Sec-WebSocket-Extensions") or "")
+        assert ws.response.headers.get("Sec-WebSocket-Extensions") is None
+        await ws.send(json.dumps({"type": "reset", "data": {"task": TASK, "seed": SEED}}))
+        reply = json.loads(await ws.recv())
+        assert reply["type"] == "observation" and reply["data"]["observation"]["screenshot"]
+
+
 async def _until(condition: Any, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():

@@ -61,5 +61,7 @@ async def serve_openenv(*, local: bool = False, server: str | None = None, serve
                            reward=reward, slot_wait_s=slot_wait_s)
         app = create_app(pool, token=own_token, host=host, max_sessions=max_sessions, idle_timeout_s=idle_timeout_s,
                          allowed_origins=allowed_origins, unsafe_public_no_auth=unsafe_public_no_auth)
-        async with serving_app(app, host=host, port=port) as url:
+        # uncompressed, as `cua serve`'s: the screenshots are JPEG or PNG already, and deflating
+        # their base64 cost more than the rest of a step's protocol (bench/openenv_step.py)
+        async with serving_app(app, host=host, port=port, ws_per_message_deflate=False) as url:
             yield RunningOpenEnv(url, own_token, pool)
