@@ -22,6 +22,7 @@ putting the products' folder on `sys.path` (its packages would shadow the venv's
 
 from __future__ import annotations
 
+import argparse
 import http.client
 import json
 import os
@@ -32,7 +33,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = ["IDLE_PATH", "SerialFront", "die_with_parent", "page_side_refusal"]
+__all__ = ["IDLE_PATH", "SerialFront", "arguments", "die_with_parent", "page_side_refusal"]
 
 IDLE_PATH = "/.cua-idle"
 CONTROL_PREFIX = "/__cua/"
@@ -181,4 +182,14 @@ def die_with_parent() -> None:
         pass
     if os.getppid() == 1:
         sys.exit(1)
+
+
+def arguments(parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
+    """A product server's start: it dies with its service (`die_with_parent`), then reads
+    its command line, `--port PORT --socket CONTROL_SOCKET` and what `parser` adds."""
+    die_with_parent()
+    parser = parser or argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--socket", default="")
+    return parser.parse_args()
 

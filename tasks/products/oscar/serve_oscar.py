@@ -15,7 +15,6 @@ dummy cache and database sessions, so nothing else is kept.
 
 from __future__ import annotations
 
-import argparse
 import os
 import runpy
 import shutil
@@ -37,11 +36,11 @@ from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.db import connections  # noqa: E402
 
 if TYPE_CHECKING:  # (read by its package's name; run, from its file: see wsgi_front's docstring)
-    from cua.tasks.products.wsgi_front import SerialFront, die_with_parent
+    from cua.tasks.products.wsgi_front import SerialFront, arguments
 else:  # (not by sys.path: the products' folder would shadow packages of the venv)
     _front = runpy.run_path(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                          "wsgi_front.py"))
-    SerialFront, die_with_parent = _front["SerialFront"], _front["die_with_parent"]
+    SerialFront, arguments = _front["SerialFront"], _front["arguments"]
 
 
 class OscarFront(SerialFront):
@@ -69,11 +68,7 @@ class OscarFront(SerialFront):
 
 
 def main() -> int:
-    die_with_parent()
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--socket", default="")
-    args = parser.parse_args()
+    args = arguments()
     app = OscarFront(args.socket)
     print(f"serve_oscar: serving {settings.DATABASES['default']['NAME']} on 127.0.0.1:{args.port}", flush=True)
     waitress.serve(app, host="127.0.0.1", port=args.port, threads=2, ident="waitress", _quiet=True,

@@ -42,11 +42,11 @@ from trac.web.main import dispatch_request  # type: ignore[import-not-found]  # 
 from trac.web.standalone import TracEnvironMiddleware, TracHTTPServer  # type: ignore[import-not-found]  # the Trac venv's
 
 if TYPE_CHECKING:  # (read by its package's name; run, from its file: see wsgi_front's docstring)
-    from cua.tasks.products.wsgi_front import SerialFront, StartResponse, die_with_parent
+    from cua.tasks.products.wsgi_front import SerialFront, StartResponse, arguments
 else:  # (not by sys.path: the products' folder would shadow packages of the venv)
     _front = runpy.run_path(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                          "wsgi_front.py"))
-    SerialFront, StartResponse, die_with_parent = _front["SerialFront"], _front["StartResponse"], _front["die_with_parent"]
+    SerialFront, StartResponse, arguments = _front["SerialFront"], _front["StartResponse"], _front["arguments"]
 
 FLUSH_PATH = "/.cua-flush"
 
@@ -145,13 +145,10 @@ class TracFront(SerialFront):
 
 
 def main() -> int:
-    die_with_parent()
     parser = argparse.ArgumentParser()
     parser.add_argument("--env", required=True)
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--socket", default="")
     parser.add_argument("--project", default="Trac")
-    args = parser.parse_args()
+    args = arguments(parser)
     app = TracFront(args.env, args.socket, args.project)
     open_environment(args.env, use_cache=True)  # load it now: the first page is not the slow one
     gc.freeze()  # see the module's docstring: Trac's per-request collection skips the startup heap

@@ -13,7 +13,6 @@ media files make no activity.
 
 from __future__ import annotations
 
-import argparse
 import os
 import runpy
 import sys
@@ -22,19 +21,15 @@ from typing import TYPE_CHECKING
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 if TYPE_CHECKING:  # (read by its package's name; run, from its file: see wsgi_front's docstring)
-    from cua.tasks.products.wsgi_front import SerialFront, die_with_parent
+    from cua.tasks.products.wsgi_front import SerialFront, arguments
 else:  # (not by sys.path: the products' folder would shadow packages of the venv)
     _front = runpy.run_path(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                          "wsgi_front.py"))
-    SerialFront, die_with_parent = _front["SerialFront"], _front["die_with_parent"]
+    SerialFront, arguments = _front["SerialFront"], _front["arguments"]
 
 
 def main() -> int:
-    die_with_parent()
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--socket", default="")
-    args = parser.parse_args()
+    args = arguments()
     sys.path.insert(0, os.path.join(_HERE, "cmsite"))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "settings")
     import django
