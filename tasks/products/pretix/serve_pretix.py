@@ -49,6 +49,7 @@ from django.db import connections  # noqa: E402  # type: ignore[import-not-found
 
 IDLE_PATH = "/.cua-idle"
 STATIC_PREFIX = "/static/"
+CONTROL_PREFIX = "/__cua/"
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 
 StartResponse = Callable[..., Any]
@@ -94,6 +95,8 @@ class CuaFront:
             return self._plain(start_response, "403 Forbidden", "this server answers loopback host names only")
         path = environ.get("PATH_INFO", "")
         method = environ.get("REQUEST_METHOD", "GET")
+        if path.startswith(CONTROL_PREFIX):  # the app contract's endpoints live on the unix socket only
+            return self._plain(start_response, "404 Not Found", "not found")
         if path.startswith(STATIC_PREFIX) and method in ("GET", "HEAD"):
             return self._static(start_response, path[len(STATIC_PREFIX):])
         with self.lock:
