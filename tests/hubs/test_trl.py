@@ -72,6 +72,21 @@ def test_tools_act_and_the_judge_pays() -> None:
         assert env.get_reward() == 0.0
 
 
+def test_the_tools_trl_sees_are_the_actions() -> None:
+    """TRL makes every public function of the class a tool: nothing else may be public."""
+    import inspect
+
+    from cua.hubs.trl import BrowserToolEnv, DesktopToolEnv
+
+    def tools(cls: type) -> set[str]:
+        return {n for n, _ in inspect.getmembers(cls, predicate=inspect.isfunction)
+                if not n.startswith("_") and n not in ("reset", "get_reward")}
+
+    actions = {"click", "move", "drag", "scroll", "type", "key", "wait", "done"}
+    assert tools(FakeToolEnv) == tools(DesktopToolEnv) == actions
+    assert tools(BrowserToolEnv) == actions | {"goto", "back", "forward"}
+
+
 def test_the_models_mistakes_are_tool_errors_and_a_rows_are_not() -> None:
     with FakeToolEnv(frame=FRAME) as env:
         assert env.click(x=1.0, y=1.0).startswith("error: no task is running")
@@ -179,14 +194,6 @@ def test_one_grpo_step_with_trls_trainer(checkpoint: Path, tmp_path: Path, monke
         made.append(env)
         return env
 
-    rewards: list[float] = []
-    original = FakeToolEnv.get_reward
-
-    def get_reward(self: FakeToolEnv) -> float:
-        rewards.append(original(self))
-        return rewards[-1]
-
-    monkeypatch.setattr(FakeToolEnv, "get_reward", get_reward)
     dataset = Dataset.from_list([{"prompt": [{"role": "user", "content": "Use the tools."}], "task": TASK,
                                   "seed": seed}] * 2)
     args = GRPOConfig(output_dir=str(tmp_path / "out"), per_device_train_batch_size=2, num_generations=2,
@@ -197,8 +204,8 @@ def test_one_grpo_step_with_trls_trainer(checkpoint: Path, tmp_path: Path, monke
                           environment_factory=factory, callbacks=[ReleaseSandboxes()])
     trainer.train()
     # both rollouts called the tools, clicked the counter to its target and were paid 1 by the judge
-    assert rewards == [1.0, 1.0]
     logged = {k: v for entry in trainer.state.log_history for k, v in entry.items()}
+    assert (logged["rewards/FakeToolEnv/mean"], logged["rewards/FakeToolEnv/std"]) == (1.0, 0.0)
     assert logged["tools/call_frequency"] == 2.0 and logged["tools/failure_frequency"] == 0.0
     assert logged["reward"] == 1.0
     assert trainer.state.global_step == 1

@@ -264,15 +264,15 @@ class CuaToolEnv:
         return self._result(t)
 
     def _result(self, t: Transition) -> ToolResult:
-        ep = t.observation
+        obs = t.observation
         lines = [f"step {self._account.episode.steps if self._account else '?'}"]
-        if ep.error is not None:
-            lines.append(f"the action failed: {ep.error.message}")
+        if obs.error is not None:
+            lines.append(f"the action failed: {obs.error.message}")
         if t.over:
             lines.append("the episode is over" + (" (step limit)" if t.truncated else ""))
         content: list[dict[str, Any]] = []
-        if ep.screenshot is not None:
-            content.append({"type": "image", "image": _image(ep)})
+        if obs.screenshot is not None:
+            content.append({"type": "image", "image": _image(obs)})
         content.append({"type": "text", "text": "; ".join(lines)})
         return content
 
