@@ -12,6 +12,10 @@ Such a runner passes no arguments, so the settings come from the environment:
   (`sparse` or `dense`), `CUA_OPENENV_FORMAT` (`jpeg` or `png`).
 
 Asking for `app` without a token raises, naming the variable.
+
+The runner also chooses websocket compression, which an app cannot refuse: run uvicorn with
+`--ws-per-message-deflate false` (as `cua openenv serve` does), or each step deflates its
+base64 screenshot, about a third of the step's cost on the fake kind (bench/openenv_step.py).
 """
 
 from __future__ import annotations
