@@ -353,4 +353,5 @@ def schedule_post(app: Wagtail, rng: random.Random) -> dict[str, Any]:
     day = f"2027-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
     hour = rng.choice([8, 9, 10, 12])
     return {**marks, "user": rng.choice(_MODERATORS), "p": _page(p), "draft": p["draft_title"], "day": day,
+            "d": _draft_lists(app, p["id"]),
             "hour": f"{hour:02d}:00", "go_live": f"{day} {hour:02d}:00:00", "other_hour": f"{hour + 1:02d}:00"}
