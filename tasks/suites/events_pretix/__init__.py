@@ -1,0 +1,1 @@
+"""The events_pretix suite: pretix (tasks/products/pretix) as the sandbox's app."""
