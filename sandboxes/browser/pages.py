@@ -58,6 +58,9 @@ class Pages:
         self.origins: set[str] = set()
         #: The episode's main-frame navigations (history.py).
         self.history = NavHistory()
+        #: Main-frame navigations committed so far: a page read that spans one read a document
+        #: that was being replaced (queries.py reads the new one).
+        self.commits = 0
         self._adopting: asyncio.Future[None] | None = None
         self._new_page = asyncio.Event()
         self._replacing = False
@@ -203,6 +206,7 @@ class Pages:
         if self.current is None or frame is not self.current.main_frame:
             return
         url = frame.url
+        self.commits += 1
         self.history.on_commit(url)
         origin = origin_of(url)
         if origin:

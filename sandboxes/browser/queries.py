@@ -11,6 +11,7 @@ judge's verdict, not the sandbox's error); only the sandbox's death raises.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,6 +44,10 @@ from cua.state import (
 __all__ = ["QUERY_KINDS", "Queries", "cookies_query", "dom_query", "local_storage_query"]
 
 QUERY_KINDS = ["app_state", "sql", "url", "title", "dom", "local_storage", "cookies", "a11y", "navigation"]
+#: Reads of a document that navigations keep replacing, before the last failure is the answer.
+NAVIGATION_RETRIES = 3
+#: How long a read waits for the next document to be parsed before reading again.
+NAVIGATION_WAIT_MS = 5_000
 
 _DOM_PROP = r"""
 (elements, [prop, attr, all, offset]) => {
@@ -195,6 +200,36 @@ class Queries:
             self._guard.check_alive()
             return StateResult.failure("failed", exc.message)
 
+    async def _read_document(self, q: TitleQuery | DomQuery | LocalStorageQuery) -> StateResult:
+        """Read the page's document; a read that a navigation interrupted (the document it
+        ran in was replaced: a click's page load committed meanwhile) is read again in the
+        new document once it is parsed, as the next read would have been, never a failure."""
+        result = StateResult.failure("failed", "the page kept navigating while it was read")
+        for _ in range(NAVIGATION_RETRIES):
+            page, commits = self._pages.page, self._pages.commits
+            refused = self._own.refusal(page.url) if self._own is not None else None
+            if refused is not None:
+                return StateResult.failure(FOREIGN_PAGE, refused)
+            if isinstance(q, TitleQuery):
+                try:
+                    result = StateResult(value=await page.title())
+                except PlaywrightError as exc:
+                    if target_closed(exc):
+                        raise
+                    result = StateResult.failure("failed", str(exc).splitlines()[0])
+            elif isinstance(q, DomQuery):
+                result = await dom_query(page, q, self._own)
+            else:
+                result = await local_storage_query(page, q)
+            # The commit that replaced the document may reach us after the read's own failure,
+            # so any failed read is read again once the page's document is parsed (a read that
+            # fails for itself, a bad selector, fails alike each time, at once).
+            if result.ok or (result.error != "failed" and self._pages.commits == commits):
+                return result
+            with contextlib.suppress(PlaywrightError):  # a navigation that fails leaves the page as it is
+                await page.wait_for_load_state("domcontentloaded", timeout=NAVIGATION_WAIT_MS)
+        return result
+
     async def _one(self, q: StateQuery) -> StateResult:
         page = self._pages.page
         if isinstance(q, (AppStateQuery, SqlQuery)):
@@ -211,12 +246,8 @@ class Queries:
             return StateResult.failure(FOREIGN_PAGE, refused)
         if isinstance(q, UrlQuery):
             return StateResult(value=page.url)
-        if isinstance(q, TitleQuery):
-            return StateResult(value=await page.title())
-        if isinstance(q, DomQuery):
-            return await dom_query(page, q, self._own)
-        if isinstance(q, LocalStorageQuery):
-            return await local_storage_query(page, q)
+        if isinstance(q, (TitleQuery, DomQuery, LocalStorageQuery)):
+            return await self._read_document(q)
         if isinstance(q, CookiesQuery):
             assert self._pages.context is not None
             return await cookies_query(self._pages.context, q)
