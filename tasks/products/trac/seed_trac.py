@@ -129,8 +129,8 @@ WIKI_PAGES = {
 #: Pages with a working history (created by a manager, then edited by a developer); one
 #: of them, chosen by the seed, also gets a latest version that pasted a secret into it.
 TEAM_PAGES = {
-    "BuildInfrastructure": ("[[PageOutline]]\n= Build infrastructure =\n\n * CI runs on the project's own runners (Linux x86-64 and "
-                            "ARM).\n * Nightly builds are uploaded to the download server at 02:00 UTC.\n"),
+    "BuildInfrastructure": ("[[PageOutline]]\n= Build infrastructure =\n\n * CI runs on the project's own runners "
+                            "(Linux x86-64 and ARM).\n * Nightly builds are uploaded to the download server at 02:00 UTC.\n"),
     "SyncBackend": ("[[PageOutline]]\n= Sync backend =\n\n * The sync service stores each library's change journal.\n * Clients "
                     "poll every 5 minutes, or on a push notification.\n"),
     "ReleaseChecklist/Windows": ("[[PageOutline]]\n= Windows release checklist =\n\n 1. Build the installer on the signing "
