@@ -1,5 +1,5 @@
-"""The Python products' shared front (cua.tasks.products.wsgi_front, around Trac's, Oscar's
-and Wagtail's WSGI applications) holds their pages to the bundled apps' host rules: the
+"""The Python products' shared front (cua.tasks.products.wsgi_front, around Trac's, Oscar's,
+Wagtail's and pretix's WSGI applications) holds their pages to the bundled apps' host rules: the
 same answers as `AppHostGuard` for every kind of request, and, in a real Chromium, a page
 of another origin (another site, or another port of 127.0.0.1) can neither load a
 product's files as resources nor submit its forms, a DNS-rebound page is refused, and the
@@ -20,6 +20,7 @@ from _product import Service, image_content, running
 from cua.tasks.apps.base import page_side_refusal as app_host_refusal
 from cua.tasks.products import wsgi_front
 from cua.tasks.products.oscar import build as oscar_build
+from cua.tasks.products.pretix import build as pretix_build
 from cua.tasks.products.trac import build as trac_build
 from cua.tasks.products.wagtail import build as wagtail_build
 
@@ -54,6 +55,11 @@ class Wagtail(Service):
     ready_timeout_s = 240.0
 
 
+class Pretix(Service):
+    app = "pretix"
+    ready_timeout_s = 400.0
+
+
 #: Per product: its service, a file of its own a page could load, a form a foreign page
 #: might submit (path and fields: Trac's login takes no form token) and its login page.
 PRODUCTS = {
@@ -63,6 +69,9 @@ PRODUCTS = {
               ("/basket/add/1/", "quantity=1"), "/accounts/login/"),
     "wagtail": (Wagtail, wagtail_build.wagtail_python, "/static/wagtailadmin/images/default-user-avatar.png",
                 ("/admin/login/", f"username=lrossi&password={wagtail_build.PASSWORD}"), "/admin/login/"),
+    "pretix": (Pretix, pretix_build.pretix_python, "/static/pretixbase/img/favicon-32.png",
+               ("/control/login", f"email=maren.holt@lakeside-live.example&password={pretix_build.PASSWORD}"),
+               "/control/login"),
 }
 
 

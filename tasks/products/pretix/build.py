@@ -20,56 +20,25 @@ Builds take a lock and land by an atomic rename, so a crashed build leaves no ha
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
 import shutil
-import sqlite3
-import subprocess
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-from cua.tasks.apps.activity import install as install_activity_log
-from cua.tasks.apps.base import IMAGES_ENV
-from cua.tasks.products.base import ProductBuildFailed, ProductMissing
+from cua.tasks.products.errors import ProductMissing
+from cua.tasks.products.pybuild import VenvProduct, finish_seed, source_hash, tree_files
 
-__all__ = ["PASSWORD", "ORGANIZER", "cache_root", "pretix_env", "pretix_python", "seed_image", "static_root",
-           "template_image", "version"]
+__all__ = ["PASSWORD", "ORGANIZER", "PRODUCT", "cache_root", "pretix_env", "pretix_python", "seed_image",
+           "static_root", "template_image", "version"]
 
 _HERE = Path(__file__).parent
 SITE = _HERE / "site"
 ORGANIZER = "Lakeside Live"
 #: The seeded staff accounts' shared password (seed_pretix.PASSWORD).
 PASSWORD = "lakeside-2026"
-_BUILD_TIMEOUT_S = 600
-
-
-def _base() -> Path:
-    return Path(os.environ.get("CUA_CACHE_DIR") or Path.home() / ".cache" / "cua") / "products" / "pretix"
-
-
-def pretix_python() -> Path:
-    given = os.environ.get("CUA_PRETIX_PYTHON")
-    return Path(given) if given else _base() / "venv" / "bin" / "python"
-
-
-def version() -> str:
-    """The installed pretix's version (its dist-info folder); ProductMissing when there is none."""
-    python = pretix_python()
-    found = sorted(python.parent.parent.glob("lib/python3*/site-packages/pretix-*.dist-info"))
-    if not python.is_file() or not found:
-        raise ProductMissing(f"pretix is not installed here ({python} with pretix is needed): run "
-                             "scripts/setup.sh, which makes that venv from scripts/requirements-pretix.txt")
-    return found[-1].name.removesuffix(".dist-info").split("-")[1]
-
-
-def cache_root() -> Path:
-    """This pretix version's images: the folder the service was given (`serve --images`), else
-    ~/.cache/cua/products/pretix/<version>."""
-    given = os.environ.get(IMAGES_ENV)
-    return Path(given) if given else _base() / version()
+PRODUCT = VenvProduct("pretix", "pretix", "pretix-*", "requirements-pretix.txt", build_timeout_s=600)
+pretix_python = PRODUCT.python
+version = PRODUCT.version
+cache_root = PRODUCT.cache_root
 
 
 def static_root() -> Path:
@@ -100,88 +69,32 @@ def pretix_env(data_dir: Path, port: int = 0) -> dict[str, str]:
     return env
 
 
-@contextmanager
-def _locked(name: str) -> Iterator[None]:
-    root = cache_root()
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / f".{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-def _run(argv: list[str], data_dir: Path, what: str) -> None:
-    try:
-        done = subprocess.run(argv, env=pretix_env(data_dir), capture_output=True, text=True,
-                              timeout=_BUILD_TIMEOUT_S, check=False)
-    except subprocess.TimeoutExpired as exc:
-        raise ProductBuildFailed(f"pretix {what} took over {_BUILD_TIMEOUT_S} s") from exc
-    if done.returncode != 0:
-        tail = (done.stdout + done.stderr).strip()[-1500:]
-        raise ProductBuildFailed(f"pretix {what} failed (exit {done.returncode}): {tail}")
-
-
-def _site_hash() -> str:
-    digest = hashlib.sha256()
-    for path in sorted(SITE.rglob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:12]
-
-
 def template_image() -> Path:
     """The freshly migrated pretix's database (`python -m pretix migrate`, pretix's own
     migrations; about 90 s)."""
-    target = cache_root() / "template" / "pretix.db"
-    if target.is_file():
-        return target
-    with _locked("template"):
-        if target.is_file():
-            return target
-        work = Path(tempfile.mkdtemp(prefix="cua-pretix-init-"))
-        try:
-            _run([str(pretix_python()), "-m", "pretix", "migrate", "--no-input", "-v0"], work, "migrate")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(work / "pretix.db", target.with_suffix(".part"))
-            os.replace(target.with_suffix(".part"), target)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-    return target
+
+    def make(work: Path) -> Path:
+        PRODUCT.run([str(pretix_python()), "-m", "pretix", "migrate", "--no-input", "-v0"], "migrate",
+                    pretix_env(work))
+        return work / "pretix.db"
+
+    return PRODUCT.build(cache_root() / "template" / "pretix.db", "template", make)
 
 
 def _generator_hash() -> str:
-    digest = hashlib.sha256((_HERE / "seed_pretix.py").read_bytes())
-    digest.update(_site_hash().encode())
-    return digest.hexdigest()[:12]
+    return source_hash(_HERE / "seed_pretix.py", source_hash(*tree_files(SITE, ["*.py"])))
 
 
 def seed_image(seed: int) -> Path:
     """pretix's database after seed `seed`'s organizer, events, orders and staff; built on
     first use (about a minute)."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"a seed is a non-negative integer, not {seed!r}")
-    target = cache_root() / "seeds" / _generator_hash() / f"seed-{seed}.db"
-    if target.is_file():
-        return target
-    template = template_image()
-    with _locked(f"seed-{seed}"):
-        if target.is_file():
-            return target
-        work = Path(tempfile.mkdtemp(prefix=f"cua-pretix-seed{seed}-"))
-        try:
-            db = work / "pretix.db"
-            shutil.copyfile(template, db)
-            _run([str(pretix_python()), str(_HERE / "seed_pretix.py"), str(seed)], work, f"seeding (seed {seed})")
-            conn = sqlite3.connect(db, isolation_level=None)
-            try:
-                install_activity_log(conn)
-                conn.execute("VACUUM")
-            finally:
-                conn.close()
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(db, target.with_suffix(".part"))
-            os.replace(target.with_suffix(".part"), target)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-    return target
+
+    def make(work: Path) -> Path:
+        db = work / "pretix.db"
+        shutil.copyfile(template_image(), db)
+        PRODUCT.run([str(pretix_python()), str(_HERE / "seed_pretix.py"), str(seed)], f"seeding (seed {seed})",
+                    pretix_env(work))
+        finish_seed(db)
+        return db
+
+    return PRODUCT.seed_image(_generator_hash(), seed, make)
