@@ -23,7 +23,7 @@ import random
 import sqlite3
 from collections import OrderedDict
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from starlette.routing import BaseRoute
 
@@ -33,17 +33,35 @@ from cua.tasks.products.errors import ProductBuildFailed, ProductConfigError, Pr
 from cua.tasks.products.filedb import FileDB, open_memory, same_text
 from cua.tasks.products.service import run as run_service
 
-__all__ = ["FileDB", "ProductApp", "ProductBuildFailed", "ProductConfigError", "ProductMissing", "ProductStartFailed"]
+__all__ = ["FileDB", "ProductApp", "ProductBuild", "ProductBuildFailed", "ProductConfigError", "ProductMissing",
+           "ProductStartFailed"]
 
 
 #: Seed images kept in memory per app object (each a few MB).
 MAX_IMAGES = 6
 
 
+class ProductBuild(Protocol):
+    """What a product's build module gives (`cua.tasks.products.<name>.build`): where its
+    images are on this machine, and its images, each built there on first use."""
+
+    def cache_root(self) -> Path:
+        """The folder of the installed version's images; ProductMissing when not installed."""
+        ...
+
+    def template_image(self) -> Path:
+        """The freshly installed product's database file."""
+        ...
+
+    def seed_image(self, seed: int) -> Path:
+        """Seed `seed`'s database file."""
+        ...
+
+
 class ProductApp(WebApp):
     """A real product (see the module's docstring). A subclass names its `schema` (the
     product's own, less its private tables: a file in the repository, so that loading a
-    suite needs no installed product), its images (`template_file`, `seed_file`), its
+    suite needs no installed product), its build module (`builder`: its images), its
     private tables, its `state()`, and how its server runs (`server_argv`,
     `prepare_instance`)."""
 
@@ -58,13 +76,16 @@ class ProductApp(WebApp):
 
     # --- what a product defines ---
 
-    @abc.abstractmethod
+    #: The product's build module, which makes and keeps its images.
+    builder: ProductBuild
+
     def template_file(self) -> Path:
         """The freshly installed product's database file (built on first use)."""
+        return self.builder.template_image()
 
-    @abc.abstractmethod
     def seed_file(self, seed: int) -> Path:
         """The seeded database file for `seed` (built on first use)."""
+        return self.builder.seed_image(seed)
 
     @abc.abstractmethod
     def prepare_instance(self, data_dir: Path, control_socket: str) -> Path:
@@ -154,7 +175,10 @@ class ProductApp(WebApp):
     @classmethod
     def images_folder(cls) -> Path | None:
         """The folder of the product's prebuilt images on this machine (None: not installed)."""
-        return None
+        try:
+            return cls.builder.cache_root()
+        except ProductMissing:
+            return None
 
     @classmethod
     def service_options(cls) -> list[str]:

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from cua.judges.sidefx import Change
 from cua.tasks.apps.activity import added_row
-from cua.tasks.products.base import ProductApp, ProductMissing
+from cua.tasks.products.base import ProductApp
 from cua.tasks.products.mediawiki import build
 from cua.tasks.products.mediawiki.settings import SITE_NAME, local_settings
 
@@ -56,6 +56,7 @@ class MediaWiki(ProductApp):
     name = "mediawiki"
     title = SITE_NAME
     schema = _SCHEMA.read_text(encoding="utf-8")
+    builder = build
     private_tables = ("searchindex", "l10n_cache", "objectcache", "querycache", "querycachetwo", "querycache_info",
                       "module_deps", "job", "updatelog")
     #: Columns MediaWiki fills itself: sizes, hashes, counters, tokens, derived flags.
@@ -77,19 +78,6 @@ class MediaWiki(ProductApp):
         "categorylinks": ("cl_sortkey", "cl_timestamp", "cl_sortkey_prefix", "cl_collation", "cl_type"),
         "archive": ("ar_len", "ar_sha1", "ar_actor", "ar_comment_id", "ar_timestamp", "ar_parent_id"),
     }
-
-    @classmethod
-    def images_folder(cls) -> Path | None:
-        try:
-            return build.cache_root()
-        except ProductMissing:
-            return None
-
-    def template_file(self) -> Path:
-        return build.template_image()
-
-    def seed_file(self, seed: int) -> Path:
-        return build.seed_image(seed)
 
     def prepare_instance(self, data_dir: Path, control_socket: str) -> Path:
         settings = data_dir / "LocalSettings.php"

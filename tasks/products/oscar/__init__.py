@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from cua.judges.sidefx import Change
 from cua.tasks.apps.activity import added_row
-from cua.tasks.products.base import ProductApp, ProductMissing
+from cua.tasks.products.base import ProductApp
 from cua.tasks.products.oscar import build
 
 __all__ = ["TABLES", "Oscar"]
@@ -125,21 +125,9 @@ class Oscar(ProductApp):
     name = "oscar"
     title = build.SHOP
     schema = _SCHEMA.read_text(encoding="utf-8")
+    builder = build
     #: Columns Oscar fills itself (`_ASSIGNED`, and Django's `date_*` stamps).
     assigned: ClassVar[dict[str, tuple[str, ...]]] = _assigned(schema)
-
-    @classmethod
-    def images_folder(cls) -> Path | None:
-        try:
-            return build.cache_root()
-        except ProductMissing:
-            return None
-
-    def template_file(self) -> Path:
-        return build.template_image()
-
-    def seed_file(self, seed: int) -> Path:
-        return build.seed_image(seed)
 
     def prepare_instance(self, data_dir: Path, control_socket: str) -> Path:
         self._socket = control_socket

@@ -61,6 +61,7 @@ class Roundcube(ProductApp):
     name = "roundcube"
     title = "Harborview Mail"
     schema = _SCHEMA.read_text(encoding="utf-8")
+    builder = build
     private_tables = ("session", "cache", "cache_shared", "cache_index", "cache_thread", "cache_messages", "system")
     #: Columns Roundcube or the mail store fills itself.
     assigned: ClassVar[dict[str, tuple[str, ...]]] = {
@@ -80,18 +81,6 @@ class Roundcube(ProductApp):
         self._sync: maildir.TreeSync | None = None
         super().__init__()
 
-    @classmethod
-    def images_folder(cls) -> Path | None:
-        try:
-            return build.cache_root()
-        except ProductMissing:
-            return None
-
-    def template_file(self) -> Path:
-        return build.template_image()
-
-    def seed_file(self, seed: int) -> Path:
-        return build.seed_image(seed)
 
     # --- the live instance ---
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from cua.judges.sidefx import Change
-from cua.tasks.products.base import ProductApp, ProductMissing, ProductStartFailed
+from cua.tasks.products.base import ProductApp, ProductStartFailed
 from cua.tasks.products.trac import build
 
 __all__ = ["Trac"]
@@ -45,6 +45,7 @@ class Trac(ProductApp):
     name = "trac"
     title = build.PROJECT
     schema = _SCHEMA.read_text(encoding="utf-8")
+    builder = build
     private_tables = ("cache",)
     #: Columns Trac fills itself (its clock, its counters).
     assigned: ClassVar[dict[str, tuple[str, ...]]] = {
@@ -66,19 +67,6 @@ class Trac(ProductApp):
     def __init__(self) -> None:
         self._flush: tuple[int, str] | None = None
         super().__init__()
-
-    @classmethod
-    def images_folder(cls) -> Path | None:
-        try:
-            return build.cache_root()
-        except ProductMissing:
-            return None
-
-    def template_file(self) -> Path:
-        return build.template_image()
-
-    def seed_file(self, seed: int) -> Path:
-        return build.seed_image(seed)
 
     def prepare_instance(self, data_dir: Path, control_socket: str) -> Path:
         self._socket = control_socket

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from cua.judges.sidefx import Change
-from cua.tasks.products.base import ProductApp, ProductMissing
+from cua.tasks.products.base import ProductApp
 from cua.tasks.products.wagtail import build
 
 __all__ = ["Wagtail"]
@@ -103,6 +103,7 @@ class Wagtail(ProductApp):
     name = "wagtail"
     title = "Harbourlight"
     schema = _SCHEMA.read_text(encoding="utf-8")
+    builder = build
     private_tables = ("wagtailsearch_indexentry", "wagtailsearch_indexentry_fts")
     assigned: ClassVar[dict[str, tuple[str, ...]]] = {
         "wagtailcore_page": ("path", "depth", "numchild", "url_path", "translation_key", "content_type_id",
@@ -153,19 +154,6 @@ class Wagtail(ProductApp):
     def __init__(self) -> None:
         self._media: Path | None = None
         super().__init__()
-
-    @classmethod
-    def images_folder(cls) -> Path | None:
-        try:
-            return build.cache_root()
-        except ProductMissing:
-            return None
-
-    def template_file(self) -> Path:
-        return build.template_image()
-
-    def seed_file(self, seed: int) -> Path:
-        return build.seed_image(seed)
 
     def prepare_instance(self, data_dir: Path, control_socket: str) -> Path:
         self._socket = control_socket
