@@ -5,12 +5,10 @@ in tests/products/): a foreign site to open such a page on, the browser (where
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any
 
+from _html_site import html_site
 from playwright.async_api import Browser, async_playwright
 
 from cua.sandboxes.browser.launcher import find_executable
@@ -22,26 +20,9 @@ __all__ = ["IMAGE_LOAD", "NO_CORS_POST", "SCRIPT_INCLUDE", "WS_ATTEMPT", "chromi
 def foreign_site() -> Iterator[int]:
     """A page of another origin on 127.0.0.1 (a port of its own): an empty page the tests
     script through Playwright, so its requests carry its origin. Yields the port."""
-    class Page(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = b"<!doctype html><title>another site</title><p>nothing to see"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
+    page = b"<!doctype html><title>another site</title><p>nothing to see"
+    with html_site(lambda _path: (200, {}, page)) as base:
+        yield int(base.rsplit(":", 1)[1])
 
 
 @asynccontextmanager

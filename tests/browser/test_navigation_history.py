@@ -5,14 +5,11 @@ it through the `navigation` getter (a page visited and left is still seen)."""
 
 from __future__ import annotations
 
-import http.server
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from _html_site import Answer, html_site
 
 from cua.actions import Back, Goto
 from cua.judges.judge import StateJudge
@@ -26,34 +23,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
 REDIRECTS = {"/r1": "/r2", "/r2": "/end"}
 
 
-@contextmanager
-def _site() -> Iterator[str]:
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if self.path in REDIRECTS:
-                self.send_response(302)
-                self.send_header("Location", REDIRECTS[self.path])
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return
-            body = f"<title>{self.path}</title><p>{self.path}</p>".encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *_: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def _page(path: str) -> Answer:
+    if path in REDIRECTS:
+        return 302, {"Location": REDIRECTS[path]}, b""
+    return 200, {}, f"<title>{path}</title><p>{path}</p>".encode()
 
 
 def _paths(value: Any) -> list[tuple[str, str, list[str]]]:
@@ -68,7 +41,7 @@ async def _history(sb: BrowserSandbox) -> Any:
 
 
 async def test_history_records_redirects_gotos_and_back_and_forks_carry_it() -> None:
-    with _site() as base:
+    with html_site(_page) as base:
         sb = await BrowserSandbox.create(BrowserConfig(start_url=f"{base}/start", isolation="shared"),
                                          sandbox_id="bx-nav-history")
         try:

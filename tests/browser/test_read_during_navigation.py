@@ -6,14 +6,10 @@ In real Chromium, on a page that keeps navigating by itself."""
 
 from __future__ import annotations
 
-import http.server
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from _html_site import Answer, html_site
 
 import cua.sandboxes.browser.queries as browser_queries
 from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
@@ -21,41 +17,21 @@ from cua.state import DomQuery, LocalStorageQuery, TitleQuery
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
 
-#: Each page of the chain loads the next 30 ms after it has loaded, this many times.
-HOPS = 120
+#: Each page of the chain loads the next 200 ms after it has loaded, this many times.
+HOPS = 40
 
 
-@contextmanager
-def _hopping_site() -> Iterator[str]:
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            n = int(parse_qs(urlsplit(self.path).query).get("n", ["0"])[0])
-            nxt = f"<script>addEventListener('load', () => setTimeout(() => location.replace('/hop?n={n - 1}'), 30))</script>"
-            filler = "".join(f"<li>item {i}</li>" for i in range(300))
-            body = (f"<title>hop {n}</title><p id=n>{n}</p><ul>{filler}</ul>" + (nxt if n > 0 else "")).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *_: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def _hop(path: str) -> Answer:
+    n = int(parse_qs(urlsplit(path).query).get("n", ["0"])[0])
+    nxt = f"<script>addEventListener('load', () => setTimeout(() => location.replace('/hop?n={n - 1}'), 200))</script>"
+    filler = "".join(f"<li>item {i}</li>" for i in range(300))
+    return 200, {}, (f"<title>hop {n}</title><p id=n>{n}</p><ul>{filler}</ul>" + (nxt if n > 0 else "")).encode()
 
 
 async def _failures_while_hopping(monkeypatch: pytest.MonkeyPatch, retries: int) -> tuple[int, int]:
     """(failed reads, reads) over a chain of self-navigating pages."""
     monkeypatch.setattr(browser_queries, "NAVIGATION_RETRIES", retries)
-    with _hopping_site() as base:
+    with html_site(_hop) as base:
         sb = await BrowserSandbox.create(BrowserConfig(start_url=f"{base}/hop?n=0", isolation="shared"),
                                          sandbox_id="bx-read-nav")
         try:
