@@ -445,7 +445,11 @@ def buy_ticket(app: Pretix, rng: random.Random) -> dict[str, Any]:
     state = app.state()
     slug = rng.choice(_SELLING)
     ev = _event(state, slug)
-    item, other = rng.sample(_items(state, ev["ev_id"], admission=True), 2)
+    # on open sale in the shop, with a quantity field (pretix shows a checkbox where one is the most)
+    shop = [i for i in _items(state, ev["ev_id"], admission=True) if not i["require_voucher"]
+            and not i["hide_without_voucher"] and i["max_per_order"] != 1 and i["available_from"] is None
+            and i["available_until"] is None]
+    item, other = rng.sample(shop, 2)
     return {**ev, **_next(state), **_buyer(rng), "item_id": item["id"], "product": item["name"],
             "price": _money(item["default_price"]), "other_id": other["id"]}
 
