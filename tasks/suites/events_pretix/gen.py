@@ -457,7 +457,10 @@ def buy_ticket(app: Pretix, rng: random.Random) -> dict[str, Any]:
 def buy_with_voucher(app: Pretix, rng: random.Random) -> dict[str, Any]:
     """A guest redeems a product voucher in the shop (its product at the voucher's price)."""
     state = app.state()
+    items = {i["id"]: i for i in state["pretixbase_item"]}
+    # a price above zero (a free order skips the payment step) and a quantity field in the shop
     vouchers = [v for v in state["pretixbase_voucher"] if v["item_id"] is not None and v["price_mode"] != "set"
+                and items[v["item_id"]]["max_per_order"] != 1 and items[v["item_id"]]["active"]
                 and v["redeemed"] < v["max_usages"]
                 and next(e for e in state["pretixbase_event"] if e["id"] == v["event_id"])["slug"] in _SELLING]
     v = rng.choice(vouchers)
