@@ -189,6 +189,15 @@ class FileEvents:
                      if any(t == "" or p == t or p.startswith(t + "/") for t in tops)}
             return {"seq": self._seq, "paths": paths, "truncated": bool(self._cuts), "cuts": list(self._cuts)}
 
+    def sequence(self) -> int:
+        """The number of the latest change to the user's files (0 without inotify): a read
+        that spans a change sees it move."""
+        if self.unavailable is not None:
+            return 0
+        with self._lock:
+            self._drain(record=True)
+            return self._seq
+
     def writing(self, quiet_s: float) -> list[str]:
         """The paths being written now: written and not closed, the latest write less than
         `quiet_s` ago."""

@@ -30,6 +30,8 @@ DEFAULT_SETTLE = {"first_ms": 15.0, "quiet_ms": 25.0, "timeout_ms": 2000.0}
 WRITE_QUIET_S = 0.5
 #: How long a state read waits for files being written before it reads them as they are.
 WRITE_WAIT_LIMIT_S = 10.0
+#: Reads of the user's files a save keeps overlapping, before the last one is the answer.
+READS_WHILE_WRITTEN = 3
 
 
 def _settle_opts(req: dict[str, Any]) -> dict[str, float]:
@@ -133,11 +135,8 @@ async def op_query(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tup
     if not isinstance(items, list):
         raise BadRequestFault("query needs a list of queries")
     loop = asyncio.get_running_loop()
-    if any(isinstance(q, dict) and q.get("kind") in queries.FILE_KINDS for q in items):
-        # a document its application is still saving would be read half-written
-        await asyncio.to_thread(agent.file_events.wait_quiet, WRITE_QUIET_S, WRITE_WAIT_LIMIT_S)
-    contexts = [queries.QueryContext(agent.home, agent.env, agent.screen.windows, run_as=agent.as_user(),
-                                     events=agent.file_events) for _ in items]
+    reads_files = any(isinstance(q, dict) and q.get("kind") in queries.FILE_KINDS for q in items)
+    events = agent.file_events
 
     async def one(q: Any, ctx: queries.QueryContext) -> dict[str, Any]:
         if isinstance(q, dict) and q.get("kind") == "windows":
@@ -145,7 +144,17 @@ async def op_query(agent: Agent, req: dict[str, Any], blobs: list[bytes]) -> tup
             return answer
         return await loop.run_in_executor(None, queries.answer, q, ctx)
 
-    results = await asyncio.gather(*(one(q, c) for q, c in zip(items, contexts)))
+    for _ in range(READS_WHILE_WRITTEN):
+        if reads_files:
+            # a document its application is still saving would be read half-written
+            await asyncio.to_thread(events.wait_quiet, WRITE_QUIET_S, WRITE_WAIT_LIMIT_S)
+        before = await asyncio.to_thread(events.sequence) if reads_files else 0
+        contexts = [queries.QueryContext(agent.home, agent.env, agent.screen.windows, run_as=agent.as_user(),
+                                         events=events) for _ in items]
+        results = await asyncio.gather(*(one(q, c) for q, c in zip(items, contexts)))
+        # a save that began while the files were read: what was read may be half of it
+        if not reads_files or await asyncio.to_thread(events.sequence) == before:
+            break
     out: list[bytes] = []
     for result, ctx in zip(results, contexts):
         if "blob" in result:

@@ -195,3 +195,14 @@ def test_a_file_held_open_after_writing_is_quiet_after_a_pause(home: Path, event
         assert events.wait_quiet(quiet_s=60.0, limit_s=0.1) == ["b.txt"]  # the limit reports it
         os.unlink(home / "b.txt")
         assert events.writing(quiet_s=60.0) == []
+
+
+def test_the_sequence_moves_with_every_change_a_read_could_overlap(home: Path, events: FileEvents) -> None:
+    """A state read compares it before and after: a save that began meanwhile makes it read again."""
+    first = events.sequence()
+    assert events.sequence() == first  # reading changes nothing
+    (home / "b.txt").write_text("changed\n")
+    after_write = events.sequence()
+    assert after_write > first
+    (home / ".hidden").write_text("x")  # an application's own hidden files are no change of the user's
+    assert events.sequence() == after_write
