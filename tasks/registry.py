@@ -21,6 +21,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+from cua.errors import BadRequest
+from cua.task import TaskInstance
 from cua.tasks.loader import FormatProblem, TaskFormatError, load_file
 
 __all__ = [
@@ -274,3 +276,14 @@ def select_templates(names: list[str] | tuple[str, ...], split: str | None = Non
                 seen.add(t.id)
                 out.append(t)
     return out
+
+
+def task_instance(template_id: str, seed: int) -> TaskInstance:
+    """The template `template_id` at `seed`, for a client that named them (a hub, the
+    rollout service's environments): an unknown id is the client's error, a `BadRequest`
+    naming it, never a KeyError."""
+    try:
+        instance: TaskInstance = get_template(template_id).instantiate(seed)
+    except KeyError as exc:
+        raise BadRequest(str(exc.args[0]), details={"task": template_id}) from None
+    return instance

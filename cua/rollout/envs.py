@@ -46,7 +46,7 @@ from cua.rollout.models import (
     EnvState,
     EnvStep,
 )
-from cua.task import TaskInstance, TaskTemplate
+from cua.task import TaskInstance
 
 __all__ = ["EnvHandles"]
 
@@ -83,13 +83,9 @@ class EnvHandles:
 
     @staticmethod
     def _instance(task: str, seed: int) -> TaskInstance:
-        from cua.tasks.registry import get_template
+        from cua.tasks.registry import task_instance
 
-        try:
-            template: TaskTemplate = get_template(task)
-            return template.instantiate(seed)
-        except KeyError as exc:
-            raise BadRequest(str(exc.args[0]), details={"task": task}) from None
+        return task_instance(task, seed)
 
     async def create(self, task: str, seed: int = 0, *, reward: RewardMode = "sparse",
                      isolation: str | None = None, terminate_on_success: bool = False) -> EnvCreated:

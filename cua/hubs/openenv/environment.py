@@ -71,13 +71,9 @@ class _Sandbox:
 
 
 def _instance(task: str, seed: int) -> TaskInstance:
-    from cua.tasks.registry import get_template
+    from cua.tasks.registry import task_instance
 
-    try:
-        instance: TaskInstance = get_template(task).instantiate(seed)
-    except KeyError as exc:
-        raise BadRequest(str(exc.args[0]), details={"task": task}) from None
-    return instance
+    return task_instance(task, seed)
 
 
 class CuaEnvironment(Environment[CuaAction, CuaObservation, CuaState]):

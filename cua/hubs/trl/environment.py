@@ -75,13 +75,9 @@ atexit.register(release_all)
 
 
 def _instance(task: str, seed: int) -> TaskInstance:
-    from cua.tasks.registry import get_template
+    from cua.tasks.registry import task_instance
 
-    try:
-        instance: TaskInstance = get_template(task).instantiate(seed)
-    except KeyError as exc:
-        raise BadRequest(str(exc.args[0]), details={"task": task}) from None
-    return instance
+    return task_instance(task, seed)
 
 
 def _image(obs: Observation) -> Image.Image:
