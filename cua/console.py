@@ -14,7 +14,17 @@ import json
 import os
 import sys
 
-__all__ = ["add_exposure_arguments", "print_json", "serving_banner"]
+__all__ = ["add_exposure_arguments", "add_sandbox_source_arguments", "print_json", "serving_banner"]
+
+
+def add_sandbox_source_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where a server's sandboxes come from: a running `cua serve` (`--server`, with
+    `--server-token`), this process (`--local`), or else a `cua serve` child it starts."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--server", help="a `cua serve` websocket URL for the sandboxes (default: start one)")
+    where.add_argument("--local", action="store_true", help="sandboxes in this process")
+    parser.add_argument("--server-token", default=os.environ.get("CUA_TOKEN"),
+                        help="token of --server (default: $CUA_TOKEN)")
 
 
 def add_exposure_arguments(parser: argparse.ArgumentParser, *, token_env: str, unguarded: str) -> None:

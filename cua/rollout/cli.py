@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from cua.argtypes import real_number
-from cua.console import add_exposure_arguments, print_json, serving_banner
+from cua.console import add_exposure_arguments, add_sandbox_source_arguments, print_json, serving_banner
 
 __all__ = ["register"]
 
@@ -39,10 +39,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_exposure_arguments(s, token_env="CUA_ROLLOUT_TOKEN", unguarded=_UNGUARDED)
     s.add_argument("--port", type=int, default=8300)
     s.add_argument("--runs", default="runs/rollouts", help="where trajectories are written")
-    where = s.add_mutually_exclusive_group()
-    where.add_argument("--server", help="a `cua serve` websocket URL for the sandboxes (default: start one)")
-    where.add_argument("--local", action="store_true", help="sandboxes in this process")
-    s.add_argument("--server-token", default=os.environ.get("CUA_TOKEN"), help="token of --server (default: $CUA_TOKEN)")
+    add_sandbox_source_arguments(s)
     s.add_argument("--max-episodes", type=int, default=8, help="rollouts running at once")
     s.add_argument("--max-retries", type=int, default=2, help="infrastructure retries per rollout")
     s.add_argument("--max-staleness", type=int, default=1, help="policy versions a request may be behind")

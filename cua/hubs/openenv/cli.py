@@ -17,7 +17,7 @@ import asyncio
 import os
 import sys
 
-from cua.console import add_exposure_arguments, serving_banner
+from cua.console import add_exposure_arguments, add_sandbox_source_arguments, serving_banner
 
 __all__ = ["register"]
 
@@ -32,10 +32,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = osub.add_parser("serve", help="serve OpenEnv's /reset, /step, /state, /health, /schema and /ws")
     add_exposure_arguments(s, token_env="CUA_OPENENV_TOKEN", unguarded=_UNGUARDED)
     s.add_argument("--port", type=int, default=8400)
-    where = s.add_mutually_exclusive_group()
-    where.add_argument("--server", help="a `cua serve` websocket URL for the sandboxes (default: start one)")
-    where.add_argument("--local", action="store_true", help="sandboxes in this process")
-    s.add_argument("--server-token", default=os.environ.get("CUA_TOKEN"), help="token of --server (default: $CUA_TOKEN)")
+    add_sandbox_source_arguments(s)
     s.add_argument("--max-sessions", type=int, default=4, help="sessions (and sandboxes) at once")
     s.add_argument("--idle-timeout", type=float, default=300.0,
                    help="seconds without a reset or step before a session and its sandbox are closed")
