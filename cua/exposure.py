@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import os
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["OriginPolicy", "bearer_token", "check_bind", "generate_token", "host_name", "is_loopback",
+__all__ = ["OriginPolicy", "bearer_token", "check_bind", "generate_token", "host_name", "is_loopback", "resolve_token",
            "normalize_origins", "token_matches"]
 
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost"})
@@ -50,6 +51,20 @@ def host_name(host_header: str) -> str:
 def generate_token() -> str:
     """A fresh random token for a server that was given none."""
     return secrets.token_urlsafe(24)
+
+
+def resolve_token(explicit: str | None, *, env: str, no_auth: bool) -> tuple[str | None, bool]:
+    """The token a server requires, and whether it was generated (so the caller prints it):
+    the explicit flag, then the variable `env`, then a fresh random token. `no_auth` (an
+    explicit opt-out) gives None: every connection is accepted."""
+    if no_auth:
+        return None, False
+    if explicit:
+        return explicit, False
+    given = os.environ.get(env)
+    if given:
+        return given, False
+    return generate_token(), True
 
 
 def bearer_token(authorization: str | None) -> str | None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import sys
 from pathlib import Path
 
@@ -73,16 +72,11 @@ def _band(text: str) -> tuple[float, float]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from cua.exposure import check_bind, generate_token, normalize_origins
+    from cua.exposure import check_bind, normalize_origins, resolve_token
     from cua.rollout.curriculum import Curriculum, CurriculumSettings
     from cua.rollout.server import TOKEN_ENV, serve_rollouts
 
-    token: str | None = None
-    generated = False
-    if not args.no_auth:
-        token = args.token or os.environ.get(TOKEN_ENV) or None
-        if token is None:
-            token, generated = generate_token(), True
+    token, generated = resolve_token(args.token, env=TOKEN_ENV, no_auth=args.no_auth)
     try:  # refused before anything starts
         check_bind(args.host, auth=token is not None, unsafe_public_no_auth=args.unsafe_public_no_auth)
         normalize_origins(args.allow_origin)

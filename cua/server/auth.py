@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from cua.exposure import bearer_token, generate_token, token_matches
+from cua.exposure import resolve_token as resolve_any_token
 
 __all__ = ["ANONYMOUS", "OPERATOR", "SCOPES", "Grant", "Scope", "TokenStore", "bearer_token", "generate_token",
            "issue_token", "list_tokens", "resolve_token", "revoke_token", "token_matches"]
@@ -65,19 +66,9 @@ def _digest(token: str) -> str:
 
 
 def resolve_token(explicit: str | None, *, no_auth: bool) -> tuple[str | None, bool]:
-    """The token to require, and whether it was generated (so the caller prints it).
-
-    Order: the explicit flag, then $CUA_TOKEN, then a fresh random token. `no_auth`
-    (an explicit opt-out) gives None: every connection is accepted.
-    """
-    if no_auth:
-        return None, False
-    if explicit:
-        return explicit, False
-    env = os.environ.get(TOKEN_ENV)
-    if env:
-        return env, False
-    return generate_token(), True
+    """The token `cua serve` requires (the flag, then $CUA_TOKEN, then a fresh one), and
+    whether it was generated; see `cua.exposure.resolve_token`."""
+    return resolve_any_token(explicit, env=TOKEN_ENV, no_auth=no_auth)
 
 
 # --- the token file ------------------------------------------------------------------

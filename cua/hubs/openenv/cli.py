@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 
 from cua.console import add_exposure_arguments, add_sandbox_source_arguments, serving_banner
@@ -48,15 +47,10 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"cua openenv serve: needs openenv-core (scripts/setup.sh installs it): {exc}", file=sys.stderr)
         return 2
-    from cua.exposure import check_bind, generate_token, normalize_origins
+    from cua.exposure import check_bind, normalize_origins, resolve_token
     from cua.observation import ObserveOptions
 
-    token: str | None = None
-    generated = False
-    if not args.no_auth:
-        token = args.token or os.environ.get(TOKEN_ENV) or None
-        if token is None:
-            token, generated = generate_token(), True
+    token, generated = resolve_token(args.token, env=TOKEN_ENV, no_auth=args.no_auth)
     try:  # refused before anything starts
         check_bind(args.host, auth=token is not None, unsafe_public_no_auth=args.unsafe_public_no_auth)
         normalize_origins(args.allow_origin)
