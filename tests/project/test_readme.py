@@ -36,6 +36,9 @@ EXCLUDED = {
 EXCLUDED_PYTHON = {
     'async with cua.connect("ws://127.0.0.1:8765/v1/ws", token) as c:':
         "a fragment: top-level await, a running server and its token, and an elided services list",
+    'trainer = GRPOTrainer(model="your/vlm",':
+        "names a VLM checkpoint to download (no model hub here); tests/hubs/test_trl.py runs this trainer "
+        "with the tiny Qwen2.5-VL",
 }
 #: What a command reads that the user is assumed to have.
 FIXTURES = {
