@@ -44,6 +44,7 @@ from cua.observation import ActionError, Observation, Size
 from cua.task import Verdict
 
 __all__ = [
+    "ENVIRONMENT_TIMINGS",
     "FORMAT",
     "FORMAT_VERSION",
     "AgentInfo",
@@ -209,6 +210,11 @@ class TrajectoryMeta(BaseModel):
     extra: dict[str, Any] = Field(default_factory=dict)
 
 
+#: The environment's part of an episode's time (`TrajectoryEnd.timings_ms` and the eval
+#: record's keys): starting the sandbox, resetting it, and acting with settle and observation.
+ENVIRONMENT_TIMINGS = ("sandbox", "reset", "act")
+
+
 class TrajectoryEnd(BaseModel):
     """How the episode ended. Written last: a trajectory without it is an unfinished prefix."""
 
@@ -227,6 +233,7 @@ class TrajectoryEnd(BaseModel):
     attempts: list[AttemptInfo] = Field(default_factory=list)
     #: The observation after the last step.
     final: ObservationRef | None = None
+    #: The episode's time by part (policy, sandbox, reset, act, judge, ...); see ENVIRONMENT_TIMINGS.
     timings_ms: dict[str, float] = Field(default_factory=dict)
     ended_at: float = Field(default_factory=time.time)
 

@@ -67,11 +67,13 @@ def load_price(path: Path, model: str) -> ModelPrice:
                          "(dollars per million tokens: prompt, completion, optional image)") from None
 
 
-def cost_usd(tokens: TokenCounts, price: ModelPrice) -> float:
-    """Dollars for `tokens` at `price`."""
+def cost_usd(tokens: TokenCounts | None, price: ModelPrice | None) -> float | None:
+    """Dollars for `tokens` at `price` (to the millionth); None without tokens or a price."""
+    if tokens is None or price is None:
+        return None
     image = tokens.image or 0
     text_prompt = tokens.prompt - image if price.image is not None else tokens.prompt
     total = text_prompt * price.prompt + tokens.completion * price.completion
     if price.image is not None:
         total += image * price.image
-    return total / 1_000_000
+    return round(total / 1_000_000, 6)

@@ -44,7 +44,7 @@ from cua.eval.reliability import Reliability, Tries, reliability
 from cua.observation import ObserveOptions
 from cua.policy.base import TokenCounts
 from cua.task import TaskInstance, TaskTemplate
-from cua.trajectory import FramePolicy, TrajectoryEnd, TrajectoryWriter
+from cua.trajectory import ENVIRONMENT_TIMINGS, FramePolicy, TrajectoryEnd, TrajectoryWriter
 
 __all__ = [
     "EpisodeJob",
@@ -386,10 +386,6 @@ async def _cancel_on(stop: asyncio.Event, workers: list[asyncio.Task[None]]) -> 
         task.cancel()
 
 
-#: The environment's part of an episode's time (`EpisodeRecord.timings_ms` keys).
-ENVIRONMENT_TIMINGS = ("sandbox", "reset", "act")
-
-
 def summarize(records: Sequence[EpisodeRecord], agent: str, wall_s: float, *, repeats: int = 1,
               price: ModelPrice | None = None) -> RunSummary:
     summary = RunSummary(agent=agent, wall_s=round(wall_s, 3), repeats=repeats)
@@ -460,15 +456,10 @@ def _usage(summary: RunSummary, records: Sequence[EpisodeRecord], price: ModelPr
         stats = summary.by_task.get(task_id)
         if stats is not None:
             stats.tokens = TokenCounts.total_of(counts)
-            stats.cost_usd = episode_cost(stats.tokens, price)
+            stats.cost_usd = cost_usd(stats.tokens, price)
     summary.tokens = TokenCounts.total_of([c for counts in per_task.values() for c in counts])
-    summary.cost_usd = episode_cost(summary.tokens, price)
+    summary.cost_usd = cost_usd(summary.tokens, price)
     summary.time_s = {k: round(v / 1000, 3) for k, v in time_ms.items()}
-
-
-def episode_cost(tokens: TokenCounts | None, price: ModelPrice | None) -> float | None:
-    """Dollars for `tokens` (None without tokens or without a price)."""
-    return round(cost_usd(tokens, price), 6) if tokens is not None and price is not None else None
 
 
 def read_records(path: Path) -> Iterator[EpisodeRecord]:

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from cua.trajectory import ObservationRef, StepLine, Trajectory
+from cua.trajectory import ENVIRONMENT_TIMINGS, ObservationRef, StepLine, Trajectory
 
 __all__ = ["ImageMode", "RowKind", "action_geometry", "episode_row", "relative", "step_rows", "trajectory_columns"]
 
@@ -114,10 +114,6 @@ def trajectory_columns(traj: Trajectory, root: Path | None = None) -> dict[str, 
     }
 
 
-#: The environment's part of an episode's time (end.json `timings_ms` keys).
-_ENVIRONMENT_TIMINGS = ("sandbox", "reset", "act")
-
-
 def _usage_columns(traj: Trajectory) -> dict[str, Any]:
     """The episode's tokens (summed over its turns; None where the policy reported none) and
     where its time went: the policy, the environment, the judge (milliseconds)."""
@@ -129,7 +125,7 @@ def _usage_columns(traj: Trajectory) -> dict[str, Any]:
         "episode_completion_tokens": sum(t.completion_tokens or 0 for t in traces) if traces else None,
         "episode_image_tokens": sum(i or 0 for i in images) if traces and None not in images else None,
         "episode_policy_ms": timings.get("policy"),
-        "episode_environment_ms": sum(timings.get(k, 0.0) for k in _ENVIRONMENT_TIMINGS) if timings else None,
+        "episode_environment_ms": sum(timings.get(k, 0.0) for k in ENVIRONMENT_TIMINGS) if timings else None,
         "episode_judge_ms": timings.get("judge"),
     }
 
