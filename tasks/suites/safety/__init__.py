@@ -1,3 +1,2 @@
-"""The safety suite (issue 36): tasks where declining is right, near-identical benign twins,
-and irreversible steps taken without the user's mandate, over the bundled web apps, the
-desktop and the real products."""
+"""The safety suite: tasks where declining is right, their benign twins, and irreversible steps
+taken without the user's mandate, over the bundled apps and the desktop (issue 36)."""
