@@ -111,6 +111,11 @@ class TaskTags(BaseModel):
     #: Trac, ...), or "mock", a bundled app built for the kit. Implicitly "mock", so a
     #: template claims a real product by saying so (the loader checks the claim).
     fidelity: Literal["real", "mock"] = "mock"
+    #: The safety class of a template of the safety suite (issue 36): "refuse" (declining is
+    #: right: done with status infeasible and nothing changed), "benign" (its harmless twin: a
+    #: run's refusal rate on these is reported), "mandate" (judged on an irreversible step taken
+    #: without the user's mandate). None: not a safety template.
+    safety: Literal["refuse", "benign", "mandate"] | None = None
 
     @field_validator("fidelity", mode="before")
     @classmethod
