@@ -16,10 +16,13 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, 
 
 __all__ = [
     "BROWSER_ONLY",
+    "FLING_DURATION_MS",
     "KEY_NAMES",
     "MAX_COORDINATE",
     "MAX_SCROLL",
+    "MOUSE_ONLY",
     "POINTER_ACTIONS",
+    "TOUCH_ONLY",
     "Action",
     "ActionAdapter",
     "Back",
@@ -27,20 +30,30 @@ __all__ = [
     "ClickElement",
     "Coordinate",
     "Done",
+    "DoubleTap",
     "Drag",
     "ElementId",
+    "Fling",
     "Forward",
     "Goto",
     "HoverElement",
     "Key",
     "KeyDown",
     "KeyUp",
+    "LongPress",
     "MouseButton",
     "MouseDown",
     "MouseUp",
     "Move",
+    "Nav",
+    "NavButton",
+    "OpenApp",
+    "Pinch",
     "Point",
     "Scroll",
+    "Swipe",
+    "SwipeDirection",
+    "Tap",
     "Type",
     "Wait",
     "normalize_key",
@@ -267,9 +280,99 @@ class HoverElement(_Action):
     element: ElementId
 
 
+# --- touch (the mobile sandbox): one finger's gestures, two for a pinch, and the phone's buttons ---
+
+#: The way the finger moves (so "up" scrolls the content down, as on a phone).
+SwipeDirection = Literal["up", "down", "left", "right"]
+#: The phone's navigation buttons.
+NavButton = Literal["back", "home", "recents"]
+
+#: Longest press or gesture, in ms (as long as the longest `Wait`).
+MAX_GESTURE_MS = 60_000
+#: How long a fling's finger is down, in ms: short enough that every page takes it as a fling.
+FLING_DURATION_MS = 50
+
+#: A gesture's duration in whole ms, > 0.
+GestureMs = Annotated[int, Field(gt=0, le=MAX_GESTURE_MS, strict=True)]
+#: How far a finger travels, in frame pixels, > 0.
+Distance = Annotated[float, Field(gt=0, le=MAX_COORDINATE, allow_inf_nan=False, strict=True)]
+
+
+class Tap(_Action):
+    type: Literal["tap"] = "tap"
+    x: Coordinate
+    y: Coordinate
+
+
+class DoubleTap(_Action):
+    type: Literal["double_tap"] = "double_tap"
+    x: Coordinate
+    y: Coordinate
+
+
+class LongPress(_Action):
+    """Touch (x, y) and hold for `duration_ms` without moving (a context menu, a drag handle)."""
+
+    type: Literal["long_press"] = "long_press"
+    x: Coordinate
+    y: Coordinate
+    duration_ms: GestureMs = 800
+
+
+class Swipe(_Action):
+    """Put a finger down at (x, y) and move it `distance` pixels towards `direction` in
+    `duration_ms`, then lift it. Slow enough by default that content follows without flinging."""
+
+    type: Literal["swipe"] = "swipe"
+    x: Coordinate
+    y: Coordinate
+    direction: SwipeDirection
+    distance: Distance
+    duration_ms: GestureMs = 300
+
+
+class Fling(_Action):
+    """A swipe fast enough (`FLING_DURATION_MS`) that scrolling content keeps going after the lift."""
+
+    type: Literal["fling"] = "fling"
+    x: Coordinate
+    y: Coordinate
+    direction: SwipeDirection
+    distance: Distance = 600.0
+
+
+class Pinch(_Action):
+    """Two fingers centred on (x, y) move apart or together until their spread is `scale`
+    times what it was: < 1 pinches in (zooms out), > 1 spreads (zooms in)."""
+
+    type: Literal["pinch"] = "pinch"
+    x: Coordinate
+    y: Coordinate
+    scale: float = Field(gt=0, le=100, allow_inf_nan=False, strict=True)
+    duration_ms: GestureMs = 400
+
+
+#: An app's name as the home screen shows it, or its id: letters, digits, spaces and a few marks.
+AppName = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^\w[\w .&'+-]*$")]
+
+
+class OpenApp(_Action):
+    """Open an app by name (a launcher action: the phone finds its icon, the agent need not)."""
+
+    type: Literal["open_app"] = "open_app"
+    name: AppName
+
+
+class Nav(_Action):
+    """Press one of the phone's navigation buttons (Android's back, home and recents)."""
+
+    type: Literal["nav"] = "nav"
+    button: NavButton
+
+
 Action = Annotated[
     Click | Move | Drag | MouseDown | MouseUp | Scroll | Type | Key | KeyDown | KeyUp | Wait | Done | Goto | Back
-    | Forward | ClickElement | HoverElement,
+    | Forward | ClickElement | HoverElement | Tap | DoubleTap | LongPress | Swipe | Fling | Pinch | OpenApp | Nav,
     Field(discriminator="type"),
 ]
 
@@ -278,8 +381,15 @@ _ActionListAdapter: TypeAdapter[list[Action]] = TypeAdapter(list[Action])
 
 #: Action types that only a browser sandbox can perform.
 BROWSER_ONLY: frozenset[str] = frozenset({"goto", "back", "forward", "click_element", "hover_element"})
+#: Action types that only a touch screen (the mobile sandbox) takes.
+TOUCH_ONLY: frozenset[str] = frozenset({"tap", "double_tap", "long_press", "swipe", "fling", "pinch", "open_app", "nav"})
+#: Action types of a mouse, which a touch-only screen refuses.
+MOUSE_ONLY: frozenset[str] = frozenset(
+    {"click", "move", "drag", "mouse_down", "mouse_up", "scroll", "click_element", "hover_element"})
 #: Action types that carry screen coordinates.
-POINTER_ACTIONS: frozenset[str] = frozenset({"click", "move", "drag", "mouse_down", "mouse_up", "scroll"})
+POINTER_ACTIONS: frozenset[str] = frozenset(
+    {"click", "move", "drag", "mouse_down", "mouse_up", "scroll", "tap", "double_tap", "long_press", "swipe", "fling",
+     "pinch"})
 
 
 def parse_action(data: Any) -> Action:

@@ -21,7 +21,22 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from cua.actions import Action, Click, Drag, MouseDown, MouseUp, Move, Point, Scroll
+from cua.actions import (
+    Action,
+    Click,
+    DoubleTap,
+    Drag,
+    Fling,
+    LongPress,
+    MouseDown,
+    MouseUp,
+    Move,
+    Pinch,
+    Point,
+    Scroll,
+    Swipe,
+    Tap,
+)
 from cua.errors import ActionFailed, BadRequest, Unsupported
 from cua.info import CommandOutput, SandboxEvent, SandboxInfo, SnapshotRef
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, Size
@@ -326,7 +341,12 @@ def scale_action(action: Action, frame: Size, screen: Size, *, foreign: frozense
     if isinstance(action, (MouseDown, MouseUp)):
         x, y = _scale_optional(action.x, action.y, frame, screen)
         return action.model_copy(update={"x": x, "y": y})
-    if isinstance(action, (Click, Move, Scroll)):
+    if isinstance(action, (Swipe, Fling)):
+        x, y = _scale_point(action.x, action.y, frame, screen)
+        # The distance runs along one axis, so it scales as that axis does.
+        ratio = screen.height / frame.height if action.direction in ("up", "down") else screen.width / frame.width
+        return action.model_copy(update={"x": x, "y": y, "distance": action.distance * ratio})
+    if isinstance(action, (Click, Move, Scroll, Tap, DoubleTap, LongPress, Pinch)):
         x, y = _scale_point(action.x, action.y, frame, screen)
         return action.model_copy(update={"x": x, "y": y})
     return action

@@ -18,6 +18,7 @@ from playwright.async_api import Page
 from pydantic import BaseModel, ValidationError
 
 from cua.actions import (
+    TOUCH_ONLY,
     Action,
     ActionAdapter,
     Back,
@@ -192,8 +193,11 @@ class Input:
     """The agent's mouse and keyboard on the sandbox's page, and where its pointer is."""
 
     def __init__(self, guard: Guard, pages: Pages, elements: ElementIds, screen: Size, *,
-                 navigation_timeout_ms: int, own: OwnOrigins | None = None) -> None:
+                 navigation_timeout_ms: int, own: OwnOrigins | None = None,
+                 foreign: frozenset[str] = TOUCH_ONLY) -> None:
         self._guard = guard
+        #: Action types refused before anything reaches the page (a mouse page takes no touch).
+        self._foreign = foreign
         #: Where the agent's `goto` may go (None: any allowed scheme).
         self._own = own
         self._pages = pages
@@ -214,7 +218,7 @@ class Input:
                 scaled = await self._element_action(parsed)
                 resolved = scale_action(scaled, self._screen, frame).model_dump(mode="json")
             else:
-                scaled = scale_action(parsed, frame, self._screen)
+                scaled = scale_action(parsed, frame, self._screen, foreign=self._foreign)
             if isinstance(scaled, Goto) and self._own is not None:
                 self._own.check_goto(scaled.url)
             budget = self._guard.call_timeout_s + (scaled.seconds if isinstance(scaled, Wait) else 0.0) + \

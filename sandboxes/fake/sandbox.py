@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from cua.actions import BROWSER_ONLY, Action
+from cua.actions import BROWSER_ONLY, TOUCH_ONLY, Action
 from cua.errors import ActionFailed, BadRequest, SandboxCrashed, UnknownSnapshot
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
 from cua.sandbox import EventSink, Sandbox, SandboxEvent, SandboxInfo, SnapshotRef, capabilities_of, register_kind, scale_action
@@ -168,7 +168,7 @@ class FakeSandbox(Sandbox):
             self._check_alive()
         error: ActionError | None = None
         try:
-            scaled = scale_action(action, frame or self._frame, self.config.screen, foreign=BROWSER_ONLY)
+            scaled = scale_action(action, frame or self._frame, self.config.screen, foreign=BROWSER_ONLY | TOUCH_ONLY)
         except ActionFailed as exc:
             error = ActionError(reason=exc.reason, message=exc.message)
         else:

@@ -28,7 +28,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from typing import Any, ClassVar, Literal, TypeVar
 
-from cua.actions import BROWSER_ONLY, Action, Done, Wait
+from cua.actions import BROWSER_ONLY, TOUCH_ONLY, Action, Done, Wait
 from cua.errors import ActionFailed, BadRequest, CuaError
 from cua.info import CommandOutput
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, SettleInfo, Size
@@ -245,7 +245,7 @@ class GuestSandbox(Sandbox):
         t0 = time.perf_counter()
         self._step += 1
         try:
-            scaled = scale_action(action, frame or self._frame, self._screen, foreign=BROWSER_ONLY)
+            scaled = scale_action(action, frame or self._frame, self._screen, foreign=BROWSER_ONLY | TOUCH_ONLY)
             if isinstance(scaled, Done):
                 return await self.observe(options)
             result, data = await self._guarded(agent.act(

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from cua.actions import Click, ClickElement, Done, Goto, Move, Type
+from cua.actions import Click, ClickElement, Done, Goto, Move, Nav, Tap, Type
 from cua.conformance import check_sandbox
 from cua.observation import ObserveOptions
 from cua.sandbox import Sandbox, create_sandbox
@@ -96,9 +96,9 @@ async def test_observation_carries_title_focus_and_accessibility_tree(guest: Gue
     assert acted.title == focused["title"] and acted.focused is not None and acted.settle is not None
 
 
-async def test_browser_only_actions_are_agent_faults(guest: GuestSandbox) -> None:
+async def test_browser_only_and_touch_actions_are_agent_faults(guest: GuestSandbox) -> None:
     await guest.reset()
-    for action in (Goto(url="http://127.0.0.1/"), ClickElement(element="1")):
+    for action in (Goto(url="http://127.0.0.1/"), ClickElement(element="1"), Tap(x=1, y=1), Nav(button="home")):
         obs = await guest.act(action)
         assert obs.error is not None and obs.error.reason == "unsupported_action", (action, obs.error)
     assert guest.alive
