@@ -47,6 +47,8 @@ CASES = [
     ("sheets", "cells", "raw", "/sheets/1"),
     ("travel", "flights", "airline", "/flights/1"),
     ("travel", "airports", "city", "/"),
+    ("dialer", "contacts", "name", "/contacts"),
+    ("dialer", "calls", "number", "/recents"),
 ]
 
 

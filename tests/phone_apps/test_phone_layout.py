@@ -1,0 +1,41 @@
+"""Every screen of every phone app, in real Chromium with mobile emulation and touch, on a
+360 px phone and an 800 px tablet: no sideways scrolling, no control smaller than a
+fingertip (44 x 44 CSS px), and a name in the accessibility tree for every control."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from _phone_rig import PHONE, TABLET, control_names_missing, horizontal_overflow, open_phone, small_targets
+from playwright.async_api import Browser, async_playwright
+
+from cua.sandboxes.browser.launcher import find_executable
+
+#: app -> the screens a person reaches in it (a call screen needs a call: `POST` first, see below).
+PAGES: dict[str, list[str]] = {
+    "dialer": ["/keypad", "/keypad?number=7700", "/favourites", "/recents", "/recents?filter=missed", "/contacts",
+               "/contacts?q=an"],
+}
+CASES = [(app, page) for app, pages in PAGES.items() for page in pages]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as pw:
+        b = await pw.chromium.launch(executable_path=find_executable().path, headless=True)
+        yield b
+        await b.close()
+
+
+@pytest.mark.slow  # Chromium
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("device", ["phone", "tablet"])
+@pytest.mark.parametrize(("app_name", "page"), CASES)
+async def test_screen_fits_and_names_its_controls(browser: Browser, app_name: str, page: str, device: str) -> None:
+    async with open_phone(browser, app_name, PHONE if device == "phone" else TABLET) as phone:
+        await phone.open(page)
+        assert await horizontal_overflow(phone.page) == 0, f"{app_name}{page} scrolls sideways on a {device}"
+        assert await small_targets(phone.page) == [], f"{app_name}{page}: controls under 44 px on a {device}"
+        assert await control_names_missing(phone.page) == [], f"{app_name}{page}: unnamed controls"
