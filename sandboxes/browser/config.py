@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from cua.errors import BadRequest
 from cua.observation import Size
 from cua.sandbox import ServiceSpec
+from cua.variant import Variant, parse_variant
 
 __all__ = ["ALLOWED_SCHEMES", "BrowserConfig", "Isolation", "check_start_url", "reset_options"]
 
@@ -105,6 +106,9 @@ class BrowserConfig(BaseModel):
     navigation: Literal["own_origins", "open"] = "own_origins"
     locale: str = Field("en-US", max_length=35)
     timezone: str = Field("UTC", max_length=64)
+    #: The appearance variant (`cua.variant`) the services' apps show at every reset whose
+    #: options name none; its viewport, when given, is the sandbox's screen (fixed at create).
+    variant: Variant | None = None
 
     @field_validator("locale")
     @classmethod
@@ -160,3 +164,18 @@ class BrowserConfig(BaseModel):
         if self.start_url.startswith("/"):
             return f"http://127.0.0.1:{ports[self.services[0].name]}{self.start_url}"
         return self.start_url
+
+    @property
+    def screen(self) -> Size:
+        """The page's viewport: the variant's, when the config names one."""
+        return self.variant.viewport if self.variant is not None else self.viewport
+
+
+def variant_option(options: dict[str, Any] | None) -> tuple[dict[str, Any] | None, Variant | None]:
+    """A reset's options without `variant`, and that variant (None: the config's). BadRequest
+    for one that is no variant; the services refuse a value their app does not support."""
+    if not options or "variant" not in options:
+        return options, None
+    rest = {k: v for k, v in options.items() if k != "variant"}
+    raw = options["variant"]
+    return rest or None, None if raw is None else parse_variant(raw, field="options.variant")

@@ -35,7 +35,7 @@ from cua.errors import BadRequest
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, Size
 from cua.sandbox import EventSink, Sandbox, SandboxInfo, SnapshotRef, capabilities_of
 from cua.sandboxes.browser import stream
-from cua.sandboxes.browser.config import BrowserConfig, reset_options
+from cua.sandboxes.browser.config import BrowserConfig, reset_options, variant_option
 from cua.sandboxes.browser.elements import ElementIds
 from cua.sandboxes.browser.guard import Guard
 from cua.sandboxes.browser.input import Input
@@ -65,7 +65,7 @@ class BrowserSandbox(Sandbox):
     def __init__(self, config: BrowserConfig, sandbox_id: str, emit: EventSink | None) -> None:
         self.id = sandbox_id
         self.config = config
-        self._screen = config.viewport
+        self._screen = config.screen
         self._guard = Guard(sandbox_id, config.call_timeout_s, emit)
         self._pages = Pages(self._guard, settle_timeout_ms=config.settle_timeout_ms,
                             settle_quiet_ms=config.settle_quiet_ms)
@@ -258,6 +258,12 @@ class BrowserSandbox(Sandbox):
                      ) -> tuple[Observation, list[StateResult] | None]:
         self._guard.check_alive()
         started = time.perf_counter()
+        options, variant = variant_option(options)
+        variant = variant or self.config.variant
+        if variant is not None and variant.viewport != self._screen:
+            raise BadRequest(f"options.variant.viewport: this sandbox's screen is {self._screen.width}x"
+                             f"{self._screen.height}, fixed at create (a config's variant sets it)",
+                             details={"field": "options.variant.viewport"})
         start_url, reload = reset_options(options, has_service=bool(self.config.services))
         seed = self.config.seed if seed is None else seed
         url = self._start_url() if start_url is None else (
@@ -265,7 +271,7 @@ class BrowserSandbox(Sandbox):
         self._own.started_at(url)
 
         def services_reset() -> list[Awaitable[None]]:
-            return [self._guard.call(c.reset(seed), f"reset {c.name}") for c in self._controls.values()]
+            return [self._guard.call(c.reset(seed, variant=variant), f"reset {c.name}") for c in self._controls.values()]
 
         if self._pages.worn():  # a fresh context; the page is then loaded below, as after any reset
             await self._pages.recycle(await self._new_context())

@@ -27,6 +27,7 @@ import httpx
 
 from cua.errors import BadRequest, InfraError, Timeout
 from cua.sandbox import ServiceSpec
+from cua.variant import Variant
 
 __all__ = ["APP_HOST_GROUP", "AppHost", "HostedApp", "HostService", "ServiceControl", "app_host_command",
            "free_port", "register_app_host", "start_host_service"]
@@ -70,8 +71,13 @@ class ServiceControl:
             raise InfraError(f"service {self.name!r} health is not a JSON object: {str(body)[:200]}")
         return body
 
-    async def reset(self, seed: int) -> None:
-        resp = await self._call("POST", "reset", json={"seed": seed})
+    async def reset(self, seed: int, *, variant: Variant | None = None) -> None:
+        """Reset to `seed`, the app showing `variant` (none: its default look)."""
+        shown = {"variant": variant.model_dump(mode="json")} if variant is not None else {}
+        resp = await self._call("POST", "reset", json={"seed": seed, **shown})
+        if resp.status_code == 400 and variant is not None and str(resp.json().get("field") or "").startswith("variant"):
+            raise BadRequest(f"service {self.name!r} refused the variant: {resp.json().get('error')}",
+                             details={"field": "options.variant"})
         if resp.status_code != 200:
             raise InfraError(f"service {self.name!r} reset failed: HTTP {resp.status_code} {resp.text[:200]}")
 
