@@ -51,6 +51,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ck.add_argument("suites", nargs="*", metavar="SUITE",
                     help="suite names, suite folders, task files or template ids (default: all)")
     ck.add_argument("--seeds", type=whole_number(1), default=3, help="seeds 0..K-1 per template (default 3)")
+    ck.add_argument("--variants", type=whole_number(1), default=None, metavar="K",
+                    help="check each task instance in K seeded appearance variants (theme, layout, locale, "
+                         "viewport; the app's default look among them)")
     ck.add_argument("--parallel", "-j", type=whole_number(1), default=1, help="templates checked at once (default 1)")
     ck.add_argument("--split", choices=["train", "test", "all"], default="all")
     ck.add_argument("--isolation", choices=["container", "shared"],
@@ -199,6 +202,7 @@ def check_main(args: argparse.Namespace) -> int:
 
     report: CheckReport = asyncio.run(check_templates(templates, seeds=list(range(args.seeds)),
                                                       parallel=args.parallel, isolation=args.isolation,
+                                                      variants=args.variants or 0,
                                                       on_template=progress,
                                                       cache=VerdictCache(enabled=False if args.no_cache else None)))
     for problem in _load_problems(args.suites or None):

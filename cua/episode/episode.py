@@ -239,7 +239,9 @@ class Episode:
 
     def reset_options(self, options: dict[str, Any] | None = None) -> dict[str, Any] | None:
         start_url = self.instance.sandbox_config.get("start_url")
-        merged = {**({"start_url": start_url} if start_url else {}), **(options or {})}
+        variant = self.instance.sandbox_config.get("variant")  # each reset shows it (a sandbox serves several)
+        merged = {**({"start_url": start_url} if start_url else {}), **({"variant": variant} if variant else {}),
+                  **(options or {})}
         return merged or None
 
     # --- reset ---

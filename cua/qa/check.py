@@ -50,6 +50,7 @@ from cua.qa.probe_page import page_probes
 from cua.qa.probes import bundled_app_of
 from cua.qa.qa_cache import Digests, VerdictCache
 from cua.task import TaskInstance, Verdict
+from cua.tasks.variants import variant_of, variants_of
 
 __all__ = ["CheckReport", "TemplateReport", "VariantFailure", "check_templates"]
 
@@ -299,26 +300,42 @@ def _override(instance: TaskInstance, isolation: str | None) -> TaskInstance:
     return instance.model_copy(update={"sandbox_config": {**instance.sandbox_config, "isolation": isolation}})
 
 
-async def _check_template(template: Any, seeds: Sequence[int], isolation: str | None = None) -> TemplateReport:
+def _sandbox_key(instance: TaskInstance) -> str:
+    """Instances that one sandbox serves: the same config but for the variant's theme, layout
+    and locale, which each reset sets (its viewport is the sandbox's, fixed at create)."""
+    config = dict(instance.sandbox_config)
+    variant = variant_of(instance)
+    if variant is not None:
+        config["variant"] = {"viewport": variant.viewport.model_dump()}
+    return json.dumps([instance.sandbox_kind, config], sort_keys=True, default=str)
+
+
+async def _check_template(template: Any, seeds: Sequence[int], isolation: str | None = None,
+                          variants: int = 0) -> TemplateReport:
     report = TemplateReport(template.id)
     started = time.perf_counter()
     groups: dict[str, list[TaskInstance]] = {}
     for seed in seeds:
-        report.variants += 1
         try:
             instance = _override(template.instantiate(seed), isolation)
         except Exception as exc:  # a broken template is reported, whatever it raised
+            report.variants += 1
             report.failures.append(VariantFailure(template.id, seed, "instantiate", f"{type(exc).__name__}: {exc}"))
             continue
-        key = json.dumps([instance.sandbox_kind, instance.sandbox_config], sort_keys=True, default=str)
-        groups.setdefault(key, []).append(instance)
+        for shown in variants_of(instance, variants) if variants else [instance]:
+            report.variants += 1
+            groups.setdefault(_sandbox_key(shown), []).append(shown)
     for instances in groups.values():
         first = instances[0]
         try:
             async with open_local(first.sandbox_kind, first.sandbox_config) as handle:
                 for instance in instances:
                     try:
-                        report.failures += await _check_variant(handle, instance, report)
+                        found = await _check_variant(handle, instance, report)
+                        look = variant_of(instance)
+                        report.failures += [f if look is None else
+                                            VariantFailure(f.template_id, f.seed, f.stage,
+                                                           f"[{look.key()}] {f.reason}", f.evidence) for f in found]
                     except Exception as exc:
                         report.failures.append(VariantFailure(template.id, instance.seed, "episode",
                                                               f"{type(exc).__name__}: {exc}"))
@@ -338,15 +355,17 @@ def _alive(handle: LocalSandbox) -> bool:
     return handle.sandbox.alive
 
 
-def _cache_key(digests: Digests, template: Any, seeds: Sequence[int], isolation: str | None) -> str | None:
+def _cache_key(digests: Digests, template: Any, seeds: Sequence[int], isolation: str | None,
+               variants: int = 0) -> str | None:
     try:
         first = template.instantiate(seeds[0]) if seeds else None
     except Exception:  # a broken template is never reused: it runs and reports its failure
         return None
     if first is None:
         return None
-    return digests.template_key(template, bundled_app_of(first.sandbox_config), seeds=seeds, isolation=isolation,
-                                kind=first.sandbox_kind)
+    key = digests.template_key(template, bundled_app_of(first.sandbox_config), seeds=seeds, isolation=isolation,
+                               kind=first.sandbox_kind)
+    return None if key is None else key + (f":variants={variants}" if variants else "")
 
 
 def _stored(report: TemplateReport) -> dict[str, Any]:
@@ -365,24 +384,26 @@ def _reused(entry: dict[str, Any] | None) -> TemplateReport | None:
 
 
 async def check_templates(templates: Sequence[Any], *, seeds: Sequence[int] = (0, 1, 2), parallel: int = 1,
-                          isolation: str | None = None,
+                          isolation: str | None = None, variants: int = 0,
                           on_template: Callable[[TemplateReport], None] | None = None,
                           cache: VerdictCache | None = None) -> CheckReport:
     """Check templates, `parallel` at a time (each with its own sandbox); `isolation`
     overrides the browser sandboxes' isolation mode (`shared` is faster, e.g. for CI).
     With a `cache`, a template whose clean report is stored under its digest is not run
-    again (see `cua.qa.qa_cache`); without one, everything runs."""
+    again (see `cua.qa.qa_cache`); without one, everything runs. `variants` K > 0: each
+    instance in K seeded appearance variants (`cua.tasks.variants`), its app's default
+    look among them."""
     report = CheckReport()
     gate = asyncio.Semaphore(max(1, parallel))
     verdicts = cache if cache is not None else VerdictCache(enabled=False)
     digests = Digests()
 
     async def one(template: Any) -> TemplateReport:
-        key = _cache_key(digests, template, seeds, isolation) if verdicts.enabled else None
+        key = _cache_key(digests, template, seeds, isolation, variants) if verdicts.enabled else None
         result = _reused(verdicts.get(key))
         if result is None:
             async with gate:
-                result = await _check_template(template, seeds, isolation)
+                result = await _check_template(template, seeds, isolation, variants)
             if not result.failures:
                 verdicts.put(key, _stored(result))
         if on_template is not None:

@@ -32,12 +32,15 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from cua.errors import BadRequest
 from cua.exposure import OriginPolicy
 from cua.gate import SAFE_METHODS, asgi_headers, from_another_origin, same_origin
 from cua.judges.normalize import same_shown_text
 from cua.judges.sidefx import Change
 from cua.judges.values.web import QueryRule, read_query
 from cua.tasks.apps.activity import ACTIVITY_TABLE, ActivityLog, ActivityRecorded, install
+from cua.tasks.apps.i18n import translate
+from cua.variant import DEFAULT, DEFAULT_AXES, Variant, VariantAxes, parse_variant
 
 __all__ = ["AppDB", "AppHostGuard", "WebApp", "CONTROL_PREFIX", "SHARED_STATIC", "build_asgi", "esc", "html_page",
            "page_side_refusal", "script_json"]
@@ -194,6 +197,10 @@ class WebApp(abc.ABC):
     #: Whether the bundled apps' shared host (`multiserve`) may serve it; a real product
     #: (`cua.tasks.products`) runs its own server in a process of its own instead.
     shared_host: ClassVar[bool] = True
+    #: The appearance variants the app supports (`cua.variant`): every app takes every theme
+    #: (themes.css recolours its design tokens); an app with a `layout.css` and translated
+    #: UI lists its layouts and locales.
+    variant_axes: ClassVar[VariantAxes] = DEFAULT_AXES
 
     @classmethod
     def service_options(cls) -> list[str]:
@@ -224,6 +231,8 @@ class WebApp(abc.ABC):
         self.db = AppDB(self.schema)
         self._seed_images: OrderedDict[int, bytes] = OrderedDict()
         self.current_seed: int | None = None
+        #: How the pages look and read (theme, layout, locale); set by each reset, never by a page.
+        self.variant: Variant = DEFAULT
         #: The audit trail of this instance's writes (`cua.tasks.apps.activity`).
         self.activity = ActivityLog(lambda: self.db.conn, self.state, self.irreversible)
         self.reset(0)
@@ -273,6 +282,15 @@ class WebApp(abc.ABC):
         self.activity.forget()
         self.current_seed = seed
 
+    def set_variant(self, variant: Variant) -> None:
+        """Show the pages in `variant` from now on (the data stay as they are); BadRequest
+        for a value the app does not support."""
+        self.variant = self.variant_axes.check(variant, self.name)
+
+    def t(self, text: str) -> str:
+        """`text` (the app's English UI text) in the variant's locale."""
+        return translate(self.variant.locale, text)
+
     def now(self) -> dt.datetime:
         return FIXED_NOW
 
@@ -294,14 +312,18 @@ def html_page(app: WebApp, title: str, body: str, *, nav: list[tuple[str, str]] 
     """Wrap a body in the shared layout: header, nav links, shared and app stylesheets.
     `title` and the nav labels are text (a record's name may be among them); `body` and
     `head` are markup the app built with `esc`."""
-    nav_html = "".join(f'<a href="{esc(href)}">{esc(label)}</a>' for label, href in (nav or []))
-    app_css = '<link rel="stylesheet" href="/static/app/app.css">' if app.static_dir and (app.static_dir / "app.css").exists() else ""
+    nav_html = "".join(f'<a href="{esc(href)}" data-nav="{esc(href)}">{esc(app.t(label))}</a>'
+                       for label, href in (nav or []))
+    sheets = "".join(f'<link rel="stylesheet" href="/static/app/{name}">' for name in ("app.css", "layout.css")
+                     if app.static_dir and (app.static_dir / name).exists())
     script_tags = "".join(f'<script src="{s}"></script>' for s in (scripts or []))
+    v = app.variant
     return HTMLResponse(
-        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f'<!doctype html><html lang="{esc(v.locale)}" data-theme="{esc(v.theme)}" data-layout="{esc(v.layout)}">'
+        "<head><meta charset=utf-8>"
         f"<title>{esc(title)} · {esc(app.title)}</title>"
-        '<link rel="stylesheet" href="/static/cua/base.css">'
-        f"{app_css}{head}</head><body>"
+        '<link rel="stylesheet" href="/static/cua/base.css"><link rel="stylesheet" href="/static/cua/themes.css">'
+        f"{sheets}{head}</head><body>"
         f'<header class="appbar"><span class="brand">{esc(app.title)}</span><nav>{nav_html}</nav></header>'
         f'<main>{body}</main>{script_tags}</body></html>'
     )
@@ -317,9 +339,15 @@ def _control_routes(app: WebApp) -> list[BaseRoute]:
         seed = payload.get("seed", 0)
         if not isinstance(seed, int):
             return JSONResponse({"error": "seed must be an integer"}, status_code=400)
+        try:  # no variant: the app's default look, so that a reset is the same whatever came before
+            variant = app.variant_axes.check(parse_variant(payload.get("variant") or {}), app.name)
+        except BadRequest as exc:
+            return JSONResponse({"error": exc.message, "field": exc.details.get("field")}, status_code=400)
         started = time.perf_counter()
         app.reset(seed)
-        return JSONResponse({"ok": True, "seed": seed, "ms": (time.perf_counter() - started) * 1000})
+        app.variant = variant
+        return JSONResponse({"ok": True, "seed": seed, "variant": variant.model_dump(mode="json"),
+                             "ms": (time.perf_counter() - started) * 1000})
 
     async def state(_: Request) -> Response:
         return JSONResponse(app.state())

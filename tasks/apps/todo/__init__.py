@@ -19,6 +19,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
+from cua.tasks.apps.i18n import format_day
+from cua.variant import LAYOUTS, LOCALES, VariantAxes
 
 SCHEMA = """
 CREATE TABLE lists (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, color TEXT NOT NULL);
@@ -52,6 +54,7 @@ class TodoApp(WebApp):
     title = "Todo"
     schema = SCHEMA
     static_dir = Path(__file__).parent / "static"
+    variant_axes = VariantAxes(layouts=LAYOUTS, locales=LOCALES)
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         for name, color in LISTS:
@@ -102,12 +105,13 @@ class TodoApp(WebApp):
         cards = "".join(
             f'<a class="card list-card" href="/lists/{r["id"]}" data-list="{esc(r["name"])}">'
             f'<span class="swatch" style="background:{esc(r["color"])}"></span>'
-            f'<strong>{esc(r["name"])}</strong> <span class="muted">{r["open"]} open · {r["total"]} total</span></a>'
+            f'<strong>{esc(r["name"])}</strong> <span class="muted">{r["open"]} {self.t("open")} · '
+            f'{r["total"]} {self.t("total")}</span></a>'
             for r in rows)
-        form = ('<form class="card row" method="post" action="/lists">'
-                '<label for="new-list">New list</label><input id="new-list" type="text" name="name" required>'
-                '<button class="primary" type="submit">Create list</button></form>')
-        return self._page("Lists", f"<h1>Lists</h1><div class='lists'>{cards}</div>{form}")
+        form = ('<form class="card row" method="post" action="/lists" data-form="new-list">'
+                f'<label for="new-list">{self.t("New list")}</label><input id="new-list" type="text" name="name" required>'
+                f'<button class="primary" type="submit" data-action="create-list">{self.t("Create list")}</button></form>')
+        return self._page(self.t("Lists"), f"<h1>{self.t('Lists')}</h1><div class='lists'>{cards}</div>{form}")
 
     async def create_list(self, request: Request) -> Response:
         form = await request.form()
@@ -124,37 +128,43 @@ class TodoApp(WebApp):
         out = []
         for t in todos:
             tags = "".join(f'<span class="tag">{esc(x)}</span>' for x in t["tags"].split(",") if x)
-            due = f'<span class="due{" overdue" if t["due"] and t["due"] < self.now().date().isoformat() and not t["done"] else ""}">{esc(t["due"])}</span>' if t["due"] else ""
+            overdue = bool(t["due"] and t["due"] < self.now().date().isoformat() and not t["done"])
+            due = (f'<time class="due{" overdue" if overdue else ""}" datetime="{esc(t["due"])}"'
+                   f'{" data-overdue" if overdue else ""}>{esc(self._day(t["due"]))}</time>' if t["due"] else "")
             list_cell = f'<td class="muted">{esc(t["list_name"])}</td>' if show_list else ""
             out.append(
-                f'<tr class="todo{" done" if t["done"] else ""} prio-{t["priority"]}" data-id="{t["id"]}">'
+                f'<tr class="todo{" done" if t["done"] else ""} prio-{t["priority"]}" data-id="{t["id"]}" '
+                f'data-done="{int(bool(t["done"]))}" data-priority="{t["priority"]}">'
                 f'<td><form method="post" action="/todos/{t["id"]}/toggle">'
-                f'<input type="checkbox" class="toggle" aria-label="Done: {esc(t["title"])}" {"checked" if t["done"] else ""}>'
+                f'<input type="checkbox" class="toggle" data-action="toggle" '
+                f'aria-label="{self.t("Done")}: {esc(t["title"])}" {"checked" if t["done"] else ""}>'
                 f'</form></td>'
-                f'<td><a class="title" href="/todos/{t["id"]}">{esc(t["title"])}</a> {tags}</td>'
-                f'{list_cell}<td>{due}</td><td class="prio">{t["priority"]}</td></tr>')
+                f'<td><a class="title" data-field="title" href="/todos/{t["id"]}">{esc(t["title"])}</a> {tags}</td>'
+                f'{list_cell}<td>{due}</td><td class="prio">{self.t(t["priority"])}</td></tr>')
         return "".join(out)
 
     async def show_list(self, request: Request) -> Response:
         list_id = request.path_params["list_id"]
         lst = self.db.one("SELECT * FROM lists WHERE id = ?", (list_id,))
         if lst is None:
-            return self._page("Not found", "<div class='error'>No such list.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('No such list.')}</div>")
         show = request.query_params.get("show", "open")
         where = {"open": "AND done = 0", "done": "AND done = 1"}.get(show, "")
         todos = self.db.all(
             f"SELECT * FROM todos WHERE list_id = ? {where} ORDER BY done, due IS NULL, due, id", (list_id,))
         filters = " ".join(
-            f'<a class="filter{" active" if show == key else ""}" href="?show={key}">{label}</a>'
+            f'<a class="filter{" active" if show == key else ""}" href="?show={key}" data-filter="{key}"'
+            f'{" aria-current=page" if show == key else ""}>{self.t(label)}</a>'
             for key, label in (("open", "Open"), ("done", "Done"), ("all", "All")))
-        add = (f'<form class="card row add-todo" method="post" action="/lists/{list_id}/todos">'
-               '<input type="text" name="title" placeholder="New todo" aria-label="New todo" required>'
-               '<input type="date" name="due" aria-label="Due date">'
-               '<select name="priority" aria-label="Priority"><option value="low">low</option>'
-               '<option value="normal" selected>normal</option><option value="high">high</option></select>'
-               '<button class="primary" type="submit">Add</button></form>')
-        table = (f"<table class='todos'><thead><tr><th></th><th>Title</th><th>Due</th><th>Priority</th></tr></thead>"
-                 f"<tbody>{self._todo_rows(todos)}</tbody></table>" if todos else "<p class='muted empty'>Nothing here.</p>")
+        add = (f'<form class="card row add-todo" method="post" action="/lists/{list_id}/todos" data-form="add-todo">'
+               f'<input type="text" name="title" placeholder="{self.t("New todo")}" aria-label="{self.t("New todo")}" required>'
+               f'<input type="date" name="due" aria-label="{self.t("Due date")}">'
+               f'<select name="priority" aria-label="{self.t("Priority")}">{self._priority_options("normal")}</select>'
+               f'<button class="primary" type="submit" data-action="add">{self.t("Add")}</button></form>')
+        table = (f"<table class='todos'><thead><tr><th></th><th>{self.t('Title')}</th><th>{self.t('Due')}</th>"
+                 f"<th>{self.t('Priority')}</th></tr></thead>"
+                 f"<tbody>{self._todo_rows(todos)}</tbody></table>" if todos
+                 else f"<p class='muted empty'>{self.t('Nothing here.')}</p>")
         return self._page(lst["name"], f"<h1>{esc(lst['name'])}</h1>{add}<div class='filters'>{filters}</div>{table}")
 
     async def add_todo(self, request: Request) -> Response:
@@ -184,7 +194,7 @@ class TodoApp(WebApp):
         todo_id = request.path_params["todo_id"]
         todo = self.db.one("SELECT * FROM todos WHERE id = ?", (todo_id,))
         if todo is None:
-            return self._page("Not found", "<div class='error'>No such todo.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('No such todo.')}</div>")
         if request.method == "POST":
             form = await request.form()
             title = str(form.get("title", "")).strip()[:200] or todo["title"]
@@ -198,23 +208,36 @@ class TodoApp(WebApp):
             return RedirectResponse(f"/lists/{todo['list_id']}", status_code=303)
         lists = self.db.all("SELECT id, name FROM lists ORDER BY id")
         options = "".join(f'<option value="{l["id"]}"{" selected" if l["id"] == todo["list_id"] else ""}>{esc(l["name"])}</option>' for l in lists)
-        prio = "".join(f'<option value="{p}"{" selected" if p == todo["priority"] else ""}>{p}</option>' for p in ("low", "normal", "high"))
+        t = self.t
         body = (
-            f"<h1>Edit todo</h1><form class='card edit' method='post' action='/todos/{todo_id}'>"
-            f"<p><label>Title<br><input type='text' name='title' value='{esc(todo['title'])}' size='50'></label></p>"
-            f"<p><label>List<br><select name='list_id'>{options}</select></label></p>"
-            f"<p><label>Due date<br><input type='date' name='due' value='{esc(todo['due'] or '')}'></label></p>"
-            f"<p><label>Priority<br><select name='priority'>{prio}</select></label></p>"
-            f"<p><label>Tags (comma separated)<br><input type='text' name='tags' value='{esc(todo['tags'])}'></label></p>"
-            f"<p><label>Notes<br><textarea name='notes' rows='4' cols='50'>{esc(todo['notes'])}</textarea></label></p>"
-            "<p class='row'><button class='primary' type='submit'>Save</button>"
-            f"<a class='button' href='/lists/{todo['list_id']}'>Cancel</a>"
-            "<button type='button' class='danger' id='delete-open'>Delete…</button></p></form>"
-            f"<div class='modal-backdrop' id='delete-modal' hidden><div class='modal' role='dialog' aria-label='Confirm delete'>"
-            f"<p>Delete “{esc(todo['title'])}”?</p><form method='post' action='/todos/{todo_id}/delete' class='row'>"
-            "<button type='submit' class='danger' id='delete-confirm'>Delete</button>"
-            "<button type='button' id='delete-cancel'>Keep it</button></form></div></div>")
-        return self._page("Edit todo", body)
+            f"<h1>{t('Edit todo')}</h1><form class='card edit' method='post' action='/todos/{todo_id}' data-form='edit-todo'>"
+            f"<p><label>{t('Title')}<br><input type='text' name='title' value='{esc(todo['title'])}' size='50'></label></p>"
+            f"<p><label>{t('List')}<br><select name='list_id'>{options}</select></label></p>"
+            f"<p><label>{t('Due date')}<br><input type='date' name='due' value='{esc(todo['due'] or '')}'></label></p>"
+            f"<p><label>{t('Priority')}<br><select name='priority'>{self._priority_options(todo['priority'])}</select></label></p>"
+            f"<p><label>{t('Tags (comma separated)')}<br><input type='text' name='tags' value='{esc(todo['tags'])}'></label></p>"
+            f"<p><label>{t('Notes')}<br><textarea name='notes' rows='4' cols='50'>{esc(todo['notes'])}</textarea></label></p>"
+            f"<p class='row'><button class='primary' type='submit' data-action='save'>{t('Save')}</button>"
+            f"<a class='button' href='/lists/{todo['list_id']}' data-action='cancel'>{t('Cancel')}</a>"
+            f"<button type='button' class='danger' id='delete-open' data-action='delete'>{t('Delete…')}</button></p></form>"
+            f"<div class='modal-backdrop' id='delete-modal' hidden><div class='modal' role='dialog' aria-label='{t('Confirm delete')}'>"
+            f"<p>{t('Delete')} “{esc(todo['title'])}”?</p><form method='post' action='/todos/{todo_id}/delete' class='row'>"
+            f"<button type='submit' class='danger' id='delete-confirm' data-action='confirm-delete'>{t('Delete')}</button>"
+            f"<button type='button' id='delete-cancel' data-action='keep'>{t('Keep it')}</button></form></div></div>")
+        return self._page(t("Edit todo"), body)
+
+    def _priority_options(self, chosen: str) -> str:
+        return "".join(f'<option value="{p}"{" selected" if p == chosen else ""}>{self.t(p)}</option>'
+                       for p in ("low", "normal", "high"))
+
+    def _day(self, iso: str) -> str:
+        """A due date as the locale writes it (en-US keeps the ISO date its tasks were written against)."""
+        if self.variant.locale == "en-US":
+            return iso
+        try:
+            return format_day(dt.date.fromisoformat(iso), self.variant.locale, with_year=True)
+        except ValueError:  # a date typed into the edit form that is no date shows as typed
+            return iso
 
     async def search(self, request: Request) -> Response:
         q = request.query_params.get("q", "").strip()
@@ -223,12 +246,12 @@ class TodoApp(WebApp):
             todos = self.db.all(
                 "SELECT t.*, l.name AS list_name FROM todos t JOIN lists l ON l.id = t.list_id "
                 "WHERE t.title LIKE ? OR t.tags LIKE ? ORDER BY t.id LIMIT 100", (f"%{q}%", f"%{q}%"))
-            results = (f"<p class='muted'>{len(todos)} result(s) for “{esc(q)}”</p>"
+            results = (f"<p class='muted'>{len(todos)} {self.t('result(s) for')} “{esc(q)}”</p>"
                        f"<table class='todos'><tbody>{self._todo_rows(todos, show_list=True)}</tbody></table>")
-        form = (f"<form class='card row' method='get' action='/search'><input type='search' name='q' "
-                f"value='{esc(q)}' aria-label='Search todos' placeholder='Search todos'>"
-                "<button type='submit' class='primary'>Search</button></form>")
-        return self._page("Search", f"<h1>Search</h1>{form}{results}")
+        form = (f"<form class='card row' method='get' action='/search' data-form='search'><input type='search' name='q' "
+                f"value='{esc(q)}' aria-label='{self.t('Search todos')}' placeholder='{self.t('Search todos')}'>"
+                f"<button type='submit' class='primary' data-action='search'>{self.t('Search')}</button></form>")
+        return self._page(self.t("Search"), f"<h1>{self.t('Search')}</h1>{form}{results}")
 
 
 def search_url(q: str) -> str:

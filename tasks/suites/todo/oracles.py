@@ -12,7 +12,8 @@ from cua.tasks.oracle import OracleError, run_steps
 
 #: A list holds at most a few dozen todos; more rounds than this means a toggle is not taking.
 MAX_ROUNDS = 60
-OVERDUE_TOGGLE = "tr.todo:not(.done):has(.due.overdue) input.toggle"
+#: Selected by data- attributes only, so the oracles work in every variant (`cua.variant`).
+OVERDUE_TOGGLE = 'tr[data-done="0"]:has([data-overdue]) input[data-action=toggle]'
 
 
 async def _overdue_count(ctx: OracleContext) -> int:
@@ -24,7 +25,7 @@ async def _overdue_count(ctx: OracleContext) -> int:
 
 async def complete_overdue(ctx: OracleContext, params: dict[str, Any]) -> AsyncIterator[Action]:
     """Open the list and tick overdue open todos one by one (each tick reloads the page)."""
-    async for action in run_steps(ctx, [{"click": f'a.list-card[data-list="{params["list"]["name"]}"]'}]):
+    async for action in run_steps(ctx, [{"click": f'a[data-list="{params["list"]["name"]}"]'}]):
         yield action
     for _ in range(MAX_ROUNDS):
         if await _overdue_count(ctx) == 0:
@@ -38,5 +39,5 @@ async def complete_overdue_and_one_more(ctx: OracleContext, params: dict[str, An
     """The near miss: also ticks an open todo that is not overdue."""
     async for action in complete_overdue(ctx, params):
         yield action
-    async for action in run_steps(ctx, [{"click": "tr.todo:not(.done):not(:has(.overdue)) input.toggle"}]):
+    async for action in run_steps(ctx, [{"click": 'tr[data-done="0"]:not(:has([data-overdue])) input[data-action=toggle]'}]):
         yield action

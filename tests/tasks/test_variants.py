@@ -1,0 +1,147 @@
+"""Appearance variants (`cua.variant`, issue 32): drawn seeded, held out of a split, shown by
+the bundled apps (theme, layout, locale) and the browser sandbox (viewport), recorded in the
+trajectory, and refused with a typed error when they are no variant."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _apps_common import open_app
+
+from cua.episode import NoopAgent, run_episode
+from cua.episode.local import LocalSandbox, open_local
+from cua.errors import BadRequest
+from cua.observation import Size
+from cua.tasks.registry import get_template
+from cua.tasks.variants import in_variant, variant_of, variants_of
+from cua.trajectory import TrajectoryWriter, read_trajectory
+from cua.variant import DEFAULT, HoldOut, Variant, VariantAxes, draw, draws, parse_variant
+
+GERMAN_DARK = Variant(theme="dark", layout="sidebar", locale="de-DE", viewport=Size(width=1280, height=720))
+
+
+# --- the model, drawing and holding out (no browser) ---
+
+def test_draws_are_seeded_and_cover_every_axis() -> None:
+    axes = VariantAxes(layouts=("top", "sidebar", "dense"), locales=("en-US", "de-DE"))
+    first = [draw(random.Random(7), axes) for _ in range(3)]
+    assert first == [draw(random.Random(7), axes) for _ in range(3)]
+    many = draws(random.Random(1), axes, 40)
+    assert len(set(many)) == 40 and many[0] == Variant(theme="light", layout="top", locale="en-US")
+    for axis in ("theme", "layout", "locale", "viewport"):
+        assert len({v.value(axis) for v in many}) == len(axes.values(axis)), axis
+
+
+def test_a_held_out_variant_never_appears_in_the_train_split() -> None:
+    hold = HoldOut.parse("theme=contrast,locale=de-DE")
+    instance = get_template("todo.mark_done@1").instantiate(0)
+    for seed in range(20):
+        shown = variants_of(instance.model_copy(update={"seed": seed}), 5, hold_out=hold)
+        assert shown and all(not hold.holds(v) for v in map(variant_of, shown) if v is not None)
+        held = variants_of(instance.model_copy(update={"seed": seed}), 5, hold_out=hold, held=True)
+        assert held and all(v is not None and (v.theme == "contrast" or v.locale == "de-DE") for v in map(variant_of, held))
+
+
+def test_bad_variant_input_gets_a_typed_error() -> None:
+    with pytest.raises(BadRequest) as info:
+        parse_variant({"theme": "dark", "colour": "red"})
+    assert info.value.details["field"] == "variant.colour"
+    with pytest.raises(BadRequest):
+        parse_variant("dark")
+    with pytest.raises(BadRequest, match="no theme 'neon'"):
+        HoldOut.parse("theme=neon")
+    with pytest.raises(BadRequest, match="axis=value"):
+        HoldOut.parse("colour=red")
+    with pytest.raises(BadRequest, match="no locale 'fr-FR'"):
+        load_todo().set_variant(Variant(locale="fr-FR"))
+
+
+def load_todo() -> Any:
+    app, _, _ = open_app("todo")
+    return app
+
+
+def test_the_app_reset_takes_a_variant_and_refuses_a_bad_one() -> None:
+    app, page, control = open_app("todo")
+    ok = control.post("/__cua/reset", json={"seed": 0, "variant": GERMAN_DARK.model_dump(mode="json")})
+    assert ok.status_code == 200 and app.variant == GERMAN_DARK
+    html = page.get("/").text
+    assert '<html lang="de-DE" data-theme="dark" data-layout="sidebar">' in html and ">Listen<" in html
+    bad = control.post("/__cua/reset", json={"seed": 0, "variant": {"locale": "xx"}})
+    assert bad.status_code == 400 and bad.json()["field"] == "variant.locale"
+    assert control.post("/__cua/reset", json={"seed": 0}).status_code == 200 and app.variant == DEFAULT
+
+
+def test_an_app_refuses_a_locale_it_does_not_have() -> None:
+    _, _, control = open_app("forum")  # an app with no translated UI takes every theme, English only
+    assert control.post("/__cua/reset", json={"seed": 0, "variant": {"theme": "sepia"}}).status_code == 200
+    assert control.post("/__cua/reset", json={"seed": 0, "variant": {"locale": "de-DE"}}).status_code == 400
+
+
+# --- in real Chromium ---
+
+def _shared(config: dict[str, Any]) -> dict[str, Any]:
+    return {**config, "isolation": "shared"}
+
+
+async def _page_facts(handle: LocalSandbox) -> dict[str, Any]:
+    page = handle.sandbox.page  # type: ignore[attr-defined]
+    return dict(await page.evaluate(
+        "() => ({bg: getComputedStyle(document.body).backgroundColor, color: getComputedStyle(document.body).color,"
+        " lang: document.documentElement.lang, text: document.body.textContent,"
+        " width: innerWidth, height: innerHeight})"))
+
+
+@pytest.mark.slow
+def test_two_variants_differ_on_screen_and_in_the_page(tmp_path: Path) -> None:
+    """The first frames of one task under two variants differ; the German one shows German
+    text and dates, the dark one other computed colours; the trajectory records the variant."""
+    base = get_template("todo.complete_overdue@1").instantiate(0)
+    plain, german = in_variant(base, DEFAULT), in_variant(base, GERMAN_DARK)
+
+    async def run() -> None:
+        async with open_local("browser", _shared(plain.sandbox_config)) as handle:
+            first = await handle.reset(seed=0, options={"start_url": "/lists/1?show=all",
+                                                        "variant": DEFAULT.model_dump(mode="json")})
+            light = await _page_facts(handle)
+            second = await handle.reset(seed=0, options={"start_url": "/lists/1?show=all",
+                                                         "variant": GERMAN_DARK.model_dump(mode="json")})
+            dark = await _page_facts(handle)
+            assert first.screenshot is not None and second.screenshot is not None
+            assert first.screenshot.data != second.screenshot.data
+            assert light["bg"] != dark["bg"] and light["color"] != dark["color"]
+            assert light["lang"] == "en-US" and dark["lang"] == "de-DE"
+            assert "Priority" in light["text"] and "Priorität" in dark["text"]
+            assert re.search(r"\d{2}\.\d{2}\.2026", dark["text"]) and not re.search(r"\d{2}\.\d{2}\.2026", light["text"])
+            writer = TrajectoryWriter(tmp_path / "german")
+            record = await run_episode(handle, german, NoopAgent(), writer=writer)
+            writer.close()
+            assert record.status == "completed"
+        meta = read_trajectory(tmp_path / "german").meta
+        assert meta.sandbox_config["variant"] == GERMAN_DARK.model_dump(mode="json")
+
+    asyncio.run(run())
+
+
+@pytest.mark.slow
+def test_the_variant_viewport_is_the_sandbox_screen() -> None:
+    wide = Variant(viewport=Size(width=1440, height=900))
+
+    async def run() -> None:
+        config = _shared({**get_template("todo.open_list@1").instantiate(0).sandbox_config,
+                          "variant": wide.model_dump(mode="json")})
+        async with open_local("browser", config) as handle:
+            await handle.reset(seed=0)
+            facts = await _page_facts(handle)
+            assert (facts["width"], facts["height"]) == (1440, 900)
+            with pytest.raises(BadRequest, match="fixed at create"):
+                await handle.reset(seed=0, options={"variant": DEFAULT.model_dump(mode="json")})
+            with pytest.raises(BadRequest):
+                await handle.reset(seed=0, options={"variant": {"theme": "dark", "shape": "round"}})
+
+    asyncio.run(run())
