@@ -15,19 +15,21 @@ class SeatMap extends HTMLElement {
     const style = document.createElement("style");
     style.textContent = `
       :host{display:block}
-      .plane{display:inline-block;padding:10px 16px;border:2px solid #c4cbd2;border-radius:40px 40px 12px 12px;background:#fbfcfd}
+      .plane{display:inline-block;padding:10px 16px;border:2px solid var(--border);border-radius:40px 40px 12px 12px;background:var(--surface-2)}
       .row{display:flex;align-items:center;gap:4px;margin:3px 0}
-      .num{width:22px;text-align:right;font-size:11px;color:#656d76;margin-right:4px}
+      .num{width:22px;text-align:right;font-size:11px;color:var(--text-muted);margin-right:4px}
       .aisle{width:18px}
-      .head{display:flex;gap:4px;margin-left:30px;font-size:11px;color:#656d76}
+      .head{display:flex;gap:4px;margin-left:30px;font-size:11px;color:var(--text-muted)}
       .head span{width:26px;text-align:center}
-      button{width:26px;height:24px;padding:0;border:1px solid #8c959f;border-radius:5px 5px 3px 3px;background:#fff;font:11px "DejaVu Sans",sans-serif;cursor:pointer;color:#1d232a}
-      button.premium{background:#fff8c5;border-color:#bf8700}
-      button:disabled{background:#d0d7de;border-color:#d0d7de;color:#8c959f;cursor:not-allowed}
-      button[aria-checked=true]{background:#1f6feb;border-color:#0b4fc2;color:#fff;font-weight:bold}
-      button:focus-visible{outline:2px solid #0969da;outline-offset:1px}
-      .legend{display:flex;gap:14px;font-size:12px;margin-top:8px;color:#57606a}
-      .legend i{display:inline-block;width:12px;height:12px;border:1px solid #8c959f;border-radius:3px;vertical-align:-2px;margin-right:4px}`;
+      button{width:26px;height:24px;padding:0;border:1px solid var(--text-muted);border-radius:5px 5px 3px 3px;background:var(--surface);font:11px var(--font-ui);cursor:pointer;color:var(--text)}
+      button.premium{background:color-mix(in srgb,var(--warning) 16%,var(--surface));border-color:var(--warning)}
+      button:disabled{background:var(--border);border-color:var(--border);color:var(--text-muted);cursor:not-allowed}
+      button[aria-checked=true]{background:var(--accent);border-color:var(--accent);color:var(--on-accent);font-weight:bold}
+      button:focus-visible{outline:2px solid var(--accent);outline-offset:1px}
+      .legend{display:flex;gap:14px;font-size:12px;margin-top:8px;color:var(--text-muted)}
+      .legend i{display:inline-block;width:12px;height:12px;border:1px solid var(--text-muted);border-radius:3px;vertical-align:-2px;margin-right:4px}
+      @media (max-width:600px){.plane{padding:8px 4px}.num{width:16px;margin-right:2px}.aisle{width:10px}.head{margin-left:20px}
+        .head span,button{width:44px}button{height:44px;font-size:13px}.legend{flex-wrap:wrap}}`;
     const plane = document.createElement("div");
     plane.className = "plane";
     plane.setAttribute("role", "radiogroup");
@@ -62,8 +64,8 @@ class SeatMap extends HTMLElement {
     }
     const legend = document.createElement("div");
     legend.className = "legend";
-    legend.innerHTML = '<span><i></i>Free</span><span><i style="background:#fff8c5;border-color:#bf8700"></i>Extra legroom</span>' +
-      '<span><i style="background:#d0d7de;border-color:#d0d7de"></i>Taken</span><span><i style="background:#1f6feb"></i>Selected</span>';
+    legend.innerHTML = '<span><i></i>Free</span><span><i style="background:color-mix(in srgb,var(--warning) 16%,var(--surface));border-color:var(--warning)"></i>Extra legroom</span>' +
+      '<span><i style="background:var(--border);border-color:var(--border)"></i>Taken</span><span><i style="background:var(--accent)"></i>Selected</span>';
     root.append(style, plane, legend);
     this._seats = [...root.querySelectorAll("button.seat")];
     const first = this._seats.find((b) => b.dataset.seat === this._value) || this._seats.find((b) => !b.disabled);
