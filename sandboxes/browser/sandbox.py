@@ -431,17 +431,26 @@ async def _spawn_spare(config: BrowserConfig, sandbox_id: str) -> BrowserSandbox
     """A fork target with its start page loaded, in the background: the fork's restore is
     then a same-origin load into a renderer that has loaded the app before (its process,
     code and font caches and first layout are paid before the fork, not during it)."""
-    return await BrowserSandbox._create_loaded(config, sandbox_id=sandbox_id, emit=None)
+    return await _class_of(config)._create_loaded(config, sandbox_id=sandbox_id, emit=None)
 
 
 async def _create_spare(config: BrowserConfig, sandbox_id: str) -> BrowserSandbox:
-    spare = await BrowserSandbox._create_loaded(config, sandbox_id=sandbox_id, emit=None)
+    spare = await _class_of(config)._create_loaded(config, sandbox_id=sandbox_id, emit=None)
     try:
         await spare._observer.keep_warm(await spare._observer.observe(None, {}, step=spare._step))
     except BaseException:
         await spare.close()
         raise
     return spare
+
+
+def _class_of(config: BrowserConfig) -> type[BrowserSandbox]:
+    """The sandbox class whose config `config` is: a kind built on this one (the mobile
+    kind) has a config model of its own, and its spares must be of its own class."""
+    for cls in BrowserSandbox.__subclasses__():
+        if type(config) is cls.config_model:
+            return cls
+    return BrowserSandbox
 
 
 def _spares_count(count: Any, config: BrowserConfig) -> int:
