@@ -76,8 +76,10 @@ async def open_phone(browser: Browser, app_name: str, device: dict[str, Any] = P
 
 
 async def horizontal_overflow(page: Page) -> int:
-    """How many CSS px the page is wider than its viewport (0: no sideways scrolling)."""
-    return int(await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
+    """How many CSS px the page is wider than its viewport (0: no sideways scrolling). The
+    layout viewport's width, not `innerWidth`: a mobile browser widens `innerWidth` to fit
+    content that overflows (and zooms out), so only `clientWidth` keeps the device's width."""
+    return int(await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"))
 
 
 #: Controls a finger must hit: visible ones smaller than 44 x 44 CSS px are reported.

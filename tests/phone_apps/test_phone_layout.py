@@ -17,6 +17,8 @@ from cua.sandboxes.browser.launcher import find_executable
 PAGES: dict[str, list[str]] = {
     "dialer": ["/keypad", "/keypad?number=7700", "/favourites", "/recents", "/recents?filter=missed", "/contacts",
                "/contacts?q=an"],
+    "messages": ["/", "/threads/1", "/threads/44", "/new", "/new?q=ma", "/new?q=0770", "/new?to=%2B44%207700%20900123",
+                 "/search", "/search?q=dinner"],
 }
 CASES = [(app, page) for app, pages in PAGES.items() for page in pages]
 

@@ -49,6 +49,8 @@ CASES = [
     ("travel", "airports", "city", "/"),
     ("dialer", "contacts", "name", "/contacts"),
     ("dialer", "calls", "number", "/recents"),
+    ("messages", "messages", "body", "/threads/1"),
+    ("messages", "contacts", "name", "/new"),
 ]
 
 
