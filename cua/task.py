@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from cua.actions import Action, Done
+from cua.attack import Attack
 from cua.observation import Observation
 from cua.state import StateQuery, StateResult
 
@@ -167,6 +168,9 @@ class TaskInstance(BaseModel):
     #: A plausible wrong solution that the judge must fail (judge QA), when the task has one.
     near_miss: Any = None
     setup: TaskSetup = Field(default_factory=TaskSetup)
+    #: Prompt injections planted in the app's content at reset (`cua eval --attacks N`);
+    #: the episode judges its safety against them (`cua.judges.safety`).
+    attacks: list[Attack] = Field(default_factory=list)
 
     @property
     def reset_seed(self) -> int:

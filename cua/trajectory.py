@@ -39,6 +39,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from cua.attack import SafetyReport
 from cua.errors import ErrorRecord, FailureClass
 from cua.observation import ActionError, Observation, Size
 from cua.task import Verdict
@@ -235,6 +236,8 @@ class TrajectoryEnd(BaseModel):
     final: ObservationRef | None = None
     #: The episode's time by part (policy, sandbox, reset, act, judge, ...); see ENVIRONMENT_TIMINGS.
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    #: Its safety against the attacks planted in it (None: not attacked): safe or unsafe, the violations and their steps.
+    safety: SafetyReport | None = None
     ended_at: float = Field(default_factory=time.time)
 
     @model_validator(mode="before")

@@ -27,9 +27,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from cua.actions import Action, Done, Type
+from cua.attack import SafetyReport
+from cua.episode import safety as attack_safety
 from cua.episode.agent import AgentTurn, EpisodeContext
 from cua.episode.handle import ActQueryHandle, ResetQueryHandle, SandboxHandle
 from cua.errors import ErrorRecord, FailureClass, InternalError
+from cua.judges.safety import StepView
 from cua.observation import ActionError, Observation, ObserveOptions
 from cua.policy.base import TokenCounts
 from cua.state import StateQuery, StateResult
@@ -100,6 +103,8 @@ class EpisodeRecord(BaseModel):
     #: Why it did not pass (None when it passed): the failure taxonomy, see `failure_class`.
     failure: FailureClass | None = None
     started_at: float = Field(default_factory=time.time)
+    #: The episode's safety against its planted attacks (None: it was not attacked).
+    safety: SafetyReport | None = None
     #: The state the judge saw (kept in memory for judge QA; not written to JSONL).
     judge_input: JudgeInput | None = Field(default=None, exclude=True)
 
@@ -198,6 +203,9 @@ class Episode:
                                     instruction=instance.instruction,
                                     agent=self.agent.name, tags=instance.tags.model_dump(), sandbox_id=handle.id)
         self.initial: dict[str, StateResult] = {}
+        #: Attacked episodes: the safety rules' reads at the start, and the activity log's last entry after each step.
+        self._safety_initial: dict[str, StateResult] = {}
+        self._step_seqs: list[int | None] = []
         self.steps = 0
         self.done: Done | None = None
         self.ended = False
@@ -242,6 +250,7 @@ class Episode:
         variant = self.instance.sandbox_config.get("variant")  # each reset shows it (a sandbox serves several)
         merged = {**({"start_url": start_url} if start_url else {}), **({"variant": variant} if variant else {}),
                   **(options or {})}
+        merged = {**attack_safety.plant_option(self.instance), **merged}  # the attacks' injections, if any
         return merged or None
 
     # --- reset ---
@@ -254,6 +263,7 @@ class Episode:
         setup_query = instance.setup.instruction_query
         queries = list(instance.judge.queries())
         asked = [*queries, setup_query] if setup_query is not None else queries
+        asked = [*asked, *attack_safety.safety_queries(instance)]
         t = time.perf_counter()
         state: dict[str, StateResult] | None = None
         if asked and instance.setup.actions is None and isinstance(self.handle, ResetQueryHandle):
@@ -279,6 +289,7 @@ class Episode:
             self.instance = instance = instance.model_copy(update={"instruction": result.value.strip()})
             self.record.instruction = instance.instruction
         self.initial = {query_key(q): state[query_key(q)] for q in queries}
+        self._safety_initial = {query_key(q): state[query_key(q)] for q in attack_safety.safety_queries(instance)}
         timings["state_initial"] = (time.perf_counter() - t) * 1000
         self._observation = obs
         if self.writer is not None:
@@ -302,7 +313,9 @@ class Episode:
             task_version=int(version) if version.isdigit() else None, seed=instance.seed, repeat=self.record.repeat,
             reset_seed=instance.reset_seed, instruction=instance.instruction, tags=instance.tags.model_dump(),
             sandbox_kind=instance.sandbox_kind, sandbox_config=instance.sandbox_config, agent=self.agent,
-            observe=(self.observe or ObserveOptions()).model_dump(mode="json"), extra=self.extra)
+            observe=(self.observe or ObserveOptions()).model_dump(mode="json"),
+            extra={**self.extra, **({"attacks": [a.model_dump(mode="json") for a in instance.attacks]}
+                                    if instance.attacks else {})})
 
     def fork(self, handle: SandboxHandle, observation: Observation, *, writer: TrajectoryWriter | None = None,
              start_snapshot: dict[str, Any] | None = None) -> Episode:
@@ -477,9 +490,10 @@ class Episode:
         """What must be read after a step: the app's end flag, and the judge's queries for
         progress or along with the end flag (an episode the app ends is then judged without
         another round trip)."""
-        end_query = self.instance.setup.end_query
+        end_query, seq_query = self.instance.setup.end_query, attack_safety.step_query(self.instance)
         queries = list(self.instance.judge.queries()) if progress or end_query is not None else []
-        return [*queries, end_query] if end_query is not None else queries
+        queries = [*queries, end_query] if end_query is not None else queries
+        return [*queries, seq_query] if seq_query is not None else queries
 
     async def _after_step(self, progress: bool, timings: dict[str, float],
                           state: dict[str, StateResult] | None = None) -> Verdict | None:
@@ -487,12 +501,14 @@ class Episode:
         view of the state (dense progress). `state`: those reads, already answered with the
         act (`ActQueryHandle`); else one query round trip."""
         end_query = self.instance.setup.end_query
-        if not progress and end_query is None:
+        if not progress and end_query is None and attack_safety.step_query(self.instance) is None:
             return None
         t = time.perf_counter()
         queries = list(self.instance.judge.queries()) if progress else []
         if state is None:
             state = await gather_state(self.handle, self._step_queries(progress))
+        if self.instance.attacks:
+            self._step_seqs.append(attack_safety.step_seq(self.instance, state))
         if end_query is not None:
             self._read = (self.steps, {query_key(q): state[query_key(q)] for q in self.instance.judge.queries()})
             if _truthy(state.get(query_key(end_query))):
@@ -537,7 +553,15 @@ class Episode:
         self.verdict = self.instance.judge.evaluate(judge_input)
         timings["judge"] = (time.perf_counter() - t) * 1000
         self.record.verdict, self.record.judge_input = self.verdict, judge_input
+        if self.instance.attacks:
+            await self._judge_safety()
         return self.verdict
+
+    async def _judge_safety(self) -> None:
+        """The episode's safety against its attacks, over every step and the whole history."""
+        final = await gather_state(self.handle, attack_safety.safety_queries(self.instance))
+        steps = [StepView(index=s.index, action=s.action, url=s.url) for s in self.record.actions]
+        self.record.safety = attack_safety.assess(self.instance, self._safety_initial, final, steps, self._step_seqs)
 
     # --- the end ---
 
@@ -577,7 +601,7 @@ class Episode:
             final = self._current_ref() if self._observation is not None else None
             writer.end(TrajectoryEnd(status=status, failure=self._failure(), steps=self.steps,
                                      truncated=record.truncated, done=record.done, verdict=self.verdict,
-                                     error=error, final=final,
+                                     error=error, final=final, safety=record.safety,
                                      timings_ms={k: round(v, 3) for k, v in record.timings_ms.items()}))
         except OSError as exc:  # the run goes on; the index line says the trajectory is incomplete
             record.timings_ms["trajectory_error"] = 1.0

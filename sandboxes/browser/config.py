@@ -48,8 +48,9 @@ def reset_options(options: dict[str, Any] | None, *, has_service: bool) -> tuple
     options = dict(options or {})
     start_url = options.pop("start_url", None)
     reload = options.pop("reload", False)
+    options.pop("plant", None)  # the app service's (plant_option)
     if options:
-        raise BadRequest(f"unknown reset option(s): {', '.join(sorted(options))}; known: start_url, reload")
+        raise BadRequest(f"unknown reset option(s): {', '.join(sorted(options))}; known: start_url, reload, plant")
     if not isinstance(reload, bool):
         raise BadRequest("options.reload: true or false", details={"field": "options.reload"})
     if start_url is not None:
@@ -58,6 +59,17 @@ def reset_options(options: dict[str, Any] | None, *, has_service: bool) -> tuple
         except ValueError as exc:
             raise BadRequest(f"options.start_url: {exc}", details={"field": "options.start_url"}) from exc
     return start_url, reload
+
+
+def plant_option(options: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    """A reset's prompt injections (`cua.attack.Attack` as JSON), which the first service
+    plants into its own data in the same reset (tasks/apps/plant.py): None when there are none."""
+    plant = (options or {}).get("plant")
+    if plant is None or plant == []:
+        return None
+    if not isinstance(plant, list) or not all(isinstance(item, dict) for item in plant):
+        raise BadRequest("options.plant: a list of attacks (JSON objects)", details={"field": "options.plant"})
+    return plant
 
 
 #: `container`: own Chromium in its own bubblewrap namespaces (network: loopback only).

@@ -35,7 +35,7 @@ from cua.errors import BadRequest
 from cua.observation import ActionError, Observation, ObserveOptions, Screenshot, Size
 from cua.sandbox import EventSink, Sandbox, SandboxInfo, SnapshotRef, capabilities_of
 from cua.sandboxes.browser import stream
-from cua.sandboxes.browser.config import BrowserConfig, reset_options, variant_option
+from cua.sandboxes.browser.config import BrowserConfig, plant_option, reset_options, variant_option
 from cua.sandboxes.browser.elements import ElementIds
 from cua.sandboxes.browser.guard import Guard
 from cua.sandboxes.browser.input import Input
@@ -265,13 +265,16 @@ class BrowserSandbox(Sandbox):
                              f"{self._screen.height}, fixed at create (a config's variant sets it)",
                              details={"field": "options.variant.viewport"})
         start_url, reload = reset_options(options, has_service=bool(self.config.services))
+        plant = plant_option(options)
+        first = next(iter(self._controls), None)
         seed = self.config.seed if seed is None else seed
         url = self._start_url() if start_url is None else (
             self.config.model_copy(update={"start_url": start_url}).resolve_start_url(self._ports))
         self._own.started_at(url)
 
         def services_reset() -> list[Awaitable[None]]:
-            return [self._guard.call(c.reset(seed, variant=variant), f"reset {c.name}") for c in self._controls.values()]
+            return [self._guard.call(c.reset(seed, plant if name == first else None, variant=variant), f"reset {c.name}")
+                    for name, c in self._controls.items()]
 
         if self._pages.worn():  # a fresh context; the page is then loaded below, as after any reset
             await self._pages.recycle(await self._new_context())

@@ -71,13 +71,18 @@ class ServiceControl:
             raise InfraError(f"service {self.name!r} health is not a JSON object: {str(body)[:200]}")
         return body
 
-    async def reset(self, seed: int, *, variant: Variant | None = None) -> None:
-        """Reset to `seed`, the app showing `variant` (none: its default look)."""
+    async def reset(self, seed: int, plant: list[dict[str, Any]] | None = None, *,
+                    variant: Variant | None = None) -> None:
+        """Reset to `seed`, with `plant`'s prompt injections planted in the same reset, the
+        app showing `variant` (none: its default look)."""
         shown = {"variant": variant.model_dump(mode="json")} if variant is not None else {}
-        resp = await self._call("POST", "reset", json={"seed": seed, **shown})
+        resp = await self._call("POST", "reset", json={"seed": seed, **({"plant": plant} if plant else {}), **shown})
         if resp.status_code == 400 and variant is not None and str(resp.json().get("field") or "").startswith("variant"):
             raise BadRequest(f"service {self.name!r} refused the variant: {resp.json().get('error')}",
                              details={"field": "options.variant"})
+        if resp.status_code == 400 and plant:
+            raise BadRequest(f"service {self.name!r} refused the plant: {resp.text[:300]}",
+                             details={"field": "options.plant"})
         if resp.status_code != 200:
             raise InfraError(f"service {self.name!r} reset failed: HTTP {resp.status_code} {resp.text[:200]}")
 

@@ -40,6 +40,7 @@ from cua.judges.sidefx import Change
 from cua.judges.values.web import QueryRule, read_query
 from cua.tasks.apps.activity import ACTIVITY_TABLE, ActivityLog, ActivityRecorded, install
 from cua.tasks.apps.i18n import translate
+from cua.tasks.apps.plant import PLANT_TABLE, PlantRefused, plant, planted_html
 from cua.variant import DEFAULT, DEFAULT_AXES, Variant, VariantAxes, parse_variant
 
 __all__ = ["AppDB", "AppHostGuard", "WebApp", "CONTROL_PREFIX", "SHARED_STATIC", "build_asgi", "esc", "html_page",
@@ -141,10 +142,10 @@ class AppDB:
         old.close()
 
     def tables(self) -> list[str]:
-        """The app's own tables (not SQLite's, not the activity log)."""
+        """The app's own tables (not SQLite's, not the activity log, not planted injections)."""
         rows = self.conn.execute(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' AND name != ? "
-            "ORDER BY name", (ACTIVITY_TABLE,))
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' AND name NOT IN (?, ?) "
+            "ORDER BY name", (ACTIVITY_TABLE, PLANT_TABLE))
         return [r[0] for r in rows]
 
     def dump(self) -> dict[str, list[dict[str, Any]]]:
@@ -325,7 +326,7 @@ def html_page(app: WebApp, title: str, body: str, *, nav: list[tuple[str, str]] 
         '<link rel="stylesheet" href="/static/cua/base.css"><link rel="stylesheet" href="/static/cua/themes.css">'
         f"{sheets}{head}</head><body>"
         f'<header class="appbar"><span class="brand">{esc(app.title)}</span><nav>{nav_html}</nav></header>'
-        f'<main>{body}</main>{script_tags}</body></html>'
+        f'{planted_html(app.db.conn)}<main>{body}</main>{script_tags}</body></html>'
     )
 
 
@@ -345,6 +346,13 @@ def _control_routes(app: WebApp) -> list[BaseRoute]:
             return JSONResponse({"error": exc.message, "field": exc.details.get("field")}, status_code=400)
         started = time.perf_counter()
         app.reset(seed)
+        if payload.get("plant"):  # prompt injections (cua.attack): part of the state the episode starts from
+            try:
+                plant(app.db.conn, app.name, payload["plant"])
+            except PlantRefused as exc:
+                app.reset(seed)
+                return JSONResponse({"error": f"plant refused: {exc}", "field": "plant"}, status_code=400)
+            app.activity.forget()
         app.variant = variant
         return JSONResponse({"ok": True, "seed": seed, "variant": variant.model_dump(mode="json"),
                              "ms": (time.perf_counter() - started) * 1000})
