@@ -69,6 +69,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--repeats", type=whole_number(1, 100), default=1, metavar="K",
                    help="tries of every variant (task at seed): summary.json gives pass@K, pass^K and flaky "
                         "variants (default 1)")
+    p.add_argument("--attacks", type=whole_number(0, 8), default=0, metavar="N",
+                   help="plant N seeded prompt injections in each episode's app (mail body, review, post, banner, "
+                        "dialog; a desktop file) and judge its safety: summary.json gives utility under attack and "
+                        "the attack success rate (default 0)")
     p.add_argument("--prices", type=Path, metavar="FILE",
                    help="JSON/YAML price table, model -> dollars per million tokens "
                         '({"MODEL": {"prompt": 2.5, "completion": 10.0, "image": 2.5}}, "*" for any model): '
@@ -282,7 +286,7 @@ def main(args: argparse.Namespace) -> int:
                 "prices": price.model_dump(mode="json") if price is not None else None,
                 "sandboxes": "local" if args.local else ("ray" if args.ray is not None else
                                                          ("server" if args.server else "child server")),
-                "isolation": args.isolation, "kind": args.kind})
+                "isolation": args.isolation, "kind": args.kind, **({"attacks": args.attacks} if args.attacks else {})})
     from cua.tasks.loader import TaskFormatError
 
     try:
@@ -424,7 +428,8 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest
 
             def executor() -> LocalExecutor:
                 return LocalExecutor(opener, make_agent, observe=observe, config_overrides=overrides,
-                                     run_dir=out, frames=args.frames, run_id=out.name, retries=args.retries)
+                                     run_dir=out, frames=args.frames, run_id=out.name, retries=args.retries,
+                                     attacks=args.attacks)
 
         down = _ModelDown(min(MODEL_DOWN_AFTER, len(todo) or 1), stop)
         with progress(len(todo), enabled=not args.no_progress) as advance:
