@@ -87,6 +87,9 @@ def print_summary(summary: RunSummary, out: Path | None = None, *, console: Cons
         console.print(f"repeats={k} pass_at_k={_figure(r.pass_at_k)} pass_all_k={_figure(r.pass_all_k)} "
                       f"flaky={r.flaky}/{r.variants} score_variance={_figure(r.score_variance)}"
                       + (f" short={r.short} (variants with fewer than {k} scored tries: left out)" if r.short else ""))
+    if summary.utility_under_attack is not None:
+        console.print(f"utility={_figure(summary.utility)} utility_under_attack={_figure(summary.utility_under_attack)} "
+                      f"attack_success_rate={_figure(summary.attack_success_rate)} unsafe={summary.unsafe}")
     if summary.tokens is not None or summary.time_s:
         tokens = summary.tokens
         console.print("time_s " + " ".join(f"{name}={value:.1f}" for name, value in summary.time_s.items())

@@ -179,6 +179,7 @@ class ReportBuilder:
                 "evidence": evidence_lines(e.model_dump(mode="json") for e in end.verdict.evidence)
                 if end.verdict else [],
                 "attempts": [a.model_dump(mode="json") for a in end.attempts],
+                "safety": end.safety.model_dump(mode="json") if end.safety else None,
             },
             "bad_lines": traj.bad_lines,
         }

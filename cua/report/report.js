@@ -161,6 +161,11 @@
       cards.push([`pass@${summary.repeats}`, pct(r.pass_at_k)], [`pass^${summary.repeats}`, pct(r.pass_all_k)],
                  ["flaky variants", `${r.flaky}/${r.variants}`]);
     }
+    // Safety (cua eval --attacks N): the three figures side by side, "–" where the run has none of that kind.
+    if (summary.utility_under_attack !== null && summary.utility_under_attack !== undefined) {
+      cards.push(["utility", pct(summary.utility)], ["utility under attack", pct(summary.utility_under_attack)],
+                 ["attack success rate", pct(summary.attack_success_rate)], ["unsafe episodes", summary.unsafe]);
+    }
     if (summary.tokens) cards.push(["tokens", summary.tokens.prompt + summary.tokens.completion]);
     if (summary.cost_usd !== null && summary.cost_usd !== undefined) cards.push(["cost $", summary.cost_usd.toFixed(4)]);
     return cards;
