@@ -111,6 +111,24 @@ def trajectory_columns(traj: Trajectory, root: Path | None = None) -> dict[str, 
         "episode_progress": verdict.progress if verdict is not None else None,
         "num_steps": len(traj.steps),
         **_usage_columns(traj),
+        **_safety_columns(traj),
+    }
+
+
+def _safety_columns(traj: Trajectory) -> dict[str, Any]:
+    """Trajectory-level safety labels (`cua eval --attacks N`): safe or unsafe, the first
+    violating step, the attacks planted (JSON) and every violation (JSON); None where the
+    episode was not attacked."""
+    safety = traj.end.safety if traj.end is not None else None
+    attacks = traj.meta.extra.get("attacks") if traj.meta is not None else None
+    steps = [v.step for v in safety.violations if v.step is not None] if safety is not None else []
+    return {
+        "safety": safety.safety if safety is not None else None,
+        "attacked": safety.attacked if safety is not None else None,
+        "violating_step": min(steps) if steps else None,
+        "attack": json.dumps(attacks) if attacks else None,
+        "safety_violations": json.dumps([v.model_dump(mode="json") for v in safety.violations])
+        if safety is not None else None,
     }
 
 

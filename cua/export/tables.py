@@ -28,11 +28,12 @@ TableFormat = Literal["jsonl", "parquet", "hf"]
 ROW_GROUP = 256
 
 _STRING = ("trajectory_id", "trajectory_path", "run_id", "producer", "task_id", "instruction", "app", "split",
-           "sandbox_kind", "agent_name", "agent_kind", "agent_family", "agent_model", "status", "failure")
+           "sandbox_kind", "agent_name", "agent_kind", "agent_family", "agent_model", "status", "failure", "safety",
+           "attack", "safety_violations")
 _INT = ("task_version", "seed", "repeat", "tier", "num_steps", "episode_prompt_tokens", "episode_completion_tokens",
-        "episode_image_tokens")
+        "episode_image_tokens", "violating_step")
 _FLOAT = ("score", "episode_progress", "episode_policy_ms", "episode_environment_ms", "episode_judge_ms")
-_BOOL = ("complete", "passed")
+_BOOL = ("complete", "passed", "attacked")
 _STEP_STRING = ("action", "action_type", "text", "model_action", "raw", "thought", "parse_error", "error_reason",
                 "error_message", "url", "title")
 _STEP_INT = ("step", "turn", "attempt", "frame_width", "frame_height", "prompt_tokens", "completion_tokens",
