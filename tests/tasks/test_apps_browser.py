@@ -51,6 +51,8 @@ CASES = [
     ("dialer", "calls", "number", "/recents"),
     ("messages", "messages", "body", "/threads/1"),
     ("messages", "contacts", "name", "/new"),
+    ("clock", "alarms", "label", "/alarms"),
+    ("clock", "timers", "label", "/timers"),
 ]
 
 
