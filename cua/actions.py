@@ -59,6 +59,7 @@ __all__ = [
     "normalize_key",
     "parse_action",
     "parse_actions",
+    "points_of",
 ]
 
 MouseButton = Literal["left", "right", "middle"]
@@ -399,3 +400,15 @@ def parse_action(data: Any) -> Action:
 
 def parse_actions(data: Any) -> list[Action]:
     return _ActionListAdapter.validate_python(data)
+
+
+def points_of(action: Action) -> list[tuple[float, float]]:
+    """The frame points an action puts a pointer or finger on (a drag's whole path; where a
+    swipe starts), [] for one without any. One place for everything that checks or maps them."""
+    if isinstance(action, Drag):
+        return [(p.x, p.y) for p in action.path]
+    if isinstance(action, (MouseDown, MouseUp)):
+        return [] if action.x is None or action.y is None else [(action.x, action.y)]
+    if isinstance(action, (Click, Move, Scroll, Tap, DoubleTap, LongPress, Swipe, Fling, Pinch)):
+        return [(action.x, action.y)]
+    return []

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 import uuid
 
-from cua.actions import Action, Click, Drag, MouseDown, MouseUp, Move, Scroll
+from cua.actions import Action, Drag, Fling, Swipe, points_of
 from cua.episode.agent import AgentTurn, EpisodeContext
 from cua.errors import CuaError, ModelUnreachable
 from cua.observation import Observation, Size
@@ -100,10 +100,11 @@ class PolicyAgent:
             data = action.model_dump(mode="json")
             if isinstance(action, Drag):
                 data["path"] = [point(p.x, p.y) for p in action.path]
-            elif isinstance(action, (Click, Move, Scroll)) or (
-                    isinstance(action, (MouseDown, MouseUp)) and action.x is not None and action.y is not None):
-                assert action.x is not None and action.y is not None
-                data.update(point(action.x, action.y))
+            elif points := points_of(action):
+                data.update(point(*points[0]))
+            if isinstance(action, (Swipe, Fling)):  # a distance along one axis, in that axis's units
+                across, down = model.from_frame(action.distance, action.distance)
+                data["distance"] = down if action.direction in ("up", "down") else across
             out.append(data)
         return out, grid
 

@@ -45,9 +45,11 @@ from cua.trajectory import StepLine, Trajectory
 
 __all__ = ["SFT_FAMILIES", "LossMode", "SftSample", "SftStats", "observation_of", "sft_rows", "sft_samples", "turns_of"]
 
-SFT_FAMILIES = ("qwen2.5-vl", "qwen3-vl", "ui-tars-1.5", "openai", "anthropic")
+SFT_FAMILIES = ("qwen2.5-vl", "qwen3-vl", "ui-tars-1.5", "openai", "anthropic",
+                "qwen2.5-vl-mobile", "qwen3-vl-mobile", "ui-tars-1.5-mobile", "androidworld")
 LossMode = Literal["last", "all"]
-_QWEN_LAYOUT = {"qwen2.5-vl", "qwen3-vl", "ui-tars-1.5"}
+_QWEN_LAYOUT = {"qwen2.5-vl", "qwen3-vl", "ui-tars-1.5", "qwen2.5-vl-mobile", "qwen3-vl-mobile", "ui-tars-1.5-mobile",
+                "androidworld"}
 
 
 @dataclass

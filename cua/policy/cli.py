@@ -7,7 +7,11 @@ import json
 import sys
 from typing import Any
 
-FAMILY_NAMES = ("qwen2.5-vl", "qwen3-vl", "ui-tars-1.5", "openai", "anthropic", "osworld")
+FAMILY_NAMES = ("qwen2.5-vl", "qwen3-vl", "ui-tars-1.5", "openai", "anthropic", "osworld",
+                "qwen2.5-vl-mobile", "qwen3-vl-mobile", "ui-tars-1.5-mobile", "androidworld")
+#: Families with Qwen's tool (`--tool-api`), and those that smart-resize the screenshot.
+_QWEN = ("qwen2.5-vl", "qwen3-vl", "qwen2.5-vl-mobile", "qwen3-vl-mobile")
+_RESIZED = (*_QWEN, "ui-tars-1.5", "ui-tars-1.5-mobile")
 
 
 def register(subparsers: Any) -> None:
@@ -50,10 +54,10 @@ def register(subparsers: Any) -> None:
 def _family_options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {}
     if getattr(args, "tool_api", False):
-        if args.family not in ("qwen2.5-vl", "qwen3-vl"):
-            raise SystemExit("--tool-api applies only to qwen2.5-vl and qwen3-vl")
+        if args.family not in _QWEN:
+            raise SystemExit(f"--tool-api applies only to {', '.join(_QWEN)}")
         options["tool_api"] = True
-    if args.family in ("qwen2.5-vl", "qwen3-vl", "ui-tars-1.5"):
+    if args.family in _RESIZED:
         for name in ("min_pixels", "max_pixels", "factor"):
             value = getattr(args, name, None)
             if value is not None:
@@ -61,7 +65,7 @@ def _family_options(args: argparse.Namespace) -> dict[str, Any]:
     else:
         for name in ("min_pixels", "max_pixels", "factor"):
             if getattr(args, name, None) is not None:
-                raise SystemExit(f"--{name.replace('_', '-')} applies only to qwen2.5-vl, qwen3-vl and ui-tars-1.5")
+                raise SystemExit(f"--{name.replace('_', '-')} applies only to {', '.join(_RESIZED)}")
     return options
 
 

@@ -43,7 +43,7 @@ import numpy as np
 from gymnasium import spaces
 from PIL import Image
 
-from cua.actions import Action, Click, Drag, Key, MouseDown, MouseUp, Move, Scroll, Type, parse_action
+from cua.actions import Action, Click, Key, Scroll, Type, parse_action, points_of
 from cua.episode.episode import Episode, trajectory_name
 from cua.episode.handle import SandboxHandle
 from cua.episode.loop import Planned
@@ -89,23 +89,13 @@ class ActionSpace(spaces.Space[Action]):
             action = parse_action(x)
         except ValueError:
             return False
-        return all(0 <= px < self.frame.width and 0 <= py < self.frame.height for px, py in _points(action))
+        return all(0 <= px < self.frame.width and 0 <= py < self.frame.height for px, py in points_of(action))
 
     def __repr__(self) -> str:
         return f"ActionSpace({self.frame.width}x{self.frame.height})"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ActionSpace) and other.frame == self.frame
-
-
-def _points(action: Action) -> list[tuple[float, float]]:
-    if isinstance(action, Drag):
-        return [(p.x, p.y) for p in action.path]
-    if isinstance(action, (Click, Move, Scroll)):
-        return [(action.x, action.y)]
-    if isinstance(action, (MouseDown, MouseUp)) and action.x is not None and action.y is not None:
-        return [(action.x, action.y)]
-    return []
 
 
 class CuaEnv(gym.Env[dict[str, np.ndarray], Action]):

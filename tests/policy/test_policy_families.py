@@ -505,5 +505,5 @@ def test_osworld_code_is_never_executed():
 
 
 def test_unknown_family_name():
-    with pytest.raises(ValueError, match="known: anthropic"):
+    with pytest.raises(ValueError, match="known: androidworld, anthropic"):
         get_family("gpt-9")

@@ -124,3 +124,13 @@ async def test_the_fake_sandbox_refuses_every_touch_action_as_unsupported() -> N
         assert obs.error is None
     finally:
         await sandbox.close()
+
+
+def test_the_rl_action_space_holds_a_touch_to_the_frame_like_a_click() -> None:
+    from cua.rl.env import ActionSpace
+
+    space = ActionSpace(Size(width=360, height=800))
+    assert space.contains({"type": "tap", "x": 359, "y": 799})
+    assert not space.contains({"type": "tap", "x": 360, "y": 10})
+    assert not space.contains({"type": "swipe", "x": 10, "y": 900, "direction": "up", "distance": 100})
+    assert space.contains({"type": "nav", "button": "back"})

@@ -83,6 +83,8 @@ class Qwen25VL(Family):
     name: ClassVar[str] = "qwen2.5-vl"
     #: The smart_resize patch factor; an instance may override it (``factor=``).
     factor: int = 28
+    #: The tool the prompt offers and rendered turns call (the phone families: `mobile_use`).
+    tool_name: ClassVar[str] = "computer_use"
     #: Actions the tool description offers (and the parser accepts).
     actions_offered: ClassVar[tuple[str, ...]] = (
         "key", "type", "mouse_move", "left_click", "left_click_drag", "right_click",
@@ -329,7 +331,7 @@ class Qwen25VL(Family):
             for arguments in self.render_action(action, ctx):
                 if arguments["action"] not in self.actions_offered:
                     ctx.refuse(f"{self.name} offers no {arguments['action']} action")
-                calls.append({"name": "computer_use", "arguments": arguments})
+                calls.append({"name": self.tool_name, "arguments": arguments})
         if not calls:
             ctx.refuse("a turn without actions")
         # "<" never occurs in JSON syntax, only in strings, where \u003c reads back the same
