@@ -20,6 +20,7 @@ PAGES: dict[str, list[str]] = {
     "messages": ["/", "/threads/1", "/threads/44", "/new", "/new?q=ma", "/new?q=0770", "/new?to=%2B44%207700%20900123",
                  "/search", "/search?q=dinner"],
     "clock": ["/alarms", "/alarms/new", "/alarms/1", "/world", "/world/add", "/world/add?q=new", "/timers"],
+    "gallery": ["/", "/favourites", "/albums", "/albums/1", "/trash", "/photos/1", "/photos/40"],
 }
 CASES = [(app, page) for app, pages in PAGES.items() for page in pages]
 

@@ -53,6 +53,8 @@ CASES = [
     ("messages", "contacts", "name", "/new"),
     ("clock", "alarms", "label", "/alarms"),
     ("clock", "timers", "label", "/timers"),
+    ("gallery", "albums", "name", "/albums"),
+    ("gallery", "photos", "caption", "/trash"),
 ]
 
 
