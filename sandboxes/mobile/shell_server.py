@@ -89,11 +89,19 @@ class _Control(_Pages):
         return "unix"
 
 
-class _TCP(http.server.ThreadingHTTPServer):
+class _Quiet:
+    """A browser that drops a connection mid-answer (a page left while loading) is no error."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)  # type: ignore[misc]
+
+
+class _TCP(_Quiet, http.server.ThreadingHTTPServer):
     daemon_threads = True
 
 
-class _Unix(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+class _Unix(_Quiet, socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
 

@@ -72,12 +72,12 @@
   };
 
   // --- rendering ---
-  const render = () => {
-    $("home").hidden = st.screen !== "home";
-    $("drawer").hidden = st.screen !== "drawer";
-    $("recents").hidden = st.screen !== "recents";
-    for (const [id, f] of frames) f.classList.toggle("current", st.screen === "app" && st.current === id);
+  // rebuilt only when what it shows changed: the cards a finger may be on stay
+  const renderRecents = () => {
     const list = $("recents-list");
+    const key = JSON.stringify(st.recents.map((id) => [id, (st.stacks[id] || []).slice(-1)]));
+    if (key === list.dataset.shown) return;
+    list.dataset.shown = key;
     list.textContent = "";
     for (const id of st.recents) {
       const card = document.createElement("div");
@@ -100,6 +100,13 @@
       card.append(open, close);
       list.append(card);
     }
+  };
+  const render = () => {
+    $("home").hidden = st.screen !== "home";
+    $("drawer").hidden = st.screen !== "drawer";
+    $("recents").hidden = st.screen !== "recents";
+    for (const [id, f] of frames) f.classList.toggle("current", st.screen === "app" && st.current === id);
+    renderRecents();
     $("recents-empty").hidden = st.recents.length > 0;
     $("shade").hidden = !st.shade;
     renderNotifications();
@@ -177,20 +184,36 @@
   $("nav-home").addEventListener("click", goHome);
   $("nav-recents").addEventListener("click", recents);
   $("drawer-handle").addEventListener("click", () => { st.screen = "drawer"; change(); });
+  // a tap outside the open shade shuts it, and does nothing else
+  document.addEventListener("click", (e) => {
+    if (!st.shade || e.target.closest("#shade")) return;
+    e.preventDefault(); e.stopPropagation();
+    st.shade = false; change();
+  }, true);
 
   // --- gestures on the shell itself: pull the shade down from the status bar, the drawer up from home ---
+  // (decided when the finger lifts, as the shade settles open or shut on a phone)
   let touch = null;
   document.addEventListener("touchstart", (e) => {
     const t = e.touches[0];
-    touch = e.touches.length === 1 ? { x: t.clientX, y: t.clientY, done: false } : null;
+    // a finger on the bars scrolls nothing: no scroll begins (else its fling, on a page that
+    // cannot scroll, would swallow the next tap as the one that stops it)
+    const fixed = !e.target.closest("#home, #drawer, #recents, #shade");
+    touch = e.touches.length === 1 ? { x: t.clientX, y: t.clientY, dy: 0, fixed } : null;
   }, { passive: true });
   document.addEventListener("touchmove", (e) => {
-    if (!touch || touch.done) return;
-    const t = e.touches[0], dy = t.clientY - touch.y;
-    if (!st.shade && touch.y < 40 && dy > 40) { touch.done = true; openShade(); }
-    else if (st.shade && dy < -40) { touch.done = true; st.shade = false; change(); }
-    else if (st.screen === "home" && !st.shade && touch.y > 40 && dy < -60) { touch.done = true; st.screen = "drawer"; change(); }
-    else if (st.screen === "drawer" && dy > 80 && $("drawer").scrollTop === 0) { touch.done = true; st.screen = "home"; change(); }
+    if (touch && touch.fixed) e.preventDefault();
+    if (touch && e.touches.length === 1) touch.dy = e.touches[0].clientY - touch.y;
+    else touch = null;
+  }, { passive: false });
+  document.addEventListener("touchend", () => {
+    if (!touch) return;
+    const { y, dy } = touch;
+    touch = null;
+    if (!st.shade && y < 40 && dy > 40) openShade();
+    else if (st.shade && dy < -40) { st.shade = false; change(); }
+    else if (st.screen === "home" && !st.shade && y > 40 && dy < -60) { st.screen = "drawer"; change(); }
+    else if (st.screen === "drawer" && dy > 80 && $("drawer").scrollTop === 0) { st.screen = "home"; change(); }
   }, { passive: true });
 
   // --- notification shade ---
@@ -204,8 +227,12 @@
     window.__cuaPhoneNotifications().then((list) => { notifications = Array.isArray(list) ? list : []; done(); render(); },
       () => { done(); });
   };
+  let shownNotifications = null;
   const renderNotifications = () => {
     const ul = $("notifications");
+    const key = JSON.stringify(notifications);
+    if (key === shownNotifications) return;  // unchanged: keep the buttons a finger may be on
+    shownNotifications = key;
     ul.textContent = "";
     for (const n of notifications) {
       const li = document.createElement("li");
@@ -247,9 +274,13 @@
       }
     }
   };
+  let shownDialog = null;
   const renderDialog = () => {
     const box = $("dialog"), d = st.dialog;
     box.hidden = !d;
+    const key = JSON.stringify(d);
+    if (key === shownDialog) return;
+    shownDialog = key;
     box.textContent = "";
     if (!d) return;
     const inner = document.createElement("div");

@@ -1,0 +1,118 @@
+"""Snapshot, restore and fork of a mobile sandbox hold the shell's state (which app is
+open, its page, recents and each app's back stack, the shade, permissions) and the apps'
+data; a reset goes back to the seed's home screen. Also the devices and orientations.
+Real Chromium, shared isolation."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from _phone import frame_of, phone
+
+from cua.sandboxes.mobile import DEVICES, MobileSandbox
+
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+
+#: What a restore must bring back of the shell's state (the URLs compared by path: a fork's ports differ).
+KEPT = ("screen", "open_app", "recents", "shade_open", "permissions")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def sb() -> AsyncIterator[MobileSandbox]:
+    async with phone() as sandbox:
+        yield sandbox
+
+
+async def shell(sb: MobileSandbox) -> dict[str, Any]:
+    [result] = await sb.query([{"kind": "app_state", "service": "shell"}])
+    value: dict[str, Any] = result.value
+    return value
+
+
+def paths(state: dict[str, Any]) -> dict[str, Any]:
+    return {**{k: state[k] for k in KEPT},
+            "stacks": {app: [u.split("/", 3)[3] for u in stack] for app, stack in state["stacks"].items()},
+            "url": state["url"].split("/", 3)[3] if state["url"] else None}
+
+
+async def a_used_phone(sb: MobileSandbox) -> None:
+    """Todo's data changed, probe two pages deep and in front, todo behind it in recents."""
+    await sb.reset(seed=0)
+    await sb.act({"type": "open_app", "name": "Todo"})
+    todo = frame_of(sb, "todo")
+    await todo.evaluate("() => fetch('/lists', {method: 'POST', body: new URLSearchParams({name: 'Phone list', color: '#123456'})})")
+    await sb.act({"type": "open_app", "name": "Probe"})
+    for _ in range(2):
+        await frame_of(sb, "probe").click("#next")  # the page's own navigation (not the agent's input)
+        await sb.observe()
+    await sb.act({"type": "swipe", "x": 200, "y": 6, "direction": "down", "distance": 300})
+
+
+async def test_restore_brings_back_the_shell_and_the_apps(sb: MobileSandbox) -> None:
+    await a_used_phone(sb)
+    before = paths(await shell(sb))
+    assert before["open_app"] == "probe" and before["recents"] == ["probe", "todo"] and before["shade_open"]
+    assert before["stacks"]["probe"] == ["", "p2", "p3"] and before["url"] == "p3"
+    ref = await sb.snapshot()
+    await sb.reset(seed=0)
+    assert (await shell(sb))["recents"] == []
+    await sb.restore(ref)
+    assert paths(await shell(sb)) == before
+    [lists] = await sb.query([{"kind": "sql", "service": "todo", "query": "SELECT name FROM lists WHERE name = 'Phone list'"}])
+    assert lists.value == [{"name": "Phone list"}]
+    # Android's back still walks the restored app's history
+    await sb.act({"type": "nav", "button": "back"})  # closes the shade
+    await sb.act({"type": "nav", "button": "back"})
+    assert paths(await shell(sb))["url"] == "p2"
+    await sb.delete_snapshot(ref)
+
+
+async def test_a_fork_is_the_same_phone_and_goes_its_own_way(sb: MobileSandbox) -> None:
+    await a_used_phone(sb)
+    before = paths(await shell(sb))
+    ref = await sb.snapshot()
+    child = await sb.fork(ref, sandbox_id="phone-fork")
+    try:
+        assert isinstance(child, MobileSandbox) and child.info().kind == "mobile"
+        assert paths(await shell(child)) == before
+        obs = await child.act({"type": "nav", "button": "home"})  # the child is a phone: nav works, mouse does not
+        assert obs.error is None and (await shell(child))["screen"] == "home"
+        assert (await child.act({"type": "click", "x": 5, "y": 5})).error is not None
+        assert paths(await shell(sb)) == before  # the parent is untouched
+    finally:
+        await child.close()
+        await sb.delete_snapshot(ref)
+
+
+async def test_reset_goes_back_to_the_seeds_home_screen(sb: MobileSandbox) -> None:
+    await a_used_phone(sb)
+    await sb.reset(seed=0)
+    state = await shell(sb)
+    assert state["screen"] == "home" and state["recents"] == [] and state["stacks"] == {} and not state["shade_open"]
+    [lists] = await sb.query([{"kind": "sql", "service": "todo", "query": "SELECT name FROM lists WHERE name = 'Phone list'"}])
+    assert lists.value == []
+
+
+@pytest.mark.parametrize(("device", "orientation"), [("galaxy_s23", "portrait"), ("pixel_tablet", "landscape"),
+                                                     ("pixel_5", "landscape")])
+async def test_each_device_is_its_own_size_pixel_ratio_and_user_agent_touch_only(device: str, orientation: str) -> None:
+    profile = DEVICES[device]
+    async with phone(device=device, orientation=orientation, start_app="probe") as sb:
+        size = profile.viewport(orientation)
+        assert sb.info().screen == size and sb.info().details["device"] == device
+        seen = await sb.page.evaluate("""() => [innerWidth, innerHeight, devicePixelRatio, navigator.userAgent,
+            navigator.maxTouchPoints > 0, matchMedia('(pointer: coarse)').matches, matchMedia('(hover: none)').matches]""")
+        assert seen == [size.width, size.height, profile.device_scale_factor, profile.user_agent, True, True, True]
+        obs = await sb.observe()
+        assert (obs.screenshot.width, obs.screenshot.height) == (size.width, size.height)
+        assert await frame_of(sb, "probe").evaluate("innerWidth") == size.width  # the app is full screen
+        assert (size.width > size.height) == (orientation == "landscape")
+
+
+async def test_there_are_three_phones_and_a_tablet_each_its_own() -> None:
+    phones = [p for p in DEVICES.values() if not p.tablet]
+    assert len(phones) >= 3 and any(p.tablet for p in DEVICES.values())
+    assert len({(p.width, p.height, p.device_scale_factor, p.user_agent) for p in DEVICES.values()}) == len(DEVICES)
