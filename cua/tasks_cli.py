@@ -54,6 +54,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ck.add_argument("--variants", type=whole_number(1), default=None, metavar="K",
                     help="check each task instance in K seeded appearance variants (theme, layout, locale, "
                          "viewport; the app's default look among them)")
+    ck.add_argument("--hold-out", metavar="AXIS=VALUE,...",
+                    help="variants held out of training (e.g. theme=contrast,locale=de-DE): --split train checks "
+                         "the others, --split test the held ones (and test templates in any variant)")
     ck.add_argument("--parallel", "-j", type=whole_number(1), default=1, help="templates checked at once (default 1)")
     ck.add_argument("--split", choices=["train", "test", "all"], default="all")
     ck.add_argument("--isolation", choices=["container", "shared"],
@@ -180,13 +183,17 @@ def check_main(args: argparse.Namespace) -> int:
     import asyncio
     import json
 
+    from cua.errors import BadRequest
     from cua.qa.check import CheckReport, TemplateReport, VariantFailure, check_templates
     from cua.qa.qa_cache import VerdictCache
     from cua.tasks.selection import SelectionError, selected_templates
+    from cua.variant import HoldOut
 
     try:
-        templates = selected_templates(args.suites, split=args.split, kind=args.kind)
-    except SelectionError as exc:
+        hold_out = HoldOut.parse(args.hold_out) if args.hold_out else None
+        # a hold-out splits by variant: every template is chosen, and its variants by split
+        templates = selected_templates(args.suites, split="all" if hold_out else args.split, kind=args.kind)
+    except (SelectionError, BadRequest) as exc:
         print(f"cua tasks check: {exc}", file=sys.stderr)
         return 2
 
@@ -202,7 +209,8 @@ def check_main(args: argparse.Namespace) -> int:
 
     report: CheckReport = asyncio.run(check_templates(templates, seeds=list(range(args.seeds)),
                                                       parallel=args.parallel, isolation=args.isolation,
-                                                      variants=args.variants or 0,
+                                                      variants=args.variants or 0, hold_out=hold_out,
+                                                      split=args.split,
                                                       on_template=progress,
                                                       cache=VerdictCache(enabled=False if args.no_cache else None)))
     for problem in _load_problems(args.suites or None):

@@ -10,6 +10,7 @@ and its rerun (and `cua tasks check` and `cua eval`) see the same ones.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from typing import Any
 
@@ -17,7 +18,7 @@ from cua.task import TaskInstance
 from cua.tasks.apps import app_names, load_app
 from cua.variant import HoldOut, Variant, VariantAxes, draws, parse_variant
 
-__all__ = ["app_axes", "in_variant", "variant_of", "variants_of"]
+__all__ = ["app_axes", "in_variant", "shared_config", "split_variants", "variant_of", "variant_tag", "variants_of"]
 
 
 def _app_of(config: dict[str, Any]) -> str | None:
@@ -46,6 +47,33 @@ def variant_of(instance: TaskInstance) -> Variant | None:
     """The variant an instance runs in (None: its app's default look)."""
     raw = instance.sandbox_config.get("variant")
     return None if raw is None else parse_variant(raw, field="sandbox_config.variant")
+
+
+def variant_tag(variant: Variant) -> str:
+    """A short name of a variant for file names: its key's digest (8 hex digits)."""
+    return hashlib.sha256(variant.key().encode()).hexdigest()[:8]
+
+
+def shared_config(config: dict[str, Any]) -> dict[str, Any]:
+    """`config` as far as it decides the sandbox: a variant's theme, layout and locale are
+    set by each reset (the episode passes them), so instances that differ only there share
+    one sandbox; its viewport is the sandbox's screen, fixed at create."""
+    raw = config.get("variant")
+    if raw is None:
+        return config
+    return {**config, "variant": {"viewport": parse_variant(raw, field="sandbox_config.variant").viewport.model_dump()}}
+
+
+def split_variants(instance: TaskInstance, k: int, hold_out: HoldOut | None, split: str) -> list[TaskInstance]:
+    """The `k` seeded variants of `instance` that belong to `split` (train, test or all)
+    when `hold_out` holds some out: a train template's held variants are test data, its
+    others train data; a test template is test data in every variant."""
+    if hold_out is None or split == "all":
+        return variants_of(instance, k)
+    test_template = instance.tags.split == "test"
+    if split == "train":
+        return [] if test_template else variants_of(instance, k, hold_out=hold_out)
+    return variants_of(instance, k) if test_template else variants_of(instance, k, hold_out=hold_out, held=True)
 
 
 def in_variant(instance: TaskInstance, variant: Variant) -> TaskInstance:

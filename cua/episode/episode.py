@@ -47,6 +47,7 @@ from cua.trajectory import (
     TrajectoryMeta,
     TrajectoryWriter,
 )
+from cua.variant import parse_variant
 
 __all__ = ["Episode", "EpisodeRecord", "LastAttempt", "Status", "StepRecord", "StepResult",
            "failure_class", "gather_state", "trajectory_name"]
@@ -79,6 +80,8 @@ class EpisodeRecord(BaseModel):
     seed: int
     #: Which try of this variant (task at seed) it is, from 0 (`cua eval --repeats`).
     repeat: int = 0
+    #: The appearance variant the app showed (`cua.variant.Variant.key()`; None: its default look).
+    variant: str | None = None
     instruction: str
     agent: str
     tags: dict[str, Any] = Field(default_factory=dict)
@@ -199,7 +202,9 @@ class Episode:
         self.max_steps = max_steps or instance.max_steps
         self.run_id = run_id
         self.extra = extra or {}
+        shown = instance.sandbox_config.get("variant")
         self.record = EpisodeRecord(task_id=instance.task_id, seed=instance.seed, repeat=repeat,
+                                    variant=parse_variant(shown).key() if shown else None,
                                     instruction=instance.instruction,
                                     agent=self.agent.name, tags=instance.tags.model_dump(), sandbox_id=handle.id)
         self.initial: dict[str, StateResult] = {}

@@ -19,15 +19,17 @@ from typing import Any
 
 from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.task import TaskInstance
+from cua.tasks.variants import shared_config
 
 __all__ = ["ServerLink", "open_remote", "sandbox_key", "sandbox_opener"]
 
 
 def sandbox_key(instance: TaskInstance) -> str:
     """Which task instances may share one sandbox: the same kind and config, but for the start
-    page (a reset loads that). A driver that keeps its sandbox across episodes (`cua eval`'s
-    workers, `CuaEnv`) opens another only when the key changes."""
-    config = {k: v for k, v in instance.sandbox_config.items() if k != "start_url"}
+    page and the variant's look (a reset loads and shows those: `shared_config`). A driver
+    that keeps its sandbox across episodes (`cua eval`'s workers, `CuaEnv`) opens another
+    only when the key changes."""
+    config = {k: v for k, v in shared_config(instance.sandbox_config).items() if k != "start_url"}
     return json.dumps([instance.sandbox_kind, config], sort_keys=True, default=str)
 
 

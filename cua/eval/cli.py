@@ -78,6 +78,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         '({"MODEL": {"prompt": 2.5, "completion": 10.0, "image": 2.5}}, "*" for any model): '
                         "the summary and report give the run's cost")
     p.add_argument("--split", choices=["train", "test", "all"], default="all")
+    p.add_argument("--variants", type=whole_number(1), default=None, metavar="K",
+                   help="run each task instance in K seeded appearance variants (theme, layout, locale, viewport; "
+                        "the app's default look among them)")
+    p.add_argument("--hold-out", metavar="AXIS=VALUE,...",
+                   help="variants held out of training (e.g. theme=contrast,locale=de-DE): --split train runs the "
+                        "others, --split test the held ones (and test templates in any variant)")
     p.add_argument("--limit", type=whole_number(1), metavar="N",
                    help="run at most N templates of each suite named (the first N in id order); the templates "
                         "left out are printed")
@@ -241,14 +247,18 @@ def _usable(templates: list[Any], names: list[str], seed: int) -> tuple[list[Any
 
 
 def main(args: argparse.Namespace) -> int:
+    from cua.errors import BadRequest
     from cua.eval.runner import make_jobs
     from cua.tasks.selection import SelectionError, selected_templates
+    from cua.variant import HoldOut
 
     seeds: list[int] = args.seed_list or list(range(args.seeds))
     try:
-        templates = selected_templates(args.suites, split=args.split, kind=args.kind)
+        hold_out = HoldOut.parse(args.hold_out) if args.hold_out else None
+        # a hold-out splits by variant: every template is chosen, and its variants by split
+        templates = selected_templates(args.suites, split="all" if hold_out else args.split, kind=args.kind)
         templates, unusable = _usable(templates, args.suites, seeds[0])
-    except SelectionError as exc:
+    except (SelectionError, BadRequest) as exc:
         print(f"cua eval: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     for reason in unusable:
@@ -263,7 +273,7 @@ def main(args: argparse.Namespace) -> int:
         print("cua eval: no task templates selected" + (" that this kit can run" if unusable else ""),
               file=sys.stderr)
         return EXIT_BAD_INPUT
-    jobs = make_jobs(templates, seeds, args.repeats)
+    jobs = make_jobs(templates, seeds, args.repeats, variants=args.variants or 0, hold_out=hold_out, split=args.split)
     out = args.out or _default_out(args)
     try:
         options, observe = _policy_options(args), _observe(args)
@@ -286,7 +296,9 @@ def main(args: argparse.Namespace) -> int:
                 "prices": price.model_dump(mode="json") if price is not None else None,
                 "sandboxes": "local" if args.local else ("ray" if args.ray is not None else
                                                          ("server" if args.server else "child server")),
-                "isolation": args.isolation, "kind": args.kind, **({"attacks": args.attacks} if args.attacks else {})})
+                "isolation": args.isolation, "kind": args.kind, **({"attacks": args.attacks} if args.attacks else {}),
+                **({"variants": args.variants} if args.variants else {}),
+                **({"hold_out": hold_out.text()} if hold_out is not None else {})})
     from cua.tasks.loader import TaskFormatError
 
     try:

@@ -22,6 +22,7 @@ from cua.episode.episode import EpisodeRecord
 from cua.eval.runner import EpisodeJob, JobExecutor
 from cua.observation import ObserveOptions
 from cua.policy.base import PolicyOptions
+from cua.variant import parse_variant
 
 __all__ = ["EpisodeActor", "ray_executors"]
 
@@ -45,10 +46,11 @@ class EpisodeActor:
                                        run_dir=Path(run_dir) if run_dir else None,
                                        frames=frames, retries=retries, run_id=run_id)  # type: ignore[arg-type]
 
-    async def run(self, template_id: str, seed: int, repeat: int = 0) -> str:
+    async def run(self, template_id: str, seed: int, repeat: int = 0, variant: dict[str, Any] | None = None) -> str:
         from cua.tasks.registry import get_template
 
-        record = await self._executor.run(EpisodeJob(template=get_template(template_id), seed=seed, repeat=repeat))
+        record = await self._executor.run(EpisodeJob(template=get_template(template_id), seed=seed, repeat=repeat,
+                                                     variant=parse_variant(variant) if variant else None))
         return record.model_dump_json()
 
     async def aclose(self) -> None:
@@ -64,7 +66,8 @@ class _ActorExecutor:
         self.actor = actor
 
     async def run(self, job: EpisodeJob) -> EpisodeRecord:
-        return EpisodeRecord.model_validate_json(await self.actor.run.remote(job.template.id, job.seed, job.repeat))
+        variant = job.variant.model_dump(mode="json") if job.variant is not None else None
+        return EpisodeRecord.model_validate_json(await self.actor.run.remote(job.template.id, job.seed, job.repeat, variant))
 
     async def aclose(self) -> None:
         await self.actor.aclose.remote()

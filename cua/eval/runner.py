@@ -45,7 +45,9 @@ from cua.eval.reliability import Reliability, Tries, reliability
 from cua.observation import ObserveOptions
 from cua.policy.base import TokenCounts
 from cua.task import TaskInstance, TaskTemplate
+from cua.tasks.variants import in_variant, split_variants, variant_of, variant_tag
 from cua.trajectory import ENVIRONMENT_TIMINGS, FramePolicy, TrajectoryEnd, TrajectoryWriter
+from cua.variant import HoldOut, Variant
 
 __all__ = [
     "EpisodeJob",
@@ -74,6 +76,12 @@ class EpisodeJob(BaseModel):
     seed: int
     #: Which try of the variant (template at seed) this is, from 0 (`--repeats`).
     repeat: int = 0
+    #: The appearance variant the app shows (`--variants K`); None: the instance's own.
+    variant: Variant | None = None
+
+    def key(self) -> tuple[str, int, int, str | None]:
+        """What a finished episode of this job is known by (`resume_state`)."""
+        return self.template.id, self.seed, self.repeat, self.variant.key() if self.variant is not None else None
 
 
 class TaskStats(BaseModel):
@@ -146,11 +154,19 @@ class RunSummary(BaseModel):
     unsafe: int = 0
 
 
-def make_jobs(templates: Sequence[TaskTemplate], seeds: Sequence[int], repeats: int = 1) -> list[EpisodeJob]:
+def make_jobs(templates: Sequence[TaskTemplate], seeds: Sequence[int], repeats: int = 1, *, variants: int = 0,
+              hold_out: HoldOut | None = None, split: str = "all") -> list[EpisodeJob]:
     """Every template at every seed, `repeats` times: the tries of one variant are apart in
     the queue (all first tries, then all second ones), so parallel workers rarely run two
-    tries of one variant at once and a stopped run has the most variants tried."""
-    return [EpisodeJob(template=t, seed=s, repeat=r) for r in range(repeats) for t in templates for s in seeds]
+    tries of one variant at once and a stopped run has the most variants tried. With
+    `variants` K (or a `hold_out`), each instance in its seeded appearance variants that
+    belong to `split` (`cua.tasks.variants.split_variants`)."""
+    if not variants and hold_out is None:
+        return [EpisodeJob(template=t, seed=s, repeat=r) for r in range(repeats) for t in templates for s in seeds]
+    looks = {(t.id, s): [variant_of(i) for i in split_variants(t.instantiate(s), variants or 1, hold_out, split)]
+             for t in templates for s in seeds}
+    return [EpisodeJob(template=t, seed=s, repeat=r, variant=v)
+            for r in range(repeats) for t in templates for s in seeds for v in looks[(t.id, s)]]
 
 
 class _JsonlWriter:
@@ -261,6 +277,8 @@ class LocalExecutor:
 
     def instantiate(self, job: EpisodeJob) -> TaskInstance:
         instance: TaskInstance = job.template.instantiate(job.seed)
+        if job.variant is not None:
+            instance = in_variant(instance, job.variant)
         overrides = self.config_overrides.get(instance.sandbox_kind)
         if overrides:
             instance.sandbox_config = {**instance.sandbox_config, **overrides}
@@ -269,7 +287,9 @@ class LocalExecutor:
     def _writer(self, instance: TaskInstance, repeat: int) -> tuple[TrajectoryWriter | None, str | None]:
         if self.run_dir is None:
             return None, None
-        name = trajectory_name(instance) + (f"__r{repeat}" if repeat else "")
+        look = variant_of(instance)
+        name = trajectory_name(instance) + (f"__v{variant_tag(look)}" if look is not None else "") + \
+            (f"__r{repeat}" if repeat else "")
         rel = f"{TRAJECTORIES_DIR}/{name}"
         n = 1
         while (self.run_dir / rel).exists():  # a rerun into the same folder never overwrites a trajectory
@@ -527,12 +547,12 @@ def resume_state(out_dir: Path, jobs: Sequence[EpisodeJob]) -> ResumeState:
     is kept (atomically), and remove every trajectory folder no kept record names. Finished
     episodes that `jobs` no longer asks for (a forced resume with fewer seeds) are kept too:
     a resume never deletes finished work."""
-    kept: dict[tuple[str, int, int], EpisodeRecord] = {}
+    kept: dict[tuple[str, int, int, str | None], EpisodeRecord] = {}
     index = out_dir / "episodes.jsonl"
     if index.exists():
         for record in read_records(index):
             if record.status != "infra_error" and _complete(out_dir, record):
-                kept[(record.task_id, record.seed, record.repeat)] = record
+                kept[(record.task_id, record.seed, record.repeat, record.variant)] = record
     _write_atomic(index, "".join(r.model_dump_json() + "\n" for r in kept.values()))
     named = {r.trajectory for r in kept.values() if r.trajectory}
     removed: list[str] = []
@@ -543,5 +563,5 @@ def resume_state(out_dir: Path, jobs: Sequence[EpisodeJob]) -> ResumeState:
             if rel not in named:
                 shutil.rmtree(folder)
                 removed.append(rel)
-    todo = [job for job in jobs if (job.template.id, job.seed, job.repeat) not in kept]
+    todo = [job for job in jobs if job.key() not in kept]
     return ResumeState(kept=list(kept.values()), todo=todo, removed=removed)

@@ -50,7 +50,8 @@ from cua.qa.probe_page import page_probes
 from cua.qa.probes import bundled_app_of
 from cua.qa.qa_cache import Digests, VerdictCache
 from cua.task import TaskInstance, Verdict
-from cua.tasks.variants import variant_of, variants_of
+from cua.tasks.variants import shared_config, split_variants, variant_of
+from cua.variant import HoldOut
 
 __all__ = ["CheckReport", "TemplateReport", "VariantFailure", "check_templates"]
 
@@ -303,15 +304,11 @@ def _override(instance: TaskInstance, isolation: str | None) -> TaskInstance:
 def _sandbox_key(instance: TaskInstance) -> str:
     """Instances that one sandbox serves: the same config but for the variant's theme, layout
     and locale, which each reset sets (its viewport is the sandbox's, fixed at create)."""
-    config = dict(instance.sandbox_config)
-    variant = variant_of(instance)
-    if variant is not None:
-        config["variant"] = {"viewport": variant.viewport.model_dump()}
-    return json.dumps([instance.sandbox_kind, config], sort_keys=True, default=str)
+    return json.dumps([instance.sandbox_kind, shared_config(instance.sandbox_config)], sort_keys=True, default=str)
 
 
 async def _check_template(template: Any, seeds: Sequence[int], isolation: str | None = None,
-                          variants: int = 0) -> TemplateReport:
+                          variants: int = 0, hold_out: HoldOut | None = None, split: str = "all") -> TemplateReport:
     report = TemplateReport(template.id)
     started = time.perf_counter()
     groups: dict[str, list[TaskInstance]] = {}
@@ -322,7 +319,8 @@ async def _check_template(template: Any, seeds: Sequence[int], isolation: str | 
             report.variants += 1
             report.failures.append(VariantFailure(template.id, seed, "instantiate", f"{type(exc).__name__}: {exc}"))
             continue
-        for shown in variants_of(instance, variants) if variants else [instance]:
+        looks = split_variants(instance, variants or 1, hold_out, split) if variants or hold_out else [instance]
+        for shown in looks:
             report.variants += 1
             groups.setdefault(_sandbox_key(shown), []).append(shown)
     for instances in groups.values():
@@ -384,26 +382,26 @@ def _reused(entry: dict[str, Any] | None) -> TemplateReport | None:
 
 
 async def check_templates(templates: Sequence[Any], *, seeds: Sequence[int] = (0, 1, 2), parallel: int = 1,
-                          isolation: str | None = None, variants: int = 0,
-                          on_template: Callable[[TemplateReport], None] | None = None,
+                          isolation: str | None = None, variants: int = 0, hold_out: HoldOut | None = None,
+                          split: str = "all", on_template: Callable[[TemplateReport], None] | None = None,
                           cache: VerdictCache | None = None) -> CheckReport:
     """Check templates, `parallel` at a time (each with its own sandbox); `isolation`
     overrides the browser sandboxes' isolation mode (`shared` is faster, e.g. for CI).
     With a `cache`, a template whose clean report is stored under its digest is not run
     again (see `cua.qa.qa_cache`); without one, everything runs. `variants` K > 0: each
     instance in K seeded appearance variants (`cua.tasks.variants`), its app's default
-    look among them."""
+    look among them; with `hold_out`, only the variants of `split` (`split_variants`)."""
     report = CheckReport()
     gate = asyncio.Semaphore(max(1, parallel))
     verdicts = cache if cache is not None else VerdictCache(enabled=False)
     digests = Digests()
 
     async def one(template: Any) -> TemplateReport:
-        key = _cache_key(digests, template, seeds, isolation, variants) if verdicts.enabled else None
+        key = _cache_key(digests, template, seeds, isolation, variants) if verdicts.enabled and hold_out is None else None
         result = _reused(verdicts.get(key))
         if result is None:
             async with gate:
-                result = await _check_template(template, seeds, isolation, variants)
+                result = await _check_template(template, seeds, isolation, variants, hold_out, split)
             if not result.failures:
                 verdicts.put(key, _stored(result))
         if on_template is not None:

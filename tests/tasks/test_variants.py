@@ -5,6 +5,7 @@ trajectory, and refused with a typed error when they are no variant."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 from pathlib import Path
@@ -13,12 +14,13 @@ from typing import Any
 import pytest
 from _apps_common import open_app
 
+from cua.cli import main
 from cua.episode import NoopAgent, run_episode
 from cua.episode.local import LocalSandbox, open_local
 from cua.errors import BadRequest
 from cua.observation import Size
 from cua.tasks.registry import get_template
-from cua.tasks.variants import in_variant, variant_of, variants_of
+from cua.tasks.variants import in_variant, split_variants, variant_of, variants_of
 from cua.trajectory import TrajectoryWriter, read_trajectory
 from cua.variant import DEFAULT, HoldOut, Variant, VariantAxes, draw, draws, parse_variant
 
@@ -145,3 +147,40 @@ def test_the_variant_viewport_is_the_sandbox_screen() -> None:
                 await handle.reset(seed=0, options={"variant": {"theme": "dark", "shape": "round"}})
 
     asyncio.run(run())
+
+
+@pytest.mark.slow
+def test_eval_runs_k_variants_and_records_them(tmp_path: Path) -> None:
+    """`cua eval --variants 2`: each instance in two variants, each episode's record and
+    trajectory name its variant, the manifest the run's K; a resume finds both done."""
+    out = tmp_path / "run"
+    argv = ["eval", "todo.open_list@1", "--policy", "oracle", "--variants", "2", "--local", "--isolation", "shared",
+            "--no-progress", "--no-report", "--frames", "last", "--out", str(out)]
+    assert main(argv) == 0
+    records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert len(records) == 2 and all(r["verdict"]["passed"] for r in records)
+    assert records[0]["variant"] is None or records[0]["variant"] != records[1]["variant"]
+    metas = [read_trajectory(out / r["trajectory"]).meta for r in records]
+    assert [m.sandbox_config.get("variant") for m in metas if m is not None][1] is not None
+    assert json.loads((out / "manifest.json").read_text())["runner"]["variants"] == 2
+    assert main([*argv, "--resume"]) == 0  # both variants finished: nothing runs again
+    assert len((out / "episodes.jsonl").read_text().splitlines()) == 2
+
+
+def test_eval_refuses_a_bad_hold_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "todo.open_list@1", "--hold-out", "theme=neon", "--local", "--out", str(tmp_path / "r")]) == 2
+    assert "no theme 'neon'" in capsys.readouterr().err
+
+
+def test_a_hold_out_splits_by_variant() -> None:
+    """With a hold-out, a train template's held variants are the test split, its others the
+    train split; a test template is test data in every variant."""
+    hold = HoldOut.parse("locale=de-DE")
+    train = get_template("todo.mark_done@1").instantiate(1)
+    test = get_template("todo.add_todo@1").instantiate(1)
+    assert train.tags.split == "train" and test.tags.split == "test"
+    locales = {split: {v.locale for v in map(variant_of, split_variants(train, 6, hold, split)) if v is not None}
+               for split in ("train", "test")}
+    assert locales == {"train": {"en-US"}, "test": {"de-DE"}}
+    assert split_variants(test, 3, hold, "train") == []
+    assert len(split_variants(test, 3, hold, "test")) == 3
