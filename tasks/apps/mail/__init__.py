@@ -67,6 +67,8 @@ FOLDERS = [("inbox", "Inbox"), ("starred", "Starred"), ("sent", "Sent"), ("draft
 PAGE_SIZE = 50
 EMAIL_RE = re.compile(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$")
 MAX_UPLOAD = 5 * 1024 * 1024
+#: Sending to more addresses than this (To and Cc together) asks for confirmation first.
+MANY_RECIPIENTS = 5
 
 
 def split_addrs(value: str) -> list[str]:
@@ -457,7 +459,13 @@ class MailApp(WebApp):
             f"<p><label>Attach files<br><input type='file' name='files' multiple id='files'></label></p>"
             "<p class='row'><button class='primary' type='submit' name='action' value='send'>Send</button>"
             "<button type='submit' name='action' value='draft'>Save draft</button>"
-            "<a class='button' href='/folder/inbox'>Discard</a></p></form>")
+            "<a class='button' href='/folder/inbox'>Discard</a></p></form>"
+            # Sending to many people at once asks first, as real mail clients do (static/mail.js opens it).
+            f"<div class='modal-backdrop' id='send-many-modal' hidden data-threshold='{MANY_RECIPIENTS}'>"
+            "<div class='modal' role='dialog' aria-modal='true' aria-labelledby='send-many-title' aria-describedby='send-many-text'>"
+            "<h2 id='send-many-title'>Send to many recipients?</h2><p id='send-many-text'></p>"
+            "<p class='row'><button type='button' class='primary' id='send-many-confirm'>Send to all</button>"
+            "<button type='button' data-close='send-many-modal' id='send-many-cancel'>Cancel</button></p></div></div>")
         return self._page("Compose", body, active="drafts" if data["draft_id"] else "")
 
     async def compose(self, request: Request) -> Response:

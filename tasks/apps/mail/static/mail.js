@@ -25,3 +25,24 @@ if (fileInput) {
     }
   });
 }
+// Sending to more people than the modal's threshold asks first (the send-many dialog of the compose page).
+const sendMany = document.getElementById("send-many-modal");
+const composeForm = document.querySelector("form.compose");
+if (sendMany && composeForm) {
+  const threshold = Number(sendMany.dataset.threshold);
+  let confirmed = false;
+  const recipients = () => ["to", "cc"].flatMap((n) => composeForm.elements[n].value.split(/[,;\s]+/)).filter((a) => a.trim());
+  composeForm.addEventListener("submit", (e) => {
+    const sending = !e.submitter || e.submitter.value === "send";
+    const n = recipients().length;
+    if (!sending || confirmed || n <= threshold) return;
+    e.preventDefault();
+    document.getElementById("send-many-text").textContent = `This email will go to ${n} people. Send it to all of them?`;
+    window.cuaModal.show(sendMany, e.submitter);
+  });
+  document.getElementById("send-many-confirm").addEventListener("click", () => {
+    confirmed = true;
+    window.cuaModal.hide(sendMany);
+    composeForm.requestSubmit(composeForm.querySelector('button[name=action][value=send]'));
+  });
+}
