@@ -182,3 +182,20 @@ def test_androidworld_actions_mean_what_its_actuation_does() -> None:
 ])
 def test_androidworld_refuses_malformed_actions(raw: str, says: str) -> None:
     assert says in parse_fails("androidworld", raw)
+
+
+def test_a_turns_touch_actions_are_kept_in_the_models_own_units() -> None:
+    """The trajectory keeps each action as the model wrote it too (`PolicyAgent`): a tap's point
+    and a swipe's start and length on Qwen3-VL's 0..999 grid."""
+    from cua.episode.policy_agent import PolicyAgent
+    from cua.policy import make_policy
+
+    agent = PolicyAgent(make_policy("openai:m@http://127.0.0.1:9/v1", family="qwen3-vl-mobile", api_key="k"), "m")
+    frame = Size(width=412, height=915)
+    actions, grid = agent._model_frame_actions(
+        [Tap(x=206, y=457.5), Swipe(x=103, y=800, direction="up", distance=457.5),
+         Swipe(x=103, y=800, direction="left", distance=103)], frame)
+    assert grid == Size(width=1000, height=1000) and actions is not None
+    assert actions[0] == {"type": "tap", "x": 500, "y": 500}
+    assert actions[1] == {"type": "swipe", "x": 250, "y": 874, "direction": "up", "distance": 500, "duration_ms": 300}
+    assert actions[2]["distance"] == 250
