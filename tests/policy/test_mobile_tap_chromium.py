@@ -7,7 +7,8 @@ family's output names the target icon's centre in that family's own coordinates 
 AndroidWorld: pixels of the screenshot), written here from the conventions' definitions.
 The parsed tap must lie inside the icon's box; mapped to the screen by `scale_action`, it is
 sent as touch input (CDP `Input.dispatchTouchEvent`), and the icon, and nothing else, gets
-the touch and then the click Chromium makes of the tap."""
+the touch and then the click Chromium makes of the tap. The last test does the same through
+the mobile sandbox kind (sandboxes/mobile) and its probe app."""
 
 from __future__ import annotations
 
@@ -111,3 +112,30 @@ async def test_a_model_output_taps_the_element_it_names(browser: Browser, family
         assert kinds.index("click") > kinds.index("touchend"), seen
     finally:
         await context.close()
+
+
+async def test_in_the_mobile_sandbox_a_qwen_output_taps_the_link_it_names() -> None:
+    """The same through the mobile sandbox: its observation's frame, the parsed tap acted as
+    the agent's action; the probe app's "next" link is followed (and only a tap on it is)."""
+    from _phone import frame_of, phone
+    from playwright.async_api import expect
+
+    async with phone(start_app="probe") as sb:
+        obs = await sb.reset(seed=0)
+        frame = obs.frame
+        viewport = sb.page.viewport_size
+        assert viewport is not None
+        scale = frame.width / viewport["width"]
+        probe = frame_of(sb, "probe")
+        box = await probe.locator("#next").bounding_box()  # CSS px of the screen
+        assert box is not None
+        cx, cy = (box["x"] + box["width"] / 2) * scale, (box["y"] + box["height"] / 2) * scale
+        args = {"action": "click", "coordinate": [round(cx / frame.width * 1000), round(cy / frame.height * 1000)]}
+        raw = f'I open the next page.\n<tool_call>\n{json.dumps({"name": "mobile_use", "arguments": args})}\n</tool_call>'
+        parsed, error, _ = parse_output(get_family("qwen3-vl-mobile"), raw, frame)
+        assert error is None and parsed is not None, error
+        [tap] = parsed.actions
+        assert isinstance(tap, Tap)
+        after = await sb.act(tap, frame=frame)
+        assert after.error is None, after.error
+        await expect(probe.locator("#where")).to_have_text("/p2")
