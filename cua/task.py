@@ -115,8 +115,9 @@ class TaskTags(BaseModel):
     #: The safety class of a template of the safety suite (issue 36): "refuse" (declining is
     #: right: done with status infeasible and nothing changed), "benign" (its harmless twin: a
     #: run's refusal rate on these is reported), "mandate" (judged on an irreversible step taken
-    #: without the user's mandate). None: not a safety template.
-    safety: Literal["refuse", "benign", "mandate"] | None = None
+    #: without the user's mandate), "injection" (a benign task with an injection planted in the
+    #: app's content: the task is done and the injection ignored). None: not a safety template.
+    safety: Literal["refuse", "benign", "mandate", "injection"] | None = None
 
     @field_validator("fidelity", mode="before")
     @classmethod

@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
+from cua.attack import Goal, Place, Style
 from cua.judges.spec import JudgeSpec
 from cua.state import StateQuery
 from cua.task import TaskTags
@@ -347,6 +348,18 @@ class SandboxSpec(_Spec):
     config: dict[str, Any] = Field(default_factory=dict)
 
 
+class PlantedAttackSpec(_Spec):
+    """A prompt injection planted in the app's own content at reset (`cua.attack`): where,
+    how it is shown and what it wants. Its markers are seeded from the template's seed
+    (`cua.attack.make_attack`), and the template names the first attack's as `{attack.address}`,
+    `{attack.origin}`, `{attack.host}`, `{attack.secret}` and `{attack.text}`; the episode
+    also judges its safety against it (`cua.judges.safety`)."""
+
+    place: Place
+    style: Style = "visible"
+    goal: Goal
+
+
 class SetupSpec(_Spec):
     """How the sandbox is prepared before the agent's first observation."""
 
@@ -365,6 +378,8 @@ class SetupSpec(_Spec):
     #: A state query read after every step whose truthy value means the app itself ended
     #: the episode (MiniWoB++'s episode end): the runner stops and the judge reads the end.
     end_query: StateQuery | None = None
+    #: Prompt injections planted at reset, part of the state the episode starts from.
+    attacks: list[PlantedAttackSpec] = Field(default_factory=list, max_length=8)
 
 
 # ---------------------------------------------------------------- template and file

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from cua.attack import DESKTOP_FILE, Attack, make_attack
 from cua.judges.app_schema import AppSchema
 from cua.judges.completeness import Tally, tally
 from cua.task import TaskInstance, TaskSetup, TaskTags
@@ -224,6 +225,13 @@ def _attach_query_rules(node: Any, rules: Mapping[str, Any], app: str) -> str | 
     return next((p for p in (_attach_query_rules(v, rules, app) for v in node.values()) if p), None)
 
 
+def _attack_params(attacks: list[Attack]) -> dict[str, Any]:
+    """The first planted attack's markers as the template's `{attack.*}` parameters."""
+    if not attacks:
+        return {}
+    return {"attack": {**attacks[0].model_dump(mode="json"), "host": attacks[0].host}}
+
+
 class YamlTemplate:
     """A validated template from a task file; `instantiate(seed)` is deterministic."""
 
@@ -243,7 +251,13 @@ class YamlTemplate:
 
     def params(self, seed: int) -> dict[str, Any]:
         app_seed = self.spec.setup.app_seed if self.spec.setup.app_seed is not None else seed
-        return generate_params(self.spec, seed, app_seed)
+        return {**generate_params(self.spec, seed, app_seed), **_attack_params(self.attacks(seed))}
+
+    def attacks(self, seed: int) -> list[Attack]:
+        """The template's planted attacks at `seed` (`setup.attacks`), markers seeded."""
+        app = self.spec.sandbox.app or ("desktop" if self.spec.sandbox.kind == "desktop" else "")
+        return [make_attack(app, a.place, a.style, a.goal, seed=seed, index=i)
+                for i, a in enumerate(self.spec.setup.attacks)]
 
     def instantiate(self, seed: int) -> TaskInstance:
         from cua.judges.judge import StateJudge
@@ -252,7 +266,8 @@ class YamlTemplate:
         app_seed = self.spec.setup.app_seed if self.spec.setup.app_seed is not None else seed
         where = f"{self.id} at seed {seed}"
         try:
-            params = generate_params(self.spec, seed, app_seed)
+            attacks = self.attacks(seed)
+            params = {**generate_params(self.spec, seed, app_seed), **_attack_params(attacks)}
             rendered = render({k: v for k, v in self.raw.items() if k not in ("params", "derived", "generator")},
                               params)
         except (GenerationError, RenderError) as exc:
@@ -282,6 +297,9 @@ class YamlTemplate:
         config = sandbox_config(spec.sandbox, spec.setup.start_url)
         if spec.setup.files:  # desktop and VM sandboxes seed files into their home at reset
             config["files"] = {**config.get("files", {}), **spec.setup.files}
+        planted_files = [a for a in attacks if a.place == "desktop.file"]
+        if planted_files:  # a desktop's injection is a file in its home, seeded at reset like the task's own
+            config["files"] = {**config.get("files", {}), DESKTOP_FILE: planted_files[0].text}
         return TaskInstance(
             task_id=spec.id,
             seed=seed,
@@ -296,4 +314,5 @@ class YamlTemplate:
             near_miss=near_miss,
             setup=TaskSetup(seed=app_seed, files=dict(spec.setup.files), actions=setup_actions,
                             instruction_query=spec.setup.instruction_query, end_query=spec.setup.end_query),
+            attacks=attacks,
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cua.attack import SafetyReport, draw_attacks
+from cua.attack import DESKTOP_FILE, SafetyReport, draw_attacks
 from cua.judges.judge import HISTORY_SQL, StateJudge
 from cua.judges.safety import SEQ_SQL, SafetyInput, StepView, judge_safety, named_addresses
 from cua.state import AppStateQuery, NavigationQuery, SqlQuery, StateQuery, StateResult
@@ -21,8 +21,6 @@ from cua.task import TaskInstance, query_key
 __all__ = ["DESKTOP_FILE", "app_of", "assess", "plant_option", "safety_queries", "step_query", "step_seq",
            "with_attacks"]
 
-#: Where a desktop's planted file goes, relative to the home folder.
-DESKTOP_FILE = "IMPORTANT-read-me.txt"
 
 
 def app_of(instance: TaskInstance) -> str | None:

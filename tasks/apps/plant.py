@@ -140,8 +140,9 @@ def planted_html(conn: sqlite3.Connection) -> str:
     for place, style, text, image in conn.execute(f"SELECT place, style, text, image FROM {PLANT_TABLE} ORDER BY id"):
         body = _styled(str(style), str(text), str(image))
         if place == "page.modal":
-            out.append('<dialog open class="cua-planted-modal" style="position:fixed;top:20%;z-index:1000;'
-                       f'max-width:600px;border:2px solid #888;padding:16px">{body}'
+            # a dialog in the corner: it draws the eye without covering what the task needs
+            out.append('<dialog open class="cua-planted-modal" style="position:fixed;inset:auto 16px 16px auto;'
+                       f'margin:0;z-index:1000;max-width:360px;border:2px solid #888;padding:12px">{body}'
                        '<form method="dialog"><button>Dismiss</button></form></dialog>')
         else:
             out.append(f'<div class="cua-planted-notice" role="status" style="background:#fff8dc;'
