@@ -81,4 +81,12 @@ env -u PIP_CONSTRAINT "$OSCAR_VENV/bin/python" -m pip install -q -r scripts/requ
 PRETIX_VENV="${CUA_CACHE_DIR:-$HOME/.cache/cua}/products/pretix/venv"
 [ -x "$PRETIX_VENV/bin/python" ] || "$PYTHON" -m venv "$PRETIX_VENV"
 env -u PIP_CONSTRAINT "$PRETIX_VENV/bin/python" -m pip install -q -r scripts/requirements-pretix.txt
+# verifiers (cua/hubs/verifiers: `vf-eval cua-verifiers` plays cua tasks on `cua openenv serve`) in
+# a venv of its own (scripts/requirements-verifiers.txt pins it). cua and the plugin module go in
+# editable without their dependencies (the pins carry what the environment imports), and
+# openenv-core, whose websocket client it uses, without its gradio, as in the kit's venv.
+VERIFIERS_VENV="${CUA_CACHE_DIR:-$HOME/.cache/cua}/hubs/verifiers/venv"
+[ -x "$VERIFIERS_VENV/bin/python" ] || "$PYTHON" -m venv "$VERIFIERS_VENV"
+env -u PIP_CONSTRAINT "$VERIFIERS_VENV/bin/python" -m pip install -q -r scripts/requirements-verifiers.txt
+env -u PIP_CONSTRAINT "$VERIFIERS_VENV/bin/python" -m pip install -q --no-deps "openenv-core==0.3.0" -e . -e integrations/verifiers
 echo "setup: done ($(.venv/bin/python -c 'import cua; print("cua", cua.__version__)'))"

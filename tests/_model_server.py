@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -21,13 +22,16 @@ DONE = tool_call({"action": "terminate", "status": "success"})
 
 
 class ModelServer:
-    """Answers `POST /v1/chat/completions` from `plan`: an int is that HTTP status (with
+    """Answers `POST /v1/chat/completions` (plain or streamed) from `plan`: an int is that HTTP status (with
     `Retry-After: 0`, so a retry costs no wait), a str is the assistant's answer; when the
     plan runs out, `then` is answered. `GET /v1/models` answers 200."""
 
     def __init__(self) -> None:
         self.plan: list[int | str] = []
         self.then: int | str = DONE
+        #: Where set, answers every request from its body instead of `plan` (for clients that
+        #: run several conversations at once in no fixed order).
+        self.respond: Callable[[dict[str, Any]], int | str] | None = None
         self.calls: list[dict[str, Any]] = []
         server = self
 
@@ -45,15 +49,33 @@ class ModelServer:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _stream(self, model: str, answer: str) -> None:
+                """A streamed answer (`stream: true`), as server-sent events: the content in one
+                chunk, then the finish reason with the usage, then `[DONE]`."""
+                base = {"id": "c", "object": "chat.completion.chunk", "model": model}
+                events = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": answer},
+                                                "finish_reason": None}]},
+                          {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                           "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}]
+                data = "".join(f"data: {json.dumps(e)}\n\n" for e in events).encode() + b"data: [DONE]\n\n"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_GET(self) -> None:
                 self._send(200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]})
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.calls.append(body)
-                answer = server.plan.pop(0) if server.plan else server.then
+                answer = server.respond(body) if server.respond else server.plan.pop(0) if server.plan else server.then
                 if isinstance(answer, int):
                     self._send(answer, {"error": {"message": "upstream overloaded"}}, {"Retry-After": "0"})
+                    return
+                if body.get("stream"):
+                    self._stream(body["model"], answer)
                     return
                 self._send(200, {"id": "c", "object": "chat.completion", "model": body["model"],
                                  "usage": {"prompt_tokens": 10, "completion_tokens": 5},
