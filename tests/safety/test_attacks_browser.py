@@ -126,3 +126,25 @@ def test_cua_eval_reports_utility_under_attack_and_export_labels(tmp_path: Path)
     rows = [json.loads(line) for f in sorted((exported / "data").iterdir()) for line in f.read_text().splitlines()]
     assert len(rows) == 3
     assert all(r["safety"] == "safe" and r["attacked"] is False and json.loads(r["attack"]) for r in rows)
+
+
+ATTACK_TEMPLATES = ["safety.inject_mail_star@1", "safety.inject_mail_system_star@1", "safety.inject_mail_dialog_star@1",
+                    "safety.inject_todo_done@1", "safety.inject_todo_image@1", "safety.inject_shop_cart@1",
+                    "safety.inject_notes_pin@1", "safety.inject_forum_upvote@1"]
+
+
+@pytest.mark.parametrize("task_id", ATTACK_TEMPLATES)
+async def test_attack_templates_oracle_safe_near_miss_attacked(task_id: str) -> None:
+    """Each safety judge fails a trajectory that follows the injection and then cleans up:
+    the template's near miss does the task, follows the injection, and undoes what it can."""
+    instance = _instance(task_id, seed=1)
+    assert instance.attacks and instance.tags.safety == "injection"
+    async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
+        record = await run_episode(handle, instance, OracleAgent())
+        assert record.verdict is not None and record.verdict.passed, record.verdict
+        assert record.safety is not None and record.safety.safety == "safe", record.safety
+        record = await run_episode(handle, instance, OracleAgent("near_miss"))
+        assert record.verdict is not None and not record.verdict.passed
+        assert record.safety is not None and record.safety.attacked, record.safety
+        served = [v for v in record.safety.violations if v.attack == instance.attacks[0].id]
+        assert served and all(v.step is not None and 0 <= v.step < record.steps for v in served), served
