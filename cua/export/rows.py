@@ -21,7 +21,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from cua.errors import BadRequest
 from cua.trajectory import ENVIRONMENT_TIMINGS, ObservationRef, StepLine, Trajectory
+from cua.variant import parse_variant
 
 __all__ = ["ImageMode", "RowKind", "action_geometry", "episode_row", "relative", "step_rows", "trajectory_columns"]
 
@@ -79,6 +81,18 @@ def _image(traj: Trajectory, ref: ObservationRef | None, mode: ImageMode, root: 
     return {"bytes": path.read_bytes(), "path": f"{traj.meta.id if traj.meta else traj.folder.name}/{path.name}"}
 
 
+def _variant(config: dict[str, Any]) -> str | None:
+    """The appearance variant the episode's app showed (`theme=..,layout=..,locale=..,viewport=WxH`),
+    None for its default look; a record too malformed to name one shows as None too."""
+    raw = config.get("variant")
+    if not raw:
+        return None
+    try:
+        return parse_variant(raw).key()
+    except BadRequest:
+        return None
+
+
 def trajectory_columns(traj: Trajectory, root: Path | None = None) -> dict[str, Any]:
     """The columns every row of a trajectory shares: the task, who acted, how it ended."""
     meta, end = traj.meta, traj.end
@@ -98,6 +112,7 @@ def trajectory_columns(traj: Trajectory, root: Path | None = None) -> dict[str, 
         "app": tags.get("app") or meta.sandbox_config.get("app"),
         "tier": tags.get("tier"),
         "split": tags.get("split"),
+        "variant": _variant(meta.sandbox_config),
         "sandbox_kind": meta.sandbox_kind,
         "agent_name": meta.agent.name,
         "agent_kind": meta.agent.kind,

@@ -27,7 +27,7 @@ __all__ = ["TableFormat", "TableSink", "features_for"]
 TableFormat = Literal["jsonl", "parquet", "hf"]
 ROW_GROUP = 256
 
-_STRING = ("trajectory_id", "trajectory_path", "run_id", "producer", "task_id", "instruction", "app", "split",
+_STRING = ("trajectory_id", "trajectory_path", "run_id", "producer", "task_id", "instruction", "app", "split", "variant",
            "sandbox_kind", "agent_name", "agent_kind", "agent_family", "agent_model", "status", "failure", "safety",
            "attack", "safety_violations")
 _INT = ("task_version", "seed", "repeat", "tier", "num_steps", "episode_prompt_tokens", "episode_completion_tokens",
