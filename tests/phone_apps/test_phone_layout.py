@@ -21,6 +21,8 @@ PAGES: dict[str, list[str]] = {
                  "/search", "/search?q=dinner"],
     "clock": ["/alarms", "/alarms/new", "/alarms/1", "/world", "/world/add", "/world/add?q=new", "/timers"],
     "gallery": ["/", "/favourites", "/albums", "/albums/1", "/trash", "/photos/1", "/photos/40"],
+    "phone_settings": ["/", "/wifi", "/wifi/1", "/wifi/5", "/wifi/3", "/bluetooth", "/bluetooth/pair", "/display", "/sound",
+                       "/language", "/apps", "/apps/5", "/about"],
 }
 CASES = [(app, page) for app, pages in PAGES.items() for page in pages]
 
@@ -43,3 +45,17 @@ async def test_screen_fits_and_names_its_controls(browser: Browser, app_name: st
         assert await horizontal_overflow(phone.page) == 0, f"{app_name}{page} scrolls sideways on a {device}"
         assert await small_targets(phone.page) == [], f"{app_name}{page}: controls under 44 px on a {device}"
         assert await control_names_missing(phone.page) == [], f"{app_name}{page}: unnamed controls"
+
+
+@pytest.mark.slow  # Chromium
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("page", PAGES["phone_settings"])
+async def test_settings_fit_at_the_largest_font_in_the_dark_theme(browser: Browser, page: str) -> None:
+    """The settings app follows the font size and theme it sets: at its largest it still fits a 360 px phone."""
+    async with open_phone(browser, "phone_settings", PHONE) as phone:
+        phone.app.db.execute("UPDATE settings SET value = 'largest' WHERE key = 'font_size'")
+        phone.app.db.execute("UPDATE settings SET value = '1' WHERE key = 'dark_theme'")
+        await phone.open(page)
+        assert await phone.page.locator("body").get_attribute("class") == "dark font-largest"
+        assert await horizontal_overflow(phone.page) == 0, f"phone_settings{page} scrolls sideways at the largest font"
+        assert await small_targets(phone.page) == [], f"phone_settings{page}: controls under 44 px at the largest font"

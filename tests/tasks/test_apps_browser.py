@@ -55,6 +55,8 @@ CASES = [
     ("clock", "timers", "label", "/timers"),
     ("gallery", "albums", "name", "/albums"),
     ("gallery", "photos", "caption", "/trash"),
+    ("phone_settings", "networks", "ssid", "/wifi"),
+    ("phone_settings", "bt_devices", "name", "/bluetooth"),
 ]
 
 
