@@ -1,5 +1,8 @@
 """The live view: a local web page that shows a sandbox's screen as it changes and forwards
 a person's mouse and keyboard to it as unified actions, recording every step as a trajectory.
+On a phone (`TOUCH_KINDS`) the person's pointer, a mouse or a finger, is a finger: the page
+sends the touch actions it makes (a press held still is a long press, a quick stroke a fling)
+and the phone's back, home and recents buttons.
 
 The page talks to this server over one websocket: screen frames arrive as binary
 messages (JPEG bytes, never base64), status as JSON; the page sends `{"type": "action",
@@ -70,6 +73,9 @@ log = logging.getLogger(__name__)
 PAGE = Path(__file__).with_name("live.html")
 #: A person's demonstration is not held to an agent's step budget (the task format's cap).
 MAX_STEPS = 1000
+#: Sandbox kinds with a touch screen: the page turns the person's pointer into a finger there
+#: (tap, double tap, long press, swipe, fling, pinch; the phone's buttons), never a mouse.
+TOUCH_KINDS = frozenset({"mobile"})
 
 
 @dataclass
@@ -117,6 +123,7 @@ class LiveSession:
         return {"type": "status", "task_id": self.instance.task_id, "instruction": self.instance.instruction,
                 "steps": self.steps, "url": obs.url if obs else None, "title": obs.title if obs else None,
                 "frame": obs.frame.model_dump() if obs else None,
+                "touch": self.instance.sandbox_kind in TOUCH_KINDS,
                 "error": obs.error.model_dump() if obs and obs.error else None}
 
     async def broadcast_frame(self, shot: Screenshot) -> None:
