@@ -40,6 +40,7 @@ INTERACTIVE_ROLES = frozenset({"button", "link", "checkbox", "textbox", "searchb
                                "menuitemcheckbox", "menuitemradio", "tab", "radio", "option", "switch", "slider",
                                "spinbutton", "listbox", "treeitem"})
 _POINTER = ("click", "move", "scroll", "mouse_down", "mouse_up")
+_OPPOSITE = {"up": "down", "down": "up", "left": "right", "right": "left"}
 
 
 def same_action(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
@@ -93,9 +94,12 @@ def perturb(traj: Trajectory, line: StepLine, is_last: bool) -> tuple[dict[str, 
     if action is None:
         return None
     kind = action.get("type")
-    if kind in ("click", "move", "mouse_down") and action.get("x") is not None:
+    if kind in ("click", "move", "mouse_down", "tap", "double_tap", "long_press") and action.get("x") is not None:
         x, y, why = _moved_point(traj, line, float(action["x"]), float(action["y"]))
         return {**action, "x": x, "y": y}, why
+    if kind in ("swipe", "fling"):
+        opposite = _OPPOSITE[action["direction"]]
+        return {**action, "direction": opposite}, f"the {kind} reversed ({opposite})"
     if kind == "drag":
         path = action["path"]
         x, y, why = _moved_point(traj, line, float(path[0]["x"]), float(path[0]["y"]))
