@@ -341,6 +341,7 @@ class Episode:
                         agent=self.agent, max_steps=self.max_steps - self.steps, run_id=self.run_id,
                         extra={**self.extra, "forked_at_step": self.steps})
         child.initial = dict(self.initial)
+        child._safety_initial = dict(self._safety_initial)  # an attacked episode's history counts from its start
         child._observation = observation
         if writer is not None:
             child._ref = writer.begin(child._meta().model_copy(update={"start_snapshot": start_snapshot}), observation)

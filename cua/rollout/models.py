@@ -75,6 +75,9 @@ class RolloutRequest(BaseModel):
     isolation: Literal["shared", "container"] | None = None
     #: Return the step lines (with tokens) inline; the trajectories are on disk either way.
     inline_steps: bool = True
+    #: Prompt injections planted in each prompt's app (`cua.episode.safety.with_attacks`,
+    #: seeded by the prompt's seed); each rollout's `end.safety` says whether it was attacked.
+    attacks: int = Field(0, ge=0, le=8)
 
     @model_validator(mode="after")
     def _tasks_or_sample(self) -> RolloutRequest:

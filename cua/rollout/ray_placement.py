@@ -20,6 +20,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
+from cua.episode.safety import with_attacks
 from cua.rollout.models import GroupResult, RolloutRequest
 
 if TYPE_CHECKING:
@@ -60,7 +61,8 @@ class GroupWorker:
         parsed = RolloutRequest.model_validate_json(request)
         Path(folder).mkdir(parents=True, exist_ok=True)
         template: TaskTemplate = get_template(task_id)
-        result = await service.run_group(parsed, template.instantiate(seed), group_id, Path(folder))
+        instance = with_attacks(template.instantiate(seed), parsed.attacks)
+        result = await service.run_group(parsed, instance, group_id, Path(folder))
         return result.model_dump_json()
 
     async def aclose(self) -> None:

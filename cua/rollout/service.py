@@ -49,6 +49,7 @@ from cua.episode.group import ForkableHandle
 from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.episode.loop import play
 from cua.episode.policy_agent import PolicyAgent
+from cua.episode.safety import with_attacks
 from cua.errors import BadRequest, CuaError, ErrorRecord, FailureClass
 from cua.observation import Observation, ObserveOptions
 from cua.rollout.curriculum import Curriculum, CurriculumSettings
@@ -167,7 +168,7 @@ class RolloutService:
             seeds = request.seeds if request.seeds is not None else [request.seed_start + i for i in range(request.n)]
             jobs = [(template, seed, f"{template.id}__s{seed}__g{i}") for template in templates.values()
                     for i, seed in enumerate(seeds)]
-        groups = await asyncio.gather(*(self._place(request, t.instantiate(seed), gid, folder)
+        groups = await asyncio.gather(*(self._place(request, with_attacks(t.instantiate(seed), request.attacks), gid, folder)
                                         for t, seed, gid in jobs))
         return RolloutResponse(request_id=request_id, policy_version=request.policy_version, groups=list(groups),
                                folder=str(folder), timings_ms={"total": (time.perf_counter() - started) * 1000})
