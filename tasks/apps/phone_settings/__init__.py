@@ -117,6 +117,7 @@ class PhoneSettingsApp(WebApp):
     static_dir = Path(__file__).parent / "static"
     assigned = {"networks": ("ssid", "security", "signal", "band", "key"), "bt_devices": ("name", "kind"),
                 "apps": ("name", "package", "version")}
+    derived = {"permissions.app": ("permissions.app_id",)}
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         for key, value in DEFAULTS.items():
