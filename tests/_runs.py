@@ -44,7 +44,8 @@ ACTIONS: list[dict[str, Any] | None] = [
 
 
 def write_episode(run: Path, task: str, seed: int, *, passed: bool, lost_attempt: bool = False,
-                  finish: bool = True) -> TrajectoryWriter:
+                  finish: bool = True, actions: list[dict[str, Any] | None] | None = None) -> TrajectoryWriter:
+    actions = ACTIONS if actions is None else actions
     rel = f"trajectories/{task}__s{seed}"
     writer = TrajectoryWriter(run / rel)
     meta = TrajectoryMeta(producer="eval", task_id=task, task_version=1, seed=seed, instruction=f"Please do {task}.",
@@ -58,7 +59,7 @@ def write_episode(run: Path, task: str, seed: int, *, passed: bool, lost_attempt
         writer.step(StepLine(index=0, observation=ref, action={"type": "click", "x": 5.0, "y": 5.0}, raw="lost click"))
         writer.new_attempt(error=ErrorRecord.of(SandboxCrashed("the browser died")), steps=1)
         ref = writer.begin(meta, _obs(0, axtree=True))
-    for i, action in enumerate(ACTIONS):
+    for i, action in enumerate(actions):
         after = writer.observation(_obs(i + 1))
         retries = [ModelRetry(error="HTTP 500: upstream overloaded", status=500, backoff_ms=500.0, t=1.0)] \
             if i == 0 else None
@@ -86,7 +87,7 @@ def write_episode(run: Path, task: str, seed: int, *, passed: bool, lost_attempt
                      expected={"op": "regex", "pattern": "^/checkout"}, passed=True),
             Evidence(check="subgoal 4: the order is placed", getter="app_state orders", observed=[],
                      expected={"op": "length", "min": 1}, passed=False, detail="0 < 1")])
-        writer.end(TrajectoryEnd(status="completed", failure=None if passed else "judged_wrong", steps=len(ACTIONS),
+        writer.end(TrajectoryEnd(status="completed", failure=None if passed else "judged_wrong", steps=len(actions),
                                  verdict=verdict, timings_ms={"judge": 4.0}))
         with (run / "episodes.jsonl").open("a") as fh:
             fh.write(json.dumps({"task_id": task, "seed": seed, "trajectory": rel, "status": "completed",

@@ -277,6 +277,20 @@
         caption = `drag through ${pts.length} points`;
         break;
       }
+      case "tap": case "double_tap": case "long_press":
+        point(action, action.x, action.y, action.type === "tap" ? null
+          : action.type === "double_tap" ? "double tap" : `long press ${action.duration_ms} ms`);
+        break;
+      case "swipe": case "fling": {  // the finger's path: from its point, the distance towards its direction
+        const [ux, uy] = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0] }[action.direction] || [0, 0];
+        point(action, action.x, action.y, `${action.type} ${action.direction} ${Math.round(action.distance)} px`);
+        const line = s("line", { x1: action.x, y1: action.y, x2: action.x + ux * action.distance, y2: action.y + uy * action.distance });
+        mark(line, "arrow", action);
+        break;
+      }
+      case "pinch": point(action, action.x, action.y, `pinch ×${Math.round(action.scale * 100) / 100}`); break;
+      case "nav": caption = `${action.button} button`; break;
+      case "open_app": caption = `open app “${action.name}”`; break;
       case "type": caption = `type “${action.text}”`; break;
       case "key": caption = `key ${(action.keys || []).join("+")}`; break;
       case "key_down": case "key_up": caption = `${action.type.replace("_", " ")} ${action.key}`; break;
