@@ -18,6 +18,8 @@ __all__ = ["SHELL", "MobileConfig", "shell_service"]
 
 #: The shell's service name: reserved, never an app's.
 SHELL = "shell"
+#: The shell's port inside a container (its pages' origin there).
+SHELL_PORT = 7999
 #: The status bar's time when a config names none: the bundled apps' fixed "now".
 DEFAULT_CLOCK = dt.datetime(2026, 3, 2, 9, 0, 0)
 
@@ -25,7 +27,21 @@ DEFAULT_CLOCK = dt.datetime(2026, 3, 2, 9, 0, 0)
 def shell_service() -> ServiceSpec:
     """The phone shell's own service (shell_server.py), started beside the apps."""
     return ServiceSpec(name=SHELL, argv=[sys.executable, "-P", "-m", "cua.sandboxes.mobile.shell_server"],
-                       ready_timeout=30.0)
+                       port=SHELL_PORT, ready_timeout=30.0)
+
+
+def _own_ports(apps: list[ServiceSpec]) -> list[ServiceSpec]:
+    """The apps with a port each in a container (where every service listens on its spec's
+    port): apps that share one (the bundled apps' specs all say 8000) move to the next free."""
+    taken = {SHELL_PORT}
+    out = []
+    for spec in apps:
+        port = spec.port
+        while port in taken:
+            port += 1
+        taken.add(port)
+        out.append(spec if port == spec.port else spec.model_copy(update={"port": port}))
+    return out
 
 
 class MobileConfig(BrowserConfig):
@@ -78,6 +94,7 @@ class MobileConfig(BrowserConfig):
         apps = [s for s in self.services if s.name != SHELL]
         if any(s.name == SHELL and s != shell_service() for s in self.services):
             raise ValueError(f"service name {SHELL!r} is the phone shell's")
+        apps = _own_ports(apps)
         self.services = [shell_service(), *apps]
         names = [s.name for s in apps]
         for app in self.apps or []:

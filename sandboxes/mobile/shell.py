@@ -5,9 +5,9 @@ script every app frame runs, the notifications the shade shows, and the shell's 
   `window.__cuaPhone`, set by an init script once the services' ports are known.
 - Every app frame (a child of the shell page) runs `FRAME_SCRIPT` at document start: it
   tells the shell its URL (Android's back walks it), whether an editable field has focus
-  (the keyboard area), that its DOM changed (so the sandbox's settling, which watches the
-  shell's document, waits for the app too), types the on-screen keyboard's keys, and gives
-  the app `window.cuaPhone.requestPermission(name)` and `.share(text)`, promises the
+  (the keyboard area), that its DOM changed or it scrolled (so the sandbox's settling,
+  which watches the shell's document, waits for the app too, and for a fling to stop),
+  types the on-screen keyboard's keys, and gives the app `window.cuaPhone.requestPermission(name)` and `.share(text)`, promises the
   shell's system dialogs answer.
 - The shade asks for notifications through a binding: the sandbox reads every app's
   `state()["notifications"]` over its control socket (the contract in README.md).
@@ -55,11 +55,13 @@ FRAME_SCRIPT = r"""
   addEventListener("focusout", () => queueMicrotask(focus), true);
   addEventListener("blur", () => queueMicrotask(focus));
   let ticking = false;
-  new MutationObserver(() => {
+  const tick = () => {
     if (ticking) return;
     ticking = true;
     queueMicrotask(() => { ticking = false; post({ kind: "tick" }); });
-  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  };
+  new MutationObserver(tick).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  addEventListener("scroll", tick, { capture: true, passive: true });  // a fling is settled once it stops
   let req = 0;
   const waiting = new Map();
   const ask = (msg) => new Promise((done) => { req += 1; waiting.set(req, done); post({ ...msg, req }); });

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from cua.sandboxes.mobile.shell_server import serve
 
-PAGE = Path(__file__).with_name("probe_page.html")
+PAGE = Path(__file__).with_name("probe_page.html").read_bytes()
 HTML = "text/html; charset=utf-8"
 NOTIFICATION = {"id": "n1", "app": "probe", "title": "Missed call", "text": "Alice Example", "time": "08:55",
                 "link": "/p3"}

@@ -116,3 +116,18 @@ async def test_there_are_three_phones_and_a_tablet_each_its_own() -> None:
     phones = [p for p in DEVICES.values() if not p.tablet]
     assert len(phones) >= 3 and any(p.tablet for p in DEVICES.values())
     assert len({(p.width, p.height, p.device_scale_factor, p.user_agent) for p in DEVICES.values()}) == len(DEVICES)
+
+
+async def test_in_a_container_each_app_has_its_own_port_and_the_phone_works() -> None:
+    """A container runs every service on its spec's port, and the bundled apps' specs all
+    say 8000: the apps are moved to ports of their own (else the second exits at start)."""
+    async with phone(isolation="container", start_app="todo") as sb:
+        ports = sb.info().details["services"]
+        assert len({p["port"] for p in ports.values()}) == 3  # the shell, probe and todo
+        await sb.act({"type": "open_app", "name": "probe"})
+        ref = await sb.snapshot()
+        await sb.act({"type": "nav", "button": "home"})
+        await sb.restore(ref)
+        state = await shell(sb)
+        assert state["open_app"] == "probe" and state["recents"] == ["probe", "todo"]
+        await sb.delete_snapshot(ref)
