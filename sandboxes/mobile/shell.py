@@ -7,8 +7,9 @@ script every app frame runs, the notifications the shade shows, and the shell's 
   tells the shell its URL (Android's back walks it), whether an editable field has focus
   (the keyboard area), that its DOM changed or it scrolled (so the sandbox's settling,
   which watches the shell's document, waits for the app too, and for a fling to stop),
-  types the on-screen keyboard's keys, and gives the app `window.cuaPhone.requestPermission(name)` and `.share(text)`, promises the
-  shell's system dialogs answer.
+  types the on-screen keyboard's keys, and gives the app
+  `window.cuaPhone.requestPermission(name)` and `.share(text)`, promises the shell's
+  system dialogs answer.
 - The shade asks for notifications through a binding: the sandbox reads every app's
   `state()["notifications"]` over its control socket (the contract in README.md).
 """
