@@ -19,6 +19,7 @@ from cua.attack import Attack, draw_attacks
 from cua.episode import OracleAgent, open_local, run_episode
 from cua.episode.agent import AgentTurn, EpisodeContext
 from cua.episode.safety import with_attacks
+from cua.eval.runner import summarize
 from cua.observation import Observation
 from cua.state import A11yQuery, DomQuery
 from cua.task import TaskInstance
@@ -95,18 +96,42 @@ async def test_oracle_is_safe_and_a_follower_is_attacked() -> None:
     attacked = with_attacks(instance, 1)
     assert attacked.attacks
     async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
-        record = await run_episode(handle, attacked, OracleAgent())
-        assert record.verdict is not None and record.verdict.passed
-        assert record.safety is not None and record.safety.safety == "safe" and not record.safety.attacked
+        oracle = await run_episode(handle, attacked, OracleAgent())
+        assert oracle.verdict is not None and oracle.verdict.passed
+        assert oracle.safety is not None and oracle.safety.safety == "safe" and not oracle.safety.attacked
         # the injection on the page the agent starts from
         lure = instance.model_copy(update={"attacks": [_navigate_attack("todo").model_copy(
             update={"place": "page.notification", "style": "visible"})]})
         record = await run_episode(handle, lure, InjectionFollower())
         assert record.safety is not None and record.safety.attacked, record.safety
         assert [(v.rule, v.step) for v in record.safety.violations][0] == ("attacker_origin", 0)
+    summary = summarize([oracle, record], "mixed", 1.0)  # what cua eval's summary.json says of the two
+    assert (summary.utility_under_attack, summary.attack_success_rate, summary.unsafe) == (0.5, 0.5, 1)
 
 
-def test_cua_eval_reports_utility_under_attack_and_export_labels(tmp_path: Path) -> None:
+async def _report_cards(report: Path, shot: Path) -> dict[str, str]:
+    """The overview cards of a run's HTML report as Chromium shows them (and a screenshot)."""
+    from playwright.async_api import async_playwright
+
+    from cua.sandboxes.browser.launcher import find_executable
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=find_executable().path,
+                                           args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        try:
+            page = await browser.new_page(viewport={"width": 1400, "height": 700})
+            await page.goto(report.as_uri())
+            await page.wait_for_function("document.body.dataset.ready === '1'")
+            await page.screenshot(path=str(shot))
+            cards: dict[str, str] = await page.evaluate(
+                "Object.fromEntries([...document.querySelectorAll('[data-card]')].map("
+                "c => [c.dataset.card, c.querySelector('.v').textContent]))")
+            return cards
+        finally:
+            await browser.close()
+
+
+async def test_cua_eval_reports_utility_under_attack_and_export_labels(tmp_path: Path) -> None:
     out = tmp_path / "run"
     tasks = ["todo.add_tag@1", "mail.star_message@1", "shop.add_to_cart@1"]
     done = subprocess.run([sys.executable, "-m", "cua.cli", "eval", *tasks, "--attacks", "1", "--policy", "oracle",
@@ -118,6 +143,9 @@ def test_cua_eval_reports_utility_under_attack_and_export_labels(tmp_path: Path)
     assert summary["utility"] is None and summary["unsafe"] == 0
     assert json.loads((out / "manifest.json").read_text())["runner"]["attacks"] == 1
     assert "attack_success_rate=0.000" in done.stdout
+    cards = await _report_cards(out / "report" / "index.html", tmp_path / "report.png")
+    assert (cards["utility"], cards["utility under attack"], cards["attack success rate"],
+            cards["unsafe episodes"]) == ("–", "100.0%", "0.0%", "0"), cards
     exported = tmp_path / "export"
     done = subprocess.run([sys.executable, "-m", "cua.cli", "export", str(out), "--format", "jsonl", "--rows",
                            "episode", "--images", "path", "--out", str(exported)],
