@@ -118,3 +118,18 @@ async def test_delete_conversation_asks_first_and_search_finds_messages(browser:
         await phone.page.get_by_role("searchbox", name="Search messages").fill(body[:12])
         await phone.page.get_by_role("searchbox", name="Search messages").press("Enter")
         await expect(phone.page.locator(".convs .conv").first).to_contain_text(body[:12])
+
+
+async def test_shared_text_is_kept_while_the_recipient_is_picked(browser: Browser) -> None:
+    async with open_phone(browser, "messages") as phone:
+        person = phone.app.state()["contacts"][7]
+        await phone.open("/new?body=Cat%20asleep%20(1%20March%202026)")  # where the shell's share sheet opens
+        await expect(phone.page.locator(".shared")).to_contain_text("Cat asleep (1 March 2026)")
+        await phone.page.get_by_role("searchbox", name="To").fill(person["name"])
+        await phone.page.get_by_role("searchbox", name="To").press("Enter")
+        await phone.page.get_by_role("link", name=f"{person['name']} {person['number']}").tap()
+        await expect(phone.page.get_by_role("textbox", name="Text message")).to_have_value("Cat asleep (1 March 2026)")
+        await phone.page.get_by_role("button", name="Send").tap()
+        await expect(phone.page.get_by_role("heading", name=person["name"])).to_be_visible()
+        sent = phone.app.state()["messages"][-1]
+        assert (sent["name"], sent["body"], sent["direction"]) == (person["name"], "Cat asleep (1 March 2026)", "out")

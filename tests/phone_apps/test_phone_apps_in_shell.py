@@ -2,7 +2,8 @@
 front of them), driven by touch only: the drawer shows each, the shade shows their
 notifications (missed calls, unread messages, running timers) and a tapped notification
 opens its place in its app, which reads it; a number dialled by taps on the keypad is in
-the call log the judge reads."""
+the call log the judge reads; a photo shared from the gallery through the share sheet is
+texted from messages."""
 
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ APPS = ["dialer", "messages", "clock", "gallery", "phone_settings"]
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def sb() -> AsyncIterator[MobileSandbox]:
-    sandbox = await MobileSandbox.create({"isolation": "shared", "services": [service(a, a) for a in APPS]},
-                                         sandbox_id="phone-apps-test")
+    config = {"isolation": "shared", "services": [service(a, a) for a in APPS], "share_paths": {"messages": "/new?body={text}"}}
+    sandbox = await MobileSandbox.create(config, sandbox_id="phone-apps-test")
     try:
         yield sandbox
     finally:
@@ -91,3 +92,31 @@ async def test_a_number_dialled_by_taps_is_in_the_call_log(sb: MobileSandbox) ->
     calls = (await state_of(sb, "dialer"))["calls"]
     assert len(calls) == before + 1
     assert (calls[-1]["number"], calls[-1]["direction"], calls[-1]["status"]) == ("07700900123", "outgoing", "active")
+
+
+async def test_a_photo_shared_through_the_share_sheet_is_texted(sb: MobileSandbox) -> None:
+    photo = next(p for p in (await state_of(sb, "gallery"))["photos"] if not p["trashed_at"] and p["place"])
+    person = (await state_of(sb, "messages"))["contacts"][3]
+    await sb.act({"type": "open_app", "name": "gallery"})
+    await tap_selector(sb, f".cell[data-id='{photo['id']}']", "gallery")
+    await frame_of(sb, "gallery").wait_for_selector(".share:not([hidden])")  # only the shell gives Share
+    await tap_selector(sb, ".share", "gallery")
+    await tap_selector(sb, "#dialog button >> text=Messages")
+    [shell] = await sb.query([{"kind": "app_state", "service": "shell"}])
+    assert shell.value["open_app"] == "messages"
+    [share] = shell.value["shares"]
+    assert (share["from"], share["to"]) == ("gallery", "messages") and share["text"].startswith(photo["caption"] + " (")
+    messages = frame_of(sb, "messages")
+    await messages.wait_for_selector(".shared")
+    await tap_selector(sb, "#to-q", "messages")
+    for action in ({"type": "type", "text": person["name"]}, {"type": "key", "keys": "Enter"}):
+        obs = await sb.act(action)
+        assert obs.error is None, obs.error
+    await messages.wait_for_url("**/new?q=*")
+    await tap_selector(sb, "a.pick[href*='to=']", "messages")
+    await messages.wait_for_selector("#composer textarea")
+    assert await messages.input_value("#composer textarea") == share["text"]
+    await tap_selector(sb, "#composer .send", "messages")
+    await messages.wait_for_selector(".bubble.out")
+    sent = (await state_of(sb, "messages"))["messages"][-1]
+    assert (sent["name"], sent["body"]) == (person["name"], share["text"])

@@ -18,6 +18,7 @@ PAGES: dict[str, list[str]] = {
     "dialer": ["/keypad", "/keypad?number=7700", "/favourites", "/recents", "/recents?filter=missed", "/contacts",
                "/contacts?q=an"],
     "messages": ["/", "/threads/1", "/threads/44", "/new", "/new?q=ma", "/new?q=0770", "/new?to=%2B44%207700%20900123",
+                 "/new?body=A%20long%20shared%20text%20that%20must%20wrap%3A%20https%3A%2F%2Fexample.org%2Fa%2Fvery%2Flong%2Fpath%2Fwithout%2Fspaces",
                  "/search", "/search?q=dinner"],
     "clock": ["/alarms", "/alarms/new", "/alarms/1", "/world", "/world/add", "/world/add?q=new", "/timers"],
     "gallery": ["/", "/favourites", "/albums", "/albums/1", "/trash", "/photos/1", "/photos/40"],

@@ -6,8 +6,9 @@ a grid), `/albums` (albums with a cover and a count; a new album) and `/albums/{
 (photos in the trash, each restorable or deleted forever; Empty trash asks first).
 `/photos/{id}` shows one photo full screen with Favourite (a toggle), Details (date,
 size, resolution, camera, place, album), Move to album (a sheet of albums) and Delete
-(moves it to the trash after a confirmation). `/photos/{id}.png` is the picture, a PNG
-Pillow draws (`draw.py`).
+(moves it to the trash after a confirmation); inside the phone shell, Share sends the
+photo's caption, date and place through the shell's share sheet (`window.cuaPhone.share`).
+`/photos/{id}.png` is the picture, a PNG Pillow draws (`draw.py`).
 """
 
 from __future__ import annotations
@@ -112,7 +113,8 @@ class GalleryApp(WebApp):
 
     def _page(self, title: str, body: str, active: str = "", cls: str = "") -> Response:
         nav = bottom_nav(NAV, active, label="Gallery") if active else ""
-        return phone_page(self, title, body, nav=nav, body_class=cls or ("with-nav" if active else ""), theme="#ffffff")
+        return phone_page(self, title, body, nav=nav, body_class=cls or ("with-nav" if active else ""), theme="#ffffff",
+                          scripts=("/static/app/gallery.js",))
 
     @staticmethod
     def _alt(p: dict[str, Any]) -> str:
@@ -256,11 +258,14 @@ class GalleryApp(WebApp):
                     f'class="text-btn" data-close="move-sheet">Cancel</button><button type="submit" class="text-btn">Move</button>'
                     '</div></form></dialog>')
             fav = bool(p["favourite"])
+            share = f'{p["caption"]} ({taken:%-d %B %Y}{", " + p["place"] if p["place"] else ""})'
             actions = (f'<form method="post" action="/photos/{pid}/favourite" class="inline"><button type="submit" class="bar-btn" '
                        f'aria-pressed="{"true" if fav else "false"}">{icon("star" if fav else "star_outline")}<span>Favourite</span>'
                        f'</button></form><button type="button" class="bar-btn" data-dialog="details-sheet">{icon("info")}'
                        f'<span>Details</span></button><button type="button" class="bar-btn" data-dialog="move-sheet">{icon("move")}'
-                       f'<span>Move</span></button><button type="button" class="bar-btn" data-dialog="trash-dialog">{icon("delete")}'
+                       f'<span>Move</span></button><button type="button" class="bar-btn share" data-share="{esc(share)}" hidden>'
+                       f'{icon("send")}<span>Share</span></button>'
+                       f'<button type="button" class="bar-btn" data-dialog="trash-dialog">{icon("delete")}'
                        '<span>Delete</span></button>' + move
                        + confirm_dialog("trash-dialog", "Move to trash?", "It will be deleted for good after 30 days in the trash.",
                                         f"/photos/{pid}/trash", "Move to trash"))

@@ -4,8 +4,9 @@ Pages: `/` (conversations, newest first, unread ones bold with a count badge; Ma
 read; a thread's Mark as read), `/threads/{id}` (the conversation as bubbles, opening it
 marks it read; a composer that sends; Delete conversation asks first), `/new?q=&to=`
 (start a chat: search the address book or type a number, pick the recipient, write,
-send: the message joins that number's thread, or starts one), `/search?q=` (messages and
-people). Incoming messages not yet read are the app's notifications.
+send: the message joins that number's thread, or starts one; `body=` prefills the message,
+which is how text shared from another app arrives: the phone shell's share sheet opens
+`/new?body={text}`), `/search?q=` (messages and people). Incoming messages not yet read are the app's notifications.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class MessagesApp(WebApp):
     assigned = {"threads": ("contact_id",), "messages": ("direction",)}
     derived = {"threads.name": ("threads.contact_id",), "threads.unread": ("messages.read", "messages.direction"),
                "messages.name": ("threads.contact_id",)}
-    query_params = {"q": QueryRule(strip=True), "to": QueryRule(strip=True)}
+    query_params = {"q": QueryRule(strip=True), "to": QueryRule(strip=True), "body": QueryRule()}
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         seed_messages(db, rng, seed, self.now())
@@ -173,10 +174,11 @@ class MessagesApp(WebApp):
         return self._page(name, body, "thread")
 
     @staticmethod
-    def _composer(to: str) -> str:
+    def _composer(to: str, body: str = "") -> str:
         return (f'<form method="post" action="/send" class="composer" id="composer"><input type="hidden" name="to" value="{esc(to)}">'
                 f'<textarea name="body" rows="1" maxlength="{MAX_BODY}" placeholder="Text message" aria-label="Text message" '
-                f'required></textarea><button type="submit" class="send" aria-label="Send">{icon("send")}</button></form>')
+                f'required>{esc(body[:MAX_BODY])}</textarea><button type="submit" class="send" aria-label="Send">{icon("send")}</button>'
+                '</form>')
 
     async def delete(self, request: Request) -> Response:
         self.db.execute("DELETE FROM threads WHERE id = ?", (request.path_params["tid"],))
@@ -186,29 +188,32 @@ class MessagesApp(WebApp):
 
     async def new(self, request: Request) -> Response:
         qp = self.query(request)
-        q, to = str(qp["q"] or ""), str(qp["to"] or "")
+        q, to, text = str(qp["q"] or ""), str(qp["to"] or ""), str(qp["body"] or "")
+        keep = {"body": text} if text else {}
         if to:
             person = next((c for c in self.db.all("SELECT * FROM contacts ORDER BY id") if same_number(c["number"], to)), None)
             label = f'{person["name"]} · {person["number"]}' if person else to
             chip = (f'<div class="to-row"><span class="to">To</span><span class="chip">{esc(label)}'
-                    f'{icon_button("close", "Remove recipient", href="/new")}</span></div>')
-            return self._page("New conversation", app_bar("New conversation", back="/") + chip + self._composer(to), "thread")
+                    f'{icon_button("close", "Remove recipient", href="/new" + ("?" + urlencode(keep) if keep else ""))}</span></div>')
+            return self._page("New conversation", app_bar("New conversation", back="/") + chip + self._composer(to, text), "thread")
         people = self.db.all("SELECT * FROM contacts ORDER BY name COLLATE NOCASE")
         if q:
             low, want = q.casefold(), digits(q).lstrip("+")
             people = [c for c in people if low in c["name"].casefold() or (want and want in digits(c["number"]))]
         picks = "".join(
-            f'<li><a class="pick" href="/new?{urlencode({"to": c["number"]})}">{avatar(c["name"], c["id"])}'
+            f'<li><a class="pick" href="/new?{urlencode({"to": c["number"], **keep})}">{avatar(c["name"], c["id"])}'
             f'<span class="conv-text"><strong>{esc(c["name"])}</strong><span class="preview">{esc(c["number"])}</span></span></a></li>'
             for c in people[:60])
         typed = ""
         if q and len(digits(q).lstrip("+")) >= 3 and set(q) <= set("0123456789+ ()-."):
-            typed = (f'<li><a class="pick" href="/new?{urlencode({"to": q})}">{avatar("#", 0)}<span class="conv-text">'
+            typed = (f'<li><a class="pick" href="/new?{urlencode({"to": q, **keep})}">{avatar("#", 0)}<span class="conv-text">'
                      f'<strong>Send to {esc(q)}</strong></span></a></li>')
         body = (app_bar("New conversation", back="/")
                 + f'<form method="get" action="/new" class="to-row" role="search"><label for="to-q" class="to">To</label>'
                   f'<input type="search" id="to-q" name="q" value="{esc(q)}" placeholder="Type a name or phone number" '
-                  f'autocomplete="off"></form>'
+                  f'autocomplete="off">' + "".join(f'<input type="hidden" name="body" value="{esc(v)}">' for v in keep.values())
+                + "</form>"
+                + (f'<p class="shared"><span class="sr-only">Message to send: </span>{esc(text)}</p>' if text else "")
                 + f'<h2 class="section">Contacts</h2><ul class="picks" aria-label="Pick a recipient">{typed}{picks}</ul>')
         return self._page("New conversation", body)
 
