@@ -9,12 +9,13 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
+from cua.errors import BadRequest
 from cua.observation import Size
 from cua.sandbox import ServiceSpec
 from cua.sandboxes.browser.config import BrowserConfig
 from cua.sandboxes.mobile.devices import DEVICES, Orientation, device
 
-__all__ = ["SHELL", "MobileConfig", "shell_service"]
+__all__ = ["SHELL", "SHELL_PORT", "MobileConfig", "shell_service"]
 
 #: The shell's service name: reserved, never an app's.
 SHELL = "shell"
@@ -46,8 +47,9 @@ def _own_ports(apps: list[ServiceSpec]) -> list[ServiceSpec]:
 
 class MobileConfig(BrowserConfig):
     """`services` are the phone's apps (each its own origin, its service name its id); the
-    shell is put first among them. `viewport` and `start_url` follow from the device and
-    the shell and may not be given."""
+    shell's service is put after them (the first service stays the task's app, as in a
+    browser sandbox). `viewport` and `start_url` follow from the device and the shell and
+    may not be given."""
 
     device: str = "pixel_7"
     orientation: Orientation = "portrait"
@@ -95,7 +97,7 @@ class MobileConfig(BrowserConfig):
         if any(s.name == SHELL and s != shell_service() for s in self.services):
             raise ValueError(f"service name {SHELL!r} is the phone shell's")
         apps = _own_ports(apps)
-        self.services = [shell_service(), *apps]
+        self.services = [*apps, shell_service()]
         names = [s.name for s in apps]
         for app in self.apps or []:
             if app not in names:
@@ -109,6 +111,14 @@ class MobileConfig(BrowserConfig):
             if not path.startswith("/") or "{text}" not in path:
                 raise ValueError(f"share_paths[{app!r}] must be a path holding {{text}}, got {path!r}")
         return self
+
+    def resolve_start_url(self, ports: dict[str, int]) -> str:
+        """The shell's page: every episode starts on the phone (a reset's `start_url` is the
+        client's mistake: `start_app` says which app is open)."""
+        if self.start_url != "/":
+            raise BadRequest(f"start_url {self.start_url[:200]!r}: a mobile sandbox starts on its phone shell; "
+                             "name the app to open with start_app", details={"field": "options.start_url"})
+        return f"http://127.0.0.1:{ports[SHELL]}/"
 
     @property
     def app_names(self) -> list[str]:

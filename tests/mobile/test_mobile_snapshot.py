@@ -12,6 +12,7 @@ import pytest
 import pytest_asyncio
 from _phone import frame_of, phone
 
+from cua.errors import BadRequest
 from cua.sandboxes.mobile import DEVICES, MobileSandbox
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
@@ -94,6 +95,12 @@ async def test_reset_goes_back_to_the_seeds_home_screen(sb: MobileSandbox) -> No
     assert state["screen"] == "home" and state["recents"] == [] and state["stacks"] == {} and not state["shade_open"]
     [lists] = await sb.query([{"kind": "sql", "service": "todo", "query": "SELECT name FROM lists WHERE name = 'Phone list'"}])
     assert lists.value == []
+
+
+async def test_a_reset_to_another_start_url_is_the_clients_error(sb: MobileSandbox) -> None:
+    with pytest.raises(BadRequest):
+        await sb.reset(seed=0, options={"start_url": "/p2"})
+    assert (await shell(sb))["screen"] is not None  # the phone is still there
 
 
 @pytest.mark.parametrize(("device", "orientation"), [("galaxy_s23", "portrait"), ("pixel_tablet", "landscape"),
