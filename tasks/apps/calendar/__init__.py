@@ -61,6 +61,25 @@ DAY_START, DAY_END = 7, 22
 HOUR_PX = 40
 
 
+def _mini_month(today: dt.date) -> str:
+    """The sidebar's small month, as calendar apps show it: each day links to its day view.
+    Its links are out of the tab order and named by ISO date, so that the main grid's
+    day links stay the only ones named by weekday and day."""
+    first = today.replace(day=1)
+    start = first - dt.timedelta(days=first.weekday())
+    rows = []
+    for week in range(6):
+        cells = []
+        for i in range(7):
+            d = start + dt.timedelta(days=7 * week + i)
+            cls = "mm-day" + (" mm-other" if d.month != first.month else "") + (" mm-today" if d == today else "")
+            cells.append(f'<td><a class="{cls}" href="/day/{d.isoformat()}" tabindex="-1" aria-label="{d.isoformat()}">{d.day}</a></td>')
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    heads = "".join(f'<th scope="col" abbr="{n}">{n[0]}</th>' for n in ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"))
+    return (f'<table class="minimonth"><caption>{pycal.month_name[first.month]} {first.year}</caption>'
+            f'<thead><tr>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+
 def _date(value: str) -> dt.date | None:
     try:
         return dt.date.fromisoformat(value)
@@ -139,6 +158,8 @@ class CalendarApp(WebApp):
     def _page(self, title: str, body: str) -> Response:
         pending = self.db.scalar("SELECT COUNT(*) FROM events WHERE organizer_id IS NOT NULL AND my_status = 'pending'")
         today = self.now().date()
+        body = (f'<div class="cal-layout"><aside class="cal-side" aria-label="This month">{_mini_month(today)}</aside>'
+                f'<section class="cal-main">{body}</section></div>')
         return html_page(self, title, body, nav=[
             ("Month", f"/month/{today:%Y-%m}"), ("Week", f"/week/{today.isoformat()}"), ("Day", f"/day/{today.isoformat()}"),
             (f"Invitations ({pending})", "/invites"), ("New event", "/event/new")],
