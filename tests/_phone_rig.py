@@ -24,12 +24,14 @@ from playwright.async_api import Browser, BrowserContext, Page
 from cua.tasks.apps import load_app
 from cua.tasks.apps.base import WebApp, build_asgi
 
-__all__ = ["PHONE", "TABLET", "Phone", "control_names_missing", "horizontal_overflow", "open_phone", "small_targets"]
+__all__ = ["LANDSCAPE", "PHONE", "TABLET", "Phone", "control_names_missing", "horizontal_overflow", "open_phone", "small_targets"]
 
-#: A small phone (360 CSS px wide, the narrowest the apps are designed for) and a tablet.
+#: A small phone (360 CSS px wide, the narrowest the apps are designed for), it in landscape, and a tablet.
 PHONE: dict[str, Any] = {
     "user_agent": "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Mobile Safari/537.36",
     "viewport": {"width": 360, "height": 740}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
+#: The small phone turned sideways.
+LANDSCAPE: dict[str, Any] = {**PHONE, "viewport": {"width": 740, "height": 360}}
 TABLET: dict[str, Any] = {
     "user_agent": "Mozilla/5.0 (Linux; Android 14; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36",
     "viewport": {"width": 800, "height": 1280}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}

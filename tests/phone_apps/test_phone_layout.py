@@ -1,5 +1,5 @@
 """Every screen of every phone app, in real Chromium with mobile emulation and touch, on a
-360 px phone and an 800 px tablet: no sideways scrolling, no control smaller than a
+360 px phone, the same phone in landscape and an 800 px tablet: no sideways scrolling, no control smaller than a
 fingertip (44 x 44 CSS px), and a name in the accessibility tree for every control."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from _phone_rig import PHONE, TABLET, control_names_missing, horizontal_overflow, open_phone, small_targets
+from _phone_rig import LANDSCAPE, PHONE, TABLET, control_names_missing, horizontal_overflow, open_phone, small_targets
 from playwright.async_api import Browser, async_playwright
 
 from cua.sandboxes.browser.launcher import find_executable
@@ -38,10 +38,10 @@ async def browser() -> AsyncIterator[Browser]:
 
 @pytest.mark.slow  # Chromium
 @pytest.mark.asyncio(loop_scope="module")
-@pytest.mark.parametrize("device", ["phone", "tablet"])
+@pytest.mark.parametrize("device", ["phone", "landscape", "tablet"])
 @pytest.mark.parametrize(("app_name", "page"), CASES)
 async def test_screen_fits_and_names_its_controls(browser: Browser, app_name: str, page: str, device: str) -> None:
-    async with open_phone(browser, app_name, PHONE if device == "phone" else TABLET) as phone:
+    async with open_phone(browser, app_name, {"phone": PHONE, "landscape": LANDSCAPE, "tablet": TABLET}[device]) as phone:
         await phone.open(page)
         assert await horizontal_overflow(phone.page) == 0, f"{app_name}{page} scrolls sideways on a {device}"
         assert await small_targets(phone.page) == [], f"{app_name}{page}: controls under 44 px on a {device}"
