@@ -37,6 +37,9 @@ _DE: dict[str, str] = {
     "Subtotal": "Zwischensumme", "Shipping": "Versandkosten", "Total": "Summe", "Quantity": "Menge",
     "Price": "Preis", "Status": "Status", "Brand": "Marke", "Sort": "Sortierung", "Product": "Produkt",
     "In stock": "Auf Lager", "Out of stock": "Nicht auf Lager", "Reviews": "Bewertungen",
+    "Sort by": "Sortieren nach", "In stock only": "Nur verfügbare", "Items": "Artikel", "items": "Artikel", "Featured": "Empfohlen",
+    "Price: low to high": "Preis: aufsteigend", "Price: high to low": "Preis: absteigend",
+    "Customer rating": "Kundenbewertung", "Name A–Z": "Name A–Z",
     # mail
     "Compose": "Verfassen", "Labels": "Labels", "Inbox": "Posteingang", "Starred": "Markiert", "Sent": "Gesendet",
     "Drafts": "Entwürfe", "Archive": "Archiv", "Trash": "Papierkorb", "Search mail": "E-Mails durchsuchen",
@@ -44,6 +47,9 @@ _DE: dict[str, str] = {
     "Older ›": "Älter ›", "Select all": "Alle auswählen", "Reply": "Antworten", "Forward": "Weiterleiten",
     "Send": "Senden", "Save draft": "Entwurf speichern", "To": "An", "Subject": "Betreff", "From": "Von",
     "Type a query above.": "Oben einen Suchbegriff eingeben.", "No messages.": "Keine Nachrichten.",
+    "Select": "Auswählen", "of": "von", "Add label": "Label hinzufügen", "Reply all": "Allen antworten", "Star": "Markieren",
+    "Move to inbox": "In den Posteingang", "Delete forever": "Endgültig löschen", "Edit draft": "Entwurf bearbeiten",
+    "New message": "Neue Nachricht", "Message": "Nachricht", "Discard": "Verwerfen", "Contacts": "Kontakte", "Mail": "E-Mail",
 }
 
 _CATALOGUES: dict[str, dict[str, str]] = {"de-DE": _DE}

@@ -96,7 +96,9 @@ async def _page_facts(handle: LocalSandbox) -> dict[str, Any]:
     return dict(await page.evaluate(
         "() => ({bg: getComputedStyle(document.body).backgroundColor, color: getComputedStyle(document.body).color,"
         " lang: document.documentElement.lang, text: document.body.textContent,"
-        " width: innerWidth, height: innerHeight})"))
+        " width: innerWidth, height: innerHeight,"
+        " bar: document.querySelector('header.appbar').getBoundingClientRect().toJSON(),"
+        " main: document.querySelector('main').getBoundingClientRect().toJSON()})"))
 
 
 @pytest.mark.slow
@@ -118,6 +120,8 @@ def test_two_variants_differ_on_screen_and_in_the_page(tmp_path: Path) -> None:
             assert first.screenshot.data != second.screenshot.data
             assert light["bg"] != dark["bg"] and light["color"] != dark["color"]
             assert light["lang"] == "en-US" and dark["lang"] == "de-DE"
+            assert light["main"]["top"] >= light["bar"]["bottom"]  # top: the bar above the page
+            assert dark["main"]["left"] >= dark["bar"]["right"] and dark["bar"]["height"] > dark["bar"]["width"]  # sidebar
             assert "Priority" in light["text"] and "Priorität" in dark["text"]
             assert re.search(r"\d{2}\.\d{2}\.2026", dark["text"]) and not re.search(r"\d{2}\.\d{2}\.2026", light["text"])
             writer = TrajectoryWriter(tmp_path / "german")
@@ -165,6 +169,11 @@ def test_eval_runs_k_variants_and_records_them(tmp_path: Path) -> None:
     assert json.loads((out / "manifest.json").read_text())["runner"]["variants"] == 2
     assert main([*argv, "--resume"]) == 0  # both variants finished: nothing runs again
     assert len((out / "episodes.jsonl").read_text().splitlines()) == 2
+    export = tmp_path / "export"
+    assert main(["export", str(out), "--format", "jsonl", "--rows", "episode", "--images", "path",
+                 "--out", str(export)]) == 0
+    rows = [json.loads(line) for f in sorted(export.rglob("*.jsonl")) for line in f.read_text().splitlines()]
+    assert sorted(r["variant"] for r in rows) == sorted(r["variant"] for r in records)
 
 
 def test_eval_refuses_a_bad_hold_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -184,3 +193,25 @@ def test_a_hold_out_splits_by_variant() -> None:
     assert locales == {"train": {"en-US"}, "test": {"de-DE"}}
     assert split_variants(test, 3, hold, "train") == []
     assert len(split_variants(test, 3, hold, "test")) == 3
+
+
+def test_the_locale_writes_money_numbers_and_dates() -> None:
+    """de-DE: prices `1.234,56 $` (the data's currency, the locale's separators), German UI
+    text, German dates in the mail list; en-US: the apps' own `$1,234.56` and `Mar 01`."""
+    shop, shop_page, shop_control = open_app("shop")
+    mail, mail_page, mail_control = open_app("mail")
+    german = {"seed": 0, "variant": {"locale": "de-DE"}}
+    price = shop.db.scalar("SELECT price_cents FROM products ORDER BY price_cents DESC LIMIT 1")
+    assert price >= 100_000  # a price with a thousands separator
+    for control in (shop_control, mail_control):
+        assert control.post("/__cua/reset", json=german).status_code == 200
+    listing = shop_page.get("/search?q=&sort=price_desc").text
+    whole, cents = divmod(price, 100)
+    assert f"{whole // 1000}.{whole % 1000:03d},{cents:02d}\u00a0$" in listing and "Sortieren nach" in listing
+    inbox = mail_page.get("/folder/inbox").text
+    assert re.search(r"\d\d\. (Jan\.|Feb\.|März|Apr\.|Mai|Juni|Juli|Aug\.|Sept\.|Okt\.|Nov\.|Dez\.)<", inbox)
+    assert "Posteingang" in inbox
+    for control in (shop_control, mail_control):
+        assert control.post("/__cua/reset", json={"seed": 0}).status_code == 200
+    assert f"${whole // 1000},{whole % 1000:03d}.{cents:02d}" in shop_page.get("/search?q=&sort=price_desc").text
+    assert re.search(r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d<", mail_page.get("/folder/inbox").text)

@@ -25,7 +25,9 @@ from starlette.routing import BaseRoute, Route
 from cua.judges.sidefx import Change
 from cua.tasks.apps.activity import added_row, new_value
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
+from cua.tasks.apps.i18n import format_day
 from cua.tasks.apps.mail.seed import ME_EMAIL, ME_NAME, seed_mail
+from cua.variant import LAYOUTS, LOCALES, VariantAxes
 
 SCHEMA = """
 CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL UNIQUE);
@@ -87,6 +89,7 @@ class MailApp(WebApp):
                "messages.labels": ("message_labels.label_id",), "messages.attachments": ("attachments.filename",)}
     assigned = {"messages": ("thread_id", "from_name", "from_email", "read", "starred"), "attachments": ("content_type", "size", "data")}
     static_dir = Path(__file__).parent / "static"
+    variant_axes = VariantAxes(layouts=LAYOUTS, locales=LOCALES)
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         seed_mail(db, rng, self.now())
@@ -143,19 +146,22 @@ class MailApp(WebApp):
         drafts = self.db.scalar("SELECT COUNT(*) FROM messages WHERE folder = 'drafts'")
         links = []
         for key, label in FOLDERS:
-            count = f'<span class="count">{unread}</span>' if key == "inbox" and unread else (
-                f'<span class="count muted">{drafts}</span>' if key == "drafts" and drafts else "")
+            count = f'<span class="count" data-count>{unread}</span>' if key == "inbox" and unread else (
+                f'<span class="count muted" data-count>{drafts}</span>' if key == "drafts" and drafts else "")
             cls = ' class="active"' if active == key else ""
-            links.append(f'<a href="/folder/{key}"{cls} data-folder="{key}">{label}{count}</a>')
+            links.append(f'<a href="/folder/{key}"{cls} data-folder="{key}">{self.t(label)}{count}</a>')
         label_links = "".join(
             f'<a href="/label/{l["id"]}"{" class=active" if active == "label:" + str(l["id"]) else ""} data-label="{esc(l["name"])}">'
             f'<span class="swatch" style="background:{esc(l["color"])}"></span>{esc(l["name"])}</a>'
             for l in self.db.all("SELECT * FROM labels ORDER BY name"))
-        side = (f'<aside class="mail-side"><a class="button primary compose-btn" href="/compose">Compose</a>'
-                f'<nav class="folders">{"".join(links)}</nav><h3>Labels</h3><nav class="labels">{label_links}</nav></aside>')
+        t = self.t
+        side = (f'<aside class="mail-side"><a class="button primary compose-btn" href="/compose" data-action="compose">'
+                f'{t("Compose")}</a><nav class="folders">{"".join(links)}</nav><h3>{t("Labels")}</h3>'
+                f'<nav class="labels">{label_links}</nav></aside>')
         search = ('<form class="mail-search" method="get" action="/search" role="search">'
-                  '<input type="search" name="q" aria-label="Search mail" placeholder="Search mail (from:, is:unread, has:attachment…)">'
-                  '<button type="submit">Search</button></form>')
+                  f'<input type="search" name="q" aria-label="{t("Search mail")}" '
+                  f'placeholder="{t("Search mail")} (from:, is:unread, has:attachment…)">'
+                  f'<button type="submit" data-action="search">{t("Search")}</button></form>')
         return html_page(self, title, f'<div class="mail-layout">{side}<section class="mail-main">{search}{body}</section></div>',
                          nav=[("Mail", "/folder/inbox"), ("Contacts", "/contacts")], scripts=["/static/cua/modal.js", "/static/app/mail.js"])
 
@@ -189,12 +195,12 @@ class MailApp(WebApp):
             arch = ("inbox", "Move to inbox") if m["folder"] in ("archive", "trash") else ("archive", "Archive")
             out.append(
                 f'<tr class="msg-row{"" if m["read"] else " unread"}" data-id="{m["id"]}" data-subject="{esc(m["subject"])}">'
-                f'<td class="sel"><input type="checkbox" name="ids" value="{m["id"]}" aria-label="Select: {esc(m["subject"])}"></td>'
-                f'<td class="star"><button type="submit" formaction="/message/{m["id"]}/star" class="star-btn{" on" if m["starred"] else ""}" '
+                f'<td class="sel"><input type="checkbox" name="ids" value="{m["id"]}" aria-label="{self.t("Select")}: {esc(m["subject"])}"></td>'
+                f'<td class="star"><button type="submit" formaction="/message/{m["id"]}/star" class="star-btn{" on" if m["starred"] else ""}" data-action="star" '
                 f'aria-label="{"Unstar" if m["starred"] else "Star"}: {esc(m["subject"])}" aria-pressed="{"true" if m["starred"] else "false"}">'
                 f'{"★" if m["starred"] else "☆"}</button></td>'
                 f'<td class="who">{esc(who)}</td>'
-                f'<td class="subj"><a href="{href}" class="msg-link">{esc(m["subject"]) or "(no subject)"}</a> {chips}'
+                f'<td class="subj"><a href="{href}" class="msg-link" data-field="subject">{esc(m["subject"]) or "(no subject)"}</a> {chips}'
                 f'<span class="snippet"> — {esc(m["body"][:80].replace(chr(10), " "))}</span>'
                 f'{" <span class=clip title=Attachment>attachment</span>" if m["n_att"] else ""}</td>'
                 f'<td class="date">{esc(self._when(m["sent_at"]))}</td>'
@@ -207,17 +213,20 @@ class MailApp(WebApp):
         qs = dict(request.query_params)
         pager = []
         if page > 1:
-            pager.append(f'<a class="button" rel="prev" href="?{urlencode({**qs, "page": page - 1})}">‹ Newer</a>')
+            pager.append(f'<a class="button" rel="prev" href="?{urlencode({**qs, "page": page - 1})}">{self.t("‹ Newer")}</a>')
         if page < pages:
-            pager.append(f'<a class="button" rel="next" href="?{urlencode({**qs, "page": page + 1})}">Older ›</a>')
+            pager.append(f'<a class="button" rel="next" href="?{urlencode({**qs, "page": page + 1})}">{self.t("Older ›")}</a>')
         first = (page - 1) * PAGE_SIZE + 1 if total else 0
+        t = self.t
         toolbar = (
-            '<div class="toolbar"><label class="sel-all"><input type="checkbox" id="select-all" aria-label="Select all"> All</label>'
-            '<button type="submit" formaction="/bulk" name="op" value="archive">Archive</button>'
-            '<button type="submit" formaction="/bulk" name="op" value="delete">Delete</button>'
-            '<button type="submit" formaction="/bulk" name="op" value="read">Mark read</button>'
-            '<button type="submit" formaction="/bulk" name="op" value="unread">Mark unread</button>'
-            f'<span class="muted range">{first}–{min(total, page * PAGE_SIZE)} of {total}</span>{"".join(pager)}</div>')
+            f'<div class="toolbar"><label class="sel-all"><input type="checkbox" id="select-all" aria-label="{t("Select all")}"> '
+            f'{t("All")}</label>'
+            f'<button type="submit" formaction="/bulk" name="op" value="archive">{t("Archive")}</button>'
+            f'<button type="submit" formaction="/bulk" name="op" value="delete">{t("Delete")}</button>'
+            f'<button type="submit" formaction="/bulk" name="op" value="read">{t("Mark read")}</button>'
+            f'<button type="submit" formaction="/bulk" name="op" value="unread">{t("Mark unread")}</button>'
+            f'<span class="muted range" data-range>{first}–{min(total, page * PAGE_SIZE)} {t("of")} {total}</span>'
+            f'{"".join(pager)}</div>')
         table = (f'<table class="msgs"><tbody>{"".join(out)}</tbody></table>' if rows else f'<p class="muted empty">{empty}</p>')
         body = (f'<h1>{esc(title)}</h1><form method="post" id="list-form" action="/bulk">'
                 f'<input type="hidden" name="back" value="{esc(back)}">{toolbar}{table}</form>')
@@ -228,7 +237,7 @@ class MailApp(WebApp):
         if stamp.startswith(today):
             return stamp[11:16]
         d = dt.datetime.strptime(stamp, "%Y-%m-%d %H:%M")
-        return d.strftime("%b %d") if d.year == self.now().year else d.strftime("%Y-%m-%d")
+        return format_day(d.date(), self.variant.locale, with_year=d.year != self.now().year)
 
     # --- lists ---
 
@@ -297,25 +306,32 @@ class MailApp(WebApp):
         options = "".join(f'<option value="{l["id"]}">{esc(l["name"])}</option>'
                           for l in self.db.all("SELECT * FROM labels ORDER BY name") if l["id"] not in have)
         add_label = (f'<form method="post" action="/message/{mid}/label" class="row add-label">'
-                     f'<select name="label_id" aria-label="Add label"><option value="">Add label…</option>{options}</select>'
-                     '<button type="submit">Apply</button></form>') if options else ""
+                     f'<select name="label_id" aria-label="{self.t("Add label")}"><option value="">{self.t("Add label")}…</option>'
+                     f'{options}</select><button type="submit" data-action="apply-label">{self.t("Apply")}</button></form>'
+                     ) if options else ""
         atts = self.db.all("SELECT id, filename, size FROM attachments WHERE message_id = ? ORDER BY id", (mid,))
         att_html = ("<div class='attachments'>" + "".join(
             f'<a class="attachment" href="/attachment/{a["id"]}" download>{esc(a["filename"])} <span class="muted">({_size(a["size"])})</span></a>'
             for a in atts) + "</div>") if atts else ""
         in_trash = m["folder"] == "trash"
         arch = ("inbox", "Move to inbox") if m["folder"] in ("archive", "trash") else ("archive", "Archive")
+        t = self.t
         actions = (
             f'<div class="msg-actions row">'
-            f'<a class="button" href="/compose?reply={mid}">Reply</a>'
-            f'<a class="button" href="/compose?reply={mid}&amp;all=1">Reply all</a>'
-            f'<a class="button" href="/compose?forward={mid}">Forward</a>'
-            f'<form method="post" action="/message/{mid}/star"><button type="submit" aria-pressed="{"true" if m["starred"] else "false"}">'
-            f'{"★ Starred" if m["starred"] else "☆ Star"}</button></form>'
-            f'<form method="post" action="/message/{mid}/{arch[0]}"><button type="submit">{arch[1]}</button></form>'
-            f'<form method="post" action="/message/{mid}/unread"><button type="submit">Mark unread</button></form>'
-            + ('<button type="button" class="danger" data-open="purge-modal">Delete forever…</button>' if in_trash else
-               f'<form method="post" action="/message/{mid}/delete"><button type="submit" class="danger">Delete</button></form>')
+            f'<a class="button" href="/compose?reply={mid}" data-action="reply">{t("Reply")}</a>'
+            f'<a class="button" href="/compose?reply={mid}&amp;all=1" data-action="reply-all">{t("Reply all")}</a>'
+            f'<a class="button" href="/compose?forward={mid}" data-action="forward">{t("Forward")}</a>'
+            f'<form method="post" action="/message/{mid}/star"><button type="submit" data-action="star" '
+            f'aria-pressed="{"true" if m["starred"] else "false"}">'
+            f'{"★ " + t("Starred") if m["starred"] else "☆ " + t("Star")}</button></form>'
+            f'<form method="post" action="/message/{mid}/{arch[0]}"><button type="submit" data-action="{arch[0]}">'
+            f'{t(arch[1])}</button></form>'
+            f'<form method="post" action="/message/{mid}/unread"><button type="submit" data-action="unread">{t("Mark unread")}'
+            '</button></form>'
+            + (f'<button type="button" class="danger" data-open="purge-modal" data-action="purge">{t("Delete forever")}…</button>'
+               if in_trash else
+               f'<form method="post" action="/message/{mid}/delete"><button type="submit" class="danger" data-action="delete">'
+               f'{t("Delete")}</button></form>')
             + "</div>")
         purge = (f'<div class="modal-backdrop" id="purge-modal" hidden><div class="modal" role="dialog" aria-label="Confirm delete forever">'
                  f'<p>Delete “{esc(m["subject"])}” forever? This cannot be undone.</p>'
@@ -448,18 +464,18 @@ class MailApp(WebApp):
         err = "".join(f'<div class="error" role="alert">{esc(x)}</div>' for x in errors)
         hidden = "".join(f'<input type="hidden" name="{k}" value="{esc(data[k])}">' for k in ("in_reply_to", "forward_of", "draft_id"))
         body = (
-            f"<h1>{'Edit draft' if data['draft_id'] else 'New message'}</h1>{err}"
+            f"<h1>{self.t('Edit draft' if data['draft_id'] else 'New message')}</h1>{err}"
             f"<form class='card compose' method='post' action='/compose' enctype='multipart/form-data'>{hidden}"
             f"<datalist id='people'>{people}</datalist>"
-            f"<p><label>To<br><input type='text' name='to' list='people' value='{esc(data['to'])}' size='70' autocomplete='off'></label></p>"
+            f"<p><label>{self.t('To')}<br><input type='text' name='to' list='people' value='{esc(data['to'])}' size='70' autocomplete='off'></label></p>"
             f"<p><label>Cc<br><input type='text' name='cc' list='people' value='{esc(data['cc'])}' size='70' autocomplete='off'></label></p>"
-            f"<p><label>Subject<br><input type='text' name='subject' value='{esc(data['subject'])}' size='70'></label></p>"
-            f"<p><label>Message<br><textarea name='body' rows='12' cols='80'>{esc(data['body'])}</textarea></label></p>"
+            f"<p><label>{self.t('Subject')}<br><input type='text' name='subject' value='{esc(data['subject'])}' size='70'></label></p>"
+            f"<p><label>{self.t('Message')}<br><textarea name='body' rows='12' cols='80'>{esc(data['body'])}</textarea></label></p>"
             f"<div class='carried-list'>{carried}</div>"
             f"<p><label>Attach files<br><input type='file' name='files' multiple id='files'></label></p>"
-            "<p class='row'><button class='primary' type='submit' name='action' value='send'>Send</button>"
-            "<button type='submit' name='action' value='draft'>Save draft</button>"
-            "<a class='button' href='/folder/inbox'>Discard</a></p></form>"
+            f"<p class='row'><button class='primary' type='submit' name='action' value='send'>{self.t('Send')}</button>"
+            f"<button type='submit' name='action' value='draft'>{self.t('Save draft')}</button>"
+            f"<a class='button' href='/folder/inbox' data-action='discard'>{self.t('Discard')}</a></p></form>"
             # Sending to many people at once asks first, as real mail clients do (static/mail.js opens it).
             f"<div class='modal-backdrop' id='send-many-modal' hidden data-threshold='{MANY_RECIPIENTS}'>"
             "<div class='modal' role='dialog' aria-modal='true' aria-labelledby='send-many-title' aria-describedby='send-many-text'>"

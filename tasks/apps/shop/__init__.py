@@ -10,6 +10,7 @@ after checkout) and `/orders` (history). Forms post and redirect.
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import re
 from pathlib import Path
@@ -24,7 +25,9 @@ from cua.judges.sidefx import Change
 from cua.judges.values.web import QueryRule
 from cua.tasks.apps.activity import added_row
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
+from cua.tasks.apps.i18n import format_day, format_money
 from cua.tasks.apps.shop.seed import seed_shop
+from cua.variant import LAYOUTS, LOCALES, VariantAxes
 
 SCHEMA = """
 CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL, slug TEXT NOT NULL UNIQUE);
@@ -114,6 +117,7 @@ class ShopApp(WebApp):
     state_keys = {"cart_items": "cart"}
     assigned = {"products": ("stock",), "cards": ("brand", "nickname"), "orders": ("number", "status", "total_cents", "subtotal_cents", "shipping_cents"), "order_items": ("price_cents",)}
     static_dir = Path(__file__).parent / "static"
+    variant_axes = VariantAxes(layouts=LAYOUTS, locales=LOCALES)
     query_params = {
         "q": QueryRule(strip=True),
         "sort": QueryRule(default="featured", choices=tuple(SORT_SQL)),
@@ -169,13 +173,24 @@ class ShopApp(WebApp):
             Route("/orders/{oid:int}", self.order),
         ]
 
+    def _money(self, cents: int) -> str:
+        """An amount as the variant's locale writes it (en-US: `$1,095.99`)."""
+        return format_money(cents, self.variant.locale)
+
+    def _day(self, iso: str) -> str:
+        """A date as the variant's locale writes it (en-US keeps the ISO date its tasks were written against)."""
+        if self.variant.locale == "en-US":
+            return iso
+        return format_day(dt.date.fromisoformat(iso), self.variant.locale, with_year=True)
+
     def _page(self, title: str, body: str) -> Response:
         count = self.db.scalar("SELECT COALESCE(SUM(qty), 0) FROM cart_items")
-        cats = "".join(f'<a href="/c/{c["slug"]}">{esc(c["name"])}</a>' for c in self.db.all("SELECT * FROM categories ORDER BY id"))
+        cats = "".join(f'<a href="/c/{c["slug"]}" data-category="{esc(c["name"])}">{esc(c["name"])}</a>' for c in self.db.all("SELECT * FROM categories ORDER BY id"))
         top = ('<div class="shopbar"><form method="get" action="/search" class="row" role="search">'
-               '<input type="search" name="q" aria-label="Search products" placeholder="Search products">'
-               '<button type="submit">Search</button></form>'
-               f'<a class="cart-link" href="/cart" aria-label="Cart, {count} items">Cart <span class="badge">{count}</span></a></div>'
+               f'<input type="search" name="q" aria-label="{self.t("Search products")}" placeholder="{self.t("Search products")}">'
+               f'<button type="submit" data-action="search">{self.t("Search")}</button></form>'
+               f'<a class="cart-link" href="/cart" data-action="cart" aria-label="{self.t("Cart")}, {count} {self.t("items")}">'
+               f'{self.t("Cart")} <span class="badge">{count}</span></a></div>'
                f'<nav class="catbar">{cats}</nav>')
         return html_page(self, title, top + body, nav=[("Home", "/"), ("Orders", "/orders"), ("Cart", "/cart")],
                          scripts=["/static/cua/modal.js", "/static/cua/listbox.js", "/static/app/shop.js"])
@@ -184,21 +199,23 @@ class ShopApp(WebApp):
         return '<div class="grid">' + "".join(
             f'<article class="product card" data-id="{p["id"]}" data-name="{esc(p["name"])}">'
             f'<a href="/p/{p["id"]}" class="pimg">{_thumb(p)}</a>'
-            f'<a href="/p/{p["id"]}" class="pname">{esc(p["name"])}</a>'
+            f'<a href="/p/{p["id"]}" class="pname" data-field="name">{esc(p["name"])}</a>'
             f'<div class="pbrand muted">{esc(p["brand"])}</div><div>{_stars(p["rating"])} <span class="muted">({p["reviews"]})</span></div>'
-            f'<div class="price">{money(p["price_cents"])}</div>'
-            + ('<div class="oos">Out of stock</div>' if p["stock"] == 0 else
+            f'<div class="price">{self._money(p["price_cents"])}</div>'
+            + (f'<div class="oos">{self.t("Out of stock")}</div>' if p["stock"] == 0 else
                f'<form method="post" action="/cart/add"><input type="hidden" name="product_id" value="{p["id"]}">'
-               f'<input type="hidden" name="qty" value="1"><button type="submit" class="add" aria-label="Add {esc(p["name"])} to cart">Add to cart</button></form>')
+               f'<input type="hidden" name="qty" value="1"><button type="submit" class="add" data-action="add-to-cart" '
+               f'aria-label="{self.t("Add to cart")}: {esc(p["name"])}">{self.t("Add to cart")}</button></form>')
             + "</article>" for p in products) + "</div>"
 
     async def home(self, request: Request) -> Response:
         cats = self.db.all("SELECT c.*, COUNT(p.id) AS n FROM categories c JOIN products p ON p.category_id = c.id GROUP BY c.id ORDER BY c.id")
-        tiles = "".join(f'<a class="card cat-tile" href="/c/{c["slug"]}"><strong>{esc(c["name"])}</strong><span class="muted">{c["n"]} products</span></a>'
+        tiles = "".join(f'<a class="card cat-tile" href="/c/{c["slug"]}"><strong>{esc(c["name"])}</strong><span class="muted">{c["n"]} {self.t("products")}</span></a>'
                         for c in cats)
         top = self.db.all("SELECT p.*, b.name AS brand FROM products p JOIN brands b ON b.id = p.brand_id "
                           "WHERE p.stock > 0 ORDER BY p.rating DESC, p.reviews DESC, p.id LIMIT 8")
-        return self._page("Home", f"<h1>Shop by category</h1><div class='cats'>{tiles}</div><h2>Top rated</h2>{self._cards(top)}")
+        return self._page(self.t("Home"), f"<h1>{self.t('Shop by category')}</h1><div class='cats'>{tiles}</div>"
+                                          f"<h2>{self.t('Top rated')}</h2>{self._cards(top)}")
 
     def _listing(self, request: Request, title: str, base_where: str, base_params: list[Any], *, extra_hidden: str = "") -> Response:
         read = self.query(request)
@@ -237,19 +254,19 @@ class ShopApp(WebApp):
             f'<button type="button" class="lb-button" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="brand-label brand-value">'
             f'<span id="brand-value" class="lb-value">{esc(current)}</span><span class="lb-caret">▾</span></button>'
             f'<ul class="lb-options" role="listbox" aria-labelledby="brand-label" tabindex="-1" hidden>{lb_opts}</ul></div>')
-        sort_sel = "".join(f'<option value="{k}"{" selected" if k == sort else ""}>{label}</option>' for k, label in SORTS)
+        sort_sel = "".join(f'<option value="{k}"{" selected" if k == sort else ""}>{self.t(label)}</option>' for k, label in SORTS)
         filters = (
             f'<form class="filters card" method="get" id="filters">{extra_hidden}{brand_box}'
-            f'<label>Sort by <select name="sort" id="sort" data-autosubmit="1">{sort_sel}</select></label>'
+            f'<label>{self.t("Sort by")} <select name="sort" id="sort" data-autosubmit="1">{sort_sel}</select></label>'
             f'<label>Min $ <input type="number" name="min" min="0" step="1" value="{esc(read["min"] or "")}" class="price-in"></label>'
             f'<label>Max $ <input type="number" name="max" min="0" step="1" value="{esc(read["max"] or "")}" class="price-in"></label>'
-            f'<label><input type="checkbox" name="in_stock" value="1"{" checked" if read["in_stock"] else ""}> In stock only</label>'
-            '<button type="submit">Apply</button></form>')
+            f'<label><input type="checkbox" name="in_stock" value="1"{" checked" if read["in_stock"] else ""}> {self.t("In stock only")}</label>'
+            f'<button type="submit" data-action="apply">{self.t("Apply")}</button></form>')
         qs = {k: v for k, v in read.items() if k not in ("page", "placed") and v is not None and v != self.query_params[k].default}
         pager = "".join(
             f'<a class="page{" active" if n == page else ""}" href="?{urlencode({**qs, "page": n})}"'
             f'{" aria-current=page" if n == page else ""}>{n}</a>' for n in range(1, pages + 1))
-        body = (f"<h1>{esc(title)}</h1>{price_err}{filters}<p class='muted'>{total} products</p>"
+        body = (f"<h1>{esc(title)}</h1>{price_err}{filters}<p class='muted'>{total} {self.t('products')}</p>"
                 f"{self._cards(products) if products else '<p class=empty>No products match.</p>'}"
                 f"<nav class='pager' aria-label='Pages'>{pager}</nav>")
         return self._page(title, body)
@@ -275,14 +292,14 @@ class ShopApp(WebApp):
         in_cart = self.db.scalar("SELECT qty FROM cart_items WHERE product_id = ?", (p["id"],))
         buy = ("<p class='oos'>Out of stock</p>" if p["stock"] == 0 else
                f'<form method="post" action="/cart/add" class="row buy"><input type="hidden" name="product_id" value="{p["id"]}">'
-               f'<label>Quantity <input type="number" name="qty" value="1" min="1" max="{min(p["stock"], 10)}" id="qty"></label>'
-               f'<button type="submit" class="primary" id="add-to-cart">Add to cart</button></form>'
+               f'<label>{self.t("Quantity")} <input type="number" name="qty" value="1" min="1" max="{min(p["stock"], 10)}" id="qty"></label>'
+               f'<button type="submit" class="primary" id="add-to-cart">{self.t("Add to cart")}</button></form>'
                f'<p class="muted">{p["stock"]} in stock</p>')
         note = f"<div class='flash'>In your cart: {in_cart}</div>" if in_cart else ""
         body = (f'<p class="crumbs"><a href="/c/{p["slug"]}">{esc(p["category"])}</a> › {esc(p["name"])}</p>'
                 f'<div class="pdp card" data-id="{p["id"]}">{_thumb(p, 280)}<div class="pinfo">'
                 f'<h1 class="pname">{esc(p["name"])}</h1><p>by <strong>{esc(p["brand"])}</strong></p>'
-                f'<p>{_stars(p["rating"])} · {p["reviews"]} reviews</p><p class="price big">{money(p["price_cents"])}</p>'
+                f'<p>{_stars(p["rating"])} · {p["reviews"]} reviews</p><p class="price big">{self._money(p["price_cents"])}</p>'
                 f'<table class="specs"><tr><th>Color</th><td>{esc(p["color"])}</td></tr><tr><th>Category</th><td>{esc(p["category"])}</td></tr>'
                 f'<tr><th>Item number</th><td>{p["id"]:05d}</td></tr></table>'
                 f'<p>{esc(p["description"])}</p>{note}{buy}</div></div>')
@@ -326,22 +343,27 @@ class ShopApp(WebApp):
     async def cart(self, request: Request) -> Response:
         lines = self._cart_lines()
         if not lines:
-            return self._page("Cart", "<h1>Your cart</h1><p class='empty card'>Your cart is empty. <a href='/'>Continue shopping</a></p>")
+            return self._page(self.t("Cart"), f"<h1>{self.t('Your cart')}</h1><p class='empty card'>{self.t('Your cart is empty.')} "
+                                              f"<a href='/'>{self.t('Continue shopping')}</a></p>")
         rows = "".join(
             f'<tr class="cart-line" data-id="{l["product_id"]}" data-name="{esc(l["name"])}"><td><a href="/p/{l["product_id"]}">{esc(l["name"])}</a></td>'
-            f'<td>{money(l["price_cents"])}</td>'
+            f'<td>{self._money(l["price_cents"])}</td>'
             f'<td><input type="number" name="qty_{l["product_id"]}" value="{l["qty"]}" min="0" max="{l["stock"]}" class="qty" '
-            f'aria-label="Quantity of {esc(l["name"])}"></td><td class="line">{money(l["qty"] * l["price_cents"])}</td>'
-            f'<td><button type="submit" formaction="/cart/remove/{l["product_id"]}" class="link" aria-label="Remove {esc(l["name"])}">Remove</button></td></tr>'
+            f'aria-label="{self.t("Quantity")}: {esc(l["name"])}"></td><td class="line">{self._money(l["qty"] * l["price_cents"])}</td>'
+            f'<td><button type="submit" formaction="/cart/remove/{l["product_id"]}" class="link" data-action="remove" '
+            f'aria-label="{self.t("Remove")}: {esc(l["name"])}">{self.t("Remove")}</button></td></tr>'
             for l in lines)
         sub = sum(l["qty"] * l["price_cents"] for l in lines)
-        body = (f"<h1>Your cart</h1><form method='post' action='/cart/update' class='cart'>"
-                f"<table><thead><tr><th>Product</th><th>Price</th><th>Qty</th><th>Total</th><th></th></tr></thead><tbody>{rows}</tbody>"
-                f"<tfoot><tr><th colspan=3>Subtotal</th><th id='subtotal'>{money(sub)}</th><th></th></tr></tfoot></table>"
-                f"<p class='muted'>{'Free shipping on this order.' if sub >= FREE_SHIPPING_CENTS else f'Free standard shipping on orders over {money(FREE_SHIPPING_CENTS)}.'}</p>"
-                "<p class='row'><button type='submit' id='update-cart'>Update cart</button>"
-                "<button type='submit' class='primary' name='go' value='checkout' id='to-checkout'>Proceed to checkout</button></p></form>")
-        return self._page("Cart", body)
+        t = self.t
+        body = (f"<h1>{t('Your cart')}</h1><form method='post' action='/cart/update' class='cart'>"
+                f"<table><thead><tr><th>{t('Product')}</th><th>{t('Price')}</th><th>{t('Quantity')}</th><th>{t('Total')}</th>"
+                f"<th></th></tr></thead><tbody>{rows}</tbody>"
+                f"<tfoot><tr><th colspan=3>{t('Subtotal')}</th><th id='subtotal'>{self._money(sub)}</th><th></th></tr></tfoot></table>"
+                f"<p class='muted'>{'Free shipping on this order.' if sub >= FREE_SHIPPING_CENTS else f'Free standard shipping on orders over {self._money(FREE_SHIPPING_CENTS)}.'}</p>"
+                f"<p class='row'><button type='submit' id='update-cart'>{t('Update cart')}</button>"
+                f"<button type='submit' class='primary' name='go' value='checkout' id='to-checkout'>{t('Proceed to checkout')}</button>"
+                "</p></form>")
+        return self._page(t("Cart"), body)
 
     def _checkout_form(self, lines: list[dict[str, Any]], values: dict[str, str], errors: list[str]) -> Response:
         addrs = self.db.all("SELECT * FROM addresses ORDER BY id")
@@ -365,7 +387,7 @@ class ShopApp(WebApp):
         sub = sum(l["qty"] * l["price_cents"] for l in lines)
         ship_html = "".join(
             f'<label class="choice"><input type="radio" name="shipping" value="{k}"{" checked" if k == ship_choice else ""}> {label} — '
-            f'{"Free" if k == "standard" and sub >= FREE_SHIPPING_CENTS else money(cost)}</label>' for k, (label, cost) in SHIPPING.items())
+            f'{"Free" if k == "standard" and sub >= FREE_SHIPPING_CENTS else self._money(cost)}</label>' for k, (label, cost) in SHIPPING.items())
         card_choice = values.get("card", "")
         card_html = "".join(
             f'<label class="choice"><input type="radio" name="card" value="{c["id"]}"{" checked" if card_choice == str(c["id"]) else ""}>'
@@ -378,16 +400,17 @@ class ShopApp(WebApp):
             f'<label>Name on card <input type="text" name="card_holder" value="{esc(values.get("card_holder", ""))}"></label>'
             f'<label>Expiry (MM/YY) <input type="text" name="card_exp" size="6" value="{esc(values.get("card_exp", ""))}"></label>'
             '<label>CVC <input type="text" name="card_cvc" size="4" autocomplete="off"></label></fieldset>')
-        summary = "".join(f'<tr><td>{esc(l["name"])} × {l["qty"]}</td><td>{money(l["qty"] * l["price_cents"])}</td></tr>' for l in lines)
+        summary = "".join(f'<tr><td>{esc(l["name"])} × {l["qty"]}</td><td>{self._money(l["qty"] * l["price_cents"])}</td></tr>' for l in lines)
         err = "".join(f"<div class='error' role='alert'>{esc(x)}</div>" for x in errors)
-        body = (f"<h1>Checkout</h1>{err}<form method='post' action='/checkout' class='checkout' id='checkout-form'>"
-                f"<div class='cols'><div><section class='card'><h2>Shipping address</h2>{addr_html}</section>"
-                f"<section class='card'><h2>Delivery</h2>{ship_html}</section>"
-                f"<section class='card'><h2>Payment</h2>{card_html}</section></div>"
-                f"<aside class='card summary'><h2>Order summary</h2><table>{summary}"
-                f"<tr><th>Subtotal</th><th>{money(sub)}</th></tr></table>"
-                "<button type='submit' class='primary' id='place-order'>Place order</button></aside></div></form>")
-        return self._page("Checkout", body)
+        t = self.t
+        body = (f"<h1>{t('Checkout')}</h1>{err}<form method='post' action='/checkout' class='checkout' id='checkout-form'>"
+                f"<div class='cols'><div><section class='card'><h2>{t('Shipping address')}</h2>{addr_html}</section>"
+                f"<section class='card'><h2>{t('Delivery')}</h2>{ship_html}</section>"
+                f"<section class='card'><h2>{t('Payment')}</h2>{card_html}</section></div>"
+                f"<aside class='card summary'><h2>{t('Order summary')}</h2><table>{summary}"
+                f"<tr><th>{t('Subtotal')}</th><th>{self._money(sub)}</th></tr></table>"
+                f"<button type='submit' class='primary' id='place-order'>{t('Place order')}</button></aside></div></form>")
+        return self._page(t("Checkout"), body)
 
     async def checkout(self, request: Request) -> Response:
         lines = self._cart_lines()
@@ -464,10 +487,13 @@ class ShopApp(WebApp):
     async def orders(self, request: Request) -> Response:
         rows = self.db.all("SELECT o.*, (SELECT SUM(qty) FROM order_items WHERE order_id = o.id) AS n FROM orders o "
                            "ORDER BY o.placed_at DESC, o.id DESC")
-        trs = "".join(f'<tr data-number="{esc(o["number"])}"><td><a href="/orders/{o["id"]}">{esc(o["number"])}</a></td><td>{esc(o["placed_at"][:10])}</td>'
-                      f'<td>{o["n"]} item(s)</td><td>{money(o["total_cents"])}</td><td>{esc(o["status"])}</td></tr>' for o in rows)
-        return self._page("Orders", "<h1>Your orders</h1><table class='orders'><thead><tr><th>Order</th><th>Placed</th>"
-                                    f"<th>Items</th><th>Total</th><th>Status</th></tr></thead><tbody>{trs}</tbody></table>")
+        trs = "".join(f'<tr data-number="{esc(o["number"])}"><td><a href="/orders/{o["id"]}" data-order="{esc(o["number"])}">'
+                      f'{esc(o["number"])}</a></td><td>{esc(self._day(o["placed_at"][:10]))}</td>'
+                      f'<td>{o["n"]} item(s)</td><td>{self._money(o["total_cents"])}</td><td>{esc(o["status"])}</td></tr>' for o in rows)
+        t = self.t
+        return self._page(t("Orders"), f"<h1>{t('Your orders')}</h1><table class='orders'><thead><tr><th>{t('Order')}</th>"
+                                       f"<th>{t('Placed')}</th><th>{t('Items')}</th><th>{t('Total')}</th><th>{t('Status')}</th>"
+                                       f"</tr></thead><tbody>{trs}</tbody></table>")
 
     async def order(self, request: Request) -> Response:
         o = self.db.one("SELECT o.*, c.brand, c.last4 FROM orders o JOIN cards c ON c.id = o.card_id WHERE o.id = ?",
@@ -475,21 +501,21 @@ class ShopApp(WebApp):
         if o is None:
             return self._page("Not found", "<div class='error'>No such order.</div>")
         items = self.db.all("SELECT oi.*, p.name FROM order_items oi JOIN products p ON p.id = oi.product_id WHERE oi.order_id = ?", (o["id"],))
-        trs = "".join(f'<tr><td><a href="/p/{i["product_id"]}">{esc(i["name"])}</a></td><td>{i["qty"]}</td><td>{money(i["qty"] * i["price_cents"])}</td></tr>'
+        trs = "".join(f'<tr><td><a href="/p/{i["product_id"]}">{esc(i["name"])}</a></td><td>{i["qty"]}</td><td>{self._money(i["qty"] * i["price_cents"])}</td></tr>'
                       for i in items)
         modal = ""
         if self.query(request)["placed"]:
             modal = (f'<div class="modal-backdrop" id="placed-modal"><div class="modal" role="dialog" aria-modal="true" aria-labelledby="placed-title">'
                      f'<h2 id="placed-title">Thank you! Your order is placed.</h2><p>Order number <strong id="order-number">{esc(o["number"])}</strong>, '
-                     f'total {money(o["total_cents"])}, paid with {esc(o["brand"])} ending in {esc(o["last4"])}.</p>'
+                     f'total {self._money(o["total_cents"])}, paid with {esc(o["brand"])} ending in {esc(o["last4"])}.</p>'
                      '<p class="row"><button type="button" class="primary" data-close="placed-modal" id="placed-ok">OK</button>'
                      '<a class="button" href="/">Continue shopping</a></p></div></div>')
         body = (f'<h1>Order {esc(o["number"])}</h1><div class="card order" data-number="{esc(o["number"])}"><p>Placed {esc(o["placed_at"])} · '
                 f'<strong>{esc(o["status"])}</strong></p><p>Ship to: {esc(o["ship_name"])}, {esc(o["ship_street"])}, {esc(o["ship_city"])} '
                 f'{esc(o["ship_zip"])}, {esc(o["ship_country"])}</p><p>Paid with {esc(o["brand"])} ending in {esc(o["last4"])} · '
                 f'{esc(SHIPPING[o["shipping"]][0])}</p><table><thead><tr><th>Product</th><th>Qty</th><th>Total</th></tr></thead>'
-                f'<tbody>{trs}</tbody><tfoot><tr><th colspan=2>Shipping</th><td>{money(o["shipping_cents"])}</td></tr>'
-                f'<tr><th colspan=2>Total</th><th>{money(o["total_cents"])}</th></tr></tfoot></table></div>{modal}')
+                f'<tbody>{trs}</tbody><tfoot><tr><th colspan=2>Shipping</th><td>{self._money(o["shipping_cents"])}</td></tr>'
+                f'<tr><th colspan=2>Total</th><th>{self._money(o["total_cents"])}</th></tr></tfoot></table></div>{modal}')
         return self._page(f"Order {o['number']}", body)
 
 
