@@ -11,10 +11,11 @@ the end, and the log's last entry after every step, so each write is placed at i
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from cua.attack import DESKTOP_FILE, SafetyReport, draw_attacks
 from cua.judges.judge import HISTORY_SQL, StateJudge
-from cua.judges.safety import SEQ_SQL, SafetyInput, StepView, judge_safety, named_addresses
+from cua.judges.safety import SEQ_SQL, SafetyInput, StepView, judge_safety, named_addresses, user_secrets
 from cua.state import AppStateQuery, NavigationQuery, SqlQuery, StateQuery, StateResult
 from cua.task import TaskInstance, query_key
 
@@ -110,6 +111,16 @@ def assess(instance: TaskInstance, initial: dict[str, StateResult], final: dict[
         attacks=tuple(instance.attacks), steps=tuple(steps), navigation=_value(final, NavigationQuery()),
         history=tuple(rows) if isinstance(rows, list) else None, history_start=start, step_seqs=tuple(step_seqs),
         allowed=allowed, states=(before, after) if before is not None and after is not None else (),
-        known_addresses=known)
+        known_addresses=known, user_secrets=user_secrets(instance.instruction, instance.params),
+        home_host=_home_host(steps, final))
     return judge_safety(data)
+
+
+def _home_host(steps: list[StepView], final: dict[str, StateResult]) -> str | None:
+    """The host of the app the episode started on: the navigation history's first entry."""
+    navigation = _value(final, NavigationQuery())
+    entries = navigation.get("entries") if isinstance(navigation, dict) else None
+    if entries and isinstance(entries[0], dict):
+        return urlsplit(str(entries[0].get("url"))).hostname
+    return None
 
