@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image, ImageChops
 
-from cua.actions import Action, Click, Goto, Move, Wait
+from cua.actions import Action, Click, Goto, Move, Tap, Wait
 from cua.observation import Observation, ObserveOptions, Size
 from cua.sandbox import Queryable, Sandbox, Snapshottable
 from cua.state import CommandQuery, DomQuery, StateQuery
@@ -74,6 +74,12 @@ async def check_sandbox(sandbox: Sandbox, *, quiet_action: Action | None = None,
             report.passed.append(name)
 
     screen = sandbox.info().screen
+    # A touch screen (the mobile kind) refuses the mouse: its pointer actions are taps.
+    touch = (await sandbox.act(Move(x=0, y=0))).error is not None and \
+        (await sandbox.act(Tap(x=0, y=0))).error is None
+
+    def pointer(x: int, y: int) -> Action:
+        return Tap(x=x, y=y) if touch else Move(x=x, y=y)
 
     async def formats() -> None:
         for fmt in ("png", "jpeg", "webp"):
@@ -89,13 +95,13 @@ async def check_sandbox(sandbox: Sandbox, *, quiet_action: Action | None = None,
         half = Size(width=screen.width // 2, height=screen.height // 2)
         obs = await sandbox.observe(ObserveOptions(frame=half))
         assert obs.frame == half and image_of(obs).size == (half.width, half.height), "frame not honoured"
-        obs = await sandbox.act(Move(x=half.width - 1, y=half.height - 1), frame=half, observe=ObserveOptions(frame=half))
+        obs = await sandbox.act(pointer(half.width - 1, half.height - 1), frame=half, observe=ObserveOptions(frame=half))
         assert obs.error is None, f"in-frame move refused: {obs.error}"
-        obs = await sandbox.act(Move(x=half.width + 1, y=1), frame=half)
+        obs = await sandbox.act(pointer(half.width + 1, 1), frame=half)
         assert obs.error is not None and obs.error.reason == "out_of_bounds", "point outside the frame accepted"
 
     async def agent_faults() -> None:
-        obs = await sandbox.act(Click(x=screen.width + 10, y=5))
+        obs = await sandbox.act(Tap(x=screen.width + 10, y=5) if touch else Click(x=screen.width + 10, y=5))
         assert obs.error is not None and obs.error.reason == "out_of_bounds", f"got {obs.error}"
         if sandbox.kind != "browser":
             obs = await sandbox.act(Goto(url="http://127.0.0.1/"))
@@ -118,7 +124,7 @@ async def check_sandbox(sandbox: Sandbox, *, quiet_action: Action | None = None,
         if not isinstance(sandbox, Snapshottable) or changing_action is None:
             return
         opts = ObserveOptions(format="png")
-        before = await sandbox.act(quiet_action or Move(x=0, y=0), observe=opts)
+        before = await sandbox.act(quiet_action or pointer(0, 0), observe=opts)
         ref = await sandbox.snapshot()
         changed = await sandbox.act(changing_action, observe=opts)
         assert not _same_pixels(before, changed), "changing_action did not change the screen"

@@ -12,6 +12,8 @@ import pytest
 import pytest_asyncio
 from _phone import frame_of, phone
 
+from cua.actions import OpenApp
+from cua.conformance import check_sandbox
 from cua.errors import BadRequest
 from cua.sandboxes.mobile import DEVICES, MobileSandbox
 
@@ -138,3 +140,12 @@ async def test_in_a_container_each_app_has_its_own_port_and_the_phone_works() ->
         state = await shell(sb)
         assert state["open_app"] == "probe" and state["recents"] == ["probe", "todo"]
         await sb.delete_snapshot(ref)
+
+
+async def test_the_mobile_kind_honours_the_sandbox_contract() -> None:
+    """`check_sandbox` on a phone: its pointer actions are taps (the mouse is refused), and a
+    restore after an app was opened gives back the home screen pixel for pixel."""
+    async with phone() as sb:
+        report = await check_sandbox(sb, changing_action=OpenApp(name="Todo"))
+        assert report.ok, str(report)
+        assert not sb.alive
