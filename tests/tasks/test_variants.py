@@ -149,6 +149,10 @@ def test_the_variant_viewport_is_the_sandbox_screen() -> None:
                 await handle.reset(seed=0, options={"variant": DEFAULT.model_dump(mode="json")})
             with pytest.raises(BadRequest):
                 await handle.reset(seed=0, options={"variant": {"theme": "dark", "shape": "round"}})
+            with pytest.raises(BadRequest, match="refused the variant"):  # the app's own refusal, typed
+                await handle.reset(seed=0, options={"variant": wide.model_copy(update={"locale": "fr-FR"}).model_dump(mode="json")})
+            await handle.reset(seed=0)  # the sandbox goes on
+            assert (await _page_facts(handle))["lang"] == "en-US"
 
     asyncio.run(run())
 
