@@ -287,7 +287,7 @@ class GalleryApp(WebApp):
         elif op == "move" and p["trashed_at"] is None:
             form = await request.form()
             raw = str(form.get("album_id", ""))
-            album = self.db.one("SELECT id FROM albums WHERE id = ?", (int(raw),)) if raw.isdigit() else None
+            album = self.db.one("SELECT id FROM albums WHERE id = ?", (int(raw),)) if raw.isdigit() and len(raw) <= 9 else None
             if album is not None or raw == "":
                 self.db.execute("UPDATE photos SET album_id = ? WHERE id = ?", (album["id"] if album else None, pid))
         elif op == "trash" and p["trashed_at"] is None:

@@ -330,7 +330,7 @@ class PhoneSettingsApp(WebApp):
         if request.method == "POST":
             form = await request.form()
             did = str(form.get("device", ""))
-            if did.isdigit():
+            if did.isdigit() and len(did) <= 9:  # an id, not a number SQLite cannot hold
                 self.db.execute("UPDATE bt_devices SET paired = 1, connected = 1 WHERE id = ? AND paired = 0", (int(did),))
             return RedirectResponse("/bluetooth", status_code=303)
         nearby = self.db.all("SELECT * FROM bt_devices WHERE paired = 0 ORDER BY name")
