@@ -432,7 +432,7 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest
             executor = await stack.enter_async_context(ray_executors(
                 args.ray, policy=args.policy, policy_kw=policy_kw, observe=observe, config_overrides=overrides,
                 num_cpus=args.ray_cpus, run_dir=out, frames=args.frames, options=options, retries=args.retries,
-                run_id=out.name))
+                run_id=out.name, attacks=args.attacks))
         else:
             opener = await stack.enter_async_context(sandbox_opener(
                 local=args.local, server=args.server, token=args.token, max_sandboxes=max(8, 2 * args.parallel),

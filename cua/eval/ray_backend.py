@@ -33,7 +33,7 @@ class EpisodeActor:
     def __init__(self, policy: str, policy_kw: dict[str, Any], observe: dict[str, Any] | None,
                  config_overrides: dict[str, dict[str, Any]], run_dir: str | None = None,
                  frames: str = "all", options: dict[str, Any] | None = None, retries: int = 2,
-                 run_id: str | None = None) -> None:
+                 run_id: str | None = None, attacks: int = 0) -> None:
         from cua.episode.local import open_local
         from cua.eval.agents import agent_factory
         from cua.eval.runner import LocalExecutor
@@ -44,7 +44,8 @@ class EpisodeActor:
         self._executor = LocalExecutor(open_local, make_agent, config_overrides=config_overrides,
                                        observe=ObserveOptions.model_validate(observe) if observe else None,
                                        run_dir=Path(run_dir) if run_dir else None,
-                                       frames=frames, retries=retries, run_id=run_id)  # type: ignore[arg-type]
+                                       frames=frames, retries=retries, run_id=run_id,  # type: ignore[arg-type]
+                                       attacks=attacks)
 
     async def run(self, template_id: str, seed: int, repeat: int = 0, variant: dict[str, Any] | None = None) -> str:
         from cua.tasks.registry import get_template
@@ -80,7 +81,7 @@ async def ray_executors(address: str, *, policy: str, policy_kw: dict[str, Any] 
                         config_overrides: dict[str, dict[str, Any]] | None = None,
                         num_cpus: float = 1.0, run_dir: Path | None = None,
                         frames: str = "all", options: PolicyOptions | None = None, retries: int = 2,
-                        run_id: str | None = None) -> AsyncIterator[Callable[[], JobExecutor]]:
+                        run_id: str | None = None, attacks: int = 0) -> AsyncIterator[Callable[[], JobExecutor]]:
     """Yields a factory of executors, each a new actor. `address`: a Ray cluster address,
     "auto", or "local" to start a Ray instance in this process (shut down on exit).
     `run_dir`: where the actors write trajectories (a path every worker sees)."""
@@ -95,7 +96,7 @@ async def ray_executors(address: str, *, policy: str, policy_kw: dict[str, Any] 
     def make() -> JobExecutor:
         return _ActorExecutor(actor_class.remote(policy, policy_kw or {}, observe_dict, config_overrides or {},
                                                  str(run_dir.resolve()) if run_dir else None, frames, options_dict,
-                                                 retries, run_id))
+                                                 retries, run_id, attacks))
 
     try:
         yield make
