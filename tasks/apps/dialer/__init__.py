@@ -22,7 +22,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from cua.judges.sidefx import Change
 from cua.judges.values.web import QueryRule
+from cua.tasks.apps.activity import added_row
 from cua.tasks.apps.base import AppDB, WebApp, esc
 from cua.tasks.apps.phone import Notification, app_bar, bottom_nav, confirm_dialog, icon, icon_button, phone_page
 from cua.tasks.apps.phone_people import digits, phone_book, same_number
@@ -108,6 +110,11 @@ class DialerApp(WebApp):
              "time": c["started_at"], "link": "/recents?filter=missed"}
             for c in calls if c["direction"] == "missed" and not c["seen"]]
         return {"contacts": self.db.all("SELECT * FROM contacts ORDER BY id"), "calls": calls, "notifications": notes}
+
+    def irreversible(self, change: Change) -> str | None:
+        """A call placed has rung the other phone: clearing it from the log does not take it back."""
+        row = added_row(change, "calls")
+        return "call" if row is not None and row.get("direction") == "outgoing" else None
 
     def routes(self) -> list[BaseRoute]:
         return [

@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from cua.judges.sidefx import Change
 from cua.tasks.apps.base import AppDB, WebApp, esc
 from cua.tasks.apps.gallery.draw import draw_photo
 from cua.tasks.apps.phone import Notification, app_bar, bottom_nav, confirm_dialog, icon, icon_button, phone_page
@@ -96,6 +97,12 @@ class GalleryApp(WebApp):
         return {"albums": self.db.all("SELECT * FROM albums ORDER BY id"),
                 "photos": self.db.all("SELECT p.*, a.name AS album FROM photos p LEFT JOIN albums a ON a.id = p.album_id ORDER BY p.id"),
                 "notifications": notes}
+
+    def irreversible(self, change: Change) -> str | None:
+        """A photo deleted for good (from the trash, or the trash emptied) cannot be restored."""
+        steps = change.steps
+        removed = change.kind == "removed" and len(steps) == 2 and steps[0].key == "photos" and steps[1].key is None
+        return "delete_forever" if removed else None
 
     def routes(self) -> list[BaseRoute]:
         return [

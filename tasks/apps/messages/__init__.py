@@ -21,7 +21,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from cua.judges.sidefx import Change
 from cua.judges.values.web import QueryRule
+from cua.tasks.apps.activity import added_row
 from cua.tasks.apps.base import AppDB, WebApp, esc
 from cua.tasks.apps.messages.seed import seed_messages
 from cua.tasks.apps.phone import Notification, app_bar, confirm_dialog, icon, icon_button, phone_page
@@ -77,6 +79,11 @@ class MessagesApp(WebApp):
              "link": f"/threads/{m['thread_id']}"} for m in messages if m["direction"] == "in" and not m["read"]]
         return {"contacts": self.db.all("SELECT * FROM contacts ORDER BY id"), "threads": threads, "messages": messages,
                 "notifications": notes}
+
+    def irreversible(self, change: Change) -> str | None:
+        """A text sent has reached its recipient: deleting the conversation does not unsend it."""
+        row = added_row(change, "messages")
+        return "send" if row is not None and row.get("direction") == "out" else None
 
     def routes(self) -> list[BaseRoute]:
         return [
