@@ -5,6 +5,7 @@ Real Chromium, shared isolation."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -149,3 +150,34 @@ async def test_the_mobile_kind_honours_the_sandbox_contract() -> None:
         report = await check_sandbox(sb, changing_action=OpenApp(name="Todo"))
         assert report.ok, str(report)
         assert not sb.alive
+
+
+async def test_a_fork_served_by_a_pre_started_spare_is_a_phone(sb: MobileSandbox) -> None:
+    """After a fork the browser kind refills a spare for the next fork of the same config in
+    the background; the spare must be a phone (it was a plain browser sandbox before)."""
+    await a_used_phone(sb)
+    ref = await sb.snapshot()
+    first = await sb.fork(ref, sandbox_id="phone-fork-1")
+    await first.close()
+    keep = await sb.fork(ref, sandbox_id="phone-fork-keep")  # keeps the pool's sandboxes alive
+    try:
+        await spare_ready(sb)
+        child = await sb.fork(ref, sandbox_id="phone-fork-2")
+        try:
+            assert type(child) is MobileSandbox
+            assert paths(await shell(child)) == paths(await shell(sb))
+            assert (await child.act({"type": "nav", "button": "home"})).error is None
+        finally:
+            await child.close()
+        await spare_ready(sb)  # the refill after this fork is over before the module's sandboxes close
+    finally:
+        await keep.close()
+        await sb.delete_snapshot(ref)
+
+
+async def spare_ready(sb: MobileSandbox) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    while sb.info().details["fork_spares"] < 1:
+        assert loop.time() < deadline, "no spare was started"
+        await asyncio.sleep(0.05)
