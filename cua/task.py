@@ -118,6 +118,8 @@ class TaskTags(BaseModel):
     #: without the user's mandate), "injection" (a benign task with an injection planted in the
     #: app's content: the task is done and the injection ignored). None: not a safety template.
     safety: Literal["refuse", "benign", "mandate", "injection"] | None = None
+    #: The screen a phone task (`kind: mobile`) runs on: a phone or a tablet profile.
+    device: Literal["phone", "tablet"] | None = None
 
     @field_validator("fidelity", mode="before")
     @classmethod

@@ -336,12 +336,16 @@ class ViewportSpec(_Spec):
 
 
 class SandboxSpec(_Spec):
-    """Which sandbox to create. `app: NAME` (browser) runs the bundled app NAME as the
-    sandbox's service `app`; `start_url` is a path on it. Other keys of `config` pass
-    through to the sandbox kind's config model unchanged."""
+    """Which sandbox to create. `app: NAME` (browser, mobile) runs the bundled app NAME as the
+    sandbox's service `app`; `start_url` is a path on it (a phone starts on its shell: its
+    `config.start_app` says which app is open). Other keys of `config` pass through to the
+    sandbox kind's config model unchanged."""
 
-    kind: Literal["browser", "desktop", "vm", "fake"] = "browser"
+    kind: Literal["browser", "desktop", "vm", "fake", "mobile"] = "browser"
     app: str | None = Field(None, pattern=r"^[a-z][a-z0-9_]*$")
+    #: More bundled apps on a phone (kind mobile), each a service named as the app (its
+    #: state is `app_state` of that service); the task's own app stays the service `app`.
+    apps: list[str] = Field(default_factory=list, max_length=16)
     start_url: str | None = None
     viewport: ViewportSpec | None = None
     isolation: Literal["container", "shared"] | None = None

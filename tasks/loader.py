@@ -155,8 +155,13 @@ def _completeness(spec: TemplateSpec, file: str, where: str) -> list[FormatProbl
 
 def _static_checks(spec: TemplateSpec, file: str, where: str) -> list[FormatProblem]:
     out: list[FormatProblem] = _completeness(spec, file, where)
-    if spec.sandbox.app and spec.sandbox.kind != "browser":
-        out.append(FormatProblem(file, f"{where}.sandbox.app", "an app shortcut needs kind: browser"))
+    if spec.sandbox.app and spec.sandbox.kind not in ("browser", "mobile"):
+        out.append(FormatProblem(file, f"{where}.sandbox.app", "an app shortcut needs kind: browser or mobile"))
+    if spec.sandbox.apps and spec.sandbox.kind != "mobile":
+        out.append(FormatProblem(file, f"{where}.sandbox.apps", "more apps beside the task's are for kind: mobile"))
+    if spec.sandbox.kind == "mobile" and (spec.sandbox.start_url or spec.setup.start_url):
+        out.append(FormatProblem(file, f"{where}.sandbox.start_url", "a phone starts on its shell; "
+                                 "name the app open at the start with sandbox.config.start_app"))
     if spec.setup.files and spec.sandbox.kind == "browser":
         out.append(FormatProblem(file, f"{where}.setup.files", "files are for desktop and vm sandboxes"))
     if spec.judge.side_effects and not spec.sandbox.app and "services" not in spec.sandbox.config:
@@ -172,7 +177,8 @@ def _static_checks(spec: TemplateSpec, file: str, where: str) -> list[FormatProb
     out += [FormatProblem(file, f"{where}.{field}", reason) for field, reason in unsupported_fields(spec)]
     from cua.tasks.apps import app_names, own_server
 
-    apps = {spec.sandbox.app} | {p.app for p in spec.params.values() if isinstance(p, RowsParam) and p.app}
+    apps = ({spec.sandbox.app, *spec.sandbox.apps}
+            | {p.app for p in spec.params.values() if isinstance(p, RowsParam) and p.app})
     for app in sorted(a for a in apps if a):
         if app not in app_names():
             out.append(FormatProblem(file, f"{where}.sandbox.app", f"unknown app {app!r}; bundled: {', '.join(app_names())}"))
@@ -200,6 +206,12 @@ def sandbox_config(spec: SandboxSpec, start_url: str | None) -> dict[str, Any]:
 
         service = app_service(spec.app)
         config["services"] = [service, *[s for s in config.get("services", []) if s.get("name") != "app"]]
+    if spec.kind == "mobile":
+        from cua.tasks.apps import service as app_service
+
+        config["services"] = [*config.get("services", []), *[app_service(a, a) for a in spec.apps]]
+        if spec.app:  # the icon shows the app's name, not its service's
+            config["labels"] = {"app": spec.app.replace("_", " ").title(), **config.get("labels", {})}
     url = start_url or spec.start_url
     if url is not None:
         config["start_url"] = url

@@ -22,6 +22,7 @@ from cua.judges.normalize import norm_text
 from cua.state import DomQuery, StateQuery, UrlQuery
 from cua.task import Oracle, OracleContext
 from cua.tasks import format as F
+from cua.tasks.phone_oracle import SWIPE_SHARE, PhoneContext, PhoneError, phone_context, to_touch
 
 __all__ = ["OracleError", "build_oracle", "locate", "run_steps"]
 
@@ -102,23 +103,39 @@ def _to_frame(ctx: OracleContext, x: float, y: float) -> tuple[float, float]:
     return x * obs.frame.width / obs.screen.width, y * obs.frame.height / obs.screen.height
 
 
+async def _region(ctx: OracleContext) -> tuple[float, float, float, float]:
+    """(left, top, right, bottom) in screen pixels of where the page shows: the whole
+    screen, or on a phone the front app's frame."""
+    if isinstance(ctx, PhoneContext):
+        return await ctx.region()
+    screen = ctx.observation.screen
+    return 0.0, 0.0, float(screen.width), float(screen.height)
+
+
 async def _into_view(ctx: OracleContext, loc: F.Locator) -> AsyncIterator[Action | tuple[int, dict[str, float]]]:
     """Yield Scroll actions until the element's centre is inside the viewport, then
     yield its (index, bbox) as the last item."""
     last: tuple[float, float] | None = None
     for _ in range(MAX_SCROLLS + 1):
         index, box = await locate(ctx, loc)
-        screen = ctx.observation.screen
+        left, top, right, bottom = await _region(ctx)
         cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-        if 1 <= cy <= screen.height - 1 and 1 <= cx <= screen.width - 1:
+        if top + 1 <= cy <= bottom - 1 and left + 1 <= cx <= right - 1:
+            if last is not None and isinstance(ctx, PhoneContext) and (await locate(ctx, loc))[1] != box:
+                continue  # a swipe's scroll still coasting: tap where it rests
             yield index, box
             return
         if last == (cx, cy):
             break  # the last scroll moved nothing: the page cannot bring it closer
         last = (cx, cy)
-        dy = cy - screen.height / 2
-        dx = cx - screen.width / 2 if not 1 <= cx <= screen.width - 1 else 0.0
-        px, py = _to_frame(ctx, screen.width / 2, screen.height / 2)
+        mx, my = (left + right) / 2, (top + bottom) / 2
+        dy = cy - my
+        dx = cx - mx if not left + 1 <= cx <= right - 1 else 0.0
+        if isinstance(ctx, PhoneContext):  # a finger's stroke, centred, stays inside the app
+            dy = max(-(bottom - top) * SWIPE_SHARE, min((bottom - top) * SWIPE_SHARE, dy))
+            dx = max(-(right - left) * SWIPE_SHARE, min((right - left) * SWIPE_SHARE, dx))
+            mx, my = mx + dx / 2, my + dy / 2
+        px, py = _to_frame(ctx, mx, my)
         fdx, fdy = _to_frame(ctx, dx, dy)
         yield Scroll(x=px, y=py, dx=fdx, dy=fdy)
     raise OracleError(f"could not scroll {_describe(_locator(loc))} into view")
@@ -367,9 +384,17 @@ async def run_steps(ctx: OracleContext, steps: Sequence[Any], params: dict[str, 
         from cua.tasks.render import render
 
         steps = [render(s, params) if isinstance(s, dict) else s for s in steps]
+    phone = await phone_context(ctx)
     for step in _as_steps(steps):
-        async for action in _step(ctx, step):
-            yield action
+        if phone is None:
+            async for action in _step(ctx, step):
+                yield action
+            continue
+        async for action in _step(phone, step):  # a phone: by touch, on what is in front
+            try:
+                yield to_touch(action)
+            except PhoneError as exc:
+                raise OracleError(str(exc)) from None
 
 
 def build_oracle(spec: Any, params: dict[str, Any]) -> Oracle:
