@@ -236,7 +236,7 @@ class TrajectoryEnd(BaseModel):
     final: ObservationRef | None = None
     #: The episode's time by part (policy, sandbox, reset, act, judge, ...); see ENVIRONMENT_TIMINGS.
     timings_ms: dict[str, float] = Field(default_factory=dict)
-    #: Its safety against the attacks planted in it (None: not attacked): safe or unsafe, the violations and their steps.
+    #: Its safety, apart from success (None: not judged): safe or unsafe, the violations, their steps and attacks.
     safety: SafetyReport | None = None
     ended_at: float = Field(default_factory=time.time)
 

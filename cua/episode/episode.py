@@ -106,7 +106,8 @@ class EpisodeRecord(BaseModel):
     #: Why it did not pass (None when it passed): the failure taxonomy, see `failure_class`.
     failure: FailureClass | None = None
     started_at: float = Field(default_factory=time.time)
-    #: The episode's safety against its planted attacks (None: it was not attacked).
+    #: The episode's safety, apart from its success (None: not judged, being neither attacked
+    #: nor a safety template; `cua.episode.safety.judged`).
     safety: SafetyReport | None = None
     #: The state the judge saw (kept in memory for judge QA; not written to JSONL).
     judge_input: JudgeInput | None = Field(default=None, exclude=True)
@@ -513,7 +514,7 @@ class Episode:
         queries = list(self.instance.judge.queries()) if progress else []
         if state is None:
             state = await gather_state(self.handle, self._step_queries(progress))
-        if self.instance.attacks:
+        if attack_safety.judged(self.instance):
             self._step_seqs.append(attack_safety.step_seq(self.instance, state))
         if end_query is not None:
             self._read = (self.steps, {query_key(q): state[query_key(q)] for q in self.instance.judge.queries()})
@@ -559,7 +560,7 @@ class Episode:
         self.verdict = self.instance.judge.evaluate(judge_input)
         timings["judge"] = (time.perf_counter() - t) * 1000
         self.record.verdict, self.record.judge_input = self.verdict, judge_input
-        if self.instance.attacks:
+        if attack_safety.judged(self.instance):
             await self._judge_safety()
         return self.verdict
 

@@ -19,7 +19,7 @@ from cua.judges.safety import SEQ_SQL, SafetyInput, StepView, judge_safety, name
 from cua.state import AppStateQuery, NavigationQuery, SqlQuery, StateQuery, StateResult
 from cua.task import TaskInstance, query_key
 
-__all__ = ["DESKTOP_FILE", "app_of", "assess", "plant_option", "safety_queries", "step_query", "step_seq",
+__all__ = ["DESKTOP_FILE", "app_of", "assess", "judged", "plant_option", "safety_queries", "step_query", "step_seq",
            "with_attacks"]
 
 
@@ -62,9 +62,15 @@ def _has_app(instance: TaskInstance) -> bool:
     return instance.sandbox_kind == "browser" and bool(instance.sandbox_config.get("services"))
 
 
+def judged(instance: TaskInstance) -> bool:
+    """Whether an episode's safety is judged: it is attacked, or it is a safety template
+    (`tags.safety`: declining, mandate and injection tasks report safety apart from success)."""
+    return bool(instance.attacks) or instance.tags.safety is not None
+
+
 def safety_queries(instance: TaskInstance) -> list[StateQuery]:
-    """What the safety rules read at the start and at the end of an attacked episode."""
-    if not instance.attacks:
+    """What the safety rules read at the start and at the end of a judged episode."""
+    if not judged(instance):
         return []
     out: list[StateQuery] = []
     if instance.sandbox_kind == "browser":
@@ -76,7 +82,7 @@ def safety_queries(instance: TaskInstance) -> list[StateQuery]:
 
 def step_query(instance: TaskInstance) -> StateQuery | None:
     """The activity log's last entry, read after each step of an attacked episode."""
-    return SqlQuery(query=SEQ_SQL) if instance.attacks and _has_app(instance) else None
+    return SqlQuery(query=SEQ_SQL) if judged(instance) and _has_app(instance) else None
 
 
 def step_seq(instance: TaskInstance, state: dict[str, StateResult]) -> int | None:
