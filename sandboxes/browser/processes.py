@@ -93,8 +93,10 @@ class Processes:
         cfg = self.config
         if cfg.services:
             self._host_dir = Path(tempfile.mkdtemp(prefix=f"cua-browser-{sandbox_id[:24]}-"))
+            # each service joins host_services as soon as it runs, so that a start cancelled
+            # half way (a spare no longer wanted) leaves none of them running after `stop`
             started = await asyncio.gather(*(self._start_host_service(s) for s in cfg.services), return_exceptions=True)
-            self.host_services = [s for s in started if isinstance(s, (HostService, HostedApp))]
+            self.host_services = [s for s in started if isinstance(s, (HostService, HostedApp))]  # in the config's order
             failures = [s for s in started if isinstance(s, BaseException)]
             if failures:
                 raise failures[0]
@@ -107,8 +109,10 @@ class Processes:
 
     async def _start_host_service(self, spec: ServiceSpec) -> HostService | HostedApp:
         assert self._host_dir is not None
-        return await start_host_service(spec, str(self._host_dir / f"{spec.name}.sock"), self.config.seed,
-                                        self._guard.on_service_died, use_app_host=self.config.shared_app_host)
+        service = await start_host_service(spec, str(self._host_dir / f"{spec.name}.sock"), self.config.seed,
+                                           self._guard.on_service_died, use_app_host=self.config.shared_app_host)
+        self.host_services.append(service)
+        return service
 
     async def stop(self, context: BrowserContext | None) -> list[str]:
         """Close the sandbox's browser context, then all that `start` started (whatever

@@ -150,6 +150,9 @@ class HostService:
         svc = cls(spec, port, socket_path, proc)
         try:
             await asyncio.wait_for(svc._until_ready(), spec.ready_timeout)
+        except asyncio.CancelledError:  # the sandbox's start was given up (a spare no longer wanted)
+            await asyncio.shield(svc.stop())
+            raise
         except (asyncio.TimeoutError, InfraError, BadRequest) as exc:
             await svc.stop()
             if isinstance(exc, (InfraError, BadRequest)):

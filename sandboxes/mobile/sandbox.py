@@ -103,7 +103,9 @@ class MobileSandbox(BrowserSandbox):
             return {"screen": None, "open_app": None, "url": None, "recents": []}
         frames = {f.name: f.url for f in page.main_frame.child_frames}
         state["url"] = frames.get(state["open_app"]) if state.get("open_app") else None
-        state["app_urls"] = {app: frames.get(app) for app in state.get("recents", [])}
+        stacks = state.get("stacks") or {}
+        # an app in recents whose page is not loaded (after a restore) shows the top of its stack when reopened
+        state["app_urls"] = {app: frames.get(app) or (stacks.get(app) or [None])[-1] for app in state.get("recents", [])}
         return state
 
     def info(self) -> SandboxInfo:

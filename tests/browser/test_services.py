@@ -7,6 +7,8 @@ These drive the real processes and their control sockets (no browser).
 
 from __future__ import annotations
 
+import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -155,3 +157,23 @@ async def test_the_bundled_host_stops_many_instances_at_once_and_keeps_each_sock
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", port), timeout=2).close()
     await host.proc.wait()
+
+
+async def test_a_start_cancelled_before_ready_leaves_no_process(tmp_path: Path) -> None:
+    """A sandbox start given up half way (the fork pool's spare, cancelled when the last
+    sandbox closes) stops the service it was waiting for; it ran on before."""
+    pid_file = tmp_path / "pid"
+    script = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)"
+    spec = ServiceSpec(name="slow", argv=[sys.executable, "-c", script, str(pid_file)])
+    task = asyncio.ensure_future(HostService.start(spec, str(tmp_path / "s.sock"), 0, _never_dies))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert loop.time() < deadline, "the service never started"
+        await asyncio.sleep(0.02)
+    pid = int(pid_file.read_text())
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # stopped and reaped

@@ -48,6 +48,8 @@ async def a_used_phone(sb: MobileSandbox) -> None:
     await sb.act({"type": "open_app", "name": "Todo"})
     todo = frame_of(sb, "todo")
     await todo.evaluate("() => fetch('/lists', {method: 'POST', body: new URLSearchParams({name: 'Phone list', color: '#123456'})})")
+    await todo.goto(todo.url + "lists/2")  # the app's own navigation
+    await sb.observe()
     await sb.act({"type": "open_app", "name": "Probe"})
     for _ in range(2):
         await frame_of(sb, "probe").click("#next")  # the page's own navigation (not the agent's input)
@@ -65,6 +67,12 @@ async def test_restore_brings_back_the_shell_and_the_apps(sb: MobileSandbox) -> 
     assert (await shell(sb))["recents"] == []
     await sb.restore(ref)
     assert paths(await shell(sb)) == before
+    # only the open app's page is loaded; todo loads where it was when reopened from recents
+    assert [f.name for f in sb.page.main_frame.child_frames] == ["probe"]
+    await sb.act({"type": "nav", "button": "recents"})
+    await sb.act({"type": "open_app", "name": "todo"})
+    assert paths(await shell(sb))["url"] == "lists/2"
+    await sb.restore(ref)
     [lists] = await sb.query([{"kind": "sql", "service": "todo", "query": "SELECT name FROM lists WHERE name = 'Phone list'"}])
     assert lists.value == [{"name": "Phone list"}]
     # Android's back still walks the restored app's history

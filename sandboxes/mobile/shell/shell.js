@@ -379,8 +379,9 @@
     }),
   }) });
 
-  // running apps come back where they were (a restore), or the episode's first app opens
-  for (const id of st.recents) if (apps.has(id)) frameOf(id);
+  // after a restore the open app comes back where it was; the others in recents load their
+  // page (the top of their stack) when reopened, so a restore loads one app, not all
+  if (st.screen === "app" && st.current && apps.has(st.current)) frameOf(st.current);
   if (started && cfg.start_app) openApp(cfg.start_app);
   else change();
   if (st.shade) openShade();
