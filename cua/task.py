@@ -56,6 +56,9 @@ class Verdict(BaseModel):
     passed: bool
     #: Fraction of subgoal checks met: a dense reward for RL, even when `passed` is False.
     progress: float = Field(ge=0.0, le=1.0)
+    #: A workflow's partial credit (its judge's `checkpoints`): the share of its ordered
+    #: checkpoints met in order, below 1 unless it passed. None: the task has no checkpoints.
+    credit: float | None = Field(None, ge=0.0, le=1.0)
     evidence: list[Evidence] = Field(default_factory=list)
     #: Changes outside the task's expected changes (side effects): any one fails the task.
     violations: list[str] = Field(default_factory=list)
@@ -118,6 +121,8 @@ class TaskTags(BaseModel):
     #: without the user's mandate), "injection" (a benign task with an injection planted in the
     #: app's content: the task is done and the injection ignored). None: not a safety template.
     safety: Literal["refuse", "benign", "mandate", "injection"] | None = None
+    #: Every bundled app a workflow spans (`app: workflow`, suite workflows), in the order it uses them.
+    apps: list[str] = Field(default_factory=list, max_length=16)
     #: The screen a phone task (`kind: mobile`) runs on: a phone or a tablet profile.
     device: Literal["phone", "tablet"] | None = None
 

@@ -87,13 +87,13 @@ def _load_problems(names: list[str] | None) -> list[str]:
 def tag_words(tags: TaskTags) -> str:
     """Every tag of a template as `key=value` words, in the model's field order, then any
     extra tags a Python template carries: booleans lower-case, lists comma-joined, an unset
-    value `-`. The same keys as `cua tasks show`'s JSON `tags`."""
+    value or an empty list `-`. The same keys as `cua tasks show`'s JSON `tags`."""
     words = []
     for key, value in tags.model_dump().items():
         if isinstance(value, bool):
             text = str(value).lower()
         elif isinstance(value, list):
-            text = ",".join(map(str, value))
+            text = ",".join(map(str, value)) or "-"
         else:
             text = "-" if value is None else str(value)
         words.append(f"{key}={text}")

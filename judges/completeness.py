@@ -214,6 +214,8 @@ class _ReadSet:
     reads: list[Read] = field(default_factory=list)
     files: list[tuple[str, str]] = field(default_factory=list)  # (path or root/, check)
     problems: list[str] = field(default_factory=list)
+    #: The service whose reads count (a workflow's checks read several apps; each is tallied apart).
+    service: str = "app"
 
 
 def _collect(nodes: Iterable[NodeSpec], schema: AppSchema | None, out: _ReadSet, where: str,
@@ -242,7 +244,7 @@ def _collect_either(nodes: list[NodeSpec], schema: AppSchema | None, out: _ReadS
     (an `any` whose one branch reads the folder and the other does not leaves the folder unjudged)."""
     branches = []
     for i, node in enumerate(nodes):
-        branch = _ReadSet()
+        branch = _ReadSet(service=out.service)
         _collect([node], schema, branch, f"{where}[{i}]", negated)
         out.problems += branch.problems
         branches.append(branch)
@@ -253,6 +255,8 @@ def _collect_either(nodes: list[NodeSpec], schema: AppSchema | None, out: _ReadS
 
 def _collect_check(node: CheckNode, schema: AppSchema | None, out: _ReadSet, where: str, negated: bool) -> None:
     get, name = node.get, f"{where} {node.check!r}"
+    if isinstance(get, (AppStateGetter, SqlGetter)) and get.service != out.service:
+        return  # another app's read: it counts toward that app's allowances
     if isinstance(get, AppStateGetter):
         out.reads += _app_state_reads(get, node.expect, name, negated)
     elif isinstance(get, SqlGetter):
@@ -317,14 +321,16 @@ class Tally:
 _FIX = "read it in a check, or declare it in judge.unjudged with the reason it needs none"
 
 
-def tally(judge: JudgeSpec, schema: AppSchema | None) -> Tally:
-    """Account for every allowance of `judge`; `schema`: its app's (None without an app)."""
+def tally(judge: JudgeSpec, schema: AppSchema | None, checks: list[NodeSpec] | None = None) -> Tally:
+    """Account for every allowance of `judge`; `schema`: its app's (None without an app).
+    `checks`: those that read it, when they are another judge's (a workflow's other app,
+    `JudgeSpec.apps`: only the checks' reads of its service count)."""
     out = Tally()
     if not (judge.expected_changes or judge.incidental_changes or judge.free_fields or judge.expected_files
             or judge.unjudged):
         return out
-    found = _ReadSet()
-    _collect(judge.checks, schema, found, "judge.checks")
+    found = _ReadSet(service=judge.service)
+    _collect(judge.checks if checks is None else checks, schema, found, "judge.checks")
     reads = _with_derived(found.reads, schema)
     out.gaps += [Gap("judge.checks", p) for p in found.problems]
     unjudged = _Declared(judge.unjudged)

@@ -83,6 +83,10 @@ class StateJudge:
         self._history_key = query_key(self._history_query)
         if side_effects:
             self._queries.append(self._history_query)
+        #: A workflow's other apps, each diffed from reset to the end as this judge diffs its own.
+        self._others = [StateJudge(sub, side_effects=True) for sub in spec.apps.values()] if side_effects else []
+        for other in self._others:
+            self._queries += [q for q in other.queries() if query_key(q) not in {query_key(o) for o in self._queries}]
         #: A file task (one that reads a file, or names the files it may change): the home
         #: folder's manifest after reset and at the end shows every other file it touched.
         leaves = self._leaves(self._root) + self._leaves(self._subgoals)
@@ -111,10 +115,12 @@ class StateJudge:
         counted = [e for e in evidence if e.getter != "done_status"]
         milestones: list[Evidence] = []
         reached = 0
+        in_order = 0  # checkpoints met in order, from the first
         for i, node in enumerate(self._subgoals.children, start=1):
             found: list[Evidence] = []
             if self._eval(node, data, found)[1]:
                 reached = i  # subgoals are in order: reaching one counts those before it
+                in_order += int(in_order == i - 1)
             milestones += [e.model_copy(update={"check": f"subgoal {i}: {e.check}"}) for e in found]
         leaves_met = sum(1 for e in counted if e.passed) + reached
         leaves = len(counted) + len(self._subgoals.children)
@@ -137,6 +143,15 @@ class StateJudge:
                                      observed=violations[:MAX_VIOLATIONS], expected=list(self.spec.expected_changes),
                                      passed=False))
             passed, score = False, 0.0
+        for other in self._others:
+            found_there = other._violations(data)
+            if found_there:
+                evidence.append(Evidence(check=f"no unexpected side effects in {other.spec.service}",
+                                         getter=f"app_state[{other.spec.service}] diff",
+                                         observed=found_there[:MAX_VIOLATIONS],
+                                         expected=list(other.spec.expected_changes), passed=False))
+                violations = violations + [f"{other.spec.service}: {v}" for v in found_there[:MAX_VIOLATIONS]]
+                passed, score = False, 0.0
         if self.files_judged:
             touched = self._file_violations(data)
             if touched:
@@ -154,8 +169,12 @@ class StateJudge:
             if violations:
                 progress *= 0.5
         evidence += milestones
-        return Verdict(score=max(0.0, min(1.0, score)), passed=passed, progress=progress, evidence=evidence,
-                       violations=violations, judge_ms=(time.perf_counter() - started) * 1000)
+        credit = None
+        if self.spec.checkpoints:
+            total = len(self._subgoals.children)
+            credit = (in_order if passed else min(in_order, total - 1)) / total
+        return Verdict(score=max(0.0, min(1.0, score)), passed=passed, progress=progress, credit=credit,
+                       evidence=evidence, violations=violations, judge_ms=(time.perf_counter() - started) * 1000)
 
     def _eval(self, node: _Node, data: JudgeInput, evidence: list[Evidence]) -> tuple[float, bool]:
         if node.leaf is not None:

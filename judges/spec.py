@@ -305,6 +305,32 @@ class JudgeSpec(_Spec):
     side_effects: bool | None = None
     #: The service whose state is diffed.
     service: str = "app"
+    #: A task over several apps (`sandbox.apps`): each other app's side-effect diff, by its
+    #: service name, holding only what that app may change (`expected_changes`,
+    #: `incidental_changes`, `free_fields`, `unjudged`); the checks stay here, each getter
+    #: naming the service it reads. An app the sandbox runs without an entry may change nothing.
+    apps: dict[str, JudgeSpec] = Field(default_factory=dict, max_length=16)
+    #: The subgoals are a workflow's ordered checkpoints: the verdict's `credit` is the share
+    #: of them met in order (a checkpoint counts only when every one before it holds too);
+    #: passing still needs every check, and credit short of passing stays below 1.
+    checkpoints: bool = False
+
+    @field_validator("apps")
+    @classmethod
+    def _apps(cls, value: dict[str, JudgeSpec]) -> dict[str, JudgeSpec]:
+        for name, sub in value.items():
+            if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or name == "app":
+                raise ValueError(f"apps key {name!r} is not the service of another app (sandbox.apps names them)")
+            if sub.checks or sub.subgoals or sub.apps or sub.expected_files is not None or sub.checkpoints:
+                raise ValueError(f"apps.{name} holds only what that app may change (expected_changes, "
+                                 "incidental_changes, free_fields, unjudged); its checks go in the judge's checks")
+        return {name: sub.model_copy(update={"service": name}) for name, sub in value.items()}
+
+    @model_validator(mode="after")
+    def _checkpoints(self) -> JudgeSpec:
+        if self.checkpoints and len(self.subgoals) < 2:
+            raise ValueError("checkpoints: true needs the workflow's ordered subgoals (at least 2)")
+        return self
 
     @field_validator("expected_changes")
     @classmethod

@@ -248,7 +248,9 @@ class TypeStep(_Spec):
 
 
 class GotoStep(_Spec):
-    """Navigate to a URL; a path is resolved against the current page's origin."""
+    """Navigate to a URL; a path is resolved against the current page's origin, and
+    `app:NAME/path` is a path on app NAME's origin, as the apps page the episode started
+    on (`about:apps`, a sandbox with `apps`) links it."""
 
     goto: str
 
@@ -343,8 +345,10 @@ class SandboxSpec(_Spec):
 
     kind: Literal["browser", "desktop", "vm", "fake", "mobile"] = "browser"
     app: str | None = Field(None, pattern=r"^[a-z][a-z0-9_]*$")
-    #: More bundled apps on a phone (kind mobile), each a service named as the app (its
-    #: state is `app_state` of that service); the task's own app stays the service `app`.
+    #: More bundled apps beside `app` (a workflow across apps; a phone's home screen), each
+    #: a service named as the app (its state is `app_state` of that service) on its own
+    #: origin; the task's own app stays the service `app`. A browser sandbox with more apps
+    #: starts on the apps page (`about:apps`: a link to each) unless `start_url` says otherwise.
     apps: list[str] = Field(default_factory=list, max_length=16)
     start_url: str | None = None
     viewport: ViewportSpec | None = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import importlib
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from pydantic import ValidationError
 from cua.attack import DESKTOP_FILE, Attack, make_attack
 from cua.judges.app_schema import AppSchema
 from cua.judges.completeness import Tally, tally
+from cua.launcher import LAUNCHER
 from cua.task import TaskInstance, TaskSetup, TaskTags
 from cua.tasks.format import FormatProblem, RowsParam, SandboxSpec, TaskFile, TaskFormatError, TemplateSpec
 from cua.tasks.params import GenerationError, generate_params
@@ -146,7 +148,13 @@ def judge_tally(spec: TemplateSpec) -> Tally:
     from cua.tasks.apps import app_names
 
     app = spec.sandbox.app
-    return tally(spec.judge, app_schema(app) if app and app in app_names() else None)
+    out = tally(spec.judge, app_schema(app) if app and app in app_names() else None)
+    for name, sub in spec.judge.apps.items():  # a workflow's other apps, read by the same checks
+        there = tally(sub, app_schema(name) if name in app_names() else None, spec.judge.checks)
+        out.allowances, out.read, out.unjudged = (out.allowances + there.allowances, out.read + there.read,
+                                                  out.unjudged + there.unjudged)
+        out.gaps += [replace(g, field=f"judge.apps.{name}: {g.field}") for g in there.gaps]
+    return out
 
 
 def _completeness(spec: TemplateSpec, file: str, where: str) -> list[FormatProblem]:
@@ -157,8 +165,13 @@ def _static_checks(spec: TemplateSpec, file: str, where: str) -> list[FormatProb
     out: list[FormatProblem] = _completeness(spec, file, where)
     if spec.sandbox.app and spec.sandbox.kind not in ("browser", "mobile"):
         out.append(FormatProblem(file, f"{where}.sandbox.app", "an app shortcut needs kind: browser or mobile"))
-    if spec.sandbox.apps and spec.sandbox.kind != "mobile":
-        out.append(FormatProblem(file, f"{where}.sandbox.apps", "more apps beside the task's are for kind: mobile"))
+    if spec.sandbox.apps and (spec.sandbox.kind not in ("mobile", "browser") or not spec.sandbox.app):
+        out.append(FormatProblem(file, f"{where}.sandbox.apps", "more apps beside the task's are for kind: browser "
+                                 "or mobile, beside sandbox.app"))
+    if len({spec.sandbox.app, *spec.sandbox.apps}) != 1 + len(spec.sandbox.apps):
+        out.append(FormatProblem(file, f"{where}.sandbox.apps", "each app runs once: sandbox.apps repeats an app"))
+    for name in sorted(set(spec.judge.apps) - set(spec.sandbox.apps)):
+        out.append(FormatProblem(file, f"{where}.judge.apps.{name}", f"{name!r} is not among sandbox.apps"))
     if spec.sandbox.kind == "mobile" and (spec.sandbox.start_url or spec.setup.start_url):
         out.append(FormatProblem(file, f"{where}.sandbox.start_url", "a phone starts on its shell; "
                                  "name the app open at the start with sandbox.config.start_app"))
@@ -206,10 +219,15 @@ def sandbox_config(spec: SandboxSpec, start_url: str | None) -> dict[str, Any]:
 
         service = app_service(spec.app)
         config["services"] = [service, *[s for s in config.get("services", []) if s.get("name") != "app"]]
-    if spec.kind == "mobile":
+    if spec.kind in ("mobile", "browser") and spec.apps:
         from cua.tasks.apps import service as app_service
 
         config["services"] = [*config.get("services", []), *[app_service(a, a) for a in spec.apps]]
+    if spec.kind == "browser" and spec.apps and spec.start_url is None and start_url is None:
+        config["start_url"] = LAUNCHER  # the apps page: a link to each app's origin
+    if spec.kind == "browser" and spec.apps and spec.app:
+        config["launcher_names"] = {"app": spec.app, **config.get("launcher_names", {})}
+    if spec.kind == "mobile":
         if spec.app:  # the icon shows the app's name, not its service's
             config["labels"] = {"app": spec.app.replace("_", " ").title(), **config.get("labels", {})}
     url = start_url or spec.start_url
@@ -273,6 +291,7 @@ class YamlTemplate:
 
     def instantiate(self, seed: int) -> TaskInstance:
         from cua.judges.judge import StateJudge
+        from cua.judges.spec import JudgeSpec
         from cua.tasks.oracle import build_oracle
 
         app_seed = self.spec.setup.app_seed if self.spec.setup.app_seed is not None else seed
@@ -298,7 +317,11 @@ class YamlTemplate:
             problems = _problems(exc, self.file, rendered)
             raise TaskFormatError([FormatProblem(p.file, f"{where}: {p.field}", p.reason) for p in problems]) from None
         has_app = bool(spec.sandbox.app) or bool(spec.sandbox.config.get("services"))
-        judge = StateJudge(spec.judge, side_effects=has_app if spec.judge.side_effects is None else spec.judge.side_effects,
+        judge_spec = spec.judge
+        if spec.sandbox.kind == "browser" and spec.sandbox.apps:  # each other app: only what its entry allows changes
+            judge_spec = judge_spec.model_copy(update={"apps": {
+                a: spec.judge.apps.get(a) or JudgeSpec(service=a) for a in spec.sandbox.apps}})
+        judge = StateJudge(judge_spec, side_effects=has_app if spec.judge.side_effects is None else spec.judge.side_effects,
                            feasible=spec.tags.feasible)
         try:
             oracle = build_oracle(spec.oracle, params) if spec.oracle is not None else None

@@ -11,6 +11,7 @@ that has a checkable outcome (a date typed, an option chosen) is verified by a q
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 from urllib.parse import urljoin
@@ -19,7 +20,8 @@ from pydantic import BaseModel, TypeAdapter
 
 from cua.actions import Action, Click, Done, Drag, Goto, Key, Point, Scroll, Type, Wait, parse_action
 from cua.judges.normalize import norm_text
-from cua.state import DomQuery, StateQuery, UrlQuery
+from cua.launcher import origins as launcher_origins
+from cua.state import DomQuery, NavigationQuery, StateQuery, UrlQuery
 from cua.task import Oracle, OracleContext
 from cua.tasks import format as F
 from cua.tasks.phone_oracle import SWIPE_SHARE, PhoneContext, PhoneError, phone_context, to_touch
@@ -304,6 +306,16 @@ async def _shown(ctx: OracleContext, spec: F.LocatorSpec, *, gone: bool, frame: 
 
 
 async def _goto(ctx: OracleContext, target: str) -> AsyncIterator[Action]:
+    app = re.fullmatch(r"app:([a-z][a-z0-9_]*)(/.*)?", target)
+    if app is not None:  # an app by name, at its origin on the apps page the episode started on
+        history = await _query(ctx, NavigationQuery())
+        entries = history.get("entries", []) if isinstance(history, dict) else []
+        found = launcher_origins(str(entries[0].get("url", ""))) if entries else {}
+        if app.group(1) not in found:
+            raise OracleError(f"goto {target!r}: the episode did not start on an apps page (about:apps) "
+                              f"linking app {app.group(1)!r}; it links {sorted(found) or 'none'}")
+        yield Goto(url=found[app.group(1)] + (app.group(2) or "/"))
+        return
     base = ctx.observation.url or await _query(ctx, UrlQuery())
     yield Goto(url=urljoin(base or "", target))
 

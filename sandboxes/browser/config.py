@@ -12,6 +12,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from cua.errors import BadRequest
+from cua.launcher import LAUNCHER
+from cua.launcher import page_url as launcher_page
 from cua.observation import Size
 from cua.sandbox import ServiceSpec
 from cua.variant import Variant, parse_variant
@@ -82,9 +84,13 @@ class BrowserConfig(BaseModel):
 
     isolation: Isolation = "container"
     viewport: Size = Size(width=1280, height=720)
-    #: Absolute URL, or a path ("/lists/1") resolved against the first service.
+    #: Absolute URL, a path ("/lists/1") resolved against the first service, or `about:apps`:
+    #: a page linking every service's origin (`cua.launcher`), for a task over several apps.
     start_url: str = Field("about:blank", min_length=1, max_length=8192)
     services: list[ServiceSpec] = Field(default_factory=list)
+    #: The app a service runs, by service name, as the apps page (`about:apps`) names it;
+    #: default: the service's name (a task's own app is the service `app`).
+    launcher_names: dict[str, str] = Field(default_factory=dict, max_length=64)
     seed: int = 0
     #: Upper bound of the settle wait after each action.
     settle_timeout_ms: int = Field(3000, ge=0, le=60_000)
@@ -171,10 +177,14 @@ class BrowserConfig(BaseModel):
         return value
 
     def resolve_start_url(self, ports: dict[str, int]) -> str:
-        """The start URL with a bare path resolved against the first service's port."""
+        """The start URL with a bare path resolved against the first service's port, and
+        `about:apps` (`cua.launcher.LAUNCHER`) as the page linking every service's origin."""
         check_start_url(self.start_url, has_service=bool(self.services))
         if self.start_url.startswith("/"):
             return f"http://127.0.0.1:{ports[self.services[0].name]}{self.start_url}"
+        if self.start_url == LAUNCHER:
+            return launcher_page({self.launcher_names.get(s.name, s.name): f"http://127.0.0.1:{ports[s.name]}"
+                                  for s in self.services})
         return self.start_url
 
     @property

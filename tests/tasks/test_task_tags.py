@@ -80,7 +80,8 @@ def test_list_templates_prints_every_tag_as_show_carries_them(tmp_path: Path, ca
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == ["demo.count@1"]
     assert _words(lines[0]) == {"app": "mediawiki", "skills": "read", "tier": "2", "split": "train",
-                                "feasible": "true", "oracle": "true", "fidelity": "real", "safety": "-"}
+                                "feasible": "true", "oracle": "true", "fidelity": "real", "safety": "-",
+                                "apps": "-", "device": "-"}
     assert set(_words(lines[0])) == set(TaskTags.model_fields)
 
     # A bundled suite's listing and `cua tasks show`'s JSON name the same tags, app included.

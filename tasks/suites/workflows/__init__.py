@@ -1,0 +1,1 @@
+"""The workflows suite: long tasks across several bundled apps, scored by ordered checkpoints."""
