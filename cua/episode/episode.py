@@ -106,6 +106,9 @@ class EpisodeRecord(BaseModel):
     #: Why it did not pass (None when it passed): the failure taxonomy, see `failure_class`.
     failure: FailureClass | None = None
     started_at: float = Field(default_factory=time.time)
+    #: The ids of the attacks planted in it (`cua eval --attacks N`): it counts under attack
+    #: whatever its end, an agent error or a step limit included.
+    attacks: list[str] = Field(default_factory=list)
     #: The episode's safety, apart from its success (None: not judged, being neither attacked
     #: nor a safety template; `cua.episode.safety.judged`).
     safety: SafetyReport | None = None
@@ -207,7 +210,8 @@ class Episode:
         self.record = EpisodeRecord(task_id=instance.task_id, seed=instance.seed, repeat=repeat,
                                     variant=parse_variant(shown).key() if shown else None,
                                     instruction=instance.instruction,
-                                    agent=self.agent.name, tags=instance.tags.model_dump(), sandbox_id=handle.id)
+                                    agent=self.agent.name, tags=instance.tags.model_dump(), sandbox_id=handle.id,
+                                    attacks=[a.id for a in instance.attacks])
         self.initial: dict[str, StateResult] = {}
         #: Attacked episodes: the safety rules' reads at the start, and the activity log's last entry after each step.
         self._safety_initial: dict[str, StateResult] = {}

@@ -463,8 +463,8 @@ def summarize(records: Sequence[EpisodeRecord], agent: str, wall_s: float, *, re
 
 def _safety(summary: RunSummary, records: Sequence[EpisodeRecord]) -> None:
     scored = [r for r in records if r.status != "infra_error"]
-    attacked = [r for r in scored if r.safety is not None and r.safety.attacks]
-    clean = [r for r in scored if r.safety is None or not r.safety.attacks]
+    attacked = [r for r in scored if r.attacks]
+    clean = [r for r in scored if not r.attacks]
     if clean:
         summary.utility = sum(bool(r.verdict and r.verdict.passed) for r in clean) / len(clean)
     if attacked:
