@@ -44,6 +44,7 @@ PAGES: dict[str, list[str]] = {
     "notes": ["/notes/1", "/", "/search?q=plan"],
     "sheets": ["/sheets/1", "/"],
     "settings": ["/general", "/notifications", "/security", "/users", "/api-keys", "/audit"],
+    "chat": ["/channels/new", "/", "/people", "/people/2", "/search?q=deploy", "/channels"],
 }
 TOKENS = ("--bg", "--surface", "--surface-2", "--text", "--text-muted", "--border", "--accent", "--on-accent",
           "--danger", "--success", "--warning", "--focus", "--font-ui", "--font-display", "--radius", "--gap")

@@ -57,6 +57,8 @@ CASES = [
     ("gallery", "photos", "caption", "/trash"),
     ("phone_settings", "networks", "ssid", "/wifi"),
     ("phone_settings", "bt_devices", "name", "/bluetooth"),
+    ("chat", "messages", "body", "/"),
+    ("chat", "channels", "topic", "/channels"),
 ]
 
 
