@@ -18,7 +18,7 @@ from urllib.parse import urljoin
 
 from pydantic import BaseModel, TypeAdapter
 
-from cua.actions import Action, Click, Done, Drag, Goto, Key, Point, Scroll, Type, Wait, parse_action
+from cua.actions import Action, Click, Done, Drag, Goto, Key, Nav, Point, Scroll, Type, Wait, parse_action
 from cua.judges.normalize import norm_text
 from cua.launcher import origins as launcher_origins
 from cua.state import DomQuery, NavigationQuery, StateQuery, UrlQuery
@@ -127,6 +127,9 @@ async def _into_view(ctx: OracleContext, loc: F.Locator) -> AsyncIterator[Action
                 continue  # a swipe's scroll still coasting: tap where it rests
             yield index, box
             return
+        if isinstance(ctx, PhoneContext) and await ctx.keyboard_open():
+            yield Nav(button="back")  # put the keyboard away: the app gets its height back
+            continue
         if last == (cx, cy):
             break  # the last scroll moved nothing: the page cannot bring it closer
         last = (cx, cy)
@@ -134,6 +137,8 @@ async def _into_view(ctx: OracleContext, loc: F.Locator) -> AsyncIterator[Action
         dy = cy - my
         dx = cx - mx if not left + 1 <= cx <= right - 1 else 0.0
         if isinstance(ctx, PhoneContext):  # a finger's stroke, centred, stays inside the app
+            if top + 1 <= cy <= bottom - 1:  # only sideways: swipe along the element's own row
+                dy, my = 0.0, cy
             dy = max(-(bottom - top) * SWIPE_SHARE, min((bottom - top) * SWIPE_SHARE, dy))
             dx = max(-(right - left) * SWIPE_SHARE, min((right - left) * SWIPE_SHARE, dx))
             mx, my = mx + dx / 2, my + dy / 2

@@ -6,7 +6,8 @@ out the way a person's finger would: a click is a tap (two clicks a double tap, 
 click a long press), a scroll a swipe inside the app's frame. Where to act is found in
 what is in front: the open app's frame, or the shell's own page while its home screen,
 drawer, recents, shade or a system dialog shows. An element counts as in view only inside
-the app's frame box (not under the status bar, the keyboard or the navigation bar).
+the app's frame box (not under the status bar, the keyboard or the navigation bar); one the
+keyboard hides is reached as a person would, by putting the keyboard away (back) first.
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ class PhoneContext:
         if state.get("screen") != "app" or not isinstance(app, str) or state.get("dialog") or state.get("shade_open"):
             return None
         return f'iframe[name="{app}"]'
+
+    async def keyboard_open(self) -> bool:
+        """Whether the on-screen keyboard covers the bottom of the app."""
+        result = await self._ctx.query(AppStateQuery(service="shell"))
+        return bool(result.ok and isinstance(result.value, dict) and result.value.get("keyboard_open"))
 
     async def query(self, query: StateQuery) -> StateResult:
         if isinstance(query, DomQuery) and query.frame is None:

@@ -11,7 +11,7 @@ from cua.actions import TOUCH_ONLY, Action, Done
 from cua.episode import EpisodeContext
 from cua.episode.local import open_local
 from cua.state import AppStateQuery
-from cua.tasks.loader import load_text
+from cua.tasks.loader import load_file, load_text
 
 pytestmark = [pytest.mark.slow]
 
@@ -63,3 +63,29 @@ async def test_a_phone_oracle_taps_and_swipes_in_the_app() -> None:
         assert row["done"] is True
         [shell] = await handle.query([AppStateQuery(service="shell")])
         assert shell.value["open_app"] == "app" and shell.value["screen"] == "app"
+
+
+async def test_the_keyboard_is_put_away_to_reach_what_it_hides() -> None:
+    """The calendar's new-event form on a phone: with the keyboard up after typing, Save lies
+    under it and the dialog cannot scroll; the oracle presses Back (the keyboard goes) and taps
+    Save, as a person would (before, it gave up: "could not scroll '#save-event' into view")."""
+    [template] = [t for t in load_file("tasks/suites/mobile/apps.yaml", suite="mobile")
+                  if t.id == "mobile.calendar_create_event@1"]
+    instance = template.instantiate(0)
+    assert instance.oracle is not None
+    async with open_local("mobile", {**instance.sandbox_config, "isolation": "shared"}) as handle:
+        obs = await handle.reset(seed=instance.setup.seed)
+        ctx = EpisodeContext(handle, obs)
+        before = await handle.query([AppStateQuery()])
+        taken: list[Action] = []
+        async for action in instance.oracle(ctx):
+            taken.append(action)
+            if not isinstance(action, Done):
+                obs = await handle.act(action)
+                assert obs.error is None, (action, obs.error)
+                ctx.update(obs)
+        assert any(a.type == "nav" for a in taken), [a.type for a in taken]
+        [after] = await handle.query([AppStateQuery()])
+        titles = [e["title"] for e in after.value["events"]]
+        assert titles.count(instance.params["title"]) == len(
+            [e for e in before[0].value["events"] if e["title"] == instance.params["title"]]) + 1
