@@ -1,0 +1,1 @@
+"""The chat suite: templates over the bundled team messenger (tasks/apps/chat)."""
