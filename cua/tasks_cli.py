@@ -69,6 +69,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                          "since a clean check (the verdict cache, cua.qa.qa_cache; also CUA_QA_CACHE=off)")
     ck.set_defaults(func=check_main)
 
+    sy = tsub.add_parser("synth", help="synthesise templates from an app's schema; admit only those judge QA passes")
+    sy.add_argument("--app", choices=["todo"], default="todo", help="the app whose schema the generator composes")
+    sy.add_argument("--count", type=whole_number(1), default=20, help="candidates to generate (default 20)")
+    sy.add_argument("--seed", type=whole_number(0), default=0, help="the generator's seed (same seed, same files)")
+    sy.add_argument("--out", type=Path, required=True, help="writes OUT/synth_<app>/synth_<app>.yaml and "
+                                                           "OUT/synth_<app>.rejected.jsonl")
+    sy.add_argument("--parallel", "-j", type=whole_number(1), default=1, help="templates checked at once")
+    sy.set_defaults(func=synth_main)
+
 
 def _load_problems(names: list[str] | None) -> list[str]:
     from cua.tasks.registry import is_suite_path, resolve_suite, suites
@@ -234,3 +243,18 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def synth_main(args: argparse.Namespace) -> int:
+    from cua.synth import todo_gen
+    from cua.synth.admit import Candidate, admit, write_suite
+
+    candidates = [Candidate(g.chain, g.template) for g in todo_gen.generate(args.count, args.seed)]
+    admission = admit(todo_gen.SUITE, candidates, parallel=args.parallel)
+    header = (f"# Synthesised by cua tasks synth --app {args.app} --count {args.count} --seed {args.seed} "
+              f"(generator version {todo_gen.GENERATOR_VERSION}); admitted by judge QA.\n")
+    path, rejected = write_suite(args.out, todo_gen.SUITE, admission, header)
+    for line in admission.summary_lines():
+        print(line)
+    print(f"wrote {path} and {rejected}")
+    return 0

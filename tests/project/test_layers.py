@@ -64,8 +64,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "hubs": ("cua.hubs",),
     # judge QA (`cua tasks check`): above the episode layer, apart from `cua eval`
     "qa": ("cua.qa",),
-    # the `cua tasks` command: list and show read the registry, check runs judge QA
-    "tasks command": ("cua.tasks_cli",),
+    # the `cua tasks` command: list and show read the registry, check runs judge QA, synth
+    # (cua/synth/) composes templates and admits them through judge QA
+    "tasks command": ("cua.tasks_cli", "cua.synth"),
     "cli": ("cua.cli",),
 }
 
@@ -97,7 +98,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     # adapters to other frameworks' interfaces sit above the driver they adapt (BrowserGym over CuaEnv)
     "compat": {*_DRIVER_MAY_IMPORT, "rl"},
     "qa": {*_BELOW_THE_EPISODE, "episode"},
-    "tasks command": {*_BELOW_THE_EPISODE, "episode", "qa"},
+    # synth's proposing model is asked through the policy's chat backends (`openai:MODEL@URL`)
+    "tasks command": {*_BELOW_THE_EPISODE, "episode", "qa", "policy"},
     "cli": set(LAYERS),
 }
 

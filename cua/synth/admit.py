@@ -1,0 +1,155 @@
+"""Admission of synthesised templates: judge QA's own entry points decide.
+
+A candidate is admitted only if its task file loads (`cua.tasks.loader.load_text`:
+format, completeness and the static checks), it is not a duplicate of one admitted
+before (same judge-state signature on the same seeds), and `cua.qa.check.check_templates`
+finds no failure on the seeds: the oracle passes, no-op, near miss and every probe class
+fail, equivalents pass, verdicts are deterministic. Everything else is rejected with its
+class (the failing stage) and reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cua.tasks.format import FormatProblem, TaskFormatError
+
+__all__ = ["Admission", "Candidate", "Outcome", "admit", "screen", "signature", "suite_text", "write_suite"]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A proposed template: who proposed it (a generator's chain or a model) and its dict."""
+
+    generator: str
+    template: dict[str, Any]
+
+
+@dataclass
+class Outcome:
+    candidate: Candidate
+    admitted: bool
+    #: load | duplicate | a judge QA stage (oracle, near_miss, noop, probe:..., determinism, ...)
+    rejection: str = ""
+    reason: str = ""
+
+
+@dataclass
+class Admission:
+    outcomes: list[Outcome] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def admitted(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.admitted]
+
+    def summary_lines(self) -> list[str]:
+        minutes = max(self.seconds, 1e-9) / 60
+        out = [f"candidates={len(self.outcomes)} admitted={len(self.admitted)} seconds={self.seconds:.1f}",
+               f"admitted_per_min={len(self.admitted) / minutes:.2f}"]
+        per_gen: dict[str, list[bool]] = {}
+        for o in self.outcomes:
+            per_gen.setdefault(o.candidate.generator, []).append(o.admitted)
+        for gen, flags in sorted(per_gen.items()):
+            out.append(f"generator {gen}: admitted {sum(flags)}/{len(flags)} rate={sum(flags) / len(flags):.2f}")
+        rejected = Counter(o.rejection for o in self.outcomes if not o.admitted)
+        for cls, n in sorted(rejected.items()):
+            out.append(f"rejected {cls}: {n} rate={n / len(self.outcomes):.2f}")
+        return out
+
+
+def suite_text(suite: str, templates: Sequence[dict[str, Any]], header: str = "") -> str:
+    """An ordinary task file: the suite's name and its templates (byte-stable for equal input)."""
+    body = yaml.safe_dump({"suite": suite, "templates": list(templates)}, sort_keys=False, allow_unicode=True,
+                          width=120, default_flow_style=False)
+    return header + str(body)
+
+
+def signature(template: Any, seeds: Sequence[int]) -> str:
+    """The judge-state signature: the judge's checks and allowed changes rendered on each seed
+    (subgoals and the wording left out: they say how, not what is judged)."""
+    from cua.tasks.render import render
+
+    judge = {k: v for k, v in template.raw.get("judge", {}).items() if k != "subgoals"}
+    rendered = [render(judge, template.params(seed)) for seed in seeds]
+    return hashlib.sha256(json.dumps(rendered, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _load(suite: str, candidate: Candidate) -> Any:
+    from cua.tasks.loader import load_text
+
+    loaded = load_text(suite_text(suite, [candidate.template]), f"<{candidate.generator}>", suite=suite)
+    if len(loaded) != 1:
+        raise TaskFormatError([FormatProblem(f"<{candidate.generator}>", "templates", "one template per candidate")])
+    return loaded[0]
+
+
+def screen(suite: str, candidates: Sequence[Candidate],
+           seeds: Sequence[int] = (0, 1, 2)) -> tuple[list[Outcome | None], list[tuple[int, Any]]]:
+    """The checks before judge QA: each candidate rejected (load, instantiate, duplicate) or
+    loaded for QA, as (outcome or None per candidate, [(index, loaded template)])."""
+    outcomes: list[Outcome | None] = [None] * len(candidates)
+    seen: dict[str, str] = {}
+    to_check: list[tuple[int, Any]] = []
+    for i, cand in enumerate(candidates):
+        try:
+            template = _load(suite, cand)
+        except TaskFormatError as exc:
+            outcomes[i] = Outcome(cand, False, "load", "; ".join(str(p) for p in exc.problems))
+            continue
+        except Exception as exc:  # a proposal may fail in any way while it is parsed: it is rejected, not fatal
+            outcomes[i] = Outcome(cand, False, "load", f"{type(exc).__name__}: {exc}")
+            continue
+        try:
+            sig = signature(template, seeds)
+        except Exception as exc:  # params that draw nothing at some seed, whatever raised it
+            outcomes[i] = Outcome(cand, False, "instantiate", f"{type(exc).__name__}: {exc}")
+            continue
+        if sig in seen:
+            outcomes[i] = Outcome(cand, False, "duplicate", f"same judge-state signature as {seen[sig]}")
+            continue
+        seen[sig] = template.id
+        to_check.append((i, template))
+    return outcomes, to_check
+
+
+def admit(suite: str, candidates: Sequence[Candidate], *, seeds: Sequence[int] = (0, 1, 2), parallel: int = 1,
+          isolation: str | None = "shared") -> Admission:
+    """Screen, then judge-QA every candidate left; the outcomes keep the candidates' order."""
+    from cua.qa.check import check_templates
+
+    started = time.perf_counter()
+    outcomes, to_check = screen(suite, candidates, seeds)
+    if to_check:
+        report = asyncio.run(check_templates([t for _, t in to_check], seeds=seeds, parallel=parallel,
+                                             isolation=isolation))
+        for (i, _), rep in zip(to_check, report.templates):
+            first = rep.failures[0] if rep.failures else None
+            outcomes[i] = (Outcome(candidates[i], True) if first is None
+                           else Outcome(candidates[i], False, first.stage, first.reason))
+    return Admission([o for o in outcomes if o is not None], time.perf_counter() - started)
+
+
+def write_suite(out: Path, suite: str, admission: Admission, header: str = "") -> tuple[Path, Path]:
+    """DIR/<suite>/<suite>.yaml with the admitted templates; DIR/<suite>.rejected.jsonl beside it."""
+    folder = out / suite
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{suite}.yaml"
+    path.write_text(suite_text(suite, [o.candidate.template for o in admission.admitted], header))
+    rejected = out / f"{suite}.rejected.jsonl"
+    with rejected.open("w") as fh:
+        for o in admission.outcomes:
+            if not o.admitted:
+                fh.write(json.dumps({"id": o.candidate.template.get("id"), "generator": o.candidate.generator,
+                                     "rejection": o.rejection, "reason": o.reason}, sort_keys=True) + "\n")
+    return path, rejected

@@ -1,0 +1,220 @@
+"""Templates for the todo app (tasks/apps/todo) composed from its entities and UI operations.
+
+Each operation knows its judge (typed values plus exact `expected_changes`), its oracle
+through the UI (data- attributes and roles only, like the hand-written todo suite) and a
+near miss. A template is one operation (or a chain of two) with one phrasing and one
+*scope*: a filter on the rows its parameters are drawn from, so two templates of one
+operation still differ in what they judge. `generate(count, seed)` is deterministic: the
+same GENERATOR_VERSION and seed give the same templates in the same order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+GENERATOR_VERSION = 1
+APP = "todo"
+SUITE = "synth_todo"
+
+#: Filters on the todo rows a template draws (alias t); each gives other rows at one seed.
+SCOPES: tuple[tuple[str, str], ...] = (
+    ("any", ""),
+    ("high", "AND t.priority = 'high'"),
+    ("low", "AND t.priority = 'low'"),
+    ("normal", "AND t.priority = 'normal'"),
+    ("tagged", "AND t.tags != ''"),
+    ("untagged", "AND t.tags = ''"),
+    ("dated", "AND t.due != ''"),
+    ("noted", "AND t.notes != ''"),
+)
+
+#: Operation chains held out of training: the test split holds compositions never trained on.
+TEST_CHAINS = frozenset({"move", "rename+priority"})
+
+_TITLES = ["Call the dentist back", "Return the library books", "Order printer ink", "Draft the budget sheet",
+           "Plan the team offsite", "Book the car service", "Renew the gym pass", "Sort the tax receipts"]
+
+_OPEN = [{"click": 'a[data-nav="/search"]'},
+         {"fill": {"selector": "input[name=q]", "text": "{todo.title}", "submit": True}},
+         {"click": {"selector": "a[data-field=title]", "text": "{todo.title}"}}]
+_RECORD_OPEN = {"check": "the record is open", "get": {"kind": "url", "part": "path"},
+                "expect": {"op": "regex", "pattern": "^/todos/{todo.id}(/|$)"}}
+_SAVE = {"click": "button[data-action=save]"}
+
+
+def _todo_rows(scope: str, extra: str = "") -> dict[str, Any]:
+    return {"type": "rows", "sql": "SELECT t.id, t.title, t.list_id, t.priority, l.name AS list FROM todos t "
+                                   f"JOIN lists l ON l.id = t.list_id WHERE 1 = 1 {extra} {scope} ORDER BY t.id"}
+
+
+def _select_subgoal(field: str, value: str) -> dict[str, Any]:
+    return {"any": [
+        {"check": f"{field} is {value}", "get": {"kind": "dom", "selector": f"select[name={field}]", "prop": "value"},
+         "expect": {"op": "text", "value": value}},
+        {"check": f"{field} shows {value}", "get": {"kind": "dom", "selector": f"select[name={field}] option:checked"},
+         "expect": {"op": "text", "value": value}}]}
+
+
+def mark_done(scope: str) -> dict[str, Any]:
+    return {
+        "phrasings": ['In the "{todo.list}" list, mark the todo "{todo.title}" as done.',
+                      'Tick off "{todo.title}" in {todo.list}: it is finished.',
+                      'Check "{todo.title}" (in the {todo.list} list) as completed.'],
+        "params": {"todo": _todo_rows(scope, "AND t.done = 0"),
+                   "other": {"type": "rows", "sql": "SELECT id FROM todos WHERE done = 0 AND list_id = ? AND id != ? "
+                                                    "ORDER BY id", "params": ["{todo.list_id}", "{todo.id}"]}},
+        "judge": {"subgoals": [{"check": "the list is open", "get": {"kind": "url", "part": "path"},
+                                "expect": {"op": "regex", "pattern": "^/lists/{todo.list_id}(/|$)"}}],
+                  "checks": [{"check": "the todo is done", "get": {"kind": "app_state", "path": "todos[id={todo.id}].done"},
+                              "expect": {"op": "equals", "value": True}}],
+                  "expected_changes": ["todos[id={todo.id}].done"]},
+        "oracle": [{"click": 'a[data-list="{todo.list}"]'},
+                   {"click": 'tr[data-id="{todo.id}"] input[data-action=toggle]'}],
+        "near_miss": [{"click": 'a[data-list="{todo.list}"]'},
+                      {"click": 'tr[data-id="{other.id}"] input[data-action=toggle]'}],
+        "tags": {"skills": ["navigate", "checkbox"], "tier": 2},
+    }
+
+
+def rename(scope: str) -> dict[str, Any]:
+    return {
+        "phrasings": ['Rename the todo "{todo.title}" to "{new_title}".',
+                      'Change the title of "{todo.title}" so it reads "{new_title}".',
+                      'The todo "{todo.title}" should be called "{new_title}" from now on.'],
+        "params": {"todo": _todo_rows(scope), "new_title": {"type": "string", "values": _TITLES}},
+        "judge": {"subgoals": [_RECORD_OPEN],
+                  "checks": [{"check": "the title is the new one",
+                              "get": {"kind": "app_state", "path": "todos[id={todo.id}].title"},
+                              "expect": {"op": "text", "value": "{new_title}"}}],
+                  "expected_changes": ["todos[id={todo.id}].title"]},
+        "oracle": [*_OPEN, {"fill": {"selector": "input[name=title]", "text": "{new_title}"}}, _SAVE],
+        "near_miss": [*_OPEN, {"click": "input[name=title]"}, {"press": "End"}, {"type_text": " {new_title}"}, _SAVE],
+        "tags": {"skills": ["search", "form"], "tier": 3},
+    }
+
+
+def set_priority(scope: str) -> dict[str, Any]:
+    return {
+        "phrasings": ['Set the priority of "{todo.title}" to {priority}.',
+                      'Make "{todo.title}" a {priority}-priority todo.',
+                      'Give the todo "{todo.title}" {priority} priority.'],
+        "params": {"priority": {"type": "choice", "values": ["low", "high"]},
+                   "todo": {**_todo_rows(scope, "AND t.priority != ?"), "params": ["{priority}"]}},
+        "derived": {"wrong": "{todo.priority}"},
+        "judge": {"subgoals": [_RECORD_OPEN, _select_subgoal("priority", "{priority}")],
+                  "checks": [{"check": "the priority changed",
+                              "get": {"kind": "sql", "query": "SELECT priority FROM todos WHERE id = ?",
+                                      "params": ["{todo.id}"], "scalar": True},
+                              "expect": {"op": "equals", "value": "{priority}"}}],
+                  "expected_changes": ["todos[id={todo.id}].priority"]},
+        "oracle": [*_OPEN, {"select": {"selector": "select[name=priority]", "option": "{priority}"}}, _SAVE],
+        "near_miss": [*_OPEN, {"select": {"selector": "select[name=priority]", "option": "{wrong}"}}, _SAVE],
+        "tags": {"skills": ["search", "select"], "tier": 3},
+    }
+
+
+def move(scope: str) -> dict[str, Any]:
+    return {
+        "phrasings": ['Move the todo "{todo.title}" from {todo.list} to the {dest.name} list.',
+                      '"{todo.title}" belongs in {dest.name}, not {todo.list}: move it there.',
+                      'Put "{todo.title}" into the {dest.name} list.'],
+        "params": {"todo": _todo_rows(scope),
+                   "dest": {"type": "rows", "sql": "SELECT id, name FROM lists WHERE id != ? ORDER BY id",
+                            "params": ["{todo.list_id}"]},
+                   "decoy": {"type": "rows", "sql": "SELECT id, name FROM lists WHERE id != ? AND id != ? ORDER BY id",
+                             "params": ["{todo.list_id}", "{dest.id}"]}},
+        "judge": {"subgoals": [_RECORD_OPEN, _select_subgoal("list_id", "{dest.name}")],
+                  "checks": [{"check": "the todo is in the destination list",
+                              "get": {"kind": "sql", "query": "SELECT l.name FROM todos t JOIN lists l ON l.id = t.list_id "
+                                                              "WHERE t.id = ?", "params": ["{todo.id}"], "scalar": True},
+                              "expect": {"op": "text", "value": "{dest.name}"}}],
+                  "expected_changes": ["todos[id={todo.id}].list_id"]},
+        "oracle": [*_OPEN, {"select": {"selector": "select[name=list_id]", "option": "{dest.name}"}}, _SAVE],
+        "near_miss": [*_OPEN, {"select": {"selector": "select[name=list_id]", "option": "{decoy.name}"}}, _SAVE],
+        "tags": {"skills": ["search", "select"], "tier": 3},
+    }
+
+
+def delete(scope: str) -> dict[str, Any]:
+    confirm = [{"click": "#delete-open"}, {"wait_for": "#delete-confirm"}, {"click": "#delete-confirm"}]
+    return {
+        "phrasings": ['Delete the todo "{todo.title}" from the {todo.list} list. Do not change or delete anything else.',
+                      'Remove "{todo.title}" ({todo.list}) for good; leave every other todo alone.',
+                      'Get rid of the todo "{todo.title}" in {todo.list}, and only that one.'],
+        "params": {"todo": _todo_rows(scope),
+                   "other": {"type": "rows", "sql": "SELECT id FROM todos WHERE list_id = ? AND id != ? AND done = 0 "
+                                                    "ORDER BY id", "params": ["{todo.list_id}", "{todo.id}"]}},
+        "judge": {"subgoals": [_RECORD_OPEN],
+                  "checks": [{"check": "the todo is gone", "get": {"kind": "app_state", "path": "todos[id={todo.id}]"},
+                              "expect": {"op": "absent"}}],
+                  "expected_changes": ["todos[id={todo.id}]"]},
+        "oracle": [*_OPEN, *confirm],
+        "near_miss": [*_OPEN, *confirm, {"wait_for": 'tr[data-id="{other.id}"]'},
+                      {"click": 'tr[data-id="{other.id}"] a[data-field=title]'}, *confirm],
+        "tags": {"skills": ["search", "modal"], "tier": 3},
+    }
+
+
+def rename_priority(scope: str) -> dict[str, Any]:
+    """A chain of two: rename, then set the priority, of one todo in one save."""
+    return {
+        "phrasings": ['Rename "{todo.title}" to "{new_title}" and set its priority to {priority}.',
+                      'Retitle the todo "{todo.title}" as "{new_title}", then make it {priority} priority.'],
+        "params": {"priority": {"type": "choice", "values": ["low", "high"]},
+                   "todo": {**_todo_rows(scope, "AND t.priority != ?"), "params": ["{priority}"]},
+                   "new_title": {"type": "string", "values": _TITLES}},
+        "judge": {"subgoals": [_RECORD_OPEN, _select_subgoal("priority", "{priority}")],
+                  "checks": [{"check": "the title is the new one",
+                              "get": {"kind": "app_state", "path": "todos[id={todo.id}].title"},
+                              "expect": {"op": "text", "value": "{new_title}"}},
+                             {"check": "the priority changed",
+                              "get": {"kind": "sql", "query": "SELECT priority FROM todos WHERE id = ?",
+                                      "params": ["{todo.id}"], "scalar": True},
+                              "expect": {"op": "equals", "value": "{priority}"}}],
+                  "expected_changes": ["todos[id={todo.id}].title", "todos[id={todo.id}].priority"]},
+        "oracle": [*_OPEN, {"fill": {"selector": "input[name=title]", "text": "{new_title}"}},
+                   {"select": {"selector": "select[name=priority]", "option": "{priority}"}}, _SAVE],
+        "near_miss": [*_OPEN, {"fill": {"selector": "input[name=title]", "text": "{new_title}"}}, _SAVE],
+        "tags": {"skills": ["search", "form", "select"], "tier": 3},
+    }
+
+
+#: Operation chain name -> its builder.
+OPERATIONS: dict[str, Callable[[str], dict[str, Any]]] = {
+    "mark_done": mark_done, "rename": rename, "priority": set_priority, "move": move, "delete": delete,
+    "rename+priority": rename_priority,
+}
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One generated template: the chain it composes (its generator) and its task-format dict."""
+
+    chain: str
+    template: dict[str, Any]
+
+
+def _template(chain: str, scope_name: str, scope: str, phrasing: int) -> dict[str, Any]:
+    op = OPERATIONS[chain](scope)
+    phrasings: list[str] = op.pop("phrasings")
+    key = json.dumps([GENERATOR_VERSION, chain, scope_name, phrasing], sort_keys=True)
+    digest = hashlib.sha256(key.encode()).hexdigest()[:8]
+    tags = {**op.pop("tags"), "app": APP, "split": "test" if chain in TEST_CHAINS else "train"}
+    out: dict[str, Any] = {"id": f"{SUITE}.{chain.replace('+', '_')}_{digest}@1",
+                           "instruction": phrasings[phrasing % len(phrasings)],
+                           "sandbox": {"kind": "browser", "app": APP, "start_url": "/"}, "max_steps": 25}
+    out.update(op)
+    out["tags"] = tags
+    return out
+
+
+def generate(count: int, seed: int = 0) -> list[Generated]:
+    """`count` distinct (chain, scope, phrasing) picks, drawn in a seeded order."""
+    combos = [(chain, s_name, s_sql, p) for chain in OPERATIONS for s_name, s_sql in SCOPES for p in range(3)]
+    random.Random(f"{GENERATOR_VERSION}:{seed}").shuffle(combos)
+    return [Generated(c, _template(c, n, s, p)) for c, n, s, p in combos[:count]]

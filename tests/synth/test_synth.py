@@ -1,0 +1,58 @@
+"""Task synthesis (issue 38): generated todo templates, admitted only by judge QA."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from cua.synth import todo_gen
+from cua.synth.admit import Admission, Candidate, Outcome, admit, screen, suite_text, write_suite
+from cua.tasks.registry import load_suite_path
+
+
+def test_generation_is_reproducible_and_split_by_chain() -> None:
+    a = [g.template for g in todo_gen.generate(30, seed=5)]
+    b = [g.template for g in todo_gen.generate(30, seed=5)]
+    assert suite_text("synth_todo", a) == suite_text("synth_todo", b)
+    assert a != [g.template for g in todo_gen.generate(30, seed=6)]
+    for g in todo_gen.generate(60):
+        assert g.template["tags"]["split"] == ("test" if g.chain in todo_gen.TEST_CHAINS else "train")
+
+
+def test_load_failures_and_duplicates_are_rejected_before_qa(tmp_path: Path) -> None:
+    good = todo_gen.generate(1)[0]
+    twin = copy.deepcopy(good.template)  # the same task proposed again in other words: one template
+    twin["instruction"] = "Please " + twin["instruction"]
+    broken = copy.deepcopy(good.template)
+    broken["id"] = "synth_todo.broken@1"
+    broken["judge"]["checks"][0]["expect"] = {"op": "roughly", "value": True}  # no such comparator
+    cands = [Candidate("model", broken), Candidate(good.chain, good.template), Candidate("model", twin)]
+    outcomes, to_check = screen("synth_todo", cands)
+    assert [o.rejection if o else None for o in outcomes] == ["load", None, "duplicate"]
+    assert [i for i, _ in to_check] == [1]
+    got = Admission([o if o else Outcome(cands[i], True) for i, o in enumerate(outcomes)])
+    path, rejected = write_suite(tmp_path, "synth_todo", got)
+    assert list(load_suite_path(path.parent).templates) == [good.template["id"]]
+    assert rejected.read_text().count("\n") == 2
+
+
+@pytest.mark.slow
+def test_admission_runs_judge_qa_and_rejects_cheating_judges() -> None:
+    good = next(g for g in todo_gen.generate(40) if g.chain == "mark_done")
+    blind = copy.deepcopy(good.template)  # reads nothing the task changes: the list exists before and after
+    blind["id"] = "synth_todo.blind@1"
+    blind["judge"]["checks"] = [{"check": "the list exists", "get": {"kind": "app_state",
+                                                                      "path": "lists[id={todo.list_id}]"},
+                                 "expect": {"op": "present"}}]
+    lax = copy.deepcopy(good.template)  # reads the done flag but takes either value: the no-op passes
+    lax["id"] = "synth_todo.lax@1"
+    lax["judge"]["checks"] = [{"check": "the todo is done or not", "get": {
+        "kind": "sql", "query": "SELECT COUNT(*) FROM todos WHERE id = ? AND done IN (0, 1)",
+        "params": ["{todo.id}"], "scalar": True}, "expect": {"op": "equals", "value": 1}}]
+    got: Admission = admit("synth_todo", [Candidate("mark_done", good.template), Candidate("model", blind),
+                                          Candidate("model", lax)])
+    assert [(o.admitted, o.rejection) for o in got.outcomes][:2] == [(True, ""), (False, "load")]
+    assert not got.outcomes[2].admitted and got.outcomes[2].rejection not in ("load", "duplicate", "instantiate")
+    assert any(line.startswith("admitted_per_min=") for line in got.summary_lines())
