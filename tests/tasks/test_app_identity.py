@@ -45,6 +45,7 @@ PAGES: dict[str, list[str]] = {
     "sheets": ["/sheets/1", "/"],
     "settings": ["/general", "/notifications", "/security", "/users", "/api-keys", "/audit"],
     "chat": ["/channels/new", "/", "/people", "/people/2", "/search?q=deploy", "/channels"],
+    "bank": ["/transfer", "/", "/accounts/1", "/cards", "/scheduled", "/security", "/payees/new"],
 }
 TOKENS = ("--bg", "--surface", "--surface-2", "--text", "--text-muted", "--border", "--accent", "--on-accent",
           "--danger", "--success", "--warning", "--focus", "--font-ui", "--font-display", "--radius", "--gap")

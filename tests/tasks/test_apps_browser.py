@@ -59,6 +59,8 @@ CASES = [
     ("phone_settings", "bt_devices", "name", "/bluetooth"),
     ("chat", "messages", "body", "/"),
     ("chat", "channels", "topic", "/channels"),
+    ("bank", "transactions", "description", "/accounts/1"),
+    ("bank", "payees", "name", "/transfer"),
 ]
 
 
