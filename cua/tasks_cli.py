@@ -76,6 +76,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sy.add_argument("--out", type=Path, required=True, help="writes OUT/synth_<app>/synth_<app>.yaml and "
                                                            "OUT/synth_<app>.rejected.jsonl")
     sy.add_argument("--parallel", "-j", type=whole_number(1), default=1, help="templates checked at once")
+    sy.add_argument("--model", metavar="openai:NAME@URL",
+                    help="ask this OpenAI-compatible model for templates (--count answers) instead of the generator")
     sy.set_defaults(func=synth_main)
 
 
@@ -249,7 +251,24 @@ def synth_main(args: argparse.Namespace) -> int:
     from cua.synth import todo_gen
     from cua.synth.admit import Candidate, admit, write_suite
 
-    candidates = [Candidate(g.chain, g.template) for g in todo_gen.generate(args.count, args.seed)]
+    if args.model:
+        from cua.errors import CuaError
+        from cua.synth.propose import propose
+        from cua.tasks.apps import load_app
+
+        examples = [g.template for g in todo_gen.generate(len(todo_gen.OPERATIONS) * 24, args.seed)
+                    if g.chain in ("mark_done", "priority")][:2]
+        try:
+            candidates = propose(args.model, app=args.app, schema=str(load_app(args.app).schema), examples=examples,
+                                 suite=todo_gen.SUITE, rounds=args.count, seed=args.seed)
+        except ValueError as exc:
+            print(f"cua tasks synth: {exc}", file=sys.stderr)
+            return 2
+        except CuaError as exc:  # unreachable, refused the key, overloaded, answered nonsense: no proposals
+            print(f"cua tasks synth: the model could not be asked: {exc}", file=sys.stderr)
+            return 3
+    else:
+        candidates = [Candidate(g.chain, g.template) for g in todo_gen.generate(args.count, args.seed)]
     admission = admit(todo_gen.SUITE, candidates, parallel=args.parallel)
     header = (f"# Synthesised by cua tasks synth --app {args.app} --count {args.count} --seed {args.seed} "
               f"(generator version {todo_gen.GENERATOR_VERSION}); admitted by judge QA.\n")

@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from cua.synth.ui_only import ui_problems
 from cua.tasks.format import FormatProblem, TaskFormatError
 
 __all__ = ["Admission", "Candidate", "Outcome", "admit", "screen", "signature", "suite_text", "write_suite"]
@@ -96,12 +97,16 @@ def _load(suite: str, candidate: Candidate) -> Any:
 
 def screen(suite: str, candidates: Sequence[Candidate],
            seeds: Sequence[int] = (0, 1, 2)) -> tuple[list[Outcome | None], list[tuple[int, Any]]]:
-    """The checks before judge QA: each candidate rejected (load, instantiate, duplicate) or
+    """The checks before judge QA: each candidate rejected (oracle_not_ui, load, instantiate, duplicate) or
     loaded for QA, as (outcome or None per candidate, [(index, loaded template)])."""
     outcomes: list[Outcome | None] = [None] * len(candidates)
     seen: dict[str, str] = {}
     to_check: list[tuple[int, Any]] = []
     for i, cand in enumerate(candidates):
+        not_ui = ui_problems(cand.template)
+        if not_ui:
+            outcomes[i] = Outcome(cand, False, "oracle_not_ui", "; ".join(not_ui))
+            continue
         try:
             template = _load(suite, cand)
         except TaskFormatError as exc:
