@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 APP = "todo"
 SUITE = "synth_todo"
 
@@ -34,7 +34,7 @@ SCOPES: tuple[tuple[str, str], ...] = (
 )
 
 #: Operation chains held out of training: the test split holds compositions never trained on.
-TEST_CHAINS = frozenset({"move", "rename+priority"})
+TEST_CHAINS = frozenset({"move", "rename+priority", "count"})
 
 _TITLES = ["Call the dentist back", "Return the library books", "Order printer ink", "Draft the budget sheet",
            "Plan the team offsite", "Book the car service", "Renew the gym pass", "Sort the tax receipts"]
@@ -184,10 +184,37 @@ def rename_priority(scope: str) -> dict[str, Any]:
     }
 
 
+#: What each scope's filter means, for an instruction that must say it (a count).
+SCOPE_WORDS = {"any": "open", "high": "open high-priority", "low": "open low-priority",
+               "normal": "open normal-priority", "tagged": "open tagged", "untagged": "open untagged",
+               "dated": "open dated", "noted": "open annotated"}
+_SCOPE_OF = {sql: name for name, sql in SCOPES}
+
+
+def count(scope: str) -> dict[str, Any]:
+    """A question: how many open todos of the scope a list holds (the near miss counts done ones too)."""
+    what = SCOPE_WORDS[_SCOPE_OF[scope]]
+    n = f"(SELECT COUNT(*) FROM todos t WHERE t.list_id = l.id {scope}"
+    return {
+        "phrasings": [f"How many {what} todos are in the {{list.name}} list? Answer with just the number.",
+                      f"Count the {what} (not done) todos in {{list.name}} and answer with the number.",
+                      f"What is the number of {what} todos in the {{list.name}} list? Reply with a number only."],
+        "params": {"list": {"type": "rows", "sql": f"SELECT l.id, l.name, {n} AND t.done = 0) AS n, {n}) AS n_all "
+                                                   "FROM lists l WHERE n != n_all ORDER BY l.id"}},
+        "judge": {"subgoals": [{"check": "the list is open", "get": {"kind": "url", "part": "path"},
+                                "expect": {"op": "regex", "pattern": "^/lists/{list.id}(/|$)"}}],
+                  "checks": [{"check": "the answer is the count", "get": {"kind": "answer"},
+                              "expect": {"op": "number", "value": "{list.n}"}}]},
+        "oracle": [{"click": 'a[data-list="{list.name}"]'}, {"done": {"answer": "{list.n}"}}],
+        "near_miss": [{"click": 'a[data-list="{list.name}"]'}, {"done": {"answer": "{list.n_all}"}}],
+        "tags": {"skills": ["navigate", "read", "count"], "tier": 2},
+    }
+
+
 #: Operation chain name -> its builder.
 OPERATIONS: dict[str, Callable[[str], dict[str, Any]]] = {
     "mark_done": mark_done, "rename": rename, "priority": set_priority, "move": move, "delete": delete,
-    "rename+priority": rename_priority,
+    "rename+priority": rename_priority, "count": count,
 }
 
 
