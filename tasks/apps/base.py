@@ -315,8 +315,10 @@ def html_page(app: WebApp, title: str, body: str, *, nav: list[tuple[str, str]] 
     `head` are markup the app built with `esc`."""
     nav_html = "".join(f'<a href="{esc(href)}" data-nav="{esc(href)}">{esc(app.t(label))}</a>'
                        for label, href in (nav or []))
-    sheets = "".join(f'<link rel="stylesheet" href="/static/app/{name}">' for name in ("app.css", "layout.css")
-                     if app.static_dir and (app.static_dir / name).exists())
+    # the frame's shared layouts go between the app's look and its own layout rules, which refine them
+    sheets = "".join(f'<link rel="stylesheet" href="{href}">' for name, href in (
+        ("app.css", "/static/app/app.css"), ("layout.css", "/static/cua/layouts.css"), ("layout.css", "/static/app/layout.css"))
+        if app.static_dir and (app.static_dir / name).exists())
     script_tags = "".join(f'<script src="{s}"></script>' for s in (scripts or []))
     v = app.variant
     return HTMLResponse(
