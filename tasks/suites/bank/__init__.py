@@ -1,0 +1,1 @@
+"""The bank suite: templates over the bundled online bank (tasks/apps/bank)."""
