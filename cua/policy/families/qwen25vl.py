@@ -144,33 +144,38 @@ class Qwen25VL(Family):
         }
 
     def tool_schema(self, model: ModelFrame) -> dict[str, Any]:
-        described = self.action_descriptions()
-        description = (
+        return self.function_tool(
+            "computer_use", model,
             "Use a mouse and keyboard to interact with a computer, and take screenshots.\n"
             "* This is a graphical interface; act only through these actions.\n"
-            "* Wait for slow applications to respond before acting again.\n"
-            f"{self.coordinate_help(model)}\n"
-            "* Aim at the centre of the element you mean to click.\n"
-            "The action parameter is one of:\n"
-            + "\n".join(f"* `{a}`: {described[a]}" for a in self.actions_offered)
-        )
+            "* Wait for slow applications to respond before acting again.",
+            "* Aim at the centre of the element you mean to click.",
+            {
+                "keys": {"type": "array", "description": "keys, for action=key"},
+                "text": {"type": "string", "description": "for action=type and action=answer"},
+                "coordinate": {"type": "array", "description": "(x, y) for pointer actions"},
+                "pixels": {"type": "number", "description": "scroll amount, for action=scroll"},
+                "time": {"type": "number", "description": "seconds, for action=wait"},
+                "status": {"type": "string", "enum": ["success", "failure"]},
+            })
+
+    def function_tool(self, name: str, model: ModelFrame, lead: str, aim: str,
+                      properties: dict[str, Any]) -> dict[str, Any]:
+        """The one function tool Qwen's prompts offer: `lead` says what it drives, then the
+        coordinate system, `aim`, and each offered action's description; `action` is required
+        and its enum is the offered actions, beside `properties`."""
+        described = self.action_descriptions()
+        description = (f"{lead}\n{self.coordinate_help(model)}\n{aim}\nThe action parameter is one of:\n"
+                       + "\n".join(f"* `{a}`: {described[a]}" for a in self.actions_offered))
         return {
             "type": "function",
             "function": {
-                "name": "computer_use",
+                "name": name,
                 "description": description,
                 "parameters": {
                     "type": "object",
                     "required": ["action"],
-                    "properties": {
-                        "action": {"type": "string", "enum": list(self.actions_offered)},
-                        "keys": {"type": "array", "description": "keys, for action=key"},
-                        "text": {"type": "string", "description": "for action=type and action=answer"},
-                        "coordinate": {"type": "array", "description": "(x, y) for pointer actions"},
-                        "pixels": {"type": "number", "description": "scroll amount, for action=scroll"},
-                        "time": {"type": "number", "description": "seconds, for action=wait"},
-                        "status": {"type": "string", "enum": ["success", "failure"]},
-                    },
+                    "properties": {"action": {"type": "string", "enum": list(self.actions_offered)}, **properties},
                 },
             },
         }

@@ -125,36 +125,20 @@ class _MobileUse(Qwen25VL):
         }
 
     def tool_schema(self, model: ModelFrame) -> dict[str, Any]:
-        described = self.action_descriptions()
-        description = (
+        return self.function_tool(
+            self.tool_name, model,
             "Use a touchscreen to interact with a mobile device, and take screenshots.\n"
             "* This is an interface to a mobile device with touchscreen: tap, type, swipe.\n"
-            "* Apps may take time to start or respond; wait and look again.\n"
-            f"{self.coordinate_help(model)}\n"
-            "* Tap the centre of the element you mean.\n"
-            "The action parameter is one of:\n"
-            + "\n".join(f"* `{a}`: {described[a]}" for a in self.actions_offered)
-        )
-        return {
-            "type": "function",
-            "function": {
-                "name": self.tool_name,
-                "description": description,
-                "parameters": {
-                    "type": "object",
-                    "required": ["action"],
-                    "properties": {
-                        "action": {"type": "string", "enum": list(self.actions_offered)},
-                        "coordinate": {"type": "array", "description": "(x, y): for click, long_press, swipe"},
-                        "coordinate2": {"type": "array", "description": "(x, y): where a swipe ends"},
-                        "text": {"type": "string", "description": "for key, type, open and answer"},
-                        "time": {"type": "number", "description": "seconds, for long_press and wait"},
-                        "button": {"type": "string", "enum": ["Back", "Home", "Menu", "Enter"]},
-                        "status": {"type": "string", "enum": ["success", "failure"]},
-                    },
-                },
-            },
-        }
+            "* Apps may take time to start or respond; wait and look again.",
+            "* Tap the centre of the element you mean.",
+            {
+                "coordinate": {"type": "array", "description": "(x, y): for click, long_press, swipe"},
+                "coordinate2": {"type": "array", "description": "(x, y): where a swipe ends"},
+                "text": {"type": "string", "description": "for key, type, open and answer"},
+                "time": {"type": "number", "description": "seconds, for long_press and wait"},
+                "button": {"type": "string", "enum": ["Back", "Home", "Menu", "Enter"]},
+                "status": {"type": "string", "enum": ["success", "failure"]},
+            })
 
     # -- parsing ---------------------------------------------------------------------
     def _apply(self, call: dict[str, Any], b: ActionBuilder) -> None:
