@@ -3,8 +3,9 @@ line that announces it, and a JSON document on a stdout whose reader may stop ea
 
 `cua serve` and `cua rollout serve` take the same exposure options and announce a token the
 same way, and `cua protocol schema` and `cua rollout schema` both print a schema that is
-often piped into `head`; each of those is written here once. Process helper: it imports
-nothing else of the project.
+often piped into `head`; each of those is written here once, and so are the appearance
+variant options of `cua eval` and `cua tasks check`. Process helper: it imports nothing else
+of the project but the argument types.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ import json
 import os
 import sys
 
-__all__ = ["add_exposure_arguments", "add_sandbox_source_arguments", "print_json", "serving_banner"]
+from cua.argtypes import whole_number
+
+__all__ = ["add_exposure_arguments", "add_sandbox_source_arguments", "add_variant_arguments", "print_json",
+           "serving_banner"]
 
 
 def add_sandbox_source_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +29,17 @@ def add_sandbox_source_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--local", action="store_true", help="sandboxes in this process")
     parser.add_argument("--server-token", default=os.environ.get("CUA_TOKEN"),
                         help="token of --server (default: $CUA_TOKEN)")
+
+
+def add_variant_arguments(parser: argparse.ArgumentParser, *, verb: str) -> None:
+    """The appearance variants a command runs each task instance in (`cua eval`, `cua tasks
+    check`): `--variants K` and the `--hold-out` that splits them; `verb` says what it does."""
+    parser.add_argument("--variants", type=whole_number(1), default=None, metavar="K",
+                        help=f"{verb} each task instance in K seeded appearance variants (theme, layout, locale, "
+                             "viewport; the app's default look among them)")
+    parser.add_argument("--hold-out", metavar="AXIS=VALUE,...",
+                        help=f"variants held out of training (e.g. theme=contrast,locale=de-DE): --split train {verb}s "
+                             "the others, --split test the held ones (and test templates in any variant)")
 
 
 def add_exposure_arguments(parser: argparse.ArgumentParser, *, token_env: str, unguarded: str) -> None:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from cua.argtypes import whole_number
+    from cua.console import add_variant_arguments
 
     p = sub.add_parser("tasks", help="list task suites; check their judges (judge QA)", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -51,12 +52,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ck.add_argument("suites", nargs="*", metavar="SUITE",
                     help="suite names, suite folders, task files or template ids (default: all)")
     ck.add_argument("--seeds", type=whole_number(1), default=3, help="seeds 0..K-1 per template (default 3)")
-    ck.add_argument("--variants", type=whole_number(1), default=None, metavar="K",
-                    help="check each task instance in K seeded appearance variants (theme, layout, locale, "
-                         "viewport; the app's default look among them)")
-    ck.add_argument("--hold-out", metavar="AXIS=VALUE,...",
-                    help="variants held out of training (e.g. theme=contrast,locale=de-DE): --split train checks "
-                         "the others, --split test the held ones (and test templates in any variant)")
+    add_variant_arguments(ck, verb="check")
     ck.add_argument("--parallel", "-j", type=whole_number(1), default=1, help="templates checked at once (default 1)")
     ck.add_argument("--split", choices=["train", "test", "all"], default="all")
     ck.add_argument("--isolation", choices=["container", "shared"],

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from cua.argtypes import real_number, whole_number
+from cua.console import add_variant_arguments
 from cua.errors import ErrorRecord, FailureClass
 
 #: Exit codes besides 0 (done) and 130 (interrupted).
@@ -78,12 +79,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         '({"MODEL": {"prompt": 2.5, "completion": 10.0, "image": 2.5}}, "*" for any model): '
                         "the summary and report give the run's cost")
     p.add_argument("--split", choices=["train", "test", "all"], default="all")
-    p.add_argument("--variants", type=whole_number(1), default=None, metavar="K",
-                   help="run each task instance in K seeded appearance variants (theme, layout, locale, viewport; "
-                        "the app's default look among them)")
-    p.add_argument("--hold-out", metavar="AXIS=VALUE,...",
-                   help="variants held out of training (e.g. theme=contrast,locale=de-DE): --split train runs the "
-                        "others, --split test the held ones (and test templates in any variant)")
+    add_variant_arguments(p, verb="run")
     p.add_argument("--limit", type=whole_number(1), metavar="N",
                    help="run at most N templates of each suite named (the first N in id order); the templates "
                         "left out are printed")
