@@ -121,3 +121,22 @@ def test_a_workflow_that_cannot_run_is_refused_by_field(sandbox: str, apps: str,
     with pytest.raises(TaskFormatError) as caught:
         _load(sandbox, apps)
     assert any(p.field.endswith(field) for p in caught.value.problems), caught.value.problems
+
+
+def test_every_workflow_spans_apps_reads_each_and_scores_five_ordered_checkpoints() -> None:
+    from cua.tasks.registry import suites
+
+    templates = list(suites()["workflows"].templates.values())
+    assert len(templates) >= 12
+    test_split = 0
+    for template in templates:
+        spec, instance = template.spec, template.instantiate(0)
+        apps = [spec.sandbox.app, *spec.sandbox.apps]
+        assert len(apps) >= 2 and set(instance.tags.apps) == set(apps), template.id
+        assert spec.judge.checkpoints and len(spec.judge.subgoals) >= 5, template.id
+        assert instance.tags.tier in (3, 4) and instance.tags.app == "workflow", template.id
+        read = {q.service for q in instance.judge.queries() if isinstance(q, (AppStateQuery, SqlQuery))}
+        assert read == {"app", *spec.sandbox.apps}, (template.id, read)
+        assert spec.near_miss is not None, template.id
+        test_split += instance.tags.split == "test"
+    assert 0.2 <= test_split / len(templates) <= 0.34
