@@ -318,7 +318,7 @@ class YamlTemplate:
             raise TaskFormatError([FormatProblem(p.file, f"{where}: {p.field}", p.reason) for p in problems]) from None
         has_app = bool(spec.sandbox.app) or bool(spec.sandbox.config.get("services"))
         judge_spec = spec.judge
-        if spec.sandbox.kind == "browser" and spec.sandbox.apps:  # each other app: only what its entry allows changes
+        if spec.sandbox.kind in ("browser", "mobile") and spec.sandbox.apps:  # each other app: only what its entry allows
             judge_spec = judge_spec.model_copy(update={"apps": {
                 a: spec.judge.apps.get(a) or JudgeSpec(service=a) for a in spec.sandbox.apps}})
         judge = StateJudge(judge_spec, side_effects=has_app if spec.judge.side_effects is None else spec.judge.side_effects,

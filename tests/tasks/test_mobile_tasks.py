@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from cua.state import AppStateQuery, SqlQuery
 from cua.tasks.format import TaskFormatError
 from cua.tasks.loader import load_text
 
@@ -43,3 +44,11 @@ def test_a_phone_setup_that_cannot_run_is_refused_by_field(sandbox: str, field: 
     with pytest.raises(TaskFormatError) as caught:
         load(sandbox)
     assert any(p.field.endswith(field) for p in caught.value.problems), caught.value.problems
+
+
+def test_the_phones_other_apps_are_diffed_too() -> None:
+    """Another app on the phone may change nothing its template does not allow (as in a
+    browser workflow): the judge reads each one's state to diff it, not only the task's app."""
+    [template] = load("{kind: mobile, app: todo, apps: [mail, contacts]}")
+    services = {q.service for q in template.instantiate(0).judge.queries() if isinstance(q, (AppStateQuery, SqlQuery))}
+    assert {"app", "mail", "contacts"} <= services
