@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 APP = "todo"
 SUITE = "synth_todo"
 
@@ -30,7 +30,7 @@ SCOPES: tuple[tuple[str, str], ...] = (
     ("tagged", "AND t.tags != ''"),
     ("untagged", "AND t.tags = ''"),
     ("dated", "AND t.due != ''"),
-    ("noted", "AND t.notes != ''"),
+    ("undated", "AND t.due IS NULL"),
 )
 
 #: Operation chains held out of training: the test split holds compositions never trained on.
@@ -187,7 +187,7 @@ def rename_priority(scope: str) -> dict[str, Any]:
 #: What each scope's filter means, for an instruction that must say it (a count).
 SCOPE_WORDS = {"any": "open", "high": "open high-priority", "low": "open low-priority",
                "normal": "open normal-priority", "tagged": "open tagged", "untagged": "open untagged",
-               "dated": "open dated", "noted": "open annotated"}
+               "dated": "open dated", "undated": "open undated"}
 _SCOPE_OF = {sql: name for name, sql in SCOPES}
 
 
