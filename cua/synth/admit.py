@@ -61,8 +61,12 @@ class Admission:
         per_gen: dict[str, list[bool]] = {}
         for o in self.outcomes:
             per_gen.setdefault(o.candidate.generator, []).append(o.admitted)
+        dups = Counter(o.candidate.generator for o in self.outcomes if o.rejection == "duplicate")
         for gen, flags in sorted(per_gen.items()):
-            out.append(f"generator {gen}: admitted {sum(flags)}/{len(flags)} rate={sum(flags) / len(flags):.2f}")
+            line = f"generator {gen}: admitted {sum(flags)}/{len(flags)} rate={sum(flags) / len(flags):.2f}"
+            if len(flags) >= 4 and dups[gen] * 2 >= len(flags):  # half its output one judge again
+                line += f" COLLAPSED: {dups[gen]} of its {len(flags)} judge what another already does"
+            out.append(line)
         rejected = Counter(o.rejection for o in self.outcomes if not o.admitted)
         for cls, n in sorted(rejected.items()):
             out.append(f"rejected {cls}: {n} rate={n / len(self.outcomes):.2f}")

@@ -28,11 +28,15 @@ def test_load_failures_and_duplicates_are_rejected_before_qa(tmp_path: Path) -> 
     broken = copy.deepcopy(good.template)
     broken["id"] = "synth_todo.broken@1"
     broken["judge"]["checks"][0]["expect"] = {"op": "roughly", "value": True}  # no such comparator
-    cands = [Candidate("model", broken), Candidate(good.chain, good.template), Candidate("model", twin)]
+    good_c = Candidate(good.chain, good.template)
+    cands = [Candidate("model", broken), good_c, Candidate("model", twin)]
     outcomes, to_check = screen("synth_todo", cands)
     assert [o.rejection if o else None for o in outcomes] == ["load", None, "duplicate"]
     assert [i for i, _ in to_check] == [1]
     got = Admission([o if o else Outcome(cands[i], True) for i, o in enumerate(outcomes)])
+    assert not any("COLLAPSED" in line for line in got.summary_lines())
+    same = Admission([Outcome(good_c, True)] + [Outcome(good_c, False, "duplicate", "") for _ in range(3)])
+    assert any(line.startswith(f"generator {good.chain}:") and "COLLAPSED" in line for line in same.summary_lines())
     path, rejected = write_suite(tmp_path, "synth_todo", got)
     assert list(load_suite_path(path.parent).templates) == [good.template["id"]]
     assert rejected.read_text().count("\n") == 2
