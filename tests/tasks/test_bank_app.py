@@ -27,6 +27,7 @@ from cua.tasks.apps import load_app
 from cua.tasks.apps.bank import BankApp, parse_amount
 from cua.tasks.apps.bank.seed import iban_check_ok
 from cua.tasks.apps.base import build_asgi
+from cua.variant import Variant
 
 Running = tuple[Any, TestClient, Control]
 
@@ -124,6 +125,9 @@ def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None
     resp = web.post("/scheduled/new", data={"payee": "1", "amount": "10", "frequency": "monthly", "next_date": "2026-03-01"})
     assert resp.status_code == 400 and "after today" in resp.text
     assert ctl.state() == before
+    # a refusal page leads back by a plain link: the sandbox refuses javascript: navigation
+    page = web.post("/transfer/999/confirm").text
+    assert "javascript:" not in page and 'href="/" data-action="back"' in page
 
 
 def test_daily_limit_counts_what_was_already_paid_today(running: Running) -> None:
@@ -251,3 +255,31 @@ async def test_filters_and_phone_layout(browser: Browser, served: tuple[BankApp,
     n = app.db.scalar("SELECT COUNT(*) FROM transactions WHERE account_id = 1 AND category = 'rent' AND abs(amount_cents) >= 50000")
     assert await tab.locator("tbody tr[data-tx-id]").count() == n > 0
     assert await tab.evaluate("document.body.scrollWidth <= window.innerWidth + 1")
+
+
+def _luminance(rgb: list[float]) -> float:
+    def channel(v: float) -> float:
+        v /= 255
+        return v / 12.92 if v <= 0.03928 else float(((v + 0.055) / 1.055) ** 2.4)
+    r, g, b = (channel(v) for v in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+NAV_COLOURS_JS = """() => {
+  const rgb = (s) => s.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const bar = document.querySelector('header.appbar');
+  const link = bar.querySelector('nav a');
+  return {fg: rgb(getComputedStyle(link).color), bg: rgb(getComputedStyle(bar).backgroundColor)};
+}"""
+
+
+@pytest.mark.slow  # Chromium
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("theme", ["light", "dark", "contrast"])
+async def test_the_navigation_is_legible_in_every_theme(browser: Browser, served: tuple[BankApp, str], theme: str) -> None:
+    app, base = served
+    app.variant = Variant(theme=theme)
+    tab = await _tab(browser, base + "/")
+    colours = await tab.evaluate(NAV_COLOURS_JS)
+    hi, lo = sorted((_luminance(colours["fg"]), _luminance(colours["bg"])), reverse=True)
+    assert (hi + 0.05) / (lo + 0.05) >= 4.5, (theme, colours)

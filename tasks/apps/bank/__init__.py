@@ -163,7 +163,7 @@ class BankApp(WebApp):
                 return result
             except Refused as exc:
                 return self._page("Cannot do that", f'<div class="alert" role="alert" data-error>{esc(exc.message)}</div>'
-                                  '<p><a href="javascript:history.back()" data-action="back">Go back</a></p>', status=exc.status)
+                                  '<p><a href="/" data-action="back">Back to your accounts</a></p>', status=exc.status)
         return run
 
     def _page(self, title: str, body: str, *, status: int = 200) -> HTMLResponse:
