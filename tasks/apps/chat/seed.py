@@ -113,6 +113,12 @@ def seed_chat(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
         weights[cid] = weight * rng.uniform(0.7, 1.4)
         for uid in members:
             db.execute("INSERT INTO members (channel_id, user_id, last_read_id) VALUES (?,?,0)", (cid, uid))
+    if not any(1 in channel_members[c] for c in channel_members
+               if db.scalar("SELECT kind FROM channels WHERE id = ?", (c,)) == "private"):
+        # the signed-in member sits in at least one private channel (no draw: other seeds keep their data)
+        first = db.scalar("SELECT MIN(id) FROM channels WHERE kind = 'private'")
+        channel_members[first] = sorted({1, *channel_members[first]})
+        db.execute("INSERT INTO members (channel_id, user_id, last_read_id) VALUES (?,?,0)", (first, 1))
     # direct messages: the signed-in member with a handful of people
     dm_people = rng.sample(others, 6)
     for uid in dm_people:
