@@ -323,7 +323,8 @@ def html_page(app: WebApp, title: str, body: str, *, nav: list[tuple[str, str]] 
     v = app.variant
     return HTMLResponse(
         f'<!doctype html><html lang="{esc(v.locale)}" data-theme="{esc(v.theme)}" data-layout="{esc(v.layout)}">'
-        "<head><meta charset=utf-8>"
+        # a phone lays the page out at its own width (the apps' phone layouts); a desktop ignores it
+        '<head><meta charset=utf-8><meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)} · {esc(app.title)}</title>"
         '<link rel="stylesheet" href="/static/cua/base.css"><link rel="stylesheet" href="/static/cua/themes.css">'
         f"{sheets}{head}</head><body>"
