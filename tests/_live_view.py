@@ -10,10 +10,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import uvicorn
+from _app_server import serving
 
 from cua.episode.local import open_local
-from cua.listen import tcp_listener
 from cua.record.live import LiveSession, build_live_app
 from cua.tasks.registry import get_template
 
@@ -26,22 +25,6 @@ async def next_text(ws: Any) -> dict[str, Any]:
         message = await asyncio.wait_for(ws.recv(), 30)
         if isinstance(message, str):
             return dict(json.loads(message))
-
-
-@asynccontextmanager
-async def serving(app: Any) -> AsyncIterator[int]:
-    """`app` on a loopback port through uvicorn, as `cua record` serves it; yields the port."""
-    sock = tcp_listener("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        while not server.started:
-            assert not task.done(), "the server stopped while starting"
-            await asyncio.sleep(0.01)  # uvicorn offers no started event, only this flag
-        yield sock.getsockname()[1]
-    finally:
-        server.should_exit = True
-        await task
 
 
 @asynccontextmanager

@@ -11,14 +11,12 @@ control.
 
 from __future__ import annotations
 
-import asyncio
-import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import uvicorn
+from _app_server import start_server, stop_server
 from playwright.async_api import Browser, BrowserContext, Page
 
 from cua.tasks.apps import load_app
@@ -57,24 +55,17 @@ async def open_phone(browser: Browser, app_name: str, device: dict[str, Any] = P
     """App `app_name` at `seed`, served on a loopback port, and a page of a fresh mobile context."""
     app = load_app(app_name)
     app.reset(seed)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(build_asgi(app), log_level="warning", lifespan="off", access_log=False))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        assert not task.done(), "the app server stopped while starting"
-        await asyncio.sleep(0.01)  # uvicorn offers no started event, only this flag
+    server, task, port = await start_server(build_asgi(app))
     context = await browser.new_context(**device)
     try:
         page = await context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        yield Phone(app, page, context, f"http://127.0.0.1:{sock.getsockname()[1]}")
+        yield Phone(app, page, context, f"http://127.0.0.1:{port}")
         assert not errors, errors
     finally:
         await context.close()
-        server.should_exit = True
-        await task
+        await stop_server(server, task)
 
 
 async def horizontal_overflow(page: Page) -> int:

@@ -8,18 +8,16 @@ threshold: nothing is sent until the user confirms, and Cancel sends nothing.
 
 from __future__ import annotations
 
-import asyncio
-import socket
 from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-import uvicorn
+from _app_server import start_server, stop_server
 from playwright.async_api import Browser, Page, async_playwright
 
 from cua.sandboxes.browser.launcher import find_executable
 from cua.tasks.apps import load_app
-from cua.tasks.apps.base import WebApp, build_asgi
+from cua.tasks.apps.base import build_asgi
 from cua.tasks.apps.mail import MANY_RECIPIENTS
 
 
@@ -29,17 +27,6 @@ async def browser() -> AsyncIterator[Browser]:
         b = await pw.chromium.launch(executable_path=find_executable().path, headless=True)
         yield b
         await b.close()
-
-
-async def _serve(app: WebApp) -> tuple[uvicorn.Server, asyncio.Task[None], int]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(build_asgi(app), log_level="warning", lifespan="off", access_log=False))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        assert not task.done(), "the app server stopped while starting"
-        await asyncio.sleep(0.01)  # uvicorn offers no started event, only this flag
-    return server, task, int(sock.getsockname()[1])
 
 
 async def _focus_in(tab: Page, selector: str) -> bool:
@@ -63,7 +50,7 @@ async def test_a_confirmation_holds_the_keyboard_while_open(browser: Browser, ap
     app.reset(0)
     record = app.db.scalar(query)
     assert record is not None
-    server, task, port = await _serve(app)
+    server, task, port = await start_server(build_asgi(app))
     context = await browser.new_context()
     try:
         tab = await context.new_page()
@@ -88,8 +75,7 @@ async def test_a_confirmation_holds_the_keyboard_while_open(browser: Browser, ap
         assert app.db.scalar(query) == record, "closing the confirmation changed the record"
     finally:
         await context.close()
-        server.should_exit = True
-        await task
+        await stop_server(server, task)
 
 
 async def _compose(tab: Page, port: int, to: list[str], subject: str) -> None:
@@ -107,7 +93,7 @@ async def test_mail_asks_before_sending_to_many_and_sends_nothing_until_confirme
     app.reset(0)
     people = [str(r["email"]) for r in app.db.all("SELECT email FROM people ORDER BY id LIMIT ?", (MANY_RECIPIENTS + 1,))]
     sent = "SELECT COUNT(*) FROM messages WHERE folder = 'sent' AND subject = ?"
-    server, task, port = await _serve(app)
+    server, task, port = await start_server(build_asgi(app))
     context = await browser.new_context()
     try:
         tab = await context.new_page()
@@ -144,5 +130,4 @@ async def test_mail_asks_before_sending_to_many_and_sends_nothing_until_confirme
         assert app.db.scalar("SELECT COUNT(*) FROM messages WHERE folder = 'drafts' AND subject = 'Draft to many'") == 1
     finally:
         await context.close()
-        server.should_exit = True
-        await task
+        await stop_server(server, task)

@@ -13,18 +13,16 @@ close it with its Cancel button and with Escape.
 
 from __future__ import annotations
 
-import asyncio
-import socket
 from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-import uvicorn
+from _app_server import start_server, stop_server
 from playwright.async_api import Browser, async_playwright
 
 from cua.sandboxes.browser.launcher import find_executable
 from cua.tasks.apps import app_names, load_app, own_server
-from cua.tasks.apps.base import WebApp, build_asgi, esc
+from cua.tasks.apps.base import build_asgi, esc
 
 #: Closes the title, a quoted attribute and a script block, then tries to run script twice.
 HOSTILE = """</title></script>"'><script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">"""
@@ -82,17 +80,6 @@ async def browser() -> AsyncIterator[Browser]:
         await b.close()
 
 
-async def _serve(app: WebApp) -> tuple[uvicorn.Server, asyncio.Task[None], int]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(build_asgi(app), log_level="warning", lifespan="off", access_log=False))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        assert not task.done(), "the app server stopped while starting"
-        await asyncio.sleep(0.01)  # uvicorn offers no started event, only this flag
-    return server, task, int(sock.getsockname()[1])
-
-
 @pytest.mark.slow  # Chromium
 @pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize(("app_name", "table", "column", "page"), CASES)
@@ -102,7 +89,7 @@ async def test_hostile_text_in_a_record_renders_as_text(browser: Browser, app_na
     app.reset(0)
     changed = app.db.execute(f"UPDATE {table} SET {column} = ? || ' #' || rowid", (HOSTILE,)).rowcount
     assert changed > 0
-    server, task, port = await _serve(app)
+    server, task, port = await start_server(build_asgi(app))
     context = await browser.new_context()
     try:
         tab = await context.new_page()
@@ -119,8 +106,7 @@ async def test_hostile_text_in_a_record_renders_as_text(browser: Browser, app_na
         assert not errors, errors
     finally:
         await context.close()
-        server.should_exit = True
-        await task
+        await stop_server(server, task)
 
 
 #: (app, SQL giving the id of a record whose page has a modal, page pattern, modal id).
@@ -139,7 +125,7 @@ async def test_shared_modal_opens_and_closes(browser: Browser, app_name: str, qu
     app.reset(0)
     record = app.db.scalar(query)
     assert record is not None
-    server, task, port = await _serve(app)
+    server, task, port = await start_server(build_asgi(app))
     context = await browser.new_context()
     try:
         tab = await context.new_page()
@@ -156,5 +142,4 @@ async def test_shared_modal_opens_and_closes(browser: Browser, app_name: str, qu
             await dialog.wait_for(state="hidden", timeout=5000)
     finally:
         await context.close()
-        server.should_exit = True
-        await task
+        await stop_server(server, task)

@@ -9,15 +9,13 @@ selecting by role, label and `data-` attributes as oracles do, and read `state()
 
 from __future__ import annotations
 
-import asyncio
 import json
-import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 import pytest_asyncio
-import uvicorn
+from _app_server import serving_app
 from _apps_common import Control, open_app
 from playwright.async_api import Browser, Page, async_playwright
 from starlette.testclient import TestClient
@@ -26,7 +24,6 @@ from cua.sandboxes.browser.launcher import find_executable
 from cua.tasks.apps import load_app
 from cua.tasks.apps.bank import BankApp, parse_amount
 from cua.tasks.apps.bank.seed import iban_check_ok
-from cua.tasks.apps.base import build_asgi
 from cua.variant import Variant
 
 Running = tuple[Any, TestClient, Control]
@@ -165,18 +162,8 @@ async def browser() -> AsyncIterator[Browser]:
 async def served() -> AsyncIterator[tuple[BankApp, str]]:
     app = load_app("bank")
     assert isinstance(app, BankApp)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(build_asgi(app), log_level="warning", lifespan="off", access_log=False))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        assert not task.done(), "the app server stopped while starting"
-        await asyncio.sleep(0.01)  # uvicorn offers no started event, only this flag
-    try:
-        yield app, f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        await task
+    async with serving_app(app) as base:
+        yield app, base
 
 
 async def _tab(browser: Browser, url: str, width: int = 1280) -> Page:

@@ -8,21 +8,18 @@ posts) are checked on the page side over TCP, where a hand-made request cannot g
 
 from __future__ import annotations
 
-import asyncio
-import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 import pytest_asyncio
-import uvicorn
+from _app_server import serving_app
 from _apps_common import Control, open_app
 from playwright.async_api import Browser, Page, async_playwright
 from starlette.testclient import TestClient
 
 from cua.sandboxes.browser.launcher import find_executable
 from cua.tasks.apps import load_app
-from cua.tasks.apps.base import build_asgi
 from cua.tasks.apps.chat import ChatApp
 
 
@@ -125,18 +122,8 @@ async def browser() -> AsyncIterator[Browser]:
 async def served() -> AsyncIterator[tuple[ChatApp, str]]:
     app = load_app("chat")
     assert isinstance(app, ChatApp)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(build_asgi(app), log_level="warning", lifespan="off", access_log=False))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        assert not task.done(), "the app server stopped while starting"
-        await asyncio.sleep(0.01)  # uvicorn offers no started event, only this flag
-    try:
-        yield app, f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        await task
+    async with serving_app(app) as base:
+        yield app, base
 
 
 async def _tab(browser: Browser, url: str) -> Page:

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from _phone_rig import PHONE, open_phone
+from _phone_rig import open_phone
 from playwright.async_api import Browser, async_playwright
 
 from cua.sandboxes.browser.launcher import find_executable
