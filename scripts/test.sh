@@ -9,7 +9,10 @@
 # (pytest's exit code 5, no tests collected) is no failure, but both lanes empty is. Arguments
 # that choose their own marker (`-m ...`) run as one pytest after judge QA, as given.
 # Judge QA reuses a template's clean verdict while its template, suite, app and the judge code
-# are unchanged, by digest (cua.qa.qa_cache); CUA_QA_CACHE=off checks every template again.
+# are unchanged, by digest (cua.qa.qa_cache); CUA_QA_CACHE=off checks every template again. The
+# verdicts live in the repository (.ci/qa-verdicts, or $CUA_QA_CACHE_DIR), so that a clean clone
+# checks only what changed since the verdicts committed with it: commit the new entries a full
+# run writes there with the change they were checked at.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -40,7 +43,8 @@ lane() {
 if [[ $own_marker -eq 0 ]]; then
     lane "not slow" "$@"
 fi
-.venv/bin/cua tasks check --seeds "${CUA_CHECK_SEEDS:-1}" --parallel 2 --isolation shared
+CUA_QA_CACHE_DIR=${CUA_QA_CACHE_DIR:-$PWD/.ci/qa-verdicts} \
+    .venv/bin/cua tasks check --seeds "${CUA_CHECK_SEEDS:-1}" --parallel 2 --isolation shared
 if [[ $own_marker -eq 1 ]]; then
     exec "${PYTEST[@]}" "$@"
 fi
