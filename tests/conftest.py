@@ -1,4 +1,5 @@
-"""What every test shares: a sandbox server per module (`server`, set by `server_options`),
+"""What every test shares: a sandbox server per module (`server`, set by `server_options`), a
+headless Chromium per module for tests that drive pages through Playwright (`browser`),
 the sandbox `kind` a contract runs over (`fake` fast, `browser` slow), a test that adds a
 suite from a path leaves no trace in the next, and in the fast lane (`pytest -m "not slow"`)
 a test that starts Chromium, Xvfb, a container, QEMU or Ray without the `slow` marker fails,
@@ -15,14 +16,34 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+import pytest_asyncio
 
 if TYPE_CHECKING:
+    from playwright.async_api import Browser
+
     from cua.server.app import RunningServer
+
+
+# --- one headless Chromium for a module's tests that drive pages themselves ----------------
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    """Debian's Chromium, headless, as the sandboxes launch it, for a module whose tests drive
+    pages through Playwright themselves (an app served in process, a phone's emulation). The
+    tests that use it are marked slow."""
+    from playwright.async_api import async_playwright
+
+    from cua.sandboxes.browser.launcher import find_executable
+
+    async with async_playwright() as pw:
+        b = await pw.chromium.launch(executable_path=find_executable().path, headless=True)
+        yield b
+        await b.close()
 
 
 # --- one sandbox server for a module's tests -------------------------------------------

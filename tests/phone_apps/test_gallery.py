@@ -5,25 +5,13 @@ first; deleting an album keeps its photos."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from _phone_rig import Phone, open_phone
-from playwright.async_api import Browser, async_playwright, expect
-
-from cua.sandboxes.browser.launcher import find_executable
+from playwright.async_api import Browser, expect
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]  # Chromium
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=find_executable().path, headless=True)
-        yield b
-        await b.close()
 
 
 def _photo(phone: Phone, pid: int) -> dict[str, Any]:

@@ -5,24 +5,11 @@ starts one thread per number, unread incoming messages are notifications until r
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
-import pytest_asyncio
 from _phone_rig import open_phone
-from playwright.async_api import Browser, async_playwright, expect
-
-from cua.sandboxes.browser.launcher import find_executable
+from playwright.async_api import Browser, expect
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]  # Chromium
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=find_executable().path, headless=True)
-        yield b
-        await b.close()
 
 
 async def test_opening_an_unread_conversation_reads_it_and_a_reply_joins_it(browser: Browser) -> None:

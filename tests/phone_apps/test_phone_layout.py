@@ -4,14 +4,9 @@ fingertip (44 x 44 CSS px), and a name in the accessibility tree for every contr
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
-import pytest_asyncio
 from _phone_rig import LANDSCAPE, PHONE, TABLET, control_names_missing, horizontal_overflow, open_phone, small_targets
-from playwright.async_api import Browser, async_playwright
-
-from cua.sandboxes.browser.launcher import find_executable
+from playwright.async_api import Browser
 
 #: app -> the screens a person reaches in it (a call screen needs a call: `POST` first, see below).
 PAGES: dict[str, list[str]] = {
@@ -26,14 +21,6 @@ PAGES: dict[str, list[str]] = {
                        "/language", "/apps", "/apps/5", "/about"],
 }
 CASES = [(app, page) for app, pages in PAGES.items() for page in pages]
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=find_executable().path, headless=True)
-        yield b
-        await b.close()
 
 
 @pytest.mark.slow  # Chromium

@@ -13,12 +13,10 @@ the mobile sandbox kind (sandboxes/mobile) and its probe app."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser
 
 from cua.actions import Tap
 from cua.observation import Size
@@ -26,7 +24,6 @@ from cua.policy.engine import parse_output
 from cua.policy.families import get_family
 from cua.policy.imaging import smart_resize
 from cua.sandbox import scale_action
-from cua.sandboxes.browser.launcher import find_executable
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]  # Chromium
 
@@ -67,14 +64,6 @@ def _output(family: str, cx: float, cy: float) -> str:
         args = {"action": "click", "coordinate": [mx, my]}
         return f'<tool_call>\n{json.dumps({"name": "mobile_use", "arguments": args})}\n</tool_call>'
     return f"Thought: open it\nAction: click(start_box='<|box_start|>({mx},{my})<|box_end|>')"
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=find_executable().path, headless=True)
-        yield b
-        await b.close()
 
 
 @pytest.mark.parametrize("family", ["qwen3-vl-mobile", "qwen2.5-vl-mobile", "ui-tars-1.5-mobile", "androidworld"])

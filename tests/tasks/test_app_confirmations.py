@@ -8,25 +8,13 @@ threshold: nothing is sent until the user confirms, and Cancel sends nothing.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
-import pytest_asyncio
 from _app_server import start_server, stop_server
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page
 
-from cua.sandboxes.browser.launcher import find_executable
 from cua.tasks.apps import load_app
 from cua.tasks.apps.base import build_asgi
 from cua.tasks.apps.mail import MANY_RECIPIENTS
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=find_executable().path, headless=True)
-        yield b
-        await b.close()
 
 
 async def _focus_in(tab: Page, selector: str) -> bool:

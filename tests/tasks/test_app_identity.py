@@ -23,9 +23,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import uvicorn
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page
 
-from cua.sandboxes.browser.launcher import find_executable
 from cua.tasks.apps import load_app
 from cua.tasks.apps.base import SHARED_STATIC, WebApp, build_asgi
 
@@ -128,14 +127,6 @@ def test_the_shared_stylesheet_is_a_reset_with_no_look_of_its_own() -> None:
 
 
 # --- in Chromium ---
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=find_executable().path, headless=True)
-        yield b
-        await b.close()
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

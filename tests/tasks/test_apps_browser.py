@@ -13,14 +13,10 @@ close it with its Cancel button and with Escape.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
-import pytest_asyncio
 from _app_server import start_server, stop_server
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser
 
-from cua.sandboxes.browser.launcher import find_executable
 from cua.tasks.apps import app_names, load_app, own_server
 from cua.tasks.apps.base import build_asgi, esc
 
@@ -70,14 +66,6 @@ def test_the_escaper_leaves_no_markup() -> None:
     out = esc(HOSTILE)
     assert "<" not in out and ">" not in out and '"' not in out and "'" not in out
     assert esc(3) == "3"
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=find_executable().path, headless=True)
-        yield b
-        await b.close()
 
 
 @pytest.mark.slow  # Chromium

@@ -15,10 +15,9 @@ import pytest
 import pytest_asyncio
 from _app_server import serving_app
 from _apps_common import Control, open_app
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page
 from starlette.testclient import TestClient
 
-from cua.sandboxes.browser.launcher import find_executable
 from cua.tasks.apps import load_app
 from cua.tasks.apps.chat import ChatApp
 
@@ -108,14 +107,6 @@ def test_archived_channel_takes_no_posts(running: tuple[Any, TestClient, Control
 
 
 # --- in Chromium ---
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=find_executable().path, headless=True)
-        yield b
-        await b.close()
 
 
 @pytest_asyncio.fixture(loop_scope="module")

@@ -5,22 +5,9 @@ without hover the menu is not there: the subject takes the tap, and opens the me
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
-import pytest_asyncio
 from _phone_rig import open_phone
-from playwright.async_api import Browser, async_playwright
-
-from cua.sandboxes.browser.launcher import find_executable
-
-
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=find_executable().path, headless=True)
-        yield b
-        await b.close()
+from playwright.async_api import Browser
 
 
 @pytest.mark.slow  # Chromium
