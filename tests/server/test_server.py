@@ -119,10 +119,11 @@ class World:
     async def change(self, sandbox: RemoteSandbox) -> None:
         await click(sandbox, self.target)
 
-    async def slow(self, client: Client, seconds: float) -> tuple[RemoteSandbox, Action]:
-        """A sandbox and an action of it that takes `seconds`."""
+    async def slow(self, client: Client, seconds: float, *, keep: bool = False) -> tuple[RemoteSandbox, Action]:
+        """A sandbox and an action of it that takes `seconds` (`keep`: other connections of the
+        same principal may drive it)."""
         config = {**self.light, "act_delay_s": seconds} if self.delays else self.light
-        sandbox = await client.create(self.kind, config=config)
+        sandbox = await client.create(self.kind, config=config, keep=keep)
         return sandbox, Wait(seconds=0 if self.delays else seconds)
 
 
@@ -325,7 +326,9 @@ async def test_request_timeout_and_cancel(world: World, client: Client) -> None:
 
 
 async def test_cancel_on_the_wire(world: World, server: RunningServer, client: Client) -> None:
-    slow, wait = await world.slow(client, 10)
+    # kept, so that the raw connection below (same token) may drive it: without it the act is
+    # refused as unknown_sandbox whenever its lookup runs before the cancel lands
+    slow, wait = await world.slow(client, 10, keep=True)
     try:
         async with ws_connect(server.url) as ws:
             await ws.send(json.dumps({"type": "hello", "id": 1, "token": server.token}))
