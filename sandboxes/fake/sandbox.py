@@ -173,6 +173,7 @@ class FakeSandbox(Sandbox):
             error = ActionError(reason=exc.reason, message=exc.message)
         else:
             if self.config.act_delay_s:
+                # the configured time an action takes here (a stand-in for slow work), not a settle wait
                 await asyncio.sleep(self.config.act_delay_s)
                 self._check_alive()  # closed while the action took its time
             self._screen.apply(scaled)
