@@ -354,7 +354,9 @@ class Pinch(_Action):
 
 
 #: An app's name as the home screen shows it, or its id: letters, digits, spaces and a few marks.
-AppName = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^\w[\w .&'+-]*$")]
+#: An app's name as its launcher shows it: no surrounding whitespace, which no label has and
+#: which a model's reply loses when it is parsed.
+AppName = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^\w(?:[\w .&'+-]*[\w.&'+-])?$")]
 
 
 class OpenApp(_Action):

@@ -44,7 +44,7 @@ frames = st.builds(lambda w, h: Size(width=w, height=h), st.integers(280, 1999),
 directions = st.sampled_from(["up", "down", "left", "right"])
 app_names = st.one_of(st.sampled_from(["Clock", "Phone Settings", "AT&T", "O'Reilly", "Google+", "设置"]),
                       st.text(alphabet=string.ascii_letters + string.digits + " .&'+-_", min_size=1, max_size=30)
-                      .filter(lambda s: s[0].isalnum()))
+                      .filter(lambda s: s[0].isalnum() and not s[-1].isspace()))
 
 
 def _point(frame: Size) -> st.SearchStrategy[tuple[float, float]]:
