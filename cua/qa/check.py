@@ -47,7 +47,7 @@ from cua.qa.judge_qa import ProbeOutcome, StepJudgingOracle, db_image, method_pr
 from cua.qa.probe_files import files_probes
 from cua.qa.probe_forged import forged_signal_probes
 from cua.qa.probe_page import page_probes
-from cua.qa.probes import bundled_app_of
+from cua.qa.probes import bundled_app_of, bundled_apps_of
 from cua.qa.qa_cache import Digests, VerdictCache
 from cua.task import TaskInstance, Verdict
 from cua.tasks.variants import shared_config, split_variants, variant_of
@@ -361,7 +361,7 @@ def _cache_key(digests: Digests, template: Any, seeds: Sequence[int], isolation:
         return None
     if first is None:
         return None
-    key = digests.template_key(template, bundled_app_of(first.sandbox_config), seeds=seeds, isolation=isolation,
+    key = digests.template_key(template, bundled_apps_of(first.sandbox_config), seeds=seeds, isolation=isolation,
                                kind=first.sandbox_kind)
     return None if key is None else key + (f":variants={variants}" if variants else "")
 

@@ -63,6 +63,7 @@ __all__ = [
     "TableInfo",
     "answer_for_method",
     "bundled_app_of",
+    "bundled_apps_of",
     "computed_values",
     "count_queries",
     "dump_queries",
@@ -98,6 +99,14 @@ def bundled_app_of(sandbox_config: dict[str, Any], service: str = "app") -> str 
         if len(argv) >= 4 and argv[1:3] == ["-m", "cua.tasks.apps.serve"]:  # a real product adds its options
             return str(argv[3])
     return None
+
+
+def bundled_apps_of(sandbox_config: dict[str, Any]) -> list[str]:
+    """Every bundled app a sandbox runs, its first service's first: a workflow's judge reads
+    them all, so a change to any of them must rerun its QA."""
+    names = [str(spec.get("name")) for spec in sandbox_config.get("services") or [] if spec.get("name")]
+    apps = [bundled_app_of(sandbox_config, name) for name in names]
+    return list(dict.fromkeys(app for app in apps if app))
 
 
 # ---------------------------------------------------------------- probes

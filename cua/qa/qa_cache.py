@@ -90,16 +90,16 @@ def _sandbox_dirs(kind: str | None) -> list[Path]:
     return [root / kind, *([root / "guest"] if kind in _GUEST_KINDS else []), root / "_container.py"]
 
 
-def _app_dirs(app: str | None) -> list[Path]:
-    """The app's code: its folder under `tasks/apps/`, and for a real product (whose app
-    folder only registers it) the product's own folder and the products' framework."""
-    if not app:
-        return []
+def _app_dirs(apps: Sequence[str]) -> list[Path]:
+    """The apps' code: each one's folder under `tasks/apps/`, and for a real product (whose
+    app folder only registers it) the product's own folder and the products' framework."""
     tasks = _package_dir(cua.tasks)
-    folders = [f for f in (tasks / "apps" / app, tasks / "products" / app) if f.is_dir()]
-    if (tasks / "products" / app).is_dir():
-        folders += sorted((tasks / "products").glob("*.py"))
-    return folders
+    folders: list[Path] = []
+    for app in apps:
+        folders += [f for f in (tasks / "apps" / app, tasks / "products" / app) if f.is_dir()]
+        if (tasks / "products" / app).is_dir():
+            folders += sorted((tasks / "products").glob("*.py"))
+    return list(dict.fromkeys(folders))
 
 
 class Digests:
@@ -125,7 +125,7 @@ class Digests:
             self._judge_code = h.hexdigest()
         return self._judge_code
 
-    def template_key(self, template: Any, app: str | None, *, seeds: Sequence[int], isolation: str | None,
+    def template_key(self, template: Any, apps: Sequence[str], *, seeds: Sequence[int], isolation: str | None,
                      kind: str | None) -> str | None:
         """The digest a template's clean report is stored under; None where the template cannot
         be pinned down (no definition or file to digest), so it always runs."""
@@ -138,7 +138,7 @@ class Digests:
             "template": template.id,
             "definition": json.dumps(raw, sort_keys=True, default=str),
             "suite": self.tree(Path(file).resolve().parent, _TASK_FILES),
-            "app": [self.tree(d) for d in _app_dirs(app)] or None,
+            "app": [self.tree(d) for d in _app_dirs(apps)] or None,
             "judge_code": self.judge_code(),
             "sandbox": [self.tree(d) for d in _sandbox_dirs(kind)],
             "seeds": list(seeds),

@@ -117,7 +117,24 @@ def test_a_real_products_code_is_part_of_its_templates_key() -> None:
     from cua.qa import qa_cache
 
     repo = Path(__file__).resolve().parents[2]
-    dirs = [d.resolve() for d in qa_cache._app_dirs("mediawiki")]
+    dirs = [d.resolve() for d in qa_cache._app_dirs(["mediawiki"])]
     assert (repo / "tasks" / "products" / "mediawiki").resolve() in dirs
     assert (repo / "tasks" / "products" / "service.py").resolve() in dirs
-    assert [d.resolve() for d in qa_cache._app_dirs("notes")] == [(repo / "tasks" / "apps" / "notes").resolve()]
+    assert [d.resolve() for d in qa_cache._app_dirs(["notes"])] == [(repo / "tasks" / "apps" / "notes").resolve()]
+
+
+def test_a_workflows_key_covers_every_app_it_runs() -> None:
+    """A workflow's judge reads each of its apps: its key digests all of them, so a change to
+    its second app (not only the first) runs it again."""
+    from cua.qa.probes import bundled_apps_of
+    from cua.qa.qa_cache import Digests
+    from cua.tasks.registry import get_template
+
+    template = get_template("workflows.book_flight_to_calendar")
+    instance = template.instantiate(0)
+    apps = bundled_apps_of(instance.sandbox_config)
+    assert apps == ["travel", "calendar"]
+    digests = Digests()
+    key = digests.template_key(template, apps, seeds=[0], isolation="shared", kind=instance.sandbox_kind)
+    first_only = digests.template_key(template, apps[:1], seeds=[0], isolation="shared", kind=instance.sandbox_kind)
+    assert key is not None and key != first_only
