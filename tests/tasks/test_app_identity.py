@@ -45,6 +45,8 @@ PAGES: dict[str, list[str]] = {
     "settings": ["/general", "/notifications", "/security", "/users", "/api-keys", "/audit"],
     "chat": ["/channels/new", "/", "/people", "/people/2", "/search?q=deploy", "/channels"],
     "bank": ["/transfer", "/", "/accounts/1", "/cards", "/scheduled", "/security", "/payees/new"],
+    "review": ["/r/ledger-api/pull/302", "/", "/pulls", "/r/ledger-api/pull/302/files", "/issues", "/u/noor", "/notifications",
+               "/r/ledger-api/blob/go.mod", "/repos"],
 }
 TOKENS = ("--bg", "--surface", "--surface-2", "--text", "--text-muted", "--border", "--accent", "--on-accent",
           "--danger", "--success", "--warning", "--focus", "--font-ui", "--font-display", "--radius", "--gap")

@@ -55,6 +55,8 @@ CASES = [
     ("chat", "channels", "topic", "/channels"),
     ("bank", "transactions", "description", "/accounts/1"),
     ("bank", "payees", "name", "/transfer"),
+    ("review", "pulls", "title", "/pulls"),
+    ("review", "reviews", "body", "/r/ledger-api/pull/302"),
 ]
 
 
