@@ -35,14 +35,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 
-from cua.errors import BadRequest, CuaError, ErrorRecord, UnknownSandbox
+from cua.errors import BadRequest, Cancelled, CuaError, ErrorRecord, UnknownSandbox
 from cua.exposure import OriginPolicy, check_bind
 from cua.guard import ServiceGuard
 from cua.rollout.envs import EnvHandles
@@ -120,7 +120,7 @@ def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, 
 
     @app.post("/rollouts")
     async def rollouts(request: Request) -> Any:
-        return await ops.answer("rollouts", await _json(request))
+        return await _while_connected(request, ops.answer("rollouts", await _json(request)))
 
     @app.get("/curriculum")
     async def curriculum() -> Any:
@@ -184,6 +184,30 @@ def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, 
     app.add_middleware(ServiceGuard, origins=origins, token=token, refused=refused,  # added last: the outermost layer
                        open_paths=OPEN_PATHS)
     return app
+
+
+async def _while_connected(request: Request, work: Coroutine[Any, Any, dict[str, Any]]) -> dict[str, Any]:
+    """`work`'s answer, unless the client hangs up first: then the work is cancelled (a
+    group's rollouts stop and close their sandboxes) rather than run on to an answer nobody
+    reads, that the curriculum would count and the disk keep beside the group the trainer
+    asks for again. The request's body has been read: the next ASGI message is the disconnect."""
+
+    async def gone() -> None:
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+
+    task, watch = asyncio.ensure_future(work), asyncio.ensure_future(gone())
+    try:
+        await asyncio.wait({task, watch}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watch.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+    if task.cancelled():
+        raise Cancelled("the client disconnected: its request was cancelled")
+    return task.result()
 
 
 async def _json(request: Request) -> dict[str, Any]:
