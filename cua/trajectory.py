@@ -165,6 +165,10 @@ class StepLine(BaseModel):
     error: ActionError | None = None
     #: Dense progress of the state after this step, when the producer computed it.
     progress: float | None = None
+    #: The snapshot of the state the agent acted on at this step (`cua.info.SnapshotRef` as
+    #: JSON), when the producer kept one (`--snapshots`): a reference to state the source
+    #: sandbox holds, not the state itself; `cua.branch.fork` starts a sandbox from it.
+    snapshot: dict[str, Any] | None = None
     #: policy, act, settle, judge (milliseconds), as measured.
     timings_ms: dict[str, float] = Field(default_factory=dict)
     #: Wall-clock time the step ended (seconds since the epoch).

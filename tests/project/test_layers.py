@@ -51,6 +51,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # writes its run's report), below the `cua report` command and its server
     "run readers": ("cua.report.build", "cua.report.data", "cua.report.evidence"),
     "episode": ("cua.episode",),
+    # branching from any step of a trajectory: per-step snapshots and forks at step k, on top of
+    # the episode layer and shared by the drivers (cua/branch/)
+    "branch": ("cua.branch",),
     # the drivers: each its own layer, so that none may import another
     "eval": ("cua.eval",),
     "rl": ("cua.rl",),
@@ -72,7 +75,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
 
 _BELOW_THE_EPISODE = {"plain data", "process helpers", "package root", "client", "sandbox interface", "judges",
                       "tasks", "trajectory"}
-_DRIVER_MAY_IMPORT = {*_BELOW_THE_EPISODE, "episode", "policy", "run readers"}
+_DRIVER_MAY_IMPORT = {*_BELOW_THE_EPISODE, "episode", "branch", "policy", "run readers"}
 DRIVERS = ("eval", "rl", "record", "export", "report", "replay", "rollout", "hubs")
 
 #: Layer -> the other layers it may import (its own is always allowed).
@@ -94,6 +97,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     # `PolicyAgent` asks a policy for turns (cua/episode/policy_agent.py): the one reading of a
     # policy's answer as a turn, for every driver; a policy never imports the episode layer
     "episode": {*_BELOW_THE_EPISODE, "policy"},
+    "branch": {*_BELOW_THE_EPISODE, "episode"},
     **{driver: _DRIVER_MAY_IMPORT for driver in DRIVERS},
     # adapters to other frameworks' interfaces sit above the driver they adapt (BrowserGym over CuaEnv)
     "compat": {*_DRIVER_MAY_IMPORT, "rl"},
