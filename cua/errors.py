@@ -39,6 +39,7 @@ __all__ = [
     "InfraError",
     "InternalError",
     "ModelUnreachable",
+    "NodeLost",
     "SandboxCrashed",
     "SlowConsumer",
     "SnapshotUnusable",
@@ -235,6 +236,14 @@ class ModelUnreachable(InternalError):
 
     retryable = True
     failure = FailureClass.MODEL_UNREACHABLE
+
+
+class NodeLost(InternalError):
+    """A cluster node (a Ray node) died with the work it was doing: the work runs again on
+    another node. It is lost the way a sandbox server is, whoever's fault the node's death was."""
+
+    retryable = True
+    failure = FailureClass.SERVER_LOST
 
 
 _BY_CODE: dict[ErrorCode, type[CuaError]] = {

@@ -88,8 +88,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--token", default=os.environ.get("CUA_TOKEN"), help="token of that server")
     p.add_argument("--local", action="store_true", help="drive sandboxes in process, without a server")
     p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                   help="run episodes on Ray actors (one per --parallel slot): a cluster address, 'auto', "
-                        "or nothing for a local Ray")
+                   help="run episodes on Ray actors (one per --parallel slot), spread over the nodes: a cluster "
+                        "address, 'auto', or nothing for a local Ray. Sandboxes live on the actor's node: in its "
+                        "process, or with --server ws://{node_ip}:PORT/v1/ws at the server of its node. A node "
+                        "that dies has its episodes run again on another (up to --retries nodes each)")
     p.add_argument("--ray-cpus", type=real_number(0.0, above=True), default=1.0,
                    help="CPUs Ray reserves per episode actor (default 1)")
     p.add_argument("--isolation", choices=["container", "shared"], help="override browser isolation")
@@ -274,8 +276,6 @@ def main(args: argparse.Namespace) -> int:
     try:
         options, observe = _policy_options(args), _observe(args)
         price = _price(args)
-        if args.agent and args.ray is not None:
-            raise ValueError("--agent runs in this process; it does not run on --ray actors")
         if args.agent:
             from cua.eval.agents import python_agent_factory
 
@@ -423,12 +423,15 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest
             return prepared
         todo, kept = prepared
         if args.ray is not None:
-            from cua.eval.ray_backend import ray_executors
+            from cua.eval.ray_backend import ActorSettings, ray_executors
 
-            executor = await stack.enter_async_context(ray_executors(
-                args.ray, policy=args.policy, policy_kw=policy_kw, observe=observe, config_overrides=overrides,
-                num_cpus=args.ray_cpus, run_dir=out, frames=args.frames, options=options, retries=args.retries,
-                run_id=out.name, attacks=args.attacks))
+            settings = ActorSettings(
+                policy=args.policy, policy_kw=policy_kw, agent=args.agent, observe=observe,
+                options=options.model_dump(mode="json", exclude_unset=True), config_overrides=overrides,
+                run_dir=str(out.resolve()), frames=args.frames, retries=args.retries, run_id=out.name,
+                attacks=args.attacks, local=args.server is None, server=args.server, token=args.token,
+                reconnect_s=args.reconnect_s)
+            executor = await stack.enter_async_context(ray_executors(args.ray, settings, num_cpus=args.ray_cpus))
         else:
             opener = await stack.enter_async_context(sandbox_opener(
                 local=args.local, server=args.server, token=args.token, max_sandboxes=max(8, 2 * args.parallel),

@@ -56,12 +56,14 @@ __all__ = [
     "ResumeState",
     "RunSummary",
     "TaskStats",
+    "instantiate_job",
     "make_jobs",
     "read_records",
     "resume_state",
     "run_contents",
     "run_jobs",
     "summarize",
+    "trajectory_folder",
 ]
 
 #: Where a run folder keeps its episodes' trajectories.
@@ -236,6 +238,33 @@ class Retries:
             self.left[self._budget(error)] -= 1
 
 
+def instantiate_job(job: EpisodeJob, config_overrides: dict[str, dict[str, Any]], attacks: int = 0) -> TaskInstance:
+    """The instance a job runs: its template at its seed, in its variant, with the run's
+    sandbox config overrides (by sandbox kind) and `attacks` injections planted."""
+    instance: TaskInstance = job.template.instantiate(job.seed)
+    if job.variant is not None:
+        instance = in_variant(instance, job.variant)
+    overrides = config_overrides.get(instance.sandbox_kind)
+    if overrides:
+        instance.sandbox_config = {**instance.sandbox_config, **overrides}
+    return with_attacks(instance, attacks) if attacks else instance
+
+
+def trajectory_folder(run_dir: Path, instance: TaskInstance, repeat: int) -> str:
+    """The folder, relative to `run_dir`, that an episode of `instance` writes its trajectory
+    to: the first name not yet taken, so a rerun into the same folder never overwrites one.
+    A driver that hands the episode to another process (a Ray actor) knows it beforehand."""
+    look = variant_of(instance)
+    name = trajectory_name(instance) + (f"__v{variant_tag(look)}" if look is not None else "") + \
+        (f"__r{repeat}" if repeat else "")
+    rel = f"{TRAJECTORIES_DIR}/{name}"
+    n = 1
+    while (run_dir / rel).exists():
+        n += 1
+        rel = f"{TRAJECTORIES_DIR}/{name}-{n}"
+    return rel
+
+
 class LocalExecutor:
     """Runs jobs on sandboxes it opens itself (in process, or through a client), keeping its
     sandbox for the next job whose sandbox config matches, and retrying infra faults on a
@@ -276,25 +305,12 @@ class LocalExecutor:
                 log.warning("closing a sandbox failed: %s: %s", type(exc).__name__, exc)
 
     def instantiate(self, job: EpisodeJob) -> TaskInstance:
-        instance: TaskInstance = job.template.instantiate(job.seed)
-        if job.variant is not None:
-            instance = in_variant(instance, job.variant)
-        overrides = self.config_overrides.get(instance.sandbox_kind)
-        if overrides:
-            instance.sandbox_config = {**instance.sandbox_config, **overrides}
-        return with_attacks(instance, self.attacks) if self.attacks else instance
+        return instantiate_job(job, self.config_overrides, self.attacks)
 
     def _writer(self, instance: TaskInstance, repeat: int) -> tuple[TrajectoryWriter | None, str | None]:
         if self.run_dir is None:
             return None, None
-        look = variant_of(instance)
-        name = trajectory_name(instance) + (f"__v{variant_tag(look)}" if look is not None else "") + \
-            (f"__r{repeat}" if repeat else "")
-        rel = f"{TRAJECTORIES_DIR}/{name}"
-        n = 1
-        while (self.run_dir / rel).exists():  # a rerun into the same folder never overwrites a trajectory
-            n += 1
-            rel = f"{TRAJECTORIES_DIR}/{name}-{n}"
+        rel = trajectory_folder(self.run_dir, instance, repeat)
         return TrajectoryWriter(self.run_dir / rel, frames=self.frames), rel
 
     async def run(self, job: EpisodeJob) -> EpisodeRecord:

@@ -1,0 +1,51 @@
+"""`cua eval --ray` on a cluster of 3 Ray nodes (each its own raylet with its own resources)
+that loses one mid-run: every job is recorded exactly once, passed, and the episode that
+was on the dead node shows its retry (the extra attempt and the node it lost). The run is
+bench/ray_node_loss.py scaled down, so the bench and this test check the same thing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow  # starts a Ray cluster of 4 raylets and an eval driver
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "ray_node_loss.py"
+
+
+def test_a_node_killed_mid_run_loses_no_episode(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, str(BENCH), "--nodes", "3", "--episodes", "9", "--parallel", "3",
+                           "--kills", "1", "--kill-after", "2", "--out", str(out)],
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "200"})
+    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    figures = dict(part.split("=", 1) for part in last.split())
+    assert figures["nodes"] == "3" and figures["killed"] == "1"
+    assert figures["lost"] == figures["duplicated"] == figures["misplaced"] == "0"
+
+    records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert sorted(r["seed"] for r in records) == list(range(9))  # every job exactly once
+    assert all(r["status"] == "completed" and r["verdict"]["passed"] for r in records)
+    killed = {line.split()[2] for line in proc.stdout.splitlines() if line.startswith("killed node ")}
+    retried = [r for r in records if r["lost_nodes"]]
+    assert retried, "no episode was on the killed node when it died"
+    for r in retried:  # the retry is in the record: the node lost, one attempt more, run elsewhere
+        assert [n[:12] for n in r["lost_nodes"]] == [next(iter(killed))] and r["attempts"] == 2
+        assert r["node"] not in r["lost_nodes"]
+    # each actor's sandboxes were served from its own node, and more than one node served episodes
+    assert all(r["sandbox_host"] == r["node_ip"] for r in records)
+    assert len({r["node"] for r in records}) >= 2
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["episodes"] == 9 and summary["infra_errors"] == 0 and summary["attempts_retried"] == len(retried)
+    # the retried episode's trajectory is whole: the lost attempt's unfinished one was removed
+    from cua.trajectory import validate
+
+    assert validate(out).ok, validate(out).problems
+    assert sorted(p.name for p in (out / "trajectories").iterdir()) == sorted(r["trajectory"].split("/")[1]
+                                                                              for r in records)
