@@ -45,6 +45,7 @@ PAGES: dict[str, list[str]] = {
     "settings": ["/general", "/notifications", "/security", "/users", "/api-keys", "/audit"],
     "chat": ["/channels/new", "/", "/people", "/people/2", "/search?q=deploy", "/channels"],
     "bank": ["/transfer", "/", "/accounts/1", "/cards", "/scheduled", "/security", "/payees/new"],
+    "drive": ["/folders/1/upload", "/folders/1", "/folders/2?view=grid", "/items/40", "/search?type=pdf", "/trash", "/shared"],
     "review": ["/r/ledger-api/pull/302", "/", "/pulls", "/r/ledger-api/pull/302/files", "/issues", "/u/noor", "/notifications",
                "/r/ledger-api/blob/go.mod", "/repos"],
 }

@@ -55,6 +55,8 @@ CASES = [
     ("chat", "channels", "topic", "/channels"),
     ("bank", "transactions", "description", "/accounts/1"),
     ("bank", "payees", "name", "/transfer"),
+    ("drive", "items", "name", "/folders/1"),
+    ("drive", "people", "name", "/shared"),
     ("review", "pulls", "title", "/pulls"),
     ("review", "reviews", "body", "/r/ledger-api/pull/302"),
 ]
