@@ -4,18 +4,20 @@ Each operation knows its judge (typed values plus exact `expected_changes`), its
 through the UI (data- attributes and roles only, like the hand-written todo suite) and a
 near miss. A template is one operation (or a chain of two) with one phrasing and one
 *scope*: a filter on the rows its parameters are drawn from, so two templates of one
-operation still differ in what they judge. `generate(count, seed)` is deterministic: the
+operation still differ in what they judge. The generic parts (ids, splits, the seeded draw)
+are the generator core's (`cua.synth.schema`); `generate(count, seed)` is deterministic: the
 same GENERATOR_VERSION and seed give the same templates in the same order.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import random
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from cua.synth.schema import AppSchema, Generated
+from cua.synth.schema import generate as core_generate
+
+__all__ = ["GENERATOR_VERSION", "OPERATIONS", "SCHEMA", "SUITE", "TEST_CHAINS", "Generated", "generate"]
 
 GENERATOR_VERSION = 3
 APP = "todo"
@@ -218,30 +220,9 @@ OPERATIONS: dict[str, Callable[[str], dict[str, Any]]] = {
 }
 
 
-@dataclass(frozen=True)
-class Generated:
-    """One generated template: the chain it composes (its generator) and its task-format dict."""
-
-    chain: str
-    template: dict[str, Any]
-
-
-def _template(chain: str, scope_name: str, scope: str, phrasing: int) -> dict[str, Any]:
-    op = OPERATIONS[chain](scope)
-    phrasings: list[str] = op.pop("phrasings")
-    key = json.dumps([GENERATOR_VERSION, chain, scope_name, phrasing], sort_keys=True)
-    digest = hashlib.sha256(key.encode()).hexdigest()[:8]
-    tags = {**op.pop("tags"), "app": APP, "split": "test" if chain in TEST_CHAINS else "train"}
-    out: dict[str, Any] = {"id": f"{SUITE}.{chain.replace('+', '_')}_{digest}@1",
-                           "instruction": phrasings[phrasing % len(phrasings)],
-                           "sandbox": {"kind": "browser", "app": APP, "start_url": "/"}, "max_steps": 25}
-    out.update(op)
-    out["tags"] = tags
-    return out
+SCHEMA = AppSchema(APP, SUITE, GENERATOR_VERSION, SCOPES, OPERATIONS, TEST_CHAINS)
 
 
 def generate(count: int, seed: int = 0) -> list[Generated]:
     """`count` distinct (chain, scope, phrasing) picks, drawn in a seeded order."""
-    combos = [(chain, s_name, s_sql, p) for chain in OPERATIONS for s_name, s_sql in SCOPES for p in range(3)]
-    random.Random(f"{GENERATOR_VERSION}:{seed}").shuffle(combos)
-    return [Generated(c, _template(c, n, s, p)) for c, n, s, p in combos[:count]]
+    return core_generate(SCHEMA, count, seed)
