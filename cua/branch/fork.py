@@ -108,6 +108,8 @@ def snapshot_at(traj: Trajectory, step: int) -> tuple[int, SnapshotRef] | None:
 
 def _pixels_differ(recorded: bytes, shot: bytes) -> int:
     """How many pixels differ (-1: the frames differ in size)."""
+    if recorded == shot:  # the same encoder's bytes for the same pixels: no need to decode them
+        return 0
     import numpy as np
     from PIL import Image
 
@@ -143,9 +145,12 @@ def _action(traj: Trajectory, index: int, target: int) -> Action | None:
 
 
 def _observe(traj: Trajectory, observe: ObserveOptions | None) -> ObserveOptions | None:
+    """The recording's observe options, when they are not the defaults (None lets the host
+    answer with the observation it has ready: a fork spare's)."""
     if observe is not None or traj.meta is None or not traj.meta.observe:
         return observe
-    return ObserveOptions.model_validate(traj.meta.observe)
+    recorded = ObserveOptions.model_validate(traj.meta.observe)
+    return None if recorded == ObserveOptions() else recorded
 
 
 async def fork(trajectory: Trajectory | str | Path, step: int, *, source: ForkableHandle,
