@@ -66,7 +66,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ck.set_defaults(func=check_main)
 
     sy = tsub.add_parser("synth", help="synthesise templates from an app's schema; admit only those judge QA passes")
-    sy.add_argument("--app", choices=["todo"], default="todo", help="the app whose schema the generator composes")
+    sy.add_argument("--app", choices=["todo", "contacts", "notes", "kanban"], default="todo",
+                    help="the app whose schema the generator composes (cua.synth.generators)")
     sy.add_argument("--count", type=whole_number(1), default=20, help="candidates to generate (default 20)")
     sy.add_argument("--seed", type=whole_number(0), default=0, help="the generator's seed (same seed, same files)")
     sy.add_argument("--out", type=Path, required=True, help="writes OUT/synth_<app>/synth_<app>.yaml and "
@@ -244,19 +245,22 @@ if __name__ == "__main__":
 
 
 def synth_main(args: argparse.Namespace) -> int:
-    from cua.synth import todo_gen
     from cua.synth.admit import Candidate, admit, write_suite
+    from cua.synth.generators import schema_for
+    from cua.synth.schema import generate
+
+    gen = schema_for(args.app)
 
     if args.model:
         from cua.errors import CuaError
         from cua.synth.propose import propose
         from cua.tasks.apps import load_app
 
-        examples = [g.template for g in todo_gen.generate(len(todo_gen.OPERATIONS) * 24, args.seed)
-                    if g.chain in ("mark_done", "priority")][:2]
+        drawn = generate(gen, len(gen.operations) * len(gen.scopes) * gen.phrasings, args.seed)
+        examples = [next(g.template for g in drawn if g.chain == chain) for chain in list(gen.operations)[:2]]
         try:
             candidates = propose(args.model, app=args.app, schema=str(load_app(args.app).schema), examples=examples,
-                                 suite=todo_gen.SUITE, rounds=args.count, seed=args.seed)
+                                 suite=gen.suite, rounds=args.count, seed=args.seed)
         except ValueError as exc:
             print(f"cua tasks synth: {exc}", file=sys.stderr)
             return 2
@@ -264,11 +268,11 @@ def synth_main(args: argparse.Namespace) -> int:
             print(f"cua tasks synth: the model could not be asked: {exc}", file=sys.stderr)
             return 3
     else:
-        candidates = [Candidate(g.chain, g.template) for g in todo_gen.generate(args.count, args.seed)]
-    admission = admit(todo_gen.SUITE, candidates, parallel=args.parallel)
+        candidates = [Candidate(g.chain, g.template, g.scope, g.phrasing) for g in generate(gen, args.count, args.seed)]
+    admission = admit(gen.suite, candidates, parallel=args.parallel)
     header = (f"# Synthesised by cua tasks synth --app {args.app} --count {args.count} --seed {args.seed} "
-              f"(generator version {todo_gen.GENERATOR_VERSION}); admitted by judge QA.\n")
-    path, rejected = write_suite(args.out, todo_gen.SUITE, admission, header)
+              f"(generator version {gen.version}); admitted by judge QA.\n")
+    path, rejected = write_suite(args.out, gen.suite, admission, header)
     for line in admission.summary_lines():
         print(line)
     print(f"wrote {path} and {rejected}")

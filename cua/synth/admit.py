@@ -30,10 +30,13 @@ __all__ = ["Admission", "Candidate", "Outcome", "admit", "screen", "signature", 
 
 @dataclass(frozen=True)
 class Candidate:
-    """A proposed template: who proposed it (a generator's chain or a model) and its dict."""
+    """A proposed template: who proposed it (a generator's chain or a model), its dict, and for a generated
+    one its scope and phrasing (a model's: empty and -1)."""
 
     generator: str
     template: dict[str, Any]
+    scope: str = ""
+    phrasing: int = -1
 
 
 @dataclass
@@ -43,6 +46,8 @@ class Outcome:
     #: load | duplicate | a judge QA stage (oracle, near_miss, noop, probe:..., determinism, ...)
     rejection: str = ""
     reason: str = ""
+    #: the judge-state signature on the seeds (empty where the candidate did not load)
+    signature: str = ""
 
 
 @dataclass
@@ -64,12 +69,40 @@ class Admission:
         dups = Counter(o.candidate.generator for o in self.outcomes if o.rejection == "duplicate")
         for gen, flags in sorted(per_gen.items()):
             line = f"generator {gen}: admitted {sum(flags)}/{len(flags)} rate={sum(flags) / len(flags):.2f}"
+            mine = [o for o in self.outcomes if o.candidate.generator == gen]
+            variants = {(gen, o.candidate.scope, o.candidate.phrasing) for o in mine}
+            kept = {o.signature for o in mine if o.admitted}
+            line += (f" variants={len(variants)} signatures={len({o.signature for o in mine if o.signature})}"
+                     f" admitted_signatures={len(kept)} duplicates={dups[gen]}")
             if len(flags) >= 4 and dups[gen] * 2 >= len(flags):  # half its output one judge again
                 line += f" COLLAPSED: {dups[gen]} of its {len(flags)} judge what another already does"
             out.append(line)
         rejected = Counter(o.rejection for o in self.outcomes if not o.admitted)
         for cls, n in sorted(rejected.items()):
             out.append(f"rejected {cls}: {n} rate={n / len(self.outcomes):.2f}")
+        out += self.diversity_lines()
+        return out
+
+    def diversity_lines(self) -> list[str]:
+        """The diversity of what was admitted: distinct (operation chain, scope, phrasing) picks, distinct
+        judge-state signatures, and the counts by app, skill, tier and oracle length."""
+        ok = self.admitted
+        picks = {(o.candidate.generator, o.candidate.scope, o.candidate.phrasing) for o in ok}
+        out = [f"diversity: admitted={len(ok)} distinct_chain_scope_phrasing={len(picks)} "
+               f"distinct_signatures={len({o.signature for o in ok})} "
+               f"distinct_chains={len({o.candidate.generator for o in ok})}"]
+        by: dict[str, Counter[str]] = {"app": Counter(), "skill": Counter(), "tier": Counter(), "oracle_len": Counter()}
+        for o in ok:
+            tags = o.candidate.template.get("tags") or {}
+            by["app"][str(tags.get("app", "?"))] += 1
+            by["tier"][str(tags.get("tier", "?"))] += 1
+            for skill in tags.get("skills") or []:
+                by["skill"][str(skill)] += 1
+            oracle = o.candidate.template.get("oracle")
+            by["oracle_len"][str(len(oracle)) if isinstance(oracle, list) else "python"] += 1
+        for name, counts in by.items():
+            if counts:
+                out.append(f"diversity by {name}: " + " ".join(f"{k}={n}" for k, n in sorted(counts.items())))
         return out
 
 
@@ -100,12 +133,12 @@ def _load(suite: str, candidate: Candidate) -> Any:
 
 
 def screen(suite: str, candidates: Sequence[Candidate],
-           seeds: Sequence[int] = (0, 1, 2)) -> tuple[list[Outcome | None], list[tuple[int, Any]]]:
+           seeds: Sequence[int] = (0, 1, 2)) -> tuple[list[Outcome | None], list[tuple[int, Any, str]]]:
     """The checks before judge QA: each candidate rejected (oracle_not_ui, load, instantiate, duplicate) or
-    loaded for QA, as (outcome or None per candidate, [(index, loaded template)])."""
+    loaded for QA, as (outcome or None per candidate, [(index, loaded template, its signature)])."""
     outcomes: list[Outcome | None] = [None] * len(candidates)
     seen: dict[str, str] = {}
-    to_check: list[tuple[int, Any]] = []
+    to_check: list[tuple[int, Any, str]] = []
     for i, cand in enumerate(candidates):
         not_ui = ui_problems(cand.template)
         if not_ui:
@@ -125,10 +158,10 @@ def screen(suite: str, candidates: Sequence[Candidate],
             outcomes[i] = Outcome(cand, False, "instantiate", f"{type(exc).__name__}: {exc}")
             continue
         if sig in seen:
-            outcomes[i] = Outcome(cand, False, "duplicate", f"same judge-state signature as {seen[sig]}")
+            outcomes[i] = Outcome(cand, False, "duplicate", f"same judge-state signature as {seen[sig]}", sig)
             continue
         seen[sig] = template.id
-        to_check.append((i, template))
+        to_check.append((i, template, sig))
     return outcomes, to_check
 
 
@@ -140,12 +173,12 @@ def admit(suite: str, candidates: Sequence[Candidate], *, seeds: Sequence[int] =
     started = time.perf_counter()
     outcomes, to_check = screen(suite, candidates, seeds)
     if to_check:
-        report = asyncio.run(check_templates([t for _, t in to_check], seeds=seeds, parallel=parallel,
+        report = asyncio.run(check_templates([t for _, t, _ in to_check], seeds=seeds, parallel=parallel,
                                              isolation=isolation))
-        for (i, _), rep in zip(to_check, report.templates):
+        for (i, _, sig), rep in zip(to_check, report.templates):
             first = rep.failures[0] if rep.failures else None
-            outcomes[i] = (Outcome(candidates[i], True) if first is None
-                           else Outcome(candidates[i], False, first.stage, first.reason))
+            outcomes[i] = (Outcome(candidates[i], True, signature=sig) if first is None
+                           else Outcome(candidates[i], False, first.stage, first.reason, sig))
     return Admission([o for o in outcomes if o is not None], time.perf_counter() - started)
 
 

@@ -60,7 +60,7 @@ def test_parsed_proposals_get_suite_ids_and_forged_oracles_are_refused_before_qa
     got = [o.rejection if o else None for o in outcomes]
     # good, blind and lax load (blind fails completeness at load); the forged oracle never runs
     assert got == [None, "load", "load", None, "oracle_not_ui", "load"]
-    assert [i for i, _ in to_check] == [0, 3]
+    assert [i for i, _, _ in to_check] == [0, 3]
 
 
 @pytest.mark.slow

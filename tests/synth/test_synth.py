@@ -32,7 +32,7 @@ def test_load_failures_and_duplicates_are_rejected_before_qa(tmp_path: Path) -> 
     cands = [Candidate("model", broken), good_c, Candidate("model", twin)]
     outcomes, to_check = screen("synth_todo", cands)
     assert [o.rejection if o else None for o in outcomes] == ["load", None, "duplicate"]
-    assert [i for i, _ in to_check] == [1]
+    assert [i for i, _, _ in to_check] == [1]
     got = Admission([o if o else Outcome(cands[i], True) for i, o in enumerate(outcomes)])
     assert not any("COLLAPSED" in line for line in got.summary_lines())
     same = Admission([Outcome(good_c, True)] + [Outcome(good_c, False, "duplicate", "") for _ in range(3)])
