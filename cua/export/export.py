@@ -7,24 +7,29 @@ without it is an export that did not finish.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from cua.errors import BadRequest
+from cua.export.execute import Execution
 from cua.export.prm import prm_cases
 from cua.export.rows import ImageMode, RowKind, episode_row, step_rows
 from cua.export.select import Selection, select
 from cua.export.sft import SFT_FAMILIES, LossMode, SftStats, sft_rows
 from cua.export.tables import TableFormat, TableSink
+from cua.export.transitions import Dropped, transition_rows
+from cua.trajectory import Trajectory
 
 __all__ = ["ExportFormat", "ExportOutputError", "ExportSummary", "export"]
 
-ExportFormat = Literal["jsonl", "parquet", "hf", "sft", "prm"]
+ExportFormat = Literal["jsonl", "parquet", "hf", "sft", "prm", "transitions"]
 MANIFEST = "export.json"
 
 
@@ -68,13 +73,17 @@ def _prepare(out: Path, force: bool) -> None:
 def export(source: str | Path, out: str | Path, *, format: ExportFormat = "parquet", rows: RowKind = "step",
            images: ImageMode | None = None, selection: Selection | None = None, family: str | None = None,
            history_images: int | None = None, loss: LossMode = "last", approximate: bool = True,
-           perturbations: bool = True, force: bool = False) -> ExportSummary:
-    """Export the trajectories under `source` that `selection` accepts into `out`."""
+           perturbations: bool = True, force: bool = False, execute: Execution | None = None) -> ExportSummary:
+    """Export the trajectories under `source` that `selection` accepts into `out`.
+    `execute` (prm and transitions only): execute the trajectories again on their tasks
+    (`cua.export.execute`) for what the recordings do not hold."""
     t0 = time.perf_counter()
     out = Path(out)
     selection = selection or Selection()
     if format == "sft" and family not in SFT_FAMILIES:
         raise BadRequest(f"--format sft needs --family, one of {', '.join(SFT_FAMILIES)}; got {family!r}")
+    if execute is not None and format not in ("prm", "transitions"):
+        raise BadRequest(f"--execute is for --format prm or transitions, not {format}")
     images = images or ("embed" if format in ("parquet", "hf") else "path")
     if format in ("parquet", "hf"):
         try:
@@ -113,16 +122,49 @@ def export(source: str | Path, out: str | Path, *, format: ExportFormat = "parqu
         for traj in trajectories:
             summary.trajectories += 1
             chosen.append(traj)
+        mode: ImageMode = "path" if images == "path" else "embed"
+        cases = list(prm_cases(chosen, images=mode, perturbations=perturbations, root=out))
+        if execute is not None:
+            options["execute"] = asdict(execute)
+            asyncio.run(_execute_prm(chosen, cases, execute, mode, out))
         with path.open("w", encoding="utf-8") as fh:
-            for case in prm_cases(chosen, images="path" if images == "path" else "embed",
-                                  perturbations=perturbations, root=out):
-                if isinstance(case.get("image"), dict):
-                    case["image"] = "data:image/jpeg;base64," + base64.b64encode(case["image"]["bytes"]).decode()
+            for case in cases:
+                for column in ("image", "wrong_next_image"):
+                    case[column] = _data_url(case.get(column))
                 summary.rows += 1
-                source_kind = case["wrong_source"]
-                options.setdefault("by_source", {})
-                options["by_source"][source_kind] = options["by_source"].get(source_kind, 0) + 1
+                for count, value in (("by_source", case["wrong_source"]),
+                                     ("by_execution", case["wrong_execution"] or "not executed")):
+                    options.setdefault(count, {})
+                    options[count][value] = options[count].get(value, 0) + 1
                 fh.write(json.dumps(case, ensure_ascii=False) + "\n")
+        summary.files = [str(path)]
+    elif format == "transitions":
+        options["executed"] = execute is not None
+        if execute is not None:
+            options["execute"] = asdict(execute)
+        path = out / "transitions.jsonl"
+        dropped: list[Dropped] = []
+        with path.open("w", encoding="utf-8") as fh:
+            def emit(row: dict[str, Any]) -> None:
+                for column in ("image", "next_image"):
+                    row[column] = _data_url(row.get(column))
+                summary.rows += 1
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+            def counted() -> Iterable[Trajectory]:
+                for traj in trajectories:
+                    summary.trajectories += 1
+                    yield traj
+
+            if execute is None:
+                for traj in counted():
+                    for row in transition_rows(traj, images, out):
+                        emit(row)
+            else:
+                asyncio.run(_execute_transitions(counted(), execute, images, out, emit, dropped))
+        for drop in dropped:
+            summary.skipped[drop.kind] = summary.skipped.get(drop.kind, 0) + drop.rows
+        options["dropped"] = [asdict(d) for d in dropped]
         summary.files = [str(path)]
     else:
         table_format: TableFormat = format
@@ -145,3 +187,44 @@ def export(source: str | Path, out: str | Path, *, format: ExportFormat = "parqu
     tmp.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     os.replace(tmp, out / MANIFEST)
     return summary
+
+
+def _data_url(image: Any) -> Any:
+    """An embedded image (`{"bytes", "path"}`) as a JSON line holds it: a data URL."""
+    if isinstance(image, dict) and image.get("bytes") is not None:
+        return "data:image/jpeg;base64," + base64.b64encode(image["bytes"]).decode("ascii")
+    return image
+
+
+async def _execute_prm(chosen: list[Trajectory], cases: list[dict[str, Any]], execute: Execution, images: ImageMode,
+                       out: Path) -> None:
+    from cua.episode import sandbox_opener
+    from cua.export.prm_execute import execute_cases
+
+    by_id = {t.meta.id: t for t in chosen if t.meta is not None}
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for case in cases:
+        if case["wrong_source"] == "perturbation":
+            groups.setdefault(case["correct_trajectory_id"], []).append(case)
+    if not groups:
+        return
+    async with sandbox_opener(local=execute.local, server=execute.server, token=execute.token,
+                              max_sandboxes=1) as opener:
+        for trajectory_id, group in groups.items():
+            await execute_cases(by_id[trajectory_id], group, opener, images=images, root=out,
+                                threshold=execute.threshold, continuation=execute.continuation)
+
+
+async def _execute_transitions(trajectories: Iterable[Trajectory], execute: Execution, images: ImageMode, out: Path,
+                               emit: Callable[[dict[str, Any]], None], dropped: list[Dropped]) -> None:
+    from cua.episode import sandbox_opener
+    from cua.export.transitions import executed_transitions
+
+    async with sandbox_opener(local=execute.local, server=execute.server, token=execute.token,
+                              max_sandboxes=1) as opener:
+        for traj in trajectories:
+            rows, drop = await executed_transitions(traj, opener, images, out, threshold=execute.threshold)
+            for row in rows:
+                emit(row)
+            if drop is not None:
+                dropped.append(drop)

@@ -19,6 +19,27 @@ the judge's evidence when a judge saw it. Wrong actions come from two places, in
    - `done` at a step that is not the last: not applicable (the correct action there is
      not done); a final `done` is replaced by a wait, which never ends the task.
    A perturbed action was never executed, so it has no evidence of its own.
+
+Whether the wrong action was executed, and what it did (`wrong_executed`,
+`wrong_execution`):
+
+- `"recorded"`: a matching failure's action was executed by the failing run itself: its
+  next frame (`wrong_next_image`, `wrong_next_url`) is that run's, its progress that run's
+  where it recorded any, and its continuation (`continuation: "failed_trajectory"`) is that
+  run's own remaining actions, whose verdict is `continuation_passed`;
+- `"executed"` (`cua export --format prm --execute`, `cua.export.prm_execute`): a
+  perturbation was performed on the state of step k, reached by executing the passing
+  trajectory's actions before it on its task again, each frame checked against the
+  recording; then the passing trajectory's remaining actions play on, the correct one at k
+  first (`continuation: "recorded_actions"`; or the task's oracle from that state with
+  `--continue-with oracle`, `"oracle"`) and the end state is judged. `wrong_state_diff` is what the wrong action changed in the
+  state the judge reads (`cua.export.diffs`);
+- not executed (`wrong_executed` false): a perturbation without `--execute`, or one whose
+  execution could not be done, with `wrong_not_executed` saying why.
+
+`progress_before` is the judge's dense progress at step k, `correct_progress_after` and
+`wrong_progress_after` after the correct and the wrong action (null where neither the
+recording nor an execution gives it), `wrong_progress_delta` the wrong action's change.
 """
 
 from __future__ import annotations
@@ -32,13 +53,15 @@ from typing import Any
 from cua.export.rows import ImageMode, _image
 from cua.trajectory import StepLine, Trajectory
 
-__all__ = ["INTERACTIVE_ROLES", "OFFSET_PX", "SAME_POINT_PX", "perturb", "prm_cases", "same_action"]
+__all__ = ["INTERACTIVE_ROLES", "NOT_EXECUTED", "OFFSET_PX", "SAME_POINT_PX", "perturb", "prm_cases", "same_action"]
 
 OFFSET_PX = 48.0
 SAME_POINT_PX = 4.0
 INTERACTIVE_ROLES = frozenset({"button", "link", "checkbox", "textbox", "searchbox", "combobox", "menuitem",
                                "menuitemcheckbox", "menuitemradio", "tab", "radio", "option", "switch", "slider",
                                "spinbutton", "listbox", "treeitem"})
+#: Why a perturbation case has no consequence, until `--execute` gives it one.
+NOT_EXECUTED = "a perturbation, not executed (cua export --format prm --execute executes it)"
 _POINTER = ("click", "move", "scroll", "mouse_down", "mouse_up")
 _OPPOSITE = {"up": "down", "down": "up", "left": "right", "right": "left"}
 
@@ -155,7 +178,32 @@ def _case(good: Trajectory, k: int, wrong: dict[str, Any], wrong_thought: str | 
         "wrong_trajectory_id": bad.meta.id if bad is not None and bad.meta is not None else None,
         "wrong_passed": bad.end.verdict.passed if bad is not None and bad.end and bad.end.verdict else None,
         "wrong_evidence": json.dumps(_evidence(bad)) if bad is not None else None,
+        **_consequence(good, k, bad, images, root),
     }
+
+
+def _consequence(good: Trajectory, k: int, bad: Trajectory | None, images: ImageMode,
+                 root: Path | None) -> dict[str, Any]:
+    """What the wrong action did, as far as the recordings show (module docstring)."""
+    before = good.steps[k - 1].progress if k > 0 else None
+    correct_after = good.steps[k].progress
+    if bad is None:
+        return {"wrong_executed": False, "wrong_execution": None,
+                "wrong_not_executed": NOT_EXECUTED,
+                "wrong_next_image": None, "wrong_next_url": None, "progress_before": before,
+                "correct_progress_after": correct_after, "wrong_progress_after": None, "wrong_progress_delta": None,
+                "wrong_state_diff": None, "continuation": None, "continuation_passed": None,
+                "continuation_score": None}
+    after = bad.observations()[k + 1] if k + 1 < len(bad.observations()) else None
+    wrong_after = bad.steps[k].progress
+    verdict = bad.end.verdict if bad.end is not None else None
+    return {"wrong_executed": True, "wrong_execution": "recorded", "wrong_not_executed": None,
+            "wrong_next_image": _image(bad, after, images, root), "wrong_next_url": after.url if after else None,
+            "progress_before": before, "correct_progress_after": correct_after, "wrong_progress_after": wrong_after,
+            "wrong_progress_delta": round(wrong_after - before, 9) if wrong_after is not None and before is not None
+            else None, "wrong_state_diff": None, "continuation": "failed_trajectory",
+            "continuation_passed": verdict.passed if verdict is not None else None,
+            "continuation_score": verdict.score if verdict is not None else None}
 
 
 def prm_cases(trajectories: Iterable[Trajectory], *, images: ImageMode = "embed",

@@ -34,7 +34,7 @@ ROOT_PACKAGE = "cua"
 #: the root package, which covers only itself: a new module must be given a layer).
 LAYERS: dict[str, tuple[str, ...]] = {
     "plain data": ("cua.actions", "cua.observation", "cua.errors", "cua.state", "cua.info", "cua.task",
-                   "cua.marks", "cua.attack", "cua.variant", "cua.launcher"),
+                   "cua.marks", "cua.attack", "cua.variant", "cua.launcher", "cua.screen_diff"),
     "process helpers": ("cua.listen", "cua.exposure", "cua.gate", "cua.guard", "cua.server_process", "cua.console",
                         "cua.argtypes"),
     "package root": (ROOT_PACKAGE,),  # the package's own __init__ only (see layer_of)
