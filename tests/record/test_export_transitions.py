@@ -132,6 +132,13 @@ def test_a_replay_that_diverges_drops_its_rows_with_the_reason(runs: Path, tmp_p
     assert dropped["step"] == 3 and dropped["rows"] == len(traj.steps) - 3
     assert "diverged" in dropped["reason"] and "step 3" in dropped["reason"] and "screen" in dropped["reason"]
     assert manifest["skipped"] == {dropped["kind"]: len(traj.steps) - 3}
+    # PRM cases past the divergence are not executed, and say why; those before it are
+    assert cli(["export", str(src), "--format", "prm", "--execute", "--local", "--out", str(tmp_path / "p")]) == 0
+    cases = {c["step"]: c for c in _rows(tmp_path / "p" / "prm.jsonl")}
+    assert {k for k, c in cases.items() if c["wrong_executed"]} == {k for k in cases if k <= 3}
+    for case in (c for k, c in cases.items() if k > 3):
+        assert "diverged" in case["wrong_not_executed"] and "step 3" in case["wrong_not_executed"]
+        assert case["wrong_next_image"] is None and case["continuation_passed"] is None
 
 
 @pytest.mark.slow
