@@ -254,13 +254,15 @@ def synth_main(args: argparse.Namespace) -> int:
     if args.model:
         from cua.errors import CuaError
         from cua.synth.propose import propose
+        from cua.synth.screenshot import app_screenshot
         from cua.tasks.apps import load_app
 
         drawn = generate(gen, len(gen.operations) * len(gen.scopes) * gen.phrasings, args.seed)
         examples = [next(g.template for g in drawn if g.chain == chain) for chain in list(gen.operations)[:2]]
         try:
             candidates = propose(args.model, app=args.app, schema=str(load_app(args.app).schema), examples=examples,
-                                 suite=gen.suite, rounds=args.count, seed=args.seed)
+                                 suite=gen.suite, rounds=args.count, seed=args.seed,
+                                 image=app_screenshot(gen.suite, examples[0]))
         except ValueError as exc:
             print(f"cua tasks synth: {exc}", file=sys.stderr)
             return 2

@@ -1,7 +1,7 @@
 """A proposing model: an OpenAI-compatible chat model asked for templates in the task format.
 
-`cua tasks synth --model openai:NAME@URL` sends the app's schema and examples (generated
-templates) through the policy's chat backend (`cua.policy.backends.openai`, the client
+`cua tasks synth --model openai:NAME@URL` sends the app's start page (a screenshot, an image
+part), its schema and examples (generated templates) through the policy's chat backend (`cua.policy.backends.openai`, the client
 `cua eval --policy openai:...` uses) and parses the ```yaml blocks of each answer into
 candidates, which are admitted like generated ones (`cua.synth.admit`). A proposal is
 untrusted: its ids are rewritten into the suite, and its oracle and near miss may only act
@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from cua.observation import Screenshot, Size
+from cua.policy.families.base import PreparedImage
 from cua.synth.admit import Candidate, suite_text
 
 __all__ = ["ask", "parse_answer", "prompt", "propose"]
@@ -27,14 +29,21 @@ __all__ = ["ask", "parse_answer", "prompt", "propose"]
 _BLOCK = re.compile(r"```(?:ya?ml)?[ \t]*\n(.*?)```", re.S)
 
 
-def prompt(app: str, schema: str, examples: Sequence[dict[str, Any]], suite: str) -> list[dict[str, Any]]:
-    """The chat messages: the task format by example, the app's tables, what to answer."""
-    text = (f"You write tasks for a computer-use agent in the web app {app!r}. Its SQLite schema:\n{schema}\n"
+def prompt(app: str, schema: str, examples: Sequence[dict[str, Any]], suite: str,
+           image: Screenshot | None = None) -> list[dict[str, Any]]:
+    """The chat messages: the app's start page as an image (when given), the task format by example,
+    the app's tables, what to answer."""
+    text = (f"You write tasks for a computer-use agent in the web app {app!r}"
+            f"{' (its start page is the image above)' if image is not None else ''}. Its SQLite schema:\n{schema}\n"
             f"Task templates in this format (YAML), each with seeded params, a judge of typed checks and exact "
             f"expected_changes, an oracle that acts through the UI (select by data- attributes) and a near miss "
             f"that must fail:\n```yaml\n{suite_text(suite, list(examples))}```\n"
             "Propose new templates: answer with one ```yaml block holding a list of templates.")
-    return [{"role": "user", "content": [{"type": "text", "text": text}]}]
+    parts: list[dict[str, Any]] = []
+    if image is not None:
+        parts.append({"type": "image", "image": PreparedImage(Size(width=image.width, height=image.height), image.data,
+                                                               image.format)})
+    return [{"role": "user", "content": [*parts, {"type": "text", "text": text}]}]
 
 
 def parse_answer(text: str, source: str, suite: str) -> list[Candidate]:
@@ -76,9 +85,9 @@ async def ask(spec: str, messages: list[dict[str, Any]], *, temperature: float =
 
 
 def propose(spec: str, *, app: str, schema: str, examples: Sequence[dict[str, Any]], suite: str, rounds: int = 1,
-            seed: int = 0) -> list[Candidate]:
+            seed: int = 0, image: Screenshot | None = None) -> list[Candidate]:
     """`rounds` answers of the model, parsed into candidates (round r asks with seed+r)."""
-    messages = prompt(app, schema, examples, suite)
+    messages = prompt(app, schema, examples, suite, image)
     source = f"model:{spec.partition(':')[2].partition('@')[0]}"
     out: list[Candidate] = []
     for r in range(rounds):

@@ -3,6 +3,7 @@ and cheating templates; `cua tasks synth --model` admits only the good one."""
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 from collections.abc import Iterator
@@ -72,6 +73,10 @@ def test_synth_with_a_scripted_model_admits_only_the_good_proposal(model: ModelS
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "schema" in json.dumps(model.calls[0]["messages"]) and "CREATE TABLE todos" in json.dumps(model.calls[0])
+    # the app's start page goes with them, as an image part (a PNG of the page, not an empty frame)
+    images = [p["image_url"]["url"] for p in model.calls[0]["messages"][0]["content"] if p["type"] == "image_url"]
+    assert len(images) == 1 and images[0].startswith("data:image/")
+    assert len(base64.b64decode(images[0].partition(",")[2])) > 5_000
     suite = yaml.safe_load((tmp_path / "synth_todo" / "synth_todo.yaml").read_text())
     assert [t["instruction"] for t in suite["templates"]] == [_good()["instruction"]]
     rejected = [json.loads(line) for line in (tmp_path / "synth_todo.rejected.jsonl").read_text().splitlines()]
