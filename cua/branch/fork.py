@@ -224,8 +224,9 @@ async def replay_prefix(episode: Episode, trajectory: Trajectory | str | Path, s
         result = await episode.step(action)
         obs = result.observation
         _compare(traj, index + 1, obs, step)
-        if episode.over and index + 1 < step:
-            raise _refuse(traj, step, "ended", f"the episode ended at step {index} when replayed")
+        if episode.over:
+            raise _refuse(traj, step, "ended", f"the episode is over after step {index} when replayed: "
+                                               "nothing is left to continue")
     return obs
 
 

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import base64
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
@@ -78,11 +78,23 @@ class RolloutRequest(BaseModel):
     #: Prompt injections planted in each prompt's app (`cua.episode.safety.with_attacks`,
     #: seeded by the prompt's seed); each rollout's `end.safety` says whether it was attacked.
     attacks: int = Field(0, ge=0, le=8)
+    #: Branch from a recorded trajectory instead (its folder under the service's runs folder,
+    #: e.g. a rollout's `folder`): one group started at step `from_step` of it (the state the agent
+    #: acted on there), or one at each of its steps ("every": a tree rollout). The group's
+    #: parent is the task's reset with the recorded actions before that step performed again,
+    #: every screen checked against the recording (`cua.branch.replay_prefix`); its records
+    #: name the parent trajectory and step (`parent`, `parent_step`, meta.extra["branch"]).
+    from_trajectory: str | None = None
+    from_step: Annotated[int, Field(ge=0)] | Literal["every"] | None = None
 
     @model_validator(mode="after")
     def _tasks_or_sample(self) -> RolloutRequest:
-        if bool(self.tasks) == (self.sample is not None):
-            raise ValueError("give `tasks` (template ids) or `sample` (drawn by the curriculum), one of them")
+        given = [bool(self.tasks), self.sample is not None, self.from_trajectory is not None]
+        if sum(given) != 1:
+            raise ValueError("give `tasks` (template ids), `sample` (drawn by the curriculum) or `from_trajectory` "
+                             "(with `from_step`), one of them")
+        if (self.from_trajectory is None) != (self.from_step is None):
+            raise ValueError("`from_trajectory` and `from_step` go together")
         return self
 
 
@@ -119,12 +131,18 @@ class RolloutTrajectory(BaseModel):
     end: dict[str, Any] | None = None
     #: env: sandbox work (reset, act, judge reads); model: time in the policy endpoint.
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    #: The trajectory it branched from (its meta id) and the step there it started at (`from_step`).
+    parent: str | None = None
+    parent_step: int | None = None
 
 
 class GroupResult(BaseModel):
     group_id: str
     task_id: str
     seed: int
+    #: The trajectory the group branched from (its meta id) and the step it started at (`from_step`).
+    parent: str | None = None
+    parent_step: int | None = None
     #: Every rollout of the group is masked (one was lost to the infrastructure).
     masked: bool
     trajectories: list[RolloutTrajectory]

@@ -43,6 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from pydantic import ValidationError
+
+from cua.branch import BranchRefused, branch_extra, replay_prefix, task_instance
 from cua.episode.agent import AgentTurn, EpisodeContext
 from cua.episode.episode import Episode
 from cua.episode.group import ForkableHandle
@@ -63,7 +66,7 @@ from cua.rollout.models import (
 )
 from cua.rollout.proxy import ProxyRecorder, TokenProxy
 from cua.task import TaskInstance
-from cua.trajectory import AgentInfo, TokenTrace, TrajectoryWriter, read_trajectory
+from cua.trajectory import AgentInfo, TokenTrace, Trajectory, TrajectoryWriter, read_trajectory
 
 __all__ = ["GroupPlacement", "RolloutService", "RolloutSettings", "StalePolicy"]
 
@@ -151,6 +154,8 @@ class RolloutService:
 
         self.set_policy_version(request.policy_version)
         self._check_fresh(request.policy_version)
+        if request.from_trajectory is not None:
+            return await self._run_branches(request)
         names = request.sample.pool if request.sample is not None else request.tasks
         try:
             templates = {name: get_template(name) for name in names}
@@ -172,6 +177,47 @@ class RolloutService:
                                         for t, seed, gid in jobs))
         return RolloutResponse(request_id=request_id, policy_version=request.policy_version, groups=list(groups),
                                folder=str(folder), timings_ms={"total": (time.perf_counter() - started) * 1000})
+
+    async def _run_branches(self, request: RolloutRequest) -> RolloutResponse:
+        """Groups started at a step of a recorded trajectory (`from_step`), or at each of its
+        steps (tree rollouts). They run here, not on a placement: the parent trajectory is
+        on this service's disk."""
+        assert request.from_trajectory is not None and request.from_step is not None
+        parent = self._parent_trajectory(request.from_trajectory)
+        instance = task_instance(parent)
+        steps = list(range(len(parent.steps))) if request.from_step == "every" else [request.from_step]
+        if not steps:
+            raise BranchRefused(f"{parent.folder}: the trajectory has no steps to branch at",
+                                details={"trajectory": str(parent.folder), "why": "out_of_range"})
+        request_id = f"r{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
+        folder = self.settings.runs_dir / request_id
+        folder.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
+        groups = await asyncio.gather(*(
+            self._place_branch(request, instance, (parent, k), f"{instance.task_id}__s{instance.seed}__k{k}", folder)
+            for k in steps))
+        return RolloutResponse(request_id=request_id, policy_version=request.policy_version, groups=list(groups),
+                               folder=str(folder), timings_ms={"total": (time.perf_counter() - started) * 1000})
+
+    def _parent_trajectory(self, where: str) -> Trajectory:
+        """A recorded trajectory under the runs folder (a request names no other path on this disk)."""
+        root = self.settings.runs_dir.resolve()
+        folder = (root / where).resolve()
+        if not folder.is_relative_to(root) or not (folder / "meta.json").is_file():
+            raise BadRequest(f"no trajectory {where!r} under the service's runs folder",
+                             details={"from_trajectory": where})
+        try:
+            return read_trajectory(folder)
+        except (ValidationError, ValueError, OSError) as exc:
+            raise BadRequest(f"trajectory {where!r} is unreadable: {str(exc).splitlines()[0]}",
+                             details={"from_trajectory": where}) from None
+
+    async def _place_branch(self, request: RolloutRequest, instance: TaskInstance, branch: tuple[Trajectory, int],
+                            group_id: str, folder: Path) -> GroupResult:
+        group = await self.run_group(request, instance, group_id, folder, branch=branch)
+        self.curriculum.record_many((t.task_id, t.seed, bool(t.passed)) for t in group.trajectories
+                                    if t.status == "completed" and not t.mask_sample and t.passed is not None)
+        return group
 
     def _draw(self, sample: TaskSample, pool: list[str]) -> list[tuple[str, int]]:
         """`sample.count` (template, seed) pairs drawn by the curriculum's rule."""
@@ -198,9 +244,19 @@ class RolloutService:
             return self._unrun(request, instance, group_id, ids, "stale", exc)
         return await self.placement.run_group(request, instance.task_id, instance.seed, group_id, folder)
 
-    async def run_group(self, request: RolloutRequest, instance: TaskInstance, group_id: str, folder: Path
-                        ) -> GroupResult:
-        """One group here: reset, snapshot, `group_size` forked rollouts, the masking rule."""
+    async def run_group(self, request: RolloutRequest, instance: TaskInstance, group_id: str, folder: Path,
+                        *, branch: tuple[Trajectory, int] | None = None) -> GroupResult:
+        """One group here: reset, snapshot, `group_size` forked rollouts, the masking rule.
+        `branch`: (a trajectory, k): the group starts at its step k, not at the reset."""
+        group = await self._run_group(request, instance, group_id, folder, branch)
+        if branch is None:
+            return group
+        named = {"parent": branch[0].meta.id if branch[0].meta else None, "parent_step": branch[1]}
+        return group.model_copy(update={**named, "trajectories": [t.model_copy(update=named)
+                                                                  for t in group.trajectories]})
+
+    async def _run_group(self, request: RolloutRequest, instance: TaskInstance, group_id: str, folder: Path,
+                         branch: tuple[Trajectory, int] | None) -> GroupResult:
         size = request.group_size
         ids = [f"{group_id}__{j}" for j in range(size)]
         try:
@@ -214,7 +270,7 @@ class RolloutService:
         last: BaseException | None = None
         for _ in range(retries + 1):  # the group's own start: open, reset, snapshot
             try:
-                async with self._parent(request, instance, config) as (base, ref):
+                async with self._parent(request, instance, config, branch) as (base, ref):
                     results = await asyncio.gather(*(
                         self._rollout(request, base, ref, group_id, rid, folder / rid, retries) for rid in ids))
                 break
@@ -235,14 +291,20 @@ class RolloutService:
                            trajectories=results)
 
     @contextlib.asynccontextmanager
-    async def _parent(self, request: RolloutRequest, instance: TaskInstance, config: dict[str, Any]
-                      ) -> AsyncIterator[tuple[Episode, Any]]:
-        """The group's start state: a sandbox reset to the instance, and a snapshot of it."""
+    async def _parent(self, request: RolloutRequest, instance: TaskInstance, config: dict[str, Any],
+                      branch: tuple[Trajectory, int] | None = None) -> AsyncIterator[tuple[Episode, Any]]:
+        """The group's start state: a sandbox reset to the instance (and, for a branch, brought
+        to its step by the recorded actions), and a snapshot of it."""
         async with self.opener(instance.sandbox_kind, config) as handle:
+            extra: dict[str, Any] = {"policy_version": request.policy_version}
+            if branch is not None:
+                extra.update(branch_extra(*branch))
             base = Episode(handle, instance, observe=self.settings.observe, producer="rl",
-                           agent=self._agent_info(request.policy), max_steps=request.max_steps,
-                           extra={"policy_version": request.policy_version})
-            await base.reset()
+                           agent=self._agent_info(request.policy), max_steps=request.max_steps, extra=extra)
+            if branch is None:
+                await base.reset()
+            else:
+                await replay_prefix(base, *branch)
             ref = await handle.snapshot()
             try:
                 yield base, ref
