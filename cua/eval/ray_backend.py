@@ -40,6 +40,11 @@ from cua.variant import parse_variant
 __all__ = ["ActorSettings", "EpisodeActor", "RayEpisodeRecord", "ray_executors"]
 
 
+#: Actors started in turn for one slot before its episode counts a lost node (each one
+#: that died before it answered was placed on a node that was dying).
+SPAWN_TRIES = 4
+
+
 class RayEpisodeRecord(EpisodeRecord):
     """An episodes.jsonl line of a Ray run: the record, and where it ran."""
 
@@ -159,10 +164,22 @@ class _ActorExecutor:
         self._node = "?"
 
     async def _ready(self) -> _Actor:
-        if self._actor is None:
-            self._actor = self._spawn()
-            self._node = "?"  # known once the actor answers; a node dying before that is "?"
-            self._node, _ = await self._actor.where.remote()
+        """The slot's actor, once it answered where it runs. One that dies before it answers
+        (Ray placed it on a node that was dying, not yet known dead) is replaced, a few times,
+        without charging the episode: it never held the episode's work."""
+        for tries in range(SPAWN_TRIES):
+            if self._actor is None:
+                self._actor = self._spawn()
+                self._node = "?"  # known once the actor answers
+                try:
+                    self._node, _ = await self._actor.where.remote()
+                except RayActorError:
+                    self._drop()
+                    if tries == SPAWN_TRIES - 1:
+                        raise
+                    continue
+            break
+        assert self._actor is not None
         return self._actor
 
     def _drop(self) -> str:

@@ -42,7 +42,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--max-episodes", type=int, default=8, help="rollouts running at once")
     s.add_argument("--max-retries", type=int, default=2, help="infrastructure retries per rollout")
     s.add_argument("--max-staleness", type=int, default=1, help="policy versions a request may be behind")
-    s.add_argument("--ray", metavar="ADDRESS", help="run groups on a Ray cluster (an address, auto, or local)")
+    s.add_argument("--ray", metavar="ADDRESS",
+                   help="run groups on Ray workers spread over a cluster's nodes (an address, auto, or local); each "
+                        "worker's sandboxes live on its node: in its process, or with --server "
+                        "ws://{node_ip}:PORT/v1/ws at the server of its node. A lost node's groups run again on "
+                        "another (up to --max-retries nodes each)")
     s.add_argument("--ray-actors", type=int, default=2, help="rollout workers on the cluster")
     c = s.add_argument_group("the curriculum (requests with `sample` draw their tasks by it; GET /curriculum)")
     c.add_argument("--curriculum", choices=["uniform", "band", "progress"], default="uniform",
@@ -95,9 +99,11 @@ def _serve(args: argparse.Namespace) -> int:
 
                 placement = await stack.enter_async_context(ray_placement(
                     args.ray, actors=args.ray_actors, runs_dir=args.runs, max_episodes=args.max_episodes,
-                    max_retries=args.max_retries))
+                    max_retries=args.max_retries, local=args.server is None, server=args.server,
+                    server_token=args.server_token))
             running = await stack.enter_async_context(serve_rollouts(
-                args.runs, local=args.local, server=args.server, server_token=args.server_token, token=token,
+                args.runs, local=args.local, server=_own_server(args.server), server_token=args.server_token,
+                token=token,
                 no_auth=args.no_auth, allowed_origins=args.allow_origin,
                 unsafe_public_no_auth=args.unsafe_public_no_auth, max_episodes=args.max_episodes,
                 max_retries=args.max_retries, max_staleness=args.max_staleness, host=args.host, port=args.port,
@@ -112,6 +118,16 @@ def _serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _own_server(server: str | None) -> str | None:
+    """The sandbox server this process uses (for /envs): a per-node URL (`{node_ip}`, with
+    --ray) names the server of this machine's node."""
+    if server is None or "{node_ip}" not in server:
+        return server
+    import ray.util
+
+    return server.replace("{node_ip}", ray.util.get_node_ip_address())  # type: ignore[no-untyped-call]
 
 
 def _schema(args: argparse.Namespace) -> int:

@@ -146,6 +146,11 @@ class GroupResult(BaseModel):
     #: Every rollout of the group is masked (one was lost to the infrastructure).
     masked: bool
     trajectories: list[RolloutTrajectory]
+    #: The Ray node whose worker ran the group, its sandboxes included (None: not on Ray).
+    node: str | None = None
+    #: Ray nodes that died running an earlier attempt of the group, in order (each counted in
+    #: every rollout's `attempts`).
+    lost_nodes: list[str] = Field(default_factory=list)
 
 
 class RolloutResponse(BaseModel):
