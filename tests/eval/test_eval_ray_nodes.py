@@ -5,10 +5,12 @@ bench/ray_node_loss.py scaled down, so the bench and this test check the same th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -49,3 +51,41 @@ def test_a_node_killed_mid_run_loses_no_episode(tmp_path: Path) -> None:
     assert validate(out).ok, validate(out).problems
     assert sorted(p.name for p in (out / "trajectories").iterdir()) == sorted(r["trajectory"].split("/")[1]
                                                                               for r in records)
+
+
+def test_each_actor_drives_the_sandbox_server_of_its_own_node(tmp_path: Path) -> None:
+    """`--server ws://{node_ip}:PORT/v1/ws`: every actor fills in its node's address, so its
+    sandboxes come from the server on its own node (here the one node of a local Ray)."""
+    import secrets
+
+    import httpx
+    import ray.util
+
+    from cua.server_process import free_port
+
+    ip = ray.util.get_node_ip_address()  # what Ray calls this node: the address actors fill in
+    port, token = free_port(ip), secrets.token_urlsafe(16)
+    server = subprocess.Popen([sys.executable, "-m", "cua.server", "--host", ip, "--port", str(port),
+                               "--log-level", "warning"], env={**os.environ, "CUA_TOKEN": token},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = tmp_path / "run"
+    try:
+        for _ in range(600):  # until it listens
+            assert server.poll() is None, "the sandbox server exited"
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"http://{ip}:{port}/v1/health", timeout=5).status_code == 200:
+                    break
+            time.sleep(0.1)  # polling a starting process
+        proc = subprocess.run(
+            [sys.executable, "-m", "cua.cli", "eval", "fake.set_counter@1", "--seeds", "2", "--ray", "--parallel", "1",
+             "--ray-cpus", "0.5", "--server", f"ws://{{node_ip}}:{port}/v1/ws", "--token", token,
+             "--reconnect-s", "30", "--retries", "1", "--out", str(out), "--no-progress", "--no-report"],
+            capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "200"})
+    finally:
+        server.terminate()
+        server.wait(60)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert len(records) == 2 and all(r["verdict"]["passed"] for r in records)
+    for r in records:  # served by that server (not in the actor's process), on the actor's node
+        assert r["sandbox_host"] == r["node_ip"] == ip and not r["sandbox_id"].startswith("local-")
