@@ -17,7 +17,7 @@ export was made and what it skipped.
   fresh sandbox (in this process with --local, a given --server, else a child `cua serve`),
   checking every frame against the recording: transitions gain the judge-state diff and
   progress; PRM perturbations are performed, with their next frame, progress change and the
-  verdict when the trajectory's remaining actions (or --continue-with oracle) play on.
+  verdict when the trajectory's remaining actions play on from there.
   What diverges from the recording or cannot be executed is dropped or marked, with why.
 """
 
@@ -48,8 +48,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--no-perturb", action="store_true", help="PRM: only wrong actions from matching failures")
     p.add_argument("--execute", action="store_true",
                    help="prm, transitions: execute the trajectories again on their tasks (see above)")
-    p.add_argument("--continue-with", choices=["actions", "oracle"], default="actions",
-                   help="prm --execute: after the wrong action, the trajectory's remaining actions or the task's oracle")
     p.add_argument("--threshold", type=float, default=None,
                    help="--execute: fraction of changed cells above which a frame diverges (default: cua replay's)")
     p.add_argument("--local", action="store_true", help="--execute: sandboxes in this process, no server")
@@ -74,7 +72,7 @@ def main(args: argparse.Namespace) -> int:
 
     selection = Selection(verdict=args.verdict, apps=args.app, tiers=args.tier, splits=args.split,
                           producers=args.producer, tasks=args.task, incomplete=args.include_incomplete)
-    execute = Execution(local=args.local, server=args.server, token=args.token, continuation=args.continue_with,
+    execute = Execution(local=args.local, server=args.server, token=args.token,
                         threshold=SCREEN_THRESHOLD if args.threshold is None else args.threshold) \
         if args.execute else None
     try:

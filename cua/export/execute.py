@@ -20,13 +20,11 @@ exports turn into a reason too.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from pydantic import ValidationError
 
 from cua.actions import Action, parse_action
-from cua.episode import Episode, EpisodeContext, OracleAgent, SandboxHandle, gather_state, play
-from cua.episode.loop import AgentRaised
+from cua.episode import Episode, SandboxHandle, gather_state
 from cua.errors import BadRequest
 from cua.observation import Observation, ObserveOptions
 from cua.screen_diff import SCREEN_THRESHOLD, screen_difference
@@ -34,25 +32,19 @@ from cua.state import StateResult
 from cua.task import JudgeInput, TaskInstance, query_key
 from cua.trajectory import AgentInfo, ObservationRef, StepLine, Trajectory
 
-__all__ = ["Continuation", "Diverged", "Execution", "NotExecutable", "Reached", "Reenactment", "action_of",
+__all__ = ["Diverged", "Execution", "NotExecutable", "Reached", "Reenactment", "action_of",
            "instance_of", "reenact"]
-
-#: Who plays on after a PRM case's wrong action: the trajectory's own remaining actions
-#: (the correct one at the step first), or the task's oracle from that state.
-Continuation = Literal["actions", "oracle"]
-
 
 @dataclass
 class Execution:
     """How an export executes trajectories again (`--execute`): where its sandboxes come
-    from (in this process, a given `cua serve`, or a child one), the screen threshold of a
-    divergence, and who continues after a PRM case's wrong action."""
+    from (in this process, a given `cua serve`, or a child one), and the screen threshold of
+    a divergence."""
 
     local: bool = False
     server: str | None = None
     token: str | None = None
     threshold: float = SCREEN_THRESHOLD
-    continuation: Continuation = "actions"
 
 
 class NotExecutable(BadRequest):
@@ -169,19 +161,6 @@ class Reenactment:
             if line.progress is not None and abs(line.progress - reached.progress) > 1e-9:
                 why.append(f"judge progress {reached.progress:g} where the recording has {line.progress:g}")
         return "; ".join(why) or None
-
-    async def continue_with_oracle(self, obs: Observation) -> Reached | None:
-        """Let the task's oracle play on from here; the state it ends in (None: no oracle)."""
-        if self.instance.oracle is None:
-            return None
-        agent = OracleAgent("oracle")
-        ctx = EpisodeContext(self.handle, obs)
-        await agent.begin(self.episode.instance, ctx)
-        try:
-            await play(self.episode, agent, ctx)
-        except AgentRaised:  # the oracle's script found no way on from this state: judged where it stopped
-            pass
-        return await self._read(ctx.observation)
 
     def finish(self) -> None:
         self.episode.finish()

@@ -212,7 +212,7 @@ async def _execute_prm(chosen: list[Trajectory], cases: list[dict[str, Any]], ex
                               max_sandboxes=1) as opener:
         for trajectory_id, group in groups.items():
             await execute_cases(by_id[trajectory_id], group, opener, images=images, root=out,
-                                threshold=execute.threshold, continuation=execute.continuation)
+                                threshold=execute.threshold)
 
 
 async def _execute_transitions(trajectories: Iterable[Trajectory], execute: Execution, images: ImageMode, out: Path,

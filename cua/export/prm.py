@@ -31,9 +31,9 @@ Whether the wrong action was executed, and what it did (`wrong_executed`,
   perturbation was performed on the state of step k, reached by executing the passing
   trajectory's actions before it on its task again, each frame checked against the
   recording; then the passing trajectory's remaining actions play on, the correct one at k
-  first (`continuation: "recorded_actions"`; or the task's oracle from that state with
-  `--continue-with oracle`, `"oracle"`) and the end state is judged. `wrong_state_diff` is what the wrong action changed in the
-  state the judge reads (`cua.export.diffs`);
+  first (`continuation: "recorded_actions"`), and the end state is judged.
+  `wrong_state_diff` is what the wrong action changed in the state the judge reads
+  (`cua.export.diffs`);
 - not executed (`wrong_executed` false): a perturbation without `--execute`, or one whose
   execution could not be done, with `wrong_not_executed` saying why.
 

@@ -4,9 +4,10 @@ For a perturbation case at step k of a passing trajectory (`cua.export.prm`): a 
 episode of its task, set up as recorded (`cua.export.execute`), replays the trajectory's
 actions before k, each observation checked against the recording; the wrong action is
 performed there, and its next frame, the judge's state change and progress are kept; then
-the trajectory's own remaining actions play on (the correct one at k first; or, with
-`--continue-with oracle`, the task's oracle from that state) and the end state is judged:
-a wrong action the rest of the plan cannot recover from fails there. The
+the trajectory's own remaining actions play on (the correct one at k first) and the end
+state is judged: a wrong action the rest of the plan cannot recover from fails there. (Not
+the task's oracle: the bundled oracles are scripts from the task's start page, which from
+a state mid-way fail whatever the wrong action did, so their verdict would say nothing.) The
 trajectory is first executed whole once, which gives the progress before and after each
 correct action and refuses early (with the reason) a trajectory that does not replay.
 
@@ -27,7 +28,7 @@ from cua.actions import parse_action
 from cua.episode import SandboxHandle, SandboxOpener
 from cua.errors import CuaError
 from cua.export.diffs import state_diff
-from cua.export.execute import Continuation, NotExecutable, Reached, Reenactment, action_of, instance_of, reenact
+from cua.export.execute import NotExecutable, Reached, Reenactment, action_of, instance_of, reenact
 from cua.export.prm import NOT_EXECUTED
 from cua.export.rows import ImageMode, relative
 from cua.screen_diff import SCREEN_THRESHOLD
@@ -56,8 +57,7 @@ def _not_executed(case: dict[str, Any], why: str) -> None:
 
 
 async def execute_cases(good: Trajectory, cases: list[dict[str, Any]], opener: SandboxOpener, *,
-                        images: ImageMode, root: Path, threshold: float = SCREEN_THRESHOLD,
-                        continuation: Continuation = "actions") -> None:
+                        images: ImageMode, root: Path, threshold: float = SCREEN_THRESHOLD) -> None:
     """Execute the perturbation cases of the passing trajectory `good` in place (module
     docstring); other cases are left as they are."""
     todo = [c for c in cases if c["wrong_source"] == "perturbation"]
@@ -85,7 +85,7 @@ async def execute_cases(good: Trajectory, cases: list[dict[str, Any]], opener: S
                 case["progress_before"] = states[k].progress
                 if k + 1 < len(states):
                     case["correct_progress_after"] = states[k + 1].progress
-                await _one(good, case, instance, handle, images, root, threshold, continuation)
+                await _one(good, case, instance, handle, images, root, threshold)
     except CuaError as exc:  # the sandbox failed under it: the cases not yet done say so
         for case in todo:
             if case["wrong_not_executed"] == NOT_EXECUTED:
@@ -93,7 +93,7 @@ async def execute_cases(good: Trajectory, cases: list[dict[str, Any]], opener: S
 
 
 async def _one(good: Trajectory, case: dict[str, Any], instance: TaskInstance, handle: SandboxHandle,
-               images: ImageMode, root: Path, threshold: float, continuation: Continuation) -> None:
+               images: ImageMode, root: Path, threshold: float) -> None:
     k = int(case["step"])
     try:
         wrong = parse_action(json.loads(case["wrong_action"]))
@@ -115,15 +115,11 @@ async def _one(good: Trajectory, case: dict[str, Any], instance: TaskInstance, h
                     wrong_state_diff=json.dumps(state_diff(before.state, after.state), default=str))
         end, how = after, "none: the wrong action ended the episode"
         if not run.over:
-            oracle = await run.continue_with_oracle(after.observation) if continuation == "oracle" else None
-            if oracle is not None:
-                end, how = oracle, "oracle"
-            else:
-                how = "recorded_actions"
-                for line in good.steps[k:]:
-                    if run.over:
-                        break
-                    end = await run.step(action_of(line))
+            how = "recorded_actions"
+            for line in good.steps[k:]:
+                if run.over:
+                    break
+                end = await run.step(action_of(line))
         case.update(continuation=how, continuation_passed=end.passed, continuation_score=end.score)
     finally:
         run.finish()
