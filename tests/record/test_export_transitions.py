@@ -32,7 +32,7 @@ async def _episodes(root: Path) -> None:
     for which in ("oracle", "near_miss"):
         instance = get_template(TASK).instantiate(0)
         async with open_local(instance.sandbox_kind, instance.sandbox_config) as handle:
-            record = await run_episode(handle, instance, OracleAgent(which),  # type: ignore[arg-type]
+            record = await run_episode(handle, instance, OracleAgent(which),
                                        writer=TrajectoryWriter(root / which), observe=ObserveOptions(axtree=True),
                                        producer="record")
             assert record.status == "completed" and record.verdict is not None
@@ -233,3 +233,30 @@ def test_state_diff_says_what_each_read_gained_lost_or_changed() -> None:
 def test_execute_is_refused_for_formats_that_do_not_use_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(["export", str(tmp_path), "--format", "jsonl", "--execute", "--out", str(tmp_path / "o")]) == 2
     assert "--execute is for --format prm or transitions" in capsys.readouterr().err
+
+
+def test_a_step_that_is_no_unified_action_drops_the_trajectory_with_the_reason(tmp_path: Path) -> None:
+    """Refused before any sandbox starts: the trajectory's rows are dropped, and say why."""
+    from PIL import Image
+
+    from cua.observation import Observation, Screenshot, Size
+    from cua.task import Verdict
+    from cua.trajectory import AgentInfo, StepLine, TrajectoryEnd, TrajectoryMeta, TrajectoryWriter
+
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 40)).save(buf, "JPEG")
+    size = Size(width=64, height=40)
+    obs = Observation(sandbox_id="s", frame=size, screen=size,
+                      screenshot=Screenshot(format="jpeg", width=64, height=40, data=buf.getvalue()))
+    writer = TrajectoryWriter(tmp_path / "src" / "one")
+    ref = writer.begin(TrajectoryMeta(producer="record", task_id=TASK, seed=0, instruction="x",
+                                      sandbox_kind="browser", agent=AgentInfo(name="person", kind="human")), obs)
+    writer.observation(obs)
+    writer.step(StepLine(index=0, observation=ref, action={"type": "fly", "to": "the moon"}))
+    writer.end(TrajectoryEnd(status="completed", steps=1, verdict=Verdict(score=0, passed=False, progress=0)))
+    out = tmp_path / "t"
+    assert cli(["export", str(tmp_path / "src"), "--format", "transitions", "--execute", "--local",
+                "--out", str(out)]) == 0
+    assert _rows(out / "transitions.jsonl") == []
+    [dropped] = json.loads((out / "export.json").read_text())["options"]["dropped"]
+    assert dropped["rows"] == 1 and "step 0 is not a unified action" in dropped["reason"]
