@@ -20,6 +20,7 @@ from cua.branch.snapshots import (
     StepSnapshots,
     parse_snapshots,
     snapshot_every,
+    snapshots_arg,
 )
 
 __all__ = [
@@ -34,5 +35,6 @@ __all__ = [
     "parse_snapshots",
     "replay_prefix",
     "snapshot_every",
+    "snapshots_arg",
     "task_instance",
 ]

@@ -39,7 +39,7 @@ from cua.state import StateQuery, StateResult
 from cua.trajectory import FramePolicy, ObservationRef, StepLine, TrajectoryMeta, TrajectoryWriter
 
 __all__ = ["SnapshotPolicy", "SnapshotWriter", "SnapshottingHandle", "StepSnapshots", "parse_snapshots",
-           "snapshot_every"]
+           "snapshot_every", "snapshots_arg"]
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,16 @@ def parse_snapshots(text: str | int) -> SnapshotPolicy:
     if value < 1:
         raise ValueError(f"--snapshots takes a positive number of steps, not {value}")
     return "every" if value == 1 else value
+
+
+def snapshots_arg(text: str) -> SnapshotPolicy:
+    """`--snapshots` as an argparse type: a bad value is the command line's error, not a traceback."""
+    import argparse
+
+    try:
+        return parse_snapshots(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def snapshot_every(policy: SnapshotPolicy) -> int | None:

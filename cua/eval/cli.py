@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from cua.argtypes import real_number, whole_number
+from cua.branch.snapshots import snapshots_arg
 from cua.console import add_variant_arguments
 from cua.errors import ErrorRecord, FailureClass
 
@@ -102,6 +103,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--frames", choices=["all", "last", "none"], default="all",
                    help="screenshots each trajectory keeps (OUT/trajectories/<task>__s<seed>/): every step's, "
                         "the final one, or none (default all)")
+    p.add_argument("--snapshots", type=snapshots_arg, default="none", metavar="every|N|none",
+                   help="keep a snapshot of the state the agent acted on at every step, or every N-th, named by "
+                        "reference on the step's line (cua.branch.fork branches from it while the run's sandbox "
+                        "holds it: until that sandbox closes); default none")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     g = p.add_argument_group("the agent and its sampling")
     g.add_argument("--agent", metavar="MODULE:FACTORY",
@@ -250,6 +255,9 @@ def main(args: argparse.Namespace) -> int:
     from cua.tasks.selection import SelectionError, selected_templates
     from cua.variant import HoldOut
 
+    if args.snapshots != "none" and args.ray is not None:
+        print("cua eval: --snapshots keeps state in the run's own sandboxes, not with --ray", file=sys.stderr)
+        return EXIT_BAD_INPUT
     seeds: list[int] = args.seed_list or list(range(args.seeds))
     try:
         hold_out = HoldOut.parse(args.hold_out) if args.hold_out else None
@@ -440,7 +448,7 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest
             def executor() -> LocalExecutor:
                 return LocalExecutor(opener, make_agent, observe=observe, config_overrides=overrides,
                                      run_dir=out, frames=args.frames, run_id=out.name, retries=args.retries,
-                                     attacks=args.attacks)
+                                     attacks=args.attacks, snapshots=args.snapshots)
 
         down = _ModelDown(min(MODEL_DOWN_AFTER, len(todo) or 1), stop)
         with progress(len(todo), enabled=not args.no_progress) as advance:

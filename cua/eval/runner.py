@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from cua.branch.snapshots import SnapshotPolicy, SnapshottingHandle, SnapshotWriter, StepSnapshots, snapshot_every
 from cua.episode.agent import EpisodeAgent
 from cua.episode.episode import EpisodeRecord, failure_class, trajectory_name
 from cua.episode.handle import SandboxHandle, SandboxOpener
@@ -276,8 +277,12 @@ class LocalExecutor:
     def __init__(self, opener: SandboxOpener, make_agent: AgentFactory, *, observe: ObserveOptions | None = None,
                  retries: int = 2, config_overrides: dict[str, dict[str, Any]] | None = None,
                  run_dir: Path | None = None, frames: FramePolicy = "all", run_id: str | None = None,
-                 attacks: int = 0) -> None:
+                 attacks: int = 0, snapshots: SnapshotPolicy = "none") -> None:
         self.opener, self.make_agent, self.observe, self.retries = opener, make_agent, observe, retries
+        #: `--snapshots`: each trajectory keeps the state of every N-th step by reference
+        #: (`cua.branch.snapshots`); the refs live until this executor's sandbox closes.
+        self.snapshots = snapshot_every(snapshots) if run_dir is not None else None
+        self._kept: list[StepSnapshots] = []
         self.attacks = attacks  # injections planted in each episode (cua.episode.safety.with_attacks)
         self.config_overrides = config_overrides or {}
         self.run_dir, self.frames, self.run_id = run_dir, frames, run_id
@@ -297,6 +302,10 @@ class LocalExecutor:
         return self.handle, True
 
     async def aclose(self) -> None:
+        handle, kept, self._kept = self.handle, self._kept, []
+        if handle is not None:  # the sandbox goes, and with it what its episodes' snapshots referred to
+            for snapshots in kept:
+                await snapshots.release(handle)
         cm, self._cm, self.handle, self.key = self._cm, None, None, None
         if cm is not None:
             try:
@@ -311,6 +320,8 @@ class LocalExecutor:
         if self.run_dir is None:
             return None, None
         rel = trajectory_folder(self.run_dir, instance, repeat)
+        if self.snapshots is not None:
+            return SnapshotWriter(self.run_dir / rel, StepSnapshots(self.snapshots), frames=self.frames), rel
         return TrajectoryWriter(self.run_dir / rel, frames=self.frames), rel
 
     async def run(self, job: EpisodeJob) -> EpisodeRecord:
@@ -348,6 +359,10 @@ class LocalExecutor:
             def final(error: ErrorRecord | None, steps: int, reused: bool = reused) -> bool:
                 return retries.final(error, steps, reused=reused)
 
+            if isinstance(writer, SnapshotWriter):  # taken through the handle, released when its sandbox closes
+                if writer.snapshots not in self._kept:
+                    self._kept.append(writer.snapshots)
+                handle = SnapshottingHandle(handle, writer.snapshots)
             record = await run_episode(handle, instance, self.make_agent(instance), observe=self.observe,
                                        writer=writer, run_id=self.run_id, last_attempt=final, repeat=job.repeat)
             record.timings_ms["sandbox"] = setup_ms

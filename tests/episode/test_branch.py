@@ -140,3 +140,25 @@ async def test_fork_at_any_step_is_pixel_and_judge_equal(tmp_path) -> None:
     finally:
         for handle in opened:
             await handle.close()
+
+
+@pytest.mark.slow
+def test_eval_keeps_snapshots_while_its_sandbox_lives_and_releases_them(tmp_path) -> None:
+    """`cua eval --snapshots 2`: every other step's line names its snapshot, and none is left
+    behind once the run's sandbox has closed (in process: the browser's snapshot store is as it was)."""
+    from cua.cli import main as cli
+    from cua.sandboxes.browser.snapshot import STORE
+
+    held = len(STORE)
+    assert cli(["eval", TASK, "--seed-list", "1", "--policy", "oracle", "--local", "--snapshots", "2",
+                "--out", str(tmp_path / "run"), "--no-progress"]) == 0
+    (folder,) = (tmp_path / "run" / "trajectories").iterdir()
+    traj = read_trajectory(folder)
+    assert traj.meta is not None and traj.meta.extra["snapshots"] == {"every": 2}
+    acted = [s.index for s in traj.steps if s.action is not None and s.action["type"] != "done"]
+    assert acted and [s.index for s in traj.steps if s.snapshot is not None] == [i for i in acted if i % 2 == 0]
+    assert len(STORE) == held
+    # a period that is not one is the command line's error
+    with pytest.raises(SystemExit) as bad:
+        cli(["eval", TASK, "--snapshots", "0", "--local", "--out", str(tmp_path / "bad")])
+    assert bad.value.code == 2
