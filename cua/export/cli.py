@@ -1,4 +1,4 @@
-"""`cua export SOURCE --format parquet|hf|jsonl|sft|prm --out DIR`.
+"""`cua export SOURCE --format parquet|hf|jsonl|sft|prm|transitions [--execute] --out DIR`.
 
 SOURCE is anything holding trajectories: an eval run folder, recordings, RL
 trajectories, one trajectory, or a tree of them. The last line printed is
