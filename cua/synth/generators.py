@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from cua.synth import contacts_gen, kanban_gen, notes_gen, todo_gen
+from cua.synth import contacts_gen, kanban_gen, notes_gen, todo_gen, workflow_gen
 from cua.synth.schema import AppSchema
 
 __all__ = ["GENERATORS", "schema_for"]
 
 #: app -> its generator's schema
 GENERATORS: dict[str, AppSchema] = {"todo": todo_gen.SCHEMA, "contacts": contacts_gen.SCHEMA,
-                                    "notes": notes_gen.SCHEMA, "kanban": kanban_gen.SCHEMA}
+                                    "notes": notes_gen.SCHEMA, "kanban": kanban_gen.SCHEMA,
+                                    "workflow": workflow_gen.SCHEMA}
 
 
 def schema_for(app: str) -> AppSchema:

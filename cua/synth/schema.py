@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -68,7 +69,7 @@ def build(schema: AppSchema, chain: str, scope_name: str, scope: str, phrasing: 
     key = json.dumps([schema.version, chain, scope_name, phrasing], sort_keys=True)
     digest = hashlib.sha256(key.encode()).hexdigest()[:8]
     tags = {**op.pop("tags"), "app": schema.app, "split": "test" if chain in schema.test_chains else "train"}
-    name = chain.replace("+", "_").replace(":", "_")
+    name = re.sub(r"[^A-Za-z0-9_]", "_", chain)
     out: dict[str, Any] = {"id": f"{schema.suite}.{name}_{digest}@1",
                            "instruction": phrasings[phrasing % len(phrasings)],
                            "sandbox": {"kind": "browser", "app": schema.app, "start_url": schema.start_url},

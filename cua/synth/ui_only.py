@@ -8,12 +8,18 @@ before QA runs. Applies to every candidate, generated or proposed by a model.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 __all__ = ["UI_STEPS", "ui_problems"]
 
 #: The oracle steps a proposal may use: what a user does in the page.
 UI_STEPS = frozenset({"click", "fill", "select", "wait_for", "press", "type_text", "scroll_to", "done", "goto"})
+
+
+#: a path on the app's own origin, or on a bundled app of a workflow sandbox (app:NAME/path): never another
+#: scheme or host
+_OWN_PAGE = re.compile(r"^(app:[a-z][a-z0-9_]*)?/(?!/)")
 
 
 def ui_problems(template: dict[str, Any]) -> list[str]:
@@ -31,9 +37,9 @@ def ui_problems(template: dict[str, Any]) -> list[str]:
             if not keys <= UI_STEPS:
                 out.append(f"{part}[{k}]: {sorted(keys - UI_STEPS)} is not a UI step")
             target = step.get("goto") if isinstance(step, dict) else None
-            if target is not None and not (isinstance(target, str) and target.startswith("/")
-                                           and not target.startswith("//")):
-                out.append(f"{part}[{k}]: goto {target!r} leaves the app's own pages (only a path like /lists/1)")
+            if target is not None and not (isinstance(target, str) and _OWN_PAGE.match(target)):
+                out.append(f"{part}[{k}]: goto {target!r} leaves the app's own pages (only a path like /lists/1, "
+                           "or app:NAME/path in a workflow)")
     if template.get("setup") or template.get("generator"):
         out.append("setup and generator are not proposed: a proposal is data, not code")
     return out

@@ -12,6 +12,7 @@ from cua.synth import todo_gen
 from cua.synth.admit import Admission, Candidate, Outcome, screen, suite_text
 from cua.synth.generators import GENERATORS, schema_for
 from cua.synth.schema import generate
+from cua.synth.ui_only import ui_problems
 from cua.tasks_cli import register  # noqa: F401  (the CLI's --app choices are checked below)
 
 #: todo_gen.generate(200, seed=5) as the module wrote it before the core (GENERATOR_VERSION 3)
@@ -36,7 +37,8 @@ def test_each_generator_is_reproducible_distinct_and_split_by_chain(app: str) ->
     assert len({(g.chain, g.scope, g.phrasing) for g in drawn}) == len(drawn)
     for g in drawn:
         assert g.template["tags"]["split"] == ("test" if g.chain in schema.test_chains else "train")
-        assert g.template["tags"]["app"] == app and g.template["sandbox"]["app"] == app
+        assert g.template["tags"]["app"] == app
+        assert g.template["sandbox"]["app"] == (g.template["tags"]["apps"][0] if app == "workflow" else app)
 
 
 def test_a_chain_checks_every_step_and_its_near_miss_stops_one_short() -> None:
@@ -70,11 +72,11 @@ def test_the_cli_offers_every_generator() -> None:
     assert args.app == "kanban"
     with pytest.raises(SystemExit):
         parser.parse_args(["tasks", "synth", "--app", "nope", "--out", "x"])
-    assert set(GENERATORS) == {"todo", "contacts", "notes", "kanban"}
+    assert set(GENERATORS) == {"todo", "contacts", "notes", "kanban", "workflow"}
 
 
 @pytest.mark.slow  # seeds three app databases per template: minutes on a loaded machine
-@pytest.mark.parametrize("app", ["contacts", "notes", "kanban"])
+@pytest.mark.parametrize("app", ["contacts", "notes", "kanban", "workflow"])
 def test_every_operation_loads_and_draws_its_params(app: str) -> None:
     """One template per operation, in the first scope it has: each loads (format, completeness and the
     static checks) and instantiates on judge QA's seeds, and none judges what another does."""
@@ -100,3 +102,29 @@ def test_the_diversity_report_counts_variants_and_signatures() -> None:
     assert "distinct_signatures=2" in diversity
     assert any(line.startswith("diversity by app: notes=3") for line in lines)
     assert any(line.startswith("rejected near_miss: 1") for line in lines)
+
+
+def test_a_cross_app_chain_reads_each_app_and_allows_each_its_changes() -> None:
+    drawn = generate(schema_for("workflow"), 10_000)
+    t = next(g.template for g in drawn if g.chain == "contacts.edit:title>notes.pin")
+    assert t["sandbox"] == {"kind": "browser", "app": "contacts", "apps": ["notes"]}
+    assert t["oracle"][0] == {"goto": "app:contacts/contacts"} and {"goto": "app:notes/"} in t["oracle"]
+    assert t["near_miss"][:t["oracle"].index({"goto": "app:notes/"}) + 1] == t["oracle"][:t["oracle"].index(
+        {"goto": "app:notes/"}) + 1]  # the first app's operation done, the second's missed
+    judge = t["judge"]
+    assert judge["checkpoints"] is True
+    assert judge["expected_changes"] == ["contacts[id={c.id}].title"]
+    assert judge["apps"] == {"notes": {"expected_changes": ["notes[id={notes_note.id}].pinned"]}}
+    pinned = judge["checks"][-1]
+    assert pinned["get"] == {"kind": "app_state", "path": "notes[id={notes_note.id}].pinned", "service": "notes"}
+    assert t["params"]["notes_note"]["app"] == "notes" and "app" not in t["params"]["c"]
+    assert "{notes_note.title}" in t["instruction"] and "{c.name}" in t["instruction"]
+    assert {g.template["tags"]["split"] for g in drawn if g.chain.startswith("kanban.")} == {"test"}
+
+
+def test_an_oracle_may_reach_a_workflow_app_by_name_but_no_other_origin() -> None:
+    base = {"oracle": [{"goto": "app:notes/folders/1"}, {"goto": "/contacts"}], "near_miss": []}
+    assert ui_problems(base) == []
+    for target in ("app:notes//evil.example/x", "javascript:fetch('/x')", "//evil.example/", "app:notes",
+                   "https://evil.example/"):
+        assert ui_problems({"oracle": [{"goto": target}]}), target
