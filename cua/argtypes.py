@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import Literal
 
-__all__ = ["real_number", "whole_number"]
+__all__ = ["real_number", "snapshot_period", "whole_number"]
 
 
 def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -38,3 +39,17 @@ def real_number(low: float, *, above: bool = False) -> Callable[[str], float]:
         return value
 
     return parse
+
+
+def snapshot_period(text: str) -> Literal["every", "none"] | int:
+    """An argparse type, `--snapshots`: `every` step, `none`, or every N-th step (N >= 1; 1 is every)."""
+    value = text.strip().lower()
+    if value == "every" or value == "none":
+        return "every" if value == "every" else "none"
+    try:
+        period = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not every, none or a number of steps") from None
+    if period < 1:
+        raise argparse.ArgumentTypeError(f"{period} is out of range: every N-th step takes N at least 1")
+    return "every" if period == 1 else period

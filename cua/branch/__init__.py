@@ -20,7 +20,6 @@ from cua.branch.snapshots import (
     StepSnapshots,
     parse_snapshots,
     snapshot_every,
-    snapshots_arg,
 )
 
 __all__ = [
@@ -35,6 +34,5 @@ __all__ = [
     "parse_snapshots",
     "replay_prefix",
     "snapshot_every",
-    "snapshots_arg",
     "task_instance",
 ]

@@ -24,12 +24,14 @@ outlives its sandbox and no sandbox is kept for snapshots no one can reach.
 
 from __future__ import annotations
 
+import argparse
 import logging
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from cua.actions import Action
+from cua.argtypes import snapshot_period
 from cua.episode.group import ForkableHandle
 from cua.episode.handle import ActQueryHandle, EventCallback, ResetQueryHandle, SandboxHandle, StreamingHandle
 from cua.errors import CuaError, Unsupported
@@ -39,7 +41,7 @@ from cua.state import StateQuery, StateResult
 from cua.trajectory import FramePolicy, ObservationRef, StepLine, TrajectoryMeta, TrajectoryWriter
 
 __all__ = ["SnapshotPolicy", "SnapshotWriter", "SnapshottingHandle", "StepSnapshots", "parse_snapshots",
-           "snapshot_every", "snapshots_arg"]
+           "snapshot_every"]
 
 log = logging.getLogger(__name__)
 
@@ -48,29 +50,12 @@ SnapshotPolicy = Literal["every", "none"] | int
 
 
 def parse_snapshots(text: str | int) -> SnapshotPolicy:
-    """`every`, `none` or a positive N, as `--snapshots` and a request's `snapshots` take it."""
-    if isinstance(text, int) and not isinstance(text, bool):
-        value = text
-    elif isinstance(text, str) and text.strip().lower() in ("every", "none"):
-        return "every" if text.strip().lower() == "every" else "none"
-    else:
-        try:
-            value = int(str(text).strip())
-        except ValueError:
-            raise ValueError(f"--snapshots takes every, none or a positive number of steps, not {text!r}") from None
-    if value < 1:
-        raise ValueError(f"--snapshots takes a positive number of steps, not {value}")
-    return "every" if value == 1 else value
-
-
-def snapshots_arg(text: str) -> SnapshotPolicy:
-    """`--snapshots` as an argparse type: a bad value is the command line's error, not a traceback."""
-    import argparse
-
+    """`every`, `none` or a positive N, as `--snapshots` (`cua.argtypes.snapshot_period`) and
+    a request's `snapshots` take it; ValueError otherwise."""
     try:
-        return parse_snapshots(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        return snapshot_period(str(text))
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(f"--snapshots: {exc}") from None
 
 
 def snapshot_every(policy: SnapshotPolicy) -> int | None:

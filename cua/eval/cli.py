@@ -35,8 +35,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
-from cua.argtypes import real_number, whole_number
-from cua.branch.snapshots import snapshots_arg
+from cua.argtypes import real_number, snapshot_period, whole_number
 from cua.console import add_variant_arguments
 from cua.errors import ErrorRecord, FailureClass
 
@@ -103,7 +102,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--frames", choices=["all", "last", "none"], default="all",
                    help="screenshots each trajectory keeps (OUT/trajectories/<task>__s<seed>/): every step's, "
                         "the final one, or none (default all)")
-    p.add_argument("--snapshots", type=snapshots_arg, default="none", metavar="every|N|none",
+    p.add_argument("--snapshots", type=snapshot_period, default="none", metavar="every|N|none",
                    help="keep a snapshot of the state the agent acted on at every step, or every N-th, named by "
                         "reference on the step's line (cua.branch.fork branches from it while the run's sandbox "
                         "holds it: until that sandbox closes); default none")

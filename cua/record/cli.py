@@ -32,6 +32,8 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cua.argtypes import snapshot_period
+
 if TYPE_CHECKING:
     from cua.record.queue import Job
     from cua.task import TaskInstance
@@ -59,6 +61,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--frames", choices=["all", "last", "none"], default="all",
                    help="screenshots the trajectory keeps (default all)")
     p.add_argument("--operator", default="human", help="who demonstrates (kept in the trajectory's meta)")
+    p.add_argument("--snapshots", type=snapshot_period, default="none", metavar="every|N|none",
+                   help="a single task: keep a snapshot of the state at every step, or every N-th, named by reference "
+                        "on the step's line; they live while the recording's sandbox does (default none)")
     p.set_defaults(func=main)
 
 
@@ -77,6 +82,9 @@ def main(args: argparse.Namespace) -> int:
         print(f"cua record: {exc}", file=sys.stderr)
         return 2
     if _is_queue(args):
+        if args.snapshots != "none":
+            print("cua record: --snapshots is for a single task's recording, not a queue", file=sys.stderr)
+            return 2
         return _queue_main(args)
     args.task = args.task[0]
     try:
@@ -115,16 +123,26 @@ def _stamp() -> str:
 async def _record(args: argparse.Namespace, instance: TaskInstance, out: Path) -> int:
     import uvicorn
 
+    from cua.branch.snapshots import SnapshottingHandle, SnapshotWriter, StepSnapshots, snapshot_every
     from cua.episode.openers import sandbox_opener
     from cua.listen import tcp_listener
     from cua.record.live import LiveSession, build_live_app
     from cua.trajectory import TrajectoryWriter
 
-    writer = TrajectoryWriter(out, frames=args.frames)
+    every = snapshot_every(args.snapshots)
+    snapshots = StepSnapshots(every) if every is not None else None
+    writer = TrajectoryWriter(out, frames=args.frames) if snapshots is None else \
+        SnapshotWriter(out, snapshots, frames=args.frames)
     async with sandbox_opener(local=args.server is None, server=args.server, token=args.token) as opener, \
             opener(instance.sandbox_kind, instance.sandbox_config) as handle:
-        session = LiveSession(handle=handle, instance=instance, writer=writer, operator=args.operator)
-        await session.start()
+        driven = handle if snapshots is None else SnapshottingHandle(handle, snapshots)
+        session = LiveSession(handle=driven, instance=instance, writer=writer, operator=args.operator)
+        try:
+            await session.start()
+        except BaseException:
+            if snapshots is not None:
+                await snapshots.release(handle)
+            raise
         app = build_live_app(session, max_fps=args.fps, host=args.host, allowed_origins=args.allow_origin)
         sock = tcp_listener(args.host, args.port)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
@@ -137,6 +155,8 @@ async def _record(args: argparse.Namespace, instance: TaskInstance, out: Path) -
             result = session.result or await session.finish(None)
             server.should_exit = True
             await serving
+            if snapshots is not None:  # the recording's sandbox closes next: nothing refers to them after
+                await snapshots.release(handle)
     if result.status == "infra_error" and result.error is not None:
         print(f"recording lost: {result.error.message} ({result.error.failure}, the infrastructure's fault); "
               f"{result.steps} steps kept in {out}", file=sys.stderr)
