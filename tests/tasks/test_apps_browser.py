@@ -58,7 +58,7 @@ CASES = [
     ("drive", "items", "name", "/folders/1"),
     ("drive", "people", "name", "/shared"),
     ("review", "pulls", "title", "/pulls"),
-    ("review", "reviews", "body", "/r/ledger-api/pull/302"),
+    ("review", "reviews", "body", "/r/authd/pull/202"),
 ]
 
 

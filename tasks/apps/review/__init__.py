@@ -54,6 +54,8 @@ CREATE TABLE pulls (id INTEGER PRIMARY KEY, repo_id INTEGER NOT NULL REFERENCES 
                     merge_sha TEXT NOT NULL DEFAULT '', closed_at TEXT, UNIQUE (repo_id, number));
 CREATE TABLE pull_files (id INTEGER PRIMARY KEY, pull_id INTEGER NOT NULL REFERENCES pulls(id), path TEXT NOT NULL,
                          additions INTEGER NOT NULL, deletions INTEGER NOT NULL, patch TEXT NOT NULL);
+CREATE TABLE pull_lines (id INTEGER PRIMARY KEY, pull_id INTEGER NOT NULL REFERENCES pulls(id), path TEXT NOT NULL,
+                         kind TEXT NOT NULL CHECK (kind IN ('add', 'del', 'ctx')), old_line INTEGER, new_line INTEGER, text TEXT NOT NULL);
 CREATE TABLE pull_labels (id INTEGER PRIMARY KEY, pull_id INTEGER NOT NULL REFERENCES pulls(id),
                           label_id INTEGER NOT NULL REFERENCES labels(id), UNIQUE (pull_id, label_id));
 CREATE TABLE pull_reviewers (id INTEGER PRIMARY KEY, pull_id INTEGER NOT NULL REFERENCES pulls(id),
@@ -89,7 +91,7 @@ MAX_BODY = 5000
 NAV = [("Dashboard", "/"), ("Pull requests", "/pulls"), ("Issues", "/issues"), ("Repositories", "/repos"),
        ("Notifications", "/notifications"), ("Profile", "/u/noor")]
 #: tables that hold no agent's change (the code and the diffs): left out of `state()`, still readable by SQL
-STATIC_TABLES = ("files", "pull_files")
+STATIC_TABLES = ("files", "pull_files", "pull_lines")
 
 
 class Refused(Exception):
@@ -286,7 +288,7 @@ class ReviewApp(WebApp):
                     f'<div class="pr-main"><a class="pr-title" href="/r/{esc(p["repo"])}/pull/{p["number"]}">{esc(p["title"])}</a> {chips}'
                     f'<p class="muted">{esc(ORG)}/{esc(p["repo"])} #{p["number"]} · opened {esc(p["created_at"][:10])} by '
                     f'<span data-author="{esc(p["author"])}">{esc(p["author_name"])}</span></p></div>'
-                    f'{self._status_badge(p["status"])}<span class="count" aria-label="{n_comments} comments">💬 {n_comments}</span></li>')
+                    f'{self._status_badge(p["status"])}<span class="count" data-comments="{n_comments}">{n_comments} comment{"" if n_comments == 1 else "s"}</span></li>')
         return (f'<ul class="pr-list" aria-label="Pull requests">{"".join(row(p) for p in pulls)}</ul>' if pulls
                 else '<p class="empty" role="status" data-count="0">No pull requests match.</p>')
 

@@ -214,6 +214,12 @@ ISSUE_TITLES = [
 ]
 
 
+def _kind(path: str) -> str:
+    """The language of a file a change can touch ("" for a manifest no PR here edits)."""
+    ext = path.rsplit(".", 1)[-1]
+    return {"go": "go", "ts": "ts", "tsx": "ts", "py": "py", "md": "md"}.get(ext, "")
+
+
 def _when(rng: random.Random, now: dt.datetime, lo_days: int, hi_days: int) -> dt.datetime:
     return now - dt.timedelta(days=rng.uniform(lo_days, hi_days), minutes=rng.randrange(0, 600))
 
@@ -252,8 +258,9 @@ def seed_review(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
         author = rng.randrange(1, n_people + 1) if rng.random() > 0.15 else 1
         created = _when(rng, now, 1, 120 if status in ("merged", "closed") else 40)
         touched = rng.sample(repo_files[rid], min(len(repo_files[rid]), rng.choice([1, 1, 2, 2, 3])))
-        touched = [t for t in touched if not t[0].endswith(("go.mod", ".json", ".toml"))] or [repo_files[rid][0]]
-        change_title, _ = rng.choice(CHANGES[lang if lang in CHANGES else "md"])
+        touched = [t for t in touched if _kind(t[0])] or [next(t for t in repo_files[rid] if _kind(t[0]))]
+        touched.sort(key=lambda t: (t[0].endswith(".md") and lang != "md", t[0]))  # the code first: it names the PR
+        change_title, _ = rng.choice(CHANGES[_kind(touched[0][0])])
         mod = touched[0][0].rsplit("/", 1)[-1].split(".")[0].replace("_", " ")
         title = change_title.format(mod=mod)
         branch = f"{rng.choice(BRANCH_WORDS)}/{mod.replace(' ', '-').lower()}-{pid}"
@@ -274,7 +281,7 @@ def seed_review(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
                    (pid, rid, numbers[rid], title, body, author, "main", branch, status, _stamp(created), _stamp(updated),
                     merged_at, merged_by, strategy, f"{rng.getrandbits(40):010x}" if merged_at else "", closed_at))
         for path, content in touched:
-            _, added = rng.choice(CHANGES[lang if lang in CHANGES else "md"])
+            _, added = rng.choice(CHANGES[_kind(path)])
             old = content.splitlines()
             at = rng.randrange(3, max(4, len(old) - 2))
             drop = rng.choice([0, 0, 1])
@@ -282,6 +289,10 @@ def seed_review(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
             patch = _patch(content, "\n".join(new) + "\n", path)
             db.execute("INSERT INTO pull_files (pull_id, path, additions, deletions, patch) VALUES (?,?,?,?,?)",
                        (pid, path, len(added), drop, patch))
+            for line in diff_lines(patch):  # the diff line by line, for a query (which line says what)
+                if line.kind != "hunk":
+                    db.execute("INSERT INTO pull_lines (pull_id, path, kind, old_line, new_line, text) VALUES (?,?,?,?,?,?)",
+                               (pid, path, line.kind, line.old, line.new, line.text))
         for lid in rng.sample(label_ids, rng.choice([0, 1, 1, 2, 3])):
             db.execute("INSERT INTO pull_labels (pull_id, label_id) VALUES (?,?)", (pid, lid))
         others = [p for p in range(1, n_people + 1) if p != author]
@@ -302,14 +313,14 @@ def seed_review(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
         # reviews and their threads: a long tail (most PRs get few comments, a few get many)
         n_threads = min(9, int(rng.paretovariate(1.6)) - 1) if status != "draft" else 0
         t = created
-        diff_lines = _commentable(db, pid)
+        spots = _commentable(db, pid)
         for _ in range(n_threads):
-            path, line = rng.choice(diff_lines)
+            path, spot = rng.choice(spots)
             who = rng.choice([r for r in reviewers if r != 1] or others)
             t = min(t + dt.timedelta(minutes=rng.randrange(20, 900)), now - dt.timedelta(minutes=30))
-            resolved = rng.random() < 0.45
+            resolved = rng.random() < (0.3 if status == "open" else 0.85)
             tid = db.insert("INSERT INTO threads (pull_id, path, line, resolved, resolved_by, created_at) VALUES (?,?,?,?,?,?)",
-                            (pid, path, line, int(resolved), author if resolved else None, _stamp(t)))
+                            (pid, path, spot, int(resolved), author if resolved else None, _stamp(t)))
             db.execute("INSERT INTO comments (pull_id, thread_id, author_id, body, created_at) VALUES (?,?,?,?,?)",
                        (pid, tid, who, rng.choice(COMMENTS), _stamp(t)))
             for _ in range(rng.choice([0, 0, 1, 1, 2])):
@@ -331,6 +342,7 @@ def seed_review(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
                 t = min(t + dt.timedelta(minutes=rng.randrange(30, 600)), now - dt.timedelta(minutes=10))
                 db.execute("INSERT INTO reviews (pull_id, author_id, verdict, body, submitted_at, dismissed) VALUES (?,?,?,?,?,0)",
                            (pid, r, verdict, rng.choice(SUMMARIES[verdict]), _stamp(t)))
+    _keep_open_threads(db, rng, now)
     # issues: a few per repo, with labels
     for k in range(34):
         rid = rng.randrange(1, len(REPOS) + 1)
@@ -351,6 +363,27 @@ def seed_review(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
     for p in db.all("SELECT id, title, updated_at FROM pulls WHERE author_id = 1 ORDER BY id"):
         db.execute("INSERT INTO notifications (pull_id, kind, text, at, read) VALUES (?,?,?,?,?)",
                    (p["id"], "activity", f"New activity on your pull request “{p['title']}”", p["updated_at"], int(rng.random() < 0.5)))
+
+
+def _keep_open_threads(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
+    """At least three unresolved conversations on open pull requests, whatever the draw:
+    a reviewer's queue always has something to resolve."""
+    open_threads = db.all("SELECT t.id, t.resolved FROM threads t JOIN pulls p ON p.id = t.pull_id WHERE p.status = 'open' ORDER BY t.id")
+    if sum(1 for t in open_threads if not t["resolved"]) >= 3:
+        return
+    for t in open_threads[:3]:
+        db.execute("UPDATE threads SET resolved = 0, resolved_by = NULL WHERE id = ?", (t["id"],))
+    pulls = db.all("SELECT id, author_id FROM pulls WHERE status = 'open' ORDER BY id")
+    for k in range(3 - len(open_threads[:3])):
+        p = pulls[k % len(pulls)]
+        path, line = rng.choice(_commentable(db, p["id"]))
+        who = db.scalar("SELECT person_id FROM pull_reviewers WHERE pull_id = ? AND person_id != 1 ORDER BY id", (p["id"],)) or (
+            2 if p["author_id"] != 2 else 3)
+        at = _stamp(now - dt.timedelta(hours=5 + k))
+        tid = db.insert("INSERT INTO threads (pull_id, path, line, resolved, resolved_by, created_at) VALUES (?,?,?,0,NULL,?)",
+                        (p["id"], path, line, at))
+        db.execute("INSERT INTO comments (pull_id, thread_id, author_id, body, created_at) VALUES (?,?,?,?,?)",
+                   (p["id"], tid, who, rng.choice(COMMENTS), at))
 
 
 def _commentable(db: AppDB, pid: int) -> list[tuple[str, int]]:
