@@ -1,0 +1,1 @@
+"""The review suite: templates over the bundled code-review forge (tasks/apps/review)."""
