@@ -1,0 +1,1 @@
+"""The drive suite: templates over the bundled cloud file drive (tasks/apps/drive)."""
