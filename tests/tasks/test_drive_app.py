@@ -228,6 +228,9 @@ async def test_new_folder_then_move_a_file_with_the_picker(browser: Browser, ser
     await tab.locator("[data-action=move]").click()
     dialog = tab.get_by_role("dialog")
     await dialog.get_by_role("tree", name="Choose a folder").wait_for()
+    # every folder is reachable by the page's own scrolling: a picker that scrolled in a box of
+    # its own hid the folders below its fold from a click at their coordinates (an oracle's)
+    assert await dialog.get_by_role("tree", name="Choose a folder").evaluate("e => e.scrollHeight <= e.clientHeight")
     await dialog.locator(f'[data-target="{new["id"]}"]').check()
     await dialog.locator("[data-action=confirm-move]").click()
     await tab.locator(f'[data-item-id="{f["id"]}"]').wait_for()
