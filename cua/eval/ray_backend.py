@@ -18,11 +18,12 @@ packages installed (`scripts/setup.sh`).
 
 from __future__ import annotations
 
+import asyncio
 import shutil
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypeVar, cast
 from urllib.parse import urlsplit
 
 import ray
@@ -32,7 +33,7 @@ from ray.exceptions import RayActorError
 
 from cua.episode.episode import EpisodeRecord
 from cua.errors import ErrorRecord, NodeLost
-from cua.eval.runner import EpisodeJob, JobExecutor, LocalExecutor, instantiate_job, trajectory_folder
+from cua.eval.runner import EpisodeJob, JobExecutor, LocalExecutor, SlotUnavailable, instantiate_job, trajectory_folder
 from cua.observation import ObserveOptions
 from cua.policy.base import PolicyOptions
 from cua.variant import parse_variant
@@ -40,6 +41,9 @@ from cua.variant import parse_variant
 __all__ = ["ActorSettings", "EpisodeActor", "RayEpisodeRecord", "ray_executors"]
 
 
+_T = TypeVar("_T")
+#: Seconds a new actor may wait for a node with room before its slot is given up.
+PLACEMENT_S = 120.0
 #: Actors started in turn for one slot before its episode counts a lost node (each one
 #: that died before it answered was placed on a node that was dying).
 SPAWN_TRIES = 4
@@ -154,12 +158,16 @@ class _Actor(Protocol):
     def aclose(self) -> Any: ...
 
 
+async def _answer(ref: Awaitable[_T]) -> _T:
+    return await ref
+
+
 class _ActorExecutor:
     """The driver's side of one parallel slot: a `JobExecutor` whose work happens on an actor,
     replaced by a new one (on a node still alive) when its node dies."""
 
-    def __init__(self, spawn: Callable[[], _Actor], settings: ActorSettings) -> None:
-        self._spawn, self._settings = spawn, settings
+    def __init__(self, spawn: Callable[[], _Actor], settings: ActorSettings, placement_s: float) -> None:
+        self._spawn, self._settings, self._placement_s = spawn, settings, placement_s
         self._actor: _Actor | None = None
         self._node = "?"
 
@@ -172,7 +180,11 @@ class _ActorExecutor:
                 self._actor = self._spawn()
                 self._node = "?"  # known once the actor answers
                 try:
-                    self._node, _ = await self._actor.where.remote()
+                    self._node, _ = await asyncio.wait_for(_answer(self._actor.where.remote()), self._placement_s)
+                except TimeoutError:  # no node has room for it: the cluster lost too many
+                    self._drop()
+                    raise SlotUnavailable(f"no Ray node had room for an episode actor in {self._placement_s:g} s") \
+                        from None
                 except RayActorError:
                     self._drop()
                     if tries == SPAWN_TRIES - 1:
@@ -236,12 +248,13 @@ class _ActorExecutor:
 
 
 @asynccontextmanager
-async def ray_executors(address: str, settings: ActorSettings, *, num_cpus: float = 1.0
-                        ) -> AsyncIterator[Callable[[], JobExecutor]]:
+async def ray_executors(address: str, settings: ActorSettings, *, num_cpus: float = 1.0,
+                        placement_s: float = PLACEMENT_S) -> AsyncIterator[Callable[[], JobExecutor]]:
     """Yields a factory of executors, each driving one actor at a time. `address`: a Ray
     cluster address, "auto", or "local" to start a Ray instance in this process (shut down
     on exit). `settings.run_dir`: where the actors write trajectories (a path every node
-    sees). Actors are spread over the nodes (Ray's SPREAD strategy)."""
+    sees). Actors are spread over the nodes (Ray's SPREAD strategy); one that no node has
+    room for within `placement_s` gives its slot up (`SlotUnavailable`)."""
     started_here = not ray.is_initialized()
     if started_here:
         ray.init(address=None if address == "local" else address, include_dashboard=False,
@@ -256,7 +269,7 @@ async def ray_executors(address: str, settings: ActorSettings, *, num_cpus: floa
         return cast(_Actor, handle)
 
     def make() -> JobExecutor:
-        return _ActorExecutor(spawn, settings)
+        return _ActorExecutor(spawn, settings, placement_s)
 
     try:
         yield make

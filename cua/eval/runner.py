@@ -56,6 +56,7 @@ __all__ = [
     "LocalExecutor",
     "ResumeState",
     "RunSummary",
+    "SlotUnavailable",
     "TaskStats",
     "instantiate_job",
     "make_jobs",
@@ -193,6 +194,12 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+class SlotUnavailable(Exception):
+    """An executor found no room to run a job (a cluster that lost nodes has too few left
+    for all the run's slots): the job goes back to the queue for the other slots, and this
+    slot ends, unless it is the last one, which waits for room again."""
 
 
 class JobExecutor(Protocol):
@@ -400,6 +407,9 @@ async def run_jobs(jobs: Sequence[EpisodeJob], *, executor: Callable[[], JobExec
     records: list[EpisodeRecord] = []
     started = time.perf_counter()
 
+    count = max(1, min(parallel, len(jobs) or 1))
+    working = [count]  # workers still taking jobs
+
     async def work() -> None:
         runner = executor()
         try:
@@ -408,19 +418,27 @@ async def run_jobs(jobs: Sequence[EpisodeJob], *, executor: Callable[[], JobExec
                     job = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                record = await runner.run(job)
+                try:
+                    record = await runner.run(job)
+                except SlotUnavailable:
+                    if working[0] > 1:  # the others run it; this slot is gone
+                        queue.put_nowait(job)
+                        return
+                    queue.put_nowait(job)  # the last slot waits for room again
+                    continue
                 records.append(record)
                 if writer:
                     writer.write(record)
                 if on_record:
                     on_record(record)
         finally:
+            working[0] -= 1
             try:
                 await asyncio.wait_for(asyncio.shield(runner.aclose()), close_timeout)
             except (TimeoutError, asyncio.CancelledError) as exc:
                 log.warning("closing a worker's sandbox did not finish: %s", type(exc).__name__)
 
-    workers = [asyncio.create_task(work()) for _ in range(max(1, min(parallel, len(jobs) or 1)))]
+    workers = [asyncio.create_task(work()) for _ in range(count)]
     stopper = asyncio.create_task(_cancel_on(stop, workers)) if stop is not None else None
     try:
         results = await asyncio.gather(*workers, return_exceptions=True)

@@ -15,7 +15,8 @@ places the new one on a node still alive), removes the group's unfinished trajec
 runs the group again there, up to `max_retries` lost nodes per group; the result lists the
 nodes lost (`GroupResult.lost_nodes`) and counts them in every rollout's `attempts`. A group
 that lost more nodes than that comes back masked, each rollout an `infra_error` with a
-typed `NodeLost` (never a reward). Every node needs cua and its system packages (`scripts/setup.sh`).
+typed `NodeLost` (never a reward); so does one whose new worker finds no node with room
+(`PLACEMENT_S`, a few times over). Every node needs cua and its system packages (`scripts/setup.sh`).
 """
 
 from __future__ import annotations
@@ -92,6 +93,9 @@ class GroupWorker:
 
 
 _Result_co = TypeVar("_Result_co", covariant=True)
+_T = TypeVar("_T")
+#: Seconds a new worker may wait for a node with room before it counts as not started.
+PLACEMENT_S = 120.0
 #: Actors started in turn for one slot before the slot counts as lost (each one that died
 #: before it answered was placed on a node that was dying).
 SPAWN_TRIES = 4
@@ -122,11 +126,11 @@ class RayPlacement:
     is replaced by `spawn()` and its group run again on the next one."""
 
     def __init__(self, actors: list[WorkerHandle], spawn: Callable[[], WorkerHandle] | None = None,
-                 max_retries: int = 2) -> None:
+                 max_retries: int = 2, placement_s: float = PLACEMENT_S) -> None:
         if not actors:
             raise ValueError("Ray placement needs at least one actor")
         self.actors = actors
-        self._spawn, self._max_retries = spawn, max_retries
+        self._spawn, self._max_retries, self._placement_s = spawn, max_retries, placement_s
         self._turn = 0
         #: id() of an actor handle -> the node it runs on, once it answered.
         self._nodes: dict[int, str] = {}
@@ -148,12 +152,12 @@ class RayPlacement:
             if id(actor) in self._nodes:
                 return actor
             try:
-                self._nodes[id(actor)] = await actor.where.remote()
+                self._nodes[id(actor)] = await asyncio.wait_for(_answer(actor.where.remote()), self._placement_s)
                 return actor
-            except RayActorError:
+            except (RayActorError, TimeoutError):  # dead at birth, or no node had room for it
                 self._replace(index, actor)
         actor = self.actors[index]
-        self._nodes[id(actor)] = await actor.where.remote()
+        self._nodes[id(actor)] = await asyncio.wait_for(_answer(actor.where.remote()), self._placement_s)
         return actor
 
     def _replace(self, index: int, dead: WorkerHandle) -> str:
@@ -176,7 +180,7 @@ class RayPlacement:
             self._turn += 1
             try:
                 actor = await self._live(index)
-            except RayActorError as exc:  # no actor would start: every node is gone, or going
+            except (RayActorError, TimeoutError) as exc:  # no actor would start: the nodes are gone, or full
                 return _lost_group(request, task_id, seed, group_id, [*lost, "?"], exc)
             try:
                 answer = await actor.run_group.remote(request.model_dump_json(), task_id, seed, group_id, str(folder))
@@ -194,6 +198,10 @@ class RayPlacement:
                 for traj in result.trajectories:
                     traj.attempts += len(lost)
             return result
+
+
+async def _answer(ref: Awaitable[_T]) -> _T:
+    return await ref
 
 
 def _forget_group(folder: Path, group_id: str, size: int) -> None:
