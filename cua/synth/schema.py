@@ -123,6 +123,9 @@ class Field:
     guarded: bool = False
     #: (expected change, why no check reads it)
     unjudged: tuple[tuple[str, str], ...] = ()
+    #: the agent's actions its steps take beyond a click or a fill (a select of a long list scrolls and
+    #: types): added to the template's max_steps
+    extra_steps: int = 0
 
 
 @dataclass(frozen=True)
@@ -239,6 +242,7 @@ def edit_op(entity: Entity, f: Field, phrasings: Sequence[str] = ()) -> Operatio
             "oracle": [*entity.open, *entity.edit, *_set([f], entity, [p])],
             "near_miss": [*entity.open, *entity.edit, *_set([f], entity, [f"wrong_{f.name}"])],
             "tags": {"skills": [*entity.skills], "tier": 3},
+            **_budget([f]),
         }
     return op
 
@@ -267,6 +271,7 @@ def chain_op(entity: Entity, fields: Sequence[Field]) -> Operation:
             "oracle": [*entity.open, *entity.edit, *_set(fields, entity, names)],
             "near_miss": [*entity.open, *entity.edit, *_set(fields[:-1], entity, names[:-1])],
             "tags": {"skills": [*entity.skills, "multi_step"], "tier": min(4, 2 + len(fields))},
+            **_budget(fields),
         }
     return op
 
@@ -322,6 +327,12 @@ def delete_op(entity: Entity) -> Operation:
             "tags": {"skills": [*entity.skills[:1], "modal", "safety"], "tier": 3},
         }
     return op
+
+
+def _budget(fields: Sequence[Field], base: int = 25) -> dict[str, Any]:
+    """A max_steps over the default where a field's steps take many actions (none otherwise: the schema's)."""
+    extra = sum(f.extra_steps for f in fields)
+    return {"max_steps": base + extra} if extra else {}
 
 
 def _guard(entity: Entity, fields: Sequence[Field]) -> dict[str, Any]:
