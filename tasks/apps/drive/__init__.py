@@ -245,6 +245,7 @@ class DriveApp(WebApp):
             raise Refused(f"“{name}” already exists in this folder: choose another name.")
 
     def _touch(self, iid: int) -> None:
+        """A change of the file's content (a restored version): its modified time and who made it."""
         self.db.execute("UPDATE items SET modified_at = ?, modified_by = ? WHERE id = ?", (self._stamp(), ME, iid))
 
     def _log_share(self, iid: int, person: int | None, action: str, role: str = "") -> None:
@@ -558,9 +559,8 @@ class DriveApp(WebApp):
             except Refused as exc:
                 error = exc.message
             else:
-                if name != item["name"]:
+                if name != item["name"]:  # a new name is no new content: the modified time stays
                     self.db.execute("UPDATE items SET name = ? WHERE id = ?", (name, item["id"]))
-                    self._touch(item["id"])
                 return RedirectResponse(self._href(item), status_code=303)
         body = (self._error(error) + f'<div class="dialog" role="dialog" aria-modal="true" aria-labelledby="rn-h"><h2 id="rn-h">Rename</h2>'
                 f'<form method="post" action="/items/{item["id"]}/rename" class="form" data-form="rename">'
@@ -596,7 +596,6 @@ class DriveApp(WebApp):
                 error = exc.message
             else:
                 self.db.execute("UPDATE items SET parent_id = ? WHERE id = ?", (target["id"], item["id"]))
-                self._touch(item["id"])
                 return RedirectResponse(f"/folders/{target['id']}", status_code=303)
         blocked = self._descendant_ids(item["id"])
         folders = self.db.all("SELECT id, parent_id, name FROM items WHERE kind = 'folder' AND owner_id = ? AND trashed = 0 "
