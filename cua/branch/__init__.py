@@ -6,6 +6,8 @@
 - `fork`: `fork(trajectory, step=k, source=...)`, a live sandbox in the state of step k
   (pixel- and judge-equal to the recording's); `replay_prefix`, an episode brought to
   step k from the task's reset; `BranchRefused`, why a step cannot be reached.
+- `sources`: `KeptSources`, sandboxes kept with their snapshots for later branches, each
+  closed when its branches are done or its time to live runs out.
 
 A layer of its own between the episode layer (which it drives, and which is not changed
 for it) and the drivers (`cua eval`, `cua record`, `cua replay`, the rollout service) that
@@ -21,10 +23,12 @@ from cua.branch.snapshots import (
     parse_snapshots,
     snapshot_every,
 )
+from cua.branch.sources import KeptSources
 
 __all__ = [
     "BranchRefused",
     "ForkedSandbox",
+    "KeptSources",
     "SnapshotPolicy",
     "SnapshotWriter",
     "SnapshottingHandle",

@@ -95,6 +95,7 @@ def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, 
                 yield
             finally:
                 await envs.aclose()
+                await service.aclose()
                 await proxy.aclose()
 
     app = FastAPI(title="cua rollout service", lifespan=_lifespan)

@@ -86,6 +86,11 @@ class RolloutRequest(BaseModel):
     #: name the parent trajectory and step (`parent`, `parent_step`, meta.extra["branch"]).
     from_trajectory: str | None = None
     from_step: Annotated[int, Field(ge=0)] | Literal["every"] | None = None
+    #: Keep a snapshot of the state at every step (or every N-th) in each rollout's
+    #: trajectory (`cua.branch.snapshots`); the rollout's sandbox is then kept, with them, for
+    #: the service's `source_ttl_s` after its last use, so a later request's `from_step` at a
+    #: step with a snapshot forks off it directly (its forks name it as their start snapshot).
+    snapshots: Annotated[int, Field(ge=1)] | Literal["every", "none"] = "none"
 
     @model_validator(mode="after")
     def _tasks_or_sample(self) -> RolloutRequest:

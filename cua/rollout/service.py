@@ -46,6 +46,9 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from cua.branch import BranchRefused, branch_extra, replay_prefix, task_instance
+from cua.branch.fork import snapshot_at
+from cua.branch.snapshots import SnapshottingHandle, SnapshotWriter, StepSnapshots, snapshot_every
+from cua.branch.sources import KeptSources
 from cua.episode.agent import AgentTurn, EpisodeContext
 from cua.episode.episode import Episode
 from cua.episode.group import ForkableHandle
@@ -54,6 +57,7 @@ from cua.episode.loop import play
 from cua.episode.policy_agent import PolicyAgent
 from cua.episode.safety import with_attacks
 from cua.errors import BadRequest, CuaError, ErrorRecord, FailureClass
+from cua.info import SnapshotRef
 from cua.observation import Observation, ObserveOptions
 from cua.rollout.curriculum import Curriculum, CurriculumSettings
 from cua.rollout.models import (
@@ -99,6 +103,9 @@ class RolloutSettings:
     curriculum: CurriculumSettings = field(default_factory=CurriculumSettings)
     #: The curriculum's state file (None: `runs_dir/curriculum.json`).
     curriculum_path: Path | None = None
+    #: How long a rollout's sandbox is kept for branching after its episode (requests with
+    #: `snapshots`), counted from the last branch taken from it.
+    source_ttl_s: float = 600.0
 
 
 @dataclass
@@ -130,6 +137,8 @@ class RolloutService:
         self._slots = asyncio.Semaphore(settings.max_episodes)
         #: rollout id -> what it is doing now.
         self.live: dict[str, _Live] = {}
+        #: Rollouts' sandboxes kept with their snapshots (requests with `snapshots`), by trajectory id.
+        self.sources = KeptSources(settings.source_ttl_s)
         self.curriculum = Curriculum(settings.curriculum,
                                      settings.curriculum_path or settings.runs_dir / "curriculum.json")
 
@@ -154,6 +163,9 @@ class RolloutService:
 
         self.set_policy_version(request.policy_version)
         self._check_fresh(request.policy_version)
+        if request.snapshots != "none" and self.placement is not None:
+            raise BadRequest("`snapshots` keeps rollouts' sandboxes in this service, not on a placement's workers",
+                             details={"snapshots": request.snapshots})
         if request.from_trajectory is not None:
             return await self._run_branches(request)
         names = request.sample.pool if request.sample is not None else request.tasks
@@ -294,11 +306,18 @@ class RolloutService:
     async def _parent(self, request: RolloutRequest, instance: TaskInstance, config: dict[str, Any],
                       branch: tuple[Trajectory, int] | None = None) -> AsyncIterator[tuple[Episode, Any]]:
         """The group's start state: a sandbox reset to the instance (and, for a branch, brought
-        to its step by the recorded actions), and a snapshot of it."""
+        to its step by the recorded actions), and a snapshot of it. A branch at a step whose
+        snapshot a kept source still holds starts from that snapshot itself instead: the
+        group's forks share it with the parent trajectory (its ref is their start snapshot)."""
+        extra: dict[str, Any] = {"policy_version": request.policy_version}
+        if branch is not None:
+            extra.update(branch_extra(*branch))
+            kept = self._kept_snapshot(*branch)
+            if kept is not None:
+                async with self._kept_parent(request, instance, kept, branch[1], extra) as started:
+                    yield started
+                return
         async with self.opener(instance.sandbox_kind, config) as handle:
-            extra: dict[str, Any] = {"policy_version": request.policy_version}
-            if branch is not None:
-                extra.update(branch_extra(*branch))
             base = Episode(handle, instance, observe=self.settings.observe, producer="rl",
                            agent=self._agent_info(request.policy), max_steps=request.max_steps, extra=extra)
             if branch is None:
@@ -312,6 +331,37 @@ class RolloutService:
                 with contextlib.suppress(CuaError):
                     await handle.delete_snapshot(ref)
 
+    def _kept_snapshot(self, traj: Trajectory, step: int) -> tuple[ForkableHandle, SnapshotRef] | None:
+        """The kept source of `traj` and its snapshot of `step`, when both are still there."""
+        source = self.sources.get(traj.meta.id) if traj.meta is not None else None
+        found = snapshot_at(traj, step) if source is not None else None
+        if source is None or found is None or found[0] != step or not isinstance(source.handle, ForkableHandle):
+            return None
+        return source.handle, found[1]
+
+    @contextlib.asynccontextmanager
+    async def _kept_parent(self, request: RolloutRequest, instance: TaskInstance,
+                           kept: tuple[ForkableHandle, SnapshotRef], step: int, extra: dict[str, Any]
+                           ) -> AsyncIterator[tuple[Episode, Any]]:
+        """A group parent forked off a kept source at its step's snapshot: reset once for the
+        judge's reads of the task's start, then restored to the snapshot, which the group forks off."""
+        source, ref = kept
+        handle = await source.fork(ref, observe=self.settings.observe)
+        try:
+            base = Episode(handle, instance, observe=self.settings.observe, producer="rl",
+                           agent=self._agent_info(request.policy), extra=extra,
+                           max_steps=(request.max_steps or instance.max_steps) - step)
+            await base.reset()
+            base.saw(await handle.restore(ref, observe=self.settings.observe))
+            yield base, ref
+        finally:
+            with contextlib.suppress(CuaError):
+                await handle.close()
+
+    async def aclose(self) -> None:
+        """Close the sandboxes kept for branching (the service is going away)."""
+        await self.sources.aclose()
+
     def _unrun(self, request: RolloutRequest, instance: TaskInstance, group_id: str, ids: list[str],
                status: Any, exc: BaseException) -> GroupResult:
         return GroupResult(group_id=group_id, task_id=instance.task_id, seed=instance.seed, masked=True,
@@ -324,7 +374,9 @@ class RolloutService:
 
     async def _rollout(self, request: RolloutRequest, base: Episode, ref: Any, group_id: str, rollout_id: str,
                        folder: Path, retries: int) -> RolloutTrajectory:
-        writer = TrajectoryWriter(folder, frames=request.frames)
+        every = snapshot_every(request.snapshots)
+        writer = TrajectoryWriter(folder, frames=request.frames) if every is None else \
+            SnapshotWriter(folder, StepSnapshots(every), frames=request.frames)
         recorder = self.proxy.open(rollout_id, request.policy.base_url, api_key=request.policy.api_key)
         live = self.live[rollout_id] = _Live(rollout_id, group_id, 0)
         timings = {"env": 0.0, "model": 0.0}
@@ -377,7 +429,10 @@ class RolloutService:
         finally:
             timings["env"] += (time.perf_counter() - t) * 1000
         live.handle = handle
-        ep = base.fork(handle, handle.observation, writer=writer, start_snapshot=start)
+        snapshots = writer.snapshots if isinstance(writer, SnapshotWriter) else None
+        driven = handle if snapshots is None else SnapshottingHandle(handle, snapshots)
+        ep = base.fork(driven, handle.observation, writer=writer, start_snapshot=start)
+        kept = False
         spec = request.policy
         policy = ModelPolicy(OpenAIBackend(base_url=f"{self._proxy_url()}/proxy/{rollout_id}/v1", model=spec.model,
                                            api_key=self._proxy_token, max_retries=1), family=spec.family)
@@ -396,6 +451,9 @@ class RolloutService:
             await ep.judge()
             timings["env"] += (time.perf_counter() - t) * 1000
             ep.finish()
+            if snapshots is not None and writer.meta is not None:  # kept for branches from its steps
+                self.sources.keep(writer.meta.id, handle, snapshots)
+                kept = True
             return ep
         except CuaError as exc:
             if exc.fault == "infra":  # kept as a lost attempt; the caller retries or gives up
@@ -409,8 +467,11 @@ class RolloutService:
         finally:
             live.handle = None
             await policy.aclose()
-            with contextlib.suppress(CuaError):
-                await handle.close()
+            if not kept:
+                with contextlib.suppress(CuaError):
+                    if snapshots is not None:
+                        await snapshots.release(handle)
+                    await handle.close()
 
     def _result(self, request: RolloutRequest, base: Episode, group_id: str, rollout_id: str, folder: Path,
                 ep: Episode, attempts: int, timings: dict[str, float]) -> RolloutTrajectory:

@@ -101,3 +101,36 @@ async def test_a_group_starts_at_the_step_of_its_parent(model, rollouts):
         assert refused.status_code == 400, refused.text
         error = refused.json()["error"]
         assert error["fault"] == "client" and error["details"].get("why") == why, error
+
+
+async def test_a_branch_at_a_kept_snapshot_shares_it(model, rollouts):
+    """`snapshots: "every"` keeps each rollout's sandbox with its snapshots; a group started
+    at a step with one forks off it directly: the forks' start snapshot is the parent's ref."""
+    first = await _post(rollouts, {"policy": _policy(model), "tasks": [TASK], "isolation": "shared", "frames": "all",
+                                   "snapshots": "every", "seed_start": 1})
+    assert first.status_code == 200, first.text
+    (record,) = first.json()["groups"][0]["trajectories"]
+    parent = read_trajectory(record["folder"])
+    assert parent.meta is not None and parent.steps[0].snapshot is not None  # the click's; the done takes none
+    assert rollouts.service.sources.get(parent.meta.id) is not None
+
+    response = await _post(rollouts, {"policy": _policy(model), "from_trajectory": record["folder"], "from_step": 0,
+                                      "group_size": 2, "isolation": "shared", "frames": "all"})
+    assert response.status_code == 200, response.text
+    (group,) = response.json()["groups"]
+    assert (group["parent"], group["parent_step"], group["masked"]) == (parent.meta.id, 0, False)
+    for child_record in group["trajectories"]:
+        child = read_trajectory(child_record["folder"])
+        assert child.meta is not None and child_record["status"] == "completed"
+        assert child.meta.start_snapshot is not None
+        assert child.meta.start_snapshot["id"] == parent.steps[0].snapshot["id"]  # shared, not copied
+        assert child.frame_bytes(child.steps[0].observation) == parent.frame_bytes(parent.steps[0].observation)
+
+    # its branches done, the source goes, and its snapshots with it: a branch now replays from the reset
+    await rollouts.service.sources.close(parent.meta.id)
+    assert rollouts.service.sources.get(parent.meta.id) is None
+    again = await _post(rollouts, {"policy": _policy(model), "from_trajectory": record["folder"], "from_step": 0,
+                                   "isolation": "shared"})
+    assert again.status_code == 200, again.text
+    (replayed,) = again.json()["groups"][0]["trajectories"]
+    assert replayed["meta"]["start_snapshot"]["id"] != parent.steps[0].snapshot["id"]
