@@ -48,6 +48,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "ws://{node_ip}:PORT/v1/ws at the server of its node. A lost node's groups run again on "
                         "another (up to --max-retries nodes each)")
     s.add_argument("--ray-actors", type=int, default=2, help="rollout workers on the cluster")
+    s.add_argument("--ray-cpus", type=real_number(0.0, above=True), default=1.0,
+                   help="CPUs Ray reserves per rollout worker (default 1; see docs/scale.md)")
     c = s.add_argument_group("the curriculum (requests with `sample` draw their tasks by it; GET /curriculum)")
     c.add_argument("--curriculum", choices=["uniform", "band", "progress"], default="uniform",
                    help="uniform; band: templates whose success is inside --band; progress: learning progress")
@@ -99,8 +101,8 @@ def _serve(args: argparse.Namespace) -> int:
 
                 placement = await stack.enter_async_context(ray_placement(
                     args.ray, actors=args.ray_actors, runs_dir=args.runs, max_episodes=args.max_episodes,
-                    max_retries=args.max_retries, local=args.server is None, server=args.server,
-                    server_token=args.server_token))
+                    max_retries=args.max_retries, num_cpus=args.ray_cpus, local=args.server is None,
+                    server=args.server, server_token=args.server_token))
             running = await stack.enter_async_context(serve_rollouts(
                 args.runs, local=args.local, server=_own_server(args.server), server_token=args.server_token,
                 token=token,
