@@ -15,7 +15,7 @@ from cua.synth.schema import AppSchema, Description, Entity, Field, select_subgo
 
 __all__ = ["DESCRIPTION", "GENERATOR_VERSION", "SCHEMA"]
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2  # 2: a move to a column goes to its top, and the judge reads the place
 _C = "{c.id}"
 _BOARD_CARDS = "boards[id={c.board_id}].columns[*].cards"
 #: every other card of the board, column by column, in order: a move or a deletion keeps them where they were
@@ -53,11 +53,16 @@ FIELDS = (
           "SELECT id, name AS v FROM columns WHERE board_id = ? AND id NOT IN ({not_in}) ORDER BY position",
           lambda p: [{"select": {"selector": "#move-column", "option": "{" + p + ".v}"}},
                      {"fill": {"selector": "#move-position", "text": "1"}}, {"click": "#move-card"}],
-          "SELECT column_id FROM cards WHERE id = ?", lambda p: {"op": "equals", "value": "{" + p + ".id}"},
+          # the column and the place in it: the top (with the place unjudged, a card alone in its new column
+          # could sit at position 1 and pass: judge QA's collateral probe, version 1)
+          "SELECT column_id || ':' || position FROM cards WHERE id = ?",
+          lambda p: {"op": "equals", "value": "{" + p + ".id}:0"},
           (f"cards[id={_C}].column_id", f"cards[id={_C}].column_name", f"cards[id={_C}].position",
            "cards[board_id={c.board_id}].position", _BOARD_CARDS),
           key="id", commits=True, extra_params=("{c.board_id}",), shown="col", guarded=True,
-          unjudged=((f"cards[id={_C}].position", "the instruction names the column, not the place in it"),),
+          phrasings=('Move {label} to the top of the "{value}" column.',
+                     'Put {label} first in the "{value}" column.',
+                     '{Label} belongs at the top of "{value}": move it there.'),
           checkpoint=lambda p: select_subgoal("#move-column", "{" + p + ".v}")),
 )
 

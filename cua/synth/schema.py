@@ -123,6 +123,8 @@ class Field:
     guarded: bool = False
     #: (expected change, why no check reads it)
     unjudged: tuple[tuple[str, str], ...] = ()
+    #: an edit's own phrasings ({label}, {Label}, {value}), where "change the <words> to" says too little
+    phrasings: tuple[str, ...] = ()
     #: the agent's actions its steps take beyond a click or a fill (a select of a long list scrolls and
     #: types): added to the template's max_steps
     extra_steps: int = 0
@@ -386,7 +388,7 @@ class Description:
             for f in e.fields:
                 if f.shown is not None:
                     ops[f"find:{f.name}"] = find_op(e, f)
-                ops[f"edit:{f.name}"] = edit_op(e, f)
+                ops[f"edit:{f.name}"] = edit_op(e, f, f.phrasings)
             chained = [f for f in e.fields if self.chain_fields is None or f.name in self.chain_fields]
             ops.update(chain_ops(e, chained, [n for n in self.chain_sizes if n <= len(chained)]))
             if e.delete:

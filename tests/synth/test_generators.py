@@ -131,3 +131,13 @@ def test_an_oracle_may_reach_a_workflow_app_by_name_but_no_other_origin() -> Non
     for target in ("app:notes//evil.example/x", "javascript:fetch('/x')", "//evil.example/", "app:notes",
                    "https://evil.example/"):
         assert ui_problems({"oracle": [{"goto": target}]}), target
+
+
+def test_a_move_to_another_column_judges_the_place_it_names() -> None:
+    """Version 1 left the moved card's place unjudged: a card alone in its new column could sit at
+    position 1 and pass (judge QA's collateral probe). The instruction names the top; the judge reads it."""
+    t = next(g.template for g in generate(schema_for("kanban"), 10_000) if g.chain == "edit:column")
+    assert "top" in t["instruction"]
+    assert "unjudged" not in t["judge"]
+    assert t["judge"]["checks"][0]["expect"] == {"op": "equals", "value": "{new_column.id}:0"}
+    assert "position" in t["judge"]["checks"][0]["get"]["query"]
