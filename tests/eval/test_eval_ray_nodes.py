@@ -89,3 +89,25 @@ def test_each_actor_drives_the_sandbox_server_of_its_own_node(tmp_path: Path) ->
     assert len(records) == 2 and all(r["verdict"]["passed"] for r in records)
     for r in records:  # served by that server (not in the actor's process), on the actor's node
         assert r["sandbox_host"] == r["node_ip"] == ip and not r["sandbox_id"].startswith("local-")
+
+
+def test_a_task_file_outside_the_package_runs_on_ray_actors(tmp_path: Path) -> None:
+    """The template itself travels to the actor: a suite from a task file (which no actor's
+    registry knows) runs on Ray as it does locally; the actors once looked ids up and failed."""
+    import yaml
+
+    from cua.tasks.registry import SUITES_DIR
+
+    data = yaml.safe_load((SUITES_DIR / "fake" / "form.yaml").read_text())
+    template = next(t for t in data["templates"] if t["id"] == "fake.set_counter@1")
+    suite = tmp_path / "tasks.yaml"
+    suite.write_text(yaml.safe_dump({"suite": "acme", "defaults": data["defaults"],
+                                     "templates": [{**template, "id": "acme.set_counter@1"}]}, sort_keys=False))
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "cua.cli", "eval", str(suite), "--seeds", "2", "--ray", "--parallel",
+                           "1", "--ray-cpus", "0.5", "--out", str(out), "--no-progress", "--no-report"],
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert sorted((r["task_id"], r["seed"]) for r in records) == [("acme.set_counter@1", 0), ("acme.set_counter@1", 1)]
+    assert all(r["verdict"]["passed"] for r in records)
