@@ -264,7 +264,7 @@ def seed_review(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
         mod = touched[0][0].rsplit("/", 1)[-1].split(".")[0].replace("_", " ")
         title = change_title.format(mod=mod)
         branch = f"{rng.choice(BRANCH_WORDS)}/{mod.replace(' ', '-').lower()}-{pid}"
-        body = (f"This PR {title[0].lower() + title[1:]}.\n\nTouches {', '.join(p for p, _ in touched)}. "
+        body = (f"{title}.\n\nTouches {', '.join(p for p, _ in touched)}. "
                 + rng.choice(["Tested locally against staging.", "Covered by the new unit test.", "No behaviour change for existing callers.",
                               "Follow-up to the incident review.", "Part of the Q1 reliability work."]))
         merged_at = closed_at = None
