@@ -88,6 +88,7 @@ def main() -> int:
     ap.add_argument("--kills", type=int, default=1)
     ap.add_argument("--kill-after", type=int, default=2, help="episodes recorded before the first kill")
     ap.add_argument("--think", type=float, default=0.3, help="seconds the agent thinks each turn")
+    ap.add_argument("--retries", type=int, default=2, help="the eval's --retries: lost nodes an episode survives")
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--out", type=Path, help="the run folder (default: a temporary one)")
     args = ap.parse_args()
@@ -115,7 +116,7 @@ def main() -> int:
         seeds = ",".join(str(s) for s in range(args.episodes))
         proc = subprocess.Popen(
             [sys.executable, "-m", "cua.cli", "eval", TASK, "--agent", agent, "--seed-list", seeds, "--ray", cluster.address,
-             "--parallel", str(args.parallel), "--ray-cpus", str(args.node_cpus / 2), "--retries", "2",
+             "--parallel", str(args.parallel), "--ray-cpus", str(args.node_cpus / 2), "--retries", str(args.retries),
              "--out", str(out), "--no-progress", "--no-report", "--frames", "none"],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env={**os.environ, "COLUMNS": "200"})
@@ -150,7 +151,7 @@ def main() -> int:
     duplicated = sum(n - 1 for n in seen.values() if n > 1)
     retried = [r for r in records if r.get("lost_nodes")]
     unexplained = [r for r in retried if not set(r["lost_nodes"]) <= set(killed)
-                   or r["attempts"] < 1 + len(r["lost_nodes"])]
+                   or r["attempts"] < len(r["lost_nodes"]) + (r["status"] != "infra_error")]
     # an episode recorded after its node was killed ran there after all; a sandbox served from
     # elsewhere than the node of the actor that drove it is misplaced too
     misplaced = sum(1 for i, r in enumerate(records) if i >= killed_at.get(r.get("node") or "", len(records))

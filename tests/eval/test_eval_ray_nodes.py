@@ -111,3 +111,23 @@ def test_a_task_file_outside_the_package_runs_on_ray_actors(tmp_path: Path) -> N
     records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     assert sorted((r["task_id"], r["seed"]) for r in records) == [("acme.set_counter@1", 0), ("acme.set_counter@1", 1)]
     assert all(r["verdict"]["passed"] for r in records)
+
+
+def test_an_episode_out_of_node_retries_is_an_infra_error_never_a_score(tmp_path: Path) -> None:
+    """With --retries 0 the episode on the killed node is recorded once, as lost to the
+    infrastructure (NodeLost, server_lost, the node named), and the others run on."""
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, str(BENCH), "--nodes", "3", "--episodes", "6", "--parallel", "3",
+                           "--kills", "1", "--kill-after", "2", "--retries", "0", "--out", str(out)],
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "200"})
+    records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert sorted(r["seed"] for r in records) == list(range(6)), proc.stdout[-3000:] + proc.stderr[-3000:]
+    killed = [line.split()[2] for line in proc.stdout.splitlines() if line.startswith("killed node ")]
+    lost = [r for r in records if r["status"] == "infra_error"]
+    assert len(killed) == 1 and lost, proc.stdout[-3000:]
+    for r in lost:
+        assert r["error"]["type"] == "NodeLost" and r["failure"] == "server_lost" and r["verdict"] is None
+        assert [n[:12] for n in r["lost_nodes"]] == killed and r["attempts"] == 1
+    assert all(r["verdict"]["passed"] for r in records if r not in lost)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["infra_errors"] == len(lost) and summary["scored"] == 6 - len(lost)
