@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -143,6 +144,8 @@ def main() -> int:
             proc.kill()
             proc.wait()
         cluster.shutdown()
+        if args.out is not None:  # the folder held only the agent module; the run is in --out
+            shutil.rmtree(work, ignore_errors=True)
 
     records = _records(out / "episodes.jsonl")
     seen = Counter(r["seed"] for r in records)
