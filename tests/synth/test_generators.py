@@ -4,12 +4,13 @@ report counts what was admitted."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 
 import pytest
 
 from cua.synth import todo_gen
-from cua.synth.admit import Admission, Candidate, Outcome, screen, suite_text
+from cua.synth.admit import Admission, Candidate, Outcome, admit, screen, suite_text
 from cua.synth.generators import GENERATORS, schema_for
 from cua.synth.schema import generate
 from cua.synth.ui_only import ui_problems
@@ -141,3 +142,18 @@ def test_a_move_to_another_column_judges_the_place_it_names() -> None:
     assert "unjudged" not in t["judge"]
     assert t["judge"]["checks"][0]["expect"] == {"op": "equals", "value": "{new_column.id}:0"}
     assert "position" in t["judge"]["checks"][0]["get"]["query"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("app", "good", "other"), [("contacts", "edit:email+status", "edit:phone"),
+                                                    ("notes", "edit:title+folder", "pin"),
+                                                    ("kanban", "edit:title+due", "edit:due")])
+def test_judge_qa_admits_a_generated_chain_and_refuses_a_near_miss_that_passes(app: str, good: str,
+                                                                               other: str) -> None:
+    schema = schema_for(app)
+    drawn = generate(schema, 10_000)
+    chain = next(g for g in drawn if g.chain == good and g.scope == "any")
+    lax = copy.deepcopy(next(g for g in drawn if g.chain == other and g.scope == "any").template)
+    lax["near_miss"] = lax["oracle"]  # a "near miss" that does the task: its judge cannot tell them apart
+    got = admit(schema.suite, [Candidate(good, chain.template, chain.scope, chain.phrasing), Candidate(other, lax)])
+    assert [(o.admitted, o.rejection) for o in got.outcomes] == [(True, ""), (False, "near_miss")], got.outcomes
