@@ -23,15 +23,16 @@ DONE = tool_call({"action": "terminate", "status": "success"})
 
 class ModelServer:
     """Answers `POST /v1/chat/completions` (plain or streamed) from `plan`: an int is that HTTP status (with
-    `Retry-After: 0`, so a retry costs no wait), a str is the assistant's answer; when the
-    plan runs out, `then` is answered. `GET /v1/models` answers 200."""
+    `Retry-After: 0`, so a retry costs no wait), a str is the assistant's answer, bytes are
+    sent as they are as a 200's body (a garbled reply); when the plan runs out, `then` is
+    answered. `GET /v1/models` answers 200. `port` 0: a free one."""
 
-    def __init__(self) -> None:
-        self.plan: list[int | str] = []
-        self.then: int | str = DONE
+    def __init__(self, port: int = 0) -> None:
+        self.plan: list[int | str | bytes] = []
+        self.then: int | str | bytes = DONE
         #: Where set, answers every request from its body instead of `plan` (for clients that
         #: run several conversations at once in no fixed order).
-        self.respond: Callable[[dict[str, Any]], int | str] | None = None
+        self.respond: Callable[[dict[str, Any]], int | str | bytes] | None = None
         self.calls: list[dict[str, Any]] = []
         server = self
 
@@ -74,6 +75,13 @@ class ModelServer:
                 if isinstance(answer, int):
                     self._send(answer, {"error": {"message": "upstream overloaded"}}, {"Retry-After": "0"})
                     return
+                if isinstance(answer, bytes):
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(answer)))
+                    self.end_headers()
+                    self.wfile.write(answer)
+                    return
                 if body.get("stream"):
                     self._stream(body["model"], answer)
                     return
@@ -82,7 +90,7 @@ class ModelServer:
                                  "choices": [{"index": 0, "finish_reason": "stop",
                                               "message": {"role": "assistant", "content": answer}}]})
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
