@@ -9,8 +9,7 @@ row or a toast exceeds it, while a blinking caret (2-3 cells), JPEG re-encoding 
 anti-aliasing stay below.
 
 Plain data: the drivers that set a recorded episode up again and must say whether they
-reached the recorded screen (`cua export --execute`; `cua replay` holds the same rule in
-`cua.replay.compare`) share it here, below both.
+reached the recorded screen (`cua export --execute`, `cua replay`, forks at a step) share it here, below them all.
 """
 
 from __future__ import annotations

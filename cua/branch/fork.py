@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from cua.actions import Action, Done, parse_action
+from cua.branch.instance import NotReproducible, recorded_instance
 from cua.episode.episode import Episode
 from cua.episode.group import ForkableHandle
 from cua.episode.handle import SandboxHandle
@@ -192,21 +193,11 @@ async def fork(trajectory: Trajectory | str | Path, step: int, *, source: Forkab
 
 
 def task_instance(traj: Trajectory) -> TaskInstance:
-    """The task instance the trajectory ran: its template and version at its seed."""
-    from cua.tasks.registry import get_template
-
-    meta = traj.meta
-    if meta is None:
-        raise _refuse(traj, 0, "no_meta", "the trajectory has no meta.json")
+    """The task instance the trajectory ran (`recorded_instance`), refused as a branch."""
     try:
-        template = get_template(meta.task_id)
-    except KeyError as exc:
-        raise _refuse(traj, 0, "unknown_task", f"task {meta.task_id!r} is not known here ({exc.args[0]})") from None
-    instance: TaskInstance = template.instantiate(meta.seed)
-    if meta.reset_seed is not None and instance.reset_seed != meta.reset_seed:
-        raise _refuse(traj, 0, "task_changed", f"task {meta.task_id} seed {meta.seed} now resets with seed "
-                                               f"{instance.reset_seed}, the recording with {meta.reset_seed}")
-    return instance
+        return recorded_instance(traj)
+    except NotReproducible as exc:
+        raise _refuse(traj, 0, str(exc.details.get("why", "unknown_task")), exc.message) from None
 
 
 async def replay_prefix(episode: Episode, trajectory: Trajectory | str | Path, step: int) -> Observation:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from cua.actions import Action, parse_action
+from cua.branch.instance import NotReproducible, recorded_instance
 from cua.episode import Episode, SandboxHandle, gather_state
 from cua.errors import BadRequest
 from cua.observation import Observation, ObserveOptions
@@ -53,30 +54,14 @@ class NotExecutable(BadRequest):
 
 
 def instance_of(traj: Trajectory) -> TaskInstance:
-    """The task instance the trajectory was recorded on, as it was recorded."""
-    from cua.tasks.registry import task_instance
-    from cua.tasks.variants import in_variant
-    from cua.variant import parse_variant
-
-    meta = traj.meta
-    if meta is None:
-        raise NotExecutable(f"{traj.folder}: no meta.json")
-    if meta.extra.get("attacks"):
-        raise NotExecutable(f"{meta.task_id}: an attacked episode (its injections are not planted again)")
+    """The task instance the trajectory was recorded on, as it was recorded; an attacked one
+    is refused (its injections are not planted again)."""
+    if traj.meta is not None and traj.meta.extra.get("attacks"):
+        raise NotExecutable(f"{traj.meta.task_id}: an attacked episode (its injections are not planted again)")
     try:
-        instance = task_instance(meta.task_id, meta.seed)
-    except BadRequest as exc:
-        raise NotExecutable(f"task {meta.task_id!r} is not bundled here ({exc.message})") from None
-    if meta.reset_seed is not None and instance.reset_seed != meta.reset_seed:
-        raise NotExecutable(f"{meta.task_id} seed {meta.seed} now resets with seed {instance.reset_seed}, "
-                            f"the recording with {meta.reset_seed}")
-    shown = meta.sandbox_config.get("variant")
-    if shown:
-        try:
-            instance = in_variant(instance, parse_variant(shown))
-        except BadRequest as exc:
-            raise NotExecutable(f"{meta.task_id}: its variant {shown!r} is not one here ({exc.message})") from None
-    return instance
+        return recorded_instance(traj)
+    except NotReproducible as exc:
+        raise NotExecutable(exc.message, details=exc.details) from None
 
 
 def action_of(line: StepLine) -> Action | None:

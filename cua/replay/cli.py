@@ -30,7 +30,7 @@ from typing import Any
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from cua.replay.compare import SCREEN_THRESHOLD
+    from cua.screen_diff import SCREEN_THRESHOLD
 
     p = sub.add_parser("replay", help="re-execute trajectories, report the first divergence and the verdict",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -26,11 +26,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from cua.actions import Action, Done, parse_action
+from cua.branch.instance import NotReproducible, recorded_instance
 from cua.episode import AgentTurn, Episode, SandboxOpener
 from cua.errors import BadRequest
 from cua.info import SnapshotRef
 from cua.observation import Observation, ObserveOptions
-from cua.replay.compare import SCREEN_THRESHOLD, screen_difference
+from cua.screen_diff import SCREEN_THRESHOLD, screen_difference
+from cua.task import TaskInstance
 from cua.trajectory import AgentInfo, ObservationRef, Trajectory, TrajectoryWriter, read_trajectory
 
 __all__ = ["Divergence", "ReplayError", "ReplayReport", "StepCheck", "replay"]
@@ -143,21 +145,11 @@ def _detail(check: StepCheck, threshold: float) -> str:
     return "; ".join(parts)
 
 
-def _instance(traj: Trajectory) -> Any:
-    from cua.tasks.registry import get_template
-
-    meta = traj.meta
-    if meta is None:
-        raise ReplayError(f"{traj.folder}: no meta.json, nothing to replay")
+def _instance(traj: Trajectory) -> TaskInstance:
     try:
-        template = get_template(meta.task_id)
-    except KeyError as exc:
-        raise ReplayError(f"{traj.folder}: task {meta.task_id!r} is not known here ({exc.args[0]})") from None
-    instance = template.instantiate(meta.seed)
-    if meta.reset_seed is not None and instance.reset_seed != meta.reset_seed:
-        raise ReplayError(f"{traj.folder}: task {meta.task_id} seed {meta.seed} now resets with seed "
-                          f"{instance.reset_seed}, the recording with {meta.reset_seed}")
-    return instance
+        return recorded_instance(traj)
+    except NotReproducible as exc:
+        raise ReplayError(exc.message, details=exc.details) from None
 
 
 def _actions(traj: Trajectory) -> list[Action | None]:

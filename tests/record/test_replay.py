@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw
 
 from cua.cli import main as cli
 from cua.errors import ErrorRecord
-from cua.replay.compare import SCREEN_THRESHOLD, screen_difference
+from cua.screen_diff import SCREEN_THRESHOLD, screen_difference
 from cua.trajectory import read_trajectory
 
 #: A sample of each suite (every passing oracle trajectory of both: the command in the report).
