@@ -20,7 +20,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from cua.argtypes import real_number
+from cua.argtypes import real_number, whole_number
 from cua.console import add_exposure_arguments, add_sandbox_source_arguments, print_json, serving_banner
 
 __all__ = ["register"]
@@ -39,7 +39,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--port", type=int, default=8300)
     s.add_argument("--runs", default="runs/rollouts", help="where trajectories are written")
     add_sandbox_source_arguments(s)
-    s.add_argument("--max-episodes", type=int, default=8, help="rollouts running at once")
+    s.add_argument("--max-episodes", type=whole_number(1, 4096), default=8, help="rollouts running at once")
+    s.add_argument("--max-queued", type=whole_number(0, 100_000), default=None, metavar="N",
+                   help="rollouts admitted to wait for a slot beyond those running (default: 4x --max-episodes); "
+                        "a request past them is refused with a retryable capacity error (HTTP 503)")
     s.add_argument("--max-retries", type=int, default=2, help="infrastructure retries per rollout")
     s.add_argument("--max-staleness", type=int, default=1, help="policy versions a request may be behind")
     s.add_argument("--ray", metavar="ADDRESS",
@@ -108,7 +111,8 @@ def _serve(args: argparse.Namespace) -> int:
                 token=token,
                 no_auth=args.no_auth, allowed_origins=args.allow_origin,
                 unsafe_public_no_auth=args.unsafe_public_no_auth, max_episodes=args.max_episodes,
-                max_retries=args.max_retries, max_staleness=args.max_staleness, host=args.host, port=args.port,
+                max_queued=args.max_queued, max_retries=args.max_retries, max_staleness=args.max_staleness,
+                host=args.host, port=args.port,
                 placement=placement, curriculum=curriculum, curriculum_path=args.curriculum_state))
             print(serving_banner(f"cua rollout serve: {running.url} (trajectories in {args.runs})", token,
                                  generated=generated, token_env=TOKEN_ENV,

@@ -41,7 +41,7 @@ class RunningRollouts:
 async def serve_rollouts(runs_dir: str | Path, *, local: bool = False, server: str | None = None,
                          server_token: str | None = None, token: str | None = None, no_auth: bool = False,
                          allowed_origins: Iterable[str] = (), unsafe_public_no_auth: bool = False,
-                         max_episodes: int = 8, max_retries: int = 2,
+                         max_episodes: int = 8, max_queued: int | None = None, max_retries: int = 2,
                          max_staleness: int = 1, observe: ObserveOptions | None = None,
                          host: str = "127.0.0.1", port: int = 0, placement: GroupPlacement | None = None,
                          opener: SandboxOpener | None = None, curriculum: CurriculumSettings | None = None,
@@ -60,7 +60,8 @@ async def serve_rollouts(runs_dir: str | Path, *, local: bool = False, server: s
     from cua.policy.service import serving_app
 
     own_token = None if no_auth else (token or generate_token())
-    settings = RolloutSettings(runs_dir=Path(runs_dir), max_episodes=max_episodes, max_retries=max_retries,
+    settings = RolloutSettings(runs_dir=Path(runs_dir), max_episodes=max_episodes, max_queued=max_queued,
+                               max_retries=max_retries,
                                max_staleness=max_staleness, observe=observe or ObserveOptions(),
                                curriculum=curriculum or CurriculumSettings(), curriculum_path=curriculum_path)
     async with contextlib.AsyncExitStack() as openers:

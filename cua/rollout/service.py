@@ -20,7 +20,13 @@ from `group_size` resets that merely share a seed.
   named (or `set_policy_version`); a request more than `max_staleness` versions behind is
   refused (`StalePolicy`), and a queued group that has fallen behind by the time it would
   start is not started (status "stale", masked).
-- Concurrency: at most `max_episodes` rollouts (sandboxes) run at once across requests.
+- Concurrency: at most `max_episodes` rollouts (sandboxes) run at once across requests, and
+  at most `max_episodes` groups hold their start state's sandbox at once (so a burst of
+  groups never asks the sandbox server for more sandboxes than it holds).
+- Backpressure: the rollouts admitted (running or waiting for a slot) are bounded by
+  `max_episodes + max_queued`. A request that would pass the bound is refused at once with a
+  retryable `Capacity` (HTTP 503, its details say how full the service is), never queued
+  without end; one larger than the bound itself can never run and is a `BadRequest`.
 - Trajectories are written under `runs_dir/<request id>/` in the shared format, as eval
   and the recorder write them.
 - A curriculum (`cua.rollout.curriculum`) counts every scored rollout (never a masked or
@@ -38,7 +44,7 @@ import logging
 import random
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -56,7 +62,7 @@ from cua.episode.handle import SandboxHandle, SandboxOpener
 from cua.episode.loop import play
 from cua.episode.policy_agent import PolicyAgent
 from cua.episode.safety import with_attacks
-from cua.errors import BadRequest, CuaError, ErrorRecord, FailureClass
+from cua.errors import BadRequest, Capacity, CuaError, ErrorRecord, FailureClass
 from cua.info import SnapshotRef
 from cua.observation import Observation, ObserveOptions
 from cua.rollout.curriculum import Curriculum, CurriculumSettings
@@ -95,6 +101,8 @@ class RolloutSettings:
     runs_dir: Path
     #: Rollouts (sandboxes) running at once, across requests.
     max_episodes: int = 8
+    #: Rollouts admitted to wait for a slot beyond the `max_episodes` running (None: 4x those).
+    max_queued: int | None = None
     #: Infrastructure retries per rollout, unless a request says otherwise.
     max_retries: int = 2
     #: How many policy versions behind the newest a request may be.
@@ -135,6 +143,11 @@ class RolloutService:
         #: Where groups run past this process; None: here.
         self.placement: GroupPlacement | None = None
         self._slots = asyncio.Semaphore(settings.max_episodes)
+        self._group_slots = asyncio.Semaphore(settings.max_episodes)
+        queued = 4 * settings.max_episodes if settings.max_queued is None else settings.max_queued
+        #: Rollouts admitted at most at once (running or waiting), and admitted now.
+        self.capacity = settings.max_episodes + queued
+        self.admitted = 0
         #: rollout id -> what it is doing now.
         self.live: dict[str, _Live] = {}
         #: Rollouts' sandboxes kept with their snapshots (requests with `snapshots`), by trajectory id.
@@ -158,6 +171,24 @@ class RolloutService:
 
     # --- requests ---
 
+    @contextlib.contextmanager
+    def _admit(self, groups: int, group_size: int) -> Iterator[None]:
+        """Hold `groups x group_size` rollouts of the service's capacity while a request runs."""
+        count = groups * group_size
+        details = {"requested": count, "admitted": self.admitted, "capacity": self.capacity,
+                   "max_episodes": self.settings.max_episodes}
+        if count > self.capacity:
+            raise BadRequest(f"a request of {count} rollouts is more than this service ever admits at once "
+                             f"({self.capacity}): split it", details=details)
+        if self.admitted + count > self.capacity:
+            raise Capacity(f"the service is full: {self.admitted} of {self.capacity} rollouts admitted, "
+                           f"{count} more asked; ask again when a request has ended", details=details)
+        self.admitted += count
+        try:
+            yield
+        finally:
+            self.admitted -= count
+
     async def run(self, request: RolloutRequest) -> RolloutResponse:
         from cua.tasks.registry import get_template
 
@@ -173,9 +204,6 @@ class RolloutService:
             templates = {name: get_template(name) for name in names}
         except KeyError as exc:
             raise BadRequest(str(exc.args[0]), details={"tasks": names}) from None
-        request_id = f"r{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
-        folder = self.settings.runs_dir / request_id
-        folder.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
         if request.sample is not None:
             drawn = self._draw(request.sample, [t.id for t in templates.values()])
@@ -185,8 +213,13 @@ class RolloutService:
             seeds = request.seeds if request.seeds is not None else [request.seed_start + i for i in range(request.n)]
             jobs = [(template, seed, f"{template.id}__s{seed}__g{i}") for template in templates.values()
                     for i, seed in enumerate(seeds)]
-        groups = await asyncio.gather(*(self._place(request, with_attacks(t.instantiate(seed), request.attacks), gid, folder)
-                                        for t, seed, gid in jobs))
+        with self._admit(len(jobs), request.group_size):
+            request_id = f"r{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
+            folder = self.settings.runs_dir / request_id
+            folder.mkdir(parents=True, exist_ok=True)
+            groups = await asyncio.gather(*(
+                self._place(request, with_attacks(t.instantiate(seed), request.attacks), gid, folder)
+                for t, seed, gid in jobs))
         return RolloutResponse(request_id=request_id, policy_version=request.policy_version, groups=list(groups),
                                folder=str(folder), timings_ms={"total": (time.perf_counter() - started) * 1000})
 
@@ -201,13 +234,15 @@ class RolloutService:
         if not steps:
             raise BranchRefused(f"{parent.folder}: the trajectory has no steps to branch at",
                                 details={"trajectory": str(parent.folder), "why": "out_of_range"})
-        request_id = f"r{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
-        folder = self.settings.runs_dir / request_id
-        folder.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
-        groups = await asyncio.gather(*(
-            self._place_branch(request, instance, (parent, k), f"{instance.task_id}__s{instance.seed}__k{k}", folder)
-            for k in steps))
+        with self._admit(len(steps), request.group_size):
+            request_id = f"r{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
+            folder = self.settings.runs_dir / request_id
+            folder.mkdir(parents=True, exist_ok=True)
+            groups = await asyncio.gather(*(
+                self._place_branch(request, instance, (parent, k), f"{instance.task_id}__s{instance.seed}__k{k}",
+                                   folder)
+                for k in steps))
         return RolloutResponse(request_id=request_id, policy_version=request.policy_version, groups=list(groups),
                                folder=str(folder), timings_ms={"total": (time.perf_counter() - started) * 1000})
 
@@ -260,7 +295,8 @@ class RolloutService:
                         *, branch: tuple[Trajectory, int] | None = None) -> GroupResult:
         """One group here: reset, snapshot, `group_size` forked rollouts, the masking rule.
         `branch`: (a trajectory, k): the group starts at its step k, not at the reset."""
-        group = await self._run_group(request, instance, group_id, folder, branch)
+        async with self._group_slots:  # a group waiting here holds no sandbox yet
+            group = await self._run_group(request, instance, group_id, folder, branch)
         if branch is None:
             return group
         named = {"parent": branch[0].meta.id if branch[0].meta else None, "parent_step": branch[1]}
