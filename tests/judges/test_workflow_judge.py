@@ -127,7 +127,7 @@ def test_every_workflow_spans_apps_reads_each_and_scores_five_ordered_checkpoint
     from cua.tasks.registry import suites
 
     templates = list(suites()["workflows"].templates.values())
-    assert len(templates) >= 12
+    assert len(templates) >= 30
     test_split = 0
     for template in templates:
         spec, instance = template.spec, template.instantiate(0)
@@ -140,3 +140,161 @@ def test_every_workflow_spans_apps_reads_each_and_scores_five_ordered_checkpoint
         assert spec.near_miss is not None, template.id
         test_split += instance.tags.split == "test"
     assert 0.2 <= test_split / len(templates) <= 0.34
+
+
+# ---- a workflow's other app, edited: judge QA's database probes edit only the first app's
+# database, so these cases prove the strict diffs of the second app on real app state (each
+# app served in process, its writes logged by its own activity log as a route's would be).
+
+Writes = list[tuple[str, tuple[Any, ...]]]
+
+
+def _apps_of(instance: Any) -> dict[str, Any]:
+    """Each service of the workflow's sandbox: its bundled app, reset to the instance's seed."""
+    from cua.tasks.apps import load_app
+
+    apps = {}
+    for service in instance.sandbox_config["services"]:
+        app = load_app(service["app_host"]["app"])
+        app.reset(instance.seed)
+        apps[service["name"]] = app
+    return apps
+
+
+def _read(judge: StateJudge, apps: dict[str, Any]) -> dict[str, StateResult]:
+    """What the sandbox answers each of the judge's reads with (state JSON, read-only SQL)."""
+    out = {}
+    for q in judge.queries():
+        if isinstance(q, AppStateQuery):
+            out[query_key(q)] = StateResult(value=apps[q.service].state())
+        elif isinstance(q, SqlQuery):
+            out[query_key(q)] = StateResult(value=apps[q.service].db.read_only_query(q.query, q.params))
+    return out
+
+
+def _write(app: Any, *requests: Writes) -> None:
+    """Each request's statements as one logged write, as the app's routes make them."""
+    for statements in requests:
+        app.activity.begin()
+        for sql, params in statements:
+            app.db.execute(sql, params)
+        app.activity.end("POST /test")
+
+
+def _verdict(template_id: str, seed: int, writes: dict[str, list[Writes]]) -> Any:
+    instance = get_template(template_id).instantiate(seed)
+    apps = _apps_of(instance)
+    judge = instance.judge
+    assert isinstance(judge, StateJudge)
+    initial = _read(judge, apps)
+    for service, requests in writes.items():
+        _write(apps[service], *requests)
+    return judge.evaluate(JudgeInput(initial=initial, final=_read(judge, apps)))
+
+
+def get_template(template_id: str) -> Any:
+    from cua.tasks.registry import get_template as get
+
+    return get(template_id)
+
+
+def _params(template_id: str, seed: int) -> dict[str, Any]:
+    return get_template(template_id).instantiate(seed).params
+
+
+def _suspend_done(seed: int) -> dict[str, list[Writes]]:
+    """suspend_user_and_announce's end state, written as its oracle's requests would."""
+    p = _params("workflows.suspend_user_and_announce@1", seed)
+    u, ch = p["u"], p["ch"]
+    return {
+        "app": [[("UPDATE users SET status = 'suspended', role = 'viewer' WHERE id = ?", (u["id"],))]],
+        "chat": [[("INSERT INTO messages (id, channel_id, user_id, body, created_at) VALUES (?, ?, 1, ?, '2026-03-02 09:00')",
+                   (ch["next"], ch["id"], f"{u['name']} is suspended until further notice."))],
+                 [("UPDATE messages SET pinned = 1 WHERE id = ?", (ch["next"],))]],
+    }
+
+
+def _my_old_message(seed: int) -> int:
+    p = _params("workflows.suspend_user_and_announce@1", seed)
+    app = _apps_of(get_template("workflows.suspend_user_and_announce@1").instantiate(seed))["chat"]
+    mid: int = app.db.scalar("SELECT MAX(id) FROM messages WHERE user_id = 1 AND id <= ?", (p["ch"]["top"],))
+    return mid
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_suspend_and_announce_fails_an_old_chat_message_edited_or_a_post_made_then_deleted(seed: int) -> None:
+    template = "workflows.suspend_user_and_announce@1"
+    done = _suspend_done(seed)
+    verdict = _verdict(template, seed, done)
+    assert verdict.passed and verdict.credit == 1.0, verdict
+    old = _my_old_message(seed)
+    edited = {**done, "chat": [*done["chat"], [("UPDATE messages SET body = 'oops', edited_at = '2026-03-02 09:00' WHERE id = ?", (old,))]]}
+    verdict = _verdict(template, seed, edited)
+    assert not verdict.passed and any(v.startswith("chat: ") for v in verdict.violations), verdict
+    nxt = _params(template, seed)["ch"]["next"]
+    extra = [("INSERT INTO messages (id, channel_id, user_id, body, created_at) VALUES (?, 13, 1, 'all hands now', '2026-03-02 09:00')", (nxt + 1,))]
+    undone = {**done, "chat": [*done["chat"], extra, [("DELETE FROM messages WHERE id = ?", (nxt + 1,))]]}
+    verdict = _verdict(template, seed, undone)  # the end state is the oracle's: only history shows the post
+    assert not verdict.passed and any(v.startswith("chat: ") for v in verdict.violations), verdict
+
+
+def _todo_done(seed: int) -> dict[str, list[Writes]]:
+    """chat_help_to_todo's end state, written as its oracle's requests would."""
+    p = _params("workflows.chat_help_to_todo@1", seed)
+    m, lst, due = p["m"], p["list"], p["due"]
+    return {
+        "todo": [[("INSERT INTO todos (list_id, title, due, priority) VALUES (?, ?, ?, 'high')",
+                   (lst["id"], f"Help {m['first']} with {m['topic']}", due["iso"]))]],
+        "app": [[("INSERT INTO messages (channel_id, user_id, parent_id, body, created_at) VALUES (?, 1, ?, ?, '2026-03-02 09:00')",
+                  (m["channel_id"], m["id"], f"On my list for {due['iso']}."))],
+                [("UPDATE messages SET pinned = 1 WHERE id = ?", (m["id"],))]],
+    }
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_chat_help_to_todo_fails_another_todo_ticked_or_one_added_then_deleted(seed: int) -> None:
+    template = "workflows.chat_help_to_todo@1"
+    done = _todo_done(seed)
+    verdict = _verdict(template, seed, done)
+    assert verdict.passed and verdict.credit == 1.0, verdict
+    ticked = {**done, "todo": [*done["todo"], [("UPDATE todos SET done = 1 - done WHERE id = (SELECT MIN(id) FROM todos)", ())]]}
+    verdict = _verdict(template, seed, ticked)
+    assert not verdict.passed and any(v.startswith("todo: ") for v in verdict.violations), verdict
+    assert verdict.credit == 0.8, verdict  # every checkpoint met, the damage elsewhere keeps it short of a pass
+    undone = {**done, "todo": [*done["todo"], [("INSERT INTO todos (id, list_id, title) VALUES (9999, 1, 'Buy a boat')", ())],
+                               [("DELETE FROM todos WHERE id = 9999", ())]]}
+    verdict = _verdict(template, seed, undone)
+    assert not verdict.passed and any(v.startswith("todo: ") for v in verdict.violations), verdict
+
+
+def _expense_done(seed: int) -> dict[str, list[Writes]]:
+    """expense_row_from_bank's end state, written as its oracle's requests would."""
+    p = _params("workflows.expense_row_from_bank@1", seed)
+    t = p["t"]
+    cells = [(1, 1, "Date"), (1, 2, "Merchant"), (1, 3, "Amount"), (2, 1, t["day"]), (2, 2, t["description"]), (2, 3, t["amount"])]
+    return {
+        "sheets": [[("INSERT INTO sheets (id, name, position) VALUES (4, 'Expenses', 4)", ()),
+                    *[("INSERT INTO cells (sheet_id, row, col, raw) VALUES (4, ?, ?, ?)", c) for c in cells]]],
+        "app": [[("INSERT INTO transfers (id, from_account_id, to_account_id, amount_cents, reference, status, created_at, confirmed_at, confirmation_no)"
+                  " VALUES (1, 2, 1, ?, ?, 'completed', '2026-03-02 09:00', '2026-03-02 09:00', 'MB26030200001')", (t["cents"], f"Expense {t['day']}")),
+                 ("UPDATE accounts SET balance_cents = balance_cents + ? WHERE id = 1", (t["cents"],)),
+                 ("UPDATE accounts SET balance_cents = balance_cents - ? WHERE id = 2", (t["cents"],)),
+                 ("INSERT INTO transactions (account_id, posted_at, description, category, amount_cents, balance_cents, kind, reference, transfer_id)"
+                  " VALUES (1, '2026-03-02 09:00', 'Transfer', 'transfers', ?, 0, 'transfer', '', 1)", (t["cents"],)),
+                 ("INSERT INTO transactions (account_id, posted_at, description, category, amount_cents, balance_cents, kind, reference, transfer_id)"
+                  " VALUES (2, '2026-03-02 09:00', 'Transfer', 'transfers', ?, 0, 'transfer', '', 1)", (-t["cents"],))]],
+    }
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_expense_row_fails_a_budget_cell_changed_or_a_stray_cell_in_the_new_sheet(seed: int) -> None:
+    template = "workflows.expense_row_from_bank@1"
+    done = _expense_done(seed)
+    verdict = _verdict(template, seed, done)
+    assert verdict.passed and verdict.credit == 1.0, verdict
+    budget = {**done, "sheets": [*done["sheets"], [("UPDATE cells SET raw = '1' WHERE sheet_id = 2 AND row = 2 AND col = 2", ())]]}
+    verdict = _verdict(template, seed, budget)
+    assert not verdict.passed and any(v.startswith("sheets: ") for v in verdict.violations), verdict
+    stray = {**done, "sheets": [*done["sheets"], [("INSERT INTO cells (sheet_id, row, col, raw) VALUES (4, 9, 9, 'x')", ())]]}
+    verdict = _verdict(template, seed, stray)  # inside the sheet the task adds: the exact-cells check catches it
+    assert not verdict.passed, verdict
