@@ -1,21 +1,27 @@
 """An ASGI app (a bundled app's pages, a live view) on a loopback port from this process, through
 uvicorn, for tests that drive it from a real browser or a client: `serving(asgi)` yields the
 port, `serving_app(app)` the base URL of a bundled app's pages (as its app host serves them), and
-`start_server`/`stop_server` are the same for a test that starts and stops it itself."""
+`start_server`/`stop_server` are the same for a test that starts and stops it itself;
+`serving_bundled(name, kind)` loads a bundled app by name and serves it, and `open_tab(browser,
+url)` opens a page in a fresh context of a real browser."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import uvicorn
+from playwright.async_api import Browser, Page
 
 from cua.listen import tcp_listener
+from cua.tasks.apps import load_app
 from cua.tasks.apps.base import WebApp, build_asgi
 
-__all__ = ["serving", "serving_app", "start_server", "stop_server"]
+__all__ = ["open_tab", "serving", "serving_app", "serving_bundled", "start_server", "stop_server"]
+
+A = TypeVar("A", bound=WebApp)
 
 
 async def start_server(asgi: Any) -> tuple[uvicorn.Server, asyncio.Task[None], int]:
@@ -49,3 +55,21 @@ async def serving_app(app: WebApp) -> AsyncIterator[str]:
     """A bundled app's pages on a loopback port for the block; yields their base URL."""
     async with serving(build_asgi(app)) as port:
         yield f"http://127.0.0.1:{port}"
+
+
+@asynccontextmanager
+async def serving_bundled(name: str, kind: type[A]) -> AsyncIterator[tuple[A, str]]:
+    """The bundled app `name` (of class `kind`) and the base URL of its pages, for the block."""
+    app = load_app(name)
+    assert isinstance(app, kind), f"{name} is a {type(app).__name__}, not a {kind.__name__}"
+    async with serving_app(app) as base:
+        yield app, base
+
+
+async def open_tab(browser: Browser, url: str, width: int | None = 1280) -> Page:
+    """`url` in a new page of a fresh context (`width` x 900, or Playwright's default viewport
+    for None)."""
+    context = await browser.new_context(viewport={"width": width, "height": 900} if width else None)
+    tab = await context.new_page()
+    await tab.goto(url)
+    return tab

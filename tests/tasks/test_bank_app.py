@@ -15,12 +15,11 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from _app_server import serving_app
+from _app_server import open_tab, serving_bundled
 from _apps_common import Control, open_app
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser
 from starlette.testclient import TestClient
 
-from cua.tasks.apps import load_app
 from cua.tasks.apps.bank import BankApp, parse_amount
 from cua.tasks.apps.bank.seed import iban_check_ok
 from cua.variant import Variant
@@ -151,24 +150,16 @@ def test_a_confirmed_payment_is_irreversible_in_the_activity_log(running: Runnin
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def served() -> AsyncIterator[tuple[BankApp, str]]:
-    app = load_app("bank")
-    assert isinstance(app, BankApp)
-    async with serving_app(app) as base:
-        yield app, base
+    async with serving_bundled("bank", BankApp) as pair:
+        yield pair
 
-
-async def _tab(browser: Browser, url: str, width: int = 1280) -> Page:
-    context = await browser.new_context(viewport={"width": width, "height": 900})
-    tab = await context.new_page()
-    await tab.goto(url)
-    return tab
 
 
 @pytest.mark.slow  # Chromium
 @pytest.mark.asyncio(loop_scope="module")
 async def test_add_payee_then_pay_them_with_confirmation(browser: Browser, served: tuple[BankApp, str]) -> None:
     app, base = served
-    tab = await _tab(browser, base + "/")
+    tab = await open_tab(browser, base + "/")
     await tab.locator("[data-action=add-payee]").first.click()
     await tab.get_by_label("Name").fill("Camille Laurent")
     await tab.get_by_label("IBAN").fill("fr14 2004 1010 0505 0001 3m02 606")
@@ -194,7 +185,7 @@ async def test_add_payee_then_pay_them_with_confirmation(browser: Browser, serve
 @pytest.mark.asyncio(loop_scope="module")
 async def test_cards_scheduled_and_categories(browser: Browser, served: tuple[BankApp, str]) -> None:
     app, base = served
-    tab = await _tab(browser, base + "/cards")
+    tab = await open_tab(browser, base + "/cards")
     await tab.get_by_role("switch", name="Freeze Debit card").click()
     assert app.db.scalar("SELECT frozen FROM cards WHERE id = 1") == 1
     assert await tab.get_by_role("switch", name="Freeze Debit card").get_attribute("aria-checked") == "true"
@@ -226,7 +217,7 @@ async def test_cards_scheduled_and_categories(browser: Browser, served: tuple[Ba
 @pytest.mark.asyncio(loop_scope="module")
 async def test_filters_and_phone_layout(browser: Browser, served: tuple[BankApp, str]) -> None:
     app, base = served
-    tab = await _tab(browser, base + "/accounts/1", width=390)
+    tab = await open_tab(browser, base + "/accounts/1", width=390)
     await tab.locator("[data-filter=category]").select_option("rent")
     await tab.locator("[data-filter=min]").fill("500")
     await tab.locator("[data-action=apply-filters]").click()
@@ -257,7 +248,7 @@ NAV_COLOURS_JS = """() => {
 async def test_the_navigation_is_legible_in_every_theme(browser: Browser, served: tuple[BankApp, str], theme: str) -> None:
     app, base = served
     app.variant = Variant(theme=theme)
-    tab = await _tab(browser, base + "/")
+    tab = await open_tab(browser, base + "/")
     colours = await tab.evaluate(NAV_COLOURS_JS)
     hi, lo = sorted((_luminance(colours["fg"]), _luminance(colours["bg"])), reverse=True)
     assert (hi + 0.05) / (lo + 0.05) >= 4.5, (theme, colours)

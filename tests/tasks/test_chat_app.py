@@ -13,12 +13,11 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from _app_server import serving_app
+from _app_server import open_tab, serving_bundled
 from _apps_common import Control, open_app
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser
 from starlette.testclient import TestClient
 
-from cua.tasks.apps import load_app
 from cua.tasks.apps.chat import ChatApp
 
 
@@ -111,24 +110,16 @@ def test_archived_channel_takes_no_posts(running: tuple[Any, TestClient, Control
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def served() -> AsyncIterator[tuple[ChatApp, str]]:
-    app = load_app("chat")
-    assert isinstance(app, ChatApp)
-    async with serving_app(app) as base:
-        yield app, base
+    async with serving_bundled("chat", ChatApp) as pair:
+        yield pair
 
-
-async def _tab(browser: Browser, url: str) -> Page:
-    context = await browser.new_context()
-    tab = await context.new_page()
-    await tab.goto(url)
-    return tab
 
 
 @pytest.mark.slow  # Chromium
 @pytest.mark.asyncio(loop_scope="module")
 async def test_post_reply_react_edit_pin_delete(browser: Browser, served: tuple[ChatApp, str]) -> None:
     app, base = served
-    tab = await _tab(browser, base + "/")
+    tab = await open_tab(browser, base + "/", width=None)
     await tab.locator("nav.sidebar a[data-channel=engineering]").click()
     cid = app.db.scalar("SELECT id FROM channels WHERE name = 'engineering'")
     await tab.get_by_label("Message #engineering").fill("Deploy freeze starts Friday")
@@ -160,7 +151,7 @@ async def test_post_reply_react_edit_pin_delete(browser: Browser, served: tuple[
 @pytest.mark.asyncio(loop_scope="module")
 async def test_private_channel_topic_members_and_dm(browser: Browser, served: tuple[ChatApp, str]) -> None:
     app, base = served
-    tab = await _tab(browser, base + "/channels/new")
+    tab = await open_tab(browser, base + "/channels/new", width=None)
     await tab.get_by_label("Name").fill("launch-war-room")
     await tab.get_by_label("Make private").check()
     for handle in ("aiko", "lukas"):

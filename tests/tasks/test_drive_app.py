@@ -15,12 +15,11 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from _app_server import serving_app
+from _app_server import open_tab, serving_bundled
 from _apps_common import Control, open_app
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser
 from starlette.testclient import TestClient
 
-from cua.tasks.apps import load_app
 from cua.tasks.apps.drive import DriveApp, human_size
 
 Running = tuple[Any, TestClient, Control]
@@ -198,24 +197,16 @@ def test_trash_restore_and_empty_behind_a_confirmation(running: Running) -> None
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def served() -> AsyncIterator[tuple[DriveApp, str]]:
-    app = load_app("drive")
-    assert isinstance(app, DriveApp)
-    async with serving_app(app) as base:
-        yield app, base
+    async with serving_bundled("drive", DriveApp) as pair:
+        yield pair
 
-
-async def _tab(browser: Browser, url: str, width: int = 1280) -> Page:
-    context = await browser.new_context(viewport={"width": width, "height": 900})
-    tab = await context.new_page()
-    await tab.goto(url)
-    return tab
 
 
 @pytest.mark.slow  # Chromium
 @pytest.mark.asyncio(loop_scope="module")
 async def test_new_folder_then_move_a_file_with_the_picker(browser: Browser, served: tuple[DriveApp, str]) -> None:
     app, base = served
-    tab = await _tab(browser, base + "/")
+    tab = await open_tab(browser, base + "/")
     await tab.get_by_role("treeitem", name="Projects", exact=False).first.wait_for()
     await tab.get_by_label("New folder").fill("Tax 2026")
     await tab.locator("[data-action=new-folder]").click()
@@ -245,7 +236,7 @@ async def test_share_as_viewer_then_revoke_and_link_switch(browser: Browser, ser
     f = app.db.one("SELECT id FROM items WHERE owner_id = 1 AND kind = 'file' AND trashed = 0 AND id NOT IN (SELECT item_id FROM shares) "
                    "ORDER BY id LIMIT 1")
     assert f is not None
-    tab = await _tab(browser, f"{base}/items/{f['id']}")
+    tab = await open_tab(browser, f"{base}/items/{f['id']}")
     await tab.locator("[data-action=share]").click()
     await tab.get_by_label("Add people").select_option(label="Haruto Sato (haruto.sato@lumen.example)")
     await tab.get_by_label("Role", exact=True).select_option("viewer")
@@ -268,7 +259,7 @@ async def test_share_as_viewer_then_revoke_and_link_switch(browser: Browser, ser
 @pytest.mark.asyncio(loop_scope="module")
 async def test_search_filters_grid_preview_and_phone(browser: Browser, served: tuple[DriveApp, str]) -> None:
     app, base = served
-    tab = await _tab(browser, base + "/search", width=390)
+    tab = await open_tab(browser, base + "/search", width=390)
     await tab.locator("[data-filter=type]").select_option("csv")
     await tab.locator("[data-filter=owner]").select_option("me")
     await tab.locator("[data-action=apply-filters]").click()

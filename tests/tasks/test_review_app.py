@@ -15,12 +15,11 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from _app_server import serving_app
+from _app_server import open_tab, serving_bundled
 from _apps_common import Control, open_app
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser
 from starlette.testclient import TestClient
 
-from cua.tasks.apps import load_app
 from cua.tasks.apps.review import ReviewApp, merge_sha
 from cua.tasks.apps.review.seed import diff_lines
 from cua.variant import Variant
@@ -162,17 +161,9 @@ def test_a_dismissed_review_stays_in_the_history(running: Running) -> None:
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def served() -> AsyncIterator[tuple[ReviewApp, str]]:
-    app = load_app("review")
-    assert isinstance(app, ReviewApp)
-    async with serving_app(app) as base:
-        yield app, base
+    async with serving_bundled("review", ReviewApp) as pair:
+        yield pair
 
-
-async def _tab(browser: Browser, url: str, width: int = 1280) -> Page:
-    context = await browser.new_context(viewport={"width": width, "height": 900})
-    tab = await context.new_page()
-    await tab.goto(url)
-    return tab
 
 
 @pytest.mark.slow  # Chromium
@@ -184,7 +175,7 @@ async def test_comment_on_a_line_reply_and_resolve(browser: Browser, served: tup
     f = app.db.one("SELECT path, patch FROM pull_files WHERE pull_id = ? ORDER BY id", (p["id"],))
     assert f is not None
     line = next(x.new for x in diff_lines(f["patch"]) if x.kind == "add")
-    tab = await _tab(browser, base + _url(p))
+    tab = await open_tab(browser, base + _url(p))
     await tab.locator("[data-tab=files]").click()
     await tab.locator(f'[data-line-comment="{f["path"]}:{line}"] summary').click()
     await tab.get_by_role("textbox", name=f"Comment on line {line} of {f['path']}").fill("Can this be a constant?")
@@ -209,7 +200,7 @@ async def test_approve_label_reviewer_and_squash_merge(browser: Browser, served:
     app, base = served
     app.reset(0)
     p = _mergeable(app)
-    tab = await _tab(browser, base + _url(p, "/files"))
+    tab = await open_tab(browser, base + _url(p, "/files"))
     await tab.get_by_label("Summary").fill("Ship it")
     await tab.locator("input[data-verdict=approve]").check()
     await tab.locator("[data-action=submit-review]").click()
@@ -238,7 +229,7 @@ async def test_filters_and_phone_layout(browser: Browser, served: tuple[ReviewAp
     author = app.db.one("SELECT a.login, COUNT(*) AS n FROM pulls p JOIN people a ON a.id = p.author_id WHERE p.status = 'open' "
                         "GROUP BY a.login ORDER BY n DESC, a.login LIMIT 1")
     assert author is not None
-    tab = await _tab(browser, base + "/pulls", width=390)
+    tab = await open_tab(browser, base + "/pulls", width=390)
     await tab.locator("[data-filter=author]").select_option(author["login"])
     await tab.locator("[data-action=apply-filters]").click()
     await tab.wait_for_url("**author=*")
@@ -272,7 +263,7 @@ async def test_the_navigation_is_legible_in_every_theme(browser: Browser, served
     app, base = served
     app.variant = Variant(theme=theme)
     try:
-        tab = await _tab(browser, base + "/pulls")
+        tab = await open_tab(browser, base + "/pulls")
         colours = await tab.evaluate(NAV_COLOURS_JS)
     finally:
         app.variant = Variant()
