@@ -1,77 +1,119 @@
-"""Deterministic forum: ~60 members, ~400 posts over ten tags, nested comment threads."""
+"""Deterministic forum: ~70 members from several locales, 400-460 posts over ten tags of
+varied size, nested comment threads.
+
+The shapes follow a real forum: a few members write most posts, most posts get a handful
+of votes and comments while a few get hundreds of votes and dozens of comments, and posts
+spread over eight months, denser towards now. Votes are left empty (they are mine).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import random
 
 from cua.tasks.apps.base import AppDB
+from cua.tasks.apps.forum.content import CLOSERS, GENERIC_REPLIES, HANDLES, ME, TAGS_CONTENT, Tag
 
-ME = "morgan_k"
-TAGS = ["python", "javascript", "databases", "devops", "career", "hardware", "gamedev", "security", "design", "meta"]
-SUBJECTS = {
-    "python": ["asyncio", "type hints", "packaging", "pytest fixtures", "dataclasses", "the GIL", "virtualenvs", "pandas"],
-    "javascript": ["promises", "bundlers", "web components", "the event loop", "TypeScript", "service workers", "React hooks"],
-    "databases": ["SQLite", "Postgres indexes", "migrations", "query planners", "connection pools", "sharding"],
-    "devops": ["Kubernetes", "CI caching", "Terraform", "log retention", "blue-green deploys", "on-call rotations"],
-    "career": ["code reviews", "first job", "remote work", "salary negotiation", "mentoring", "burnout"],
-    "hardware": ["mechanical keyboards", "home servers", "ARM laptops", "monitors", "Raspberry Pi", "NAS builds"],
-    "gamedev": ["ECS", "pathfinding", "shaders", "game jams", "physics engines", "level editors"],
-    "security": ["password managers", "2FA", "supply chain attacks", "CSP headers", "secrets in git", "threat models"],
-    "design": ["design systems", "dark mode", "typography", "accessibility", "icons", "empty states"],
-    "meta": ["forum rules", "tag cleanup", "moderation", "feature requests", "the new editor"],
-}
-TITLES = ["How do you handle {s}?", "Is {s} worth it in 2026?", "{S}: lessons from a year in production",
-          "Beginner question about {s}", "Why I stopped worrying about {s}", "Show and tell: my {s} setup",
-          "What's your take on {s}?", "A gentle introduction to {s}", "{S} pitfalls nobody tells you about",
-          "Help: {s} broke after upgrading", "Best resources for learning {s}?", "Unpopular opinion: {s} is overrated"]
-SENTENCES = ["I've been going back and forth on this for weeks.", "Curious what the rest of you think.",
-             "The docs are not very clear on this point.", "We tried the obvious approach first and it did not scale.",
-             "Any pointers appreciated!", "Benchmarks attached below, numbers were surprising.",
-             "It works on my machine, but not in CI.", "I wrote up a longer post about it last month.",
-             "This is mostly a summary of a talk I gave.", "Happy to share the config if anyone wants it."]
-REPLIES = ["Great write-up, thanks!", "We hit the same issue, pinning the version fixed it.", "Have you tried turning it off and on again?",
-           "Strongly disagree, but good points.", "+1, this matches my experience.", "Do you have numbers for that?",
-           "The trick is to keep it boring.", "Came here to say this.", "This saved me a day of debugging.",
-           "I think the real problem is elsewhere.", "Could you share the repo?", "Bookmarked for later."]
-HANDLES = ["ada_l", "bytebard", "cobalt", "devnull", "echo_k", "fernweh", "gigawatt", "hexagon", "ivy_t", "jetpack",
-           "kilobyte", "lambda_l", "moonshot", "nullptr", "octavia", "pixelpush", "quasar", "rustacean", "sudo_sam",
-           "tinker", "umlaut", "vectorv", "wombat", "xenon", "yakshaver", "zeroday", "amber_a", "bitflip", "cachemiss",
-           "dijkstra_fan", "elm_tree", "fuzzbuzz", "greptile", "heapster", "inode", "jitter", "kernel_k", "latency",
-           "mutex", "nibble", "opcode", "polyglot", "quine", "refactor", "segfault", "tabs_not_spaces", "unicode_u",
-           "vimmer", "webhook", "yaml_hater", "zettel", "async_anna", "borrowck", "cronjob", "dotfiles", "emacsen",
-           "flakey", "gitblame", "hotfix"]
+TAGS = [t.name for t in TAGS_CONTENT]
+SPAN_DAYS = 240  # how far back the posts go
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _titles(tag: Tag, rng: random.Random) -> list[tuple[str, str]]:
+    """Every (title, subject) of `tag`, in a seeded order: drawn from the front, unique by construction."""
+    pool = [(t.format(s=s, S=_cap(s)), s) for t in tag.titles for s in tag.subjects]
+    rng.shuffle(pool)
+    return pool
+
+
+def _tag_sizes(rng: random.Random, pools: dict[str, int]) -> dict[str, int]:
+    """Posts per tag: popularity with seeded jitter, 400-460 in all, none past its pool."""
+    total = rng.randint(400, 460)
+    weights = {t.name: t.popularity * rng.lognormvariate(0, 0.25) for t in TAGS_CONTENT}
+    scale = total / sum(weights.values())
+    sizes = {name: min(pools[name], max(6, round(w * scale))) for name, w in weights.items()}
+    while sum(sizes.values()) < 400:  # a capped tag's share goes to the others
+        name = max((n for n in sizes if sizes[n] < pools[n]), key=lambda n: weights[n] / (sizes[n] + 1))
+        sizes[name] += 1
+    return sizes
+
+
+def _body(tag: Tag, subject: str, rng: random.Random) -> str:
+    first = rng.choice(tag.openers).format(s=subject, S=_cap(subject))
+    paragraphs = [" ".join([first, *rng.sample(tag.details, rng.randint(1, 3))])]
+    if rng.random() < 0.45:
+        paragraphs.append(" ".join(rng.sample(tag.details, rng.randint(1, 2))))
+    if rng.random() < 0.6:
+        paragraphs.append(rng.choice(CLOSERS))
+    return "\n\n".join(paragraphs)
+
+
+def _post_time(rng: random.Random, now: dt.datetime) -> dt.datetime:
+    """Denser towards now, mostly in waking hours."""
+    day = now - dt.timedelta(days=int(SPAN_DAYS * rng.random() ** 1.4))
+    hour = min(23, max(0, round(rng.gauss(15, 4.5))))
+    when = day.replace(hour=hour, minute=rng.randint(0, 59), second=0, microsecond=0)
+    return min(when, now - dt.timedelta(minutes=rng.randint(30, 240)))
+
+
+def _score(rng: random.Random) -> int:
+    """Log-normal: median about 6, a few in the hundreds, some below zero."""
+    return min(2500, int(rng.lognormvariate(1.8, 1.25))) - rng.randint(0, 4)
+
+
+def _comment_count(rng: random.Random, score: int) -> int:
+    """Heavy-tailed, and busier on popular posts."""
+    pull = 1 + math.log1p(max(score, 0)) / 2.5
+    return min(70, int(rng.paretovariate(1.3) * pull) - 1)
 
 
 def seed_forum(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
-    for name in [ME, *HANDLES]:
-        joined = (now - dt.timedelta(days=rng.randint(30, 1500))).date().isoformat()
+    members = [ME, *HANDLES]
+    for name in members:
+        joined = (now - dt.timedelta(days=rng.randint(SPAN_DAYS + 10, 3200))).date().isoformat()
         db.execute("INSERT INTO users (name, joined) VALUES (?, ?)", (name, joined))
-    for tag in TAGS:
-        db.execute("INSERT INTO tags (name) VALUES (?)", (tag,))
-    user_count = len(HANDLES) + 1
-    titles: set[str] = set()
-    for _ in range(400):
-        tag = rng.choice(TAGS)
-        subject = rng.choice(SUBJECTS[tag])
-        title = rng.choice(TITLES).format(s=subject, S=subject[:1].upper() + subject[1:])
-        if title in titles:
-            title = f"{title} (again)" if f"{title} (again)" not in titles else f"{title} #{rng.randint(2, 999)}"
-        titles.add(title)
-        created = now - dt.timedelta(minutes=rng.randint(10, 60 * 24 * 90))
-        author = rng.randint(2, user_count) if rng.random() > 0.03 else 1
-        body = "\n\n".join(" ".join(rng.sample(SENTENCES, rng.randint(2, 4))) for _ in range(rng.randint(1, 3)))
+    for name in TAGS:
+        db.execute("INSERT INTO tags (name) VALUES (?)", (name,))
+    # A few members write most of the posts (Zipf over a seeded order); I write a few.
+    order = list(range(2, len(members) + 1))
+    rng.shuffle(order)
+    activity = [1 / (rank + 1) ** 0.7 for rank in range(len(order))]
+    pools = {t.name: _titles(t, rng) for t in TAGS_CONTENT}
+    sizes = _tag_sizes(rng, {name: len(pool) for name, pool in pools.items()})
+    drafts: list[tuple[dt.datetime, Tag, str, str]] = []
+    for tag in TAGS_CONTENT:
+        drafts += [(_post_time(rng, now), tag, title, subject) for title, subject in pools[tag.name][:sizes[tag.name]]]
+    drafts.sort(key=lambda d: d[0])  # ids grow with time, as in a real database
+    for created, tag, title, subject in drafts:
+        author = 1 if rng.random() < 0.03 else rng.choices(order, activity)[0]
+        score = _score(rng)
         pid = db.insert("INSERT INTO posts (author_id, title, body, tag, created, score) VALUES (?, ?, ?, ?, ?, ?)",
-                             (author, title, body, tag, created.isoformat(timespec="minutes"), rng.randint(-3, 250)))
-        comment_ids: list[int] = []
-        for _ in range(rng.choice([0, 1, 2, 3, 4, 5, 6, 8])):
-            parent = rng.choice(comment_ids) if comment_ids and rng.random() < 0.45 else None
-            created_c = created + dt.timedelta(minutes=rng.randint(5, 60 * 24 * 3))
-            if created_c > now:
-                created_c = now - dt.timedelta(minutes=rng.randint(1, 9))
-            cid = db.insert(
-                "INSERT INTO comments (post_id, parent_id, author_id, body, created, score) VALUES (?, ?, ?, ?, ?, ?)",
-                (pid, parent, 1 if rng.random() < 0.05 else rng.randint(2, user_count), rng.choice(REPLIES),
-                 created_c.isoformat(timespec="minutes"),
-                 rng.randint(-2, 40)))
-            comment_ids.append(cid)
+                        (author, title, _body(tag, subject, rng), tag.name, created.isoformat(timespec="minutes"), score))
+        _thread(db, rng, now, pid, tag, author, created, _comment_count(rng, score), order, activity)
+
+
+def _thread(db: AppDB, rng: random.Random, now: dt.datetime, pid: int, tag: Tag, op: int, created: dt.datetime,
+            count: int, order: list[int], activity: list[float]) -> None:
+    """`count` comments under post `pid`: about a third are replies; each comes after what it answers."""
+    comments: list[tuple[int, dt.datetime, int]] = []  # id, time, author
+    for _ in range(count):
+        parent = rng.choice(comments) if comments and rng.random() < 0.35 else None
+        after = parent[1] if parent else created
+        when = after + dt.timedelta(minutes=max(2, int(rng.lognormvariate(4.5, 1.4))))
+        if when >= now:
+            when = now - dt.timedelta(minutes=rng.randint(1, 9))
+            when = max(when, after)
+        roll = rng.random()
+        author = 1 if roll < 0.04 else op if roll < 0.12 else rng.choices(order, activity)[0]
+        text = rng.choice(tag.replies if rng.random() < 0.45 else GENERIC_REPLIES)
+        if rng.random() < 0.25:
+            text = f"{text} {rng.choice(tag.replies)}" if not text.endswith("?") else text
+        score = int(rng.lognormvariate(0.9, 1.1)) - rng.randint(0, 2)
+        cid = db.insert(
+            "INSERT INTO comments (post_id, parent_id, author_id, body, created, score) VALUES (?, ?, ?, ?, ?, ?)",
+            (pid, parent[0] if parent else None, author, text, when.isoformat(timespec="minutes"), score))
+        comments.append((cid, when, author))

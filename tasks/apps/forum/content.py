@@ -1,0 +1,200 @@
+"""The forum's words: what each tag's members write about, and who the members are.
+
+Titles are the product of a tag's templates and its subjects (every subject reads in every
+template of its tag), so the seed can draw them without replacement: unique by
+construction, never suffixed to make them so. Subjects are unique across tags. The
+search suite counts posts naming SQLite, Kubernetes, shaders, dark mode, asyncio,
+Terraform, burnout and Raspberry Pi: keep those subjects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ME = "morgan_k"
+
+
+@dataclass(frozen=True)
+class Tag:
+    """One tag's vocabulary. `{s}` is a subject, `{S}` the same capitalised."""
+
+    name: str
+    popularity: float  # relative share of the posts
+    subjects: tuple[str, ...]
+    titles: tuple[str, ...]
+    openers: tuple[str, ...]  # the first sentence of a post, naming its subject
+    details: tuple[str, ...]  # further sentences of a post in this tag
+    replies: tuple[str, ...]  # comments that only make sense in this tag
+
+
+TAGS_CONTENT: tuple[Tag, ...] = (
+    Tag("python", 1.6,
+        ("asyncio", "type hints", "packaging with uv", "pytest fixtures", "dataclasses", "free-threaded CPython",
+         "virtualenvs on Windows", "pandas memory use", "Django migrations"),
+        ("Getting {s} right in a larger codebase", "{S} finally clicked for me, a short write-up",
+         "Questions about {s} from a Python newcomer", "Debugging {s} at 2 a.m.: what actually helped",
+         "Beginner question about {s}", "{S} in production, one year later",
+         "Our team's checklist for {s}", "Strange behaviour with {s} after upgrading to 3.13",
+         "What is your go-to reference for {s}?", "Slides from my user group talk on {s}"),
+        ("I have been using {s} at work for about six months now.", "Our codebase leans heavily on {s} and it shows.",
+         "Every few months I come back to {s} and learn something new.", "I keep running into the same wall with {s}."),
+        ("The smallest repro I have is about forty lines.", "CPython 3.12 and 3.13 behave differently here.",
+         "The docs cover the happy path but not what happens on cancellation.", "mypy --strict is happy, the runtime is not.",
+         "Profiling with py-spy pointed somewhere I did not expect.", "We pinned the version in requirements.txt for now."),
+        ("Have you tried running it with -X dev? It surfaces a lot of this.", "py-spy dump on the stuck process will tell you more.",
+         "This bit us too when we moved to 3.12.", "I would wrap that in a context manager and be done with it.",
+         "The stdlib docs have a section on exactly this, near the bottom.")),
+    Tag("javascript", 1.4,
+        ("React Server Components", "TypeScript generics", "service workers", "Vite", "web components", "Node streams",
+         "Web Workers", "Svelte 5 runes"),
+        ("Can someone explain {s} like I'm five?", "We adopted {s} and here is what broke",
+         "{S}: worth the complexity for a small app?", "My notes on {s} after reading the spec",
+         "Tips for testing {s}?", "{S} acting differently in Safari", "Is anyone else struggling with {s}?",
+         "A practical guide to {s} for backend people", "What changed in {s} this year?"),
+        ("I spent most of last sprint fighting with {s}.", "Our front end team is split on {s}.",
+         "I finally sat down and read how {s} really works.", "A client project forced me to learn {s} properly."),
+        ("It works in Chrome and Firefox, Safari is the odd one out.", "The bundle grew by about 180 kB after the change.",
+         "Lighthouse scores dropped from the nineties to the sixties.", "Half the answers online are from before ES modules.",
+         "The TypeScript error message is four screens long.", "We are on Node 22 LTS if that matters."),
+        ("Check whether the polyfill is still in your build, it often is.", "Safari's devtools have a setting for exactly this.",
+         "Source maps will save you hours here.", "We dropped that library and wrote thirty lines ourselves.",
+         "The MDN page on this was updated recently and is much clearer now.")),
+    Tag("databases", 1.0,
+        ("SQLite for web apps", "Postgres indexing", "zero-downtime migrations", "the query planner", "connection pooling",
+         "sharding", "full-text search", "JSON columns"),
+        ("{S}: when is it the wrong choice?", "How we got {s} under control", "{S} surprised us in production",
+         "Reading recommendations for {s}?", "What I wish I had known about {s}", "Benchmarks: {s} on modest hardware",
+         "{S} for a side project: overkill?", "Lessons from getting {s} wrong"),
+        ("We rely on {s} for a mid-sized internal app.", "Our DBA and I disagree about {s}.",
+         "I am writing a small guide on {s} for our team.", "{S} came up in our last incident review."),
+        ("EXPLAIN ANALYZE shows a sequential scan where I expected an index.", "The table has about forty million rows.",
+         "Write volume doubles at the end of every month.", "We are on Postgres 16 with default settings mostly.",
+         "Backups take longer than the maintenance window allows.", "Latency at p99 is what hurts, the median is fine."),
+        ("Run ANALYZE first, stale statistics explain half of these.", "A partial index might be all you need here.",
+         "Use the Fine Manual, the chapter on locking is excellent.", "pg_stat_statements will show you the real culprit.",
+         "We moved that to a nightly job and never looked back.")),
+    Tag("devops", 1.3,
+        ("Kubernetes", "CI caching", "Terraform state", "log retention", "blue-green deploys", "on-call rotations",
+         "secrets rotation", "self-hosted runners"),
+        ("Do small teams really need {s}?", "Our {s} setup, warts and all", "{S} cost us a weekend, a postmortem",
+         "How do you keep {s} simple?", "Rethinking {s}: was it worth it?", "Best practices for {s} in 2026?",
+         "{S} without a platform team", "What broke when we scaled {s}"),
+        ("We are a team of six and {s} is our weak spot.", "Last quarter we finally tackled {s}.",
+         "{S} has been on our backlog for a year.", "I inherited {s} from a colleague who left."),
+        ("The pipeline went from 14 minutes to under 5.", "Our cloud bill was the real motivation.",
+         "Nobody on the team wants to own it.", "The pager went off three nights in a row.",
+         "Most of the config is copy-pasted from a blog post from 2021.", "Rollbacks are the part we never practised."),
+        ("Write the runbook before you need it.", "We timeboxed this to two weeks and it worked out.",
+         "Plan output in the pull request changed how we review infra.", "Start with the alerts that woke you up last month.",
+         "Honestly a single VM and a systemd unit would do for your size.")),
+    Tag("career", 1.2,
+        ("burnout", "code reviews", "a first developer job", "remote work", "salary negotiation", "mentoring juniors",
+         "switching to management", "technical interviews"),
+        ("How did you deal with {s}?", "Advice needed on {s}", "{S}: what nobody told me",
+         "Things I got wrong about {s}", "Is it normal to struggle with {s}?", "{S} in a small company vs a big one",
+         "Books that helped me with {s}", "A frank thread about {s}"),
+        ("This is a bit personal, but {s} has been on my mind a lot.", "I have been thinking about {s} since my last review.",
+         "A friend asked me about {s} and I realised I had no good answer.", "{S} is something my team talks about every retro."),
+        ("I have been a developer for about four years.", "My manager is supportive but busy.",
+         "The company went through layoffs in the autumn.", "I am based in Europe, if that changes the advice.",
+         "Writing things down has helped more than I expected.", "I would love to hear from people who made the jump."),
+        ("Talk to your manager early, it is rarely as bad as you think.", "Keep a brag document, future you will thank you.",
+         "Taking two weeks fully offline helped me more than any book.", "Ask for the range first and never name a number.",
+         "Find a mentor outside your company, it changes the conversation.")),
+    Tag("hardware", 1.1,
+        ("mechanical keyboards", "home servers", "ARM laptops", "ultrawide monitors", "Raspberry Pi boards", "DIY NAS boxes",
+         "standing desks", "USB-C docks"),
+        ("Show and tell: our office {s}", "Help choosing between {s}", "{S} after a year of daily use",
+         "Are {s} worth the money?", "{S} for a small flat?", "Trouble with {s}, out of ideas",
+         "A budget guide to {s}", "What I learned buying {s}"),
+        ("I finally spent some money on {s} this winter.", "My desk setup revolves around {s} these days.",
+         "I have been tinkering with {s} on weekends.", "{S} were on my wish list for a long time."),
+        ("Power draw at idle is about 9 W.", "The fan noise was the deal-breaker.",
+         "Firmware updates fixed most of the issues.", "It runs Debian without any tweaks.",
+         "Total cost came to a bit under 400 euros.", "Photos in the first comment."),
+        ("Check the power supply first, it is almost always the power supply.", "I have the same model, the firmware update fixed it.",
+         "Undervolting made mine silent.", "Second-hand business models are the best value by far.",
+         "Lovely build, what case is that?")),
+    Tag("gamedev", 0.8,
+        ("shaders", "ECS architectures", "pathfinding", "tilemaps", "physics engines", "level editors",
+         "procedural generation", "save systems"),
+        ("My notes on {s}, for other beginners", "{S} for a 2D platformer?", "How do you approach {s}?",
+         "Postmortem: {s} in our jam game", "Where to start with {s}?", "{S} performance tips?",
+         "Godot vs Unity for {s}", "I rewrote my {s} three times, ask me anything"),
+        ("I am a hobbyist working on a small roguelike with {s}.", "Our jam team spent half the weekend on {s}.",
+         "{S} is the part of my engine I am least happy with.", "Tutorials on {s} always skip the part I need."),
+        ("The game runs at 60 fps until about 500 entities.", "I am using Godot 4 with GDScript.",
+         "Everything is fine in the editor, the export is broken.", "My code is on GitHub if anyone wants to look.",
+         "Frame times spike every few seconds.", "The jam theme was 'only one'."),
+        ("RenderDoc will show you exactly what is going on.", "Fixed timestep for physics, always.",
+         "Red Blob Games has the best write-up on this.", "Cute art! Is there a playable build?",
+         "Profile before you optimise, it is usually the allocations.")),
+    Tag("security", 0.9,
+        ("password managers", "two-factor authentication", "supply chain attacks", "CSP headers", "secrets in git",
+         "threat modelling", "passkeys", "dependency audits"),
+        ("A practical take on {s}", "Are we overthinking {s}?", "{S}: a checklist for small teams",
+         "We got {s} wrong, learn from us", "Convincing management to care about {s}", "{S} explained for non-specialists",
+         "What tools do you use for {s}?", "Questions about {s} after a pentest"),
+        ("After a recent scare we are reviewing {s} across the company.", "Our auditor asked about {s} and we had no answer.",
+         "I gave a lunch talk on {s} and got lots of questions.", "{S} is on our roadmap this quarter."),
+        ("Nothing was leaked, as far as we can tell.", "The pentest report had twelve findings, three of them serious.",
+         "Most of our developers use personal laptops.", "The fix took ten minutes, finding it took a week.",
+         "We have about two hundred repositories to go through.", "Compliance is the driver, not the engineers."),
+        ("Rotate the credentials first, investigate second.", "Start with an inventory, you cannot protect what you do not know.",
+         "A pre-commit hook catches most of it.", "OWASP has a cheat sheet on this that is worth printing.",
+         "Hardware keys for admins at the very least.")),
+    Tag("design", 0.7,
+        ("design systems", "dark mode", "typography", "accessibility audits", "icon sets", "empty states",
+         "onboarding flows", "form validation"),
+        ("Feedback wanted on our {s}", "{S} done right: examples?", "How do you convince developers to care about {s}?",
+         "Common mistakes with {s}", "Our {s} before and after", "{S} on a tiny budget",
+         "Who owns {s} in your team?", "Research on {s} worth reading"),
+        ("I am the only designer in a team of twelve engineers, and {s} is my current project.",
+         "We are redoing {s} for our main product.", "{S} keeps coming up in user interviews.",
+         "I have been collecting good examples of {s} for a while."),
+        ("Contrast ratios fail in three places.", "Figma file linked in the comments.",
+         "Users told us the old version felt cluttered.", "Screen reader testing found issues we never saw.",
+         "Our brand colours do not survive a dark background.", "We tested with eight users over two weeks."),
+        ("Test with real content, not lorem ipsum.", "Check the focus states, they are easy to forget.",
+         "Looks great! The spacing on mobile feels a bit tight.", "WCAG contrast checkers saved us here.",
+         "Empty states are where you can show some personality.")),
+    Tag("meta", 0.35,
+        ("the new editor", "tag cleanup", "moderation", "the weekly digest", "code formatting in posts",
+         "the reputation system"),
+        ("Feedback on {s}", "Proposal: changes to {s}", "Bug report: {s}", "Question about {s}",
+         "Can we talk about {s}?", "Thank you to everyone helping with {s}"),
+        ("A few of us have been discussing {s}.", "Since the last update, {s} has been a mixed bag.",
+         "I volunteer as a moderator and {s} keeps coming up.", "Opening a thread on {s} so we can discuss it in one place."),
+        ("The changelog did not mention it.", "It happens on both desktop and mobile.",
+         "Several long-time members have noticed it too.", "Happy to help test if needed.",
+         "The moderation team will read every reply here.", "Older threads look broken since the switch."),
+        ("Thanks for raising this, the mods are on it.", "Works fine for me on Firefox.",
+         "Please keep this, it is one of the best parts of the forum.", "Could we get a preview button?",
+         "I reported the same thing last month.")),
+)
+
+#: Closing sentences any post may end with.
+CLOSERS = ("Any pointers appreciated!", "Curious what the rest of you think.", "Happy to share the config if anyone wants it.",
+           "I will update this post if I find a fix.", "Thanks in advance.", "Long post, sorry, and thanks for reading.",
+           "Would love to hear how others do it.", "Edit: fixed a typo in the numbers.")
+
+#: Comments that fit under any post. None of them is a text a template asks an agent to write.
+GENERIC_REPLIES = ("Great write-up, thanks.", "We hit the same issue, pinning the version fixed it.", "Strongly disagree, but good points.",
+                   "+1, this matches my experience.", "Do you have numbers for that?", "The trick is to keep it boring.",
+                   "Came here to say this.", "This saved me a day of debugging.", "I think the real problem is elsewhere.",
+                   "Could you share the repo?", "Bookmarked for later.", "Following, we are about to do the same.",
+                   "Which approach did you end up with?", "Nice, I learned something today.", "It depends, as always.",
+                   "We tried this last year and rolled it back.", "Not sure I follow the second paragraph.",
+                   "Same here, and the docs were no help.", "This deserves more upvotes.", "Interesting, thanks for the details.")
+
+#: Members beside ME, from several locales; hobby handles mixed in as on any forum.
+HANDLES = ("dan_whitaker", "rosie_h", "tom_ashby", "kayla_dev", "ben_carver", "lukas_becker", "jana_vogel", "felix_kr",
+           "mareike_s", "camille_dubois", "theo_martin", "ines_moreau", "sofia_ruiz", "javi_herrera", "lucia_gm",
+           "rafael_souza", "bia_almeida", "thiago_lima", "giulia_ricci", "marco_bianchi", "kasia_nowak", "piotr_w",
+           "daan_devries", "sanne_b", "erik_lindqvist", "ingrid_h", "aino_k", "haruto_sato", "yuki_tanaka",
+           "ren_kobayashi", "minjun_kim", "seoyeon_park", "wei_zhang", "lin_chen", "xiaoyu_li", "priya_raman",
+           "arjun_mehta", "ananya_iyer", "rohit_k", "chidi_okeke", "amaka_obi", "kwame_mensah", "wanjiru_k",
+           "emre_yilmaz", "elif_demir", "omar_haddad", "layla_nasser", "minh_nguyen", "linh_tran", "dmitri_v",
+           "olena_shevchenko", "budi_santoso", "putri_ay", "diego_ramos", "valeria_c", "aroha_w", "liam_obrien",
+           "siobhan_m", "bytebard", "yakshaver", "tabs_not_spaces", "segfault_sam", "rustacean", "nullptr",
+           "greptile", "kernel_panic", "vimmer", "dotfiles", "pixelpush", "cachemiss")
