@@ -154,7 +154,6 @@ async def served() -> AsyncIterator[tuple[BankApp, str]]:
         yield pair
 
 
-
 @pytest.mark.slow  # Chromium
 @pytest.mark.asyncio(loop_scope="module")
 async def test_add_payee_then_pay_them_with_confirmation(browser: Browser, served: tuple[BankApp, str]) -> None:

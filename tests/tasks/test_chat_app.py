@@ -114,7 +114,6 @@ async def served() -> AsyncIterator[tuple[ChatApp, str]]:
         yield pair
 
 
-
 @pytest.mark.slow  # Chromium
 @pytest.mark.asyncio(loop_scope="module")
 async def test_post_reply_react_edit_pin_delete(browser: Browser, served: tuple[ChatApp, str]) -> None:

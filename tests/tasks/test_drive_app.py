@@ -201,7 +201,6 @@ async def served() -> AsyncIterator[tuple[DriveApp, str]]:
         yield pair
 
 
-
 @pytest.mark.slow  # Chromium
 @pytest.mark.asyncio(loop_scope="module")
 async def test_new_folder_then_move_a_file_with_the_picker(browser: Browser, served: tuple[DriveApp, str]) -> None:

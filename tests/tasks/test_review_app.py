@@ -165,7 +165,6 @@ async def served() -> AsyncIterator[tuple[ReviewApp, str]]:
         yield pair
 
 
-
 @pytest.mark.slow  # Chromium
 @pytest.mark.asyncio(loop_scope="module")
 async def test_comment_on_a_line_reply_and_resolve(browser: Browser, served: tuple[ReviewApp, str]) -> None:
