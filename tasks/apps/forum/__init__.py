@@ -20,7 +20,8 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
-from cua.tasks.apps.forum.seed import ME, TAGS, seed_forum
+from cua.tasks.apps.forum.content import ME
+from cua.tasks.apps.forum.seed import TAGS, seed_forum
 
 SCHEMA = """
 CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, joined TEXT NOT NULL);
