@@ -107,6 +107,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "reference on the step's line (cua.branch.fork branches from it while the run's sandbox "
                         "holds it: until that sandbox closes); default none")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s = p.add_argument_group("reset-free and demonstration-conditioned eval")
+    s.add_argument("--stream", nargs="?", const="", default=None, metavar="FILE",
+                   help="run the tasks in order in ONE sandbox, without resets between them, each judged on the "
+                        "state the earlier ones left: the selected instances in order, or FILE's (one TASK_ID[@SEED] "
+                        "a line). The tasks must share their sandbox config. Records say the stream and position")
+    s.add_argument("--stream-resets", action="store_true",
+                   help="with --stream: also run each task after its own reset; the summary compares success by "
+                        "position with and without resets")
+    s.add_argument("--demo", metavar="TRAJ_DIR|auto",
+                   help="give the policy a recorded trajectory of a similar task (its instruction, actions and a "
+                        "few downscaled frames) before its task, and run the same instances without it too: the "
+                        "summary compares the arms. auto: per task, a passing trajectory of the same template at "
+                        "another seed from --demo-from (never the task's own instance)")
+    s.add_argument("--demo-from", type=Path, metavar="RUN_DIR", help="the run --demo auto takes its demos from")
     g = p.add_argument_group("the agent and its sampling")
     g.add_argument("--agent", metavar="MODULE:FACTORY",
                    help="a Python agent (the EpisodeAgent protocol, docs/agents.md) instead of --policy")
@@ -279,6 +293,11 @@ def main(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_BAD_INPUT
     jobs = make_jobs(templates, seeds, args.repeats, variants=args.variants or 0, hold_out=hold_out, split=args.split)
+    try:
+        jobs, demos = _stream_and_demo(args, templates, seeds, jobs)
+    except BadRequest as exc:  # a stream or demo that cannot run (StreamError, DemoError)
+        print(f"cua eval: {exc.message}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     out = args.out or _default_out(args)
     try:
         options, observe = _policy_options(args), _observe(args)
@@ -301,14 +320,63 @@ def main(args: argparse.Namespace) -> int:
                                                          ("server" if args.server else "child server")),
                 "isolation": args.isolation, "kind": args.kind, **({"attacks": args.attacks} if args.attacks else {}),
                 **({"variants": args.variants} if args.variants else {}),
-                **({"hold_out": hold_out.text()} if hold_out is not None else {})})
+                **({"hold_out": hold_out.text()} if hold_out is not None else {}),
+                **({"stream": args.stream or "selected", "stream_resets": args.stream_resets}
+                   if args.stream is not None else {}),
+                **({"demo": args.demo, "demo_from": str(args.demo_from) if args.demo_from else None}
+                   if args.demo else {})})
     from cua.tasks.loader import TaskFormatError
 
     try:
-        return asyncio.run(_run(args, jobs, out, manifest=manifest, options=options, observe=observe, price=price))
+        return asyncio.run(_run(args, jobs, out, manifest=manifest, options=options, observe=observe, price=price,
+                                demos=demos))
     except TaskFormatError as exc:  # a template that refused one of its seeds mid-run
         print(f"cua eval: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def _stream_and_demo(args: argparse.Namespace, templates: list[Any], seeds: list[int],
+                     jobs: list[Any]) -> tuple[list[Any], dict[tuple[str, int], Any] | None]:
+    """The jobs of a `--stream` run (one stream, in order) or a `--demo` run (both arms of
+    every job), and each task's demo; `jobs` as they are otherwise. Raises `StreamError` or
+    `DemoError` (BadRequest) for what they cannot run, before any sandbox starts."""
+    from cua.eval.demo import AUTO, DemoError, DemoSource
+    from cua.eval.runner import instantiate_job
+    from cua.eval.stream import StreamError, check_stream, parse_stream, stream_jobs
+
+    if args.stream is None and args.stream_resets:
+        raise StreamError("--stream-resets compares a --stream with resets; give --stream too")
+    if args.demo is None and args.demo_from is not None:
+        raise DemoError("--demo-from is where --demo auto takes its demos; give --demo auto too")
+    overrides = {"browser": {"isolation": args.isolation}} if args.isolation else {}
+    if args.stream is not None:
+        clash = [flag for flag, on in (("--ray", args.ray is not None), ("--repeats", args.repeats > 1),
+                                       ("--variants", bool(args.variants)), ("--hold-out", bool(args.hold_out)),
+                                       ("--attacks", bool(args.attacks)), ("--snapshots", args.snapshots != "none"),
+                                       ("--resume", args.resume), ("--demo", args.demo is not None)) if on]
+        if clash:
+            raise StreamError(f"--stream runs one ordered list in one sandbox; it does not combine with "
+                              f"{', '.join(clash)}")
+        tasks = parse_stream(Path(args.stream), templates, seeds[0]) if args.stream else \
+            [(t, s) for t in templates for s in seeds]
+        jobs = stream_jobs(tasks, resets=args.stream_resets)
+        check_stream([instantiate_job(j, overrides) for j in jobs if j.stream is not None and j.stream.carried])
+        return jobs, None
+    if args.demo is None:
+        return jobs, None
+    from cua.eval.agents import BUILTIN_AGENTS
+
+    clash = [flag for flag, on in (("--agent", bool(args.agent)), ("--ray", args.ray is not None),
+                                   ("--resume", args.resume), (f"--policy {args.policy}",
+                                                               not args.agent and args.policy in BUILTIN_AGENTS)) if on]
+    if clash:
+        raise DemoError(f"--demo goes into a policy's context (--policy openai:, transformers:, http://, scripted:); "
+                        f"it does not combine with {', '.join(clash)}")
+    if args.demo != AUTO and args.demo_from is not None:
+        raise DemoError("--demo-from is for --demo auto; --demo DIR names its one trajectory itself")
+    source = DemoSource(args.demo, args.demo_from)
+    demos = source.demos([instantiate_job(j, overrides) for j in jobs])
+    return [j.model_copy(update={"arm": arm}) for arm in ("demo", "none") for j in jobs], demos
 
 
 def _prepare_out(args: argparse.Namespace, out: Path, jobs: list[Any], manifest: Any) -> tuple[list[Any], list[Any]] | int:
@@ -385,7 +453,7 @@ class _ModelDown:
 
 
 async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest: Any, options: Any,
-               observe: Any, price: Any) -> int:
+               observe: Any, price: Any, demos: dict[tuple[str, int], Any] | None = None) -> int:
     from cua.episode.openers import sandbox_opener
     from cua.errors import CuaError
     from cua.eval.agents import BUILTIN_AGENTS, agent_factory, preflight
@@ -444,10 +512,16 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest
                 local=args.local, server=args.server, token=args.token, max_sandboxes=max(8, 2 * args.parallel),
                 reconnect_s=args.reconnect_s))
 
+            from cua.eval.demo import demo_agent_factory
+            from cua.eval.stream import StreamExecutor
+
+            arms = {"demo": demo_agent_factory(make_agent, demos), "none": make_agent} if demos is not None else None
+            kind = StreamExecutor if args.stream is not None else LocalExecutor
+
             def executor() -> LocalExecutor:
-                return LocalExecutor(opener, make_agent, observe=observe, config_overrides=overrides,
-                                     run_dir=out, frames=args.frames, run_id=out.name, retries=args.retries,
-                                     attacks=args.attacks, snapshots=args.snapshots)
+                return kind(opener, make_agent, observe=observe, config_overrides=overrides,
+                            run_dir=out, frames=args.frames, run_id=out.name, retries=args.retries,
+                            attacks=args.attacks, snapshots=args.snapshots, arms=arms)
 
         down = _ModelDown(min(MODEL_DOWN_AFTER, len(todo) or 1), stop)
         with progress(len(todo), enabled=not args.no_progress) as advance:
@@ -455,7 +529,8 @@ async def _run(args: argparse.Namespace, jobs: list[Any], out: Path, *, manifest
                 advance(record)
                 down.see(record)
 
-            summary, _ = await run_jobs(todo, executor=executor, agent_name=agent_name, parallel=args.parallel,
+            parallel = 1 if args.stream is not None else args.parallel  # a stream is one sandbox, in order
+            summary, _ = await run_jobs(todo, executor=executor, agent_name=agent_name, parallel=parallel,
                                         out_dir=out, on_record=on_record, previous=kept, stop=stop,
                                         repeats=args.repeats, price=price)
     print_summary(summary, out)

@@ -22,6 +22,43 @@ def _figure(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _mark(passed: bool | None) -> str:
+    return "-" if passed is None else ("pass" if passed else "fail")
+
+
+def _print_streams(summary: RunSummary, console: Console) -> None:
+    """Each stream: success by position without resets (and with, when that arm ran)."""
+    for stream in summary.streams.values():
+        table = Table(title=f"stream {stream.id} · {stream.length} tasks, one sandbox, no resets")
+        for name in ("position", "task", "seed", "no reset", "own reset"):
+            table.add_column(name)
+        for place in stream.positions:
+            table.add_row(str(place.position), place.task_id, str(place.seed), _mark(place.passed),
+                          _mark(place.passed_reset))
+        console.print(table)
+        console.print(f"stream={stream.id} success={_figure(stream.success)} "
+                      f"success_with_resets={_figure(stream.success_reset)}")
+
+
+def _print_demo(summary: RunSummary, console: Console) -> None:
+    """The two arms of a --demo run: success and steps, by task and over the run."""
+    demo = summary.demo
+    if demo is None:
+        return
+    table = Table(title="with a demo vs without")
+    for name in ("task", "success (demo)", "success (none)", "steps (demo)", "steps (none)"):
+        table.add_column(name, justify="left" if name == "task" else "right")
+    rows = [*demo.by_task.items(), ("all", {"with_demo": demo.with_demo, "without_demo": demo.without_demo})]
+    for task, arms in rows:
+        with_demo, without = arms["with_demo"], arms["without_demo"]
+        table.add_row(task, _figure(with_demo.success_rate), _figure(without.success_rate),
+                      _figure(with_demo.mean_steps), _figure(without.mean_steps))
+    console.print(table)
+    console.print(f"demo success={_figure(demo.with_demo.success_rate)} "
+                  f"without={_figure(demo.without_demo.success_rate)} gain={_figure(demo.success_gain)}"
+                  + (f" no_demo_found={demo.with_demo.no_demo_found}" if demo.with_demo.no_demo_found else ""))
+
+
 @contextmanager
 def progress(total: int, *, enabled: bool = True) -> Iterator[Callable[[EpisodeRecord], None]]:
     """A progress bar counting episodes and passes; yields the callback to call per episode."""
@@ -96,6 +133,8 @@ def print_summary(summary: RunSummary, out: Path | None = None, *, console: Cons
                       + (f" tokens prompt={tokens.prompt} completion={tokens.completion}"
                          + (f" image={tokens.image}" if tokens.image is not None else "") if tokens else "")
                       + (f" cost_usd={summary.cost_usd:.4f}" if summary.cost_usd is not None else ""))
+    _print_streams(summary, console)
+    _print_demo(summary, console)
     if out is not None:
         console.print(f"episodes: {out / 'episodes.jsonl'}  summary: {out / 'summary.json'}  "
                       f"manifest: {out / 'manifest.json'}")

@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -42,6 +42,8 @@ from cua.episode.openers import sandbox_key as _sandbox_key
 from cua.episode.safety import with_attacks
 from cua.errors import ErrorRecord, FailureClass
 from cua.eval.costs import ModelPrice, cost_usd
+from cua.eval.demo import demo_source
+from cua.eval.records import DemoArm, DemoComparison, EvalRecord, StreamInfo, StreamStats, demo_comparison, stream_stats
 from cua.eval.reliability import Reliability, Tries, reliability
 from cua.observation import ObserveOptions
 from cua.policy.base import TokenCounts
@@ -82,6 +84,10 @@ class EpisodeJob(BaseModel):
     repeat: int = 0
     #: The appearance variant the app shows (`--variants K`); None: the instance's own.
     variant: Variant | None = None
+    #: Its place in a reset-free stream (`--stream`, `cua.eval.stream`); None: an ordinary episode.
+    stream: StreamInfo | None = None
+    #: Its arm of a `--demo` run (the executor's agent factory of that arm); None: not such a run.
+    arm: Literal["demo", "none"] | None = None
 
     def key(self) -> tuple[str, int, int, str | None]:
         """What a finished episode of this job is known by (`resume_state`)."""
@@ -156,6 +162,10 @@ class RunSummary(BaseModel):
     utility_under_attack: float | None = None
     attack_success_rate: float | None = None
     unsafe: int = 0
+    #: Reset-free streams (`--stream`), by id: success by position, with and without resets.
+    streams: dict[str, StreamStats] = Field(default_factory=dict)
+    #: A `--demo` run's two arms over the same instances (None: not such a run).
+    demo: DemoComparison | None = None
 
 
 def make_jobs(templates: Sequence[TaskTemplate], seeds: Sequence[int], repeats: int = 1, *, variants: int = 0,
@@ -284,8 +294,11 @@ class LocalExecutor:
     def __init__(self, opener: SandboxOpener, make_agent: AgentFactory, *, observe: ObserveOptions | None = None,
                  retries: int = 2, config_overrides: dict[str, dict[str, Any]] | None = None,
                  run_dir: Path | None = None, frames: FramePolicy = "all", run_id: str | None = None,
-                 attacks: int = 0, snapshots: SnapshotPolicy = "none") -> None:
+                 attacks: int = 0, snapshots: SnapshotPolicy = "none",
+                 arms: dict[str, AgentFactory] | None = None) -> None:
         self.opener, self.make_agent, self.observe, self.retries = opener, make_agent, observe, retries
+        #: A `--demo` run's agent factory per arm (a job's `arm`), instead of `make_agent`.
+        self.arms = arms or {}
         #: `--snapshots`: each trajectory keeps the state of every N-th step by reference
         #: (`cua.branch.snapshots`); the refs live until this executor's sandbox closes.
         self.snapshots = snapshot_every(snapshots) if run_dir is not None else None
@@ -323,6 +336,16 @@ class LocalExecutor:
     def instantiate(self, job: EpisodeJob) -> TaskInstance:
         return instantiate_job(job, self.config_overrides, self.attacks)
 
+    def episode_handle(self, handle: SandboxHandle, job: EpisodeJob, instance: TaskInstance) -> SandboxHandle:
+        """The handle the job's episode runs on: the sandbox's own (a stream's executor
+        gives its later tasks one that does not reset, `cua.eval.stream`)."""
+        return handle
+
+    def job_retries(self, job: EpisodeJob) -> int:
+        """Infrastructure retries for `job` (a stream's carried task has none: a fresh
+        sandbox would not hold the state it is to run on)."""
+        return self.retries
+
     def _writer(self, instance: TaskInstance, repeat: int) -> tuple[TrajectoryWriter | None, str | None]:
         if self.run_dir is None:
             return None, None
@@ -336,7 +359,9 @@ class LocalExecutor:
         writer, rel = self._writer(instance, job.repeat)
         record: EpisodeRecord | None = None
         attempts = 0
-        retries = Retries(self.retries)
+        retries = Retries(self.job_retries(job))
+        make_agent = self.arms.get(job.arm, self.make_agent) if job.arm is not None else self.make_agent
+        agent: EpisodeAgent | None = None
         while True:
             attempt = attempts
             attempts += 1
@@ -370,7 +395,8 @@ class LocalExecutor:
                 if writer.snapshots not in self._kept:
                     self._kept.append(writer.snapshots)
                 handle = SnapshottingHandle(handle, writer.snapshots)
-            record = await run_episode(handle, instance, self.make_agent(instance), observe=self.observe,
+            agent = make_agent(instance)
+            record = await run_episode(self.episode_handle(handle, job, instance), instance, agent, observe=self.observe,
                                        writer=writer, run_id=self.run_id, last_attempt=final, repeat=job.repeat)
             record.timings_ms["sandbox"] = setup_ms
             if record.status != "infra_error":
@@ -385,6 +411,9 @@ class LocalExecutor:
         if writer is not None:
             writer.close()
             record.trajectory = rel if writer.meta is not None else None
+        if job.stream is not None or job.arm is not None:
+            demo = DemoArm(arm=job.arm, source=demo_source(agent)) if job.arm is not None else None
+            record = EvalRecord.of(record, stream=job.stream, demo=demo)
         return record
 
 
@@ -506,6 +535,8 @@ def summarize(records: Sequence[EpisodeRecord], agent: str, wall_s: float, *, re
     _safety(summary, records)
     _reliability(summary, records, repeats)
     _usage(summary, records, price)
+    summary.streams = stream_stats(records)
+    summary.demo = demo_comparison(records)
     summary.timings_p50_ms = {k: round(sorted(v)[len(v) // 2], 2) for k, v in sorted(timings.items()) if v}
     return summary
 
@@ -560,7 +591,7 @@ def read_records(path: Path) -> Iterator[EpisodeRecord]:
     with path.open(encoding="utf-8") as fh:
         for line in fh:
             if line.endswith("\n") and line.strip():
-                yield EpisodeRecord.model_validate_json(line)
+                yield EvalRecord.model_validate_json(line)
 
 
 def run_contents(out_dir: Path) -> list[str]:

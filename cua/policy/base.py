@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cua.actions import Action
 from cua.observation import Observation
+from cua.policy.demo import Demo
 
 __all__ = [
     "CallRetry",
@@ -90,6 +91,9 @@ class PolicyOptions(BaseModel):
     top_logprobs: int | None = Field(None, ge=0, le=20)
     #: How many past screenshots the prompt keeps (the current one included).
     history_images: int | None = Field(None, ge=1, le=64)
+    #: A recorded episode of a similar task, put before the task in the prompt
+    #: (`cua.policy.demo`; `cua eval --demo`).
+    demo: Demo | None = None
 
 
 class CallRetry(BaseModel):

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from cua.observation import Observation, Size
 from cua.policy.base import Generation, ParseError, PolicyOptions, PolicyStep
+from cua.policy.demo import Demo, demo_messages
 from cua.policy.families import Family, FamilyParseError, Parsed, PreparedImage, Turn, get_family
 from cua.policy.families.base import Message
 from cua.policy.imaging import ModelFrame, decode_image, encode_image
@@ -151,16 +152,22 @@ def build_prompt(
     observation: Observation,
     max_images: int,
     image: PreparedImage | None = None,
+    demo: Demo | None = None,
 ) -> Prompt:
     """The prompt for `observation` after `turns`: the one code path that serving
     (`ModelPolicy.act`) and training-data export (`cua.export`) both use, so the system
     text, the image size and the screenshot history cannot drift apart. `image` is the
-    observation's screenshot already prepared for the model, when the caller has it."""
+    observation's screenshot already prepared for the model, when the caller has it.
+    `demo`: a demonstration put right after the system text, before the task
+    (`cua.policy.demo.demo_messages`)."""
     model = family.model_frame(observation.frame)
     if image is None:
         image = prepare_image(observation, model, family.image_format)
     state = text_state(observation)
     messages = family.build_messages(instruction, turns, image, state, model, max_images)
+    if demo is not None:
+        at = 1 if messages and messages[0]["role"] == "system" else 0
+        messages[at:at] = demo_messages(family, demo)
     return Prompt(messages=messages, model=model, image=image, text_state=state, tools=family.request_tools(model))
 
 
@@ -262,7 +269,7 @@ class ModelPolicy:
             if shot is not None and (shot.width, shot.height) != (model.image.width, model.image.height):
                 # decoding and resizing takes tens of ms: keep the event loop serving
                 image = await asyncio.to_thread(prepare_image, observation, model, family.image_format)
-            prompt = build_prompt(family, instruction, session.turns, observation, max_images, image)
+            prompt = build_prompt(family, instruction, session.turns, observation, max_images, image, opts.demo)
             messages = prompt.messages
             t1 = time.perf_counter()
             request = CompletionRequest(

@@ -11,6 +11,11 @@ A script is a JSONL file (or a list of the same dicts). Each line is one step:
 Blank lines and lines starting with ``#`` are skipped. Every session replays the script
 from its start; a session that runs past the end gets ``Done(status="failure")``.
 Action coordinates are taken as they are, in the observation's frame.
+
+``scripted:@demo`` has no file: it replays the demonstration in its options
+(`PolicyOptions.demo`, `cua eval --demo`), one demo step per turn, its actions taken as
+they are, then nothing more (the episode is judged where it is); without a demo it gives up
+at once (``Done(status="failure")``). It shows that a demo reaches a policy's context.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from pydantic import ValidationError
 from cua.actions import Action, Done, parse_action, parse_actions
 from cua.observation import Observation
 from cua.policy.base import PolicyOptions, PolicyStep
+from cua.policy.demo import Demo
 from cua.policy.engine import PolicyMetrics, parse_output
 from cua.policy.families import get_family
 
@@ -82,10 +88,13 @@ def load_script(source: str | Path | Iterable[dict[str, Any]]) -> list[ScriptSte
 class ScriptedPolicy:
     """A `Policy` that replays a script; each session has its own cursor and pointer."""
 
-    def __init__(self, steps: list[ScriptStep], *, family: str | None = None, loop: bool = False) -> None:
+    def __init__(self, steps: list[ScriptStep], *, family: str | None = None, loop: bool = False,
+                 replay_demo: bool = False) -> None:
         self.steps = steps
         self.family_name = family
         self.loop = loop
+        #: Replay the demo given in each call's options instead of `steps` (`scripted:@demo`).
+        self.replay_demo = replay_demo
         self.metrics = PolicyMetrics()
         self._cursors: dict[str, int] = {}
         self._pointers: dict[str, tuple[float, float] | None] = {}
@@ -116,14 +125,20 @@ class ScriptedPolicy:
         t0 = time.perf_counter()
         index = self._cursors.get(session_id, 0)
         self._cursors[session_id] = index + 1
-        if self.loop and self.steps:
-            index %= len(self.steps)
+        steps = self.steps
+        if self.replay_demo:
+            steps = _demo_script(options.demo if options else None)
+        if self.loop and steps:
+            index %= len(steps)
         family_name = (options.family if options else None) or self.family_name or "scripted"
-        if index >= len(self.steps):
-            step = PolicyStep(actions=[Done(status="failure")], thought="end of script")
+        if self.replay_demo and steps and index >= len(steps):
+            step = PolicyStep(thought="end of the demo")  # nothing more to do: the episode is judged where it is
+        elif index >= len(steps):
+            step = PolicyStep(actions=[Done(status="failure")],
+                              thought="no demo in the options" if self.replay_demo else "end of script")
         else:
-            family_name = self.steps[index].family or family_name
-            step = self._replay(session_id, self.steps[index], observation, options)
+            family_name = steps[index].family or family_name
+            step = self._replay(session_id, steps[index], observation, options)
         step.timings_ms["model"] = (time.perf_counter() - t0) * 1000
         self.metrics.count(family_name, step)
         return step
@@ -154,6 +169,18 @@ class ScriptedPolicy:
         self._pointers.clear()
 
 
+def _demo_script(demo: Demo | None) -> list[ScriptStep]:
+    """A demo's steps as a script, its actions taken as they are (as a file script's)."""
+    return [] if demo is None else [ScriptStep(actions=[parse_action(s.action)]) for s in demo.steps]
+
+
+#: The `scripted:` spec that replays the options' demo instead of a file.
+DEMO_SPEC = "@demo"
+
+
 def from_spec(path: str, **kw: Any) -> ScriptedPolicy:
-    """`make_policy("scripted:FILE.jsonl")`: replays a recorded trajectory."""
+    """`make_policy("scripted:FILE.jsonl")`: replays a recorded trajectory;
+    `scripted:@demo`: replays the demo each call's options carry."""
+    if path == DEMO_SPEC:
+        return ScriptedPolicy([], replay_demo=True, **kw)
     return ScriptedPolicy.from_file(path, **kw)
