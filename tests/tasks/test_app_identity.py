@@ -48,6 +48,8 @@ PAGES: dict[str, list[str]] = {
     "drive": ["/folders/1/upload", "/folders/1", "/folders/2?view=grid", "/items/40", "/search?type=pdf", "/trash", "/shared"],
     "review": ["/r/ledger-api/pull/302", "/", "/pulls", "/r/ledger-api/pull/302/files", "/issues", "/u/noor", "/notifications",
                "/r/ledger-api/blob/go.mod", "/repos"],
+    "hr": ["/expenses", "/", "/expenses/48", "/time-off", "/approvals", "/approvals/expenses/11", "/people", "/people/2", "/org",
+           "/pay", "/pay/2026-01", "/profile", "/receipts"],
     "health": ["/claims/new", "/", "/coverage", "/coverage/card", "/care?specialty=dermatology", "/appointments", "/prescriptions",
                "/claims/1", "/messages/1", "/labs", "/profile"],
 }

@@ -59,6 +59,9 @@ CASES = [
     ("drive", "people", "name", "/shared"),
     ("review", "pulls", "title", "/pulls"),
     ("review", "reviews", "body", "/r/authd/pull/202"),
+    ("hr", "reports", "title", "/expenses"),
+    ("hr", "lines", "merchant", "/expenses/48"),
+    ("hr", "employees", "name", "/people"),
     ("health", "providers", "name", "/care"),
     ("health", "messages", "body", "/messages/1"),
 ]
