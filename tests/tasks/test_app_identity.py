@@ -52,6 +52,8 @@ PAGES: dict[str, list[str]] = {
            "/pay", "/pay/2026-01", "/profile", "/receipts"],
     "health": ["/claims/new", "/", "/coverage", "/coverage/card", "/care?specialty=dermatology", "/appointments", "/prescriptions",
                "/claims/1", "/messages/1", "/labs", "/profile"],
+    "maps": ["/search?cat=pharmacy", "/", "/places/9", "/places/9/save", "/places/9/suggest", "/directions?from=home&to=9&mode=transit",
+             "/lists/2", "/contributions", "/history"],
 }
 TOKENS = ("--bg", "--surface", "--surface-2", "--text", "--text-muted", "--border", "--accent", "--on-accent",
           "--danger", "--success", "--warning", "--focus", "--font-ui", "--font-display", "--radius", "--gap")

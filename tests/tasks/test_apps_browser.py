@@ -64,6 +64,8 @@ CASES = [
     ("hr", "employees", "name", "/people"),
     ("health", "providers", "name", "/care"),
     ("health", "messages", "body", "/messages/1"),
+    ("maps", "places", "name", "/search?cat=pharmacy"),
+    ("maps", "lists", "name", "/lists"),
 ]
 
 
