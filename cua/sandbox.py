@@ -58,7 +58,9 @@ __all__ = [
     "Streamable",
     "CommandRunner",
     "FileUploader",
+    "PooledKind",
     "capabilities_of",
+    "close_pools",
     "create_sandbox",
     "kinds",
     "perform_actions",
@@ -252,6 +254,26 @@ _CAPABILITIES: dict[str, type] = {
 
 def capabilities_of(sandbox: object) -> list[str]:
     return [name for name, proto in _CAPABILITIES.items() if isinstance(sandbox, proto)]
+
+
+# --- abilities of a kind (class-level) ---
+
+@runtime_checkable
+class PooledKind(Protocol):
+    """A kind that keeps sandboxes warm for the creates to come (a server's `--pool`).
+    They outlive every sandbox, so whoever serves the creates closes them when it stops."""
+
+    @classmethod
+    async def close_pools(cls) -> None:
+        """Close this event loop's warm sandboxes of the kind."""
+        ...
+
+
+async def close_pools() -> None:
+    """Close the warm pools of every kind in use (a server's shutdown)."""
+    for cls in {*_registry.values()}:
+        if isinstance(cls, PooledKind):
+            await cls.close_pools()
 
 
 # --- registry of kinds ---

@@ -50,6 +50,7 @@ from cua.sandbox import (
     SandboxInfo,
     SnapshotRef,
     Snapshottable,
+    close_pools,
     create_sandbox,
     unsupported,
 )
@@ -183,6 +184,7 @@ class SandboxManager:
             self._reaper = None
         await asyncio.gather(*(self._close(m, reason="shutdown") for m in list(self._sandboxes.values())),
                              return_exceptions=True)
+        await close_pools()
 
     def now(self) -> float:
         """The manager's clock (idle times are measured on it)."""

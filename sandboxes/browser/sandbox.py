@@ -106,7 +106,7 @@ class BrowserSandbox(Sandbox):
                                  details={"errors": exc.errors(include_url=False, include_context=False)}) from exc
         started = time.perf_counter()
         keep = pool_size()
-        self = _fork_spares().take_warm(config, keep) if keep else None
+        self = await _fork_spares().take_warm(config, keep) if keep else None
         if self is not None:  # a warm spare (spares.py): started and loaded in the background
             self._taken(sandbox_id, emit)
             self._timings["create"] = ms_since(started)
@@ -193,7 +193,16 @@ class BrowserSandbox(Sandbox):
             loop = asyncio.get_running_loop()
             _live[loop] = _live.get(loop, 1) - 1
             if _live[loop] <= 0 and loop in _spares:
-                await _spares[loop].close()
+                spares = _spares[loop]
+                await (spares.close_forks() if pool_size() else spares.close())
+
+    @classmethod
+    async def close_pools(cls) -> None:
+        """Close this event loop's warm spares (`cua.sandbox.PooledKind`): a server with
+        `--pool N` keeps them past its last sandbox, and closes them when it stops."""
+        spares = _spares.get(asyncio.get_running_loop())
+        if spares is not None:
+            await spares.close()
 
     @property
     def alive(self) -> bool:

@@ -13,17 +13,23 @@ less Chromium CPU than a restore into a blank page).
   refill does not compete with the forks it replaces.
 - A spare serves any fork of the same config: the restore replaces its app databases,
   cookies, storage and page with the snapshot's.
-- Spares never outlive the sandboxes they serve: when the last other browser sandbox of
-  the event loop closes, the spares close too. A spare whose browser died is dropped.
+- Fork spares never outlive the sandboxes they serve: when the last other browser sandbox
+  of the event loop closes, they close too. A spare whose browser died is dropped.
 
 The same pool keeps the warm spares of `create` when `CUA_BROWSER_POOL` is N > 0 (`cua
 serve --pool N`): N sandboxes per config fully created (services up, start page loaded
 and settled), so a `create` of that config takes one instead of starting one. The first
-create of a config is cold and names the config; its N spares start in the background,
-and each one taken is replaced, one at a time, once creates pause (`REFILL_PAUSE_S`: a
-refill costs what a create does and would slow the creates it serves). A warm spare's
-page was loaded when it was pre-started (the first `reset` makes the episode's state, as
-for any create). They are live processes of the server, so its memory figures count them.
+create of a config is cold and names the config; its N spares start in the background.
+Each spare taken is replaced at once, the starts side by side, so a pool of N keeps up
+with creates that come one after another as fast as a start takes / N; a create that
+finds none ready waits for the spare nearest to ready rather than starting cold, since
+that one has already paid part of a start. A warm spare's page was loaded when it was
+pre-started (the first `reset` makes the episode's state, as for any create). They are
+live processes of the server, so its memory figures count them. Warm spares serve the
+server rather than a sandbox: they outlive the last sandbox (with them the browser,
+Playwright and the app host stay up, which a create after an idle moment would otherwise
+start again: 0.6 s) until `close`, which the server calls when it stops
+(`cua.sandbox.close_pools`).
 """
 
 from __future__ import annotations
@@ -48,10 +54,6 @@ def spares_limit() -> int:
         return 8
 
 
-#: A warm spare is started once no create has taken one for this long.
-REFILL_PAUSE_S = 0.5
-
-
 def pool_size() -> int:
     """Warm spares kept per config for `create` (`CUA_BROWSER_POOL`, default 0: none)."""
     try:
@@ -71,11 +73,11 @@ class ForkSpares:
                  create: Callable[[Any, str], Awaitable[Any]] | None = None) -> None:
         self._spawn = spawn
         self._create = create
-        #: Warm spares for `create` (fully created sandboxes), per config, and how many to keep.
+        #: Warm spares for `create` (fully created sandboxes) per config, those starting, and
+        #: how many to keep.
         self._warm: dict[str, list[Any]] = {}
+        self._warm_starting: dict[str, set[asyncio.Task[None]]] = {}
         self._warm_want: dict[str, int] = {}
-        #: When a create last took a warm spare: the refill waits for creates to pause.
-        self._last_take = 0.0
         self._ready: dict[str, list[Any]] = {}
         self._configs: dict[str, Any] = {}
         self._inflight: dict[str, int] = {}
@@ -103,26 +105,50 @@ class ForkSpares:
     def warm(self, config: Any) -> int:
         return len(self._warm.get(config_key(config), []))
 
-    def take_warm(self, config: Any, keep: int) -> Any | None:
-        """A create of `config`: a live warm spare if one is ready (None: create it cold);
-        either way the pool of `config` is kept at `keep`, refilled in the background."""
+    async def take_warm(self, config: Any, keep: int) -> Any | None:
+        """A create of `config`: a live warm spare, the one nearest to ready if none is
+        (None: create it cold); either way the pool of `config` is topped up to `keep`."""
         if self._create is None or keep <= 0 or self._closing:
             return None
         key = config_key(config)
         self._configs[key] = config
         self._warm_want[key] = keep
-        self._last_take = asyncio.get_running_loop().time()
+        spare = self._pop_warm(key)
+        starting = self._warm_starting.get(key)
+        if spare is None and starting:
+            await asyncio.wait(starting, return_when=asyncio.FIRST_COMPLETED)
+            spare = self._pop_warm(key)  # None if that start failed or another create took it
+        self._top_up(key)
+        return spare
+
+    def _pop_warm(self, key: str) -> Any | None:
         pool = self._warm.get(key, [])
-        spare = None
         while pool:
             candidate = pool.pop(0)
             if candidate.alive:
-                spare = candidate
-                break
+                return candidate
             asyncio.ensure_future(candidate.close())
-        if self._refill is None or self._refill.done():
-            self._refill = asyncio.ensure_future(self._fill())
-        return spare
+        return None
+
+    def _top_up(self, key: str) -> None:
+        starting = self._warm_starting.setdefault(key, set())
+        for _ in range(self._warm_want.get(key, 0) - len(self._warm.get(key, [])) - len(starting)):
+            task = asyncio.ensure_future(self._start_warm(key))
+            starting.add(task)
+            task.add_done_callback(starting.discard)
+
+    async def _start_warm(self, key: str) -> None:
+        assert self._create is not None
+        try:
+            spare = await self._create(self._configs[key], f"spare-{uuid.uuid4().hex[:12]}")
+        except Exception as exc:  # a failed spare costs a slower create later, nothing else
+            log.warning("could not start a create spare: %s: %s", type(exc).__name__, exc)
+            self._warm_want[key] = len(self._warm.get(key, []))  # no retry loop on a config that fails
+            return
+        if self._closing or not self._warm_want.get(key):
+            await spare.close()
+            return
+        self._warm.setdefault(key, []).append(spare)
 
     def end(self, config: Any) -> None:
         """A fork of `config` finished (either way): refill once none is running."""
@@ -135,37 +161,41 @@ class ForkSpares:
         while not self._closing:
             short = [k for k, want in self._demand.items()
                      if len(self._ready.get(k, [])) < want and self._inflight.get(k, 0) == 0]
-            cold = [k for k, want in self._warm_want.items() if len(self._warm.get(k, [])) < want]
-            if not short and not cold:
+            if not short:
                 return
-            key, warm = (short[0], False) if short else (cold[0], True)
-            if warm:  # starting a spare costs what a create does: not while creates are coming in
-                pause = self._last_take + REFILL_PAUSE_S - asyncio.get_running_loop().time()
-                if pause > 0:
-                    await asyncio.sleep(pause)
-                    continue
-            start = self._create if warm and self._create is not None else self._spawn
+            key = short[0]
             try:
-                spare = await start(self._configs[key], f"spare-{uuid.uuid4().hex[:12]}")
-            except Exception as exc:  # a failed spare costs a slower fork or create later, nothing else
-                log.warning("could not start a %s spare: %s: %s", "create" if warm else "fork", type(exc).__name__, exc)
-                if warm:
-                    self._warm_want[key] = len(self._warm.get(key, []))
-                else:
-                    self._demand[key] = len(self._ready.get(key, []))
+                spare = await self._spawn(self._configs[key], f"spare-{uuid.uuid4().hex[:12]}")
+            except Exception as exc:  # a failed spare costs a slower fork later, nothing else
+                log.warning("could not start a fork spare: %s: %s", type(exc).__name__, exc)
+                self._demand[key] = len(self._ready.get(key, []))
                 continue
             if self._closing:
                 await spare.close()
                 return
-            (self._warm if warm else self._ready).setdefault(key, []).append(spare)
+            if not self._demand.get(key):  # the fork spares closed while it started
+                await spare.close()
+                continue
+            self._ready.setdefault(key, []).append(spare)
+
+    async def close_forks(self) -> None:
+        """Close the fork spares (the last sandbox they could serve has closed); the warm
+        spares of `create` stay, for the creates still to come."""
+        spares = [s for pool in self._ready.values() for s in pool]
+        self._ready.clear()
+        self._demand.clear()
+        await asyncio.gather(*(s.close() for s in spares), return_exceptions=True)
 
     async def close(self) -> None:
-        """Close every spare (the last sandbox they could serve has closed)."""
+        """Close every spare, warm ones too, and stop refilling."""
         self._closing = True
         refill, self._refill = self._refill, None
-        if refill is not None and not refill.done():
-            refill.cancel()
-            await asyncio.gather(refill, return_exceptions=True)
+        starting = [t for tasks in self._warm_starting.values() for t in tasks]
+        self._warm_starting.clear()
+        for task in (refill, *starting):
+            if task is not None and not task.done():
+                task.cancel()
+        await asyncio.gather(*(t for t in (refill, *starting) if t is not None), return_exceptions=True)
         spares = [s for pool in (*self._ready.values(), *self._warm.values()) for s in pool]
         self._ready.clear()
         self._demand.clear()

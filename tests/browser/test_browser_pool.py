@@ -1,6 +1,6 @@
 """The warm pool of `create` (`CUA_BROWSER_POOL`, `cua serve --pool N`): spares of a config
-started and loaded in the background, taken by later creates, refilled, and closed with
-the last sandbox they serve."""
+started and loaded in the background, taken by later creates, refilled, kept past the last
+sandbox for the creates to come, and closed when the server stops (`close_pools`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import asyncio
 import pytest
 
 from cua.actions import Click
-from cua.sandbox import SandboxEvent, ServiceSpec
+from cua.sandbox import SandboxEvent, ServiceSpec, close_pools, create_sandbox
 from cua.sandboxes.browser import BrowserConfig, BrowserSandbox
 from cua.state import TitleQuery
 from cua.tasks.apps import service
@@ -28,7 +28,7 @@ async def _until(predicate, timeout: float = 120.0) -> None:  # type: ignore[no-
 
 
 
-async def test_creates_take_warm_spares_that_refill_and_close_with_the_last_sandbox(
+async def test_creates_take_warm_spares_that_refill_and_outlive_sandboxes_until_the_pools_close(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CUA_BROWSER_POOL", "2")
     config = BrowserConfig(isolation="shared", services=[TODO], start_url="/")
@@ -54,10 +54,21 @@ async def test_creates_take_warm_spares_that_refill_and_close_with_the_last_sand
     finally:
         for sandbox in made:
             await sandbox.close()
-    # no sandbox left to serve: the spares are gone too
+    # the spares serve the creates still to come, past the last sandbox, until the pools close
     from cua.sandboxes.browser.sandbox import _spares
     loop = asyncio.get_running_loop()
-    assert loop not in _spares or _spares[loop].warm(config) == 0
+    assert _spares[loop].warm(config) == 2
+    # a warm one, after none was live; created as the server creates (by kind, so its stop closes the pool)
+    again = await create_sandbox("browser", config, sandbox_id="pool-again")
+    try:
+        assert (await again.observe()).title == "Lists · Todo"
+    finally:
+        await again.close()
+    await _until(lambda: _spares[loop].warm(config) == 2)
+    kept = [spare for pool in _spares[loop]._warm.values() for spare in pool]
+    await close_pools()
+    assert _spares[loop].warm(config) == 0
+    assert kept and not any(spare.alive for spare in kept), "the server's stop left warm spares running"
 
 
 async def test_no_pool_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
