@@ -80,7 +80,7 @@ def test_the_app_reset_takes_a_variant_and_refuses_a_bad_one() -> None:
 
 
 def test_an_app_refuses_a_locale_it_does_not_have() -> None:
-    _, _, control = open_app("forum")  # an app with no translated UI takes every theme, English only
+    _, _, control = open_app("clock")  # an app with no translated UI takes every theme, English only
     assert control.post("/__cua/reset", json={"seed": 0, "variant": {"theme": "sepia"}}).status_code == 200
     assert control.post("/__cua/reset", json={"seed": 0, "variant": {"locale": "de-DE"}}).status_code == 400
 

@@ -21,7 +21,9 @@ from starlette.routing import BaseRoute, Route
 
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.forum.content import ME
+from cua.tasks.apps.forum.locale import DE, count, when
 from cua.tasks.apps.forum.seed import TAGS, seed_forum
+from cua.variant import LAYOUTS, LOCALES, VariantAxes
 
 SCHEMA = """
 CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, joined TEXT NOT NULL);
@@ -45,10 +47,6 @@ PAGE = 20
 NAV = [("Latest", "/"), ("Top", "/?sort=top"), ("New post", "/submit"), ("Search", "/search")]
 
 
-def _when(iso: str) -> str:
-    return iso.replace("T", " ")
-
-
 class ForumApp(WebApp):
     name = "forum"
     title = "DevTalk"
@@ -59,6 +57,20 @@ class ForumApp(WebApp):
                "comments.score": ("votes.value",)}  # a score moves only with my vote
     assigned = {"comments": ("author_id", "score"), "posts": ("author_id", "score")}
     static_dir = Path(__file__).parent / "static"
+    #: sidebar: the communities' column on the left of the feed; dense: one-line rows, tags in a strip above
+    variant_axes = VariantAxes(layouts=LAYOUTS, locales=LOCALES)
+
+    def t(self, text: str) -> str:
+        if self.variant.locale == "de-DE" and text in DE:
+            return DE[text]
+        return super().t(text)
+
+    def _when(self, iso: str) -> str:
+        return when(iso, self.variant.locale)
+
+    def _comments(self, n: int) -> str:
+        """`3 comments` / `3 Kommentare`."""
+        return f'{count(n, self.variant.locale)} {self.t("comment" if n == 1 else "comments")}'
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         seed_forum(db, rng, self.now())
@@ -91,17 +103,17 @@ class ForumApp(WebApp):
         return int(self.db.scalar("SELECT id FROM users WHERE name = ?", (ME,)))
 
     def _page(self, title: str, body: str) -> Response:
-        tags = "".join(f'<a class="tag-link" href="/t/{t}">#{t}</a>' for t in TAGS)
-        layout = (f'<div class="forum"><section class="feed">{body}</section>'
-                  f'<aside class="sidebar"><div class="card"><strong>Signed in as</strong> <a href="/u/{ME}">{ME}</a></div>'
-                  f'<div class="card"><h2>Tags</h2><div class="tags">{tags}</div></div></aside></div>')
+        tags = "".join(f'<a class="tag-link" href="/t/{t}" data-tag="{t}">#{t}</a>' for t in TAGS)
+        layout = (f'<div class="forum"><section class="feed" aria-label="{self.t("Feed")}">{body}</section>'
+                  f'<aside class="sidebar" aria-label="{self.t("Community")}"><div class="card"><strong>{self.t("Signed in as")}</strong> <a href="/u/{ME}">{ME}</a></div>'
+                  f'<div class="card"><h2>{self.t("Tags")}</h2><div class="tags">{tags}</div></div></aside></div>')
         return html_page(self, title, layout, nav=NAV, scripts=["/static/app/forum.js"])
 
     def _votes(self, kind: str, target: int, score: int, mine: int) -> str:
         return (f'<div class="votes" data-kind="{kind}" data-id="{target}">'
-                f'<button type="button" class="vote up" data-value="1" aria-label="Upvote" aria-pressed="{"true" if mine == 1 else "false"}">▲</button>'
-                f'<span class="score" aria-label="Score">{score}</span>'
-                f'<button type="button" class="vote down" data-value="-1" aria-label="Downvote" aria-pressed="{"true" if mine == -1 else "false"}">▼</button></div>')
+                f'<button type="button" class="vote up" data-value="1" aria-label="{self.t("Upvote")}" aria-pressed="{"true" if mine == 1 else "false"}">▲</button>'
+                f'<span class="score" aria-label="{self.t("Score")}">{count(score, self.variant.locale)}</span>'
+                f'<button type="button" class="vote down" data-value="-1" aria-label="{self.t("Downvote")}" aria-pressed="{"true" if mine == -1 else "false"}">▼</button></div>')
 
     def _post_query(self, where: str = "1=1", order: str = "p.created DESC, p.id DESC") -> str:
         return ("SELECT p.*, u.name AS author, COALESCE(v.value, 0) AS my_vote, "
@@ -113,8 +125,8 @@ class ForumApp(WebApp):
         return "".join(
             f'<article class="card post-item" data-id="{p["id"]}">{self._votes("post", p["id"], p["score"], p["my_vote"])}'
             f'<div class="post-main"><a class="post-title" href="/posts/{p["id"]}">{esc(p["title"])}</a>'
-            f'<div class="meta muted"><a class="tag" href="/t/{esc(p["tag"])}">#{esc(p["tag"])}</a> · by <a href="/u/{esc(p["author"])}">{esc(p["author"])}</a>'
-            f' · {esc(_when(p["created"]))} · <a href="/posts/{p["id"]}#comments">{p["n_comments"]} comment{"" if p["n_comments"] == 1 else "s"}</a></div></div></article>'
+            f'<div class="meta muted"><a class="tag" href="/t/{esc(p["tag"])}">#{esc(p["tag"])}</a> · {self.t("by")} <a href="/u/{esc(p["author"])}">{esc(p["author"])}</a>'
+            f' · <time datetime="{esc(p["created"])}">{esc(self._when(p["created"]))}</time> · <a href="/posts/{p["id"]}#comments" data-comments="{p["n_comments"]}">{self._comments(p["n_comments"])}</a></div></div></article>'
             for p in posts)
 
     def _listing(self, tag: str | None, sort: str, offset: int) -> tuple[list[dict[str, Any]], bool]:
@@ -126,16 +138,18 @@ class ForumApp(WebApp):
     async def index(self, request: Request) -> Response:
         tag = request.path_params.get("tag")
         if tag is not None and tag not in TAGS:
-            return self._page("Not found", "<div class='error'>No such tag.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('No such tag.')}</div>")
         sort = "top" if request.query_params.get("sort") == "top" else "new"
         posts, more = self._listing(tag, sort, 0)
-        heading = f"#{tag}" if tag else ("Top posts" if sort == "top" else "Latest posts")
+        heading = f"#{tag}" if tag else self.t("Top posts" if sort == "top" else "Latest posts")
         base = f"/t/{tag}" if tag else "/"
-        sorter = (f'<div class="sorter"><a class="{"active" if sort == "new" else ""}" href="{base}">Newest</a>'
-                  f'<a class="{"active" if sort == "top" else ""}" href="{base}?sort=top">Top</a></div>')
+        sorter = (f'<div class="sorter"><a class="{"active" if sort == "new" else ""}" href="{base}" data-sort="new">{self.t("Newest")}</a>'
+                  f'<a class="{"active" if sort == "top" else ""}" href="{base}?sort=top" data-sort="top">{self.t("Top")}</a></div>')
+        loading, end = self.t("Loading more…"), self.t("You have reached the end.")
         feed = (f'<div id="post-list" data-sort="{sort}" data-tag="{esc(tag or "")}" data-offset="{len(posts)}" data-more="{"1" if more else "0"}">'
                 f'{self._post_items(posts)}</div>'
-                f'<div id="feed-end" class="muted feed-end" aria-live="polite">{"Loading more…" if more else "You have reached the end."}</div>')
+                f'<div id="feed-end" class="muted feed-end" aria-live="polite" data-loading-text="{loading}" data-end-text="{end}">'
+                f'{loading if more else end}</div>')
         return self._page(heading, f'<div class="row head"><h1>{esc(heading)}</h1>{sorter}</div>{feed}')
 
     async def api_posts(self, request: Request) -> Response:
@@ -171,7 +185,7 @@ class ForumApp(WebApp):
         pid = request.path_params["post_id"]
         posts = self.db.all(self._post_query("p.id = ?"), (pid,))
         if not posts:
-            return self._page("Not found", "<div class='error'>No such post.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('No such post.')}</div>")
         p = posts[0]
         comments = self.db.all(
             "SELECT c.*, u.name AS author, COALESCE(v.value, 0) AS my_vote FROM comments c JOIN users u ON u.id = c.author_id "
@@ -180,35 +194,38 @@ class ForumApp(WebApp):
         for c in comments:
             children.setdefault(c["parent_id"], []).append(c)
 
+        t = self.t
+
         def thread(parent: int | None, depth: int) -> str:
             out = []
             for c in children.get(parent, []):
                 mine = c["author"] == ME
-                delete = (f'<button type="button" class="link delete-open" data-id="{c["id"]}">Delete</button>' if mine else "")
+                delete = (f'<button type="button" class="link delete-open" data-id="{c["id"]}" data-action="delete">{t("Delete")}</button>' if mine else "")
                 out.append(
                     f'<li class="comment" id="c{c["id"]}" data-id="{c["id"]}" data-author="{esc(c["author"])}">'
                     f'<div class="comment-box">{self._votes("comment", c["id"], c["score"], c["my_vote"])}'
-                    f'<div class="comment-main"><div class="meta muted"><a href="/u/{esc(c["author"])}">{esc(c["author"])}</a> · {esc(_when(c["created"]))}</div>'
+                    f'<div class="comment-main"><div class="meta muted"><a href="/u/{esc(c["author"])}">{esc(c["author"])}</a> · '
+                    f'<time datetime="{esc(c["created"])}">{esc(self._when(c["created"]))}</time></div>'
                     f'<div class="comment-body">{esc(c["body"])}</div>'
-                    f'<div class="comment-actions"><button type="button" class="link reply-open" aria-expanded="false" aria-controls="reply-{c["id"]}">Reply</button>{delete}</div>'
+                    f'<div class="comment-actions"><button type="button" class="link reply-open" data-action="reply" aria-expanded="false" aria-controls="reply-{c["id"]}">{t("Reply")}</button>{delete}</div>'
                     f'<form class="reply-form" id="reply-{c["id"]}" method="post" action="/posts/{pid}/comments" hidden>'
-                    f'<input type="hidden" name="parent_id" value="{c["id"]}"><textarea name="body" rows="3" required aria-label="Reply to {esc(c["author"])}"></textarea>'
-                    f'<div class="row"><button type="submit" class="primary">Reply</button><button type="button" class="reply-cancel">Cancel</button></div></form>'
+                    f'<input type="hidden" name="parent_id" value="{c["id"]}"><textarea name="body" rows="3" required aria-label="{t("Reply to")} {esc(c["author"])}"></textarea>'
+                    f'<div class="row"><button type="submit" class="primary" data-action="send-reply">{t("Reply")}</button><button type="button" class="reply-cancel" data-action="cancel">{t("Cancel")}</button></div></form>'
                     f'</div></div>{thread(c["id"], depth + 1)}</li>')
             return f'<ul class="thread depth-{min(depth, 6)}">{"".join(out)}</ul>' if out else ""
 
         paragraphs = "".join(f"<p>{esc(par)}</p>" for par in p["body"].split("\n\n"))
         body = (f'<article class="card post-full" data-id="{pid}">{self._votes("post", pid, p["score"], p["my_vote"])}'
                 f'<div class="post-main"><h1>{esc(p["title"])}</h1><div class="meta muted"><a class="tag" href="/t/{esc(p["tag"])}">#{esc(p["tag"])}</a>'
-                f' · by <a href="/u/{esc(p["author"])}">{esc(p["author"])}</a> · {esc(_when(p["created"]))}</div>'
+                f' · {t("by")} <a href="/u/{esc(p["author"])}">{esc(p["author"])}</a> · <time datetime="{esc(p["created"])}">{esc(self._when(p["created"]))}</time></div>'
                 f'<div class="post-body">{paragraphs}</div></div></article>'
-                f'<section id="comments"><h2>{len(comments)} comment{"" if len(comments) == 1 else "s"}</h2>'
-                f'<form class="card comment-form" method="post" action="/posts/{pid}/comments"><label for="new-comment">Add a comment</label>'
-                '<textarea id="new-comment" name="body" rows="3" required></textarea><button type="submit" class="primary">Comment</button></form>'
+                f'<section id="comments"><h2>{self._comments(len(comments))}</h2>'
+                f'<form class="card comment-form" method="post" action="/posts/{pid}/comments"><label for="new-comment">{t("Add a comment")}</label>'
+                f'<textarea id="new-comment" name="body" rows="3" required></textarea><button type="submit" class="primary" data-action="comment">{t("Comment")}</button></form>'
                 f'{thread(None, 0)}</section>'
-                '<div class="modal-backdrop" id="delete-modal" hidden><div class="modal" role="dialog" aria-modal="true" aria-label="Delete comment">'
-                '<p>Delete your comment? Replies to it are deleted too.</p><form method="post" id="delete-form" class="row">'
-                '<button type="submit" class="danger" id="delete-confirm">Delete</button><button type="button" id="delete-cancel">Cancel</button></form></div></div>')
+                f'<div class="modal-backdrop" id="delete-modal" hidden><div class="modal" role="dialog" aria-modal="true" aria-label="{t("Delete comment")}">'
+                f'<p>{t("Delete your comment? Replies to it are deleted too.")}</p><form method="post" id="delete-form" class="row">'
+                f'<button type="submit" class="danger" id="delete-confirm" data-action="confirm-delete">{t("Delete")}</button><button type="button" id="delete-cancel" data-action="keep">{t("Cancel")}</button></form></div></div>')
         return self._page(p["title"], body)
 
     async def add_comment(self, request: Request) -> Response:
@@ -240,24 +257,25 @@ class ForumApp(WebApp):
             form = await request.form()
             values = {k: str(form.get(k, "")).strip() for k in values}
             if len(values["title"]) < 5:
-                error = "Give your post a title of at least 5 characters."
+                error = self.t("Give your post a title of at least 5 characters.")
             elif values["tag"] not in TAGS:
-                error = "Choose a tag."
+                error = self.t("Choose a tag.")
             elif not values["body"]:
-                error = "Write something in the body."
+                error = self.t("Write something in the body.")
             else:
                 new_id = self.db.insert("INSERT INTO posts (author_id, title, body, tag, created, score) VALUES (?, ?, ?, ?, ?, 1)",
                                       (self._me_id(), values["title"][:200], values["body"][:20000], values["tag"],
                                        self.now().isoformat(timespec="minutes")))
                 return RedirectResponse(f"/posts/{new_id}", status_code=303)
         tags = "".join(f"<option value='{t}'{' selected' if t == values['tag'] else ''}>{t}</option>" for t in TAGS)
-        body = (f"<h1>New post</h1>{'<div class=error>' + esc(error) + '</div>' if error else ''}"
-                "<form class='card submit-form' method='post' action='/submit'>"
-                f"<label>Title<input type='text' name='title' value='{esc(values['title'])}' required minlength='5'></label>"
-                f"<label>Tag<select name='tag' required><option value=''>Choose a tag…</option>{tags}</select></label>"
-                f"<label>Body<textarea name='body' rows='8' required>{esc(values['body'])}</textarea></label>"
-                "<button type='submit' class='primary'>Publish</button></form>")
-        return self._page("New post", body)
+        t = self.t
+        body = (f"<h1>{t('New post')}</h1>{'<div class=error>' + esc(error) + '</div>' if error else ''}"
+                "<form class='card submit-form' method='post' action='/submit' data-form='submit'>"
+                f"<label>{t('Title')}<input type='text' name='title' value='{esc(values['title'])}' required minlength='5'></label>"
+                f"<label>{t('Tag')}<select name='tag' required><option value=''>{t('Choose a tag…')}</option>{tags}</select></label>"
+                f"<label>{t('Body')}<textarea name='body' rows='8' required>{esc(values['body'])}</textarea></label>"
+                f"<button type='submit' class='primary' data-action='publish'>{t('Publish')}</button></form>")
+        return self._page(t("New post"), body)
 
     async def search(self, request: Request) -> Response:
         q = request.query_params.get("q", "").strip()
@@ -265,21 +283,25 @@ class ForumApp(WebApp):
         if q:
             posts = self.db.all(self._post_query("(p.title LIKE ? OR p.body LIKE ?)", "p.score DESC, p.id DESC") + " LIMIT 50",
                                 (f"%{q}%", f"%{q}%"))
-            results = f"<p class='muted'>{len(posts)} result(s) for “{esc(q)}”</p>{self._post_items(posts)}"
-        form = (f"<form class='card row' method='get' action='/search'><input type='search' name='q' value='{esc(q)}' "
-                "aria-label='Search posts' placeholder='Search posts'><button type='submit' class='primary'>Search</button></form>")
-        return self._page("Search", f"<h1>Search</h1>{form}{results}")
+            results = f"<p class='muted'>{len(posts)} {self.t('result(s) for')} “{esc(q)}”</p>{self._post_items(posts)}"
+        label = self.t("Search posts")
+        form = (f"<form class='card row' method='get' action='/search' data-form='search'><input type='search' name='q' value='{esc(q)}' "
+                f"aria-label='{label}' placeholder='{label}'><button type='submit' class='primary' data-action='search'>{self.t('Search')}</button></form>")
+        return self._page(self.t("Search"), f"<h1>{self.t('Search')}</h1>{form}{results}")
 
     async def profile(self, request: Request) -> Response:
         u = self.db.one("SELECT * FROM users WHERE name = ?", (request.path_params["name"],))
         if u is None:
-            return self._page("Not found", "<div class='error'>No such member.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('No such member.')}</div>")
         posts = self.db.all(self._post_query("p.author_id = ?"), (u["id"],))
         karma = self.db.scalar("SELECT COALESCE(SUM(score), 0) FROM posts WHERE author_id = ?", (u["id"],))
         n_comments = self.db.scalar("SELECT COUNT(*) FROM comments WHERE author_id = ?", (u["id"],))
-        body = (f"<div class='card profile'><h1>{esc(u['name'])}</h1><p class='muted'>Joined {esc(u['joined'])} · "
-                f"<span id='karma'>{karma}</span> post karma · {len(posts)} posts · {n_comments} comments</p></div>"
-                f"<h2>Posts</h2>{self._post_items(posts) or '<p class=muted>No posts yet.</p>'}")
+        t, loc = self.t, self.variant.locale
+        body = (f"<div class='card profile'><h1>{esc(u['name'])}</h1><p class='muted'>{t('Joined')} "
+                f"<time datetime='{esc(u['joined'])}'>{esc(self._when(u['joined']))}</time> · "
+                f"<span id='karma' data-karma='{karma}'>{count(karma, loc)}</span> {t('post karma')} · "
+                f"{count(len(posts), loc)} {t('posts')} · {count(n_comments, loc)} {t('comments')}</p></div>"
+                f"<h2>{t('Posts')}</h2>{self._post_items(posts) or '<p class=muted>' + t('No posts yet.') + '</p>'}")
         return self._page(u["name"], body)
 
 

@@ -16,7 +16,7 @@
         list.insertAdjacentHTML("beforeend", data.html);
         list.dataset.offset = String(parseInt(list.dataset.offset, 10) + data.count);
         list.dataset.more = data.more ? "1" : "0";
-        end.textContent = data.more ? "Loading more…" : "You have reached the end.";
+        end.textContent = data.more ? end.dataset.loadingText : end.dataset.endText;
       } finally {
         loading = false;
         list.removeAttribute("aria-busy");
@@ -39,7 +39,8 @@
           body: JSON.stringify({ kind: box.dataset.kind, id: parseInt(box.dataset.id, 10), value: parseInt(btn.dataset.value, 10) }) });
         if (resp.ok) {
           const data = await resp.json();
-          box.querySelector(".score").textContent = data.score;
+          const lang = document.documentElement.lang;
+          box.querySelector(".score").textContent = lang === "en-US" ? String(data.score) : new Intl.NumberFormat(lang).format(data.score);
           box.querySelector(".up").setAttribute("aria-pressed", data.my_vote === 1 ? "true" : "false");
           box.querySelector(".down").setAttribute("aria-pressed", data.my_vote === -1 ? "true" : "false");
         }
