@@ -22,11 +22,12 @@ import random
 import sqlite3
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -340,6 +341,8 @@ def _control_routes(app: WebApp) -> list[BaseRoute]:
     async def reset(request: Request) -> Response:
         body = await request.body()
         payload = json.loads(body) if body else {}
+        if not isinstance(payload, dict):
+            return JSONResponse({"error": "the body must be a JSON object"}, status_code=400)
         seed = payload.get("seed", 0)
         if not isinstance(seed, int):
             return JSONResponse({"error": "seed must be an integer"}, status_code=400)
@@ -365,6 +368,8 @@ def _control_routes(app: WebApp) -> list[BaseRoute]:
 
     async def sql(request: Request) -> Response:
         payload = await request.json()
+        if not isinstance(payload, dict):
+            return JSONResponse({"error": "the body must be a JSON object"}, status_code=400)
         try:
             rows = app.db.read_only_query(str(payload["query"]), list(payload.get("params") or []))
         except (sqlite3.Error, KeyError) as exc:
@@ -386,12 +391,27 @@ def _control_routes(app: WebApp) -> list[BaseRoute]:
     p = CONTROL_PREFIX
     return [
         Route(p + "health", health),
-        Route(p + "reset", reset, methods=["POST"]),
+        Route(p + "reset", _control_call(reset), methods=["POST"]),
         Route(p + "state", state),
-        Route(p + "sql", sql, methods=["POST"]),
+        Route(p + "sql", _control_call(sql), methods=["POST"]),
         Route(p + "snapshot", snapshot),
-        Route(p + "restore", restore, methods=["POST"]),
+        Route(p + "restore", _control_call(restore), methods=["POST"]),
     ]
+
+
+def _control_call(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    """A control endpoint that reads a body: a body that is no JSON is the caller's 400, and
+    a caller that hung up mid-body (a reset cancelled with its rollout) gets no answer
+    rather than a traceback in the host's log; the app is left as it was, since the
+    endpoint reads the whole body before it changes anything."""
+    async def call(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except ClientDisconnect:
+            return Response(status_code=499)  # nobody reads it
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            return JSONResponse({"error": f"the body is not JSON: {exc}"}, status_code=400)
+    return call
 
 
 #: The rules of the page side (TCP): the app host binds loopback only, for the sandbox's browser.

@@ -62,3 +62,37 @@ def test_reset_is_deterministic_and_restore_refuses_garbage(todo_app: tuple[int,
         refused = c.post("/__cua/sql", json={"query": "UPDATE todos SET done = 1"})
         assert refused.status_code == 400
         assert c.post("/__cua/reset", json={"seed": "five"}).status_code == 400
+
+
+def test_control_bodies_that_are_no_json_object_are_refused_and_change_nothing(todo_app: tuple[int, Path]) -> None:
+    _, sock = todo_app
+    with _control(sock) as c:
+        c.post("/__cua/reset", json={"seed": 5})
+        before = c.get("/__cua/state").json()
+        for path in ("/__cua/reset", "/__cua/sql"):
+            for body in (b"{not json", b"[1, 2]", b"\xff\xfe", b"7"):
+                r = c.post(path, content=body)
+                assert r.status_code == 400 and "error" in r.json(), (path, body, r.status_code)
+        assert c.get("/__cua/state").json() == before
+
+
+def test_a_caller_that_hangs_up_mid_body_leaves_no_traceback_and_the_app_as_it_was(tmp_path: Path) -> None:
+    """A reset cancelled with its rollout closes the connection before its body is sent."""
+    sock = tmp_path / "todo.sock"
+    with subprocess.Popen([sys.executable, "-m", "cua.tasks.apps.serve", "todo", "--port", "0", "--socket", str(sock),
+                           "--seed", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+            with _control(sock) as c:
+                before = c.get("/__cua/state").json()
+            for path in ("/__cua/reset", "/__cua/sql", "/__cua/restore"):
+                with socket.socket(socket.AF_UNIX) as raw:
+                    raw.connect(str(sock))
+                    raw.sendall(f"POST {path} HTTP/1.1\r\nhost: app\r\ncontent-type: application/json\r\n"
+                                f"content-length: 4000\r\n\r\n{{\"seed\": 3".encode())
+            with _control(sock) as c:  # answered after the hang-ups: the host is well, the data unchanged
+                assert c.get("/__cua/state").json() == before
+        finally:
+            proc.terminate()
+            _, err = proc.communicate(timeout=30)
+    assert "Traceback" not in err, err
