@@ -10,6 +10,7 @@ when the next page settles. Bodies are sanitized to the toolbar's tags on save.
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from pathlib import Path
 from typing import Any
@@ -19,8 +20,11 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
+from cua.tasks.apps.i18n import format_day
+from cua.tasks.apps.notes.locale_de import DE
 from cua.tasks.apps.notes.sanitize import plain_text, sanitize
 from cua.tasks.apps.notes.seed import seed_notes
+from cua.variant import LAYOUTS, LOCALES, VariantAxes
 
 SCHEMA = """
 CREATE TABLE folders (
@@ -48,6 +52,22 @@ class NotesApp(WebApp):
     derived = {"folders.path": ("folders.name", "folders.parent_id"), "notes.folder": ("notes.folder_id",),
                "notes.text": ("notes.body",)}
     static_dir = Path(__file__).parent / "static"
+    variant_axes = VariantAxes(layouts=LAYOUTS, locales=LOCALES)
+
+    def t(self, text: str) -> str:
+        if self.variant.locale == "de-DE" and text in DE:
+            return DE[text]
+        return super().t(text)
+
+    def _day(self, stamp: str) -> str:
+        """A stored `YYYY-MM-DD[THH:MM]` as the locale writes it (en-US: as stored, `T` as a space)."""
+        day, _, clock = stamp.partition("T")
+        if self.variant.locale != "en-US":
+            try:
+                day = format_day(dt.date.fromisoformat(day), self.variant.locale, with_year=True)
+            except ValueError:
+                pass
+        return f"{day} {clock}".strip() if clock else day
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         seed_notes(db, rng, self.now())
@@ -104,7 +124,7 @@ class NotesApp(WebApp):
                              f'<span class="ficon">▸</span>{esc(f["name"])} <span class="count">{f["n"]}</span></a>{sub}</li>')
             return f"<ul>{''.join(items)}</ul>" if items else ""
 
-        return f'<aside class="tree" aria-label="Folders"><h2>Folders</h2>{render(None)}</aside>'
+        return f'<aside class="tree" aria-label="{self.t("Folders")}" data-region="folders"><h2>{self.t("Folders")}</h2>{render(None)}</aside>'
 
     def _page(self, title: str, body: str, active: int | None = None) -> Response:
         return html_page(self, title, f'<div class="notes-layout">{self._tree(active)}<section class="pane">{body}</section></div>',
@@ -112,41 +132,45 @@ class NotesApp(WebApp):
 
     def _note_list(self, notes: list[dict[str, Any]], paths: dict[int, str] | None = None) -> str:
         if not notes:
-            return "<p class='muted empty'>No notes.</p>"
+            return f"<p class='muted empty'>{self.t('No notes.')}</p>"
         rows = []
         for n in notes:
             snippet = plain_text(n["body"]).replace("\n", " ")[:110]
             where = f'<span class="where">{esc(paths[n["folder_id"]])}</span>' if paths else ""
-            pin = '<span class="pin" title="Pinned">★</span> ' if n["pinned"] else ""
+            pin = f'<span class="pin" title="{self.t("Pinned")}" data-pinned="1">★</span> ' if n["pinned"] else ""
             rows.append(f'<li class="note-item" data-id="{n["id"]}"><a href="/notes/{n["id"]}">{pin}<strong class="ntitle">{esc(n["title"])}</strong></a>'
-                        f'{where}<span class="date">{esc(n["updated"][:10])}</span><div class="snippet muted">{esc(snippet)}</div></li>')
+                        f'{where}<span class="date">{esc(self._day(n["updated"][:10]))}</span><div class="snippet muted">{esc(snippet)}</div></li>')
         return f'<ul class="note-list">{"".join(rows)}</ul>'
 
     # --- pages ---
 
     async def index(self, request: Request) -> Response:
         notes = self.db.all("SELECT * FROM notes ORDER BY pinned DESC, updated DESC, id LIMIT 300")
-        return self._page("All notes", f"<h1>All notes <span class='muted'>({len(notes)})</span></h1>"
+        return self._page(self.t("All notes"), f"<h1>{self.t('All notes')} <span class='muted'>({len(notes)})</span></h1>"
                           f"{self._note_list(notes, self._folder_paths())}")
 
     async def show_folder(self, request: Request) -> Response:
         fid = request.path_params["folder_id"]
         folder = self.db.one("SELECT * FROM folders WHERE id = ?", (fid,))
         if folder is None:
-            return self._page("Not found", "<div class='error'>No such folder.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('No such folder.')}</div>")
         notes = self.db.all("SELECT * FROM notes WHERE folder_id = ? ORDER BY pinned DESC, updated DESC, id", (fid,))
         head = (f'<div class="folder-head"><h1 id="folder-name">{esc(folder["name"])}</h1>'
-                '<button type="button" id="rename-open">Rename</button></div>'
+                f'<button type="button" id="rename-open" data-action="rename">{self.t("Rename")}</button></div>'
                 f'<form class="card row" id="rename-form" method="post" action="/folders/{fid}/rename" hidden>'
-                f'<label for="rename-input">Folder name</label><input id="rename-input" type="text" name="name" value="{esc(folder["name"])}" required>'
-                '<button class="primary" type="submit">Save name</button><button type="button" id="rename-cancel">Cancel</button></form>')
-        actions = (f'<div class="row actions"><form class="row" method="post" action="/notes">'
+                f'<label for="rename-input">{self.t("Folder name")}</label><input id="rename-input" type="text" name="name" value="{esc(folder["name"])}" required>'
+                f'<button class="primary" type="submit" data-action="save-name">{self.t("Save name")}</button>'
+                f'<button type="button" id="rename-cancel">{self.t("Cancel")}</button></form>')
+        actions = (f'<div class="row actions"><form class="row" method="post" action="/notes" data-form="new-note">'
                    f'<input type="hidden" name="folder_id" value="{fid}">'
-                   '<input type="text" name="title" placeholder="New note title" aria-label="New note title" required>'
-                   '<button class="primary" type="submit">New note</button></form>'
-                   f'<form class="row" method="post" action="/folders"><input type="hidden" name="parent_id" value="{fid}">'
-                   '<input type="text" name="name" placeholder="Subfolder name" aria-label="New subfolder name" required>'
-                   '<button type="submit">New subfolder</button></form></div>')
+                   f'<input type="text" name="title" placeholder="{self.t("New note title")}" aria-label="{self.t("New note title")}" '
+                   'data-field="new-note-title" required>'
+                   f'<button class="primary" type="submit" data-action="new-note">{self.t("New note")}</button></form>'
+                   f'<form class="row" method="post" action="/folders" data-form="new-subfolder">'
+                   f'<input type="hidden" name="parent_id" value="{fid}">'
+                   f'<input type="text" name="name" placeholder="{self.t("Subfolder name")}" aria-label="{self.t("New subfolder name")}" '
+                   'data-field="new-subfolder-name" required>'
+                   f'<button type="submit" data-action="new-subfolder">{self.t("New subfolder")}</button></form></div>')
         return self._page(folder["name"], head + actions + self._note_list(notes), active=fid)
 
     async def create_folder(self, request: Request) -> Response:
@@ -184,7 +208,7 @@ class NotesApp(WebApp):
         nid = request.path_params["note_id"]
         note = self.db.one("SELECT * FROM notes WHERE id = ?", (nid,))
         if note is None:
-            return self._page("Not found", "<div class='error'>No such note.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('No such note.')}</div>")
         if request.method == "POST":
             form = await request.form()
             title = str(form.get("title", "")).strip()[:200] or note["title"]
@@ -194,33 +218,36 @@ class NotesApp(WebApp):
         paths = self._folder_paths()
         options = "".join(f'<option value="{fid}"{" selected" if fid == note["folder_id"] else ""}>{esc(p)}</option>'
                           for fid, p in sorted(paths.items(), key=lambda kv: kv[1]))
-        flash = "<div class='flash' role='status'>Saved.</div>" if request.query_params.get("saved") else ""
+        flash = f"<div class='flash' role='status'>{self.t('Saved.')}</div>" if request.query_params.get("saved") else ""
         tools = [("bold", "Bold", "<b>B</b>"), ("italic", "Italic", "<i>I</i>"), ("underline", "Underline", "<u>U</u>"),
                  ("h1", "Heading 1", "H1"), ("h2", "Heading 2", "H2"), ("p", "Paragraph", "¶"),
                  ("insertUnorderedList", "Bulleted list", "• List"), ("insertOrderedList", "Numbered list", "1. List")]
-        toolbar = "".join(f'<button type="button" class="tool" data-cmd="{c}" aria-label="{a}" title="{a}" aria-pressed="false">{g}</button>'
+        t = self.t
+        toolbar = "".join(f'<button type="button" class="tool" data-cmd="{c}" aria-label="{t(a)}" title="{t(a)}" aria-pressed="false">{t(g)}</button>'
                           for c, a, g in tools)
         crumbs = f'<a href="/folders/{note["folder_id"]}">{esc(paths[note["folder_id"]])}</a>'
         body = (
             f"{flash}<div class='crumbs muted'>{crumbs}</div>"
             f"<div class='editor-grid'><div class='editor-col'>"
             f"<form id='note-form' method='post' action='/notes/{nid}'>"
-            f"<input class='title-input' type='text' name='title' aria-label='Note title' value='{esc(note['title'])}'>"
-            f"<div class='toolbar' role='toolbar' aria-label='Formatting'>{toolbar}</div>"
-            f"<div id='editor' class='editor' contenteditable='true' role='textbox' aria-multiline='true' aria-label='Note body'>{note['body']}</div>"
+            f"<input class='title-input' type='text' name='title' aria-label='{t('Note title')}' value='{esc(note['title'])}'>"
+            f"<div class='toolbar' role='toolbar' aria-label='{t('Formatting')}'>{toolbar}</div>"
+            f"<div id='editor' class='editor' contenteditable='true' role='textbox' aria-multiline='true' aria-label='{t('Note body')}'>{note['body']}</div>"
             "<input type='hidden' name='body' id='body-input'>"
-            "<div class='row'><button class='primary' type='submit' id='save'>Save</button>"
-            f"<span class='muted'>Last edited {esc(note['updated'].replace('T', ' '))}</span></div></form>"
+            f"<div class='row'><button class='primary' type='submit' id='save'>{t('Save')}</button>"
+            f"<span class='muted'>{esc(t('Last edited {when}').format(when=self._day(note['updated'])))}</span></div></form>"
             "<div class='row note-actions'>"
-            f"<form class='row' method='post' action='/notes/{nid}/move'><label for='move-to'>Move to</label>"
-            f"<select id='move-to' name='folder_id'>{options}</select><button type='submit'>Move</button></form>"
-            f"<form method='post' action='/notes/{nid}/pin'><button type='submit'>{'Unpin' if note['pinned'] else 'Pin'}</button></form>"
-            "<button type='button' class='danger' id='delete-open'>Delete…</button></div></div>"
-            f"<div class='preview-col'><h2>Preview</h2><iframe id='preview' title='Preview' src='/notes/{nid}/preview'></iframe></div></div>"
-            "<div class='modal-backdrop' id='delete-modal' hidden><div class='modal' role='dialog' aria-label='Confirm delete'>"
-            f"<p>Delete “{esc(note['title'])}”? This cannot be undone.</p><form method='post' action='/notes/{nid}/delete' class='row'>"
-            "<button type='submit' class='danger' id='delete-confirm'>Delete note</button>"
-            "<button type='button' id='delete-cancel'>Cancel</button></form></div></div>")
+            f"<form class='row' method='post' action='/notes/{nid}/move'><label for='move-to'>{t('Move to')}</label>"
+            f"<select id='move-to' name='folder_id'>{options}</select><button type='submit' data-action='move'>{t('Move')}</button></form>"
+            f"<form method='post' action='/notes/{nid}/pin'><button type='submit' data-action='pin'>"
+            f"{t('Unpin') if note['pinned'] else t('Pin')}</button></form>"
+            f"<button type='button' class='danger' id='delete-open'>{t('Delete…')}</button></div></div>"
+            f"<div class='preview-col'><h2>{t('Preview')}</h2><iframe id='preview' title='{t('Preview')}' src='/notes/{nid}/preview'></iframe></div></div>"
+            f"<div class='modal-backdrop' id='delete-modal' hidden><div class='modal' role='dialog' aria-label='{t('Confirm delete')}'>"
+            f"<p>{esc(t('Delete “{title}”? This cannot be undone.').format(title=note['title']))}</p>"
+            f"<form method='post' action='/notes/{nid}/delete' class='row'>"
+            f"<button type='submit' class='danger' id='delete-confirm'>{t('Delete note')}</button>"
+            f"<button type='button' id='delete-cancel'>{t('Cancel')}</button></form></div></div>")
         return self._page(note["title"], body, active=note["folder_id"])
 
     async def preview(self, request: Request) -> Response:
@@ -228,11 +255,11 @@ class NotesApp(WebApp):
         if note is None:
             return HTMLResponse("<p>No such note.</p>", status_code=404)
         return HTMLResponse(
-            "<!doctype html><html lang=en><head><meta charset=utf-8><title>Preview</title>"
+            f"<!doctype html><html lang={esc(self.variant.locale)}><head><meta charset=utf-8><title>{self.t('Preview')}</title>"
             '<link rel="stylesheet" href="/static/app/preview.css"></head><body>'
             f'<article class="rendered"><h1 class="rendered-title">{esc(note["title"])}</h1>'
             f'<div class="rendered-body">{note["body"]}</div>'
-            f'<p class="meta">Updated {esc(note["updated"].replace("T", " "))}</p></article></body></html>')
+            f'<p class="meta">{esc(self.t("Updated {when}").format(when=self._day(note["updated"])))}</p></article></body></html>')
 
     async def move(self, request: Request) -> Response:
         nid = request.path_params["note_id"]
@@ -259,10 +286,12 @@ class NotesApp(WebApp):
         if q:
             notes = [n for n in self.db.all("SELECT * FROM notes ORDER BY updated DESC, id")
                      if q.lower() in n["title"].lower() or q.lower() in plain_text(n["body"]).lower()]
-            results = f"<p class='muted'>{len(notes)} result(s) for “{esc(q)}”</p>{self._note_list(notes[:100], self._folder_paths())}"
-        form = (f"<form class='card row' method='get' action='/search'><input type='search' name='q' value='{esc(q)}' "
-                "aria-label='Search notes' placeholder='Search notes'><button type='submit' class='primary'>Search</button></form>")
-        return self._page("Search", f"<h1>Search</h1>{form}{results}")
+            found = self.t("{n} result(s) for “{q}”").format(n=len(notes), q=q)
+            results = f"<p class='muted'>{esc(found)}</p>{self._note_list(notes[:100], self._folder_paths())}"
+        form = (f"<form class='card row' method='get' action='/search' data-form='search'><input type='search' name='q' value='{esc(q)}' "
+                f"aria-label='{self.t('Search notes')}' placeholder='{self.t('Search notes')}'>"
+                f"<button type='submit' class='primary' data-action='search'>{self.t('Search')}</button></form>")
+        return self._page(self.t("Search"), f"<h1>{self.t('Search')}</h1>{form}{results}")
 
 
 APP = NotesApp
