@@ -54,6 +54,8 @@ PAGES: dict[str, list[str]] = {
                "/claims/1", "/messages/1", "/labs", "/profile"],
     "maps": ["/search?cat=pharmacy", "/", "/places/9", "/places/9/save", "/places/9/suggest", "/directions?from=home&to=9&mode=transit",
              "/lists/2", "/contributions", "/history"],
+    "social": ["/", "/explore", "/p/42", "/u/ines_duarte", "/u/ines_duarte/following", "/notifications", "/messages",
+               "/lists/1", "/settings", "/search?q=coffee&type=people"],
 }
 TOKENS = ("--bg", "--surface", "--surface-2", "--text", "--text-muted", "--border", "--accent", "--on-accent",
           "--danger", "--success", "--warning", "--focus", "--font-ui", "--font-display", "--radius", "--gap")

@@ -66,6 +66,8 @@ CASES = [
     ("health", "messages", "body", "/messages/1"),
     ("maps", "places", "name", "/search?cat=pharmacy"),
     ("maps", "lists", "name", "/lists"),
+    ("social", "posts", "body", "/"),
+    ("social", "accounts", "bio", "/u/ines_duarte/following"),
 ]
 
 
