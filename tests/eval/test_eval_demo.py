@@ -9,6 +9,7 @@ and a fixed demo of it is refused."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import json
@@ -205,3 +206,39 @@ def test_the_prompt_builder_puts_the_demo_after_the_system_text_in_the_model_coo
     assert sum(part["type"] == "image" for part in user["content"]) == 3
     click = next(t for t in texts if t.startswith("Step 1:"))
     assert family.render([Click(x=320, y=200)], frame, approximate=True) in click
+
+
+@pytest.mark.slow  # torch: a tiny Qwen2.5-VL built offline, loaded and run on CPU
+def test_a_transformers_policy_gets_the_demo_in_its_prompt(tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="the transformers backend needs torch")
+    from cua.policy.backends.transformers import TransformersBackend
+    from cua.policy.base import PolicyOptions
+    from cua.policy.engine import ModelPolicy
+    from cua.policy.tiny import build_tiny_qwen25_vl
+
+    build_tiny_qwen25_vl(tmp_path / "tiny")
+    frame = Size(width=112, height=112)
+    shot = io.BytesIO()
+    Image.new("RGB", (112, 112), "white").save(shot, "PNG")
+    obs = Observation(sandbox_id="sb", frame=frame, screen=frame,
+                      screenshot=Screenshot(format="png", width=112, height=112, data=shot.getvalue()))
+    demo = Demo(instruction="Tick the box labelled Zebra.",
+                steps=[DemoStep(action={"type": "click", "x": 56, "y": 56}, frame=frame)],
+                frames=[_frame(0, 112, 112), _frame(1, 112, 112)])
+
+    async def prompts() -> tuple[str, str, int, int]:
+        backend = TransformersBackend(str(tmp_path / "tiny"), max_new_tokens=2, dtype="float32")
+        policy = ModelPolicy(backend, family="qwen2.5-vl")
+        plain = await policy.act("a", "Tick the box labelled Yak.", obs)
+        shown = await policy.act("b", "Tick the box labelled Yak.", obs, PolicyOptions(demo=demo))
+        pad = backend.tokenizer.convert_tokens_to_ids("<|image_pad|>")
+        assert plain.prompt_token_ids is not None and shown.prompt_token_ids is not None
+        texts = (backend.tokenizer.decode(plain.prompt_token_ids), backend.tokenizer.decode(shown.prompt_token_ids))
+        counts = (plain.prompt_token_ids.count(pad), shown.prompt_token_ids.count(pad))
+        await policy.aclose()
+        return texts[0], texts[1], counts[0], counts[1]
+
+    plain, shown, plain_pads, shown_pads = asyncio.run(prompts())
+    assert "Zebra" in shown and DEMO_INTRO in shown and "Zebra" not in plain
+    assert shown.index("Zebra") < shown.index("Yak")  # the demo comes before the task
+    assert shown_pads == 3 * plain_pads  # the demo's two frames, each the size of the screenshot
