@@ -73,7 +73,7 @@ CREATE TABLE receipts (id INTEGER PRIMARY KEY, employee_id INTEGER NOT NULL REFE
                        day TEXT NOT NULL, amount_cents INTEGER NOT NULL, currency TEXT NOT NULL, filename TEXT NOT NULL,
                        line_id INTEGER UNIQUE REFERENCES lines(id) ON DELETE SET NULL);
 CREATE TABLE report_events (id INTEGER PRIMARY KEY, report_id INTEGER NOT NULL REFERENCES reports(id), actor_id INTEGER,
-                            action TEXT NOT NULL, comment TEXT NOT NULL DEFAULT '', at TEXT NOT NULL);
+                            action TEXT NOT NULL, comment TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL);
 CREATE TABLE balances (employee_id INTEGER NOT NULL REFERENCES employees(id), kind TEXT NOT NULL, year INTEGER NOT NULL,
                        allowance_days INTEGER NOT NULL, PRIMARY KEY (employee_id, kind, year));
 CREATE TABLE time_off (id INTEGER PRIMARY KEY, employee_id INTEGER NOT NULL REFERENCES employees(id), kind TEXT NOT NULL,
@@ -264,7 +264,7 @@ class HrApp(WebApp):
         return int(self.db.scalar("SELECT COALESCE(SUM(home_cents), 0) FROM lines WHERE report_id = ?", (rid,)))
 
     def _event(self, rid: int, action: str, comment: str = "") -> None:
-        self.db.execute("INSERT INTO report_events (report_id, actor_id, action, comment, at) VALUES (?,?,?,?,?)",
+        self.db.execute("INSERT INTO report_events (report_id, actor_id, action, comment, created_at) VALUES (?,?,?,?,?)",
                         (rid, ME, action, comment, self._stamp()))
 
     def _direct_reports(self) -> list[int]:
@@ -457,7 +457,7 @@ class HrApp(WebApp):
             "day": self.now().date().isoformat(), "currency": HOME_CURRENCY, "project": "INT-001", "category": "meals"},
             "Add line", "add-line") if draft else "")
         events = self.db.all("SELECT * FROM report_events WHERE report_id = ? ORDER BY id", (rid,))
-        history = "".join(f'<li data-event="{e["action"]}"><time>{self._day(e["at"])} {esc(e["at"][11:16])}</time> '
+        history = "".join(f'<li data-event="{e["action"]}"><time>{self._day(e["created_at"])} {esc(e["created_at"][11:16])}</time> '
                           f'{esc(t(e["action"]))} {t("by")} {esc(self._person_name(e["actor_id"]))}'
                           f'{" — " + esc(e["comment"]) if e["comment"] else ""}</li>' for e in events)
         body = (self._error(error) + summary + block + f'<div class="row">{actions}</div>' +

@@ -400,7 +400,7 @@ def _report(db: AppDB, rng: random.Random, person: Person, created: dt.date, sta
 
 
 def _event(db: AppDB, report_id: int, actor: int, action: str, comment: str, at: str) -> None:
-    db.execute("INSERT INTO report_events (report_id, actor_id, action, comment, at) VALUES (?,?,?,?,?)",
+    db.execute("INSERT INTO report_events (report_id, actor_id, action, comment, created_at) VALUES (?,?,?,?,?)",
                (report_id, actor or None, action, comment, at))
 
 

@@ -1,0 +1,1 @@
+"""The hr suite: templates over the bundled HR-and-expenses portal (tasks/apps/hr)."""
