@@ -68,7 +68,7 @@ CREATE TABLE appointments (id INTEGER PRIMARY KEY, member_id INTEGER NOT NULL RE
                            cancel_reason TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL);
 CREATE TABLE appointment_log (id INTEGER PRIMARY KEY, appointment_id INTEGER NOT NULL REFERENCES appointments(id),
                               action TEXT NOT NULL CHECK (action IN ('book', 'reschedule', 'cancel')), slot_id INTEGER,
-                              starts_at TEXT NOT NULL, at TEXT NOT NULL);
+                              starts_at TEXT NOT NULL, logged_at TEXT NOT NULL);
 CREATE TABLE pharmacies (id INTEGER PRIMARY KEY, name TEXT NOT NULL, address TEXT NOT NULL, kind TEXT NOT NULL, phone TEXT NOT NULL);
 CREATE TABLE prescriptions (id INTEGER PRIMARY KEY, member_id INTEGER NOT NULL REFERENCES members(id), drug TEXT NOT NULL,
                             strength TEXT NOT NULL, form TEXT NOT NULL, directions TEXT NOT NULL, quantity INTEGER NOT NULL,
@@ -79,7 +79,7 @@ CREATE TABLE refill_requests (id INTEGER PRIMARY KEY, prescription_id INTEGER NO
                               pharmacy_id INTEGER NOT NULL REFERENCES pharmacies(id), requested_at TEXT NOT NULL,
                               status TEXT NOT NULL CHECK (status IN ('sent')));
 CREATE TABLE pharmacy_log (id INTEGER PRIMARY KEY, prescription_id INTEGER NOT NULL REFERENCES prescriptions(id),
-                           from_pharmacy_id INTEGER NOT NULL, to_pharmacy_id INTEGER NOT NULL, at TEXT NOT NULL);
+                           from_pharmacy_id INTEGER NOT NULL, to_pharmacy_id INTEGER NOT NULL, logged_at TEXT NOT NULL);
 CREATE TABLE claims (id INTEGER PRIMARY KEY, claim_no TEXT NOT NULL UNIQUE, member_id INTEGER NOT NULL REFERENCES members(id),
                      provider_id INTEGER REFERENCES providers(id), provider_name TEXT NOT NULL, service_date TEXT NOT NULL,
                      received_date TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('paid', 'denied', 'pending')),
@@ -600,7 +600,7 @@ class HealthApp(WebApp):
                                      "cancel_reason, created_at) VALUES (?,?,?,?,?,?, 'scheduled', '', ?)",
                                      (member["id"], p["id"], s["id"], s["starts_at"], s["visit_type"], values["reason"], self._stamp()))
                 self.db.execute("UPDATE slots SET status = 'booked' WHERE id = ?", (s["id"],))
-                self.db.execute("INSERT INTO appointment_log (appointment_id, action, slot_id, starts_at, at) VALUES (?, 'book', ?, ?, ?)",
+                self.db.execute("INSERT INTO appointment_log (appointment_id, action, slot_id, starts_at, logged_at) VALUES (?, 'book', ?, ?, ?)",
                                 (aid, s["id"], s["starts_at"], self._stamp()))
                 return RedirectResponse(f"/appointments?booked={aid}", status_code=303)
             except Refused as exc:
@@ -673,7 +673,7 @@ class HealthApp(WebApp):
                 self.db.execute("UPDATE slots SET status = 'booked' WHERE id = ?", (s["id"],))
                 self.db.execute("UPDATE appointments SET slot_id = ?, starts_at = ?, visit_type = ? WHERE id = ?",
                                 (s["id"], s["starts_at"], s["visit_type"], a["id"]))
-                self.db.execute("INSERT INTO appointment_log (appointment_id, action, slot_id, starts_at, at) VALUES (?, 'reschedule', ?, ?, ?)",
+                self.db.execute("INSERT INTO appointment_log (appointment_id, action, slot_id, starts_at, logged_at) VALUES (?, 'reschedule', ?, ?, ?)",
                                 (a["id"], s["id"], s["starts_at"], self._stamp()))
                 return RedirectResponse("/appointments", status_code=303)
             except Refused as exc:
@@ -703,7 +703,7 @@ class HealthApp(WebApp):
                 self.db.execute("UPDATE appointments SET status = 'cancelled', cancel_reason = ? WHERE id = ?", (reason, a["id"]))
                 if a["slot_id"] is not None:
                     self.db.execute("UPDATE slots SET status = 'open' WHERE id = ?", (a["slot_id"],))
-                self.db.execute("INSERT INTO appointment_log (appointment_id, action, slot_id, starts_at, at) VALUES (?, 'cancel', ?, ?, ?)",
+                self.db.execute("INSERT INTO appointment_log (appointment_id, action, slot_id, starts_at, logged_at) VALUES (?, 'cancel', ?, ?, ?)",
                                 (a["id"], a["slot_id"], a["starts_at"], self._stamp()))
                 return RedirectResponse("/appointments", status_code=303)
         opts = f'<option value="">{self.t("Choose…")}</option>' + "".join(
@@ -780,7 +780,7 @@ class HealthApp(WebApp):
                 error = "This prescription already goes to that pharmacy."
             else:
                 self.db.execute("UPDATE prescriptions SET pharmacy_id = ? WHERE id = ?", (ph["id"], r["id"]))
-                self.db.execute("INSERT INTO pharmacy_log (prescription_id, from_pharmacy_id, to_pharmacy_id, at) VALUES (?,?,?,?)",
+                self.db.execute("INSERT INTO pharmacy_log (prescription_id, from_pharmacy_id, to_pharmacy_id, logged_at) VALUES (?,?,?,?)",
                                 (r["id"], r["pharmacy_id"], ph["id"], self._stamp()))
                 return RedirectResponse("/prescriptions", status_code=303)
         radios = "".join(f'<label class="choice"><input type="radio" name="pharmacy" value="{ph["id"]}" data-pharmacy-id="{ph["id"]}"'
@@ -962,7 +962,7 @@ class HealthApp(WebApp):
                 error = exc.message
         provs = f'<option value="">{self.t("Not listed (type the name below)")}</option>' + "".join(
             f'<option value="{p["id"]}"{" selected" if values["provider"] == str(p["id"]) else ""}>{esc(p["name"])} · '
-            f'{esc(self._specialty(p["specialty"]))}</option>' for p in self.db.all("SELECT * FROM providers ORDER BY name"))
+            f'{esc(self._specialty(p["specialty"]))}</option>' for p in self._care_team())
         body = (self._error(error) + f'<form method="post" action="/claims/new" enctype="multipart/form-data" class="panel form" data-form="claim">'
                 f'<label for="c-member">{self.t("Patient")}</label><select id="c-member" name="member" data-field="member" required>'
                 f'{self._member_options(values["member"])}</select>'
@@ -993,6 +993,7 @@ class HealthApp(WebApp):
         return self._page(self.t("Messages"), body)
 
     def _care_team(self) -> list[dict[str, Any]]:
+        """The providers the household has seen or is to see: whom a member writes to or claims for."""
         return self.db.all("SELECT DISTINCT p.* FROM providers p JOIN appointments a ON a.provider_id = p.id ORDER BY p.name")
 
     async def new_thread(self, request: Request) -> Response:

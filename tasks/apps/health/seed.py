@@ -261,7 +261,7 @@ def seed_health(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
                         "cancel_reason, created_at) VALUES (?,?,?,?,?,?,?, '', ?)",
                         (mid, pid, slot, at, kind, reason, status, (dt.datetime.fromisoformat(at) - dt.timedelta(days=rng.randint(5, 40))
                                                                    ).strftime("%Y-%m-%d %H:%M")))
-        db.execute("INSERT INTO appointment_log (appointment_id, action, slot_id, starts_at, at) VALUES (?, 'book', ?, ?, ?)",
+        db.execute("INSERT INTO appointment_log (appointment_id, action, slot_id, starts_at, logged_at) VALUES (?, 'book', ?, ?, ?)",
                    (aid, slot, at, (dt.datetime.fromisoformat(at) - dt.timedelta(days=20)).strftime("%Y-%m-%d %H:%M")))
 
     for mid, pids in care.items():
