@@ -47,7 +47,7 @@ from cua.qa.judge_qa import ProbeOutcome, StepJudgingOracle, db_image, method_pr
 from cua.qa.probe_files import files_probes
 from cua.qa.probe_forged import forged_signal_probes
 from cua.qa.probe_page import page_probes
-from cua.qa.probes import bundled_app_of, bundled_apps_of
+from cua.qa.probes import bundled_apps_of, bundled_services_of
 from cua.qa.qa_cache import Digests, VerdictCache
 from cua.task import TaskInstance, Verdict
 from cua.tasks.variants import shared_config, split_variants, variant_of
@@ -171,7 +171,9 @@ async def _timed(coro: Any, what: str, instance: TaskInstance) -> EpisodeRecord:
 async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateReport) -> list[VariantFailure]:
     tid, seed = instance.task_id, instance.seed
     out: list[VariantFailure] = []
-    app = bundled_app_of(instance.sandbox_config)
+    #: The bundled apps the sandbox runs, by service: a workflow's judge reads each one, and
+    #: the state probes attack each in turn.
+    services = bundled_services_of(instance.sandbox_config)
 
     initial = await _timed(run_episode(handle, instance, NoopAgent()), "the initial-state episode", instance)
     problem = _episode_problem(initial)
@@ -182,12 +184,7 @@ async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateRe
                                   _evidence(initial.verdict)))
     if instance.oracle is None:  # tags.oracle: false (the loader makes the two agree)
         return out + await _check_without_oracle(handle, instance, report, initial)
-    initial_db, db_problem = None, ""
-    if app:
-        try:
-            initial_db = await db_image(handle, app)
-        except ValueError as exc:  # the app refused a read (e.g. its query time limit): no state probes
-            db_problem = str(exc)
+    initial_dbs, db_problem = await _db_images(handle, services)
 
     stepper = StepJudgingOracle()
     oracle = await _timed(run_episode(handle, instance, stepper), "the oracle episode", instance)
@@ -221,19 +218,20 @@ async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateRe
             _count(report, "prefix", max(0, len(stepper.trace.verdicts) - 1), "the oracle takes one action")
             if initial.judge_input is not None:
                 _add_outcome(report, out, tid, seed, method_probes(instance, initial.judge_input, oracle.judge_input))
-        final_db = None
-        if oracle_ok and app and initial_db is not None:
-            try:
-                final_db = await db_image(handle, app)
-            except ValueError as exc:
-                db_problem = str(exc)
+        final_dbs: dict[str, Any] = {}
+        if oracle_ok and services and not db_problem:
+            final_dbs, db_problem = await _db_images(handle, services)
         if db_problem:
             report.probes_skipped.setdefault("state probes", f"the app's database could not be read: {db_problem}")
-        if oracle_ok and app and initial_db is not None and final_db is not None:
-            _add_outcome(report, out, tid, seed, run_probes(instance, app, initial_db, final_db, oracle.judge_input))
-            # the state probes again in the live sandbox, the page reloaded on each (checks of the page)
-            _add_outcome(report, out, tid, seed, await page_probes(handle, instance, app, initial_db, final_db,
-                                                                   oracle.judge_input))
+        elif oracle_ok and services:
+            for service, app in services:
+                _add_outcome(report, out, tid, seed, run_probes(instance, app, initial_dbs[service], final_dbs[service],
+                                                                oracle.judge_input, service))
+            # the state probes again in the live sandbox, the page reloaded on each (checks of the
+            # page): the page shows the first app
+            service, app = services[0]
+            _add_outcome(report, out, tid, seed, await page_probes(handle, instance, app, initial_dbs[service],
+                                                                   final_dbs[service], oracle.judge_input, service))
         elif oracle_ok:
             report.probes_skipped.setdefault("state probes", "the sandbox runs no bundled app")
         if oracle_ok:  # the user's other files created, removed, moved, edited (`cua.qa.probe_files`)
@@ -253,6 +251,18 @@ async def _check_variant(handle: Any, instance: TaskInstance, report: TemplateRe
                                                if near.truncated else "")
             out.append(VariantFailure(tid, seed, "near_miss", reason, _evidence(near.verdict)))
     return out
+
+
+async def _db_images(handle: Any, services: list[tuple[str, str]]) -> tuple[dict[str, Any], str]:
+    """Every service's database image, or why one could not be read (then none: no state
+    probes; the app refused a read, e.g. its query time limit)."""
+    images: dict[str, Any] = {}
+    for service, app in services:
+        try:
+            images[service] = await db_image(handle, app, service)
+        except ValueError as exc:
+            return {}, f"{service}: {exc}" if service != "app" else str(exc)
+    return images, ""
 
 
 async def _check_without_oracle(handle: Any, instance: TaskInstance, report: TemplateReport,

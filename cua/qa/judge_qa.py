@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 from cua.actions import Done
@@ -122,15 +123,16 @@ def _app(name: str) -> tuple[Any, list[P.TableInfo]]:
     return _apps[name]
 
 
-async def db_image(handle: Any, app_name: str) -> P.DbImage:
-    """Every row of the live app's database, through its read-only SQL endpoint."""
+async def db_image(handle: Any, app_name: str, service: str = "app") -> P.DbImage:
+    """Every row of the live app's database (the sandbox's `service`), through its
+    read-only SQL endpoint."""
     _, infos = _app(app_name)
     counts = []
-    for result in await handle.query(P.count_queries(infos)):
+    for result in await handle.query(P.count_queries(infos, service)):
         if not result.ok or not result.value:
             raise ValueError(f"the database could not be read: {result.error}: {result.message}")
         counts.append(int(result.value[0]["n"]))
-    pages = P.dump_queries(infos, counts=counts)
+    pages = P.dump_queries(infos, service, counts=counts)
     results = await handle.query([q for _, q in pages])
     return P.DbImage.from_results(infos, results, [i for i, _ in pages])
 
@@ -145,22 +147,24 @@ class ProbeOutcome:
     wrong: list[tuple[str, str, Verdict | None]] = field(default_factory=list)
 
 
-def _mirrored_keys(instance: TaskInstance) -> list[str]:
+def _mirrored_keys(instance: TaskInstance, service: str) -> list[str]:
     from cua.task import query_key
 
-    return [query_key(q) for q in P.ProbeMirror.mirrored(instance.judge.queries())]
+    return [query_key(q) for q in P.ProbeMirror.mirrored(instance.judge.queries(), service)]
 
 
 def run_probes(instance: TaskInstance, app_name: str, initial_db: P.DbImage, final_db: P.DbImage,
-               judge_input: JudgeInput) -> ProbeOutcome:
-    """Judge every probe end state of one oracle run (in process: milliseconds each)."""
+               judge_input: JudgeInput, service: str = "app") -> ProbeOutcome:
+    """Judge every probe end state of one oracle run on the app of the sandbox's `service`
+    (in process: milliseconds each); the other services' reads keep the oracle's values,
+    so a workflow's apps are attacked one at a time."""
     outcome = ProbeOutcome()
     app, infos = _app(app_name)
-    mirror = P.ProbeMirror(app, infos)
+    mirror = P.ProbeMirror(app, infos, service)
     queries = instance.judge.queries()
-    keys = _mirrored_keys(instance)
+    keys = _mirrored_keys(instance, service)
     if not keys:
-        reason = "the judge reads no app state (only the page or the answer)"
+        reason = f"the judge reads no state of service {service!r} (only the page or the answer)"
         outcome.skipped = {k: reason for k in (*P.MUST_FAIL, "equivalent", "schema_mutation")}
         return outcome
     oracle_final = judge_input.final
@@ -172,10 +176,11 @@ def run_probes(instance: TaskInstance, app_name: str, initial_db: P.DbImage, fin
                                                   "differently from the live app", None))
             return outcome
     diff_db = P.DbDiff.between(initial_db, final_db)
-    spec = getattr(instance.judge, "spec", None)
+    spec = _allowances(instance, service)
     probes, why = P.generate_probes(infos, initial_db, final_db, diff_db, seed=instance.seed,
                                     free=list(getattr(spec, "free_fields", []) or []))
-    state_key = next((query_key(q) for q in P.ProbeMirror.mirrored(queries) if isinstance(q, AppStateQuery)), None)
+    state_key = next((query_key(q) for q in P.ProbeMirror.mirrored(queries, service)
+                      if isinstance(q, AppStateQuery)), None)
     computed = P.computed_values(app.state())
     probes += P.answer_for_method(infos, diff_db, computed)
     if not any(p.kind == "answer_for_method" for p in probes):
@@ -205,15 +210,31 @@ def run_probes(instance: TaskInstance, app_name: str, initial_db: P.DbImage, fin
                                                              f"{probe.description}", verdict))
         elif verdict.passed:
             outcome.wrong.append((f"probe:{probe.kind}", f"passes: {probe.description}", verdict))
-    _history(outcome, instance, mirror, final_db, judged, judge_input)
-    _schema(outcome, instance, app, infos, mirror, final_db, diff_db, judge_input)
+    _history(outcome, instance, spec, mirror, final_db, judged, judge_input)
+    _schema(outcome, instance, spec, app, infos, mirror, final_db, diff_db, judge_input)
     for kind in outcome.ran:
         outcome.skipped.pop(kind, None)
     mirror.load(final_db)
+    if service != "app":  # which app of a workflow the judge got wrong
+        outcome.wrong = [(kind, f"[{service}: {app_name}] {reason}", v) for kind, reason, v in outcome.wrong]
     return outcome
 
 
-def _history(outcome: ProbeOutcome, instance: TaskInstance, mirror: P.ProbeMirror, final_db: P.DbImage,
+#: What a judge lets an app change that its `apps` do not name: nothing.
+_NOTHING_ALLOWED = SimpleNamespace(expected_changes=[], incidental_changes=[], free_fields=[])
+
+
+def _allowances(instance: TaskInstance, service: str) -> Any:
+    """What the judge lets the app of `service` change: the judge's own spec for the service
+    it diffs, its `apps` entry for another app of a workflow (none: that app may change
+    nothing). None for a judge that is no spec."""
+    spec = getattr(instance.judge, "spec", None)
+    if spec is None or service == getattr(spec, "service", "app"):
+        return spec
+    return (getattr(spec, "apps", None) or {}).get(service) or _NOTHING_ALLOWED
+
+
+def _history(outcome: ProbeOutcome, instance: TaskInstance, spec: Any, mirror: P.ProbeMirror, final_db: P.DbImage,
              judged: list[P.Probe], judge_input: JudgeInput) -> None:
     """The `history` probes (`cua.qa.probe_history`): the oracle's end state reached by a
     path the task does not allow (must fail), or with a slip corrected (must pass)."""
@@ -221,9 +242,9 @@ def _history(outcome: ProbeOutcome, instance: TaskInstance, mirror: P.ProbeMirro
 
     made, why = history_probes(judged)
     outcome.skipped.update(why)
-    spec = getattr(instance.judge, "spec", None)
     allowed = [*getattr(spec, "expected_changes", []), *getattr(spec, "incidental_changes", [])]
-    initial_state = next((r.value for q in instance.judge.queries() if isinstance(q, AppStateQuery)
+    initial_state = next((r.value for q in instance.judge.queries()
+                          if isinstance(q, AppStateQuery) and q.service == mirror.service
                           and (r := judge_input.initial.get(query_key(q))) is not None and r.ok), None)
     for probe in made:
         judged_right = judge_history_probe(
@@ -239,12 +260,11 @@ def _history(outcome: ProbeOutcome, instance: TaskInstance, mirror: P.ProbeMirro
             outcome.wrong.append(("probe:history", f"{wrong}: {probe.description}", verdict))
 
 
-def _schema(outcome: ProbeOutcome, instance: TaskInstance, app: Any, infos: list[P.TableInfo], mirror: P.ProbeMirror,
-            final_db: P.DbImage, diff_db: P.DbDiff, judge_input: JudgeInput) -> None:
+def _schema(outcome: ProbeOutcome, instance: TaskInstance, spec: Any, app: Any, infos: list[P.TableInfo],
+            mirror: P.ProbeMirror, final_db: P.DbImage, diff_db: P.DbDiff, judge_input: JudgeInput) -> None:
     """The `schema_mutation` probes (`cua.qa.probe_schema`): one edit anywhere in the app."""
     from cua.qa.probe_schema import foreign_keys, judge_schema_mutations, schema_mutations
 
-    spec = getattr(instance.judge, "spec", None)
     probes, why = schema_mutations(infos, final_db, diff_db, foreign_keys(app.db.conn, infos), seed=instance.seed,
                                    free=list(getattr(spec, "free_fields", []) or []))
     ran, why_none, wrong = judge_schema_mutations(

@@ -64,6 +64,7 @@ __all__ = [
     "answer_for_method",
     "bundled_app_of",
     "bundled_apps_of",
+    "bundled_services_of",
     "computed_values",
     "count_queries",
     "dump_queries",
@@ -101,12 +102,17 @@ def bundled_app_of(sandbox_config: dict[str, Any], service: str = "app") -> str 
     return None
 
 
+def bundled_services_of(sandbox_config: dict[str, Any]) -> list[tuple[str, str]]:
+    """(service, bundled app) of every service of a sandbox that runs one, in the config's
+    order: a workflow runs several, and its judge reads every one."""
+    names = [str(spec.get("name")) for spec in sandbox_config.get("services") or [] if spec.get("name")]
+    return [(name, app) for name in names if (app := bundled_app_of(sandbox_config, name))]
+
+
 def bundled_apps_of(sandbox_config: dict[str, Any]) -> list[str]:
     """Every bundled app a sandbox runs, its first service's first: a workflow's judge reads
     them all, so a change to any of them must rerun its QA."""
-    names = [str(spec.get("name")) for spec in sandbox_config.get("services") or [] if spec.get("name")]
-    apps = [bundled_app_of(sandbox_config, name) for name in names]
-    return list(dict.fromkeys(app for app in apps if app))
+    return list(dict.fromkeys(app for _, app in bundled_services_of(sandbox_config)))
 
 
 # ---------------------------------------------------------------- probes

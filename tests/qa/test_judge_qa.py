@@ -131,3 +131,42 @@ def test_probes_catch_weak_judges() -> None:
     # the answer typed where an action was asked: the request parroted back passes
     assert "probe:typed_answer" in stages["todo.weak_answer@1"]
     assert all(not s.startswith(("oracle", "initial", "near_miss")) for ss in stages.values() for s in ss), stages
+
+
+WEAK_SECOND_APP = '''
+suite: twoapps
+templates:
+  - id: twoapps.weak_rename_in_second_app@1
+    instruction: 'In the todo app, rename the todo "{todo.title}" to "{new}".'
+    sandbox: {kind: browser, app: mail, apps: [todo]}
+    params:
+      todo: {type: rows, app: todo, sql: "SELECT id, title FROM todos ORDER BY id"}
+      new: {type: string, values: [Call the dentist back]}
+    judge:
+      checks:
+        - check: the title is the new one
+          get: {kind: app_state, service: todo, path: "todos[id={todo.id}].title"}
+          expect: {op: text, value: "{new}"}
+      apps:
+        todo:  # too permissive, on the second app only: the target's notes and priority may change
+          expected_changes: ["todos[id={todo.id}].title", "todos[id={todo.id}].notes", "todos[id={todo.id}].priority"]
+          unjudged: {"todos[id={todo.id}].notes": "a careless author's reason", "todos[id={todo.id}].priority": "a careless author's reason"}
+    oracle:
+      - goto: "app:todo/todos/{todo.id}"
+      - fill: {selector: 'input[name=title]', text: "{new}"}
+      - click: 'button[data-action=save]'
+    near_miss:
+      - goto: "app:todo/todos/{todo.id}"
+    tags: {app: mail, apps: [mail, todo], tier: 2}
+'''
+
+
+@pytest.mark.slow
+def test_the_state_probes_attack_every_app_of_a_workflow() -> None:
+    """A workflow's judge is as weak as its weakest app: the probes attack the second app's
+    database too (before, only the first app's, so this judge passed QA)."""
+    report = _check(load_text(WEAK_SECOND_APP, "<weak-second-app>", suite="twoapps"))
+    (template,) = report.templates
+    wrong = [f for f in template.failures if f.stage == "probe:collateral"]
+    assert wrong and all("[todo: todo]" in f.reason for f in wrong), [f.lines() for f in template.failures]
+    assert all(not f.stage.startswith(("oracle", "initial", "near_miss")) for f in template.failures)
