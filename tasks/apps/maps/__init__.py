@@ -898,6 +898,8 @@ class MapsApp(WebApp):
             notes.append(self.t("This route has tolls."))
         if chosen.highway:
             notes.append(self.t("This route uses the expressway."))
+        if chosen.parking_s:
+            notes.append(f'{self.t("Includes time to find parking")}: {text.duration(round(chosen.parking_s / 60), loc)}')
         summary = (f'<div class="summary" data-route data-mode="{mode}" data-route-minutes="{chosen.minutes}" '
                    f'data-route-distance-m="{round(chosen.distance_m)}" data-tolls="{int(chosen.tolls)}" data-highway="{int(chosen.highway)}">'
                    f'<p class="big">{esc(text.duration(chosen.minutes, loc))}</p><p>{esc(text.distance(chosen.distance_m, loc))} · '

@@ -3,7 +3,8 @@ deterministically (Dijkstra; transit time-dependent over the lines' timetables).
 
 A trip starts and ends at a `Spot`: a point on one block of a street (a place's door, home).
 Driving takes each street at its kind's speed, with a few seconds per intersection and a
-rush-hour factor on weekdays (07:30-09:30, 16:30-18:30); walking and cycling never use the
+rush-hour factor on weekdays (07:30-09:30, 16:30-18:30), plus time to find parking at the
+destination (most downtown); walking and cycling never use the
 expressway. Transit walks to a stop, waits for the next departure of the timetable (every
 `headway` minutes from 05:30 until 00:30, half as often again on Sundays), rides, transfers
 and walks on; it may also just walk when that is faster. A trip's duration is its arrival
@@ -16,7 +17,7 @@ import heapq
 import math
 from dataclasses import dataclass, field
 
-from cua.tasks.apps.maps.city import EDGES, LINES, Edge, Line, node_xy
+from cua.tasks.apps.maps.city import EDGES, LINES, Edge, Line, district_of, node_xy
 
 __all__ = ["MODES", "Leg", "Route", "Spot", "Step", "route", "travel_from"]
 
@@ -28,6 +29,10 @@ RUSH_FACTOR = 1.35
 DWELL_S = 25.0
 BOARD_S = 30.0
 FIRST_MIN, LAST_MIN = 5 * 60 + 30, 24 * 60 + 30
+#: Time a drive allows to find parking at the destination, by district (downtown is hard).
+PARKING_S = {"Old Town": 420.0, "Market Quarter": 360.0, "Harbour": 240.0}
+DEFAULT_PARKING_S = 120.0
+
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,11 @@ class Spot:
         (ax, ay), (bx, by) = node_xy(e.a), node_xy(e.b)
         t = self.along / e.length
         return ax + (bx - ax) * t, ay + (by - ay) * t
+
+
+def parking_s(dst: Spot) -> float:
+    """The time a drive to `dst` allows to find parking there."""
+    return PARKING_S.get(district_of(*dst.xy), DEFAULT_PARKING_S)
 
 
 @dataclass
@@ -79,6 +89,7 @@ class Route:
     legs: list[Leg] = field(default_factory=list)
     tolls: bool = False
     highway: bool = False
+    parking_s: float = 0.0
     points: list[tuple[float, float]] = field(default_factory=list)
 
     @property
@@ -232,9 +243,11 @@ def route(src: Spot, dst: Spot, mode: str, *, weekday: int, minute: int, avoid_t
     cost, distance, pieces, used = _finish(tree, src, dst, mode)
     if math.isinf(cost):
         return None
-    if mode == "drive" and is_rush(weekday, minute):
-        cost *= RUSH_FACTOR
-    return Route(mode, distance, cost, steps=_steps(pieces), tolls=any(e.toll for e in used),
+    parking = 0.0
+    if mode == "drive":
+        cost *= RUSH_FACTOR if is_rush(weekday, minute) else 1.0
+        parking = parking_s(dst)
+    return Route(mode, distance, cost + parking, parking_s=parking, steps=_steps(pieces), tolls=any(e.toll for e in used),
                  highway=any(e.kind == "highway" for e in used), points=[p[0] for p in pieces])
 
 
@@ -387,9 +400,11 @@ def travel_from(src: Spot, dsts: dict[int, Spot], *, weekday: int, minute: int) 
         tree = _tree(src, mode, False, False)
         for k, dst in dsts.items():
             cost, distance, pieces, used = _finish(tree, src, dst, mode)
-            if mode == "drive" and is_rush(weekday, minute):
-                cost *= RUSH_FACTOR
-            out[k][mode] = Route(mode, distance, cost, steps=[], tolls=any(e.toll for e in used),
+            parking = 0.0
+            if mode == "drive":
+                cost *= RUSH_FACTOR if is_rush(weekday, minute) else 1.0
+                parking = parking_s(dst)
+            out[k][mode] = Route(mode, distance, cost + parking, parking_s=parking, steps=[], tolls=any(e.toll for e in used),
                                  highway=any(e.kind == "highway" for e in used))
     ttree = _transit_tree(src, weekday, minute)
     for k, dst in dsts.items():

@@ -286,12 +286,16 @@ def _mine(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
 def _lists(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
     eat = [r["id"] for r in db.all("SELECT id FROM places WHERE category IN ('restaurant', 'cafe', 'bar', 'bakery') "
                                    "AND status = 'open' ORDER BY id")]
+    rng.shuffle(eat)
+    for status, least in (("permanently_closed", 4), ("temporarily_closed", 1)):  # Want to go holds both kinds
+        while db.scalar("SELECT COUNT(*) FROM places WHERE status = ?", (status,)) < least:
+            db.execute("UPDATE places SET status = ? WHERE id = ?", (status, eat.pop()))
+    paused = [r["id"] for r in db.all("SELECT id FROM places WHERE status = 'temporarily_closed' ORDER BY id")]
     gone = [r["id"] for r in db.all("SELECT id FROM places WHERE status = 'permanently_closed' ORDER BY id")]
     other = [r["id"] for r in db.all("SELECT id FROM places WHERE category IN ('museum', 'park', 'cinema', 'bookstore') "
                                      "AND status = 'open' ORDER BY id")]
-    rng.shuffle(eat)
     rng.shuffle(gone)
-    members = {"Favourites": eat[:9] + other[:2], "Want to go": eat[9:22] + gone[:3] + other[2:4],
+    members = {"Favourites": eat[:9] + other[:2], "Want to go": eat[9:22] + gone[:3] + paused[:1] + other[2:4],
                "Date night": eat[22:28], "Brunch with the kids": eat[28:32] + other[4:5],
                "Visitors from out of town": other[5:9] + eat[32:35] + gone[3:4]}
     for name, kind, description in LISTS:

@@ -1,0 +1,1 @@
+"""The maps suite: templates over the bundled maps-and-places app (tasks/apps/maps)."""
