@@ -15,6 +15,11 @@ finished episodes are kept and the rest run, provided the run is the same experi
 (same tasks, seeds, policy and settings; --force overrides). Ctrl-C stops cleanly: the
 finished episodes stay, the summary is written, and --resume finishes the run.
 
+`--stream [FILE]` runs the tasks in order in one sandbox without resets, each judged on the
+state the earlier ones left (`cua.eval.stream`); `--demo TRAJ_DIR|auto` gives the policy a
+similar task's trajectory in its prompt and runs the same instances without it too
+(`cua.eval.demo`): summary.json compares by position, or by arm.
+
 Before any sandbox starts, a policy's model server is asked whether it is there
 (`GET /models` of an OpenAI-compatible endpoint, `/v1/health` of a policy server): one
 that cannot be reached stops the run at once. So does one lost during the run: when the
