@@ -253,7 +253,7 @@ class HrApp(WebApp):
         return f'<span class="badge st-{esc(status)}" data-status-badge="{esc(status)}">{esc(self.t(STATUS_LABELS[status]))}</span>'
 
     def _error(self, error: str) -> str:
-        return f'<div class="alert" role="alert" data-error>{icon("warn")}<span>{esc(error)}</span></div>' if error else ""
+        return f'<div class="alert" role="alert" data-error>{icon("warn")}<span>{esc(self.t(error))}</span></div>' if error else ""
 
     def _person_name(self, pid: int | None) -> str:
         if pid is None:

@@ -415,7 +415,7 @@ def _seed_time_off(db: AppDB, rng: random.Random, today: dt.date, stamp: str, st
                        (person.id, kind, today.year, allowance + extra))
         taken: list[tuple[dt.date, dt.date]] = []
 
-        def book(start: dt.date, length: int, kind: str, status: str) -> None:
+        def book(start: dt.date, length: int, kind: str, status: str) -> bool:
             while start.weekday() >= 5 or start.isoformat() in holidays:
                 start += dt.timedelta(days=1)
             end, days = start, 0
@@ -426,7 +426,7 @@ def _seed_time_off(db: AppDB, rng: random.Random, today: dt.date, stamp: str, st
                     break
                 end += dt.timedelta(days=1)
             if any(not (end < s or start > e) for s, e in taken) or start.year != end.year:
-                return
+                return False
             taken.append((start, end))
             created = min(start, today) - dt.timedelta(days=rng.randint(5, 40))
             decided = f"{(created + dt.timedelta(days=rng.randint(0, 3))).isoformat()} 12:15" if status != "pending" else None
@@ -436,6 +436,7 @@ def _seed_time_off(db: AppDB, rng: random.Random, today: dt.date, stamp: str, st
                         rng.choice(["", "", "Family trip", "Moving flat", "Wedding", "Long weekend", "Dentist"]), status,
                         f"{created.isoformat()} 09:30", decided,
                         None if status == "pending" else (person.manager_id or ME)))
+            return True
 
         for _ in range(rng.randint(4, 6)):  # last year
             book(dt.date(today.year - 1, 1, 1) + dt.timedelta(days=rng.randint(10, 340)), rng.choice([1, 2, 3, 5, 5, 8]),
@@ -446,8 +447,11 @@ def _seed_time_off(db: AppDB, rng: random.Random, today: dt.date, stamp: str, st
         if rng.random() < 0.5:
             book(dt.date(today.year, 1, 5) + dt.timedelta(days=rng.randint(0, 45)), 1, "sick", "approved")
         book(today + dt.timedelta(days=rng.randint(40, 120)), rng.choice([3, 5, 8]), "vacation", "approved")
-        book(today + dt.timedelta(days=rng.randint(10, 200)), rng.choice([1, 2, 4, 5]), rng.choice(["vacation", "vacation", "personal"]),
-             "pending")
+        for _ in range(20):  # one request each waits for a decision
+            kind = rng.choice(["vacation", "vacation", "personal"])
+            if book(today + dt.timedelta(days=rng.randint(10, 200)), 1 if kind == "personal" else rng.choice([1, 2, 4, 5]), kind,
+                    "pending"):
+                break
         if person.id == ME:
             book(today + dt.timedelta(days=rng.randint(150, 250)), 2, "personal", "approved")
 

@@ -78,6 +78,38 @@ _DE = {
     "Save address": "Adresse speichern", "Save contact": "Kontakt speichern",
     "To change your bank account, contact Payroll.": "Für ein anderes Bankkonto wenden Sie sich an die Gehaltsabrechnung.",
     "Saved.": "Gespeichert.",
+    # refusals
+    "Amount: enter a number such as 42.50 (at most two decimals).":
+        "Betrag: eine Zahl wie 42,50 eingeben (höchstens zwei Nachkommastellen).",
+    "Amount: it must be more than zero.": "Betrag: er muss größer als null sein.",
+    "Date: an expense cannot be in the future.": "Datum: eine Ausgabe kann nicht in der Zukunft liegen.",
+    "Date: expenses older than a year cannot be claimed.": "Datum: Ausgaben, die älter als ein Jahr sind, werden nicht erstattet.",
+    "Merchant: required.": "Händler: erforderlich.", "Category: choose one from the list.": "Kategorie: eine aus der Liste wählen.",
+    "Project: choose a project code from the list.": "Projekt: einen Projektcode aus der Liste wählen.",
+    "Only a draft report can be changed. Recall it first.":
+        "Nur ein Entwurf kann geändert werden. Ziehen Sie die Abrechnung zuerst zurück.",
+    "Receipt: choose one of your receipts.": "Beleg: einen Ihrer Belege wählen.",
+    "That receipt is already attached to another line.": "Dieser Beleg hängt schon an einer anderen Position.",
+    "This line already has a receipt.": "Diese Position hat schon einen Beleg.",
+    "Only a draft report can be submitted.": "Nur ein Entwurf kann eingereicht werden.",
+    "Add at least one line before you submit.": "Vor dem Einreichen mindestens eine Position hinzufügen.",
+    "Only a submitted report can be recalled.": "Nur eine eingereichte Abrechnung kann zurückgezogen werden.",
+    "Only a rejected report can be reopened.": "Nur eine abgelehnte Abrechnung kann wieder geöffnet werden.",
+    "Type: choose vacation, sick leave or a personal day.": "Art: Urlaub, Krankheit oder persönlichen Tag wählen.",
+    "Last day: it comes before the first day.": "Letzter Tag: er liegt vor dem ersten Tag.",
+    "First day: time off can be requested from today on.": "Erster Tag: Abwesenheit kann ab heute beantragt werden.",
+    "Only a pending request can be cancelled here; ask your manager about an approved one.":
+        "Nur ein ausstehender Antrag kann hier storniert werden; für einen genehmigten fragen Sie Ihre Führungskraft.",
+    "You cannot approve or reject your own request: it goes to your manager.":
+        "Eigene Anträge können Sie weder genehmigen noch ablehnen: sie gehen an Ihre Führungskraft.",
+    "Only the employee's own manager can approve or reject this.":
+        "Nur die Führungskraft der Person kann dies genehmigen oder ablehnen.",
+    "Decision: approve or reject.": "Entscheidung: genehmigen oder ablehnen.",
+    "Comment: say why you reject it; the employee sees your comment.":
+        "Kommentar: sagen Sie, warum Sie ablehnen; die Person sieht Ihren Kommentar.",
+    "No such expense report.": "Keine solche Spesenabrechnung.", "No such line.": "Keine solche Position.",
+    "No such request.": "Kein solcher Antrag.", "No such person.": "Keine solche Person.",
+    "A payslip month is written YYYY-MM.": "Ein Abrechnungsmonat wird JJJJ-MM geschrieben.",
 }
 
 
