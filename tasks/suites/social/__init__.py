@@ -1,0 +1,1 @@
+"""The social suite: templates over the bundled social feed (tasks/apps/social, Murmur)."""
