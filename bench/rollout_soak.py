@@ -25,10 +25,10 @@ Accounting, from the answers the clients got and the service's disk:
   group was masked, it was masked, or its failure is the infrastructure's;
 - duplicated: a rollout answered twice, a rollout scored twice on the service's disk in
   the request folders the clients were answered from, or more scored episodes in the
-  curriculum than the clients got. A dropped request is cancelled by the service, but
-  rollouts that finished before the drop keep their (honest) trajectories in that
-  request's folder, which no answer names: printed as `dropped_scored_on_disk`, not
-  duplicates a trainer sees (avoiding the rework would take idempotent request ids);
+  curriculum than the clients got. Each client sends its prompt's `Idempotency-Key`, so a
+  request asked again after a drop joins the one still running (`cua.rollout.ledger`);
+  rollouts scored in a folder no answer names are printed as `dropped_scored_on_disk`
+  (0 with the keys: nothing runs twice);
 - orphans: rollouts still live, sandboxes still listed by the current `cua serve`, and
   processes of this run (marked by an environment variable) outside the live servers'
   trees, at the end; then any of them still alive after the servers stopped;
@@ -249,7 +249,8 @@ async def client(name: int, http: httpx.AsyncClient, url: str, queue: asyncio.Qu
         except asyncio.QueueEmpty:
             return
         for _ in range(8):
-            task = asyncio.create_task(http.post(f"{url}/rollouts", json={**body, "seeds": [seed]}))
+            task = asyncio.create_task(http.post(f"{url}/rollouts", json={**body, "seeds": [seed]},
+                                                 headers={"Idempotency-Key": f"soak-{seed}"}))
             inflight[name] = task
             try:
                 reply = await task

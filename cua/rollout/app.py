@@ -1,7 +1,9 @@
 """The rollout server: `POST /rollouts`, environment handles, the token proxy, one app.
 
 HTTP:
-- `POST /rollouts` (a `RolloutRequest`) -> `RolloutResponse`: groups of whole episodes.
+- `POST /rollouts` (a `RolloutRequest`) -> `RolloutResponse`: groups of whole episodes. With
+  an `Idempotency-Key` header a retry joins or replays it, never runs it twice
+  (`cua.rollout.ledger`); without one, a request whose client hangs up is cancelled.
 - `POST /policy_version {"version": N}`: the trainer's newest policy (staleness bound).
 - `POST /envs {"task", "seed", "reward", "isolation", "terminate_on_success"}`, `POST /envs/{id}/reset {"task", "seed"}`
   or `{"snapshot"}`, `POST /envs/{id}/step {"action"}`, `POST /envs/{id}/snapshot`,
@@ -46,6 +48,7 @@ from cua.errors import BadRequest, Cancelled, CuaError, ErrorRecord, UnknownSand
 from cua.exposure import OriginPolicy, check_bind
 from cua.guard import ServiceGuard
 from cua.rollout.envs import EnvHandles
+from cua.rollout.ledger import KeyConflict
 from cua.rollout.models import (
     CreateEnvRequest,
     ForkEnvRequest,
@@ -65,7 +68,7 @@ OPEN_PATHS = frozenset({"/health"})
 
 
 def _status(exc: CuaError) -> int:
-    if isinstance(exc, StalePolicy):
+    if isinstance(exc, (StalePolicy, KeyConflict)):
         return 409
     if isinstance(exc, UnknownSandbox):
         return 404
@@ -117,11 +120,16 @@ def create_app(service: RolloutService, envs: EnvHandles, proxy: TokenProxy, *, 
     @app.get("/health")
     async def health() -> dict[str, Any]:
         return {"ok": True, "auth": token is not None, "policy_version": service.policy_version,
-                "live_rollouts": len(service.live), "refused": dict(refused)}
+                "live_rollouts": len(service.live), "refused": dict(refused),
+                "keyed_requests": {"running": service.ledger.running, "replayed": service.ledger.replayed}}
 
     @app.post("/rollouts")
     async def rollouts(request: Request) -> Any:
-        return await _while_connected(request, ops.answer("rollouts", await _json(request)))
+        args = await _json(request)
+        key = request.headers.get("idempotency-key")
+        if key is not None:
+            args["idempotency_key"] = key
+        return await _while_connected(request, ops.answer("rollouts", args))
 
     @app.get("/curriculum")
     async def curriculum() -> Any:
@@ -236,7 +244,14 @@ class _Ops:
         answer is that route's response model (`cua.rollout.models.ROUTES`)."""
         service, envs = self.service, self.envs
         if op == "rollouts":
-            return await service.run(RolloutRequest.model_validate(args))
+            rest = dict(args)
+            key = rest.pop("idempotency_key", None)
+            request = RolloutRequest.model_validate(rest)
+            if key is None:
+                return await service.run(request)
+            if not isinstance(key, str):
+                raise BadRequest("`idempotency_key` is a string", details={"idempotency_key": repr(key)[:200]})
+            return await service.ledger.run(key, request, lambda: service.run(request))
         if op == "policy_version":
             return PolicyVersion(policy_version=service.set_policy_version(
                 PolicyVersionRequest.model_validate(args).version))

@@ -66,6 +66,7 @@ from cua.errors import BadRequest, Capacity, CuaError, ErrorRecord, FailureClass
 from cua.info import SnapshotRef
 from cua.observation import Observation, ObserveOptions
 from cua.rollout.curriculum import Curriculum, CurriculumSettings
+from cua.rollout.ledger import RequestLedger
 from cua.rollout.models import (
     GroupResult,
     PolicyEndpoint,
@@ -114,6 +115,8 @@ class RolloutSettings:
     #: How long a rollout's sandbox is kept for branching after its episode (requests with
     #: `snapshots`), counted from the last branch taken from it.
     source_ttl_s: float = 600.0
+    #: How long a keyed request's answer is kept for its retries (`cua.rollout.ledger`).
+    request_ttl_s: float = 3600.0
 
 
 @dataclass
@@ -154,6 +157,8 @@ class RolloutService:
         self.sources = KeptSources(settings.source_ttl_s)
         self.curriculum = Curriculum(settings.curriculum,
                                      settings.curriculum_path or settings.runs_dir / "curriculum.json")
+        #: Keyed requests, so that a retry never runs its rollouts twice.
+        self.ledger = RequestLedger(settings.runs_dir / "requests", ttl_s=settings.request_ttl_s)
 
     # --- staleness ---
 
@@ -395,7 +400,9 @@ class RolloutService:
                 await handle.close()
 
     async def aclose(self) -> None:
-        """Close the sandboxes kept for branching (the service is going away)."""
+        """Stop the keyed requests still running and close the sandboxes kept for branching
+        (the service is going away)."""
+        await self.ledger.aclose()
         await self.sources.aclose()
 
     def _unrun(self, request: RolloutRequest, instance: TaskInstance, group_id: str, ids: list[str],

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import os
 import re
+import time
+import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -121,10 +123,7 @@ class CuaRolloutFunc:
                 body = {"policy": self.policy, "tasks": [task], "seeds": sorted(set(seeds)), "group_size": group_size,
                         "policy_version": version, "max_steps": self.max_steps, "isolation": self.isolation,
                         "frames": "none"}
-                response = http.post(f"{self.service_url}/rollouts", json=body)
-                if response.status_code != 200:
-                    raise RuntimeError(f"the rollout service answered {response.status_code}: {response.text[:500]}")
-                self.last = response.json()
+                self.last = _post_rollouts_keyed(http, f"{self.service_url}/rollouts", body)
                 for group in self.last["groups"]:
                     groups[(group["task_id"], group["seed"])] = group["trajectories"]
         for task, seed in wanted:
@@ -142,6 +141,29 @@ class CuaRolloutFunc:
                 out["mask_sample"].append(masked)
                 out["trajectory"].append(traj["folder"])
         return out
+
+
+def _post_rollouts_keyed(http: httpx.Client, url: str, body: dict[str, Any], *, tries: int = 4) -> dict[str, Any]:
+    """`POST /rollouts` with one `Idempotency-Key` over its retries: a connection that breaks,
+    or a full service (503), is asked again and joins (or replays) the same request, so the
+    group never runs twice (`cua.rollout.ledger`)."""
+    key = f"trl-{uuid.uuid4().hex}"
+    for attempt in range(tries):
+        try:
+            response = http.post(url, json=body, headers={"Idempotency-Key": key})
+        except httpx.TransportError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(2.0 * (attempt + 1))  # the service is away: back off, then the same key again
+            continue
+        if response.status_code == 503 and attempt < tries - 1:
+            time.sleep(2.0 * (attempt + 1))
+            continue
+        if response.status_code != 200:
+            raise RuntimeError(f"the rollout service answered {response.status_code}: {response.text[:500]}")
+        answer: dict[str, Any] = response.json()
+        return answer
+    raise AssertionError("unreachable")
 
 
 def cua_reward(prompts: Any = None, completions: Any = None, env_reward: list[float | None] | None = None,
