@@ -287,3 +287,23 @@ async def test_a_german_dark_page_in_chromium(browser: Browser, served: tuple[He
         assert bg == "rgb(15, 20, 25)"  # themes.css's dark canvas recolours the portal
     finally:
         app.variant = Variant()
+
+
+@pytest.mark.slow  # Chromium
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_claim_link_is_hit_at_its_centre_in_a_narrow_german_page(browser: Browser, served: tuple[HealthApp, str]) -> None:
+    """A claim number broken over two lines at its hyphens left its box's centre between the
+    lines, on the cell: a click there (an oracle's, an agent's) opened nothing."""
+    app, base = served
+    app.reset(0)
+    app.variant = Variant(locale="de-DE")
+    try:
+        tab = await open_tab(browser, base + "/claims", width=1024)
+        misses = await tab.evaluate("""() => [...document.querySelectorAll('table.claims td a')].filter(a => {
+            a.scrollIntoView({block: 'center'});
+            const r = a.getBoundingClientRect();
+            return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) !== a;
+        }).length""")
+        assert misses == 0
+    finally:
+        app.variant = Variant()
