@@ -56,7 +56,7 @@ LOCALES: dict[str, tuple[list[str], list[str], list[str]]] = {
               ["de Vries", "Jansen", "Bakker", "Visser", "Smit"],
               ["Utrecht", "Rotterdam", "Amsterdam", "Groningen"]),
     "pl-PL": (["Zofia", "Kacper", "Agnieszka", "Michał"],
-              ["Wiśniewska", "Zieliński", "Kamińska", "Lewandowski"],
+              ["Nowak", "Wójcik", "Mazur", "Kowalczyk"],
               ["Kraków", "Wrocław", "Gdańsk", "Warsaw"]),
     "sv-SE": (["Elsa", "Linnea", "Oskar", "Axel"],
               ["Lindqvist", "Berg", "Holm", "Sandberg"],
@@ -473,7 +473,7 @@ def _seed_engagement(db: AppDB, rng: random.Random, now: dt.datetime, accounts: 
         if p["author"] == ME:
             n = min(max(n, 1) + rng.randint(2, 12), 90)
         if "poll" in p:
-            _seed_votes(db, rng, p, everyone, max(n, 2))
+            _seed_votes(db, rng, p, everyone, max(n, 2), now)
         if n <= 0:
             continue
         near = [x for x in followers.get(p["author"], []) if x != p["author"]]
@@ -483,11 +483,11 @@ def _seed_engagement(db: AppDB, rng: random.Random, now: dt.datetime, accounts: 
         if p["author"] == ME:
             my_best = max(my_best, len(likers))
         for who in sorted(likers):
-            at = p["at"] + dt.timedelta(minutes=int(rng.expovariate(1 / 240)) + 1)
-            db.execute("INSERT INTO likes (account_id, post_id, created_at) VALUES (?,?,?)", (who, p["id"], _stamp(min(at, now))))
+            at = _after(rng, p["at"], now, 240)
+            db.execute("INSERT INTO likes (account_id, post_id, created_at) VALUES (?,?,?)", (who, p["id"], _stamp(at)))
         for who in sorted(rng.sample(likers, int(len(likers) * rng.uniform(0.05, 0.3)))):
-            at = p["at"] + dt.timedelta(minutes=int(rng.expovariate(1 / 300)) + 2)
-            db.execute("INSERT INTO reposts (account_id, post_id, created_at) VALUES (?,?,?)", (who, p["id"], _stamp(min(at, now))))
+            at = _after(rng, p["at"], now, 300)
+            db.execute("INSERT INTO reposts (account_id, post_id, created_at) VALUES (?,?,?)", (who, p["id"], _stamp(at)))
     # the signed-in account's latest post has likes from a few accounts it does not follow yet
     latest = db.scalar("SELECT id FROM posts WHERE author_id = 1 AND reply_to IS NULL AND deleted_at IS NULL ORDER BY created_at DESC, id DESC")
     strangers = [r["id"] for r in db.all("SELECT id FROM accounts WHERE id NOT IN (1, 150) AND id NOT IN "
@@ -507,14 +507,22 @@ def _seed_engagement(db: AppDB, rng: random.Random, now: dt.datetime, accounts: 
         db.execute("INSERT INTO likes (account_id, post_id, created_at) VALUES (?,?,?)", (extra, top[0]["id"], _stamp(now - dt.timedelta(hours=1))))
 
 
-def _seed_votes(db: AppDB, rng: random.Random, p: dict[str, Any], everyone: list[int], n: int) -> None:
+def _after(rng: random.Random, start: dt.datetime, now: dt.datetime, mean_minutes: float) -> dt.datetime:
+    """A reaction to something posted at `start`: minutes to hours later (exponential), before `now`."""
+    at = start + dt.timedelta(minutes=int(rng.expovariate(1 / mean_minutes)) + 1)
+    if at >= now:  # not yet happened: it came in during the last hour or two instead
+        at = max(start + dt.timedelta(minutes=1), now - dt.timedelta(minutes=rng.randint(1, 150)))
+    return at
+
+
+def _seed_votes(db: AppDB, rng: random.Random, p: dict[str, Any], everyone: list[int], n: int, now: dt.datetime) -> None:
     """A poll's votes: a few times its likes, one per account, leaning to some choices."""
     options = [r["id"] for r in db.all("SELECT id FROM poll_options WHERE poll_id = ? ORDER BY position", (p["poll"],))]
     bias = [rng.uniform(0.3, 3) for _ in options]
     voters = [x for x in everyone if x not in (ME, p["author"])]
     for who in sorted(rng.sample(voters, min(len(voters), int(n * rng.uniform(1.5, 4)) + 3))):
         db.execute("INSERT INTO poll_votes (poll_id, option_id, account_id, created_at) VALUES (?,?,?,?)",
-                   (p["poll"], rng.choices(options, weights=bias)[0], who, _stamp(p["at"] + dt.timedelta(minutes=rng.randint(1, 900)))))
+                   (p["poll"], rng.choices(options, weights=bias)[0], who, _stamp(_after(rng, p["at"], now, 600))))
 
 
 def _seed_personal(db: AppDB, rng: random.Random, now: dt.datetime, accounts: list[dict[str, Any]]) -> None:

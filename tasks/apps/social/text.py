@@ -196,7 +196,7 @@ _DE: dict[str, str] = {
     "it cannot be reposted": "Er kann nicht geteilt werden",
     "it takes no replies": "Er nimmt keine Antworten an",
     "its poll is closed": "Seine Umfrage ist beendet",
-    "liked your post": "gefällt dein Beitrag",
+    "liked your post": "hat deinen Beitrag mit „Gefällt mir“ markiert",
     "likes": "Gefällt mir",
     "members": "Mitglieder",
     "mentioned you": "hat dich erwähnt",
