@@ -92,6 +92,11 @@ def test_reset_is_deterministic_seeded_and_fast(running: Running) -> None:
 
 def test_amounts_and_phones_are_read_exactly() -> None:
     assert parse_amount("1,234.5") == 123450 and parse_amount("$ 86.07") == 8607 and parse_amount("20") == 2000
+    # a German page reads the German grouping, and the English one where the German cannot be meant
+    assert parse_amount("1.086,40", "de-DE") == 108640 and parse_amount("86,4 $", "de-DE") == 8640
+    assert parse_amount("186.40", "de-DE") == 18640 and parse_amount("1.234", "de-DE") == 123400
+    with pytest.raises(Exception, match="Amount"):
+        parse_amount("1.086,40")  # not on an English page
     for bad in ("1.234", "-5", "0", "0.00", "1e3", "12,34", "", "abc"):
         with pytest.raises(Exception, match="Amount"):
             parse_amount(bad)

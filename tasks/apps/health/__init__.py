@@ -106,6 +106,7 @@ CREATE TABLE labs (id INTEGER PRIMARY KEY, member_id INTEGER NOT NULL REFERENCES
 """
 
 AMOUNT = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{1,2})?$")
+AMOUNT_DE = re.compile(r"^(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d{1,2})?$")
 CANCEL_REASONS = ("Schedule conflict", "Feeling better", "Seeing another provider", "Cost", "Transportation", "Other")
 CONTACT_WAYS = ("email", "phone", "text", "mail")
 EC_RELATIONS = ("spouse", "partner", "parent", "sibling", "child", "friend", "other")
@@ -143,9 +144,13 @@ class Refused(Exception):
         self.message, self.status = message, status
 
 
-def parse_amount(raw: str) -> int:
-    """A positive dollar amount as a member types it, in cents (`1,234.5` -> 123450); Refused otherwise."""
-    text = raw.strip().lstrip("$").strip()
+def parse_amount(raw: str, locale: str = "en-US") -> int:
+    """A positive dollar amount as a member types it, in cents (`1,234.5` -> 123450); Refused
+    otherwise. A German page also reads the German grouping (`1.234,50`), and still the
+    English one where the German cannot be meant (`186.40`: no group of three after the dot)."""
+    text = raw.strip().strip("$").strip()
+    if locale == "de-DE" and AMOUNT_DE.match(text):
+        text = text.replace(".", "").replace(",", ".")
     if not AMOUNT.match(text):
         raise Refused("Amount: enter dollars and cents such as 125.50 (digits, at most two decimals).")
     whole, _, frac = text.replace(",", "").partition(".")
@@ -940,7 +945,7 @@ class HealthApp(WebApp):
                     raise Refused("The service date cannot be in the future.")
                 if served < today - dt.timedelta(days=365):
                     raise Refused("Claims must be submitted within one year of the service date.")
-                amount = parse_amount(values["amount"])
+                amount = parse_amount(values["amount"], self.variant.locale)
                 if amount > MAX_CLAIM:
                     raise Refused("A claim of more than $50,000.00 is sent by the provider, not through this form.")
                 doc = await self._upload(form.get("file")) or self._document(form.get("document"))
