@@ -588,10 +588,17 @@ def _usage(summary: RunSummary, records: Sequence[EpisodeRecord], price: ModelPr
 def read_records(path: Path) -> Iterator[EpisodeRecord]:
     """Read a run's episodes back (e.g. to resume or re-judge). A last line without its
     newline (the writer was killed mid-write) is not a record and is skipped."""
+    for record, _ in _record_lines(path):
+        yield record
+
+
+def _record_lines(path: Path) -> Iterator[tuple[EpisodeRecord, str]]:
+    """Each record with its line as written: a backend's own fields (a Ray run's `node`,
+    `node_ip`, `lost_nodes`) are in the line, not in the model read back."""
     with path.open(encoding="utf-8") as fh:
         for line in fh:
             if line.endswith("\n") and line.strip():
-                yield EvalRecord.model_validate_json(line)
+                yield EvalRecord.model_validate_json(line), line
 
 
 def run_contents(out_dir: Path) -> list[str]:
@@ -628,12 +635,14 @@ def resume_state(out_dir: Path, jobs: Sequence[EpisodeJob]) -> ResumeState:
     episodes that `jobs` no longer asks for (a forced resume with fewer seeds) are kept too:
     a resume never deletes finished work."""
     kept: dict[tuple[str, int, int, str | None], EpisodeRecord] = {}
+    lines: dict[tuple[str, int, int, str | None], str] = {}
     index = out_dir / "episodes.jsonl"
     if index.exists():
-        for record in read_records(index):
+        for record, line in _record_lines(index):
             if record.status != "infra_error" and _complete(out_dir, record):
-                kept[(record.task_id, record.seed, record.repeat, record.variant)] = record
-    _write_atomic(index, "".join(r.model_dump_json() + "\n" for r in kept.values()))
+                key = (record.task_id, record.seed, record.repeat, record.variant)
+                kept[key], lines[key] = record, line
+    _write_atomic(index, "".join(lines.values()))  # as written: no field is lost in the rewrite
     named = {r.trajectory for r in kept.values() if r.trajectory}
     removed: list[str] = []
     root = out_dir / TRAJECTORIES_DIR

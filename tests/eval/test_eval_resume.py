@@ -302,3 +302,24 @@ def test_resume_state_keeps_each_finished_episode_once_and_clears_the_rest(tmp_p
     assert [(r.task_id, r.seed) for r in map(EpisodeRecord.model_validate_json,
                                              (tmp_path / "episodes.jsonl").read_text().splitlines())] == \
         [("a", 0), ("c", 0)]
+
+
+def test_resume_keeps_each_kept_records_own_fields_as_written(tmp_path: Path) -> None:
+    """A Ray run's records name the node that ran them and the nodes lost on the way; a
+    resume rewrote them from the model it read back, which knows none of those fields."""
+    from types import SimpleNamespace
+
+    from cua.eval.ray_backend import RayEpisodeRecord
+    from cua.eval.runner import EpisodeJob, resume_state
+
+    folder = tmp_path / "trajectories" / "a__s0"
+    folder.mkdir(parents=True)
+    (folder / "end.json").write_text("{}")
+    line = RayEpisodeRecord(task_id="a", seed=0, instruction="", agent="a", status="completed",
+                            trajectory="trajectories/a__s0", node="n1", node_ip="10.0.0.7", sandbox_host="10.0.0.7",
+                            lost_nodes=["n0"], attempts=2).model_dump_json() + "\n"
+    (tmp_path / "episodes.jsonl").write_text(line)
+    state = resume_state(tmp_path, [EpisodeJob(template=SimpleNamespace(id="a"), seed=1)])
+    assert [(r.task_id, r.seed) for r in state.kept] == [("a", 0)]
+    kept = json.loads((tmp_path / "episodes.jsonl").read_text())
+    assert (kept["node"], kept["node_ip"], kept["lost_nodes"], kept["attempts"]) == ("n1", "10.0.0.7", ["n0"], 2)
