@@ -14,7 +14,6 @@ and `form` where it was typed or came prefilled (a day's "+" link).
 
 from __future__ import annotations
 
-import calendar as pycal
 import datetime as dt
 import random
 import re
@@ -28,7 +27,10 @@ from starlette.routing import BaseRoute, Route
 from cua.judges.values.web import QueryRule
 from cua.tasks.apps.activity import used_method
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
+from cua.tasks.apps.calendar.locale_de import DE, SHORT_DAYS, long_day, month_year, short_date
 from cua.tasks.apps.calendar.seed import seed_calendar
+from cua.tasks.apps.i18n import format_day
+from cua.variant import LAYOUTS, LOCALES, VariantAxes
 
 SCHEMA = """
 CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL UNIQUE);
@@ -61,7 +63,7 @@ DAY_START, DAY_END = 7, 22
 HOUR_PX = 40
 
 
-def _mini_month(today: dt.date) -> str:
+def _mini_month(today: dt.date, locale: str) -> str:
     """The sidebar's small month, as calendar apps show it: each day links to its day view.
     Its links are out of the tab order and named by ISO date, so that the main grid's
     day links stay the only ones named by weekday and day."""
@@ -75,8 +77,8 @@ def _mini_month(today: dt.date) -> str:
             cls = "mm-day" + (" mm-other" if d.month != first.month else "") + (" mm-today" if d == today else "")
             cells.append(f'<td><a class="{cls}" href="/day/{d.isoformat()}" tabindex="-1" aria-label="{d.isoformat()}">{d.day}</a></td>')
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    heads = "".join(f'<th scope="col" abbr="{n}">{n[0]}</th>' for n in ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"))
-    return (f'<table class="minimonth"><caption>{pycal.month_name[first.month]} {first.year}</caption>'
+    heads = "".join(f'<th scope="col" abbr="{n}">{n[0]}</th>' for n in SHORT_DAYS[locale])
+    return (f'<table class="minimonth"><caption>{month_year(first, locale)}</caption>'
             f'<thead><tr>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
 
@@ -124,9 +126,22 @@ class CalendarApp(WebApp):
     assigned = {"events": ("organizer_id", "my_status"), "attendees": ("status",)}
     static_dir = Path(__file__).parent / "static"
     query_params = {"date": QueryRule()}
+    variant_axes = VariantAxes(layouts=LAYOUTS, locales=LOCALES)
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         seed_calendar(db, rng, self.now())
+
+    def t(self, text: str) -> str:
+        if self.variant.locale == "de-DE" and text in DE:
+            return DE[text]
+        return super().t(text)
+
+    def _iso(self, iso: str) -> str:
+        """A stored date as the locale writes it in lists and details (en-US: ISO, as stored; de-DE: `03.03.2026`)."""
+        day = _date(iso)
+        if day is None or self.variant.locale == "en-US":
+            return iso
+        return format_day(day, self.variant.locale, with_year=True)
 
     def state(self) -> dict[str, Any]:
         att: dict[int, list[dict[str, Any]]] = {}
@@ -158,11 +173,11 @@ class CalendarApp(WebApp):
     def _page(self, title: str, body: str) -> Response:
         pending = self.db.scalar("SELECT COUNT(*) FROM events WHERE organizer_id IS NOT NULL AND my_status = 'pending'")
         today = self.now().date()
-        body = (f'<div class="cal-layout"><aside class="cal-side" aria-label="This month">{_mini_month(today)}</aside>'
-                f'<section class="cal-main">{body}</section></div>')
+        body = (f'<div class="cal-layout"><aside class="cal-side" aria-label="{self.t("This month")}" data-region="this-month">'
+                f'{_mini_month(today, self.variant.locale)}</aside><section class="cal-main">{body}</section></div>')
         return html_page(self, title, body, nav=[
             ("Month", f"/month/{today:%Y-%m}"), ("Week", f"/week/{today.isoformat()}"), ("Day", f"/day/{today.isoformat()}"),
-            (f"Invitations ({pending})", "/invites"), ("New event", "/event/new")],
+            (self.t("Invitations ({n})").format(n=pending), "/invites"), ("New event", "/event/new")],
             scripts=["/static/cua/modal.js", "/static/cua/datepicker.js", "/static/app/pickers.js", "/static/app/calendar.js"], head=f'<meta name="today" content="{today.isoformat()}">')
 
     def _in_range(self, start: dt.date, end: dt.date) -> dict[dt.date, list[dict[str, Any]]]:
@@ -187,7 +202,7 @@ class CalendarApp(WebApp):
     async def month(self, request: Request) -> Response:
         m = re.fullmatch(r"(\d{4})-(\d{2})", request.path_params["ym"])
         if not m or not 1 <= int(m.group(2)) <= 12:
-            return self._page("Not found", "<div class='error'>Use /month/YYYY-MM.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('Use /month/YYYY-MM.')}</div>")
         first = dt.date(int(m.group(1)), int(m.group(2)), 1)
         grid_start = first - dt.timedelta(days=first.weekday())
         grid_end = grid_start + dt.timedelta(days=41)
@@ -195,31 +210,41 @@ class CalendarApp(WebApp):
         prev_m = (first - dt.timedelta(days=1)).replace(day=1)
         next_m = (first + dt.timedelta(days=32)).replace(day=1)
         today = self.now().date()
+        t, loc = self.t, self.variant.locale
         cells = []
         for i in range(42):
             d = grid_start + dt.timedelta(days=i)
             events = by_day.get(d, [])
             shown = "".join(self._chip(e, d) for e in events[:3])
-            more = f'<a class="more" href="/day/{d.isoformat()}">+{len(events) - 3} more</a>' if len(events) > 3 else ""
+            more = f'<a class="more" href="/day/{d.isoformat()}">{t("+{n} more").format(n=len(events) - 3)}</a>' if len(events) > 3 else ""
             cls = "day" + (" other" if d.month != first.month else "") + (" today" if d == today else "")
             cells.append(f'<div class="{cls}" data-date="{d.isoformat()}"><div class="dhead"><a class="dnum" href="/day/{d.isoformat()}" '
-                         f'aria-label="{d:%A %B} {d.day}">{d.day}</a><a class="add" href="/event/new?date={d.isoformat()}" '
-                         f'aria-label="New event on {d.isoformat()}">+</a></div>{shown}{more}</div>')
-        heads = "".join(f"<div class='wd'>{n}</div>" for n in ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"))
-        body = (f'<div class="calbar"><a class="button" href="/month/{prev_m:%Y-%m}" aria-label="Previous month">‹</a>'
-                f'<a class="button" href="/month/{today:%Y-%m}">Today</a><a class="button" href="/month/{next_m:%Y-%m}" aria-label="Next month">›</a>'
-                f'<h1>{pycal.month_name[first.month]} {first.year}</h1>'
-                f'<a class="button" href="/week/{first.isoformat()}">Week view</a>{self._legend()}</div>'
+                         f'aria-label="{self._day_label(d)}">{d.day}</a><a class="add" href="/event/new?date={d.isoformat()}" '
+                         f'data-action="new-on-day" aria-label="{t("New event on {day}").format(day=self._iso(d.isoformat()))}">+</a></div>'
+                         f'{shown}{more}</div>')
+        heads = "".join(f"<div class='wd'>{n}</div>" for n in SHORT_DAYS[loc])
+        body = (f'<div class="calbar"><a class="button" href="/month/{prev_m:%Y-%m}" aria-label="{t("Previous month")}" data-action="prev">‹</a>'
+                f'<a class="button" href="/month/{today:%Y-%m}" data-action="today">{t("Today")}</a>'
+                f'<a class="button" href="/month/{next_m:%Y-%m}" aria-label="{t("Next month")}" data-action="next">›</a>'
+                f'<h1>{month_year(first, loc)}</h1>'
+                f'<a class="button" href="/week/{first.isoformat()}" data-action="week-view">{t("Week view")}</a>{self._legend()}</div>'
                 f'<div class="month">{heads}{"".join(cells)}</div>')
-        return self._page(f"{pycal.month_name[first.month]} {first.year}", body)
+        return self._page(month_year(first, loc), body)
+
+    def _day_label(self, d: dt.date) -> str:
+        """A grid day's name: `Tuesday March 3` / `Dienstag, 3. März`."""
+        if self.variant.locale == "en-US":
+            return f"{d:%A %B} {d.day}"
+        return long_day(d, self.variant.locale).rsplit(" ", 1)[0]
 
     def _legend(self) -> str:
-        return '<span class="legend">' + "".join(f'<span><i style="background:{c}"></i>{n}</span>' for n, c in CALENDARS.items()) + "</span>"
+        return '<span class="legend">' + "".join(f'<span data-calendar="{n}"><i style="background:{c}"></i>{self.t(n)}</span>'
+                                                 for n, c in CALENDARS.items()) + "</span>"
 
     async def week(self, request: Request) -> Response:
         day = _date(request.path_params["day"])
         if day is None:
-            return self._page("Not found", "<div class='error'>Use /week/YYYY-MM-DD.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('Use /week/YYYY-MM-DD.')}</div>")
         start = day - dt.timedelta(days=day.weekday())
         end = start + dt.timedelta(days=6)
         by_day = self._in_range(start, end)
@@ -257,78 +282,96 @@ class CalendarApp(WebApp):
                              f'width:calc({100 / lanes:.2f}% - 4px);--c:{CALENDARS[e["calendar"]]}">'
                              f'<b>{e["start"]}–{e["end"]}</b> {esc(e["title"])}</a>')
             cols.append(f'<div class="wcol{" today" if d == today else ""}" data-date="{d.isoformat()}">'
-                        f'<div class="whead"><a href="/day/{d.isoformat()}">{d:%a} {d.day}</a></div><div class="allday">{all_day}</div>'
+                        f'<div class="whead"><a href="/day/{d.isoformat()}">{SHORT_DAYS[self.variant.locale][d.weekday()]} {d.day}</a></div>'
+                        f'<div class="allday">{all_day}</div>'
                         f'<div class="wbody" style="height:{(DAY_END - DAY_START) * HOUR_PX}px" data-date="{d.isoformat()}">{"".join(timed)}</div></div>')
-        body = (f'<div class="calbar"><a class="button" href="/week/{(start - dt.timedelta(days=7)).isoformat()}" aria-label="Previous week">‹</a>'
-                f'<a class="button" href="/week/{today.isoformat()}">Today</a>'
-                f'<a class="button" href="/week/{(start + dt.timedelta(days=7)).isoformat()}" aria-label="Next week">›</a>'
-                f'<h1>Week of {start:%b} {start.day}, {start.year}</h1><a class="button" href="/month/{start:%Y-%m}">Month view</a>{self._legend()}</div>'
+        t = self.t
+        body = (f'<div class="calbar"><a class="button" href="/week/{(start - dt.timedelta(days=7)).isoformat()}" '
+                f'aria-label="{t("Previous week")}" data-action="prev">‹</a>'
+                f'<a class="button" href="/week/{today.isoformat()}" data-action="today">{t("Today")}</a>'
+                f'<a class="button" href="/week/{(start + dt.timedelta(days=7)).isoformat()}" aria-label="{t("Next week")}" data-action="next">›</a>'
+                f'<h1>{t("Week of {day}").format(day=short_date(start, self.variant.locale))}</h1>'
+                f'<a class="button" href="/month/{start:%Y-%m}" data-action="month-view">{t("Month view")}</a>{self._legend()}</div>'
                 f'<div class="week"><div class="hours"><div class="whead"></div><div class="allday"></div>'
                 f'<div class="hbody" style="height:{(DAY_END - DAY_START) * HOUR_PX}px">{hours}</div></div>{"".join(cols)}</div>')
-        return self._page(f"Week of {start.isoformat()}", body)
+        return self._page(t("Week of {day}").format(day=self._iso(start.isoformat())), body)
 
     async def day(self, request: Request) -> Response:
         d = _date(request.path_params["day"])
         if d is None:
-            return self._page("Not found", "<div class='error'>Use /day/YYYY-MM-DD.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('Use /day/YYYY-MM-DD.')}</div>")
         events = self._in_range(d, d).get(d, [])
+        t = self.t
         rows = "".join(
-            f'<tr data-id="{e["id"]}"><td>{"All day" if e["all_day"] else e["start"] + "–" + e["end"]}</td>'
+            f'<tr data-id="{e["id"]}"><td>{t("All day") if e["all_day"] else e["start"] + "–" + e["end"]}</td>'
             f'<td><a href="/event/{e["id"]}">{esc(e["title"])}</a>{" ↻" if e["recur"] != "none" else ""}</td>'
-            f'<td>{esc(e["location"])}</td><td>{e["calendar"]}</td><td>{e["my_status"]}</td></tr>' for e in events)
-        body = (f'<div class="calbar"><a class="button" href="/day/{(d - dt.timedelta(days=1)).isoformat()}" aria-label="Previous day">‹</a>'
-                f'<a class="button" href="/day/{(d + dt.timedelta(days=1)).isoformat()}" aria-label="Next day">›</a>'
-                f'<h1>{d:%A, %B} {d.day}, {d.year}</h1><a class="button primary" href="/event/new?date={d.isoformat()}">New event</a></div>'
-                + (f"<table class='agenda'><thead><tr><th>Time</th><th>Event</th><th>Where</th><th>Calendar</th><th>My answer</th></tr></thead>"
-                   f"<tbody>{rows}</tbody></table>" if rows else "<p class='card muted'>Nothing scheduled.</p>"))
-        return self._page(d.isoformat(), body)
+            f'<td>{esc(e["location"])}</td><td data-calendar="{e["calendar"]}">{t(e["calendar"])}</td>'
+            f'<td data-status="{e["my_status"]}">{t(e["my_status"])}</td></tr>' for e in events)
+        body = (f'<div class="calbar"><a class="button" href="/day/{(d - dt.timedelta(days=1)).isoformat()}" aria-label="{t("Previous day")}" '
+                f'data-action="prev">‹</a><a class="button" href="/day/{(d + dt.timedelta(days=1)).isoformat()}" aria-label="{t("Next day")}" '
+                f'data-action="next">›</a><h1>{long_day(d, self.variant.locale)}</h1>'
+                f'<a class="button primary" href="/event/new?date={d.isoformat()}" data-action="new-event">{t("New event")}</a></div>'
+                + (f"<table class='agenda'><thead><tr><th>{t('Time')}</th><th>{t('Event')}</th><th>{t('Where')}</th><th>{t('Calendar')}</th>"
+                   f"<th>{t('My answer')}</th></tr></thead><tbody>{rows}</tbody></table>" if rows
+                   else f"<p class='card muted'>{t('Nothing scheduled.')}</p>"))
+        return self._page(self._iso(d.isoformat()), body)
 
     async def invites(self, request: Request) -> Response:
         rows = self.db.all("SELECT e.*, p.name AS organizer FROM events e JOIN people p ON p.id = e.organizer_id "
                            "WHERE e.my_status = 'pending' ORDER BY e.date, e.start")
+        t = self.t
         trs = "".join(
-            f'<tr data-id="{e["id"]}"><td>{e["date"]} {e["start"] or "all day"}</td><td><a href="/event/{e["id"]}">{esc(e["title"])}</a></td>'
+            f'<tr data-id="{e["id"]}"><td>{self._iso(e["date"])} {e["start"] or t("all day")}</td>'
+            f'<td><a href="/event/{e["id"]}">{esc(e["title"])}</a></td>'
             f'<td>{esc(e["organizer"])}</td><td><form method="post" action="/event/{e["id"]}/rsvp" class="row">'
             f'<input type="hidden" name="back" value="/invites">'
-            f'<button type="submit" name="status" value="accepted" aria-label="Accept {esc(e["title"])}">Accept</button>'
-            f'<button type="submit" name="status" value="declined" aria-label="Decline {esc(e["title"])}">Decline</button></form></td></tr>'
-            for e in rows)
-        body = ("<h1>Invitations</h1>" + (f"<table><thead><tr><th>When</th><th>Event</th><th>Organizer</th><th>Answer</th></tr></thead>"
-                                          f"<tbody>{trs}</tbody></table>" if rows else "<p class='card muted'>No invitations waiting.</p>"))
-        return self._page("Invitations", body)
+            f'<button type="submit" name="status" value="accepted" aria-label="{esc(t("Accept {title}").format(title=e["title"]))}">{t("Accept")}</button>'
+            f'<button type="submit" name="status" value="declined" aria-label="{esc(t("Decline {title}").format(title=e["title"]))}">{t("Decline")}</button>'
+            '</form></td></tr>' for e in rows)
+        body = (f"<h1>{t('Invitations')}</h1>"
+                + (f"<table class='invites'><thead><tr><th>{t('When')}</th><th>{t('Event')}</th><th>{t('Organizer')}</th><th>{t('Answer')}</th></tr>"
+                   f"</thead><tbody>{trs}</tbody></table>" if rows else f"<p class='card muted'>{t('No invitations waiting.')}</p>"))
+        return self._page(t("Invitations"), body)
 
     async def event(self, request: Request) -> Response:
         e = self.db.one("SELECT e.*, p.name AS organizer FROM events e LEFT JOIN people p ON p.id = e.organizer_id WHERE e.id = ?",
                         (request.path_params["eid"],))
         if e is None:
-            return self._page("Not found", "<div class='error'>No such event.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('No such event.')}</div>")
         att = self.db.all("SELECT p.name, p.email, a.status FROM attendees a JOIN people p ON p.id = a.person_id WHERE a.event_id = ? "
                           "ORDER BY p.name", (e["id"],))
-        att_html = "".join(f'<li class="att {a["status"]}">{esc(a["name"])} <span class="muted">&lt;{esc(a["email"])}&gt;</span> '
-                           f'<span class="status">{a["status"]}</span></li>' for a in att) or "<li class='muted'>No guests.</li>"
-        when = (f'{e["date"]}, all day' if e["all_day"] else f'{e["date"]}, {e["start"]}–{e["end"]}')
+        t = self.t
+        att_html = "".join(f'<li class="att {a["status"]}" data-status="{a["status"]}">{esc(a["name"])} <span class="muted">&lt;{esc(a["email"])}&gt;</span> '
+                           f'<span class="status">{t(a["status"])}</span></li>' for a in att) or f"<li class='muted'>{t('No guests.')}</li>"
+        day = self._iso(e["date"])
+        when = (t("{day}, all day").format(day=day) if e["all_day"] else f'{day}, {e["start"]}–{e["end"]}')
         rec = ""
         if e["recur"] != "none":
-            rec = f'<p>Repeats {e["recur"]}' + (f' until {e["recur_until"]}' if e["recur_until"] else "") + "</p>"
+            rec = (f'<p data-recur="{e["recur"]}">{t("Repeats " + e["recur"])}'
+                   + (t(" until {day}").format(day=self._iso(e["recur_until"])) if e["recur_until"] else "") + "</p>")
         mine = e["organizer_id"] is None
         if mine:
-            actions = (f'<p class="row"><a class="button primary" href="/event/{e["id"]}/edit">Edit</a>'
-                       '<button type="button" class="danger" data-open="delete-modal">Delete…</button></p>'
-                       f'<div class="modal-backdrop" id="delete-modal" hidden><div class="modal" role="dialog" aria-label="Confirm delete">'
-                       f'<p>Delete “{esc(e["title"])}”{" and all its repeats" if e["recur"] != "none" else ""}?</p>'
-                       f'<form method="post" action="/event/{e["id"]}/delete" class="row"><button class="danger" type="submit" id="delete-confirm">Delete</button>'
-                       '<button type="button" data-close="delete-modal">Cancel</button></form></div></div>')
+            question = "Delete “{title}” and all its repeats?" if e["recur"] != "none" else "Delete “{title}”?"
+            actions = (f'<p class="row"><a class="button primary" href="/event/{e["id"]}/edit" data-action="edit">{t("Edit")}</a>'
+                       f'<button type="button" class="danger" data-open="delete-modal" data-action="delete">{t("Delete…")}</button></p>'
+                       f'<div class="modal-backdrop" id="delete-modal" hidden><div class="modal" role="dialog" aria-label="{t("Confirm delete")}">'
+                       f'<p>{esc(t(question).format(title=e["title"]))}</p>'
+                       f'<form method="post" action="/event/{e["id"]}/delete" class="row">'
+                       f'<button class="danger" type="submit" id="delete-confirm">{t("Delete")}</button>'
+                       f'<button type="button" data-close="delete-modal" data-action="keep">{t("Cancel")}</button></form></div></div>')
         else:
-            actions = (f'<form method="post" action="/event/{e["id"]}/rsvp" class="row rsvp"><span>Going? (now: <strong>{e["my_status"]}</strong>)</span>'
-                       f'<button type="submit" name="status" value="accepted"{" class=primary" if e["my_status"] == "accepted" else ""}>Accept</button>'
-                       f'<button type="submit" name="status" value="declined"{" class=danger" if e["my_status"] == "declined" else ""}>Decline</button></form>')
+            going = t("Going? (now: {answer})").format(answer=f"<strong>{t(e['my_status'])}</strong>")
+            actions = (f'<form method="post" action="/event/{e["id"]}/rsvp" class="row rsvp" data-status="{e["my_status"]}"><span>{going}</span>'
+                       f'<button type="submit" name="status" value="accepted"{" class=primary" if e["my_status"] == "accepted" else ""}>{t("Accept")}</button>'
+                       f'<button type="submit" name="status" value="declined"{" class=danger" if e["my_status"] == "declined" else ""}>{t("Decline")}</button></form>')
+        back = e["date"][:7] if self.variant.locale == "en-US" else month_year(dt.date.fromisoformat(e["date"]), self.variant.locale)
         body = (f'<article class="card event" data-id="{e["id"]}" style="--c:{CALENDARS[e["calendar"]]}"><h1>{esc(e["title"])}</h1>'
-                f'<p class="when">{when}</p>{rec}<p>Calendar: <span class="calname">{e["calendar"]}</span></p>'
-                + (f'<p>Where: {esc(e["location"])}</p>' if e["location"] else "")
-                + f'<p>Organizer: {esc(e["organizer"] or "me")}</p>'
+                f'<p class="when">{when}</p>{rec}<p>{t("Calendar:")} <span class="calname" data-calendar="{e["calendar"]}">{t(e["calendar"])}</span></p>'
+                + (f'<p>{t("Where:")} {esc(e["location"])}</p>' if e["location"] else "")
+                + f'<p>{t("Organizer:")} {esc(e["organizer"] or t("me"))}</p>'
                 + (f'<p class="desc">{esc(e["description"])}</p>' if e["description"] else "")
-                + f'<h2>Guests</h2><ul class="guests">{att_html}</ul>{actions}'
-                f'<p><a href="/month/{e["date"][:7]}">Back to {e["date"][:7]}</a></p></article>')
+                + f'<h2>{t("Guests")}</h2><ul class="guests">{att_html}</ul>{actions}'
+                f'<p><a href="/month/{e["date"][:7]}" data-action="back">{t("Back to {month}").format(month=back)}</a></p></article>')
         return self._page(e["title"], body)
 
     async def rsvp(self, request: Request) -> Response:
@@ -350,43 +393,45 @@ class CalendarApp(WebApp):
     # --- create / edit ---
 
     def _form(self, values: dict[str, Any], guests: set[int], errors: list[str], action: str, heading: str) -> Response:
+        t = self.t
         people = self.db.all("SELECT * FROM people ORDER BY name")
         guest_html = "".join(
             f'<label class="guest" data-name="{esc(p["name"].lower())}"><input type="checkbox" name="guests" value="{p["id"]}"'
             f'{" checked" if p["id"] in guests else ""}> {esc(p["name"])}</label>' for p in people)
-        cal_opts = "".join(f'<option{" selected" if c == values.get("calendar") else ""}>{c}</option>' for c in CALENDARS)
-        rec_opts = "".join(f'<option value="{k}"{" selected" if k == values.get("recur", "none") else ""}>{label}</option>'
+        cal_opts = "".join(f'<option value="{c}"{" selected" if c == values.get("calendar") else ""}>{t(c)}</option>' for c in CALENDARS)
+        rec_opts = "".join(f'<option value="{k}"{" selected" if k == values.get("recur", "none") else ""}>{t(label)}</option>'
                            for k, label in (("none", "Does not repeat"), ("daily", "Daily"), ("weekly", "Weekly")))
-        err = "".join(f"<div class='error' role='alert'>{esc(x)}</div>" for x in errors)
+        err = "".join(f"<div class='error' role='alert'>{esc(t(x))}</div>" for x in errors)
 
         def time_field(name: str, label: str) -> str:
-            return (f'<label class="field">{label}<span class="timepicker"><input type="text" name="{name}" id="{name}" '
+            return (f'<label class="field">{t(label)}<span class="timepicker"><input type="text" name="{name}" id="{name}" '
                     f'value="{esc(values.get(name) or "")}" placeholder="HH:MM" autocomplete="off" role="combobox" '
                     f'aria-autocomplete="list" aria-expanded="false" aria-controls="{name}-list" size="6">'
                     f'<ul class="tp-list" id="{name}-list" role="listbox" hidden></ul></span></label>')
 
         def date_field(name: str, label: str) -> str:
-            return (f'<label class="field">{label}<span class="datepicker"><input type="text" name="{name}" id="{name}" '
+            return (f'<label class="field">{t(label)}<span class="datepicker"><input type="text" name="{name}" id="{name}" '
                     f'value="{esc(values.get(name) or "")}" placeholder="YYYY-MM-DD" autocomplete="off" size="11">'
-                    f'<button type="button" class="dp-toggle" aria-label="Choose {label.lower()}" aria-haspopup="dialog">▦</button>'
+                    f'<button type="button" class="dp-toggle" aria-label="{t("Choose {label}").format(label=t(label).lower() if self.variant.locale == "en-US" else t(label))}" '
+                    'aria-haspopup="dialog">▦</button>'
                     f'<input type="hidden" name="{name}_via" class="dp-via" value="{esc(values.get(name + "_via") or "")}">'
                     f'</span></label>')
 
         body = (f"<h1>{heading}</h1>{err}<form method='post' action='{action}' class='card evform' id='event-form'>"
-                f"<label class='field wide'>Title <input type='text' name='title' value='{esc(values.get('title', ''))}' size='50'></label>"
+                f"<label class='field wide'>{t('Title')} <input type='text' name='title' value='{esc(values.get('title', ''))}' size='50'></label>"
                 f"<div class='row'>{date_field('date', 'Date')}"
                 f"<label class='field'><span><input type='checkbox' name='all_day' value='1' id='all_day'"
-                f"{' checked' if values.get('all_day') else ''}> All day</span></label></div>"
+                f"{' checked' if values.get('all_day') else ''}> {t('All day')}</span></label></div>"
                 f"<div class='row times'>{time_field('start', 'Start')}{time_field('end', 'End')}</div>"
-                f"<div class='row'><label class='field'>Repeat <select name='recur' id='recur'>{rec_opts}</select></label>"
+                f"<div class='row'><label class='field'>{t('Repeat')} <select name='recur' id='recur'>{rec_opts}</select></label>"
                 f"{date_field('recur_until', 'Repeat until')}</div>"
-                f"<label class='field'>Calendar <select name='calendar'>{cal_opts}</select></label>"
-                f"<label class='field wide'>Location <input type='text' name='location' value='{esc(values.get('location', ''))}' size='50'></label>"
-                f"<label class='field wide'>Description <textarea name='description' rows='3' cols='60'>{esc(values.get('description', ''))}</textarea></label>"
-                f"<fieldset class='guests-box'><legend>Invite guests</legend><input type='search' id='guest-filter' "
-                f"placeholder='Filter people' aria-label='Filter people'><div class='guest-list'>{guest_html}</div></fieldset>"
-                "<p class='row'><button type='submit' class='primary' id='save-event'>Save</button>"
-                "<a class='button' href='javascript:history.back()'>Cancel</a></p></form>")
+                f"<label class='field'>{t('Calendar')} <select name='calendar'>{cal_opts}</select></label>"
+                f"<label class='field wide'>{t('Location')} <input type='text' name='location' value='{esc(values.get('location', ''))}' size='50'></label>"
+                f"<label class='field wide'>{t('Description')} <textarea name='description' rows='3' cols='60'>{esc(values.get('description', ''))}</textarea></label>"
+                f"<fieldset class='guests-box'><legend>{t('Invite guests')}</legend><input type='search' id='guest-filter' "
+                f"placeholder='{t('Filter people')}' aria-label='{t('Filter people')}'><div class='guest-list'>{guest_html}</div></fieldset>"
+                f"<p class='row'><button type='submit' class='primary' id='save-event'>{t('Save')}</button>"
+                f"<a class='button' href='javascript:history.back()' data-action='cancel'>{t('Cancel')}</a></p></form>")
         return self._page(heading, body)
 
     def _parse(self, form: Any) -> tuple[dict[str, Any], set[int], list[str]]:
@@ -443,10 +488,10 @@ class CalendarApp(WebApp):
         if request.method == "GET":
             d = _date(self.query(request)["date"] or "") or self.now().date()
             return self._form({"date": d.isoformat(), "start": "09:00", "end": "10:00", "calendar": "Personal"}, set(), [],
-                              "/event/new", "New event")
+                              "/event/new", self.t("New event"))
         v, guests, errors = self._parse(await request.form())
         if errors:
-            return self._form(v, guests, errors, "/event/new", "New event")
+            return self._form(v, guests, errors, "/event/new", self.t("New event"))
         eid = self._save(None, v, guests)
         used_method(request.scope, v["date_via"] or "form", f"events[id={eid}].date")
         return RedirectResponse(f"/event/{eid}", status_code=303)
@@ -455,13 +500,13 @@ class CalendarApp(WebApp):
         eid = request.path_params["eid"]
         e = self.db.one("SELECT * FROM events WHERE id = ?", (eid,))
         if e is None or e["organizer_id"] is not None:
-            return self._page("Not allowed", "<div class='error'>Only events you organize can be edited.</div>")
+            return self._page(self.t("Not allowed"), f"<div class='error'>{self.t('Only events you organize can be edited.')}</div>")
         if request.method == "GET":
             guests = {r["person_id"] for r in self.db.all("SELECT person_id FROM attendees WHERE event_id = ?", (eid,))}
-            return self._form({**e, "all_day": bool(e["all_day"])}, guests, [], f"/event/{eid}/edit", "Edit event")
+            return self._form({**e, "all_day": bool(e["all_day"])}, guests, [], f"/event/{eid}/edit", self.t("Edit event"))
         v, guests, errors = self._parse(await request.form())
         if errors:
-            return self._form(v, guests, errors, f"/event/{eid}/edit", "Edit event")
+            return self._form(v, guests, errors, f"/event/{eid}/edit", self.t("Edit event"))
         self._save(eid, v, guests)
         if v["date"] != e["date"]:
             used_method(request.scope, v["date_via"] or "form", f"events[id={eid}].date")
