@@ -36,7 +36,9 @@ from starlette.routing import BaseRoute, Route
 from cua.judges.sidefx import Change
 from cua.judges.values.web import QueryRule
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
+from cua.tasks.apps.drive import locale
 from cua.tasks.apps.drive.seed import ROLES, TYPES, seed_drive
+from cua.variant import LAYOUTS, LOCALES, VariantAxes
 
 SCHEMA = """
 CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL UNIQUE, locale TEXT NOT NULL);
@@ -74,22 +76,18 @@ TYPE_LABELS = {"folder": "Folder", "pdf": "PDF", "document": "Document", "spread
 
 
 class Refused(Exception):
-    """A request the drive's rules refuse: shown with the reason, nothing changes."""
+    """A request the drive's rules refuse: shown with the reason, nothing changes. `message`
+    is the English template (`{name}` fields filled from `fields`), so the page translates the
+    sentence before filling it; the exception's text is the English one."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.message, self.status = message, status
+    def __init__(self, message: str, status: int = 400, /, **fields: str) -> None:
+        super().__init__(message.format(**fields))
+        self.message, self.status, self.fields = message, status, fields
 
 
 def human_size(n: int) -> str:
-    """Bytes as the drive shows them: `812 B`, `1.4 KB`, `23.5 MB`, `2.07 GB` (1 KB = 1,024 bytes)."""
-    if n < 1024:
-        return f"{n} B"
-    for unit, power in (("KB", 1), ("MB", 2), ("GB", 3), ("TB", 4)):
-        value = n / 1024 ** power
-        if value < 1024 or unit == "TB":
-            return f"{value:.2f} {unit}" if unit in ("GB", "TB") else f"{value:.1f} {unit}"
-    return f"{n} B"  # pragma: no cover (the loop returns)
+    """Bytes as the drive shows them in en-US: `812 B`, `1.4 KB`, `23.5 MB`, `2.07 GB` (1 KB = 1,024 bytes)."""
+    return locale.size(n, "en-US")
 
 
 def clean_name(raw: str) -> str:
@@ -117,6 +115,7 @@ class DriveApp(WebApp):
     title = "Stratus Drive"
     schema = SCHEMA
     static_dir = Path(__file__).parent / "static"
+    variant_axes = VariantAxes(layouts=LAYOUTS, locales=LOCALES)
     #: the drive fills these itself: what a file is and weighs, who touched it, what a version notes
     assigned = {"items": ("type", "mime", "size_bytes", "owner_id", "modified_by", "trashed_at"),
                 "versions": ("number", "size_bytes", "author_id", "note"),
@@ -170,9 +169,26 @@ class DriveApp(WebApp):
                 result: Response = await handler(request)
                 return result
             except Refused as exc:
-                return self._page("Cannot do that", f'<div class="alert" role="alert" data-error>{esc(exc.message)}</div>'
-                                  '<p><a href="/folders/1" data-action="back">Back to My Drive</a></p>', status=exc.status)
+                return self._page(self.t("Cannot do that"), f'<div class="alert" role="alert" data-error>{esc(self._refusal(exc))}</div>'
+                                  f'<p><a href="/folders/1" data-action="back">{self.t("Back to My Drive")}</a></p>', status=exc.status)
         return run
+
+    def t(self, text: str) -> str:
+        """`text` in the variant's locale: the drive's own catalogue, then the shared one."""
+        if self.variant.locale == "de-DE" and text in locale.DE:
+            return locale.DE[text]
+        return super().t(text)
+
+    def _refusal(self, exc: Refused) -> str:
+        """A refusal's sentence in the page's locale (the verb of `doing` translated too)."""
+        return self.t(exc.message).format(**{k: self.t(v) if k == "doing" else v for k, v in exc.fields.items()})
+
+    def _size(self, n: int) -> str:
+        return locale.size(n, self.variant.locale)
+
+    def _bytes(self, n: int) -> str:
+        """`12,345 bytes` / `12.345 Bytes`."""
+        return self.t("{n} bytes").format(n=locale.number(n, self.variant.locale))
 
     def _stamp(self) -> str:
         return self.now().strftime("%Y-%m-%d %H:%M")
@@ -212,13 +228,13 @@ class DriveApp(WebApp):
         item = self._item(iid)
         if item["owner_id"] != ME:
             owner = self._people()[item["owner_id"]]["name"]
-            raise Refused(f"Only the owner, {owner}, can {doing} “{item['name']}”.", 403)
+            raise Refused("Only the owner, {owner}, can {doing} “{name}”.", 403, owner=owner, doing=doing, name=item["name"])
         return item
 
     def _live_owned(self, iid: int, doing: str) -> dict[str, Any]:
         item = self._owned(iid, doing)
         if self._in_trash(item):
-            raise Refused(f"“{item['name']}” is in the trash: restore it first.")
+            raise Refused("“{name}” is in the trash: restore it first.", name=item["name"])
         return item
 
     def _folder(self, fid: int) -> dict[str, Any]:
@@ -235,14 +251,16 @@ class DriveApp(WebApp):
         quota = int(self.db.scalar("SELECT quota_bytes FROM settings WHERE id = 1"))
         free = max(0, quota - self.used_bytes())
         if adding > free:
-            raise Refused(f"Not enough storage: this needs {human_size(adding)} ({adding:,} bytes) and only "
-                          f"{human_size(free)} ({free:,} bytes) is free. Empty the trash or delete files to make room.")
+            lang = self.variant.locale
+            raise Refused("Not enough storage: this needs {need} ({need_bytes} bytes) and only {free} ({free_bytes} bytes) is free. "
+                          "Empty the trash or delete files to make room.", need=self._size(adding), need_bytes=locale.number(adding, lang),
+                          free=self._size(free), free_bytes=locale.number(free, lang))
 
     def _name_free(self, parent: int, name: str, but: int | None = None) -> None:
         clash = self.db.scalar("SELECT id FROM items WHERE parent_id = ? AND name = ? AND trashed = 0 AND id != ?",
                                (parent, name, but or 0))
         if clash is not None:
-            raise Refused(f"“{name}” already exists in this folder: choose another name.")
+            raise Refused("“{name}” already exists in this folder: choose another name.", name=name)
 
     def _touch(self, iid: int) -> None:
         """A change of the file's content (a restored version): its modified time and who made it."""
@@ -255,7 +273,7 @@ class DriveApp(WebApp):
     # --- page parts ---
 
     def _page(self, title: str, body: str, *, current: int | None = None, status: int = 200) -> HTMLResponse:
-        resp = html_page(self, title, f'<div class="drive">{self._sidebar(current)}<div class="content">'
+        resp = html_page(self, title, f'<div class="drive" data-region="drive">{self._sidebar(current)}<div class="content" data-region="content">'
                          f'{self._searchbar()}<h1 class="page-title">{esc(title)}</h1>{body}</div></div>', nav=NAV)
         resp.status_code = status
         return resp
@@ -263,8 +281,8 @@ class DriveApp(WebApp):
     def _searchbar(self, values: dict[str, str] | None = None) -> str:
         q = (values or {}).get("q", "")
         return ('<form class="searchbar" role="search" method="get" action="/search">'
-                f'<input type="search" name="q" value="{esc(q)}" aria-label="Search in Drive" placeholder="Search in Drive" '
-                'data-field="search"><button type="submit" data-action="search">Search</button></form>')
+                f'<input type="search" name="q" value="{esc(q)}" aria-label="{self.t("Search in Drive")}" placeholder="{self.t("Search in Drive")}" '
+                f'data-field="search"><button type="submit" data-action="search">{self.t("Search")}</button></form>')
 
     def _sidebar(self, current: int | None) -> str:
         folders = self.db.all("SELECT id, parent_id, name FROM items WHERE kind = 'folder' AND owner_id = ? AND trashed = 0 "
@@ -279,27 +297,29 @@ class DriveApp(WebApp):
             selected = "true" if f["id"] == current else "false"
             group = f'<ul role="group">{"".join(node(k, level + 1) for k in kids)}</ul>' if kids else ""
             return (f'<li role="treeitem" aria-level="{level}" aria-selected="{selected}"{expanded} data-folder-id="{f["id"]}">'
-                    f'<a href="/folders/{f["id"]}" data-tree-folder="{f["id"]}">{esc(f["name"])}</a>{group}</li>')
+                    f'<a href="/folders/{f["id"]}" data-tree-folder="{f["id"]}">{esc(self._folder_name(f))}</a>{group}</li>')
 
         root = next((f for f in folders if f["id"] == ROOT), None)
         tree = node(root, 1) if root else ""
         quota = int(self.db.scalar("SELECT quota_bytes FROM settings WHERE id = 1"))
         used = self.used_bytes()
         pct = min(100, round(used * 100 / quota)) if quota else 100
-        return ('<aside class="side" aria-label="Drive navigation">'
-                f'<a class="button primary new" href="/folders/{current or ROOT}/upload" data-action="upload">Upload a file</a>'
-                f'<ul role="tree" aria-label="Folders" class="tree">{tree}</ul>'
+        t_ = self.t
+        usage = t_("{used} of {quota} used · {free} free").format(used=self._size(used), quota=self._size(quota),
+                                                                   free=self._size(max(0, quota - used)))
+        return (f'<aside class="side" aria-label="{t_("Drive navigation")}" data-region="side">'
+                f'<a class="button primary new" href="/folders/{current or ROOT}/upload" data-action="upload">{t_("Upload a file")}</a>'
+                f'<ul role="tree" aria-label="{t_("Folders")}" class="tree">{tree}</ul>'
                 f'<div class="storage" data-used-bytes="{used}" data-quota-bytes="{quota}" data-free-bytes="{max(0, quota - used)}">'
-                f'<div role="meter" aria-label="Storage used" aria-valuemin="0" aria-valuemax="100" aria-valuenow="{pct}" '
+                f'<div role="meter" aria-label="{t_("Storage used")}" aria-valuemin="0" aria-valuemax="100" aria-valuenow="{pct}" '
                 f'class="meter"><span style="width: {pct}%"></span></div>'
-                f'<p>{esc(human_size(used))} of {esc(human_size(quota))} used · {esc(human_size(max(0, quota - used)))} free</p></div></aside>')
+                f'<p>{esc(usage)}</p></div></aside>')
 
     def _date(self, stamp: str) -> str:
         day = stamp[:10]
         if day == self.now().date().isoformat():
             return stamp[11:16]
-        d = dt.date.fromisoformat(day)
-        return f"{d.strftime('%b')} {d.day}, {d.year}"
+        return locale.date(dt.date.fromisoformat(day), self.variant.locale)
 
     def _icon(self, item: dict[str, Any]) -> str:
         return f'<span class="icon icon-{esc(item["type"])}" aria-hidden="true"></span>'
@@ -316,53 +336,59 @@ class DriveApp(WebApp):
         on = bool(item["starred"])
         return (f'<form method="post" action="/items/{item["id"]}/star" class="inline"><input type="hidden" name="starred" '
                 f'value="{0 if on else 1}"><button type="submit" class="star" aria-pressed="{"true" if on else "false"}" '
-                f'data-action="star" aria-label="Star {esc(item["name"])}">{"★" if on else "☆"}</button></form>')
+                f'data-action="star" aria-label="{esc(self.t("Star {name}").format(name=item["name"]))}">{"★" if on else "☆"}</button></form>')
 
     def _listing(self, items: list[dict[str, Any]], view: str, *, trash: bool = False, location: bool = False) -> str:
         people = self._people()
+        t_ = self.t
         if not items:
-            return '<p class="empty" data-empty>Nothing here.</p>'
+            return f'<p class="empty" data-empty>{t_("Nothing here.")}</p>'
 
         def badge(i: dict[str, Any]) -> str:
-            out = '<span class="badge conf" data-badge="confidential">Confidential</span>' if i["label"] == "confidential" else ""
+            out = f'<span class="badge conf" data-badge="confidential">{t_("Confidential")}</span>' if i["label"] == "confidential" else ""
             if i["link_access"] == "anyone":
-                out += '<span class="badge link" data-badge="link">Link</span>'
+                out += f'<span class="badge link" data-badge="link">{t_("Link")}</span>'
             return out
 
         def actions(i: dict[str, Any]) -> str:
             if trash:
                 return (f'<form method="post" action="/items/{i["id"]}/restore" class="inline"><button type="submit" '
-                        f'data-action="restore" aria-label="Restore {esc(i["name"])}">Restore</button></form>')
+                        f'data-action="restore" aria-label="{esc(t_("Restore {name}").format(name=i["name"]))}">{t_("Restore")}</button></form>')
             return self._star_button(i) + (f'<a class="button ghost" href="/items/{i["id"]}" data-action="details" '
-                                           f'aria-label="Details of {esc(i["name"])}">Details</a>')
+                                           f'aria-label="{esc(t_("Details of {name}").format(name=i["name"]))}">{t_("Details")}</a>')
 
         def where(i: dict[str, Any]) -> str:
             chain = self._ancestors(i)
-            return " / ".join(a["name"] for a in chain) or "Shared with me"
+            return " / ".join(self._folder_name(a) for a in chain) or t_("Shared with me")
 
         if view == "grid":
             cells = "".join(
                 f'<div role="gridcell" class="tile" {self._attrs(i)}>{self._icon(i)}'
                 f'<a class="name" href="{self._href(i)}">{esc(i["name"])}</a>{badge(i)}'
-                f'<span class="meta">{"" if i["kind"] == "folder" else esc(human_size(i["size_bytes"]))}</span>{actions(i)}</div>'
+                f'<span class="meta">{"" if i["kind"] == "folder" else esc(self._size(i["size_bytes"]))}</span>{actions(i)}</div>'
                 for i in items)
-            return f'<div role="grid" aria-label="Files" class="grid" data-view="grid"><div role="row" class="tiles">{cells}</div></div>'
-        loc_head = '<th scope="col">Location</th>' if location else ""
+            return f'<div role="grid" aria-label="{t_("Files")}" class="grid" data-view="grid"><div role="row" class="tiles">{cells}</div></div>'
+        loc_head = f'<th scope="col">{t_("Location")}</th>' if location else ""
         rows = "".join(
             f'<tr {self._attrs(i)}><td class="name">{self._icon(i)}<a href="{self._href(i)}">{esc(i["name"])}</a>{badge(i)}</td>'
-            f'<td data-owner>{"me" if i["owner_id"] == ME else esc(people[i["owner_id"]]["name"])}</td>'
+            f'<td data-owner>{t_("me") if i["owner_id"] == ME else esc(people[i["owner_id"]]["name"])}</td>'
             + (f'<td class="loc">{esc(where(i))}</td>' if location else "")
             + f'<td data-modified="{esc(i["modified_at"])}">{esc(self._date(i["modified_at"]))}</td>'
-            f'<td class="size" title="{i["size_bytes"]:,} bytes">{"—" if i["kind"] == "folder" else esc(human_size(i["size_bytes"]))}</td>'
+            f'<td class="size" title="{esc(self._bytes(i["size_bytes"]))}">{"—" if i["kind"] == "folder" else esc(self._size(i["size_bytes"]))}</td>'
             f'<td class="acts">{actions(i)}</td></tr>' for i in items)
-        return (f'<table class="files" aria-label="Files" data-view="list"><thead><tr><th scope="col">Name</th><th scope="col">Owner</th>'
-                f'{loc_head}<th scope="col">{"Deleted" if trash else "Modified"}</th><th scope="col">Size</th><th scope="col">'
-                f'<span class="sr-only">Actions</span></th></tr></thead><tbody>{rows}</tbody></table>')
+        return (f'<table class="files" aria-label="{t_("Files")}" data-view="list"><thead><tr><th scope="col">{t_("Name")}</th>'
+                f'<th scope="col">{t_("Owner")}</th>'
+                f'{loc_head}<th scope="col">{t_("Deleted" if trash else "Modified")}</th><th scope="col">{t_("Size")}</th><th scope="col">'
+                f'<span class="sr-only">{t_("Actions")}</span></th></tr></thead><tbody>{rows}</tbody></table>')
+
+    def _folder_name(self, folder: dict[str, Any]) -> str:
+        """A folder's name as shown: the root is `My Drive` in every locale's words; the others are data."""
+        return self.t(folder["name"]) if folder["id"] == ROOT else str(folder["name"])
 
     def _view_switch(self, base: str, view: str, joiner: str = "?") -> str:
-        return ('<div class="views" role="group" aria-label="View">'
+        return (f'<div class="views" role="group" aria-label="{self.t("View")}">'
                 + "".join(f'<a class="button ghost" href="{esc(base)}{joiner}view={v}" data-view-switch="{v}" '
-                          f'aria-pressed="{"true" if view == v else "false"}">{label}</a>' for v, label in (("list", "List"), ("grid", "Grid")))
+                          f'aria-pressed="{"true" if view == v else "false"}">{self.t(label)}</a>' for v, label in (("list", "List"), ("grid", "Grid")))
                 + "</div>")
 
     @staticmethod
@@ -380,21 +406,22 @@ class DriveApp(WebApp):
     async def folder(self, request: Request) -> Response:
         folder = self._folder(request.path_params["fid"])
         if self._in_trash(folder):
-            raise Refused(f"“{folder['name']}” is in the trash: restore it to open it.", 404)
+            raise Refused("“{name}” is in the trash: restore it to open it.", 404, name=folder["name"])
         view = self._view(self.query(request))
         items = self.db.all("SELECT * FROM items WHERE parent_id = ? AND trashed = 0 ORDER BY kind = 'file', name COLLATE NOCASE",
                             (folder["id"],))
         crumbs = [*self._ancestors(folder), folder]
-        trail = "".join(f'<li><a href="/folders/{c["id"]}" data-crumb="{c["id"]}">{esc(c["name"])}</a></li>' for c in crumbs[:-1])
-        trail += f'<li aria-current="page" data-crumb="{folder["id"]}">{esc(folder["name"])}</li>'
+        trail = "".join(f'<li><a href="/folders/{c["id"]}" data-crumb="{c["id"]}">{esc(self._folder_name(c))}</a></li>' for c in crumbs[:-1])
+        trail += f'<li aria-current="page" data-crumb="{folder["id"]}">{esc(self._folder_name(folder))}</li>'
         mine = folder["owner_id"] == ME
-        tools = (f'<form method="post" action="/folders/{folder["id"]}/new" class="newfolder"><label for="nf-name">New folder</label>'
-                 '<input id="nf-name" name="name" required maxlength="255" data-field="folder-name" placeholder="Folder name">'
-                 '<button type="submit" data-action="new-folder">Create folder</button></form>') if mine else ""
-        body = (f'<nav aria-label="Breadcrumb" class="crumbs"><ol>{trail}</ol></nav>'
+        t_ = self.t
+        tools = (f'<form method="post" action="/folders/{folder["id"]}/new" class="newfolder"><label for="nf-name">{t_("New folder")}</label>'
+                 f'<input id="nf-name" name="name" required maxlength="255" data-field="folder-name" placeholder="{t_("Folder name")}">'
+                 f'<button type="submit" data-action="new-folder">{t_("Create folder")}</button></form>') if mine else ""
+        body = (f'<nav aria-label="{t_("Breadcrumb")}" class="crumbs"><ol>{trail}</ol></nav>'
                 f'<div class="toolbar">{tools}{self._view_switch("/folders/" + str(folder["id"]), view)}</div>'
                 f'<div data-folder="{folder["id"]}">{self._listing(items, view)}</div>')
-        return self._page(folder["name"], body, current=folder["id"])
+        return self._page(self._folder_name(folder), body, current=folder["id"])
 
     async def new_folder(self, request: Request) -> Response:
         parent = self._live_owned(request.path_params["fid"], "add to")
@@ -437,7 +464,7 @@ class DriveApp(WebApp):
                 self._name_free(folder["id"], name)
                 self._check_quota(size)
             except Refused as exc:
-                error = exc.message
+                error = self._refusal(exc)
             else:
                 stamp = self._stamp()
                 iid = self.db.insert("INSERT INTO items (parent_id, kind, name, type, mime, size_bytes, owner_id, created_at, modified_at, "
@@ -446,17 +473,19 @@ class DriveApp(WebApp):
                 self.db.insert("INSERT INTO versions (item_id, number, size_bytes, content, author_id, created_at, note) "
                                "VALUES (?, 1, ?, ?, ?, ?, 'Uploaded')", (iid, size, content, ME, stamp))
                 return RedirectResponse(f"/items/{iid}", status_code=303)
+        t_ = self.t
         body = (self._error(error) +
-                f'<div class="dialog" role="dialog" aria-labelledby="up-h" aria-modal="true"><h2 id="up-h">Upload to {esc(folder["name"])}</h2>'
+                f'<div class="dialog" role="dialog" aria-labelledby="up-h" aria-modal="true"><h2 id="up-h">'
+                f'{esc(t_("Upload to {folder}").format(folder=self._folder_name(folder)))}</h2>'
                 f'<form method="post" action="/folders/{folder["id"]}/upload" enctype="multipart/form-data" class="form" data-form="upload">'
-                f'<label for="up-name">File name</label><input id="up-name" name="name" value="{esc(name)}" maxlength="255" '
+                f'<label for="up-name">{t_("File name")}</label><input id="up-name" name="name" value="{esc(name)}" maxlength="255" '
                 'placeholder="notes.txt" data-field="name">'
-                f'<label for="up-content">Content</label><textarea id="up-content" name="content" rows="10" data-field="content">{esc(content)}</textarea>'
-                '<label for="up-file">Or choose a text file</label><input id="up-file" type="file" name="file" accept=".txt,.md,.csv,text/plain,text/csv" data-field="file">'
-                '<p class="muted">Text files only (.txt, .md, .csv), up to 1 MB. The file counts against your storage.</p>'
-                f'<div class="row"><button type="submit" class="primary" data-action="confirm-upload">Upload</button>'
-                f'<a class="button" href="/folders/{folder["id"]}" data-action="cancel">Cancel</a></div></form></div>')
-        return self._page("Upload a file", body, current=folder["id"], status=400 if error else 200)
+                f'<label for="up-content">{t_("Content")}</label><textarea id="up-content" name="content" rows="10" data-field="content">{esc(content)}</textarea>'
+                f'<label for="up-file">{t_("Or choose a text file")}</label><input id="up-file" type="file" name="file" accept=".txt,.md,.csv,text/plain,text/csv" data-field="file">'
+                f'<p class="muted">{t_("Text files only (.txt, .md, .csv), up to 1 MB. The file counts against your storage.")}</p>'
+                f'<div class="row"><button type="submit" class="primary" data-action="confirm-upload">{t_("Upload")}</button>'
+                f'<a class="button" href="/folders/{folder["id"]}" data-action="cancel">{t_("Cancel")}</a></div></form></div>')
+        return self._page(t_("Upload a file"), body, current=folder["id"], status=400 if error else 200)
 
     # --- an item ---
 
@@ -464,44 +493,51 @@ class DriveApp(WebApp):
         item = self._item(request.path_params["iid"])
         people = self._people()
         chain = self._ancestors(item)
-        location = " / ".join(a["name"] for a in chain) or "Shared with me"
+        t_ = self.t
+        location = " / ".join(self._folder_name(a) for a in chain) or t_("Shared with me")
         trashed = self._in_trash(item)
         mine = item["owner_id"] == ME
         shares = self.db.all("SELECT s.*, p.name FROM shares s JOIN people p ON p.id = s.person_id WHERE s.item_id = ? ORDER BY p.name",
                              (item["id"],))
-        access = ", ".join(f'{s["name"]} ({s["role"]})' for s in shares) or "Only the owner"
-        size = "—" if item["kind"] == "folder" else f'{human_size(item["size_bytes"])} ({item["size_bytes"]:,} bytes)'
+        access = ", ".join(f'{s["name"]} ({t_(s["role"])})' for s in shares) or t_("Only the owner")
+        size = "—" if item["kind"] == "folder" else f'{self._size(item["size_bytes"])} ({self._bytes(item["size_bytes"])})'
         modifier = people.get(item["modified_by"] or item["owner_id"], people[item["owner_id"]])
         iid = item["id"]
         if trashed:
             acts = (f'<form method="post" action="/items/{iid}/restore" class="inline"><button type="submit" class="primary" '
-                    f'data-action="restore" aria-label="Restore {esc(item["name"])}">Restore</button></form>' if item["trashed"] and mine else "")
+                    f'data-action="restore" aria-label="{esc(t_("Restore {name}").format(name=item["name"]))}">{t_("Restore")}</button></form>'
+                    if item["trashed"] and mine else "")
         else:
             acts = self._star_button(item)
             if item["kind"] == "folder":
-                acts += f'<a class="button" href="/folders/{iid}" data-action="open">Open</a>'
+                acts += f'<a class="button" href="/folders/{iid}" data-action="open">{t_("Open")}</a>'
             else:
                 acts += (f'<form method="post" action="/items/{iid}/copy" class="inline"><button type="submit" data-action="copy">'
-                         'Make a copy</button></form>'
-                         f'<a class="button" href="/items/{iid}/versions" data-action="versions">Version history</a>')
+                         f'{t_("Make a copy")}</button></form>'
+                         f'<a class="button" href="/items/{iid}/versions" data-action="versions">{t_("Version history")}</a>')
             if mine:
-                acts += (f'<a class="button primary" href="/items/{iid}/share" data-action="share">Share</a>'
-                         f'<a class="button" href="/items/{iid}/rename" data-action="rename">Rename</a>'
-                         f'<a class="button" href="/items/{iid}/move" data-action="move">Move</a>'
+                acts += (f'<a class="button primary" href="/items/{iid}/share" data-action="share">{t_("Share")}</a>'
+                         f'<a class="button" href="/items/{iid}/rename" data-action="rename">{t_("Rename")}</a>'
+                         f'<a class="button" href="/items/{iid}/move" data-action="move">{t_("Move")}</a>'
                          f'<form method="post" action="/items/{iid}/trash" class="inline"><button type="submit" class="danger" '
-                         'data-action="trash">Move to trash</button></form>')
-        badges = ('<span class="badge conf" data-badge="confidential">Confidential</span>' if item["label"] == "confidential" else "")
-        info = (f'<dl class="facts" {self._attrs(item)}><dt>Type</dt><dd data-fact="type">{esc(TYPE_LABELS.get(item["type"], item["type"]))}</dd>'
-                f'<dt>Size</dt><dd data-fact="size">{esc(size)}</dd>'
-                f'<dt>Owner</dt><dd data-fact="owner">{esc(people[item["owner_id"]]["name"])}{" (me)" if mine else ""}</dd>'
-                f'<dt>Modified</dt><dd data-fact="modified">{esc(self._date(item["modified_at"]))} by {esc(modifier["name"])}</dd>'
-                f'<dt>Created</dt><dd>{esc(self._date(item["created_at"]))}</dd>'
-                f'<dt>Location</dt><dd data-fact="location">{esc(location)}{" (in the trash)" if trashed else ""}</dd>'
-                f'<dt>Who has access</dt><dd data-fact="access">{esc(access)}</dd>'
-                f'<dt>Link sharing</dt><dd data-fact="link">{"Anyone with the link can view" if item["link_access"] == "anyone" else "Restricted"}</dd></dl>')
-        body = (f'<div class="badges">{badges}</div><div class="actions" role="toolbar" aria-label="File actions">{acts}</div>'
-                f'<div class="detail">{info}<section class="preview" aria-label="Preview">{self._preview(item)}</section></div>')
+                         f'data-action="trash">{t_("Move to trash")}</button></form>')
+        badges = (f'<span class="badge conf" data-badge="confidential">{t_("Confidential")}</span>' if item["label"] == "confidential" else "")
+        modified = t_("{date} by {name}").format(date=self._date(item["modified_at"]), name=modifier["name"])
+        info = (f'<dl class="facts" {self._attrs(item)}><dt>{t_("Type")}</dt><dd data-fact="type">{esc(self._type_label(item["type"]))}</dd>'
+                f'<dt>{t_("Size")}</dt><dd data-fact="size">{esc(size)}</dd>'
+                f'<dt>{t_("Owner")}</dt><dd data-fact="owner">{esc(people[item["owner_id"]]["name"])}{" " + t_("(me)") if mine else ""}</dd>'
+                f'<dt>{t_("Modified")}</dt><dd data-fact="modified">{esc(modified)}</dd>'
+                f'<dt>{t_("Created")}</dt><dd>{esc(self._date(item["created_at"]))}</dd>'
+                f'<dt>{t_("Location")}</dt><dd data-fact="location">{esc(location)}{" " + t_("(in the trash)") if trashed else ""}</dd>'
+                f'<dt>{t_("Who has access")}</dt><dd data-fact="access">{esc(access)}</dd>'
+                f'<dt>{t_("Link sharing")}</dt><dd data-fact="link">'
+                f'{t_("Anyone with the link can view" if item["link_access"] == "anyone" else "Restricted")}</dd></dl>')
+        body = (f'<div class="badges">{badges}</div><div class="actions" role="toolbar" aria-label="{t_("File actions")}">{acts}</div>'
+                f'<div class="detail">{info}<section class="preview" aria-label="{t_("Preview")}">{self._preview(item)}</section></div>')
         return self._page(item["name"], body, current=chain[-1]["id"] if chain and chain[-1]["owner_id"] == ME else None)
+
+    def _type_label(self, typ: str) -> str:
+        return self.t(TYPE_LABELS.get(typ, typ))
 
     def _content(self, item: dict[str, Any]) -> str:
         return str(self.db.scalar("SELECT content FROM versions WHERE item_id = ? ORDER BY number DESC LIMIT 1", (item["id"],)) or "")
@@ -512,14 +548,16 @@ class DriveApp(WebApp):
         if item["type"] == "csv":
             rows = list(csv.reader(io.StringIO(self._content(item))))
             if not rows:
-                return '<p data-preview="csv">An empty CSV file.</p>'
+                return f'<p data-preview="csv">{self.t("An empty CSV file.")}</p>'
             head = "".join(f'<th scope="col">{esc(c)}</th>' for c in rows[0])
             body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows[1:101])
-            more = f'<p class="muted">Showing 100 of {len(rows) - 1} rows.</p>' if len(rows) > 101 else ""
+            more = (f'<p class="muted">{self.t("Showing 100 of {n} rows.").format(n=locale.number(len(rows) - 1, self.variant.locale))}</p>'
+                    if len(rows) > 101 else "")
             return f'<table class="csv" data-preview="csv"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}'
         if item["type"] == "image":
-            return f'<img data-preview="image" src="/items/{item["id"]}/raw" alt="Preview of {esc(item["name"])}" width="480" height="320">'
-        return f'<p class="muted" data-preview="none">No preview for {esc(TYPE_LABELS.get(item["type"], item["type"]))} files.</p>'
+            alt = esc(self.t("Preview of {name}").format(name=item["name"]))
+            return f'<img data-preview="image" src="/items/{item["id"]}/raw" alt="{alt}" width="480" height="320">'
+        return f'<p class="muted" data-preview="none">{esc(self.t("No preview for {type} files.").format(type=self._type_label(item["type"])))}</p>'
 
     async def raw(self, request: Request) -> Response:
         item = self._item(request.path_params["iid"])
@@ -538,7 +576,7 @@ class DriveApp(WebApp):
     async def star(self, request: Request) -> Response:
         item = self._item(request.path_params["iid"])
         if self._in_trash(item):
-            raise Refused(f"“{item['name']}” is in the trash: restore it first.")
+            raise Refused("“{name}” is in the trash: restore it first.", name=item["name"])
         on = str((await request.form()).get("starred", "")) == "1"
         self.db.execute("UPDATE items SET starred = ? WHERE id = ?", (int(on), item["id"]))
         back = urlsplit(request.headers.get("referer", ""))  # back to the page the star was on, on this app only
@@ -557,17 +595,18 @@ class DriveApp(WebApp):
                 if item["parent_id"] is not None:
                     self._name_free(item["parent_id"], name, but=item["id"])
             except Refused as exc:
-                error = exc.message
+                error = self._refusal(exc)
             else:
                 if name != item["name"]:  # a new name is no new content: the modified time stays
                     self.db.execute("UPDATE items SET name = ? WHERE id = ?", (name, item["id"]))
                 return RedirectResponse(self._href(item), status_code=303)
-        body = (self._error(error) + f'<div class="dialog" role="dialog" aria-modal="true" aria-labelledby="rn-h"><h2 id="rn-h">Rename</h2>'
+        t_ = self.t
+        body = (self._error(error) + f'<div class="dialog" role="dialog" aria-modal="true" aria-labelledby="rn-h"><h2 id="rn-h">{t_("Rename")}</h2>'
                 f'<form method="post" action="/items/{item["id"]}/rename" class="form" data-form="rename">'
-                f'<label for="rn-name">New name</label><input id="rn-name" name="name" value="{esc(value)}" required maxlength="255" data-field="name">'
-                f'<div class="row"><button type="submit" class="primary" data-action="save-rename">Rename</button>'
-                f'<a class="button" href="{self._href(item)}" data-action="cancel">Cancel</a></div></form></div>')
-        return self._page(f"Rename {item['name']}", body, status=400 if error else 200)
+                f'<label for="rn-name">{t_("New name")}</label><input id="rn-name" name="name" value="{esc(value)}" required maxlength="255" data-field="name">'
+                f'<div class="row"><button type="submit" class="primary" data-action="save-rename">{t_("Rename")}</button>'
+                f'<a class="button" href="{self._href(item)}" data-action="cancel">{t_("Cancel")}</a></div></form></div>')
+        return self._page(t_("Rename {name}").format(name=item["name"]), body, status=400 if error else 200)
 
     def _descendant_ids(self, iid: int) -> set[int]:
         rows = self.db.all("WITH RECURSIVE d(id) AS (SELECT ? UNION ALL SELECT i.id FROM items i JOIN d ON i.parent_id = d.id) "
@@ -590,10 +629,10 @@ class DriveApp(WebApp):
                 if target["id"] in self._descendant_ids(item["id"]):
                     raise Refused("A folder cannot move into itself or into a folder inside it.")
                 if target["id"] == item["parent_id"]:
-                    raise Refused(f"“{item['name']}” is already in “{target['name']}”.")
+                    raise Refused("“{name}” is already in “{target}”.", name=item["name"], target=self._folder_name(target))
                 self._name_free(target["id"], item["name"])
             except Refused as exc:
-                error = exc.message
+                error = self._refusal(exc)
             else:
                 self.db.execute("UPDATE items SET parent_id = ? WHERE id = ?", (target["id"], item["id"]))
                 return RedirectResponse(f"/folders/{target['id']}", status_code=303)
@@ -607,29 +646,30 @@ class DriveApp(WebApp):
         def node(f: dict[str, Any], level: int) -> str:
             kids = children.get(f["id"], [])
             off = f["id"] in blocked
-            here = " (current location)" if f["id"] == item["parent_id"] else ""
+            here = self.t(" (current location)") if f["id"] == item["parent_id"] else ""
             group = f'<ul role="group">{"".join(node(k, level + 1) for k in kids)}</ul>' if kids else ""
             expanded = ' aria-expanded="true"' if kids else ""
             return (f'<li role="treeitem" aria-level="{level}"{expanded} aria-selected="false" '
                     f'data-folder-id="{f["id"]}"><label class="pick"><input type="radio" name="target" value="{f["id"]}" '
-                    f'data-target="{f["id"]}" aria-label="{esc(f["name"])}{esc(here)}"{" disabled" if off else ""}> '
-                    f'{esc(f["name"])}{esc(here)}</label>{group}</li>')
+                    f'data-target="{f["id"]}" aria-label="{esc(self._folder_name(f))}{esc(here)}"{" disabled" if off else ""}> '
+                    f'{esc(self._folder_name(f))}{esc(here)}</label>{group}</li>')
 
         root = next((f for f in folders if f["id"] == ROOT), None)
+        t_ = self.t
         body = (self._error(error) + f'<div class="dialog" role="dialog" aria-modal="true" aria-labelledby="mv-h">'
-                f'<h2 id="mv-h">Move “{esc(item["name"])}” to…</h2>'
+                f'<h2 id="mv-h">{esc(t_("Move “{name}” to…").format(name=item["name"]))}</h2>'
                 f'<form method="post" action="/items/{item["id"]}/move" class="form" data-form="move">'
-                f'<ul role="tree" aria-label="Choose a folder" class="tree picker">{node(root, 1) if root else ""}</ul>'
-                f'<div class="row"><button type="submit" class="primary" data-action="confirm-move">Move here</button>'
-                f'<a class="button" href="{self._href(item)}" data-action="cancel">Cancel</a></div></form></div>')
-        return self._page(f"Move {item['name']}", body, status=400 if error else 200)
+                f'<ul role="tree" aria-label="{t_("Choose a folder")}" class="tree picker">{node(root, 1) if root else ""}</ul>'
+                f'<div class="row"><button type="submit" class="primary" data-action="confirm-move">{t_("Move here")}</button>'
+                f'<a class="button" href="{self._href(item)}" data-action="cancel">{t_("Cancel")}</a></div></form></div>')
+        return self._page(t_("Move {name}").format(name=item["name"]), body, status=400 if error else 200)
 
     async def copy(self, request: Request) -> Response:
         item = self._item(request.path_params["iid"])
         if item["kind"] != "file":
             raise Refused("Folders cannot be copied: copy the files inside them.")
         if self._in_trash(item):
-            raise Refused(f"“{item['name']}” is in the trash: restore it first.")
+            raise Refused("“{name}” is in the trash: restore it first.", name=item["name"])
         parent = item["parent_id"] if item["owner_id"] == ME else ROOT
         self._check_quota(item["size_bytes"])
         name, n = f"Copy of {item['name']}", 2
@@ -653,7 +693,7 @@ class DriveApp(WebApp):
     async def restore_item(self, request: Request) -> Response:
         item = self._owned(request.path_params["iid"], "restore")
         if not item["trashed"]:
-            raise Refused(f"“{item['name']}” is not in the trash.")
+            raise Refused("“{name}” is not in the trash.", name=item["name"])
         parent = item["parent_id"]
         above = self.db.one("SELECT * FROM items WHERE id = ?", (parent,)) if parent is not None else None
         if above is None or self._in_trash(above):
@@ -684,9 +724,9 @@ class DriveApp(WebApp):
                 if role not in ROLES:
                     raise Refused("Choose what they can do: viewer, commenter or editor.")
                 if self.db.scalar("SELECT 1 FROM shares WHERE item_id = ? AND person_id = ?", (item["id"], person["id"])):
-                    raise Refused(f"{person['name']} already has access: change their role in the list below.")
+                    raise Refused("{name} already has access: change their role in the list below.", name=person["name"])
             except Refused as exc:
-                error = exc.message
+                error = self._refusal(exc)
             else:
                 self.db.insert("INSERT INTO shares (item_id, person_id, role, created_at) VALUES (?,?,?,?)",
                                (item["id"], person["id"], role, self._stamp()))
@@ -696,39 +736,42 @@ class DriveApp(WebApp):
                              "ORDER BY p.name", (item["id"],))
         have = {s["person_id"] for s in shares}
 
+        t_ = self.t
+
         def row(s: dict[str, Any]) -> str:
-            opts = "".join(f'<option value="{r}"{" selected" if r == s["role"] else ""}>{r.title()}</option>' for r in ROLES)
+            opts = "".join(f'<option value="{r}"{" selected" if r == s["role"] else ""}>{t_(r.title())}</option>' for r in ROLES)
             return (f'<li class="person" data-share-person="{s["person_id"]}" data-role="{s["role"]}"><span><strong>{esc(s["name"])}</strong>'
                     f'<span class="muted">{esc(s["email"])}</span></span>'
                     f'<form method="post" action="/items/{item["id"]}/share/{s["person_id"]}" class="inline">'
-                    f'<select name="role" aria-label="Role of {esc(s["name"])}" data-role-of="{s["person_id"]}">{opts}'
-                    '<option value="remove">Remove access</option></select>'
-                    f'<button type="submit" data-action="save-access" aria-label="Update access for {esc(s["name"])}">Save</button></form></li>')
+                    f'<select name="role" aria-label="{esc(t_("Role of {name}").format(name=s["name"]))}" data-role-of="{s["person_id"]}">{opts}'
+                    f'<option value="remove">{t_("Remove access")}</option></select>'
+                    f'<button type="submit" data-action="save-access" aria-label="{esc(t_("Update access for {name}").format(name=s["name"]))}">'
+                    f'{t_("Save")}</button></form></li>')
 
         owner = people[ME]
-        choices = '<option value="">Choose a person…</option>' + "".join(
+        choices = f'<option value="">{t_("Choose a person…")}</option>' + "".join(
             f'<option value="{p["id"]}">{esc(p["name"])} ({esc(p["email"])})</option>' for p in people.values()
             if p["id"] != ME and p["id"] not in have)
-        roles = "".join(f'<option value="{r}"{" selected" if r == "viewer" else ""}>{r.title()}</option>' for r in ROLES)
+        roles = "".join(f'<option value="{r}"{" selected" if r == "viewer" else ""}>{t_(r.title())}</option>' for r in ROLES)
         anyone = item["link_access"] == "anyone"
-        warn = ('<p class="warn" role="note" data-confidential-warning>This file is labelled Confidential.</p>'
+        warn = (f'<p class="warn" role="note" data-confidential-warning>{t_("This file is labelled Confidential.")}</p>'
                 if item["label"] == "confidential" else "")
         body = (self._error(error) + f'<div class="dialog" role="dialog" aria-modal="true" aria-labelledby="sh-h">'
-                f'<h2 id="sh-h">Share “{esc(item["name"])}”</h2>{warn}'
+                f'<h2 id="sh-h">{esc(t_("Share “{name}”").format(name=item["name"]))}</h2>{warn}'
                 f'<form method="post" action="/items/{item["id"]}/share" class="form addshare" data-form="share">'
-                f'<label for="sh-person">Add people</label><select id="sh-person" name="person" data-field="person">{choices}</select>'
-                f'<label for="sh-role">Role</label><select id="sh-role" name="role" data-field="role">{roles}</select>'
-                '<button type="submit" class="primary" data-action="add-share">Share</button></form>'
-                f'<h3>People with access</h3><ul class="people" aria-label="People with access"><li class="person owner">'
-                f'<span><strong>{esc(owner["name"])}</strong><span class="muted">{esc(owner["email"])}</span></span><span>Owner</span></li>'
+                f'<label for="sh-person">{t_("Add people")}</label><select id="sh-person" name="person" data-field="person">{choices}</select>'
+                f'<label for="sh-role">{t_("Role")}</label><select id="sh-role" name="role" data-field="role">{roles}</select>'
+                f'<button type="submit" class="primary" data-action="add-share">{t_("Share")}</button></form>'
+                f'<h3>{t_("People with access")}</h3><ul class="people" aria-label="{t_("People with access")}"><li class="person owner">'
+                f'<span><strong>{esc(owner["name"])}</strong><span class="muted">{esc(owner["email"])}</span></span><span>{t_("Owner")}</span></li>'
                 f'{"".join(row(s) for s in shares)}</ul>'
-                '<h3>General access</h3>'
+                f'<h3>{t_("General access")}</h3>'
                 f'<form method="post" action="/items/{item["id"]}/link" class="linkform"><input type="hidden" name="anyone" value="{0 if anyone else 1}">'
                 f'<button type="submit" role="switch" aria-checked="{"true" if anyone else "false"}" data-action="link-toggle" '
-                f'data-link="{item["link_access"]}">Anyone with the link can view</button>'
-                f'<span class="muted">{"On: anyone who has the link can open it." if anyone else "Off: only the people above can open it."}</span></form>'
-                f'<p><a class="button" href="/items/{item["id"]}" data-action="done">Done</a></p></div>')
-        return self._page(f"Share {item['name']}", body, status=400 if error else 200)
+                f'data-link="{item["link_access"]}">{t_("Anyone with the link can view")}</button>'
+                f'<span class="muted">{t_("On: anyone who has the link can open it." if anyone else "Off: only the people above can open it.")}</span></form>'
+                f'<p><a class="button" href="/items/{item["id"]}" data-action="done">{t_("Done")}</a></p></div>')
+        return self._page(t_("Share {name}").format(name=item["name"]), body, status=400 if error else 200)
 
     async def change_share(self, request: Request) -> Response:
         item = self._live_owned(request.path_params["iid"], "share")
@@ -766,21 +809,24 @@ class DriveApp(WebApp):
         people = self._people()
         rows = self.db.all("SELECT * FROM versions WHERE item_id = ? ORDER BY number DESC", (item["id"],))
         can = item["owner_id"] == ME and not self._in_trash(item)
+        t_ = self.t
 
         def row(v: dict[str, Any], current: bool) -> str:
             when = self._date(v["created_at"]) + ("" if v["created_at"][:10] == self.now().date().isoformat() else f' {v["created_at"][11:16]}')
-            act = ('<span class="badge">Current</span>' if current else
+            act = (f'<span class="badge" data-current>{t_("Current")}</span>' if current else
                    (f'<form method="post" action="/items/{item["id"]}/versions/{v["number"]}/restore" class="inline"><button type="submit" '
-                    f'data-action="restore-version" aria-label="Restore version {v["number"]}">Restore</button></form>' if can else ""))
+                    f'data-action="restore-version" aria-label="{t_("Restore version {n}").format(n=v["number"])}">{t_("Restore")}</button></form>'
+                    if can else ""))
             return (f'<tr data-version="{v["number"]}" data-created="{esc(v["created_at"])}" data-size-bytes="{v["size_bytes"]}">'
-                    f'<td>Version {v["number"]}</td><td>{esc(when)}</td><td>{esc(people[v["author_id"]]["name"])}</td>'
-                    f'<td title="{v["size_bytes"]:,} bytes">{esc(human_size(v["size_bytes"]))}</td><td>{esc(v["note"])}</td><td>{act}</td></tr>')
+                    f'<td>{t_("Version {n}").format(n=v["number"])}</td><td>{esc(when)}</td><td>{esc(people[v["author_id"]]["name"])}</td>'
+                    f'<td title="{esc(self._bytes(v["size_bytes"]))}">{esc(self._size(v["size_bytes"]))}</td><td>{esc(v["note"])}</td><td>{act}</td></tr>')
 
-        body = ('<table class="files versions" aria-label="Versions"><thead><tr><th scope="col">Version</th><th scope="col">Saved</th>'
-                '<th scope="col">By</th><th scope="col">Size</th><th scope="col">Note</th><th scope="col"><span class="sr-only">Actions</span></th>'
+        body = (f'<table class="files versions" aria-label="{t_("Versions")}"><thead><tr><th scope="col">{t_("Version")}</th>'
+                f'<th scope="col">{t_("Saved")}</th><th scope="col">{t_("By")}</th><th scope="col">{t_("Size")}</th><th scope="col">{t_("Note")}</th>'
+                f'<th scope="col"><span class="sr-only">{t_("Actions")}</span></th>'
                 f'</tr></thead><tbody>{"".join(row(v, k == 0) for k, v in enumerate(rows))}</tbody></table>'
-                f'<p><a class="button" href="/items/{item["id"]}" data-action="back-to-file">Back to the file</a></p>')
-        return self._page(f"Versions of {item['name']}", body)
+                f'<p><a class="button" href="/items/{item["id"]}" data-action="back-to-file">{t_("Back to the file")}</a></p>')
+        return self._page(t_("Versions of {name}").format(name=item["name"]), body)
 
     async def restore_version(self, request: Request) -> Response:
         item = self._live_owned(request.path_params["iid"], "restore a version of")
@@ -813,26 +859,27 @@ class DriveApp(WebApp):
         view = self._view(self.query(request))
         items = self.db.all("SELECT i.* FROM items i JOIN shares s ON s.item_id = i.id AND s.person_id = ? WHERE i.owner_id != ? "
                             "AND i.trashed = 0 ORDER BY i.modified_at DESC, i.id", (ME, ME))
-        return self._page("Shared with me", self._view_switch("/shared", view) + self._listing(items, view, location=False))
+        return self._page(self.t("Shared with me"), self._view_switch("/shared", view) + self._listing(items, view, location=False))
 
     async def recent(self, request: Request) -> Response:
         view = self._view(self.query(request))
         items = self._visible_items("kind = 'file'", order="modified_at DESC, id DESC", limit=40)
-        return self._page("Recent", self._view_switch("/recent", view) + self._listing(items, view, location=True))
+        return self._page(self.t("Recent"), self._view_switch("/recent", view) + self._listing(items, view, location=True))
 
     async def starred(self, request: Request) -> Response:
         view = self._view(self.query(request))
         items = self._visible_items("starred = 1")
-        return self._page("Starred", self._view_switch("/starred", view) + self._listing(items, view, location=True))
+        return self._page(self.t("Starred"), self._view_switch("/starred", view) + self._listing(items, view, location=True))
 
     async def trash(self, request: Request) -> Response:
         items = self.db.all("SELECT * FROM items WHERE trashed = 1 AND owner_id = ? ORDER BY trashed_at DESC, id DESC", (ME,))
         for i in items:
             i["modified_at"] = i["trashed_at"] or i["modified_at"]
-        empty = ('<a class="button danger" href="/trash/empty" data-action="empty-trash">Empty trash</a>' if items else "")
-        body = (f'<p class="muted">Items in the trash still count against your storage. {empty}</p>'
+        t_ = self.t
+        empty = (f'<a class="button danger" href="/trash/empty" data-action="empty-trash">{t_("Empty trash")}</a>' if items else "")
+        body = (f'<p class="muted">{t_("Items in the trash still count against your storage.")} {empty}</p>'
                 + self._listing(items, "list", trash=True))
-        return self._page("Trash", body)
+        return self._page(t_("Trash"), body)
 
     async def empty_trash(self, request: Request) -> Response:
         top = self.db.all("SELECT id FROM items WHERE trashed = 1 AND owner_id = ?", (ME,))
@@ -851,12 +898,14 @@ class DriveApp(WebApp):
             return RedirectResponse("/trash", status_code=303)
         size = int(self.db.scalar(f"SELECT COALESCE(SUM(size_bytes), 0) FROM items WHERE id IN ({','.join('?' * len(doomed))})",
                                   tuple(doomed)))
+        t_ = self.t
         body = ('<div class="dialog" role="alertdialog" aria-modal="true" aria-labelledby="et-h" aria-describedby="et-d">'
-                f'<h2 id="et-h">Delete {len(doomed)} items forever?</h2><p id="et-d">Everything in the trash is deleted for good '
-                f'({esc(human_size(size))}). This cannot be undone.</p><form method="post" action="/trash/empty" class="row">'
-                '<button type="submit" class="danger" data-action="confirm-empty">Delete forever</button>'
-                '<a class="button" href="/trash" data-action="keep">Cancel</a></form></div>')
-        return self._page("Empty trash", body)
+                f'<h2 id="et-h">{t_("Delete {n} items forever?").format(n=len(doomed))}</h2><p id="et-d">'
+                f'{esc(t_("Everything in the trash is deleted for good ({size}). This cannot be undone.").format(size=self._size(size)))}</p>'
+                '<form method="post" action="/trash/empty" class="row">'
+                f'<button type="submit" class="danger" data-action="confirm-empty">{t_("Delete forever")}</button>'
+                f'<a class="button" href="/trash" data-action="keep">{t_("Cancel")}</a></form></div>')
+        return self._page(t_("Empty trash"), body)
 
     async def search(self, request: Request) -> Response:
         q = {k: str(v or "") for k, v in self.query(request).items()}  # an absent parameter reads as None
@@ -868,7 +917,7 @@ class DriveApp(WebApp):
             params.append(f"%{q['q']}%")
         if q["type"]:
             if q["type"] not in TYPE_LABELS:
-                error = f"Choose a type from the list, not {q['type']!r}."
+                error = self.t("Choose a type from the list, not {value!r}.").format(value=q["type"])
             else:
                 where.append("type = ?")
                 params.append(q["type"])
@@ -881,10 +930,10 @@ class DriveApp(WebApp):
                 where.append("owner_id = ?")
                 params.append(int(q["owner"]))
             else:
-                error = "Choose an owner from the list."
+                error = self.t("Choose an owner from the list.")
         if q["modified"]:
             if q["modified"] not in MODIFIED:
-                error = "Choose a time from the list."
+                error = self.t("Choose a time from the list.")
             else:
                 days = 0 if q["modified"] == "today" else int(q["modified"])
                 since = (self.now().date() - dt.timedelta(days=days)).isoformat()
@@ -896,25 +945,27 @@ class DriveApp(WebApp):
         items = self._visible_items(" AND ".join(where), tuple(params)) if searched else []
         view = self._view(q)
         people = self._people()
-        types = '<option value="">Any type</option>' + "".join(
-            f'<option value="{t}"{" selected" if q["type"] == t else ""}>{esc(label)}</option>' for t, label in TYPE_LABELS.items())
-        owners = ('<option value="">Anyone</option>' + f'<option value="me"{" selected" if q["owner"] == "me" else ""}>Owned by me</option>'
-                  + f'<option value="others"{" selected" if q["owner"] == "others" else ""}>Not owned by me</option>' + "".join(
+        t_ = self.t
+        types = f'<option value="">{t_("Any type")}</option>' + "".join(
+            f'<option value="{t}"{" selected" if q["type"] == t else ""}>{esc(t_(label))}</option>' for t, label in TYPE_LABELS.items())
+        owners = (f'<option value="">{t_("Anyone")}</option>' + f'<option value="me"{" selected" if q["owner"] == "me" else ""}>{t_("Owned by me")}</option>'
+                  + f'<option value="others"{" selected" if q["owner"] == "others" else ""}>{t_("Not owned by me")}</option>' + "".join(
                       f'<option value="{p["id"]}"{" selected" if q["owner"] == str(p["id"]) else ""}>{esc(p["name"])}</option>'
                       for p in people.values() if p["id"] != ME))
-        mods = "".join(f'<option value="{k}"{" selected" if q["modified"] == k else ""}>{esc(v)}</option>' for k, v in MODIFIED.items())
+        mods = "".join(f'<option value="{k}"{" selected" if q["modified"] == k else ""}>{esc(t_(v))}</option>' for k, v in MODIFIED.items())
         form = ('<form method="get" action="/search" class="filters" data-form="search">'
-                f'<label>Name contains<input name="q" value="{esc(q["q"])}" data-filter="q"></label>'
-                f'<label>Type<select name="type" data-filter="type">{types}</select></label>'
-                f'<label>Owner<select name="owner" data-filter="owner">{owners}</select></label>'
-                f'<label>Modified<select name="modified" data-filter="modified">{mods}</select></label>'
+                f'<label>{t_("Name contains")}<input name="q" value="{esc(q["q"])}" data-filter="q"></label>'
+                f'<label>{t_("Type")}<select name="type" data-filter="type">{types}</select></label>'
+                f'<label>{t_("Owner")}<select name="owner" data-filter="owner">{owners}</select></label>'
+                f'<label>{t_("Modified")}<select name="modified" data-filter="modified">{mods}</select></label>'
                 f'<input type="hidden" name="view" value="{view}">'
-                '<button type="submit" class="primary" data-action="apply-filters">Search</button></form>')
-        count = f'<p role="status" data-result-count="{len(items)}">{len(items)} result{"s" if len(items) != 1 else ""}</p>' if searched else ""
+                f'<button type="submit" class="primary" data-action="apply-filters">{t_("Search")}</button></form>')
+        found = t_("1 result") if len(items) == 1 else t_("{n} results").format(n=len(items))
+        count = f'<p role="status" data-result-count="{len(items)}">{found}</p>' if searched else ""
         qs = "&".join(f"{k}={esc(q[k])}" for k in ("q", "type", "owner", "modified") if q[k])
         body = (self._error(error) + form + count + self._view_switch(f"/search?{qs}" if qs else "/search", view, "&" if qs else "?")
                 + (self._listing(items, view, location=True) if searched else ""))
-        return self._page("Search", body, status=400 if error else 200)
+        return self._page(t_("Search"), body, status=400 if error else 200)
 
 
 APP = DriveApp
