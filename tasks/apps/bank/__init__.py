@@ -183,8 +183,9 @@ class BankApp(WebApp):
         return super().t(text)
 
     def _refusal(self, exc: Refused) -> str:
-        """A refusal's sentence in the page's locale (its fields translated where they are UI words)."""
-        return self.t(exc.message).format(**{k: self.t(v) for k, v in exc.fields.items()})
+        """A refusal's sentence in the page's locale (the fields that are UI words -- a form field's label, a
+        transfer's state -- translated too; names and amounts are data)."""
+        return self.t(exc.message).format(**{k: self.t(v) if k in ("field", "state") else v for k, v in exc.fields.items()})
 
     def _money(self, cents: int) -> str:
         return locale.money(cents, self.variant.locale)
