@@ -134,6 +134,11 @@ def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None
     for resp, reason in cases:
         assert resp.status_code in (400, 409) and reason in resp.text, (reason, resp.status_code, resp.text[-300:])
     assert web.get("/claims/9999").status_code == 404 and web.get("/care?specialty=astrology").status_code == 400
+    huge = "9" * 30  # past SQLite's integers: refused as no record, never a failed query (500)
+    assert web.get(f"/claims/{huge}").status_code == 404 and web.get(f"/appointments?member={huge}").status_code == 400
+    resp = web.post(f"/book/{next(s for s in state['slots'] if s['status'] == 'open')['id']}", data={"member": huge, "reason": "Rash"})
+    assert resp.status_code == 400 and "family member" in resp.text
+    assert web.post("/claims/new", data={**claim, "provider": huge}).status_code == 400
     assert ctl.state() == state
     # a bad variant is the client's mistake, named by its axis
     resp = ctl.post("/__cua/reset", json={"seed": 0, "variant": {"layout": "carousel"}})

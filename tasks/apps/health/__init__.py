@@ -170,6 +170,16 @@ def phone_digits(raw: str) -> str:
     return f"({digits[:3]}) {digits[3:6]}-{digits[6:]}"
 
 
+MAX_ID = 2 ** 63 - 1
+
+
+def record_id(raw: str) -> int:
+    """The id a form or a link names, or 0 (no record has it) for anything else: text, a
+    sign, a number past SQLite's integers (which would fail the query, not refuse the input)."""
+    text = raw.strip()
+    return int(text) if text.isdigit() and int(text) <= MAX_ID else 0
+
+
 def clean(raw: Any, limit: int) -> str:
     return " ".join(str(raw or "").split())[:limit]
 
@@ -251,6 +261,8 @@ class HealthApp(WebApp):
     def _guarded(self, handler: Any) -> Any:
         async def run(request: Request) -> Response:
             try:
+                if any(isinstance(v, int) and v > MAX_ID for v in request.path_params.values()):
+                    raise Refused("Not found", 404)  # past SQLite's integers: no record, not a failed query
                 result: Response = await handler(request)
                 return result
             except Refused as exc:
@@ -306,7 +318,7 @@ class HealthApp(WebApp):
             if required:
                 raise Refused("Choose a family member.")
             return None
-        m = self.db.one("SELECT * FROM members WHERE id = ?", (int(text),)) if text.isdigit() else None
+        m = self.db.one("SELECT * FROM members WHERE id = ?", (record_id(text),))
         if m is None:
             raise Refused("Choose a family member from the list.")
         return m
@@ -360,9 +372,10 @@ class HealthApp(WebApp):
         text = str(raw or "").strip()
         if not text:
             return None
-        if not text.isdigit() or self.db.one("SELECT id FROM documents WHERE id = ?", (int(text),)) is None:
+        doc = self.db.scalar("SELECT id FROM documents WHERE id = ?", (record_id(text),))
+        if doc is None:
             raise Refused("Choose a document from your documents.")
-        return int(text)
+        return int(doc)
 
     def _document_picker(self, field: str = "document") -> str:
         docs = self.db.all("SELECT * FROM documents ORDER BY uploaded_at DESC, id DESC")
@@ -667,7 +680,7 @@ class HealthApp(WebApp):
         error = ""
         if request.method == "POST":
             raw = str((await request.form()).get("slot", "") or "")
-            s = self.db.one("SELECT * FROM slots WHERE id = ?", (int(raw),)) if raw.isdigit() else None
+            s = self.db.one("SELECT * FROM slots WHERE id = ?", (record_id(raw),))
             try:
                 if s is None or s["provider_id"] != a["provider_id"]:
                     raise Refused("Choose one of this provider's open times.")
@@ -778,7 +791,7 @@ class HealthApp(WebApp):
         error = ""
         if request.method == "POST":
             raw = str((await request.form()).get("pharmacy", "") or "")
-            ph = self.db.one("SELECT * FROM pharmacies WHERE id = ?", (int(raw),)) if raw.isdigit() else None
+            ph = self.db.one("SELECT * FROM pharmacies WHERE id = ?", (record_id(raw),))
             if ph is None:
                 error = "Choose a pharmacy from the list."
             elif ph["id"] == r["pharmacy_id"]:
@@ -929,8 +942,7 @@ class HealthApp(WebApp):
                 assert member is not None
                 provider = None
                 if values["provider"]:
-                    provider = self.db.one("SELECT * FROM providers WHERE id = ?", (int(values["provider"]),)) \
-                        if values["provider"].isdigit() else None
+                    provider = self.db.one("SELECT * FROM providers WHERE id = ?", (record_id(values["provider"]),))
                     if provider is None:
                         raise Refused("Choose a provider from the list, or type the name of one not listed.")
                 other = clean(values["provider_name"], 120)
