@@ -151,7 +151,7 @@ class MapsApp(WebApp):
         "from": QueryRule(strip=True), "to": QueryRule(strip=True),
         "mode": QueryRule(strip=True, case="lower", choices=MODES, default="drive"), "depart": QueryRule(strip=True),
         "avoid_tolls": QueryRule(flag=True), "avoid_highways": QueryRule(flag=True),
-        "day": QueryRule(integer=True, minimum=0), "list": QueryRule(integer=True, minimum=1),
+        "day": QueryRule(integer=True, minimum=0),
     }
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
@@ -541,7 +541,7 @@ class MapsApp(WebApp):
         travel = self._travel_chips(pid)
         facts = (f'<dl class="facts"><dt>{esc(self.t("Address"))}</dt><dd data-fact="address">{esc(p["address"])}, {esc(p["district"])}, Port Alder</dd>'
                  f'<dt>{esc(self.t("Phone"))}</dt><dd data-fact="phone"><a href="tel:{esc(p["phone"].replace(" ", "").replace("-", ""))}">{esc(p["phone"])}</a></dd>'
-                 f'<dt>{esc(self.t("Status"))}</dt><dd data-fact="status" data-state="{state}">{esc(line)}</dd></dl>')
+                 f'<dt>{esc(self.t("Status"))}</dt><dd class="state {state}" data-fact="status" data-state="{state}">{esc(line)}</dd></dl>')
         photos = "".join(f'<img src="/places/{pid}/photo/{n}" alt="{esc(self.t("Photo"))} {n + 1}: {esc(p["name"])}" width="160" height="110" loading="lazy">'
                          for n in range(min(4, p["photo_count"])))
         my_review = ""

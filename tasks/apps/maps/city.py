@@ -60,11 +60,11 @@ class Edge:
     kind: str  # local | avenue | highway
     toll: bool
     bridge: str
+    length: float = 0.0
 
-    @property
-    def length(self) -> float:
+    def __post_init__(self) -> None:
         (ax, ay), (bx, by) = node_xy(self.a), node_xy(self.b)
-        return math.hypot(bx - ax, by - ay)
+        object.__setattr__(self, "length", math.hypot(bx - ax, by - ay))
 
 
 def _edges() -> list[Edge]:

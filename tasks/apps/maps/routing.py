@@ -13,6 +13,7 @@ less the departure asked for.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from dataclasses import dataclass, field
@@ -116,7 +117,9 @@ def _edge_time(edge: Edge, mode: str, length: float) -> float:
     return length / DRIVE[edge.kind] + (0.0 if edge.kind == "highway" else INTERSECTION_S)
 
 
+@functools.lru_cache(maxsize=16)
 def _adjacency(mode: str, avoid_tolls: bool, avoid_highways: bool) -> dict[int, list[tuple[int, Edge]]]:
+    """Each intersection's usable blocks (the street graph never changes: computed once per option set)."""
     adj: dict[int, list[tuple[int, Edge]]] = {}
     for e in EDGES:
         if _usable(e, mode, avoid_tolls, avoid_highways):
@@ -197,8 +200,10 @@ def _steps(points: list[tuple[tuple[float, float], str, float]]) -> list[Step]:
     return steps
 
 
-def _finish(tree: _Tree, src: Spot, dst: Spot, mode: str) -> tuple[float, float, list[tuple[tuple[float, float], str, float]], list[Edge]]:
-    """(cost, distance, path pieces, edges used) from `src` to `dst` through `tree`."""
+def _finish(tree: _Tree, src: Spot, dst: Spot, mode: str, *,
+            path: bool = True) -> tuple[float, float, list[tuple[tuple[float, float], str, float]], list[Edge]]:
+    """(cost, distance, path pieces, edges used) from `src` to `dst` through `tree`; with
+    `path` false, only the edges used (for their tolls and highway), no pieces."""
     e1 = EDGES[dst.edge]
     best: tuple[float, float, int | None] = (math.inf, math.inf, None)
     for node, length in ((e1.a, dst.along), (e1.b, e1.length - dst.along)):
@@ -222,6 +227,8 @@ def _finish(tree: _Tree, src: Spot, dst: Spot, mode: str) -> tuple[float, float,
         n = p[0]
     chain.reverse()
     e0 = EDGES[src.edge]
+    if not path:
+        return cost, distance, [], [e0, *(e for _, e in chain), e1]
     first = src.along if n == e0.a else e0.length - src.along
     pieces: list[tuple[tuple[float, float], str, float]] = [(src.xy, e0.street, 0.0), (node_xy(n), e0.street, first)]
     used = [e0]
@@ -399,7 +406,7 @@ def travel_from(src: Spot, dsts: dict[int, Spot], *, weekday: int, minute: int) 
     for mode in ("drive", "walk", "bike"):
         tree = _tree(src, mode, False, False)
         for k, dst in dsts.items():
-            cost, distance, pieces, used = _finish(tree, src, dst, mode)
+            cost, distance, _, used = _finish(tree, src, dst, mode, path=False)
             parking = 0.0
             if mode == "drive":
                 cost *= RUSH_FACTOR if is_rush(weekday, minute) else 1.0
