@@ -100,6 +100,10 @@ def _my_draft(app: HrApp, *, warned: bool) -> int:
     raise AssertionError("no such draft in the seed")
 
 
+def _line_of(app: HrApp, rid: int) -> int:
+    return int(app.db.scalar("SELECT MIN(id) FROM lines WHERE report_id = ?", (rid,)))
+
+
 def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None:
     app, web, ctl = running
     before = ctl.state()
@@ -141,6 +145,9 @@ def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None
     assert resp.status_code == 400 and "say why" in resp.text
     assert web.get("/pay/2026-13x").status_code == 400 and web.get("/pay/2019-01").status_code == 404
     assert web.get("/people/9999").status_code == 404 and web.get("/expenses/9999").status_code == 404
+    huge = "9" * 30  # past SQLite's integers: a 404 and a 400, never a crash
+    assert web.get(f"/expenses/{huge}").status_code == 404 and web.post(f"/lines/{huge}/delete").status_code == 404
+    assert web.post(f"/lines/{_line_of(app, draft)}/receipt", data={"receipt": huge}).status_code == 400
     assert ctl.state() == before
     page = web.get("/expenses/9999").text  # a refusal leads back by a plain link
     assert "javascript:" not in page and 'href="/" data-action="back"' in page

@@ -95,6 +95,8 @@ MONTH = re.compile(r"^\d{4}-\d{2}$")
 NAV = [("Home", "/"), ("Expenses", "/expenses"), ("Time off", "/time-off"), ("Approvals", "/approvals"), ("People", "/people"),
        ("Org chart", "/org"), ("Pay", "/pay"), ("Profile", "/profile")]
 MAX_RANGE_DAYS = 60
+#: The largest id SQLite stores (a signed 64-bit integer): a larger one in a URL or a form is no record.
+MAX_ID = 2**63 - 1
 
 #: Inline SVG icons (24 px grid, stroked in the current colour).
 ICONS = {
@@ -179,7 +181,9 @@ class HrApp(WebApp):
                     "status": QueryRule(strip=True, case="lower")}
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
+        db.execute("BEGIN")  # one transaction: two thousand inserts, each its own, took most of a new seed's time
         seed_hr(db, rng, self.now())
+        db.execute("COMMIT")
 
     def state(self) -> dict[str, Any]:
         return {k: v for k, v in self.db.dump().items() if k not in STATIC_TABLES}
@@ -227,6 +231,8 @@ class HrApp(WebApp):
     def _guarded(self, handler: Handler) -> Handler:
         async def run(request: Request) -> Response:
             try:
+                if any(isinstance(v, int) and v > MAX_ID for v in request.path_params.values()):
+                    raise Refused("Not found.", 404)  # no row has it, and SQLite cannot even take it as an integer
                 return await handler(request)
             except Refused as exc:
                 body = (f'<div class="alert" role="alert" data-error>{icon("warn")}<span>{esc(self.t(exc.message))}</span></div>'
@@ -548,7 +554,8 @@ class HrApp(WebApp):
         if r["status"] != "draft":
             raise Refused("Only a draft report can be changed. Recall it first.")
         raw = str((await request.form()).get("receipt", "") or "")
-        receipt = self.db.one("SELECT * FROM receipts WHERE id = ? AND employee_id = ?", (int(raw), ME)) if raw.isdigit() else None
+        receipt = (self.db.one("SELECT * FROM receipts WHERE id = ? AND employee_id = ?", (int(raw), ME))
+                   if raw.isdigit() and int(raw) <= MAX_ID else None)
         if receipt is None:
             raise Refused("Receipt: choose one of your receipts.")
         if receipt["line_id"] is not None:

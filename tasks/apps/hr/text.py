@@ -108,7 +108,7 @@ _DE = {
     "Comment: say why you reject it; the employee sees your comment.":
         "Kommentar: sagen Sie, warum Sie ablehnen; die Person sieht Ihren Kommentar.",
     "No such expense report.": "Keine solche Spesenabrechnung.", "No such line.": "Keine solche Position.",
-    "No such request.": "Kein solcher Antrag.", "No such person.": "Keine solche Person.",
+    "No such request.": "Kein solcher Antrag.", "No such person.": "Keine solche Person.", "Not found.": "Nicht gefunden.",
     "A payslip month is written YYYY-MM.": "Ein Abrechnungsmonat wird JJJJ-MM geschrieben.",
 }
 
