@@ -14,7 +14,8 @@ class DurationPicker extends HTMLElement {
     if (this.shadowRoot) return;
     const root = this.attachShadow({ mode: "open" });
     const options = (this.getAttribute("options") || "").split(",").map((x) => parseInt(x, 10)).filter((x) => !isNaN(x));
-    const label = (m) => (m < 60 ? `${m} min` : `${m / 60} h`);
+    const german = document.documentElement.lang === "de-DE";
+    const label = (m) => (m < 60 ? `${m} ${german ? "Min." : "min"}` : `${m / 60} ${german ? "Std." : "h"}`);
     root.innerHTML = `<style>
       :host{display:inline-block}
       .seg{display:inline-flex;border:1px solid #8c959f;border-radius:6px;overflow:hidden}
