@@ -31,7 +31,9 @@ from cua.tasks.apps.sheets.formula import (
     parse_ref,
     shift_formula,
 )
+from cua.tasks.apps.sheets.locale import DE, shown
 from cua.tasks.apps.sheets.seed import seed_workbook
+from cua.variant import LAYOUTS, LOCALES, VariantAxes
 
 SCHEMA = """
 CREATE TABLE sheets (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, position INTEGER NOT NULL);
@@ -59,6 +61,13 @@ class SheetsApp(WebApp):
     records = {"sheets.cells.*": ("raw", "value")}
     assigned = {"sheets": ("position",)}
     static_dir = Path(__file__).parent / "static"
+    #: sidebar: the sheet tabs as a column left of the grid; dense: small cells, more of the sheet in view
+    variant_axes = VariantAxes(layouts=LAYOUTS, locales=LOCALES)
+
+    def t(self, text: str) -> str:
+        if self.variant.locale == "de-DE" and text in DE:
+            return DE[text]
+        return super().t(text)
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         seed_workbook(db, rng)
@@ -72,7 +81,9 @@ class SheetsApp(WebApp):
     def sheet_cells(self, sheet_id: int) -> dict[str, dict[str, Any]]:
         raws = self.raws(sheet_id)
         values = evaluate_sheet(raws)
-        return {f"{col_name(c)}{r}": {"raw": raws[(r, c)], "value": _json_value(values[(r, c)]), "display": display(values[(r, c)])}
+        loc = self.variant.locale
+        return {f"{col_name(c)}{r}": {"raw": raws[(r, c)], "value": _json_value(values[(r, c)]),
+                                      "display": shown(display(values[(r, c)]), isinstance(values[(r, c)], float), loc)}
                 for (r, c) in sorted(raws)}
 
     def state(self) -> dict[str, Any]:
@@ -98,16 +109,18 @@ class SheetsApp(WebApp):
     async def index(self, request: Request) -> Response:
         sheets = self.db.all("SELECT s.*, (SELECT COUNT(*) FROM cells c WHERE c.sheet_id = s.id) AS n "
                              "FROM sheets s ORDER BY position, id")
-        cards = "".join(f'<a class="card sheet-card" href="/sheets/{s["id"]}"><strong>{esc(s["name"])}</strong>'
-                        f' <span class="muted">{s["n"]} cells</span></a>' for s in sheets)
-        return html_page(self, "Workbook", f"<h1>Workbook</h1><div class='sheet-cards'>{cards}</div>",
+        t = self.t
+        cards = "".join(f'<a class="card sheet-card" href="/sheets/{s["id"]}" data-sheet="{esc(s["name"])}"><strong>{esc(s["name"])}</strong>'
+                        f' <span class="muted">{s["n"]} {t("cells")}</span></a>' for s in sheets)
+        return html_page(self, t("Workbook"), f"<h1>{t('Workbook')}</h1><div class='sheet-cards'>{cards}</div>",
                          nav=[("Workbook", "/")])
 
     async def show_sheet(self, request: Request) -> Response:
         sid = request.path_params["sheet_id"]
         sheet = self._sheet(sid)
+        t = self.t
         if sheet is None:
-            return html_page(self, "Not found", "<div class='error'>No such sheet.</div>", nav=[("Workbook", "/")])
+            return html_page(self, t("Not found"), f"<div class='error'>{t('No such sheet.')}</div>", nav=[("Workbook", "/")])
         cells = self.sheet_cells(sid)
         max_row = max([GRID_ROWS] + [parse_ref(r)[0] + 5 for r in cells])
         max_col = max([GRID_COLS] + [parse_ref(r)[1] + 1 for r in cells])
@@ -132,22 +145,26 @@ class SheetsApp(WebApp):
         used_cols = [parse_ref(r)[1] for r in cells] or [1]
         default_range = f"A2:{col_name(max(used_cols))}{max(used_rows)}"
         raw_json = script_json({k: v["raw"] for k, v in cells.items()})
+        error = {"range": "The range is not a range of cells (write it as A2:F41).",
+                 "column": "The sort column is not inside the range."}.get(request.query_params.get("error", ""))
         body = (
             f"<div class='sheet-head'><h1>{esc(sheet['name'])}</h1>"
-            f"<form class='row sort-form' method='post' action='/sheets/{sid}/sort'>"
-            f"<label>Sort range <input type='text' name='range' value='{esc(default_range)}' size='9' aria-label='Sort range'></label>"
-            f"<label>by column <select name='column' aria-label='Sort by column'>{col_options}</select></label>"
-            "<select name='order' aria-label='Sort order'><option value='asc'>A → Z, 0 → 9</option>"
-            "<option value='desc'>Z → A, 9 → 0</option></select><button type='submit'>Sort</button></form></div>"
-            f"<div class='tabs'>{tabs}"
-            "<form method='post' action='/sheets' class='inline'><button type='submit' class='tab add' aria-label='Add sheet'>+</button></form>"
-            "<button type='button' id='rename-open' class='tab'>Rename…</button>"
+            f"<form class='row sort-form' method='post' action='/sheets/{sid}/sort' data-form='sort'>"
+            f"<label>{t('Sort range')} <input type='text' name='range' value='{esc(default_range)}' size='9' aria-label='{t('Sort range')}'></label>"
+            f"<label>{t('by column')} <select name='column' aria-label='{t('Sort by column')}'>{col_options}</select></label>"
+            f"<select name='order' aria-label='{t('Sort order')}'><option value='asc'>{t('A → Z, 0 → 9')}</option>"
+            f"<option value='desc'>{t('Z → A, 9 → 0')}</option></select><button type='submit' data-action='sort'>{t('Sort')}</button></form></div>"
+            + (f"<div class='error' role='alert'>{t(error)}</div>" if error else "")
+            + f"<div class='tabs' role='navigation' aria-label='{t('Sheet tabs')}'>{tabs}"
+            f"<form method='post' action='/sheets' class='inline'><button type='submit' class='tab add' aria-label='{t('Add sheet')}' data-action='add-sheet'>+</button></form>"
+            f"<button type='button' id='rename-open' class='tab' data-action='rename'>{t('Rename…')}</button>"
             f"<form method='post' action='/sheets/{sid}/rename' class='row inline' id='rename-form' hidden>"
-            f"<input type='text' name='name' id='rename-input' value='{esc(sheet['name'])}' aria-label='Sheet name' required>"
-            "<button type='submit' class='primary'>Save</button></form></div>"
-            "<div class='formula-bar'><input id='namebox' class='namebox' aria-label='Cell name' value='A1'>"
-            "<span class='fx'>fx</span><input id='formula' class='formula' aria-label='Formula bar' autocomplete='off'></div>"
-            f"<div class='grid-wrap'><table class='grid' id='grid' role='grid' tabindex='0' aria-label='{esc(sheet['name'])} cells' data-sheet='{sid}'>"
+            f"<input type='text' name='name' id='rename-input' value='{esc(sheet['name'])}' aria-label='{t('Sheet name')}' required>"
+            f"<button type='submit' class='primary' data-action='save-name'>{t('Save')}</button></form></div>"
+            f"<div class='formula-bar'><input id='namebox' class='namebox' aria-label='{t('Cell name')}' value='A1'>"
+            f"<span class='fx'>fx</span><input id='formula' class='formula' aria-label='{t('Formula bar')}' autocomplete='off'></div>"
+            f"<div class='grid-wrap'><table class='grid' id='grid' role='grid' tabindex='0' aria-label='{esc(sheet['name'])} {t('cells')}' data-sheet='{sid}'"
+            f" data-edit-label='{t('Edit')}' data-save-error='{t('Could not save')}'>"
             f"<thead><tr><th class='corner'></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
             f"<script type='application/json' id='cells-data'>{raw_json}</script>")
         return html_page(self, sheet["name"], body, nav=[("Workbook", "/")], scripts=["/static/app/sheets.js"])

@@ -11,7 +11,7 @@ from cua.tasks.oracle import run_steps
 
 
 def _edit_steps(rows: list[int], price: Any) -> list[dict[str, Any]]:
-    steps: list[dict[str, Any]] = [{"click": {"selector": "a.tab", "text": "Sales"}}]
+    steps: list[dict[str, Any]] = [{"click": 'a.tab[data-sheet="Sales"]'}]
     for row in rows:
         steps += [{"click": f'td[data-ref="E{row}"]'}, {"type_text": str(price)}, {"press": "Enter"},
                   {"wait_for": "#grid:not([aria-busy])"}]

@@ -39,7 +39,7 @@
     const cell = td(sel);
     const input = document.createElement("input");
     input.className = "cell-input";
-    input.setAttribute("aria-label", "Edit " + refOf(sel));
+    input.setAttribute("aria-label", (grid.dataset.editLabel || "Edit") + " " + refOf(sel));
     input.value = initial !== undefined ? initial : (raws[refOf(sel)] || "");
     editing = { td: cell, input, ref: refOf(sel) };
     cell.classList.add("editing");
@@ -80,7 +80,7 @@
       method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ref, raw }),
     });
     const data = await resp.json();
-    if (!resp.ok) { grid.removeAttribute("aria-busy"); alert(data.error || "Could not save"); return; }
+    if (!resp.ok) { grid.removeAttribute("aria-busy"); alert(data.error || grid.dataset.saveError || "Could not save"); return; }
     lastCells = data.cells;
     for (const k of Object.keys(raws)) if (!(k in data.cells)) delete raws[k];
     for (const [k, v] of Object.entries(data.cells)) raws[k] = v.raw;
