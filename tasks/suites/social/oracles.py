@@ -85,7 +85,7 @@ async def mention_round_without_like(ctx: OracleContext, params: dict[str, Any])
 async def _mention_steps(ctx: OracleContext, m: dict[str, Any], text: str, *, like: bool) -> AsyncIterator[Action]:
     steps: list[dict[str, Any]] = [
         {"click": 'a[data-nav="/notifications"]'}, {"click": "[data-tab=mentions]"},
-        {"click": f'[data-notification-id="{m["nid"]}"] a.snippet'},
+        {"click": f'[data-notification-id="{m["nid"]}"] a[href="/p/{m["post_id"]}"]'},
         {"wait_for": f'[data-post-id="{m["post_id"]}"]'},
     ]
     if like:
