@@ -26,7 +26,9 @@ from starlette.routing import BaseRoute, Route
 
 from cua.judges.values.web import QueryRule
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
+from cua.tasks.apps.chat import locale
 from cua.tasks.apps.chat.seed import EMOJI, seed_chat
+from cua.variant import LAYOUTS, LOCALES, VariantAxes
 
 SCHEMA = """
 CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL, handle TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
@@ -52,15 +54,18 @@ CREATE TABLE reactions (id INTEGER PRIMARY KEY, message_id INTEGER NOT NULL REFE
 ME = 1
 MAX_BODY = 4000
 PAGE = 40
+ARCHIVE_NOTE = "Nobody will be able to post in it, and it leaves everyone's sidebar. Its messages stay searchable."
 CHANNEL_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{1,79}$")
 
 
 class Refused(Exception):
-    """A request the workspace's rules do not allow: shown to the member as a page, status `status`."""
+    """A request the workspace's rules do not allow: shown to the member as a page, status `status`.
+    `message` is the English template (`{name}` fields filled from `fields`), so the page
+    translates the sentence before filling it; the exception's text is the English one."""
 
-    def __init__(self, message: str, status: int = 403) -> None:
-        super().__init__(message)
-        self.message, self.status = message, status
+    def __init__(self, message: str, status: int = 403, /, **fields: str) -> None:
+        super().__init__(message.format(**fields))
+        self.message, self.status, self.fields = message, status, fields
 
 
 class ChatApp(WebApp):
@@ -68,6 +73,7 @@ class ChatApp(WebApp):
     title = "Huddle"
     schema = SCHEMA
     static_dir = Path(__file__).parent / "static"
+    variant_axes = VariantAxes(layouts=LAYOUTS, locales=LOCALES)
     #: the app fills these itself: a post's author is always the signed-in member
     assigned = {"messages": ("user_id",), "channels": ("created_by",), "reactions": ("user_id",)}
     query_params = {"q": QueryRule(strip=True), "before": QueryRule(integer=True, minimum=1), "error": QueryRule()}
@@ -102,6 +108,15 @@ class ChatApp(WebApp):
             Route("/me/status", self.set_status, methods=["POST"]),
             Route("/search", self.search),
         ]
+
+    def t(self, text: str) -> str:
+        """`text` in the variant's locale: the messenger's own catalogue, then the shared one."""
+        if self.variant.locale == "de-DE" and text in locale.DE:
+            return locale.DE[text]
+        return super().t(text)
+
+    def _when(self, stamp: str) -> str:
+        return locale.stamp(stamp, self.variant.locale)
 
     # --- rules ---
 
@@ -159,7 +174,7 @@ class ChatApp(WebApp):
         if not body:
             raise Refused("A message cannot be empty.", 400)
         if len(body) > MAX_BODY:
-            raise Refused(f"A message can be at most {MAX_BODY} characters long.", 400)
+            raise Refused("A message can be at most {n} characters long.", 400, n=str(MAX_BODY))
         return body
 
     def _stamp(self) -> str:
@@ -171,10 +186,11 @@ class ChatApp(WebApp):
         if ch["kind"] == "dm":
             other = self.db.one("SELECT u.name FROM members m JOIN users u ON u.id = m.user_id WHERE m.channel_id = ? "
                                 "AND m.user_id != ?", (ch["id"], ME))
-            return other["name"] if other else "Direct message"
+            return other["name"] if other else self.t("Direct message")
         return f'{"🔒 " if ch["kind"] == "private" else "#"}{ch["name"]}'
 
     def _sidebar(self, current: int | None) -> str:
+        t_ = self.t
         rows = self.db.all(
             "SELECT c.*, (SELECT COUNT(*) FROM messages x WHERE x.channel_id = c.id AND x.parent_id IS NULL AND x.id > m.last_read_id "
             "AND x.user_id != ?) AS unread, (SELECT COUNT(*) FROM messages x WHERE x.channel_id = c.id AND x.id > m.last_read_id "
@@ -182,9 +198,9 @@ class ChatApp(WebApp):
             "AND m.user_id = ? WHERE c.archived = 0 ORDER BY c.kind = 'dm', c.name", (ME, ME, ME))
 
         def item(c: dict[str, Any]) -> str:
-            badge = (f'<span class="badge mention" data-mentions="{c["mentions"]}" aria-label="{c["mentions"]} mentions">'
+            badge = (f'<span class="badge mention" data-mentions="{c["mentions"]}" aria-label="{t_("{n} mentions").format(n=c["mentions"])}">'
                      f'@{c["mentions"]}</span>' if c["mentions"] else "")
-            unread = (f'<span class="badge" data-unread="{c["unread"]}" aria-label="{c["unread"]} unread">{c["unread"]}</span>'
+            unread = (f'<span class="badge" data-unread="{c["unread"]}" aria-label="{t_("{n} unread").format(n=c["unread"])}">{c["unread"]}</span>'
                       if c["unread"] else "")
             cur = ' aria-current="page"' if c["id"] == current else ""
             cls = "chan unread" if c["unread"] else "chan"
@@ -192,14 +208,14 @@ class ChatApp(WebApp):
                     f'<span class="chan-name">{esc(self._label(c))}</span>{unread}{badge}</a></li>')
         chans = "".join(item(c) for c in rows if c["kind"] != "dm")
         dms = "".join(item(c) for c in rows if c["kind"] == "dm")
-        return ('<nav class="sidebar" aria-label="Workspace"><div class="ws-name">Northwind Labs</div>'
+        return (f'<nav class="sidebar" aria-label="{t_("Workspace")}" data-region="sidebar"><div class="ws-name">Northwind Labs</div>'
                 '<form method="get" action="/search" role="search" class="side-search"><input type="search" name="q" '
-                'aria-label="Search messages" placeholder="Search" data-search></form>'
-                f'<h2 class="side-h" id="side-ch">Channels</h2><ul aria-labelledby="side-ch">{chans}</ul>'
-                '<p class="side-links"><a href="/channels" data-nav="channels">Browse channels</a> · '
-                '<a href="/channels/new" data-nav="new-channel">New channel</a></p>'
-                f'<h2 class="side-h" id="side-dm">Direct messages</h2><ul aria-labelledby="side-dm">{dms}</ul>'
-                '<p class="side-links"><a href="/people" data-nav="people">People</a></p></nav>')
+                f'aria-label="{t_("Search messages")}" placeholder="{t_("Search")}" data-search></form>'
+                f'<h2 class="side-h" id="side-ch">{t_("Channels")}</h2><ul aria-labelledby="side-ch" data-list="channels">{chans}</ul>'
+                f'<p class="side-links"><a href="/channels" data-nav="channels">{t_("Browse channels")}</a> · '
+                f'<a href="/channels/new" data-nav="new-channel">{t_("New channel")}</a></p>'
+                f'<h2 class="side-h" id="side-dm">{t_("Direct messages")}</h2><ul aria-labelledby="side-dm" data-list="dms">{dms}</ul>'
+                f'<p class="side-links"><a href="/people" data-nav="people">{t_("People")}</a></p></nav>')
 
     def _page(self, title: str, body: str, *, current: int | None = None, status: int = 200) -> HTMLResponse:
         resp = html_page(self, title, f'<div class="shell">{self._sidebar(current)}<section class="pane">{body}</section></div>')
@@ -207,8 +223,9 @@ class ChatApp(WebApp):
         return resp
 
     def _refusal(self, exc: Refused) -> HTMLResponse:
-        return self._page("Not allowed" if exc.status == 403 else "Cannot do that",
-                          f'<div class="error" role="alert" data-error>{esc(exc.message)}</div>', status=exc.status)
+        text = self.t(exc.message).format(**exc.fields)
+        return self._page(self.t("Not allowed" if exc.status == 403 else "Cannot do that"),
+                          f'<div class="error" role="alert" data-error>{esc(text)}</div>', status=exc.status)
 
     async def _guard(self, request: Request, handler: Any) -> Response:
         try:
@@ -234,32 +251,35 @@ class ChatApp(WebApp):
                       *, replies: int | None, writable: bool) -> str:
         u = users[m["user_id"]]
         mid = m["id"]
-        edited = ' <span class="edited" data-edited>(edited)</span>' if m["edited_at"] else ""
-        pinned = ' <span class="pin-mark" data-pinned>📌 Pinned</span>' if m["pinned"] else ""
+        t_ = self.t
+        edited = f' <span class="edited" data-edited>{t_("(edited)")}</span>' if m["edited_at"] else ""
+        pinned = f' <span class="pin-mark" data-pinned>{t_("📌 Pinned")}</span>' if m["pinned"] else ""
         chips = "".join(
             f'<form method="post" action="/m/{mid}/react" class="inline"><input type="hidden" name="emoji" value="{esc(r["emoji"])}">'
             f'<button type="submit" class="chip" data-reaction="{esc(r["emoji"])}" aria-pressed="{"true" if r["mine"] else "false"}" '
-            f'aria-label="{esc(r["emoji"])} {r["n"]}, {"remove" if r["mine"] else "add"} your reaction">{esc(r["emoji"])} {r["n"]}</button></form>'
+            f'aria-label="{esc(t_("{emoji} {n}, {verb} your reaction").format(emoji=r["emoji"], n=r["n"], verb=t_("remove" if r["mine"] else "add")))}">'
+            f'{esc(r["emoji"])} {r["n"]}</button></form>'
             for r in reactions)
         actions = ""
         if writable:
-            picker = "".join(f'<button type="submit" name="emoji" value="{e}" data-react="{e}" aria-label="React {e}">{e}</button>'
-                             for e in EMOJI)
-            actions = (f'<details class="more"><summary aria-label="React to message {mid}" data-action="react-menu">☺</summary>'
+            picker = "".join(f'<button type="submit" name="emoji" value="{e}" data-react="{e}" '
+                             f'aria-label="{esc(t_("React {emoji}").format(emoji=e))}">{e}</button>' for e in EMOJI)
+            actions = (f'<details class="more"><summary aria-label="{esc(t_("React to message {id}").format(id=mid))}" '
+                       f'data-action="react-menu">☺</summary>'
                        f'<form method="post" action="/m/{mid}/react" class="picker">{picker}</form></details>'
                        f'<form method="post" action="/m/{mid}/pin" class="inline"><button type="submit" data-action="pin" '
-                       f'aria-pressed="{"true" if m["pinned"] else "false"}">{"Unpin" if m["pinned"] else "Pin"}</button></form>')
+                       f'aria-pressed="{"true" if m["pinned"] else "false"}">{t_("Unpin" if m["pinned"] else "Pin")}</button></form>')
             if m["user_id"] == ME:
-                actions += (f'<a class="act" href="/m/{mid}/edit" data-action="edit">Edit</a>'
-                            f'<a class="act danger" href="/m/{mid}/delete" data-action="delete">Delete</a>')
+                actions += (f'<a class="act" href="/m/{mid}/edit" data-action="edit">{t_("Edit")}</a>'
+                            f'<a class="act danger" href="/m/{mid}/delete" data-action="delete">{t_("Delete")}</a>')
         thread = ""
         if replies is not None:
-            label = f"{replies} repl{'y' if replies == 1 else 'ies'}" if replies else "Reply"
+            label = (t_("1 reply") if replies == 1 else t_("{n} replies").format(n=replies)) if replies else t_("Reply")
             thread = f'<a class="act" href="/m/{mid}" data-action="thread" data-replies="{replies}">{label}</a>'
         return (f'<article class="msg" data-message-id="{mid}" data-author="{esc(u["handle"])}" aria-labelledby="mh-{mid}">'
                 f'<div class="avatar" aria-hidden="true">{esc(u["name"][:1])}</div><div class="msg-main">'
                 f'<header class="msg-head" id="mh-{mid}"><a class="author" href="/people/{u["id"]}">{esc(u["name"])}</a> '
-                f'<time datetime="{esc(m["created_at"])}">{esc(m["created_at"])}</time>{edited}{pinned}</header>'
+                f'<time datetime="{esc(m["created_at"])}">{esc(self._when(m["created_at"]))}</time>{edited}{pinned}</header>'
                 f'<div class="body" data-body>{esc(m["body"])}</div>'
                 f'<div class="reactions">{chips}</div><div class="actions">{thread}{actions}</div></div></article>')
 
@@ -291,30 +311,33 @@ class ChatApp(WebApp):
         writable = member and not ch["archived"]
         msgs = "".join(self._message_html(m, users, reactions.get(m["id"], []), replies=counts.get(m["id"], 0), writable=writable)
                        for m in rows)
-        older = (f'<p class="older"><a href="/c/{cid}?before={rows[0]["id"]}" data-action="older">Older messages</a></p>'
+        t_ = self.t
+        older = (f'<p class="older"><a href="/c/{cid}?before={rows[0]["id"]}" data-action="older">{t_("Older messages")}</a></p>'
                  if rows and self.db.one("SELECT 1 FROM messages WHERE channel_id = ? AND parent_id IS NULL AND id < ?",
                                          (cid, rows[0]["id"])) else "")
         n_members = self.db.scalar("SELECT COUNT(*) FROM members WHERE channel_id = ?", (cid,))
         if ch["archived"]:
-            composer = '<p class="notice" role="status" data-archived>This channel is archived. Nobody can post in it.</p>'
+            composer = f'<p class="notice" role="status" data-archived>{t_("This channel is archived. Nobody can post in it.")}</p>'
         elif not member:
-            composer = (f'<form method="post" action="/c/{cid}/join" class="joinbar"><span>You are viewing #{esc(ch["name"])}.</span>'
-                        '<button type="submit" class="primary" data-action="join">Join channel</button></form>')
+            composer = (f'<form method="post" action="/c/{cid}/join" class="joinbar">'
+                        f'<span>{esc(t_("You are viewing {channel}.").format(channel="#" + ch["name"]))}</span>'
+                        f'<button type="submit" class="primary" data-action="join">{t_("Join channel")}</button></form>')
         else:
+            to = esc(t_("Message {channel}").format(channel=self._label(ch)))
             composer = (f'<form method="post" action="/c/{cid}/post" class="composer" data-composer>'
-                        f'<label class="sr" for="composer-body">Message {esc(self._label(ch))}</label>'
+                        f'<label class="sr" for="composer-body">{to}</label>'
                         f'<textarea id="composer-body" name="body" rows="2" maxlength="{MAX_BODY}" required '
-                        f'placeholder="Message {esc(self._label(ch))}"></textarea>'
-                        '<button type="submit" class="primary" data-action="send">Send</button></form>')
+                        f'placeholder="{to}"></textarea>'
+                        f'<button type="submit" class="primary" data-action="send">{t_("Send")}</button></form>')
         links = ""
         if ch["kind"] != "dm":
-            links = (f'<a href="/c/{cid}/pins" data-nav="pins">Pinned</a>'
-                     f'<a href="/c/{cid}/settings" data-nav="settings">Settings</a>')
+            links = (f'<a href="/c/{cid}/pins" data-nav="pins">{t_("Pinned")}</a>'
+                     f'<a href="/c/{cid}/settings" data-nav="settings">{t_("Settings")}</a>')
         head = (f'<header class="chan-head"><div><h1 data-channel-title="{esc(ch["name"])}">{esc(self._label(ch))}</h1>'
                 f'<p class="topic" data-topic>{esc(ch["topic"])}</p></div><div class="chan-links">'
-                f'<span class="muted" data-member-count="{n_members}">{n_members} members</span>{links}</div></header>')
-        empty = "" if rows else '<p class="muted">No messages yet.</p>'
-        body = f'{head}<div class="messages" role="feed" aria-label="Messages">{older}{empty}{msgs}</div>{composer}'
+                f'<span class="muted" data-member-count="{n_members}">{t_("{n} members").format(n=n_members)}</span>{links}</div></header>')
+        empty = "" if rows else f'<p class="muted">{t_("No messages yet.")}</p>'
+        body = f'{head}<div class="messages" role="feed" aria-label="{t_("Messages")}">{older}{empty}{msgs}</div>{composer}'
         return self._page(self._label(ch), body, current=cid)
 
     async def post(self, request: Request) -> Response:
@@ -348,11 +371,13 @@ class ChatApp(WebApp):
         ch = self._readable(cid)
         rows = self.db.all("SELECT * FROM messages WHERE channel_id = ? AND pinned = 1 ORDER BY id", (cid,))
         users = self._users()
+        t_ = self.t
         items = "".join(self._message_html(m, users, [], replies=None, writable=False) for m in rows) or \
-            '<p class="muted">Nothing is pinned yet.</p>'
-        body = (f'<header class="chan-head"><h1>Pinned in {esc(self._label(ch))}</h1><a href="/c/{cid}">Back to channel</a></header>'
+            f'<p class="muted">{t_("Nothing is pinned yet.")}</p>'
+        body = (f'<header class="chan-head"><h1>{esc(t_("Pinned in {channel}").format(channel=self._label(ch)))}</h1>'
+                f'<a href="/c/{cid}">{t_("Back to channel")}</a></header>'
                 f'<div class="messages" data-pins>{items}</div>')
-        return self._page("Pinned", body, current=cid)
+        return self._page(t_("Pinned"), body, current=cid)
 
     # --- settings ---
 
@@ -365,10 +390,13 @@ class ChatApp(WebApp):
         members = self.db.all("SELECT u.* FROM members m JOIN users u ON u.id = m.user_id WHERE m.channel_id = ? ORDER BY u.name", (cid,))
         editable = self._is_member(cid) and not ch["archived"] and ch["kind"] != "dm"
         error = self.query(request)["error"] or ""
-        alert = f'<div class="error" role="alert" data-error>{esc(error)}</div>' if error else ""
+        t_ = self.t
+        alert = f'<div class="error" role="alert" data-error>{esc(t_(error))}</div>' if error else ""
+
         def member_row(u: dict[str, Any]) -> str:
             remove = (f'<form method="post" action="/c/{cid}/members/{u["id"]}/remove" class="inline"><button type="submit" '
-                      f'data-action="remove-member" data-user="{esc(u["handle"])}" aria-label="Remove {esc(u["name"])}">Remove</button></form>'
+                      f'data-action="remove-member" data-user="{esc(u["handle"])}" aria-label="{esc(t_("Remove {name}").format(name=u["name"]))}">'
+                      f'{t_("Remove")}</button></form>'
                       if editable and u["id"] != ME else "")
             return f'<li data-member="{esc(u["handle"])}"><a href="/people/{u["id"]}">{esc(u["name"])}</a> <span class="muted">@{esc(u["handle"])}</span>{remove}</li>'
         rows = "".join(member_row(u) for u in members)
@@ -377,19 +405,21 @@ class ChatApp(WebApp):
                           for u in self.db.all("SELECT * FROM users ORDER BY name") if u["id"] not in ids)
         controls = ""
         if editable:
-            controls = (f'<form method="post" action="/c/{cid}/topic" class="card" data-form="topic"><label for="topic">Topic</label>'
+            controls = (f'<form method="post" action="/c/{cid}/topic" class="card" data-form="topic"><label for="topic">{t_("Topic")}</label>'
                         f'<input id="topic" name="topic" maxlength="250" value="{esc(ch["topic"])}">'
-                        '<button type="submit" class="primary" data-action="save-topic">Save topic</button></form>'
-                        f'<form method="post" action="/c/{cid}/members" class="card" data-form="add-member"><label for="add-user">Add a member</label>'
-                        f'<select id="add-user" name="user_id"><option value="">Choose a person…</option>{addable}</select>'
-                        '<button type="submit" data-action="add-member">Add</button></form>'
+                        f'<button type="submit" class="primary" data-action="save-topic">{t_("Save topic")}</button></form>'
+                        f'<form method="post" action="/c/{cid}/members" class="card" data-form="add-member"><label for="add-user">{t_("Add a member")}</label>'
+                        f'<select id="add-user" name="user_id"><option value="">{t_("Choose a person…")}</option>{addable}</select>'
+                        f'<button type="submit" data-action="add-member">{t_("Add")}</button></form>'
                         f'<div class="card danger-zone"><form method="post" action="/c/{cid}/leave" class="inline">'
-                        '<button type="submit" data-action="leave">Leave channel</button></form>'
-                        f'<a class="button danger" href="/c/{cid}/archive" data-action="archive">Archive channel</a></div>')
-        status = '<p class="notice" data-archived>This channel is archived.</p>' if ch["archived"] else ""
-        body = (f'<header class="chan-head"><h1>Settings of {esc(self._label(ch))}</h1><a href="/c/{cid}">Back to channel</a></header>'
-                f'{alert}{status}{controls}<section class="card"><h2>Members ({len(members)})</h2><ul class="member-list">{rows}</ul></section>')
-        return self._page("Channel settings", body, current=cid)
+                        f'<button type="submit" data-action="leave">{t_("Leave channel")}</button></form>'
+                        f'<a class="button danger" href="/c/{cid}/archive" data-action="archive">{t_("Archive channel")}</a></div>')
+        status = f'<p class="notice" data-archived>{t_("This channel is archived.")}</p>' if ch["archived"] else ""
+        body = (f'<header class="chan-head"><h1>{esc(t_("Settings of {channel}").format(channel=self._label(ch)))}</h1>'
+                f'<a href="/c/{cid}">{t_("Back to channel")}</a></header>'
+                f'{alert}{status}{controls}<section class="card"><h2>{t_("Members ({n})").format(n=len(members))}</h2>'
+                f'<ul class="member-list">{rows}</ul></section>')
+        return self._page(t_("Channel settings"), body, current=cid)
 
     async def topic(self, request: Request) -> Response:
         return await self._guard(request, self._topic)
@@ -446,13 +476,14 @@ class ChatApp(WebApp):
         if ch["name"] == "general":
             raise Refused("#general cannot be archived.", 400)
         if request.method == "GET":
+            t_ = self.t
             body = (f'<div class="card confirm" role="alertdialog" aria-labelledby="arch-h" aria-describedby="arch-d">'
-                    f'<h1 id="arch-h">Archive {esc(self._label(ch))}?</h1><p id="arch-d">Nobody will be able to post in it, '
-                    'and it leaves everyone\'s sidebar. Its messages stay searchable.</p>'
+                    f'<h1 id="arch-h">{esc(t_("Archive {channel}?").format(channel=self._label(ch)))}</h1><p id="arch-d">'
+                    f'{esc(t_(ARCHIVE_NOTE))}</p>'
                     f'<form method="post" action="/c/{cid}/archive" class="row"><button type="submit" class="danger" '
-                    f'data-action="confirm-archive">Archive</button><a class="button" href="/c/{cid}/settings" '
-                    'data-action="cancel">Cancel</a></form></div>')
-            return self._page("Archive channel", body, current=cid)
+                    f'data-action="confirm-archive">{t_("Archive")}</button><a class="button" href="/c/{cid}/settings" '
+                    f'data-action="cancel">{t_("Cancel")}</a></form></div>')
+            return self._page(t_("Archive channel"), body, current=cid)
         self.db.execute("UPDATE channels SET archived = 1 WHERE id = ?", (cid,))
         return RedirectResponse(f"/c/{cid}", status_code=303)
 
@@ -472,13 +503,16 @@ class ChatApp(WebApp):
         reactions = self._reactions([m["id"], *(r["id"] for r in replies)])
         root = self._message_html(m, users, reactions.get(m["id"], []), replies=None, writable=writable)
         items = "".join(self._message_html(r, users, reactions.get(r["id"], []), replies=None, writable=writable) for r in replies)
+        t_ = self.t
         composer = (f'<form method="post" action="/m/{m["id"]}/reply" class="composer" data-composer="reply">'
-                    '<label class="sr" for="reply-body">Reply in thread</label>'
-                    f'<textarea id="reply-body" name="body" rows="2" maxlength="{MAX_BODY}" required placeholder="Reply…"></textarea>'
-                    '<button type="submit" class="primary" data-action="send-reply">Reply</button></form>') if writable else ""
-        body = (f'<header class="chan-head"><h1>Thread in {esc(self._label(ch))}</h1><a href="/c/{ch["id"]}" data-nav="back">Back to channel</a></header>'
-                f'<div class="messages thread" data-thread="{m["id"]}">{root}<h2 class="replies-h">{len(replies)} replies</h2>{items}</div>{composer}')
-        return self._page("Thread", body, current=ch["id"])
+                    f'<label class="sr" for="reply-body">{t_("Reply in thread")}</label>'
+                    f'<textarea id="reply-body" name="body" rows="2" maxlength="{MAX_BODY}" required placeholder="{t_("Reply…")}"></textarea>'
+                    f'<button type="submit" class="primary" data-action="send-reply">{t_("Reply")}</button></form>') if writable else ""
+        body = (f'<header class="chan-head"><h1>{esc(t_("Thread in {channel}").format(channel=self._label(ch)))}</h1>'
+                f'<a href="/c/{ch["id"]}" data-nav="back">{t_("Back to channel")}</a></header>'
+                f'<div class="messages thread" data-thread="{m["id"]}">{root}<h2 class="replies-h">{t_("{n} replies").format(n=len(replies))}</h2>'
+                f'{items}</div>{composer}')
+        return self._page(t_("Thread"), body, current=ch["id"])
 
     async def reply(self, request: Request) -> Response:
         return await self._guard(request, self._reply)
@@ -503,12 +537,13 @@ class ChatApp(WebApp):
             if body != m["body"]:
                 self.db.execute("UPDATE messages SET body = ?, edited_at = ? WHERE id = ?", (body, self._stamp(), m["id"]))
             return RedirectResponse(back, status_code=303)
+        t_ = self.t
         form = (f'<form method="post" action="/m/{m["id"]}/edit" class="card composer" data-form="edit">'
-                '<label for="edit-body">Edit message</label>'
+                f'<label for="edit-body">{t_("Edit message")}</label>'
                 f'<textarea id="edit-body" name="body" rows="3" maxlength="{MAX_BODY}" required>{esc(m["body"])}</textarea>'
-                f'<div class="row"><button type="submit" class="primary" data-action="save-edit">Save changes</button>'
-                f'<a class="button" href="{back}" data-action="cancel">Cancel</a></div></form>')
-        return self._page("Edit message", f'<header class="chan-head"><h1>Edit message</h1></header>{form}', current=m["channel_id"])
+                f'<div class="row"><button type="submit" class="primary" data-action="save-edit">{t_("Save changes")}</button>'
+                f'<a class="button" href="{back}" data-action="cancel">{t_("Cancel")}</a></div></form>')
+        return self._page(t_("Edit message"), f'<header class="chan-head"><h1>{t_("Edit message")}</h1></header>{form}', current=m["channel_id"])
 
     async def delete(self, request: Request) -> Response:
         return await self._guard(request, self._delete)
@@ -519,11 +554,12 @@ class ChatApp(WebApp):
         if request.method == "POST":
             self.db.execute("DELETE FROM messages WHERE id = ?", (m["id"],))
             return RedirectResponse(back, status_code=303)
+        t_ = self.t
         body = (f'<div class="card confirm" role="alertdialog" aria-labelledby="del-h" aria-describedby="del-d">'
-                f'<h1 id="del-h">Delete message?</h1><blockquote id="del-d">{esc(m["body"])}</blockquote>'
+                f'<h1 id="del-h">{t_("Delete message?")}</h1><blockquote id="del-d">{esc(m["body"])}</blockquote>'
                 f'<form method="post" action="/m/{m["id"]}/delete" class="row"><button type="submit" class="danger" '
-                f'data-action="confirm-delete">Delete</button><a class="button" href="{back}" data-action="cancel">Cancel</a></form></div>')
-        return self._page("Delete message", body, current=m["channel_id"])
+                f'data-action="confirm-delete">{t_("Delete")}</button><a class="button" href="{back}" data-action="cancel">{t_("Cancel")}</a></form></div>')
+        return self._page(t_("Delete message"), body, current=m["channel_id"])
 
     async def pin(self, request: Request) -> Response:
         return await self._guard(request, self._pin)
@@ -543,7 +579,7 @@ class ChatApp(WebApp):
         self._postable(m["channel_id"])
         emoji = str((await request.form()).get("emoji", "") or "")
         if emoji not in EMOJI:
-            raise Refused(f"Choose one of the workspace's reactions: {' '.join(EMOJI)}.", 400)
+            raise Refused("Choose one of the workspace's reactions: {emoji}.", 400, emoji=" ".join(EMOJI))
         if self.db.one("SELECT 1 FROM reactions WHERE message_id = ? AND user_id = ? AND emoji = ?", (m["id"], ME, emoji)):
             self.db.execute("DELETE FROM reactions WHERE message_id = ? AND user_id = ? AND emoji = ?", (m["id"], ME, emoji))
         else:
@@ -558,13 +594,15 @@ class ChatApp(WebApp):
                            "EXISTS (SELECT 1 FROM members m WHERE m.channel_id = c.id AND m.user_id = ?) AS mine "
                            "FROM channels c WHERE c.kind = 'public' OR (c.kind = 'private' AND EXISTS "
                            "(SELECT 1 FROM members m WHERE m.channel_id = c.id AND m.user_id = ?)) ORDER BY c.name", (ME, ME))
+        t_ = self.t
         items = "".join(
             f'<li class="card" data-channel-row="{esc(c["name"])}"><a href="/c/{c["id"]}">{esc(self._label(c))}</a>'
-            f'{" <span class=tag>archived</span>" if c["archived"] else ""}{" <span class=tag>joined</span>" if c["mine"] else ""}'
-            f'<p class="muted">{esc(c["topic"])} · {c["n"]} members</p></li>' for c in rows)
-        body = ('<header class="chan-head"><h1>Channels</h1><a class="button primary" href="/channels/new" '
-                f'data-action="new-channel">New channel</a></header><ul class="cards">{items}</ul>')
-        return self._page("Channels", body)
+            f'{" <span class=tag data-tag=archived>" + t_("archived") + "</span>" if c["archived"] else ""}'
+            f'{" <span class=tag data-tag=joined>" + t_("joined") + "</span>" if c["mine"] else ""}'
+            f'<p class="muted">{esc(t_("{topic} · {n} members").format(topic=c["topic"], n=c["n"]))}</p></li>' for c in rows)
+        body = (f'<header class="chan-head"><h1>{t_("Channels")}</h1><a class="button primary" href="/channels/new" '
+                f'data-action="new-channel">{t_("New channel")}</a></header><ul class="cards" data-list="browse">{items}</ul>')
+        return self._page(t_("Channels"), body)
 
     async def new_channel(self, request: Request) -> Response:
         users = self.db.all("SELECT * FROM users WHERE id != ? ORDER BY name", (ME,))
@@ -578,13 +616,13 @@ class ChatApp(WebApp):
                       "members": {int(str(v)) for v in form.getlist("members") if str(v).isdigit()}}
             known = {u["id"] for u in users}
             if not CHANNEL_NAME.match(name):
-                error = "Channel names are 2-80 lowercase letters, digits, dashes or underscores, starting with a letter or digit."
+                error = self.t("Channel names are 2-80 lowercase letters, digits, dashes or underscores, starting with a letter or digit.")
             elif self.db.one("SELECT 1 FROM channels WHERE name = ?", (name,)):
-                error = f"A channel named {name} already exists."
+                error = self.t("A channel named {name} already exists.").format(name=name)
             elif len(values["topic"]) > 250:
-                error = "A topic can be at most 250 characters long."
+                error = self.t("A topic can be at most 250 characters long.")
             elif not values["members"] <= known:
-                error = "Choose members from the directory."
+                error = self.t("Choose members from the directory.")
             else:
                 cid = self.db.insert("INSERT INTO channels (name, kind, topic, archived, created_by, created_at) VALUES (?,?,?,?,?,?)",
                                      (name, "private" if values["private"] else "public", values["topic"], 0, ME, self._stamp()))
@@ -595,47 +633,50 @@ class ChatApp(WebApp):
                         f'{" checked" if u["id"] in values["members"] else ""}> {esc(u["name"])} <span class="muted">@{esc(u["handle"])}</span></label>'
                         for u in users)
         alert = f'<div class="error" role="alert" data-error>{esc(error)}</div>' if error else ""
-        body = (f'<header class="chan-head"><h1>New channel</h1></header>{alert}'
+        t_ = self.t
+        body = (f'<header class="chan-head"><h1>{t_("New channel")}</h1></header>{alert}'
                 '<form method="post" action="/channels/new" class="card" data-form="new-channel">'
-                f'<label for="ch-name">Name</label><input id="ch-name" name="name" required maxlength="80" value="{esc(values["name"])}"'
+                f'<label for="ch-name">{t_("Name")}</label><input id="ch-name" name="name" required maxlength="80" value="{esc(values["name"])}"'
                 f'{" aria-invalid=true" if error else ""}>'
-                f'<label for="ch-topic">Topic (optional)</label><input id="ch-topic" name="topic" maxlength="250" value="{esc(values["topic"])}">'
+                f'<label for="ch-topic">{t_("Topic (optional)")}</label><input id="ch-topic" name="topic" maxlength="250" value="{esc(values["topic"])}">'
                 f'<label class="check"><input type="checkbox" name="private" id="ch-private"{" checked" if values["private"] else ""}> '
-                'Make private: only invited members can see it</label>'
-                f'<fieldset><legend>Members</legend><div class="member-grid">{boxes}</div></fieldset>'
-                '<button type="submit" class="primary" data-action="create-channel">Create channel</button></form>')
-        return self._page("New channel", body, status=400 if error else 200)
+                f'{t_("Make private: only invited members can see it")}</label>'
+                f'<fieldset><legend>{t_("Members")}</legend><div class="member-grid">{boxes}</div></fieldset>'
+                f'<button type="submit" class="primary" data-action="create-channel">{t_("Create channel")}</button></form>')
+        return self._page(t_("New channel"), body, status=400 if error else 200)
 
     async def people(self, request: Request) -> Response:
         q = self.query(request)["q"] or ""
         like = f"%{q}%"
         rows = self.db.all("SELECT * FROM users WHERE name LIKE ? OR handle LIKE ? OR title LIKE ? ORDER BY name", (like, like, like))
+        t_ = self.t
         items = "".join(
             f'<li class="card person" data-person="{esc(u["handle"])}"><span class="presence {esc(u["presence"])}" '
-            f'aria-label="{esc(u["presence"])}"></span><a href="/people/{u["id"]}">{esc(u["name"])}</a> <span class="muted">@{esc(u["handle"])} · '
+            f'aria-label="{esc(t_(u["presence"]))}" data-presence="{esc(u["presence"])}"></span><a href="/people/{u["id"]}">{esc(u["name"])}</a> <span class="muted">@{esc(u["handle"])} · '
             f'{esc(u["title"])}</span> <span data-status>{esc(u["status_emoji"])} {esc(u["status_text"])}</span></li>' for u in rows)
-        body = ('<header class="chan-head"><h1>People</h1></header><form method="get" action="/people" role="search" class="row">'
-                f'<input type="search" name="q" value="{esc(q)}" aria-label="Search people" data-people-search>'
-                f'<button type="submit">Search</button></form><ul class="cards">{items}</ul>')
-        return self._page("People", body)
+        body = (f'<header class="chan-head"><h1>{t_("People")}</h1></header><form method="get" action="/people" role="search" class="row">'
+                f'<input type="search" name="q" value="{esc(q)}" aria-label="{t_("Search people")}" data-people-search>'
+                f'<button type="submit">{t_("Search")}</button></form><ul class="cards" data-list="people">{items}</ul>')
+        return self._page(t_("People"), body)
 
     async def profile(self, request: Request) -> Response:
         u = self.db.one("SELECT * FROM users WHERE id = ?", (request.path_params["uid"],))
         if u is None:
             return self._refusal(Refused("No such person.", 404))
+        t_ = self.t
         if u["id"] == ME:
             action = ('<form method="post" action="/me/status" class="card" data-form="status">'
-                      f'<label for="st-emoji">Status emoji</label><input id="st-emoji" name="status_emoji" maxlength="8" value="{esc(u["status_emoji"])}">'
-                      f'<label for="st-text">Status</label><input id="st-text" name="status_text" maxlength="100" value="{esc(u["status_text"])}">'
-                      '<button type="submit" class="primary" data-action="save-status">Save status</button></form>')
+                      f'<label for="st-emoji">{t_("Status emoji")}</label><input id="st-emoji" name="status_emoji" maxlength="8" value="{esc(u["status_emoji"])}">'
+                      f'<label for="st-text">{t_("Status")}</label><input id="st-text" name="status_text" maxlength="100" value="{esc(u["status_text"])}">'
+                      f'<button type="submit" class="primary" data-action="save-status">{t_("Save status")}</button></form>')
         else:
             action = (f'<form method="post" action="/people/{u["id"]}/dm"><button type="submit" class="primary" '
-                      f'data-action="message" aria-label="Message {esc(u["name"])}">Message</button></form>')
+                      f'data-action="message" aria-label="{esc(t_("Message {name}").format(name=u["name"]))}">{t_("Message")}</button></form>')
         body = (f'<div class="card profile" data-profile="{esc(u["handle"])}"><div class="avatar big" aria-hidden="true">{esc(u["name"][:1])}</div>'
                 f'<h1>{esc(u["name"])}</h1><p class="muted">@{esc(u["handle"])} · {esc(u["title"])}</p>'
-                f'<dl><dt>Status</dt><dd data-status>{esc(u["status_emoji"])} {esc(u["status_text"]) or "—"}</dd>'
-                f'<dt>Presence</dt><dd data-presence>{esc(u["presence"])}</dd><dt>Local time zone</dt><dd>{esc(u["timezone"])}</dd>'
-                f'<dt>Language</dt><dd>{esc(u["locale"])}</dd></dl></div>{action}')
+                f'<dl><dt>{t_("Status")}</dt><dd data-status>{esc(u["status_emoji"])} {esc(u["status_text"]) or "—"}</dd>'
+                f'<dt>{t_("Presence")}</dt><dd data-presence>{esc(t_(u["presence"]))}</dd><dt>{t_("Local time zone")}</dt><dd>{esc(u["timezone"])}</dd>'
+                f'<dt>{t_("Language")}</dt><dd>{esc(u["locale"])}</dd></dl></div>{action}')
         return self._page(u["name"], body)
 
     async def open_dm(self, request: Request) -> Response:
@@ -668,14 +709,16 @@ class ChatApp(WebApp):
                 "(SELECT 1 FROM members x WHERE x.channel_id = c.id AND x.user_id = ?)) ORDER BY m.id DESC LIMIT 50", (f"%{q}%", ME))
         users = self._users()
         chans = {c["id"]: c for c in self.db.all("SELECT * FROM channels")}
-        items = "".join(f'<div class="hit"><a class="muted" href="/m/{m["parent_id"] or m["id"]}" data-hit="{m["id"]}">in '
-                        f'{esc(self._label(chans[m["channel_id"]]))}</a>'
+        t_ = self.t
+        items = "".join(f'<div class="hit"><a class="muted" href="/m/{m["parent_id"] or m["id"]}" data-hit="{m["id"]}">'
+                        f'{esc(t_("in {channel}").format(channel=self._label(chans[m["channel_id"]])))}</a>'
                         f'{self._message_html(m, users, [], replies=None, writable=False)}</div>' for m in rows)
-        summary = f'<p class="muted" role="status">{len(rows)} results{" (showing the newest 50)" if len(rows) == 50 else ""}</p>' if q else ""
-        body = ('<header class="chan-head"><h1>Search</h1></header><form method="get" action="/search" role="search" class="row">'
-                f'<input type="search" name="q" value="{esc(q)}" aria-label="Search messages" data-search-page>'
-                f'<button type="submit">Search</button></form>{summary}<div class="messages">{items}</div>')
-        return self._page("Search", body)
+        summary = (f'<p class="muted" role="status" data-count="{len(rows)}">{t_("{n} results").format(n=len(rows))}'
+                   f'{t_(" (showing the newest 50)") if len(rows) == 50 else ""}</p>' if q else "")
+        body = (f'<header class="chan-head"><h1>{t_("Search")}</h1></header><form method="get" action="/search" role="search" class="row">'
+                f'<input type="search" name="q" value="{esc(q)}" aria-label="{t_("Search messages")}" data-search-page>'
+                f'<button type="submit">{t_("Search")}</button></form>{summary}<div class="messages">{items}</div>')
+        return self._page(t_("Search"), body)
 
 
 APP = ChatApp
