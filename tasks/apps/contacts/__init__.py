@@ -13,6 +13,7 @@ Method evidence (`cua.tasks.apps.activity.used_method`): an owner set by the bul
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import re
 from pathlib import Path
@@ -26,7 +27,10 @@ from starlette.routing import BaseRoute, Route
 from cua.judges.values.web import QueryRule
 from cua.tasks.apps.activity import used_method
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
+from cua.tasks.apps.contacts.locale_de import DE
 from cua.tasks.apps.contacts.seed import STAGES, seed_contacts
+from cua.tasks.apps.i18n import format_day, format_number
+from cua.variant import LAYOUTS, LOCALES, VariantAxes
 
 SCHEMA = """
 CREATE TABLE owners (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
@@ -91,6 +95,7 @@ class ContactsApp(WebApp):
                "contacts.name": ("contacts.first_name", "contacts.last_name"), "contacts.tags": ("contact_tags.tag_id",),
                "deals.company": ("deals.company_id",), "deals.owner": ("deals.owner_id",)}
     static_dir = Path(__file__).parent / "static"
+    variant_axes = VariantAxes(layouts=LAYOUTS, locales=LOCALES)
     query_params = {
         "q": QueryRule(strip=True),
         "owner": QueryRule(integer=True),
@@ -106,6 +111,29 @@ class ContactsApp(WebApp):
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         seed_contacts(db, rng, self.now())
+
+    def t(self, text: str) -> str:
+        if self.variant.locale == "de-DE" and text in DE:
+            return DE[text]
+        return super().t(text)
+
+    def _money(self, cents: int) -> str:
+        """Whole dollars as the locale writes them: `$12,500` in en-US, `12.500 $` in de-DE (the data's currency)."""
+        number = format_number(cents / 100, self.variant.locale)
+        return f"{number}\u00a0$" if self.variant.locale == "de-DE" else f"${number}"
+
+    def _day(self, stamp: str) -> str:
+        """A stored `YYYY-MM-DD[ HH:MM]` as the locale writes it (en-US: as stored)."""
+        day, sep, clock = stamp.partition(" ")
+        if self.variant.locale == "en-US":
+            return stamp
+        try:
+            return format_day(dt.date.fromisoformat(day), self.variant.locale, with_year=True) + sep + clock
+        except ValueError:
+            return stamp
+
+    def _status(self, status: str) -> str:
+        return f'<span class="status {status}" data-status="{status}">{self.t(status)}</span>'
 
     def _tags_by_contact(self) -> dict[int, list[str]]:
         out: dict[int, list[str]] = {}
@@ -187,54 +215,60 @@ class ContactsApp(WebApp):
             nxt = "asc" if active and desc else "desc" if active else "asc"
             aria = f' aria-sort="{"descending" if desc else "ascending"}"' if active else ""
             arrow = (" ▼" if desc else " ▲") if active else ""
-            return f'<th{aria}><a href="/contacts?{urlencode({**state, "sort": key, "dir": nxt})}" class="sort" data-sort="{key}">{label}{arrow}</a></th>'
+            return (f'<th{aria}><a href="/contacts?{urlencode({**state, "sort": key, "dir": nxt})}" class="sort" data-sort="{key}">'
+                    f'{self.t(label)}{arrow}</a></th>')
 
         trs = "".join(
             f'<tr data-id="{c["id"]}" data-email="{esc(c["email"])}"><td><input type="checkbox" name="ids" value="{c["id"]}" class="rowbox" '
-            f'aria-label="Select {esc(c["first_name"])} {esc(c["last_name"])}"></td>'
+            f'aria-label="{esc(self.t("Select {name}").format(name=c["first_name"] + " " + c["last_name"]))}"></td>'
             f'<td><a href="/contacts/{c["id"]}">{esc(c["first_name"])} {esc(c["last_name"])}</a><div class="muted small">{esc(c["title"])}</div></td>'
             f'<td>{esc(c["company"] or "")}</td><td>{esc(c["email"])}</td><td class="nowrap">{esc(c["phone"])}</td><td>{esc(c["owner"])}</td>'
-            f'<td><span class="status {c["status"]}">{c["status"]}</span></td>'
-            f'<td>{"".join(f"<span class=tag>{esc(t)}</span>" for t in tags.get(c["id"], []))}</td><td class="nowrap">{c["created_at"][:10]}</td></tr>'
+            f'<td>{self._status(c["status"])}</td>'
+            f'<td>{"".join(f"<span class=tag>{esc(t)}</span>" for t in tags.get(c["id"], []))}</td><td class="nowrap">{self._day(c["created_at"][:10])}</td></tr>'
             for c in rows)
         owners = self.db.all("SELECT * FROM owners ORDER BY name")
         tag_names = [t["name"] for t in self.db.all("SELECT name FROM tags ORDER BY name")]
         owner_opts = "".join(f'<option value="{o["id"]}"{" selected" if str(o["id"]) == owner else ""}>{esc(o["name"])}</option>' for o in owners)
         tag_opts = "".join(f'<option{" selected" if t == tag else ""}>{esc(t)}</option>' for t in tag_names)
-        st_opts = "".join(f'<option{" selected" if s == status else ""}>{s}</option>' for s in STATUSES)
+        st_opts = "".join(f'<option value="{s}"{" selected" if s == status else ""}>{self.t(s)}</option>' for s in STATUSES)
         per_opts = "".join(f'<option{" selected" if n == per else ""}>{n}</option>' for n in PER_PAGE)
+        t = self.t
         filters = (
             '<form method="get" action="/contacts" class="card filters" id="filters">'
-            f'<input type="search" name="q" value="{esc(q)}" placeholder="Search name, email, company, phone" aria-label="Search contacts">'
-            f'<label>Owner <select name="owner"><option value="">Any</option>{owner_opts}</select></label>'
-            f'<label>Tag <select name="tag"><option value="">Any</option>{tag_opts}</select></label>'
-            f'<label>Status <select name="status"><option value="">Any</option>{st_opts}</select></label>'
-            f'<label>Per page <select name="per">{per_opts}</select></label>'
+            f'<input type="search" name="q" value="{esc(q)}" placeholder="{t("Search name, email, company, phone")}" '
+            f'aria-label="{t("Search contacts")}">'
+            f'<label>{t("Owner")} <select name="owner"><option value="">{t("Any")}</option>{owner_opts}</select></label>'
+            f'<label>{t("Tag")} <select name="tag"><option value="">{t("Any")}</option>{tag_opts}</select></label>'
+            f'<label>{t("Status")} <select name="status"><option value="">{t("Any")}</option>{st_opts}</select></label>'
+            f'<label>{t("Per page")} <select name="per">{per_opts}</select></label>'
             f'<input type="hidden" name="sort" value="{sort}"><input type="hidden" name="dir" value="{"desc" if desc else "asc"}">'
-            '<button type="submit">Apply</button><a href="/contacts">Reset</a></form>')
+            f'<button type="submit" data-action="apply">{t("Apply")}</button><a href="/contacts" data-action="reset">{t("Reset")}</a></form>')
         bulk = (
-            '<div class="bulkbar" id="bulkbar"><span id="selected-count">0 selected</span>'
-            + listbox("owner_id", "Owner", [(str(o["id"]), o["name"]) for o in owners], "", placeholder="Choose owner…", ident="bulk-owner")
-            + '<button type="submit" name="op" value="owner" id="bulk-set-owner">Set owner</button>'
-            + listbox("tag", "Tag", [(t, t) for t in tag_names], "", placeholder="Choose tag…", ident="bulk-tag")
-            + '<button type="submit" name="op" value="add_tag" id="bulk-add-tag">Add tag</button>'
-            '<button type="submit" name="op" value="remove_tag" id="bulk-remove-tag">Remove tag</button></div>')
+            f'<div class="bulkbar" id="bulkbar"><span id="selected-count" data-template="{esc(t("{n} selected"))}">'
+            f'{esc(t("{n} selected").format(n=0))}</span>'
+            + listbox("owner_id", t("Owner"), [(str(o["id"]), o["name"]) for o in owners], "", placeholder=t("Choose owner…"),
+                      ident="bulk-owner")
+            + f'<button type="submit" name="op" value="owner" id="bulk-set-owner">{t("Set owner")}</button>'
+            + listbox("tag", t("Tag"), [(x, x) for x in tag_names], "", placeholder=t("Choose tag…"), ident="bulk-tag")
+            + f'<button type="submit" name="op" value="add_tag" id="bulk-add-tag">{t("Add tag")}</button>'
+            f'<button type="submit" name="op" value="remove_tag" id="bulk-remove-tag">{t("Remove tag")}</button></div>')
         first = (page - 1) * per + 1 if total else 0
         pager = self._pager(page, pages, state)
-        body = (f'<div class="titlebar"><h1>Contacts</h1><a class="button primary" href="/contacts/new">New contact</a></div>{filters}'
+        shown = t("{first}–{last} of {total}").format(first=first, last=min(total, page * per), total=total)
+        body = (f'<div class="titlebar"><h1>{t("Contacts")}</h1>'
+                f'<a class="button primary" href="/contacts/new" data-action="new-contact">{t("New contact")}</a></div>{filters}'
                 f'<form method="post" action="/contacts/bulk" id="bulk-form"><input type="hidden" name="back" value="{esc(back)}">{bulk}'
-                f'<table class="contacts"><thead><tr><th><input type="checkbox" id="select-page" aria-label="Select all on this page"></th>'
-                f'{head("name", "Name")}{head("company", "Company")}{head("email", "Email")}<th>Phone</th>{head("owner", "Owner")}'
-                f'{head("status", "Status")}<th>Tags</th>{head("created", "Created")}</tr></thead><tbody>{trs}</tbody></table></form>'
-                f'<div class="pagerow"><span class="muted">{first}–{min(total, page * per)} of {total}</span>{pager}</div>')
-        return self._page("Contacts", body, request)
+                f'<table class="contacts"><thead><tr><th><input type="checkbox" id="select-page" aria-label="{t("Select all on this page")}"></th>'
+                f'{head("name", "Name")}{head("company", "Company")}{head("email", "Email")}<th>{t("Phone")}</th>{head("owner", "Owner")}'
+                f'{head("status", "Status")}<th>{t("Tags")}</th>{head("created", "Created")}</tr></thead><tbody>{trs}</tbody></table></form>'
+                f'<div class="pagerow"><span class="muted">{shown}</span>{pager}</div>')
+        return self._page(t("Contacts"), body, request)
 
-    @staticmethod
-    def _pager(page: int, pages: int, state: dict[str, str]) -> str:
+    def _pager(self, page: int, pages: int, state: dict[str, str]) -> str:
         shown = sorted({1, pages, *range(max(1, page - 2), min(pages, page + 2) + 1)})
         out, last = [], 0
         if page > 1:
-            out.append(f'<a class="page" rel="prev" href="/contacts?{urlencode({**state, "page": page - 1})}">‹ Prev</a>')
+            out.append(f'<a class="page" rel="prev" href="/contacts?{urlencode({**state, "page": page - 1})}">{self.t("‹ Prev")}</a>')
         for n in shown:
             if n - last > 1:
                 out.append('<span class="gap">…</span>')
@@ -242,8 +276,8 @@ class ContactsApp(WebApp):
             out.append(f'<a class="page{" active" if n == page else ""}"{cur} href="/contacts?{urlencode({**state, "page": n})}">{n}</a>')
             last = n
         if page < pages:
-            out.append(f'<a class="page" rel="next" href="/contacts?{urlencode({**state, "page": page + 1})}">Next ›</a>')
-        return f'<nav class="pager" aria-label="Pages">{"".join(out)}</nav>'
+            out.append(f'<a class="page" rel="next" href="/contacts?{urlencode({**state, "page": page + 1})}">{self.t("Next ›")}</a>')
+        return f'<nav class="pager" aria-label="{self.t("Pages")}">{"".join(out)}</nav>'
 
     async def bulk(self, request: Request) -> Response:
         form = await request.form()
@@ -252,29 +286,29 @@ class ContactsApp(WebApp):
         back = str(form.get("back", "")) if str(form.get("back", "")).startswith("/contacts") else "/contacts"
         sep = "&" if "?" in back else "?"
         if not ids:
-            return RedirectResponse(back + sep + urlencode({"msg": "Select at least one contact."}), status_code=303)
+            return RedirectResponse(back + sep + urlencode({"msg": self.t("Select at least one contact.")}), status_code=303)
         marks = ",".join("?" * len(ids))
         if op == "owner":
             owner = self.db.one("SELECT * FROM owners WHERE id = ?", (str(form.get("owner_id", "")),))
             if owner is None:
-                return RedirectResponse(back + sep + urlencode({"msg": "Choose an owner first."}), status_code=303)
+                return RedirectResponse(back + sep + urlencode({"msg": self.t("Choose an owner first.")}), status_code=303)
             n = self.db.execute(f"UPDATE contacts SET owner_id = ? WHERE id IN ({marks})", [owner["id"], *ids]).rowcount
             for cid in ids:  # method evidence: these owners were set by one bulk edit
                 used_method(request.scope, "bulk_edit", f"contacts[id={cid}].owner_id")
-            msg = f"Owner set to {owner['name']} for {n} contact(s)."
+            msg = self.t("Owner set to {owner} for {n} contact(s).").format(owner=owner["name"], n=n)
         elif op in ("add_tag", "remove_tag"):
             tag = self.db.one("SELECT * FROM tags WHERE name = ?", (str(form.get("tag", "")),))
             if tag is None:
-                return RedirectResponse(back + sep + urlencode({"msg": "Choose a tag first."}), status_code=303)
+                return RedirectResponse(back + sep + urlencode({"msg": self.t("Choose a tag first.")}), status_code=303)
             if op == "add_tag":
                 for cid in ids:
                     self.db.execute("INSERT OR IGNORE INTO contact_tags (contact_id, tag_id) SELECT id, ? FROM contacts WHERE id = ?", (tag["id"], cid))
-                msg = f"Tag {tag['name']} added to {len(ids)} contact(s)."
+                msg = self.t("Tag {tag} added to {n} contact(s).").format(tag=tag["name"], n=len(ids))
             else:
                 self.db.execute(f"DELETE FROM contact_tags WHERE tag_id = ? AND contact_id IN ({marks})", [tag["id"], *ids])
-                msg = f"Tag {tag['name']} removed from {len(ids)} contact(s)."
+                msg = self.t("Tag {tag} removed from {n} contact(s).").format(tag=tag["name"], n=len(ids))
         else:
-            msg = "Unknown bulk action."
+            msg = self.t("Unknown bulk action.")
         return RedirectResponse(back + sep + urlencode({"msg": msg}), status_code=303)
 
     # --- one contact ---
@@ -283,26 +317,31 @@ class ContactsApp(WebApp):
         c = self.db.one("SELECT c.*, co.name AS company, o.name AS owner FROM contacts c LEFT JOIN companies co ON co.id = c.company_id "
                         "JOIN owners o ON o.id = c.owner_id WHERE c.id = ?", (request.path_params["cid"],))
         if c is None:
-            return self._page("Not found", "<div class='error'>No such contact.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('No such contact.')}</div>")
+        t = self.t
         tags = self._tags_by_contact().get(c["id"], [])
         deals = self.db.all("SELECT * FROM deals WHERE contact_id = ? ORDER BY close_date", (c["id"],))
-        deal_rows = "".join(f'<tr><td>{esc(d["name"])}</td><td>${d["amount_cents"] / 100:,.0f}</td><td>{d["stage"]}</td><td>{d["close_date"]}</td></tr>'
-                            for d in deals) or "<tr><td colspan=4 class=muted>No deals.</td></tr>"
+        deal_rows = "".join(f'<tr data-id="{d["id"]}"><td>{esc(d["name"])}</td><td>{self._money(d["amount_cents"])}</td>'
+                            f'<td data-stage="{d["stage"]}">{t(d["stage"])}</td><td>{self._day(d["close_date"])}</td></tr>'
+                            for d in deals) or f"<tr><td colspan=4 class=muted>{t('No deals.')}</td></tr>"
         company = f'<a href="/companies/{c["company_id"]}">{esc(c["company"])}</a>' if c["company_id"] else "—"
         body = (f'<div class="titlebar"><h1>{esc(c["first_name"])} {esc(c["last_name"])}</h1>'
-                f'<a class="button primary" href="/contacts/{c["id"]}/edit">Edit</a>'
-                '<button type="button" class="danger" data-open="delete-modal">Delete…</button></div>'
+                f'<a class="button primary" href="/contacts/{c["id"]}/edit" data-action="edit">{t("Edit")}</a>'
+                f'<button type="button" class="danger" data-open="delete-modal" data-action="delete">{t("Delete…")}</button></div>'
                 f'<div class="card contact" data-id="{c["id"]}"><dl class="props">'
-                f'<dt>Title</dt><dd>{esc(c["title"])}</dd><dt>Company</dt><dd>{company}</dd><dt>Email</dt><dd class="email">{esc(c["email"])}</dd>'
-                f'<dt>Phone</dt><dd class="phone">{esc(c["phone"])}</dd><dt>Owner</dt><dd class="owner">{esc(c["owner"])}</dd>'
-                f'<dt>Status</dt><dd><span class="status {c["status"]}">{c["status"]}</span></dd>'
-                f'<dt>Tags</dt><dd>{"".join(f"<span class=tag>{esc(t)}</span>" for t in tags) or "—"}</dd>'
-                f'<dt>Created</dt><dd>{c["created_at"]}</dd></dl></div>'
-                f'<h2>Deals</h2><table><thead><tr><th>Deal</th><th>Amount</th><th>Stage</th><th>Close date</th></tr></thead><tbody>{deal_rows}</tbody></table>'
-                f'<div class="modal-backdrop" id="delete-modal" hidden><div class="modal" role="dialog" aria-label="Confirm delete">'
-                f'<p>Delete {esc(c["first_name"])} {esc(c["last_name"])}? Their deals stay, without a contact.</p>'
-                f'<form method="post" action="/contacts/{c["id"]}/delete" class="row"><button type="submit" class="danger" id="delete-confirm">Delete</button>'
-                '<button type="button" data-close="delete-modal">Cancel</button></form></div></div>')
+                f'<dt>{t("Title")}</dt><dd>{esc(c["title"])}</dd><dt>{t("Company")}</dt><dd>{company}</dd>'
+                f'<dt>{t("Email")}</dt><dd class="email">{esc(c["email"])}</dd>'
+                f'<dt>{t("Phone")}</dt><dd class="phone">{esc(c["phone"])}</dd><dt>{t("Owner")}</dt><dd class="owner">{esc(c["owner"])}</dd>'
+                f'<dt>{t("Status")}</dt><dd>{self._status(c["status"])}</dd>'
+                f'<dt>{t("Tags")}</dt><dd>{"".join(f"<span class=tag>{esc(x)}</span>" for x in tags) or "—"}</dd>'
+                f'<dt>{t("Created")}</dt><dd>{self._day(c["created_at"])}</dd></dl></div>'
+                f'<h2>{t("Deals")}</h2><table><thead><tr><th>{t("Deal")}</th><th>{t("Amount")}</th><th>{t("Stage")}</th>'
+                f'<th>{t("Close date")}</th></tr></thead><tbody>{deal_rows}</tbody></table>'
+                f'<div class="modal-backdrop" id="delete-modal" hidden><div class="modal" role="dialog" aria-label="{t("Confirm delete")}">'
+                f'<p>{esc(t("Delete {name}? Their deals stay, without a contact.").format(name=c["first_name"] + " " + c["last_name"]))}</p>'
+                f'<form method="post" action="/contacts/{c["id"]}/delete" class="row">'
+                f'<button type="submit" class="danger" id="delete-confirm">{t("Delete")}</button>'
+                f'<button type="button" data-close="delete-modal" data-action="keep">{t("Cancel")}</button></form></div></div>')
         return self._page(f"{c['first_name']} {c['last_name']}", body, request)
 
     def _form(self, action: str, heading: str, v: dict[str, Any], tags: set[str], errors: dict[str, str]) -> Response:
@@ -310,29 +349,31 @@ class ContactsApp(WebApp):
         companies = "".join(f'<option value="{co["id"]}"{" selected" if str(co["id"]) == str(v.get("company_id") or "") else ""}>{esc(co["name"])}</option>'
                             for co in self.db.all("SELECT id, name FROM companies ORDER BY name"))
 
+        t = self.t
+
         def field(name: str, label: str, kind: str = "text") -> str:
             err = errors.get(name)
             aria = f' aria-invalid="true" aria-describedby="{name}-error"' if err else ""
-            msg = f'<span class="field-error" id="{name}-error">{esc(err)}</span>' if err else ""
-            return (f'<label class="field{" invalid" if err else ""}">{label}<input type="{kind}" name="{name}" id="{name}" '
+            msg = f'<span class="field-error" id="{name}-error">{esc(t(err))}</span>' if err else ""
+            return (f'<label class="field{" invalid" if err else ""}">{t(label)}<input type="{kind}" name="{name}" id="{name}" '
                     f'value="{esc(v.get(name) or "")}"{aria}>{msg}</label>')
 
-        status_radios = "".join(f'<label><input type="radio" name="status" value="{s}"{" checked" if s == v.get("status") else ""}> {s}</label>'
+        status_radios = "".join(f'<label><input type="radio" name="status" value="{s}"{" checked" if s == v.get("status") else ""}> {t(s)}</label>'
                                 for s in STATUSES)
-        tag_boxes = "".join(f'<label><input type="checkbox" name="tags" value="{esc(t["name"])}"{" checked" if t["name"] in tags else ""}> {esc(t["name"])}</label>'
-                            for t in self.db.all("SELECT name FROM tags ORDER BY name"))
-        owner_err = f'<span class="field-error" id="owner_id-error">{esc(errors["owner_id"])}</span>' if "owner_id" in errors else ""
-        summary = (f'<div class="error" role="alert">Please fix {len(errors)} field(s) below.</div>' if errors else "")
+        tag_boxes = "".join(f'<label><input type="checkbox" name="tags" value="{esc(x["name"])}"{" checked" if x["name"] in tags else ""}> '
+                            f'{esc(x["name"])}</label>' for x in self.db.all("SELECT name FROM tags ORDER BY name"))
+        owner_err = f'<span class="field-error" id="owner_id-error">{esc(t(errors["owner_id"]))}</span>' if "owner_id" in errors else ""
+        summary = (f'<div class="error" role="alert">{t("Please fix {n} field(s) below.").format(n=len(errors))}</div>' if errors else "")
         body = (f"<h1>{heading}</h1>{summary}<form method='post' action='{action}' class='card cform' id='contact-form' novalidate>"
                 f"<div class='grid2'>{field('first_name', 'First name')}{field('last_name', 'Last name')}"
                 f"{field('email', 'Email', 'email')}{field('phone', 'Phone', 'tel')}{field('title', 'Job title')}"
-                f"<label class='field'>Company<select name='company_id'><option value=''>No company</option>{companies}</select></label>"
-                f"<div class='field'>" + listbox("owner_id", "Owner", [(str(o["id"]), o["name"]) for o in owners], str(v.get("owner_id") or ""),
-                                                placeholder="Choose owner…", ident="owner") + owner_err + "</div>"
-                f"<fieldset class='field'><legend>Status</legend><div class='row'>{status_radios}</div></fieldset></div>"
-                f"<fieldset><legend>Tags</legend><div class='row wrap'>{tag_boxes}</div></fieldset>"
-                "<p class='row'><button type='submit' class='primary' id='save-contact'>Save</button>"
-                "<a class='button' href='/contacts'>Cancel</a></p></form>")
+                f"<label class='field'>{t('Company')}<select name='company_id'><option value=''>{t('No company')}</option>{companies}</select></label>"
+                f"<div class='field'>" + listbox("owner_id", t("Owner"), [(str(o["id"]), o["name"]) for o in owners], str(v.get("owner_id") or ""),
+                                                placeholder=t("Choose owner…"), ident="owner") + owner_err + "</div>"
+                f"<fieldset class='field'><legend>{t('Status')}</legend><div class='row'>{status_radios}</div></fieldset></div>"
+                f"<fieldset><legend>{t('Tags')}</legend><div class='row wrap'>{tag_boxes}</div></fieldset>"
+                f"<p class='row'><button type='submit' class='primary' id='save-contact'>{t('Save')}</button>"
+                f"<a class='button' href='/contacts' data-action='cancel'>{t('Cancel')}</a></p></form>")
         return self._page(heading, body)
 
     def _validate(self, form: Any) -> tuple[dict[str, Any], set[str], dict[str, str]]:
@@ -363,40 +404,40 @@ class ContactsApp(WebApp):
 
     async def new_contact(self, request: Request) -> Response:
         if request.method == "GET":
-            return self._form("/contacts/new", "New contact", {"status": "lead", "owner_id": "1"}, set(), {})
+            return self._form("/contacts/new", self.t("New contact"), {"status": "lead", "owner_id": "1"}, set(), {})
         v, tags, errors = self._validate(await request.form())
         if errors:
-            return self._form("/contacts/new", "New contact", v, tags, errors)
+            return self._form("/contacts/new", self.t("New contact"), v, tags, errors)
         cid = self.db.insert(
             "INSERT INTO contacts (first_name, last_name, email, phone, title, company_id, owner_id, status, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
             (v["first_name"][:80], v["last_name"][:80], v["email"][:200], v["phone"][:30], v["title"][:100], v["company_id"] or None,
              int(v["owner_id"]), v["status"], self.now().strftime("%Y-%m-%d %H:%M")))
         assert cid is not None
         self._write_tags(cid, tags)
-        return RedirectResponse(f"/contacts/{cid}?" + urlencode({"msg": "Contact created."}), status_code=303)
+        return RedirectResponse(f"/contacts/{cid}?" + urlencode({"msg": self.t("Contact created.")}), status_code=303)
 
     async def edit_contact(self, request: Request) -> Response:
         cid = request.path_params["cid"]
         c = self.db.one("SELECT * FROM contacts WHERE id = ?", (cid,))
         if c is None:
-            return self._page("Not found", "<div class='error'>No such contact.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('No such contact.')}</div>")
         action = f"/contacts/{cid}/edit"
         if request.method == "GET":
-            return self._form(action, "Edit contact", c, set(self._tags_by_contact().get(cid, [])), {})
+            return self._form(action, self.t("Edit contact"), c, set(self._tags_by_contact().get(cid, [])), {})
         v, tags, errors = self._validate(await request.form())
         if errors:
-            return self._form(action, "Edit contact", v, tags, errors)
+            return self._form(action, self.t("Edit contact"), v, tags, errors)
         if int(v["owner_id"]) != c["owner_id"]:
             used_method(request.scope, "form", f"contacts[id={cid}].owner_id")
         self.db.execute("UPDATE contacts SET first_name=?, last_name=?, email=?, phone=?, title=?, company_id=?, owner_id=?, status=? WHERE id=?",
                         (v["first_name"][:80], v["last_name"][:80], v["email"][:200], v["phone"][:30], v["title"][:100],
                          v["company_id"] or None, int(v["owner_id"]), v["status"], cid))
         self._write_tags(cid, tags)
-        return RedirectResponse(f"/contacts/{cid}?" + urlencode({"msg": "Contact saved."}), status_code=303)
+        return RedirectResponse(f"/contacts/{cid}?" + urlencode({"msg": self.t("Contact saved.")}), status_code=303)
 
     async def delete_contact(self, request: Request) -> Response:
         self.db.execute("DELETE FROM contacts WHERE id = ?", (request.path_params["cid"],))
-        return RedirectResponse("/contacts?" + urlencode({"msg": "Contact deleted."}), status_code=303)
+        return RedirectResponse("/contacts?" + urlencode({"msg": self.t("Contact deleted.")}), status_code=303)
 
     # --- companies and deals ---
 
@@ -404,24 +445,30 @@ class ContactsApp(WebApp):
         rows = self.db.all("SELECT co.*, (SELECT COUNT(*) FROM contacts c WHERE c.company_id = co.id) AS n, "
                            "(SELECT COALESCE(SUM(amount_cents), 0) FROM deals d WHERE d.company_id = co.id AND d.stage NOT IN ('won','lost')) AS open_cents "
                            "FROM companies co ORDER BY co.name")
-        trs = "".join(f'<tr><td><a href="/companies/{r["id"]}">{esc(r["name"])}</a></td><td>{esc(r["industry"])}</td><td>{esc(r["city"])}</td>'
-                      f'<td>{r["n"]}</td><td>${r["open_cents"] / 100:,.0f}</td></tr>' for r in rows)
-        return self._page("Companies", "<h1>Companies</h1><table><thead><tr><th>Company</th><th>Industry</th><th>City</th><th>Contacts</th>"
-                                       f"<th>Open pipeline</th></tr></thead><tbody>{trs}</tbody></table>", request)
+        trs = "".join(f'<tr data-id="{r["id"]}"><td><a href="/companies/{r["id"]}">{esc(r["name"])}</a></td><td>{esc(r["industry"])}</td>'
+                      f'<td>{esc(r["city"])}</td><td>{r["n"]}</td><td>{self._money(r["open_cents"])}</td></tr>' for r in rows)
+        t = self.t
+        return self._page(t("Companies"), f"<h1>{t('Companies')}</h1><table class='companies'><thead><tr><th>{t('Company')}</th>"
+                          f"<th>{t('Industry')}</th><th>{t('City')}</th><th>{t('Contacts')}</th>"
+                          f"<th>{t('Open pipeline')}</th></tr></thead><tbody>{trs}</tbody></table>", request)
 
     async def company(self, request: Request) -> Response:
         co = self.db.one("SELECT * FROM companies WHERE id = ?", (request.path_params["coid"],))
         if co is None:
-            return self._page("Not found", "<div class='error'>No such company.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('No such company.')}</div>")
         people = self.db.all("SELECT c.*, o.name AS owner FROM contacts c JOIN owners o ON o.id = c.owner_id WHERE c.company_id = ? "
                              "ORDER BY c.last_name, c.first_name", (co["id"],))
         deals = self.db.all("SELECT * FROM deals WHERE company_id = ? ORDER BY close_date", (co["id"],))
-        ptr = "".join(f'<tr><td><a href="/contacts/{p["id"]}">{esc(p["first_name"])} {esc(p["last_name"])}</a></td><td>{esc(p["title"])}</td>'
+        t = self.t
+        ptr = "".join(f'<tr data-id="{p["id"]}"><td><a href="/contacts/{p["id"]}">{esc(p["first_name"])} {esc(p["last_name"])}</a></td><td>{esc(p["title"])}</td>'
                       f'<td>{esc(p["email"])}</td><td>{esc(p["owner"])}</td></tr>' for p in people)
-        dtr = "".join(f'<tr><td>{esc(d["name"])}</td><td>${d["amount_cents"] / 100:,.0f}</td><td>{d["stage"]}</td><td>{d["close_date"]}</td></tr>' for d in deals)
+        dtr = "".join(f'<tr data-id="{d["id"]}"><td>{esc(d["name"])}</td><td>{self._money(d["amount_cents"])}</td>'
+                      f'<td data-stage="{d["stage"]}">{t(d["stage"])}</td><td>{self._day(d["close_date"])}</td></tr>' for d in deals)
         body = (f'<h1>{esc(co["name"])}</h1><p class="muted">{esc(co["industry"])} · {esc(co["city"])} · {esc(co["website"])}</p>'
-                f'<h2>People ({len(people)})</h2><table><thead><tr><th>Name</th><th>Title</th><th>Email</th><th>Owner</th></tr></thead><tbody>{ptr}</tbody></table>'
-                f'<h2>Deals ({len(deals)})</h2><table><thead><tr><th>Deal</th><th>Amount</th><th>Stage</th><th>Close</th></tr></thead><tbody>{dtr}</tbody></table>')
+                f'<h2>{t("People ({n})").format(n=len(people))}</h2><table><thead><tr><th>{t("Name")}</th><th>{t("Title")}</th>'
+                f'<th>{t("Email")}</th><th>{t("Owner")}</th></tr></thead><tbody>{ptr}</tbody></table>'
+                f'<h2>{t("Deals ({n})").format(n=len(deals))}</h2><table><thead><tr><th>{t("Deal")}</th><th>{t("Amount")}</th>'
+                f'<th>{t("Stage")}</th><th>{t("Close")}</th></tr></thead><tbody>{dtr}</tbody></table>')
         return self._page(co["name"], body, request)
 
     async def deals(self, request: Request) -> Response:
@@ -430,19 +477,24 @@ class ContactsApp(WebApp):
         rows = self.db.all(f"SELECT d.*, co.name AS company, o.name AS owner, c.first_name || ' ' || c.last_name AS contact FROM deals d "
                            f"LEFT JOIN companies co ON co.id = d.company_id JOIN owners o ON o.id = d.owner_id LEFT JOIN contacts c ON c.id = d.contact_id "
                            f"{where} ORDER BY d.close_date, d.id", params)
-        tabs = "".join(f'<a class="filter{" active" if s == stage else ""}" href="/deals{"?stage=" + s if s else ""}">{s or "all"}</a>' for s in ["", *STAGES])
+        t = self.t
+        tabs = "".join(f'<a class="filter{" active" if s == stage else ""}" href="/deals{"?stage=" + s if s else ""}" data-stage="{s or "all"}"'
+                       f'{" aria-current=page" if s == stage else ""}>{t(s or "all")}</a>' for s in ["", *STAGES])
         trs = "".join(
             f'<tr data-id="{d["id"]}"><td>{esc(d["name"])}</td><td>{esc(d["contact"] or "—")}</td><td>{esc(d["owner"])}</td>'
-            f'<td class="num">${d["amount_cents"] / 100:,.0f}</td><td>{d["close_date"]}</td><td><form method="post" action="/deals/{d["id"]}/stage" class="row">'
-            f'<select name="stage" aria-label="Stage of {esc(d["name"])}">'
-            + "".join(f'<option{" selected" if s == d["stage"] else ""}>{s}</option>' for s in STAGES)
-            + f'</select><input type="hidden" name="back" value="/deals{"?stage=" + stage if stage else ""}"><button type="submit">Save</button></form></td></tr>'
+            f'<td class="num">{self._money(d["amount_cents"])}</td><td>{self._day(d["close_date"])}</td>'
+            f'<td><form method="post" action="/deals/{d["id"]}/stage" class="row">'
+            f'<select name="stage" aria-label="{esc(t("Stage of {name}").format(name=d["name"]))}">'
+            + "".join(f'<option value="{s}"{" selected" if s == d["stage"] else ""}>{t(s)}</option>' for s in STAGES)
+            + f'</select><input type="hidden" name="back" value="/deals{"?stage=" + stage if stage else ""}">'
+            f'<button type="submit" data-action="save-stage">{t("Save")}</button></form></td></tr>'
             for d in rows)
         total = sum(d["amount_cents"] for d in rows)
-        body = (f"<h1>Deals</h1><div class='filters tabs'>{tabs}</div><p class='muted'>{len(rows)} deals · ${total / 100:,.0f}</p>"
-                f"<table class='deals'><thead><tr><th>Deal</th><th>Contact</th><th>Owner</th><th>Amount</th><th>Close date</th><th>Stage</th></tr></thead>"
-                f"<tbody>{trs}</tbody></table>")
-        return self._page("Deals", body, request)
+        summary = t("{n} deals · {total}").format(n=len(rows), total=self._money(total))
+        body = (f"<h1>{t('Deals')}</h1><div class='filters tabs'>{tabs}</div><p class='muted'>{summary}</p>"
+                f"<table class='deals'><thead><tr><th>{t('Deal')}</th><th>{t('Contact')}</th><th>{t('Owner')}</th><th>{t('Amount')}</th>"
+                f"<th>{t('Close date')}</th><th>{t('Stage')}</th></tr></thead><tbody>{trs}</tbody></table>")
+        return self._page(t("Deals"), body, request)
 
     async def deal_stage(self, request: Request) -> Response:
         form = await request.form()

@@ -8,7 +8,7 @@
   let lastClicked = null;
   function sync() {
     const n = boxes.filter((b) => b.checked).length;
-    if (count) count.textContent = `${n} selected`;
+    if (count) count.textContent = (count.dataset.template || "{n} selected").replace("{n}", String(n));
     if (bar) {
       bar.classList.toggle("active", n > 0);
       bar.querySelectorAll("button[type=submit]").forEach((b) => { b.disabled = n === 0; });
