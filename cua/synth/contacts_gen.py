@@ -14,7 +14,8 @@ from cua.synth.schema import AppSchema, Description, Entity, Field, select_subgo
 
 __all__ = ["DESCRIPTION", "GENERATOR_VERSION", "SCHEMA"]
 
-GENERATOR_VERSION = 2  # 2: a company select gets 75 more steps (the oracle ran out of 25)
+GENERATOR_VERSION = 3  # 2: a company select gets 75 more steps (the oracle ran out of 25)
+# 3: an edit that ends with a question (ask_chains)
 _C = "{c.id}"
 
 SCOPES: tuple[tuple[str, str], ...] = (
@@ -188,5 +189,6 @@ DESCRIPTION = Description(app="contacts", version=GENERATOR_VERSION, scopes=SCOP
                           extra={"count": count, "bulk:untag": untag},
                           test_chains=frozenset({"edit:owner", "edit:email+status", "count", "find:phone"}),
                           start_url="/contacts", chain_sizes=(2, 3, 5),
-                          chain_fields=("email", "phone", "title", "status", "company"))
+                          chain_fields=("email", "phone", "title", "status", "company"),
+                          ask_chains=(("title", "email"), ("status", "phone")))
 SCHEMA: AppSchema = DESCRIPTION.schema()

@@ -15,7 +15,8 @@ from cua.synth.schema import AppSchema, Description, Entity, Field, select_subgo
 
 __all__ = ["DESCRIPTION", "GENERATOR_VERSION", "SCHEMA"]
 
-GENERATOR_VERSION = 2  # 2: a move to a column goes to its top, and the judge reads the place
+GENERATOR_VERSION = 3  # 2: a move to a column goes to its top, and the judge reads the place
+# 3: an edit that ends with a question (ask_chains)
 _C = "{c.id}"
 _BOARD_CARDS = "boards[id={c.board_id}].columns[*].cards"
 #: every other card of the board, column by column, in order: a move or a deletion keeps them where they were
@@ -174,5 +175,6 @@ def count(scope: str) -> dict[str, Any] | None:
 DESCRIPTION = Description(app="kanban", version=GENERATOR_VERSION, scopes=SCOPES, entities=(CARD,),
                           extra={"add": add, "count": count},
                           test_chains=frozenset({"edit:title+due", "count", "edit:column"}), chain_sizes=(2,),
-                          chain_fields=("title", "due"))
+                          chain_fields=("title", "due"),
+                          ask_chains=(("title", "due"),))
 SCHEMA: AppSchema = DESCRIPTION.schema()

@@ -14,7 +14,7 @@ from cua.synth.schema import AppSchema, Description, Entity, Field, select_subgo
 
 __all__ = ["DESCRIPTION", "GENERATOR_VERSION", "SCHEMA"]
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2  # 2: an edit that ends with a question (ask_chains)
 _N = "{note.id}"
 
 SCOPES: tuple[tuple[str, str], ...] = (
@@ -118,5 +118,6 @@ def count(scope: str) -> dict[str, Any] | None:
 
 DESCRIPTION = Description(app="notes", version=GENERATOR_VERSION, scopes=SCOPES, entities=(NOTE,),
                           extra={"pin": pin, "count": count},
-                          test_chains=frozenset({"edit:title+folder", "pin"}), chain_sizes=(2,))
+                          test_chains=frozenset({"edit:title+folder", "pin"}), chain_sizes=(2,),
+                          ask_chains=(("title", "folder"),))
 SCHEMA: AppSchema = DESCRIPTION.schema()

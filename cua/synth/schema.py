@@ -6,8 +6,9 @@ the UI steps that set one, the typed check that reads it back) and its *scopes* 
 on the records a template draws, so two templates of one operation still judge different
 rows). From that, this module builds the operations every app shares -- find a field,
 edit one, edit several in one save (a chain with a checkpoint per field), delete a record
--- each with several phrasings, exact `expected_changes`, an oracle through the UI and a
-near miss; an app adds its own operations (count, move, bulk) as plain builders.
+and an edit that ends with a question about the record (`ask_chains`) -- each with several
+phrasings, exact `expected_changes`, an oracle through the UI and a near miss; an app adds its
+own operations (count, move, bulk) as plain builders.
 
 `generate(schema, count, seed)` is deterministic: the same schema version and seed give the
 same templates in the same order (`todo_gen` keeps the bytes it produced before this core).
@@ -24,8 +25,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-__all__ = ["AppSchema", "Entity", "Field", "Generated", "Operation", "build", "chain_ops", "delete_op", "edit_op",
-           "find_op", "generate", "select_subgoal", "values_sql"]
+__all__ = ["AppSchema", "Entity", "Field", "Generated", "Operation", "ask_after_op", "build", "chain_ops", "delete_op",
+           "edit_op", "find_op", "generate", "select_subgoal", "values_sql"]
 
 #: A builder: the template's body (phrasings, params, judge, oracle, near_miss, tags) for one scope's SQL,
 #: or None where the scope means nothing to the operation (it would judge what the unscoped one does).
@@ -228,11 +229,13 @@ def _words(f: Field) -> str:
     return "{" + f"new_{f.name}.v" + "}"
 
 
+_EDIT_SAYS = ('Change the {words} of {label} to "{value}".', 'Set the {words} of {label} to "{value}".',
+              '{Label} needs a new {words}: make it "{value}".')
+
+
 def edit_op(entity: Entity, f: Field, phrasings: Sequence[str] = ()) -> Operation:
     """Change one field of one record; the near miss sets it to another value."""
-    says = list(phrasings) or ['Change the {words} of {label} to "{value}".',
-                               'Set the {words} of {label} to "{value}".',
-                               '{Label} needs a new {words}: make it "{value}".']
+    says = list(phrasings) or list(_EDIT_SAYS)
 
     def op(scope: str) -> dict[str, Any]:
         p = f"new_{f.name}"
@@ -311,6 +314,41 @@ def find_op(entity: Entity, f: Field) -> Operation:
     return op
 
 
+def ask_after_op(entity: Entity, f: Field, ask: Field) -> Operation:
+    """A chain that ends with a question read from state: change one field of a record, then answer
+    another field of it (as it was: the edit leaves it alone). The near miss makes the edit and answers
+    another record's value."""
+    if ask.shown is None or ask.name == f.name:
+        raise ValueError(f"{ask.name} cannot be asked after an edit of {f.name}")
+    shown = ask.shown
+
+    def op(scope: str) -> dict[str, Any]:
+        p = f"new_{f.name}"
+        ask_cond = f"AND {entity.alias}.{ask.current} IS NOT NULL AND {entity.alias}.{ask.current} != ''"
+        then = (f" Then tell me its {ask.words}, with nothing else in the answer.",
+                f" After that, reply with the {ask.words} of it alone.",
+                f" Once saved, answer with its {ask.words} only.")
+        says = f.phrasings or _EDIT_SAYS
+        return {
+            "phrasings": [_say(s, entity, f.words, _words(f)) + t for s, t in zip(says, then)],
+            "params": {entity.param: entity.rows(scope, ask_cond), **_value_params(f, entity, near=False),
+                       "other": {"type": "rows", "sql": "SELECT * FROM (" + entity.rows_sql.replace(
+                           "{where}", f"AND {entity.alias}.id != ?") + f") WHERE {shown} != ?",
+                                 "params": [entity.ref("id"), entity.ref(shown)]},
+                       **_guard(entity, [f])},
+            "judge": _judge(entity, [f], _opened(entity) + ([f.checkpoint(p)] if f.checkpoint else []),
+                            [_check(f, entity, p),
+                             {"check": f"the answer is the {ask.words}", "get": {"kind": "answer"},
+                              "expect": {"op": ask.answer_op, "value": entity.ref(shown)}}]),
+            "oracle": [*entity.open, *entity.edit, *_set([f], entity, [p]), {"done": {"answer": entity.ref(shown)}}],
+            "near_miss": [*entity.open, *entity.edit, *_set([f], entity, [p]),
+                          {"done": {"answer": "{other." + shown + "}"}}],
+            "tags": {"skills": [*entity.skills, "read", "answer", "multi_step"], "tier": 3},
+            **_budget([f]),
+        }
+    return op
+
+
 def delete_op(entity: Entity) -> Operation:
     """Delete one record through its confirmation; the near miss backs out of it."""
     def op(scope: str) -> dict[str, Any]:
@@ -381,6 +419,8 @@ class Description:
     chain_sizes: tuple[int, ...] = (2, 3)
     #: the fields chained (None: all), in their order
     chain_fields: tuple[str, ...] | None = None
+    #: chains that end with a question: (the field edited, the field asked after it), named edit:F>ask:G
+    ask_chains: tuple[tuple[str, str], ...] = ()
 
     def schema(self) -> AppSchema:
         ops: dict[str, Operation] = {}
@@ -391,6 +431,10 @@ class Description:
                 ops[f"edit:{f.name}"] = edit_op(e, f, f.phrasings)
             chained = [f for f in e.fields if self.chain_fields is None or f.name in self.chain_fields]
             ops.update(chain_ops(e, chained, [n for n in self.chain_sizes if n <= len(chained)]))
+            by_name = {f.name: f for f in e.fields}
+            for edited, asked in self.ask_chains:
+                if edited in by_name and asked in by_name:
+                    ops[f"edit:{edited}>ask:{asked}"] = ask_after_op(e, by_name[edited], by_name[asked])
             if e.delete:
                 ops["delete"] = delete_op(e)
         ops.update(self.extra)

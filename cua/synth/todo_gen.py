@@ -19,7 +19,7 @@ from cua.synth.schema import generate as core_generate
 
 __all__ = ["GENERATOR_VERSION", "OPERATIONS", "SCHEMA", "SUITE", "TEST_CHAINS", "Generated", "generate"]
 
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4  # 4: rename>ask:list, a chain that ends with a question (version 3's operations unchanged)
 APP = "todo"
 SUITE = "synth_todo"
 
@@ -213,10 +213,36 @@ def count(scope: str) -> dict[str, Any]:
     }
 
 
+def rename_then_list(scope: str) -> dict[str, Any]:
+    """A chain that ends with a question read from state: rename a todo, then say which list it is in; the
+    near miss renames it and names another list."""
+    return {
+        "phrasings": ['Rename the todo "{todo.title}" to "{new_title}", then tell me which list it is in.',
+                      'Change the title of "{todo.title}" to "{new_title}". Afterwards, answer with the name of its '
+                      "list only.",
+                      'Retitle "{todo.title}" as "{new_title}" and reply with the list that holds it.'],
+        "params": {"todo": _todo_rows(scope), "new_title": {"type": "string", "values": _TITLES},
+                   "other": {"type": "rows", "sql": "SELECT name FROM lists WHERE id != ? ORDER BY id",
+                             "params": ["{todo.list_id}"]}},
+        "judge": {"subgoals": [_RECORD_OPEN],
+                  "checks": [{"check": "the title is the new one",
+                              "get": {"kind": "app_state", "path": "todos[id={todo.id}].title"},
+                              "expect": {"op": "text", "value": "{new_title}"}},
+                             {"check": "the answer is its list", "get": {"kind": "answer"},
+                              "expect": {"op": "text", "value": "{todo.list}"}}],
+                  "expected_changes": ["todos[id={todo.id}].title"]},
+        "oracle": [*_OPEN, {"fill": {"selector": "input[name=title]", "text": "{new_title}"}}, _SAVE,
+                   {"done": {"answer": "{todo.list}"}}],
+        "near_miss": [*_OPEN, {"fill": {"selector": "input[name=title]", "text": "{new_title}"}}, _SAVE,
+                      {"done": {"answer": "{other.name}"}}],
+        "tags": {"skills": ["search", "form", "read", "answer", "multi_step"], "tier": 3},
+    }
+
+
 #: Operation chain name -> its builder.
 OPERATIONS: dict[str, Callable[[str], dict[str, Any]]] = {
     "mark_done": mark_done, "rename": rename, "priority": set_priority, "move": move, "delete": delete,
-    "rename+priority": rename_priority, "count": count,
+    "rename+priority": rename_priority, "count": count, "rename>ask:list": rename_then_list,
 }
 
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import re
 
 import pytest
 
 from cua.synth import todo_gen
 from cua.synth.admit import Admission, Candidate, Outcome, admit, screen, suite_text
 from cua.synth.generators import GENERATORS, schema_for
-from cua.synth.schema import generate
+from cua.synth.schema import AppSchema, generate
 from cua.synth.ui_only import ui_problems
 from cua.tasks_cli import register  # noqa: F401  (the CLI's --app choices are checked below)
 
@@ -21,7 +22,10 @@ TODO_V3_DIGEST = "76db9758e59d99f65bee6fbf97d8c9d6cf45122cde4b3362d9c99e815c19a6
 
 
 def test_todo_writes_the_bytes_it_wrote_before_the_core() -> None:
-    text = suite_text("synth_todo", [g.template for g in todo_gen.generate(200, seed=5)])
+    """Version 4 added an operation (rename>ask:list); version 3's operations still write version 3's bytes."""
+    v3 = AppSchema(todo_gen.APP, todo_gen.SUITE, 3, todo_gen.SCOPES,
+                   {k: op for k, op in todo_gen.OPERATIONS.items() if k != "rename>ask:list"}, todo_gen.TEST_CHAINS)
+    text = suite_text("synth_todo", [g.template for g in generate(v3, 200, seed=5)])
     assert hashlib.sha256(text.encode()).hexdigest() == TODO_V3_DIGEST
 
 
@@ -76,11 +80,13 @@ def test_the_cli_offers_every_generator() -> None:
     assert args.app == "kanban"
     with pytest.raises(SystemExit):
         parser.parse_args(["tasks", "synth", "--app", "nope", "--out", "x"])
-    assert set(GENERATORS) == {"todo", "contacts", "notes", "kanban", "workflow"}
+    assert set(GENERATORS) == {"todo", "contacts", "notes", "kanban", "workflow", "mail", "shop"}
+    for app in GENERATORS:
+        assert parser.parse_args(["tasks", "synth", "--app", app, "--out", "x"]).app == app
 
 
 @pytest.mark.slow  # seeds three app databases per template: minutes on a loaded machine
-@pytest.mark.parametrize("app", ["contacts", "notes", "kanban", "workflow"])
+@pytest.mark.parametrize("app", ["contacts", "notes", "kanban", "workflow", "mail", "shop"])
 def test_every_operation_loads_and_draws_its_params(app: str) -> None:
     """One template per operation, in the first scope it has: each loads (format, completeness and the
     static checks) and instantiates on judge QA's seeds, and none judges what another does."""
@@ -137,8 +143,9 @@ def test_an_oracle_may_reach_a_workflow_app_by_name_but_no_other_origin() -> Non
 def test_a_move_to_another_column_judges_the_place_it_names() -> None:
     """Version 1 left the moved card's place unjudged: a card alone in its new column could sit at
     position 1 and pass (judge QA's collateral probe). The instruction names the top; the judge reads it."""
-    t = next(g.template for g in generate(schema_for("kanban"), 10_000) if g.chain == "edit:column")
-    assert "top" in t["instruction"]
+    moves = [g.template for g in generate(schema_for("kanban"), 10_000) if g.chain == "edit:column"]
+    assert all("top" in t["instruction"] or "first" in t["instruction"] for t in moves)
+    t = moves[0]
     assert "unjudged" not in t["judge"]
     assert t["judge"]["checks"][0]["expect"] == {"op": "equals", "value": "{new_column.id}:0"}
     assert "position" in t["judge"]["checks"][0]["get"]["query"]
@@ -147,7 +154,9 @@ def test_a_move_to_another_column_judges_the_place_it_names() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("app", "good", "other"), [("contacts", "edit:email+status", "edit:phone"),
                                                     ("notes", "edit:title+folder", "pin"),
-                                                    ("kanban", "edit:title+due", "edit:due")])
+                                                    ("kanban", "edit:title+due", "edit:due"),
+                                                    ("mail", "star+label", "label"),
+                                                    ("shop", "add+remove", "find:price")])
 def test_judge_qa_admits_a_generated_chain_and_refuses_a_near_miss_that_passes(app: str, good: str,
                                                                                other: str) -> None:
     schema = schema_for(app)
@@ -157,3 +166,81 @@ def test_judge_qa_admits_a_generated_chain_and_refuses_a_near_miss_that_passes(a
     lax["near_miss"] = lax["oracle"]  # a "near miss" that does the task: its judge cannot tell them apart
     got = admit(schema.suite, [Candidate(good, chain.template, chain.scope, chain.phrasing), Candidate(other, lax)])
     assert [(o.admitted, o.rejection) for o in got.outcomes] == [(True, ""), (False, "near_miss")], got.outcomes
+
+
+@pytest.mark.parametrize("app", sorted(GENERATORS))
+def test_every_operation_has_distinct_phrasings_and_loads(app: str) -> None:
+    """Each operation says itself in as many different wordings as the schema draws, and its template
+    in the first scope it has loads (format, completeness and the static checks; no database)."""
+    from cua.synth.admit import _load
+
+    schema = schema_for(app)
+    seen: dict[str, set[str]] = {}
+    first: dict[str, Candidate] = {}
+    for g in generate(schema, 10_000):
+        seen.setdefault(f"{g.chain}|{g.scope}", set()).add(g.template["instruction"])
+        first.setdefault(g.chain, Candidate(g.chain, g.template, g.scope, g.phrasing))
+    # (todo's rename+priority, written before the core, has two wordings: its third pick repeats the first)
+    assert all(len(texts) == schema.phrasings for key, texts in seen.items() if not key.startswith("rename+priority|"))
+    assert all(len(texts) >= 2 for texts in seen.values())
+    for cand in first.values():
+        assert ui_problems(cand.template) == [], cand.generator
+        assert _load(schema.suite, cand).id == cand.template["id"]
+
+
+@pytest.mark.parametrize("app", ["todo", "contacts", "notes", "kanban", "mail", "shop"])
+def test_every_app_has_a_chain_that_ends_with_a_question_read_from_state(app: str) -> None:
+    """A chain whose last step is an answer: the judge reads what it changed and the answer; the oracle
+    does the change, then answers; the near miss does the change and answers another value."""
+    asks = [g.template for g in generate(schema_for(app), 10_000) if ">" in g.chain and "ask" in g.chain]
+    assert asks
+    for t in asks:
+        kinds = [c["get"]["kind"] for c in t["judge"]["checks"]]
+        assert kinds[-1] == "answer" and any(k != "answer" for k in kinds), t["id"]
+        assert t["judge"]["expected_changes"], t["id"]
+        assert "done" in t["oracle"][-1] and "done" in t["near_miss"][-1], t["id"]
+        assert t["oracle"][:-1] == t["near_miss"][:-1], t["id"]  # the same change, another answer
+        assert t["oracle"][-1] != t["near_miss"][-1]
+
+
+def test_a_mail_chain_checks_each_part_and_its_near_miss_stops_one_short() -> None:
+    drawn = generate(schema_for("mail"), 10_000)
+    five = next(g.template for g in drawn if g.chain == "star+label+reply+forward+archive")
+    assert [c["check"] for c in five["judge"]["checks"]][:2] == ["the message is starred",
+                                                                 "the message has the label, and keeps its other labels"]
+    assert five["judge"]["expected_changes"] == [
+        "messages[id={m.id}].starred", "messages[id={m.id}].labels", "messages[in_reply_to={m.id}][folder!=drafts]",
+        "messages[forwarded_from={m.id}]", "messages[id={m.id}].folder"]
+    assert five["oracle"][-1] == {"click": "button[data-action=archive]"}
+    assert five["near_miss"] == five["oracle"][:-1]
+    # a part that leaves the message's page (a send) is followed by opening it again
+    assert five["oracle"].count({"goto": "/message/{m.id}"}) == 2
+
+
+
+@pytest.mark.parametrize("app", ["mail", "shop"])
+def test_oracles_select_by_role_label_or_data_never_class_position_or_ui_text(app: str) -> None:
+    """Both apps have de-DE and three layouts: a class, a position or an English label breaks a variant."""
+    for g in generate(schema_for(app), 10_000):
+        for step in g.template["oracle"] + g.template["near_miss"]:
+            (verb, target), = step.items()
+            if verb in ("goto", "done", "press", "type_text"):
+                continue
+            if isinstance(target, dict):
+                assert set(target) <= {"selector", "text", "option", "submit"}, step
+                assert "text" not in target or verb == "fill", step  # a fill types data; a click by text reads the UI
+                target = target["selector"]
+            bare = re.sub(r"\[[^\]]*\]", "", re.sub(r"\{[^}]*\}", "", target))
+            assert "." not in bare and ":nth" not in bare and ":first" not in bare, (g.chain, step)
+
+
+def test_shop_and_mail_operations_cover_the_brief() -> None:
+    mail, shop = set(schema_for("mail").operations), set(schema_for("shop").operations)
+    assert {"star", "move:archive", "label", "bulk:unread_from", "bulk:unread_subject", "reply", "forward",
+            "delete+purge", "count:unread_from", "ask:latest_about", "find:sender_email"} <= mail
+    assert {"add", "set_qty", "remove", "compare:cheaper", "order:saved_address", "order:new_address",
+            "count:under_price", "find:price"} <= shop
+    purge = next(g.template for g in generate(schema_for("mail"), 10_000) if g.chain == "delete+purge")
+    history = purge["judge"]["checks"][1]
+    assert "cua_activity" in history["get"]["query"]  # the end state alone cannot tell a purge went through the trash
+    assert purge["near_miss"] == purge["oracle"][:len(purge["near_miss"])]
