@@ -26,7 +26,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument("--max-sandboxes", type=int, default=16)
     serve.add_argument("--pool", type=int, default=None, metavar="N",
                        help="keep N browser sandboxes per config started and loaded, so creates take one "
-                            "(the first create of a config starts its pool; $CUA_BROWSER_POOL)")
+                            "(the first create of a config starts its pool; each one taken is replaced at once; "
+                            "they stay up between sandboxes until the server stops; $CUA_BROWSER_POOL)")
     serve.add_argument("--idle-timeout", type=float, default=900.0,
                        help="close sandboxes unused for this many seconds (0: never)")
     serve.add_argument("--max-message-bytes", type=int, default=None,
