@@ -166,6 +166,18 @@
       cards.push(["utility", pct(summary.utility)], ["utility under attack", pct(summary.utility_under_attack)],
                  ["attack success rate", pct(summary.attack_success_rate)], ["unsafe episodes", summary.unsafe]);
     }
+    // Reset-free streams (cua eval --stream): each stream's success without resets, and with, where run.
+    for (const st of Object.values(summary.streams || {})) {
+      cards.push([`stream ${st.id} (${st.length} tasks)`, pct(st.success)]);
+      if (st.success_reset !== null && st.success_reset !== undefined) cards.push([`stream ${st.id} with resets`, pct(st.success_reset)]);
+    }
+    // Demonstration-conditioned eval (cua eval --demo): the two arms over the same instances.
+    if (summary.demo) {
+      const d = summary.demo;
+      cards.push(["success with demo", pct(d.with_demo.success_rate)], ["success without demo", pct(d.without_demo.success_rate)],
+                 ["demo gain", d.success_gain === null || d.success_gain === undefined ? "–"
+                   : (d.success_gain > 0 ? "+" : "") + (100 * d.success_gain).toFixed(1) + " pt"]);
+    }
     if (summary.tokens) cards.push(["tokens", summary.tokens.prompt + summary.tokens.completion]);
     if (summary.cost_usd !== null && summary.cost_usd !== undefined) cards.push(["cost $", summary.cost_usd.toFixed(4)]);
     return cards;
