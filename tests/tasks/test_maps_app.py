@@ -301,7 +301,22 @@ async def test_a_german_page_reads_german_with_german_numbers(browser: Browser, 
         count = app.db.scalar("SELECT review_count FROM places WHERE id = ?", (p["id"],))
         assert f"{count:,}".replace(",", ".") in text  # 1.234 not 1,234
         assert "AM" not in text and "PM" not in text  # a 24-hour clock
+        assert re.search(r"\b\d{1,2}\. (Januar|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember) 20\d\d", text)
         await tab.goto(f"{base}/search?cat=pharmacy")
         assert "Ergebnisse" in await tab.locator("[data-result-count]").inner_text()
     finally:
         app.set_variant(Variant())
+
+
+@pytest.mark.slow  # Chromium
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_phone_gets_44_pixel_targets_and_the_map_first(browser: Browser, served: tuple[MapsApp, str]) -> None:
+    _, base = served
+    tab = await open_tab(browser, f"{base}/places/9", width=390)
+    sizes = await tab.locator("nav.actions a, .appbar nav a").evaluate_all(
+        "els => els.map(e => { const r = e.getBoundingClientRect(); return [e.textContent.trim(), r.height]; })")
+    assert sizes and all(height >= 44 for _, height in sizes), sizes
+    await tab.goto(f"{base}/search?cat=cafe")
+    map_top = await tab.locator(".mapbox").evaluate("e => e.getBoundingClientRect().top")
+    results_top = await tab.get_by_role("list", name="Results").evaluate("e => e.getBoundingClientRect().top")
+    assert map_top < results_top  # on a phone the map comes before the results
