@@ -215,12 +215,17 @@ def check_main(args: argparse.Namespace) -> int:
             print(f"ok   {t.template_id} ({t.variants} variant(s), {how})", flush=True)
         print("\n".join(t.probe_lines()), flush=True)
 
-    report: CheckReport = asyncio.run(check_templates(templates, seeds=list(range(args.seeds)),
-                                                      parallel=args.parallel, isolation=args.isolation,
-                                                      variants=args.variants or 0, hold_out=hold_out,
-                                                      split=args.split,
-                                                      on_template=progress,
-                                                      cache=VerdictCache(enabled=False if args.no_cache else None)))
+    try:
+        report: CheckReport = asyncio.run(check_templates(templates, seeds=list(range(args.seeds)),
+                                                          parallel=args.parallel, isolation=args.isolation,
+                                                          variants=args.variants or 0, hold_out=hold_out,
+                                                          split=args.split,
+                                                          on_template=progress,
+                                                          cache=VerdictCache(enabled=False if args.no_cache else None)))
+    except KeyboardInterrupt:  # asyncio.run cancelled the checks first: their sandboxes are closed
+        print("cua tasks check: interrupted; the templates that finished clean keep their stored verdicts, "
+              "and the same command goes on from there", file=sys.stderr)
+        return 130
     for problem in _load_problems(args.suites or None):
         failure = VariantFailure(problem.split(":", 1)[0], None, "load", problem)
         report.load_failures.append(failure)
@@ -239,9 +244,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(["tasks", *(sys.argv[1:] if argv is None else argv)])
     return int(args.func(args) or 0)
 
-
-if __name__ == "__main__":
-    sys.exit(main())
 
 
 def synth_main(args: argparse.Namespace) -> int:
@@ -279,3 +281,7 @@ def synth_main(args: argparse.Namespace) -> int:
         print(line)
     print(f"wrote {path} and {rejected}")
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -125,3 +125,42 @@ def test_cua_tasks_list(capsys: pytest.CaptureFixture[str]) -> None:
     lines = capsys.readouterr().out.strip().splitlines()
     todo = next(line for line in lines if line.split()[0] == "todo")
     assert int(todo.split()[1]) >= 8
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_check_with_a_message_and_leaves_no_process(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    env = {**os.environ, "CUA_QA_CACHE_DIR": str(tmp_path / "verdicts")}
+    proc = subprocess.Popen([sys.executable, "-m", "cua.tasks_cli", "check", "todo.rename", "--seeds", "1",
+                             "--isolation", "shared"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
+
+    def descendants() -> set[int]:
+        found: set[int] = set()
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == proc.pid or int(fields[2]) == proc.pid:  # parent, or process group
+                found.add(int(stat.parent.name))
+        return found - {proc.pid}
+
+    deadline = time.monotonic() + 120
+    while len(descendants()) < 2:  # the browser and the app host are up: the check is under way
+        assert proc.poll() is None and time.monotonic() < deadline, "the check never started its sandbox"
+        time.sleep(0.1)  # another process's children: polled
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err, err
+    deadline = time.monotonic() + 30
+    while (left := descendants()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not left, f"processes left behind: {left}"
