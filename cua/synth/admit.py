@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -85,14 +86,21 @@ class Admission:
 
     def diversity_lines(self) -> list[str]:
         """The diversity of what was admitted: distinct (operation chain, scope, phrasing) picks, distinct
-        judge-state signatures, and the counts by app, skill, tier and oracle length."""
+        judge-state signatures, and the counts by app, skill, tier, oracle length, the number of operations
+        chained and whether the task ends with an answer."""
         ok = self.admitted
         picks = {(o.candidate.generator, o.candidate.scope, o.candidate.phrasing) for o in ok}
         out = [f"diversity: admitted={len(ok)} distinct_chain_scope_phrasing={len(picks)} "
                f"distinct_signatures={len({o.signature for o in ok})} "
                f"distinct_chains={len({o.candidate.generator for o in ok})}"]
-        by: dict[str, Counter[str]] = {"app": Counter(), "skill": Counter(), "tier": Counter(), "oracle_len": Counter()}
+        by: dict[str, Counter[str]] = {"app": Counter(), "skill": Counter(), "tier": Counter(), "oracle_len": Counter(),
+                                       "chain_len": Counter(), "answers": Counter()}
         for o in ok:
+            # operations composed (a+b, an edit then a question a>ask:b), and whether the judge reads an answer
+            by["chain_len"][str(len(re.split(r"[+>]", o.candidate.generator)))] += 1
+            checks = (o.candidate.template.get("judge") or {}).get("checks") or []
+            by["answers"]["yes" if any((c.get("get") or {}).get("kind") == "answer" for c in checks
+                                       if isinstance(c, dict)) else "no"] += 1
             tags = o.candidate.template.get("tags") or {}
             by["app"][str(tags.get("app", "?"))] += 1
             by["tier"][str(tags.get("tier", "?"))] += 1

@@ -28,7 +28,8 @@ from cua.synth.schema import AppSchema, Description, Entity, Operation, select_s
 
 __all__ = ["DESCRIPTION", "GENERATOR_VERSION", "SCHEMA"]
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2  # 2: judge QA's findings (--count 20 admitted 8): progress that never falls (a state subgoal
+# per part, the compose form a step); a question about a read message; a purge allows the history's move to the trash
 ME = "alex.morgan@example.com"
 _M = "{m.id}"
 _READ = {"incidental_changes": [{"path": "messages[*].read", "to": True}],
@@ -88,7 +89,8 @@ class Part:
     changes: tuple[str, ...]
     where: str = ""
     params: tuple[tuple[str, dict[str, Any]], ...] = ()
-    subgoal: dict[str, Any] | None = None
+    #: checkpoints in the page, in order (a compose form open, a field that holds the text)
+    subgoals: tuple[dict[str, Any], ...] = ()
     leaves: bool = False
     #: a wrong version of the steps, for the part's own near miss (None: its near miss acts on another message)
     wrong: tuple[dict[str, Any], ...] | None = None
@@ -107,6 +109,9 @@ _QUOTES = ("(SELECT instr(replace(messages.body, char(13), ''), replace('-------
            "|| char(10) || 'From: ' || o.from_name || ' <' || o.from_email || '>' || char(10) || 'Date: ' || o.sent_at "
            "|| char(10) || 'Subject: ' || o.subject || char(10) || 'To: ' || o.to_addrs || char(10) || char(10) "
            "|| o.body, char(13), '')) > 0 FROM messages o WHERE o.id = messages.forwarded_from) AS quotes_original")
+#: leaving the message for the compose form is a step forward (version 1: progress fell there)
+_COMPOSE = {"check": "a compose form is open", "get": {"kind": "url", "part": "path"},
+            "expect": {"op": "regex", "pattern": "^/compose"}}
 _TEXTS = ["Thanks, I'll get back to you by Friday.", "Sounds good, see you then.", "Received, thank you!",
           "Can we talk about this tomorrow?", "Noted, I'll take care of it."]
 
@@ -115,9 +120,9 @@ STAR = Part(
     ({"check": "the message is starred", "get": {"kind": "app_state", "path": f"messages[id={_M}].starred"},
       "expect": {"op": "equals", "value": True}},),
     (f"messages[id={_M}].starred",), where="AND m.starred = 0",
-    subgoal={"check": "the star is on", "get": {"kind": "dom", "selector": "button[data-action=star]",
+    subgoals=({"check": "the star is on", "get": {"kind": "dom", "selector": "button[data-action=star]",
                                                 "prop": "attr", "attr": "aria-pressed"},
-             "expect": {"op": "equals", "value": "true"}},
+             "expect": {"op": "equals", "value": "true"}},),
     skills=("button",))
 
 LABEL = Part(
@@ -135,7 +140,7 @@ LABEL = Part(
             ("labels_after", _rows("SELECT group_concat(label_id, ' ') AS t FROM (SELECT label_id FROM (SELECT label_id "
                                    "FROM message_labels WHERE message_id = ? UNION SELECT ?) ORDER BY label_id)",
                                    _M, "{label.id}"))),
-    subgoal=select_subgoal("select[name=label_id]", "{label.name}"),
+    subgoals=(select_subgoal("select[name=label_id]", "{label.name}"),),
     wrong=({"select": {"selector": "select[name=label_id]", "option": "{wrong_label.name}"}},
            {"click": "button[data-action=apply-label]"}),
     wrong_params=(("wrong_label", _rows("SELECT id, name FROM labels WHERE id NOT IN (SELECT label_id FROM "
@@ -171,9 +176,9 @@ REPLY = Part(
       "expect": {"op": "length", "max": 0}}),
     (f"messages[in_reply_to={_M}][folder!=drafts]",),
     params=(("text", {"type": "string", "values": _TEXTS}),),
-    subgoal={"check": "the reply holds the text", "get": {"kind": "dom", "selector": "textarea[name=body]",
-                                                          "prop": "value"},
-             "expect": {"op": "text", "value": "{text}"}},
+    subgoals=(_COMPOSE, {"check": "the reply holds the text", "get": {"kind": "dom", "selector": "textarea[name=body]",
+                                                                      "prop": "value"},
+                         "expect": {"op": "text", "value": "{text}"}}),
     leaves=True,
     wrong=({"click": "a[data-action=compose]"}, {"fill": {"selector": "input[name=to]", "text": "{m.from_email}"}},
            {"fill": {"selector": "input[name=subject]", "text": "Re: {m.subject}"}},
@@ -204,9 +209,9 @@ FORWARD = Part(
     (f"messages[forwarded_from={_M}]",), where=_NO_ATT, excludes=(_ATT,),
     params=(("p", _rows("SELECT name, email FROM people WHERE email != ? AND name NOT IN (SELECT name FROM people "
                         "GROUP BY name HAVING COUNT(*) > 1) ORDER BY id", "{m.from_email}")),),
-    subgoal={"check": "the forward is addressed to them", "get": {"kind": "dom", "selector": "input[name=to]",
-                                                                  "prop": "value"},
-             "expect": {"op": "text", "value": "{p.email}"}},
+    subgoals=(_COMPOSE, {"check": "the forward is addressed to them",
+                         "get": {"kind": "dom", "selector": "input[name=to]", "prop": "value"},
+                         "expect": {"op": "text", "value": "{p.email}"}}),
     leaves=True,
     wrong=({"click": "a[data-action=forward]"}, {"fill": {"selector": "input[name=to]", "text": "{q.email}"}},
            {"click": "button[name=action][value=send]"}),
@@ -238,7 +243,11 @@ def _phrase(parts: Sequence[Part], ask: str | None) -> list[str]:
 def chain(parts: Sequence[Part], ask: str | None = None) -> Operation:
     """One part, or a chain of 2 to 5 on one message (and at most a question after them). The near miss
     of one part is its wrong version (or the part done to another message); of a chain, every part but
-    the last; of a chain with a question, every part and another message's value for the answer."""
+    the last; of a chain with a question, every part and another message's value for the answer.
+
+    Subgoals are in order and a later one reached counts those before it: a part's checkpoint in the
+    page (a field that holds the text) is gone once the part leaves the page, so each part ends with a
+    subgoal on the state it made (version 1 without it: judge QA saw progress fall after a send)."""
     if not 1 <= len(parts) <= 5:
         raise ValueError("a chain holds 1 to 5 parts")
 
@@ -261,7 +270,8 @@ def chain(parts: Sequence[Part], ask: str | None = None) -> Operation:
             after = p.leaves
         subgoals = [{"check": "the message is open", "get": {"kind": "url", "part": "path"},
                      "expect": {"op": "regex", "pattern": MESSAGE.path}}]
-        subgoals += [p.subgoal for p in parts if p.subgoal is not None]
+        for p in parts:  # a part's checkpoint in the page, then its first check: a state that stays once reached
+            subgoals += [*p.subgoals, {**p.checks[0], "check": f"{p.name}: done"}]
         checks = [c for p in parts for c in p.checks]
         changes = [c for p in parts for c in p.changes]
         oracle = list(steps)
@@ -299,13 +309,17 @@ def chain(parts: Sequence[Part], ask: str | None = None) -> Operation:
     return op
 
 
-def find_sender_email(scope: str) -> dict[str, Any]:
-    """A question about one message: its sender's address; the near miss answers another sender's."""
+def find_sender_email(scope: str) -> dict[str, Any] | None:
+    """A question about one message: its sender's address; the near miss answers another sender's. The
+    message is one already read: opening an unread one marks it read, an incidental change judge QA's
+    wrong-target probe moves to another message, which a question's judge cannot tell (version 1)."""
+    if scope == "AND m.read = 0":
+        return None
     return {
         "phrasings": [f"What is the email address of the sender of {MESSAGE.label}? Answer with just the address.",
                       f"Look up {MESSAGE.label} and tell me the address it came from.",
                       f"Find {MESSAGE.label}; reply with the sender's email address and nothing else."],
-        "params": {"m": MESSAGE.rows(scope),
+        "params": {"m": MESSAGE.rows(scope, "AND m.read = 1"),
                    "other": _rows("SELECT DISTINCT from_email AS v FROM messages WHERE from_email NOT IN (?, ?) "
                                   "ORDER BY v", "{m.from_email}", ME)},
         "judge": {**_READ, "subgoals": [{"check": "the message is open", "get": {"kind": "url", "part": "path"},
@@ -335,7 +349,9 @@ def purge(scope: str) -> dict[str, Any]:
                                 "expect": {"op": "regex", "pattern": MESSAGE.path}},
                                {"check": "it is in the trash", "get": {"kind": "app_state",
                                                                        "path": f"messages[id={_M}].folder"},
-                                "expect": {"op": "equals", "value": "trash"}}],
+                                "expect": {"op": "equals", "value": "trash"}},
+                               {"check": "it is gone", "get": {"kind": "app_state", "path": f"messages[id={_M}]"},
+                                "expect": {"op": "absent"}}],
                   "checks": [{"check": "the message is gone", "get": {"kind": "app_state", "path": f"messages[id={_M}]"},
                               "expect": {"op": "absent"}},
                              {"check": "the history shows it deleted to the trash first",
@@ -344,7 +360,8 @@ def purge(scope: str) -> dict[str, Any]:
                                                "|| '/delete' OR request = 'POST /bulk') AND instr(changes, "
                                                "'\"after\": \"trash\"') > 0"},
                               "expect": {"op": "equals", "value": 1}}],
-                  "expected_changes": [f"messages[id={_M}]"]},
+                  # the history holds the move to the trash, which the end state no longer shows
+                  "expected_changes": [f"messages[id={_M}]", f"messages[id={_M}].folder"]},
         "oracle": [*to_trash, {"click": "button[data-action=purge]"}, {"wait_for": "#purge-modal button[type=submit]"},
                    {"click": "#purge-modal button[type=submit]"}],
         "near_miss": [*to_trash],

@@ -112,6 +112,12 @@ def test_the_diversity_report_counts_variants_and_signatures() -> None:
     assert "distinct_signatures=2" in diversity
     assert any(line.startswith("diversity by app: notes=3") for line in lines)
     assert any(line.startswith("rejected near_miss: 1") for line in lines)
+    # the operations chained, and the tasks that end with an answer (a question inside a chain counts)
+    mail = [g for g in generate(schema_for("mail"), 10_000) if g.chain in ("star", "star+label+archive",
+                                                                             "star+archive>ask:sender")][:3]
+    lines = Admission([Outcome(Candidate(g.chain, g.template, g.scope, g.phrasing), True, signature=g.chain)
+                       for g in sorted(mail, key=lambda g: g.chain)]).summary_lines()
+    assert "diversity by chain_len: 1=1 3=2" in lines and "diversity by answers: no=2 yes=1" in lines
 
 
 def test_a_cross_app_chain_reads_each_app_and_allows_each_its_changes() -> None:
