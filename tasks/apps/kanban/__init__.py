@@ -29,7 +29,10 @@ from starlette.routing import BaseRoute, Route
 from cua.judges.values.web import QueryRule
 from cua.tasks.apps.activity import used_method
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
+from cua.tasks.apps.i18n import format_day
+from cua.tasks.apps.kanban.locale_de import DE
 from cua.tasks.apps.kanban.seed import seed_kanban
+from cua.variant import LAYOUTS, LOCALES, VariantAxes
 
 SCHEMA = """
 CREATE TABLE boards (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, description TEXT NOT NULL DEFAULT '');
@@ -68,10 +71,28 @@ class KanbanApp(WebApp):
                "cards.tags": ("card_tags.tag_id",)}
     assigned = {"cards": ("position",), "comments": ("member_id",)}
     static_dir = Path(__file__).parent / "static"
+    variant_axes = VariantAxes(layouts=LAYOUTS, locales=LOCALES)
     query_params = {"q": QueryRule(strip=True, case="lower"), "card": QueryRule(integer=True)}
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
         seed_kanban(db, rng, self.now())
+
+    def t(self, text: str) -> str:
+        if self.variant.locale == "de-DE" and text in DE:
+            return DE[text]
+        return super().t(text)
+
+    def _day(self, iso: str, *, with_year: bool) -> str:
+        """A stored date as the locale writes it: en-US `2026-03-05` (with the year) or `Mar 5`,
+        de-DE `05.03.2026` or `05. März`; a stamp's time (`YYYY-MM-DD HH:MM`) is kept."""
+        day, sep, clock = iso.partition(" ")
+        try:
+            date = dt.date.fromisoformat(day)
+        except ValueError:
+            return iso
+        if self.variant.locale == "en-US":
+            return iso if with_year else f"{date:%b} {date.day}"
+        return format_day(date, self.variant.locale, with_year=with_year) + sep + clock
 
     # --- state ---
 
@@ -151,25 +172,28 @@ class KanbanApp(WebApp):
 
     async def index(self, request: Request) -> Response:
         rows = self.db.all("SELECT b.*, COUNT(c.id) AS n FROM boards b LEFT JOIN cards c ON c.board_id = b.id GROUP BY b.id ORDER BY b.id")
-        cards = "".join(f'<a class="card board-tile" href="/b/{b["id"]}"><strong>{esc(b["name"])}</strong>'
-                        f'<span class="muted">{esc(b["description"])}</span><span>{b["n"]} cards</span></a>' for b in rows)
+        t = self.t
+        cards = "".join(f'<a class="card board-tile" href="/b/{b["id"]}" data-board-id="{b["id"]}"><strong>{esc(b["name"])}</strong>'
+                        f'<span class="muted">{esc(b["description"])}</span><span>{t("{n} cards").format(n=b["n"])}</span></a>' for b in rows)
         mine = self.db.all("SELECT c.id, c.title, c.due, c.board_id, col.name AS col FROM cards c JOIN card_assignees ca ON ca.card_id = c.id "
                            "JOIN columns col ON col.id = c.column_id WHERE ca.member_id = ? ORDER BY c.due IS NULL, c.due, c.id", (ME,))
-        trs = "".join(f'<tr><td><a href="/b/{c["board_id"]}?card={c["id"]}">{esc(c["title"])}</a></td><td>{esc(c["col"])}</td>'
-                      f'<td>{esc(c["due"] or "")}</td></tr>' for c in mine)
-        return self._page("Boards", f"<h1>Boards</h1><div class='boards'>{cards}</div><h2>Assigned to me</h2>"
-                                    f"<table><thead><tr><th>Card</th><th>Column</th><th>Due</th></tr></thead><tbody>{trs}</tbody></table>")
+        trs = "".join(f'<tr data-id="{c["id"]}"><td><a href="/b/{c["board_id"]}?card={c["id"]}">{esc(c["title"])}</a></td><td>{esc(c["col"])}</td>'
+                      f'<td>{esc(self._day(c["due"], with_year=True) if c["due"] else "")}</td></tr>' for c in mine)
+        return self._page(t("Boards"), f"<h1>{t('Boards')}</h1><div class='boards'>{cards}</div><h2>{t('Assigned to me')}</h2>"
+                                       f"<table class='mine'><thead><tr><th>{t('Card')}</th><th>{t('Column')}</th><th>{t('Due')}</th></tr></thead>"
+                                       f"<tbody>{trs}</tbody></table>")
 
     def _card_html(self, c: dict[str, Any], tags: list[dict[str, Any]], people: list[dict[str, Any]], bid: int, qs: str) -> str:
         today = self.now().date().isoformat()
         due = ""
         if c["due"]:
             cls = "overdue" if c["due"] < today else "soon" if c["due"] <= (self.now().date() + dt.timedelta(days=3)).isoformat() else ""
-            due = f'<span class="due {cls}" title="Due {c["due"]}">Due {dt.date.fromisoformat(c["due"]):%b} {int(c["due"][8:])}</span>'
+            due = (f'<span class="due {cls}" data-due="{c["due"]}" title="{esc(self.t("Due {day}").format(day=self._day(c["due"], with_year=True)))}">'
+                   f'{esc(self.t("Due {day}").format(day=self._day(c["due"], with_year=False)))}</span>')
         chips = "".join(f'<span class="tag" style="--c:{t["color"]}">{esc(t["name"])}</span>' for t in tags)
         avatars = "".join(f'<span class="avatar" style="background:{m["color"]}" title="{esc(m["name"])}">{esc(m["initials"])}</span>' for m in people)
         return (f'<a class="kcard" href="/b/{bid}?{qs}card={c["id"]}" data-id="{c["id"]}" data-title="{esc(c["title"])}" '
-                f'aria-roledescription="draggable card" aria-describedby="drag-help">'
+                f'aria-roledescription="{self.t("draggable card")}" aria-describedby="drag-help">'
                 f'<div class="ktags">{chips}</div><div class="ktitle">{esc(c["title"])}</div>'
                 f'<div class="kfoot">{due}<span class="avatars">{avatars}</span></div></a>')
 
@@ -177,7 +201,7 @@ class KanbanApp(WebApp):
         bid = request.path_params["bid"]
         b = self.db.one("SELECT * FROM boards WHERE id = ?", (bid,))
         if b is None:
-            return self._page("Not found", "<div class='error'>No such board.</div>")
+            return self._page(self.t("Not found"), f"<div class='error'>{self.t('No such board.')}</div>")
         read = self.query(request)
         q = read["q"] or ""
         tag_rows: dict[int, list[dict[str, Any]]] = {}
@@ -189,6 +213,7 @@ class KanbanApp(WebApp):
                              "WHERE c.board_id = ? ORDER BY m.name", (bid,)):
             people.setdefault(r["card_id"], []).append(r)
         qs = urlencode({"q": q}) + "&" if q else ""
+        t = self.t
         cols_html = []
         for col in self.db.all("SELECT * FROM columns WHERE board_id = ? ORDER BY position", (bid,)):
             cards = self.db.all("SELECT * FROM cards WHERE column_id = ? ORDER BY position", (col["id"],))
@@ -203,19 +228,22 @@ class KanbanApp(WebApp):
                 f'<section class="kcol" data-column-id="{col["id"]}" data-column="{esc(col["name"])}" aria-label="{esc(col["name"])}">'
                 f'<h2>{esc(col["name"])} <span class="muted">{len(cards)}</span></h2>'
                 f'<div class="klist" data-column-id="{col["id"]}">{"".join(shown)}</div>'
-                f'<details class="addcard"><summary>+ Add a card</summary><form method="post" action="/b/{bid}/cards">'
+                f'<details class="addcard"><summary>{t("+ Add a card")}</summary><form method="post" action="/b/{bid}/cards">'
                 f'<input type="hidden" name="column_id" value="{col["id"]}"><textarea name="title" rows="2" '
-                f'aria-label="Title of new card in {esc(col["name"])}" placeholder="Card title"></textarea>'
-                f'<button type="submit" class="primary">Add card</button></form></details></section>')
+                f'aria-label="{esc(t("Title of new card in {column}").format(column=col["name"]))}" placeholder="{t("Card title")}"></textarea>'
+                f'<button type="submit" class="primary" data-action="add-card">{t("Add card")}</button></form></details></section>')
         modal = ""
         if read["card"] is not None:
             modal = self._modal(int(read["card"]), bid, qs)
         filt = (f'<form method="get" class="kfilter row" role="search"><input type="search" name="q" value="{esc(q)}" '
-                f'placeholder="Filter by title, tag or person" aria-label="Filter cards"><button type="submit">Filter</button>'
-                + (f'<a href="/b/{bid}">Clear</a>' if q else "") + "</form>")
+                f'placeholder="{t("Filter by title, tag or person")}" aria-label="{t("Filter cards")}">'
+                f'<button type="submit" data-action="filter">{t("Filter")}</button>'
+                + (f'<a href="/b/{bid}" data-action="clear">{t("Clear")}</a>' if q else "") + "</form>")
         body = (f'<div class="kbar"><h1>{esc(b["name"])}</h1>{filt}</div>'
-                '<p id="drag-help" class="sr-only">Drag with the mouse, or focus a card and press Alt+Arrow keys to move it.</p>'
-                f'<div class="kboard" data-board-id="{bid}">{"".join(cols_html)}</div><div id="kstatus" role="status" aria-live="polite"></div>{modal}')
+                f'<p id="drag-help" class="sr-only">{t("Drag with the mouse, or focus a card and press Alt+Arrow keys to move it.")}</p>'
+                f'<div class="kboard" data-board-id="{bid}">{"".join(cols_html)}</div><div id="kstatus" role="status" aria-live="polite"'
+                f' data-moved="{esc(t("Moved “{title}” to {column}, position {position}."))}"'
+                f' data-failed="{esc(t("Could not move the card; reloading."))}"></div>{modal}')
         return self._page(b["name"], body)
 
     def _modal(self, cid: int, bid: int, qs: str) -> str:
@@ -231,36 +259,41 @@ class KanbanApp(WebApp):
         cols = self.db.all("SELECT * FROM columns WHERE board_id = ? ORDER BY position", (bid,))
         col_opts = "".join(f'<option value="{col["id"]}"{" selected" if col["id"] == c["column_id"] else ""}>{esc(col["name"])}</option>' for col in cols)
         counts = {col["id"]: self.db.scalar("SELECT COUNT(*) FROM cards WHERE column_id = ?", (col["id"],)) for col in cols}
-        comments = "".join(f'<li><strong>{esc(m["author"] or "unknown")}</strong> <span class="muted">{esc(m["created_at"])}</span><br>{esc(m["body"])}</li>'
+        t = self.t
+        comments = "".join(f'<li><strong>{esc(m["author"] or t("unknown"))}</strong> <span class="muted">{esc(self._day(m["created_at"], with_year=True))}</span>'
+                           f'<br>{esc(m["body"])}</li>'
                            for m in self.db.all("SELECT c.*, m.name AS author FROM comments c LEFT JOIN members m ON m.id = c.member_id "
                                                 "WHERE c.card_id = ? ORDER BY c.id", (cid,)))
         close = f"/b/{bid}" + (f"?{qs.rstrip('&')}" if qs else "")
         return (
             f'<div class="modal-backdrop" id="card-modal" data-close-href="{esc(close)}"><div class="modal kmodal" role="dialog" aria-modal="true" aria-labelledby="card-title">'
-            f'<a class="close" href="{esc(close)}" aria-label="Close">×</a>'
+            f'<a class="close" href="{esc(close)}" aria-label="{t("Close")}" data-action="close">×</a>'
             f'<form method="post" action="/cards/{cid}" class="kform" id="card-form"><input type="hidden" name="back" value="{esc(close)}">'
-            f'<label class="field">Title <input type="text" name="title" id="card-title" value="{esc(c["title"])}"></label>'
-            f'<label class="field">Description <textarea name="description" rows="3">{esc(c["description"])}</textarea></label>'
-            f'<label class="field">Due date <span class="datepicker"><input type="text" name="due" id="due" value="{esc(c["due"] or "")}" '
-            f'placeholder="YYYY-MM-DD" autocomplete="off" size="11"><button type="button" class="dp-toggle" aria-label="Choose due date">▦</button>'
+            f'<label class="field">{t("Title")} <input type="text" name="title" id="card-title" value="{esc(c["title"])}"></label>'
+            f'<label class="field">{t("Description")} <textarea name="description" rows="3">{esc(c["description"])}</textarea></label>'
+            f'<label class="field">{t("Due date")} <span class="datepicker"><input type="text" name="due" id="due" value="{esc(c["due"] or "")}" '
+            f'placeholder="YYYY-MM-DD" autocomplete="off" size="11"><button type="button" class="dp-toggle" aria-label="{t("Choose due date")}">▦</button>'
             '<input type="hidden" name="due_via" class="dp-via" value=""></span></label>'
-            f'<fieldset><legend>Tags</legend><div class="picks">{tags}</div></fieldset>'
-            f'<fieldset><legend>Assignees</legend><div class="picks">{members}</div></fieldset>'
-            '<p class="row"><button type="submit" class="primary" id="save-card">Save</button>'
-            f'<a class="button" href="{esc(close)}">Cancel</a></p></form>'
+            f'<fieldset><legend>{t("Tags")}</legend><div class="picks">{tags}</div></fieldset>'
+            f'<fieldset><legend>{t("Assignees")}</legend><div class="picks">{members}</div></fieldset>'
+            f'<p class="row"><button type="submit" class="primary" id="save-card">{t("Save")}</button>'
+            f'<a class="button" href="{esc(close)}" data-action="cancel">{t("Cancel")}</a></p></form>'
             f'<form method="post" action="/cards/{cid}/move" class="row kmove" id="move-form"><input type="hidden" name="back" value="{esc(close)}">'
-            f'<label>Move to <select name="column_id" id="move-column" data-counts="{esc(json.dumps(counts))}" data-current="{c["column_id"]}">{col_opts}</select></label>'
-            f'<label>Position <input type="number" name="position" id="move-position" min="1" value="{c["position"] + 1}" size="3"></label>'
-            '<button type="submit" id="move-card">Move</button></form>'
-            f'<h3>Comments</h3><ul class="comments">{comments}</ul>'
+            f'<label>{t("Move to")} <select name="column_id" id="move-column" data-counts="{esc(json.dumps(counts))}" '
+            f'data-current="{c["column_id"]}">{col_opts}</select></label>'
+            f'<label>{t("Position")} <input type="number" name="position" id="move-position" min="1" value="{c["position"] + 1}" size="3"></label>'
+            f'<button type="submit" id="move-card">{t("Move")}</button></form>'
+            f'<h3>{t("Comments")}</h3><ul class="comments">{comments}</ul>'
             f'<form method="post" action="/cards/{cid}/comments" class="row"><input type="hidden" name="back" value="{esc(close)}&card={cid}">'
-            '<input type="text" name="body" aria-label="Comment" placeholder="Write a comment" size="40"><button type="submit">Comment</button></form>'
-            f'<p class="row danger-zone"><button type="button" class="danger" data-open="delete-modal">Delete card…</button></p>'
+            f'<input type="text" name="body" aria-label="{t("Comment")}" placeholder="{t("Write a comment")}" size="40">'
+            f'<button type="submit" data-action="comment">{t("Comment")}</button></form>'
+            f'<p class="row danger-zone"><button type="button" class="danger" data-open="delete-modal" data-action="delete-card">{t("Delete card…")}</button></p>'
             '</div></div>'
-            f'<div class="modal-backdrop" id="delete-modal" hidden><div class="modal" role="dialog" aria-label="Confirm delete">'
-            f'<p>Delete “{esc(c["title"])}”? This cannot be undone.</p><form method="post" action="/cards/{cid}/delete" class="row">'
-            f'<input type="hidden" name="back" value="{esc(close)}"><button type="submit" class="danger" id="delete-confirm">Delete</button>'
-            '<button type="button" data-close="delete-modal">Cancel</button></form></div></div>')
+            f'<div class="modal-backdrop" id="delete-modal" hidden><div class="modal" role="dialog" aria-label="{t("Confirm delete")}">'
+            f'<p>{esc(t("Delete “{title}”? This cannot be undone.").format(title=c["title"]))}</p>'
+            f'<form method="post" action="/cards/{cid}/delete" class="row">'
+            f'<input type="hidden" name="back" value="{esc(close)}"><button type="submit" class="danger" id="delete-confirm">{t("Delete")}</button>'
+            f'<button type="button" data-close="delete-modal" data-action="keep">{t("Cancel")}</button></form></div></div>')
 
     @staticmethod
     def _back(form: Any, default: str) -> str:

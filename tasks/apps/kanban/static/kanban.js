@@ -19,10 +19,12 @@
       });
       if (!res.ok) throw new Error(await res.text());
       const saved = (await res.json()).card;
-      status.textContent = `Moved “${card.dataset.title}” to ${list.closest(".kcol").dataset.column}, position ${saved.position + 1}.`;
+      status.textContent = (status.dataset.moved || "Moved “{title}” to {column}, position {position}.")
+        .replace("{title}", () => card.dataset.title).replace("{column}", () => list.closest(".kcol").dataset.column)
+        .replace("{position}", String(saved.position + 1));
       updateCounts();
     } catch (err) {
-      status.textContent = "Could not move the card; reloading.";
+      status.textContent = status.dataset.failed || "Could not move the card; reloading.";
       location.reload();
     } finally {
       card.classList.remove("saving");
