@@ -26,7 +26,8 @@ from cua.synth.schema import AppSchema, Description, Operation
 
 __all__ = ["DESCRIPTION", "GENERATOR_VERSION", "SCHEMA"]
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2  # 2: judge QA's findings (--count 20 admitted 11): comparisons' progress from the
+# pages visited (it fell on each search); the steps an oracle needs (two ran out)
 
 SCOPES: tuple[tuple[str, str], ...] = (
     ("any", ""),
@@ -223,8 +224,7 @@ def compare(scope: str) -> dict[str, Any]:
                       'Compare the prices of "{a.name}" and "{b.name}" and tell me which one costs less.',
                       'Of "{a.name}" and "{b.name}", name the one with the lower price.'],
         "params": _pair(scope),
-        "judge": {"subgoals": [{"check": "a product is open", "get": {"kind": "url", "part": "path"},
-                                "expect": {"op": "regex", "pattern": "^/p/"}}],
+        "judge": {"subgoals": _VISITED,
                   "checks": [{"check": "the answer is the cheaper product", "get": {"kind": "answer"},
                               "expect": {"op": "text", "value": "{x.cheap}"}}],
                   "expected_changes": []},
@@ -233,6 +233,11 @@ def compare(scope: str) -> dict[str, Any]:
         "max_steps": 12,
         "tags": {"skills": ["search", "read", "compare", "answer"], "tier": 3},
     }
+
+
+#: both products' pages seen (the history keeps them: the page open now is a search, then the other product)
+_VISITED = [{"check": f"the page of {x} was opened", "get": {"kind": "navigation", "url_path": "/p/{" + x + ".id}"},
+             "expect": {"op": "length", "min": 1}} for x in ("a", "b")]
 
 
 def _pick(which: str) -> list[dict[str, Any]]:
@@ -247,14 +252,13 @@ def compare_then_add(scope: str) -> dict[str, Any]:
                       'Compare "{a.name}" with "{b.name}" and put whichever costs less in the cart.',
                       'Add one of the lower-priced product to my cart: "{a.name}" or "{b.name}".'],
         "params": {**_pair(scope), "left": _LEFT},
-        "judge": {"subgoals": [{"check": "a product is open", "get": {"kind": "url", "part": "path"},
-                                "expect": {"op": "regex", "pattern": "^/p/"}}],
+        "judge": {"subgoals": _VISITED,
                   "checks": [_cart_is([{"product_id": "{left.id}", "qty": "{left.qty}"},
                                        {"product_id": "{x.cheap_id}", "qty": 1}], "the cheaper one is in the cart")],
                   "expected_changes": _CART_CHANGES},
         "oracle": [*_open("a"), *_open("b"), *_pick("cheap"), {"click": "#add-to-cart"}],
         "near_miss": [*_open("a"), *_open("b"), *_pick("dear"), {"click": "#add-to-cart"}],
-        "max_steps": 15,
+        "max_steps": 30,  # three searches (version 1: the oracle ran out of 15)
         "tags": {"skills": ["search", "compare", "multi_step"], "tier": 3},
     }
 
@@ -357,7 +361,7 @@ def order_new_address(scope: str) -> dict[str, Any]:
                   "expected_changes": _ORDER_CHANGES},
         "oracle": [*_checkout("p"), *fill, *tail],
         "near_miss": [*_checkout("p"), {"click": 'input[name=address][value="1"]'}, *tail],
-        "max_steps": 30,
+        "max_steps": 50,  # five fields and a country (version 1: the oracle ran out of 30)
         "tags": {"skills": ["search", "checkout", "form", "radio"], "tier": 4},
     }
 
