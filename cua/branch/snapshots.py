@@ -32,10 +32,11 @@ from typing import Any, Literal
 
 from cua.actions import Action
 from cua.argtypes import snapshot_period
+from cua.branch.forwarding import ForwardingHandle
 from cua.episode.group import ForkableHandle
-from cua.episode.handle import ActQueryHandle, EventCallback, ResetQueryHandle, SandboxHandle, StreamingHandle
+from cua.episode.handle import SandboxHandle, StreamingHandle
 from cua.errors import CuaError, Unsupported
-from cua.info import SandboxInfo, SnapshotRef
+from cua.info import SnapshotRef
 from cua.observation import Observation, ObserveOptions, Screenshot, Size
 from cua.state import StateQuery, StateResult
 from cua.trajectory import FramePolicy, ObservationRef, StepLine, TrajectoryMeta, TrajectoryWriter
@@ -145,41 +146,13 @@ class SnapshotWriter(TrajectoryWriter):
         super().step(self.snapshots.name(line))
 
 
-class SnapshottingHandle:
+class SnapshottingHandle(ForwardingHandle):
     """A `SandboxHandle` that snapshots the sandbox before each act that starts a step due
     one (`StepSnapshots.before_act`); everything else goes straight to the wrapped handle."""
 
     def __init__(self, inner: SandboxHandle, snapshots: StepSnapshots) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.snapshots = snapshots
-
-    @property
-    def id(self) -> str:
-        return self.inner.id
-
-    @property
-    def info(self) -> SandboxInfo:
-        return self.inner.info
-
-    @property
-    def observation(self) -> Observation:
-        return self.inner.observation
-
-    @property
-    def alive(self) -> bool:
-        return self.inner.alive
-
-    async def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
-                    observe: ObserveOptions | None = None) -> Observation:
-        return await self.inner.reset(seed=seed, options=options, observe=observe)
-
-    async def reset_query(self, queries: Sequence[StateQuery], *, seed: int | None = None,
-                          options: dict[str, Any] | None = None, observe: ObserveOptions | None = None
-                          ) -> tuple[Observation, list[StateResult]]:
-        if isinstance(self.inner, ResetQueryHandle):
-            return await self.inner.reset_query(queries, seed=seed, options=options, observe=observe)
-        obs = await self.inner.reset(seed=seed, options=options, observe=observe)
-        return obs, await self.inner.query(queries)
 
     async def act(self, action: Action | Sequence[Action], *, frame: Size | None = None,
                   observe: ObserveOptions | None = None) -> Observation:
@@ -190,41 +163,15 @@ class SnapshottingHandle:
                         frame: Size | None = None, observe: ObserveOptions | None = None
                         ) -> tuple[Observation, list[StateResult]]:
         await self.snapshots.before_act(self.inner)
-        if isinstance(self.inner, ActQueryHandle):
-            return await self.inner.act_query(action, queries, frame=frame, observe=observe)
-        obs = await self.inner.act(action, frame=frame, observe=observe)
-        return obs, await self.inner.query(queries)
-
-    async def observe(self, options: ObserveOptions | None = None) -> Observation:
-        return await self.inner.observe(options)
-
-    async def query(self, queries: Sequence[StateQuery]) -> list[StateResult]:
-        return await self.inner.query(queries)
-
-    async def snapshot(self) -> SnapshotRef:
-        return await self.inner.snapshot()
-
-    async def restore(self, ref: SnapshotRef, *, observe: ObserveOptions | None = None) -> Observation:
-        return await self.inner.restore(ref, observe=observe)
-
-    async def delete_snapshot(self, ref: SnapshotRef) -> None:
-        await self.inner.delete_snapshot(ref)
+        return await super().act_query(action, queries, frame=frame, observe=observe)
 
     async def fork(self, ref: SnapshotRef, *, observe: ObserveOptions | None = None) -> SandboxHandle:
         if not isinstance(self.inner, ForkableHandle):
             raise Unsupported(f"{type(self.inner).__name__} cannot fork", details={"handle": type(self.inner).__name__})
         return await self.inner.fork(ref, observe=observe)
 
-    async def refresh(self) -> SandboxInfo:
-        return await self.inner.refresh()
-
-    def on_event(self, callback: EventCallback) -> None:
-        self.inner.on_event(callback)
-
     def stream(self, options: ObserveOptions | None = None, *, max_fps: float = 10.0) -> AsyncIterator[Screenshot]:
         if not isinstance(self.inner, StreamingHandle):
             raise Unsupported(f"{type(self.inner).__name__} cannot stream", details={"handle": type(self.inner).__name__})
         return self.inner.stream(options, max_fps=max_fps)
 
-    async def close(self) -> None:
-        await self.inner.close()

@@ -25,15 +25,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from cua.actions import Action, Goto
+from cua.actions import Goto
+from cua.branch.forwarding import ForwardingHandle
 from cua.episode.episode import EpisodeRecord
-from cua.episode.handle import ActQueryHandle, EventCallback, SandboxHandle
+from cua.episode.handle import SandboxHandle
 from cua.episode.openers import sandbox_key
 from cua.errors import BadRequest, ErrorRecord, InternalError
 from cua.eval.records import EvalRecord, StreamInfo
 from cua.eval.runner import EpisodeJob, LocalExecutor, instantiate_job
-from cua.info import SandboxInfo, SnapshotRef
-from cua.observation import Observation, ObserveOptions, Size
+from cua.observation import Observation, ObserveOptions
 from cua.state import StateQuery, StateResult
 from cua.task import TaskInstance, TaskTemplate
 
@@ -143,31 +143,15 @@ def _absolute(start_url: str, base: str | None) -> str:
     return start_url
 
 
-class CarriedHandle:
+class CarriedHandle(ForwardingHandle):
     """A sandbox handle for a stream's later task: `reset` and `reset_query` keep the app as
     the earlier tasks left it and observe it (going to the task's start URL first, when it
     differs from the last task's); everything else is the sandbox's own."""
 
     def __init__(self, inner: SandboxHandle, *, navigate_to: str | None = None) -> None:
-        self.inner = inner
+        super().__init__(inner)
         #: Where the first observation is taken (None: where the last task left the sandbox).
         self.navigate_to = navigate_to
-
-    @property
-    def id(self) -> str:
-        return self.inner.id
-
-    @property
-    def info(self) -> SandboxInfo:
-        return self.inner.info
-
-    @property
-    def observation(self) -> Observation:
-        return self.inner.observation
-
-    @property
-    def alive(self) -> bool:
-        return self.inner.alive
 
     async def _carried(self, observe: ObserveOptions | None) -> Observation:
         if self.navigate_to is not None:
@@ -189,39 +173,6 @@ class CarriedHandle:
         """No reset: the carried state, observed, and `queries` read on it."""
         obs = await self._carried(observe)
         return obs, await self.inner.query(list(queries)) if queries else []
-
-    async def act(self, action: Action | Sequence[Action], *, frame: Size | None = None,
-                  observe: ObserveOptions | None = None) -> Observation:
-        return await self.inner.act(action, frame=frame, observe=observe)
-
-    async def act_query(self, action: Action | Sequence[Action], queries: Sequence[StateQuery], *,
-                        frame: Size | None = None, observe: ObserveOptions | None = None
-                        ) -> tuple[Observation, list[StateResult]]:
-        if isinstance(self.inner, ActQueryHandle):
-            return await self.inner.act_query(action, queries, frame=frame, observe=observe)
-        obs = await self.inner.act(action, frame=frame, observe=observe)
-        return obs, await self.inner.query(list(queries))
-
-    async def observe(self, options: ObserveOptions | None = None) -> Observation:
-        return await self.inner.observe(options)
-
-    async def query(self, queries: Sequence[StateQuery]) -> list[StateResult]:
-        return await self.inner.query(queries)
-
-    async def snapshot(self) -> SnapshotRef:
-        return await self.inner.snapshot()
-
-    async def restore(self, ref: SnapshotRef, *, observe: ObserveOptions | None = None) -> Observation:
-        return await self.inner.restore(ref, observe=observe)
-
-    async def delete_snapshot(self, ref: SnapshotRef) -> None:
-        await self.inner.delete_snapshot(ref)
-
-    async def refresh(self) -> SandboxInfo:
-        return await self.inner.refresh()
-
-    def on_event(self, callback: EventCallback) -> None:
-        self.inner.on_event(callback)
 
     async def close(self) -> None:
         """The stream's sandbox outlives its tasks: its executor closes it."""
