@@ -33,7 +33,10 @@ class SeatMap extends HTMLElement {
     const plane = document.createElement("div");
     plane.className = "plane";
     plane.setAttribute("role", "radiogroup");
-    plane.setAttribute("aria-label", "Seats");
+    // the page's words for the map (its locale); English without them
+    const words = { seats: "Seats", seat: "Seat", legroom: "extra legroom", taken: "taken", free: "Free",
+      extra: "Extra legroom", takenKey: "Taken", selected: "Selected", ...JSON.parse(this.getAttribute("data-words") || "{}") };
+    plane.setAttribute("aria-label", words.seats);
     const head = document.createElement("div");
     head.className = "head";
     for (let i = 0; i < letters.length; i++) {
@@ -53,7 +56,7 @@ class SeatMap extends HTMLElement {
         b.className = "seat" + (r <= premium ? " premium" : "");
         b.dataset.seat = seat; b.dataset.row = r; b.dataset.col = i;
         b.setAttribute("role", "radio");
-        b.setAttribute("aria-label", `Seat ${seat}${r <= premium ? ", extra legroom" : ""}${taken.has(seat) ? ", taken" : ""}`);
+        b.setAttribute("aria-label", `${words.seat} ${seat}${r <= premium ? `, ${words.legroom}` : ""}${taken.has(seat) ? `, ${words.taken}` : ""}`);
         b.setAttribute("aria-checked", seat === this._value ? "true" : "false");
         b.tabIndex = -1;
         b.textContent = letters[i];
@@ -64,8 +67,9 @@ class SeatMap extends HTMLElement {
     }
     const legend = document.createElement("div");
     legend.className = "legend";
-    legend.innerHTML = '<span><i></i>Free</span><span><i style="background:color-mix(in srgb,var(--warning) 16%,var(--surface));border-color:var(--warning)"></i>Extra legroom</span>' +
-      '<span><i style="background:var(--border);border-color:var(--border)"></i>Taken</span><span><i style="background:var(--accent)"></i>Selected</span>';
+    legend.innerHTML = '<span><i></i></span><span><i style="background:color-mix(in srgb,var(--warning) 16%,var(--surface));border-color:var(--warning)"></i></span>' +
+      '<span><i style="background:var(--border);border-color:var(--border)"></i></span><span><i style="background:var(--accent)"></i></span>';
+    [words.free, words.extra, words.takenKey, words.selected].forEach((w, i) => legend.children[i].append(w));
     root.append(style, plane, legend);
     this._seats = [...root.querySelectorAll("button.seat")];
     const first = this._seats.find((b) => b.dataset.seat === this._value) || this._seats.find((b) => !b.disabled);

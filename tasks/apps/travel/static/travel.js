@@ -49,17 +49,21 @@
     const btn = picker.querySelector(".cal-btn");
     const cal = picker.querySelector(".calendar");
     const min = cal.dataset.min;
+    const lang = document.documentElement.lang || "en-US";
+    const words = { prev: "Previous month", next: "Next month", ...JSON.parse(cal.dataset.words || "{}") };
+    // Monday first, in the page's language (2024-01-01 was a Monday)
+    const dows = [...Array(7)].map((_, i) => new Date(Date.UTC(2024, 0, 1 + i)).toLocaleString(lang, { weekday: "short", timeZone: "UTC" }).slice(0, 2));
     const iso = (d) => d.toISOString().slice(0, 10);
     const parse = (s) => /^\d{4}-\d{2}-\d{2}$/.test(s) ? new Date(s + "T00:00:00Z") : null;
     let month = null, focusDay = null;
     const render = () => {
       const y = month.getUTCFullYear(), m = month.getUTCMonth();
-      const label = month.toLocaleString("en-US", { month: "long", year: "numeric", timeZone: "UTC" });
+      const label = month.toLocaleString(lang, { month: "long", year: "numeric", timeZone: "UTC" });
       const firstDow = (new Date(Date.UTC(y, m, 1)).getUTCDay() + 6) % 7;
       const days = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
-      let html = `<div class="cal-head"><button type="button" class="prev" aria-label="Previous month">‹</button>` +
-        `<span class="cal-title" aria-live="polite">${label}</span><button type="button" class="next" aria-label="Next month">›</button></div>` +
-        `<table role="grid"><thead><tr>${["Mo","Tu","We","Th","Fr","Sa","Su"].map((d) => `<th>${d}</th>`).join("")}</tr></thead><tbody><tr>`;
+      let html = `<div class="cal-head"><button type="button" class="prev" aria-label="${words.prev}">‹</button>` +
+        `<span class="cal-title" aria-live="polite">${label}</span><button type="button" class="next" aria-label="${words.next}">›</button></div>` +
+        `<table role="grid"><thead><tr>${dows.map((d) => `<th>${d}</th>`).join("")}</tr></thead><tbody><tr>`;
       for (let i = 0; i < firstDow; i++) html += "<td></td>";
       for (let d = 1; d <= days; d++) {
         const date = iso(new Date(Date.UTC(y, m, d)));
@@ -112,7 +116,10 @@
       const seat = document.getElementById("seat-input").value;
       const seatFee = seat && parseInt(seat, 10) <= premiumRows ? 45 : 0;
       const bags = parseInt(document.getElementById("bags").value, 10) * 35;
-      document.getElementById("total").textContent = `$${fare + seatFee + bags}`;
+      const total = document.getElementById("total");
+      const sum = fare + seatFee + bags;
+      total.textContent = total.dataset.locale === "de-DE"
+        ? new Intl.NumberFormat("de-DE", { style: "currency", currency: "USD" }).format(sum) : `$${sum}`;
     };
     map.addEventListener("seat-change", (e) => {
       document.getElementById("seat-input").value = e.detail.seat;
