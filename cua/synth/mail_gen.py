@@ -28,17 +28,20 @@ from cua.synth.schema import AppSchema, Description, Entity, Operation, select_s
 
 __all__ = ["DESCRIPTION", "GENERATOR_VERSION", "SCHEMA"]
 
-GENERATOR_VERSION = 2  # 2: judge QA's findings (--count 20 admitted 8): progress that never falls (a state subgoal
-# per part, the compose form a step); a question about a read message; a purge allows the history's move to the trash
+#: 2: judge QA's findings at version 1 (--count 20 admitted 8): progress that never falls (a state subgoal per part,
+#: the compose form a step); a question about a read message; a purge allows the history's move to the trash.
+#: 3: an unread message only where a part changes its row (version 2: a wrong-target probe passed 1 of 20)
+GENERATOR_VERSION = 3
 ME = "alex.morgan@example.com"
 _M = "{m.id}"
+_UNREAD = "AND m.read = 0"
 _READ = {"incidental_changes": [{"path": "messages[*].read", "to": True}],
          "unjudged": {"messages[*].read": "the app marks a message read whenever it is shown; which messages the agent "
                                           "looked at is not the task"}}
 
 SCOPES: tuple[tuple[str, str], ...] = (
     ("any", ""),
-    ("unread", "AND m.read = 0"),
+    ("unread", _UNREAD),
     ("read", "AND m.read = 1"),
     ("labelled", "AND EXISTS (SELECT 1 FROM message_labels ml WHERE ml.message_id = m.id)"),
     ("unlabelled", "AND NOT EXISTS (SELECT 1 FROM message_labels ml WHERE ml.message_id = m.id)"),
@@ -98,6 +101,8 @@ class Part:
     skills: tuple[str, ...] = field(default=())
     #: the scopes it means nothing in (an archived message is not archived again)
     excludes: tuple[str, ...] = ()
+    #: it changes a column of the message's own row (its star, its folder)
+    own_row: bool = False
 
 
 _ATT = "AND EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)"
@@ -119,7 +124,7 @@ STAR = Part(
     "star", "star {it}", ({"click": "button[data-action=star]"},),
     ({"check": "the message is starred", "get": {"kind": "app_state", "path": f"messages[id={_M}].starred"},
       "expect": {"op": "equals", "value": True}},),
-    (f"messages[id={_M}].starred",), where="AND m.starred = 0",
+    (f"messages[id={_M}].starred",), where="AND m.starred = 0", own_row=True,
     subgoals=({"check": "the star is on", "get": {"kind": "dom", "selector": "button[data-action=star]",
                                                 "prop": "attr", "attr": "aria-pressed"},
              "expect": {"op": "equals", "value": "true"}},),
@@ -152,7 +157,7 @@ ARCHIVE = Part(
     "archive", "archive {it}", ({"click": "button[data-action=archive]"},),
     ({"check": "the message is in the archive", "get": {"kind": "app_state", "path": f"messages[id={_M}].folder"},
       "expect": {"op": "equals", "value": "archive"}},),
-    (f"messages[id={_M}].folder",), where="AND m.folder = 'inbox'", leaves=True,
+    (f"messages[id={_M}].folder",), where="AND m.folder = 'inbox'", leaves=True, own_row=True,
     excludes=("AND m.folder = 'archive'", "AND m.folder = 'inbox'"),  # archived already; the same rows as "any"
     wrong=({"click": "button[data-action=delete]"},), skills=("button",))
 
@@ -254,6 +259,11 @@ def chain(parts: Sequence[Part], ask: str | None = None) -> Operation:
     def op(scope: str) -> dict[str, Any] | None:
         if any(scope in p.excludes for p in parts):
             return None
+        if scope == _UNREAD and not any(p.own_row for p in parts):
+            # opening an unread message marks it read, an incidental change; where no part changes the row
+            # itself, judge QA's wrong-target probe moves that change to another message and the judge, rightly
+            # blind to which messages were looked at, passes (version 2: 1 of --count 20)
+            return None
         where = " ".join(p.where for p in parts if p.where)
         params: dict[str, Any] = {"m": MESSAGE.rows(scope, where)}
         for p in parts:
@@ -313,7 +323,7 @@ def find_sender_email(scope: str) -> dict[str, Any] | None:
     """A question about one message: its sender's address; the near miss answers another sender's. The
     message is one already read: opening an unread one marks it read, an incidental change judge QA's
     wrong-target probe moves to another message, which a question's judge cannot tell (version 1)."""
-    if scope == "AND m.read = 0":
+    if scope == _UNREAD:
         return None
     return {
         "phrasings": [f"What is the email address of the sender of {MESSAGE.label}? Answer with just the address.",
