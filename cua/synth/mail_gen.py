@@ -30,11 +30,13 @@ __all__ = ["DESCRIPTION", "GENERATOR_VERSION", "SCHEMA"]
 
 #: 2: judge QA's findings at version 1 (--count 20 admitted 8): progress that never falls (a state subgoal per part,
 #: the compose form a step); a question about a read message; a purge allows the history's move to the trash.
-#: 3: an unread message only where a part changes its row (version 2: a wrong-target probe passed 1 of 20)
-GENERATOR_VERSION = 3
+#: 3: an unread message only where a part changes its row (version 2: a wrong-target probe passed 1 of 20);
+#: 4: in every scope (version 3: the "any" scope drew an unread one for a label, 1 of 20)
+GENERATOR_VERSION = 4
 ME = "alex.morgan@example.com"
 _M = "{m.id}"
 _UNREAD = "AND m.read = 0"
+_READ_ONLY = "AND m.read = 1"
 _READ = {"incidental_changes": [{"path": "messages[*].read", "to": True}],
          "unjudged": {"messages[*].read": "the app marks a message read whenever it is shown; which messages the agent "
                                           "looked at is not the task"}}
@@ -42,7 +44,7 @@ _READ = {"incidental_changes": [{"path": "messages[*].read", "to": True}],
 SCOPES: tuple[tuple[str, str], ...] = (
     ("any", ""),
     ("unread", _UNREAD),
-    ("read", "AND m.read = 1"),
+    ("read", _READ_ONLY),
     ("labelled", "AND EXISTS (SELECT 1 FROM message_labels ml WHERE ml.message_id = m.id)"),
     ("unlabelled", "AND NOT EXISTS (SELECT 1 FROM message_labels ml WHERE ml.message_id = m.id)"),
     ("attachment", "AND EXISTS (SELECT 1 FROM attachments a WHERE a.message_id = m.id)"),  # == _ATT
@@ -259,12 +261,14 @@ def chain(parts: Sequence[Part], ask: str | None = None) -> Operation:
     def op(scope: str) -> dict[str, Any] | None:
         if any(scope in p.excludes for p in parts):
             return None
-        if scope == _UNREAD and not any(p.own_row for p in parts):
+        own = any(p.own_row for p in parts)
+        if not own and scope in (_UNREAD, _READ_ONLY):
             # opening an unread message marks it read, an incidental change; where no part changes the row
             # itself, judge QA's wrong-target probe moves that change to another message and the judge, rightly
-            # blind to which messages were looked at, passes (version 2: 1 of --count 20)
+            # blind to which messages were looked at, passes (versions 2 and 3: 1 of --count 20 each): those draw
+            # a read message, so the read scope is "any" again
             return None
-        where = " ".join(p.where for p in parts if p.where)
+        where = " ".join([p.where for p in parts if p.where] + ([] if own else [_READ_ONLY]))
         params: dict[str, Any] = {"m": MESSAGE.rows(scope, where)}
         for p in parts:
             params.update(dict(p.params))
@@ -323,13 +327,13 @@ def find_sender_email(scope: str) -> dict[str, Any] | None:
     """A question about one message: its sender's address; the near miss answers another sender's. The
     message is one already read: opening an unread one marks it read, an incidental change judge QA's
     wrong-target probe moves to another message, which a question's judge cannot tell (version 1)."""
-    if scope == _UNREAD:
+    if scope in (_UNREAD, _READ_ONLY):
         return None
     return {
         "phrasings": [f"What is the email address of the sender of {MESSAGE.label}? Answer with just the address.",
                       f"Look up {MESSAGE.label} and tell me the address it came from.",
                       f"Find {MESSAGE.label}; reply with the sender's email address and nothing else."],
-        "params": {"m": MESSAGE.rows(scope, "AND m.read = 1"),
+        "params": {"m": MESSAGE.rows(scope, _READ_ONLY),
                    "other": _rows("SELECT DISTINCT from_email AS v FROM messages WHERE from_email NOT IN (?, ?) "
                                   "ORDER BY v", "{m.from_email}", ME)},
         "judge": {**_READ, "subgoals": [{"check": "the message is open", "get": {"kind": "url", "part": "path"},

@@ -255,13 +255,16 @@ def test_shop_and_mail_operations_cover_the_brief() -> None:
 def test_an_unread_message_is_drawn_only_where_the_task_changes_its_own_row() -> None:
     """Opening an unread message marks it read, an incidental change. Where nothing else of the task
     changes that message's row (a label, a reply, a forward, a question), judge QA's wrong-target probe
-    moves the read flag to another message and passes (versions 1 and 2: rejected 1 of --count 20 each);
+    moves the read flag to another message and passes (versions 1-3: rejected 1 of --count 20 each);
     so those draw a read message, and the unread scope keeps the tasks that star, archive or purge it."""
     drawn = generate(schema_for("mail"), 10_000)
-    unread = [g for g in drawn if g.scope == "unread"]
-    assert unread
-    for g in unread:
+    assert [g for g in drawn if g.scope == "unread"]
+    for g in drawn:
         changes = g.template["judge"]["expected_changes"]
-        assert any(c in changes for c in ("messages[id={m.id}].starred", "messages[id={m.id}].folder")), g.chain
+        own = any(c in changes for c in ("messages[id={m.id}].starred", "messages[id={m.id}].folder",
+                                         "messages[id={m.id}]"))
+        m = g.template["params"].get("m")
+        if not own and m is not None:  # in every scope: "any" drew an unread one at version 3
+            assert "m.read = 1" in m["sql"] and g.scope not in ("unread", "read"), (g.chain, g.scope)
     asked = [g.template for g in drawn if g.chain == "find:sender_email"]
     assert asked and all("m.read = 1" in t["params"]["m"]["sql"] for t in asked)
