@@ -15,6 +15,7 @@ registry, `check` calls judge QA (`cua.qa`), which nothing but this command and 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -215,6 +216,9 @@ def check_main(args: argparse.Namespace) -> int:
             print(f"ok   {t.template_id} ({t.variants} variant(s), {how})", flush=True)
         print("\n".join(t.probe_lines()), flush=True)
 
+    # A supervisor's SIGTERM (a CI step's timeout, `kill`) stops the check as Ctrl-C does: the
+    # checks are cancelled and their sandboxes and services closed, not orphaned.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         report: CheckReport = asyncio.run(check_templates(templates, seeds=list(range(args.seeds)),
                                                           parallel=args.parallel, isolation=args.isolation,

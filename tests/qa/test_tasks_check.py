@@ -128,7 +128,10 @@ def test_cua_tasks_list(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_a_check_with_a_message_and_leaves_no_process(tmp_path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_or_a_term_stops_a_check_with_a_message_and_leaves_no_process(tmp_path, signame) -> None:  # type: ignore[no-untyped-def]
+    """Ctrl-C, or a supervisor's SIGTERM (a CI step's timeout): the checks are cancelled and
+    their sandboxes closed; a SIGTERM used to kill the check outright and orphan its services."""
     import os
     import signal
     import subprocess
@@ -141,26 +144,37 @@ def test_ctrl_c_stops_a_check_with_a_message_and_leaves_no_process(tmp_path) -> 
                              "--isolation", "shared"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             start_new_session=True)
 
-    def descendants() -> set[int]:
-        found: set[int] = set()
+    def descendants() -> dict[int, bytes]:
+        """Every process under the check, by parent links (Chromium starts a session of its own)."""
+        parents: dict[int, int] = {}
         for stat in Path("/proc").glob("[0-9]*/stat"):
             try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
+                parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+        found, frontier = set(), {proc.pid}
+        while frontier:
+            frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+            found |= frontier
+        out: dict[int, bytes] = {}
+        for pid in found:
+            try:
+                out[pid] = Path(f"/proc/{pid}/cmdline").read_bytes()
             except OSError:
                 continue
-            if int(fields[3]) == proc.pid or int(fields[2]) == proc.pid:  # parent, or process group
-                found.add(int(stat.parent.name))
-        return found - {proc.pid}
+        return out
 
     deadline = time.monotonic() + 120
-    while len(descendants()) < 2:  # the browser and the app host are up: the check is under way
+    # a renderer draws the app's page: the browser and the app host are up, the check under way
+    while not any(b"--type=renderer" in cmd for cmd in descendants().values()):
         assert proc.poll() is None and time.monotonic() < deadline, "the check never started its sandbox"
         time.sleep(0.1)  # another process's children: polled
-    os.kill(proc.pid, signal.SIGINT)
+    under = descendants()  # the driver, the browser, the app host: none may outlive the check
+    os.kill(proc.pid, getattr(signal, signame))
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err, err
     deadline = time.monotonic() + 30
-    while (left := descendants()) and time.monotonic() < deadline:
+    while (left := [pid for pid in under if Path(f"/proc/{pid}").exists()]) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not left, f"processes left behind: {left}"
+    assert not left, f"processes left behind: {[under[pid][:80] for pid in left]}"
