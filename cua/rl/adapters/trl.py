@@ -154,9 +154,10 @@ def _post_rollouts_keyed(http: httpx.Client, url: str, body: dict[str, Any], *, 
         except httpx.TransportError:
             if attempt == tries - 1:
                 raise
-            time.sleep(2.0 * (attempt + 1))  # the service is away: back off, then the same key again
+            time.sleep(2.0 * (attempt + 1))  # the service is away (no event to await): back off, same key
             continue
         if response.status_code == 503 and attempt < tries - 1:
+            # full (a retryable `capacity` refusal): nothing to wait on but time, so back off
             time.sleep(2.0 * (attempt + 1))
             continue
         if response.status_code != 200:
