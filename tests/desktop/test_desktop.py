@@ -397,8 +397,11 @@ async def test_a_killed_x_server_is_a_crash_that_names_it() -> None:
             for _ in range(100):  # the next call, at the latest, finds the session ended
                 await sb.act(Move(x=10, y=10))
         await until(lambda: _true(bool(events)), "the died event", timeout=10)
-        assert events[0].event == "died" and not sb.alive
-        assert "Xvfb exited" in str(events[0].data), events[0].data
+        assert events[0].event == "died" and not sb.alive and events[0].data["log"]
+        # the agent's log names the X server; the event carries only its tail, which the
+        # agent's exit traceback can push the line out of (seen once in CI under load)
+        log = (Path(sb.info().details["run_dir"]) / "container.log").read_text(errors="replace")
+        assert "Xvfb exited" in log, log[-2000:]
     finally:
         await sb.close()
 

@@ -75,7 +75,7 @@ def test_a_page_only_judge_is_attacked_where_the_in_process_probes_cannot_reach(
     by_id = {t.template_id: t for t in report.templates}
     weak, row = by_id["qa.page_weak@1"], by_id["qa.page_row@1"]
     for t in (weak, row):  # the in-process probes cannot judge a page: they say so and do not run
-        assert "wrong_target" not in t.probes_ran and "reads no app state" in t.probes_skipped["wrong_target"]
+        assert "wrong_target" not in t.probes_ran and "reads no state of service 'app'" in t.probes_skipped["wrong_target"]
         assert t.probes_ran[KIND] == 1 + MAX_PAGE_PROBES  # the oracle's end replayed, then the probes
         assert {f.stage for f in t.failures} <= {f"probe:{KIND}"}, [f.lines() for f in t.failures]
     page = [f for f in weak.failures if f.stage == f"probe:{KIND}"]
