@@ -5,7 +5,11 @@ a native <select> sort, a custom div-based brand listbox, price and stock filter
 pagination), `/p/{id}` (product page, quantity, add to cart), `/cart` (quantities,
 remove), `/checkout` (saved or new address, shipping method, a saved card chosen
 explicitly or a new card, validated), `/orders/{id}` (with a confirmation modal right
-after checkout) and `/orders` (history). Forms post and redirect.
+after checkout; cancellable until it ships) and `/orders` (history), `/wishlist` (saved
+products, each movable to the cart) and `/p/{id}/review` (the customer's one review of a
+product: stars, title, text; written once, then edited). Forms post and redirect; input the
+shop refuses (an unknown product or order, stars outside 1-5, cancelling a shipped order)
+gets a page that says why, with status 404 or 400, and changes nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from cua.judges.values.web import QueryRule
 from cua.tasks.apps.activity import added_row
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.i18n import format_day, format_money
-from cua.tasks.apps.shop.seed import seed_shop
+from cua.tasks.apps.shop import locale
+from cua.tasks.apps.shop.seed import order_number, seed_shop
 from cua.variant import LAYOUTS, LOCALES, VariantAxes
 
 SCHEMA = """
@@ -58,7 +63,8 @@ CREATE TABLE orders (
     ship_country TEXT NOT NULL,
     card_id INTEGER NOT NULL REFERENCES cards(id),
     shipping TEXT NOT NULL,
-    subtotal_cents INTEGER NOT NULL, shipping_cents INTEGER NOT NULL, total_cents INTEGER NOT NULL
+    subtotal_cents INTEGER NOT NULL, shipping_cents INTEGER NOT NULL, total_cents INTEGER NOT NULL,
+    cancelled_at TEXT
 );
 CREATE TABLE order_items (
     order_id INTEGER NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
@@ -66,6 +72,19 @@ CREATE TABLE order_items (
     qty INTEGER NOT NULL,
     price_cents INTEGER NOT NULL,
     PRIMARY KEY (order_id, product_id)
+);
+CREATE TABLE order_numbering (n INTEGER PRIMARY KEY, number TEXT NOT NULL UNIQUE);
+CREATE TABLE wishlist (id INTEGER PRIMARY KEY, product_id INTEGER NOT NULL UNIQUE REFERENCES products(id), added_at TEXT NOT NULL);
+CREATE TABLE reviews (
+    id INTEGER PRIMARY KEY,
+    product_id INTEGER NOT NULL REFERENCES products(id),
+    author TEXT NOT NULL,
+    stars INTEGER NOT NULL CHECK (stars BETWEEN 1 AND 5),
+    title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (product_id, author)
 );
 """
 
@@ -77,6 +96,10 @@ SORT_SQL = {"featured": "p.reviews DESC, p.id", "price_asc": "p.price_cents, p.i
 SHIPPING = {"standard": ("Standard (3–5 days)", 599), "express": ("Express (1–2 days)", 1499)}
 COUNTRIES = ["United States", "Canada", "United Kingdom", "Germany", "France", "Japan", "Australia"]
 FREE_SHIPPING_CENTS = 5000
+#: the one signed-in customer, whose reviews the shop stores
+CUSTOMER = "Alex Morgan"
+#: an order can be cancelled until it leaves the warehouse
+CANCELLABLE = ("placed", "processing")
 
 
 def money(cents: int) -> str:
@@ -115,7 +138,8 @@ class ShopApp(WebApp):
                "cart_total_cents": ("cart_items.product_id", "cart_items.qty")}
     records = {"cart": ("product_id", "qty")}  # a line's name and prices are its product's
     state_keys = {"cart_items": "cart"}
-    assigned = {"products": ("stock",), "cards": ("brand", "nickname"), "orders": ("number", "status", "total_cents", "subtotal_cents", "shipping_cents"), "order_items": ("price_cents",)}
+    assigned = {"products": ("stock",), "cards": ("brand", "nickname"), "orders": ("number", "status", "total_cents", "subtotal_cents", "shipping_cents"),
+                "order_items": ("price_cents",), "reviews": ("author",)}
     static_dir = Path(__file__).parent / "static"
     variant_axes = VariantAxes(layouts=LAYOUTS, locales=LOCALES)
     query_params = {
@@ -148,6 +172,8 @@ class ShopApp(WebApp):
             "cart_total_cents": sum(c["line_cents"] for c in cart),
             "orders": orders,
             "cards": self.db.all("SELECT * FROM cards ORDER BY id"),
+            "wishlist": self.db.all("SELECT * FROM wishlist ORDER BY id"),
+            "reviews": self.db.all("SELECT * FROM reviews ORDER BY id"),
             "addresses": self.db.all("SELECT * FROM addresses ORDER BY id"),
             "products": self.db.all(
                 "SELECT p.id, p.name, c.name AS category, b.name AS brand, p.price_cents, p.rating, p.reviews, p.stock, p.color "
@@ -171,7 +197,31 @@ class ShopApp(WebApp):
             Route("/checkout", self.checkout, methods=["GET", "POST"]),
             Route("/orders", self.orders),
             Route("/orders/{oid:int}", self.order),
+            Route("/orders/{oid:int}/cancel", self.order_cancel, methods=["POST"]),
+            Route("/wishlist", self.wishlist),
+            Route("/wishlist/add", self.wishlist_add, methods=["POST"]),
+            Route("/wishlist/remove/{pid:int}", self.wishlist_remove, methods=["POST"]),
+            Route("/wishlist/move/{pid:int}", self.wishlist_move, methods=["POST"]),
+            Route("/p/{pid:int}/review", self.review, methods=["GET", "POST"]),
         ]
+
+    def t(self, text: str) -> str:
+        """`text` in the variant's locale: the shop's own catalogue, then the shared one."""
+        if self.variant.locale == "de-DE" and text in locale.DE:
+            return locale.DE[text]
+        return super().t(text)
+
+    def _refused(self, status: int, reason: str) -> Response:
+        """A refusal the customer reads (a typed page: 404 for what does not exist, 400 for what the shop's
+        rules do not allow); nothing changed."""
+        return self._page(self.t("Cannot do that"), f'<div class="error" role="alert" data-error="{status}">{esc(self.t(reason))}</div>'
+                                                    f'<p><a href="/" data-action="back">{self.t("Back to the shop")}</a></p>', status=status)
+
+    def _status(self, status: str) -> str:
+        return f'<span class="status status-{esc(status)}" data-status="{esc(status)}">{esc(self.t(status))}</span>'
+
+    def _stamp(self) -> str:
+        return self.now().strftime("%Y-%m-%d %H:%M")
 
     def _money(self, cents: int) -> str:
         """An amount as the variant's locale writes it (en-US: `$1,095.99`)."""
@@ -183,7 +233,7 @@ class ShopApp(WebApp):
             return iso
         return format_day(dt.date.fromisoformat(iso), self.variant.locale, with_year=True)
 
-    def _page(self, title: str, body: str) -> Response:
+    def _page(self, title: str, body: str, *, status: int = 200) -> Response:
         count = self.db.scalar("SELECT COALESCE(SUM(qty), 0) FROM cart_items")
         cats = "".join(f'<a href="/c/{c["slug"]}" data-category="{esc(c["name"])}">{esc(c["name"])}</a>' for c in self.db.all("SELECT * FROM categories ORDER BY id"))
         top = ('<div class="shopbar"><form method="get" action="/search" class="row" role="search">'
@@ -192,8 +242,10 @@ class ShopApp(WebApp):
                f'<a class="cart-link" href="/cart" data-action="cart" aria-label="{self.t("Cart")}, {count} {self.t("items")}">'
                f'{self.t("Cart")} <span class="badge">{count}</span></a></div>'
                f'<nav class="catbar">{cats}</nav>')
-        return html_page(self, title, top + body, nav=[("Home", "/"), ("Orders", "/orders"), ("Cart", "/cart")],
+        page = html_page(self, title, top + body, nav=[("Home", "/"), ("Orders", "/orders"), ("Wishlist", "/wishlist"), ("Cart", "/cart")],
                          scripts=["/static/cua/modal.js", "/static/cua/listbox.js", "/static/app/shop.js"])
+        page.status_code = status
+        return page
 
     def _cards(self, products: list[dict[str, Any]]) -> str:
         return '<div class="grid">' + "".join(
@@ -288,7 +340,7 @@ class ShopApp(WebApp):
         p = self.db.one("SELECT p.*, b.name AS brand, c.name AS category, c.slug FROM products p JOIN brands b ON b.id = p.brand_id "
                         "JOIN categories c ON c.id = p.category_id WHERE p.id = ?", (request.path_params["pid"],))
         if p is None:
-            return self._page("Not found", "<div class='error'>No such product.</div>")
+            return self._refused(404, "No such product.")
         in_cart = self.db.scalar("SELECT qty FROM cart_items WHERE product_id = ?", (p["id"],))
         buy = ("<p class='oos'>Out of stock</p>" if p["stock"] == 0 else
                f'<form method="post" action="/cart/add" class="row buy"><input type="hidden" name="product_id" value="{p["id"]}">'
@@ -302,8 +354,40 @@ class ShopApp(WebApp):
                 f'<p>{_stars(p["rating"])} · {p["reviews"]} reviews</p><p class="price big">{self._money(p["price_cents"])}</p>'
                 f'<table class="specs"><tr><th>Color</th><td>{esc(p["color"])}</td></tr><tr><th>Category</th><td>{esc(p["category"])}</td></tr>'
                 f'<tr><th>Item number</th><td>{p["id"]:05d}</td></tr></table>'
-                f'<p>{esc(p["description"])}</p>{note}{buy}</div></div>')
+                f'<p>{esc(p["description"])}</p>{note}{buy}{self._wish_button(p)}</div></div>{self._reviews(p)}')
         return self._page(p["name"], body)
+
+    def _wish_button(self, p: dict[str, Any]) -> str:
+        """The product page's wishlist toggle: a form each way, the button's name saying which it does."""
+        name = esc(p["name"])
+        if self.db.scalar("SELECT 1 FROM wishlist WHERE product_id = ?", (p["id"],)):
+            return (f'<form method="post" action="/wishlist/remove/{p["id"]}" class="wish on"><span class="muted">♥ {self.t("On your wishlist")}</span> '
+                    f'<button type="submit" class="link" id="wishlist-toggle" data-action="wishlist-remove" aria-pressed="true" '
+                    f'aria-label="{self.t("Remove from wishlist")}: {name}">{self.t("Remove from wishlist")}</button></form>')
+        return (f'<form method="post" action="/wishlist/add" class="wish"><input type="hidden" name="product_id" value="{p["id"]}">'
+                f'<button type="submit" id="wishlist-toggle" data-action="wishlist-add" aria-pressed="false" '
+                f'aria-label="{self.t("Add to wishlist")}: {name}">♡ {self.t("Add to wishlist")}</button></form>')
+
+    def _reviews(self, p: dict[str, Any]) -> str:
+        """The product's reviews: the store's aggregate with the customer's own stars counted in, then the
+        customer's review (or a link to write one)."""
+        mine = self.db.one("SELECT * FROM reviews WHERE product_id = ? AND author = ?", (p["id"], CUSTOMER))
+        count = p["reviews"] + (1 if mine else 0)
+        avg = round((p["rating"] * p["reviews"] + (mine["stars"] if mine else 0)) / count, 1)
+        avg_text = self.t("{avg} out of 5 · {count} ratings").format(avg=f"{avg:.1f}".replace(".", "," if self.variant.locale == "de-DE" else "."),
+                                                                     count=count)
+        if mine:
+            own = (f'<article class="review mine" data-review-id="{mine["id"]}" data-stars="{mine["stars"]}" aria-labelledby="my-review-title">'
+                   f'<h3 id="my-review-title">{self.t("Your review")}</h3>'
+                   f'<p><span class="stars" role="img" aria-label="{self.t("{n} of 5 stars").format(n=mine["stars"])}">'
+                   f'{"★" * mine["stars"]}{"☆" * (5 - mine["stars"])}</span> <strong data-field="title">{esc(mine["title"])}</strong></p>'
+                   f'<p data-field="body">{esc(mine["body"])}</p>'
+                   f'<p class="muted">{self.t("Updated {day}").format(day=esc(self._day(mine["updated_at"][:10])))}</p>'
+                   f'<a class="button" href="/p/{p["id"]}/review" data-action="edit-review">{self.t("Edit your review")}</a></article>')
+        else:
+            own = f'<a class="button primary" href="/p/{p["id"]}/review" data-action="write-review">{self.t("Write a review")}</a>'
+        return (f'<section class="card reviews" id="reviews" aria-labelledby="reviews-title" data-average="{avg}" data-count="{count}">'
+                f'<h2 id="reviews-title">{self.t("Customer reviews")}</h2><p class="avg">{_stars(avg)} · {avg_text}</p>{own}</section>')
 
     async def cart_add(self, request: Request) -> Response:
         form = await request.form()
@@ -471,8 +555,7 @@ class ShopApp(WebApp):
                             ("Saved", *ship_to))
         sub = sum(l["qty"] * l["price_cents"] for l in lines)
         ship_cost = 0 if shipping == "standard" and sub >= FREE_SHIPPING_CENTS else SHIPPING[shipping][1]
-        n = self.db.scalar("SELECT COUNT(*) FROM orders") + 1
-        number = f"SH-{700000 + n * 37:06d}"
+        number = self._next_number()
         oid = self.db.insert(
             "INSERT INTO orders (number, placed_at, status, ship_name, ship_street, ship_city, ship_zip, ship_country, card_id,"
             " shipping, subtotal_cents, shipping_cents, total_cents) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -489,7 +572,7 @@ class ShopApp(WebApp):
                            "ORDER BY o.placed_at DESC, o.id DESC")
         trs = "".join(f'<tr data-number="{esc(o["number"])}"><td><a href="/orders/{o["id"]}" data-order="{esc(o["number"])}">'
                       f'{esc(o["number"])}</a></td><td>{esc(self._day(o["placed_at"][:10]))}</td>'
-                      f'<td>{o["n"]} item(s)</td><td>{self._money(o["total_cents"])}</td><td>{esc(o["status"])}</td></tr>' for o in rows)
+                      f'<td>{o["n"]} item(s)</td><td>{self._money(o["total_cents"])}</td><td>{self._status(o["status"])}</td></tr>' for o in rows)
         t = self.t
         return self._page(t("Orders"), f"<h1>{t('Your orders')}</h1><table class='orders'><thead><tr><th>{t('Order')}</th>"
                                        f"<th>{t('Placed')}</th><th>{t('Items')}</th><th>{t('Total')}</th><th>{t('Status')}</th>"
@@ -499,7 +582,7 @@ class ShopApp(WebApp):
         o = self.db.one("SELECT o.*, c.brand, c.last4 FROM orders o JOIN cards c ON c.id = o.card_id WHERE o.id = ?",
                         (request.path_params["oid"],))
         if o is None:
-            return self._page("Not found", "<div class='error'>No such order.</div>")
+            return self._refused(404, "No such order.")
         items = self.db.all("SELECT oi.*, p.name FROM order_items oi JOIN products p ON p.id = oi.product_id WHERE oi.order_id = ?", (o["id"],))
         trs = "".join(f'<tr><td><a href="/p/{i["product_id"]}">{esc(i["name"])}</a></td><td>{i["qty"]}</td><td>{self._money(i["qty"] * i["price_cents"])}</td></tr>'
                       for i in items)
@@ -510,13 +593,139 @@ class ShopApp(WebApp):
                      f'total {self._money(o["total_cents"])}, paid with {esc(o["brand"])} ending in {esc(o["last4"])}.</p>'
                      '<p class="row"><button type="button" class="primary" data-close="placed-modal" id="placed-ok">OK</button>'
                      '<a class="button" href="/">Continue shopping</a></p></div></div>')
-        body = (f'<h1>Order {esc(o["number"])}</h1><div class="card order" data-number="{esc(o["number"])}"><p>Placed {esc(o["placed_at"])} · '
-                f'<strong>{esc(o["status"])}</strong></p><p>Ship to: {esc(o["ship_name"])}, {esc(o["ship_street"])}, {esc(o["ship_city"])} '
+        if o["status"] in CANCELLABLE:
+            action = (f'<form method="post" action="/orders/{o["id"]}/cancel" class="cancel-order">'
+                      f'<button type="submit" class="danger" data-action="cancel-order" aria-label="{self.t("Cancel order")} {esc(o["number"])}">'
+                      f'{self.t("Cancel order")}</button></form>')
+        elif o["status"] == "cancelled":
+            action = f'<div class="notice cancelled" role="status">{self.t("This order was cancelled.")}</div>'
+        else:
+            action = ""
+        body = (f'<h1>Order {esc(o["number"])}</h1>{action}<div class="card order" data-number="{esc(o["number"])}" data-status="{esc(o["status"])}">'
+                f'<p>Placed {esc(o["placed_at"])} · <strong>{self._status(o["status"])}</strong></p><p>Ship to: {esc(o["ship_name"])}, {esc(o["ship_street"])}, {esc(o["ship_city"])} '
                 f'{esc(o["ship_zip"])}, {esc(o["ship_country"])}</p><p>Paid with {esc(o["brand"])} ending in {esc(o["last4"])} · '
                 f'{esc(SHIPPING[o["shipping"]][0])}</p><table><thead><tr><th>Product</th><th>Qty</th><th>Total</th></tr></thead>'
                 f'<tbody>{trs}</tbody><tfoot><tr><th colspan=2>Shipping</th><td>{self._money(o["shipping_cents"])}</td></tr>'
                 f'<tr><th colspan=2>Total</th><th>{self._money(o["total_cents"])}</th></tr></tfoot></table></div>{modal}')
         return self._page(f"Order {o['number']}", body)
+
+
+    # --- numbers, cancellation, wishlist, reviews ---
+
+    def _next_number(self) -> str:
+        """The next order's number: the seed's drawn number at the order count plus one (a task reads it the
+        same way); the next free one should a number somehow be taken already."""
+        n = self.db.scalar("SELECT COUNT(*) FROM orders") + 1
+        while self.db.scalar("SELECT 1 FROM orders WHERE number = ?", (order_number(self.db, n),)):
+            n += 1
+        return order_number(self.db, n)
+
+    async def order_cancel(self, request: Request) -> Response:
+        o = self.db.one("SELECT id, status FROM orders WHERE id = ?", (request.path_params["oid"],))
+        if o is None:
+            return self._refused(404, "No such order.")
+        if o["status"] == "cancelled":
+            return self._refused(400, "This order is already cancelled.")
+        if o["status"] not in CANCELLABLE:
+            return self._refused(400, "This order has already shipped and can no longer be cancelled.")
+        self.db.execute("UPDATE orders SET status = 'cancelled', cancelled_at = ? WHERE id = ?", (self._stamp(), o["id"]))
+        return RedirectResponse(f"/orders/{o['id']}", status_code=303)
+
+    def _product_id(self, raw: object) -> int | None:
+        text = str(raw or "")
+        return int(text) if text.isdigit() and self.db.scalar("SELECT 1 FROM products WHERE id = ?", (int(text),)) else None
+
+    async def wishlist(self, request: Request) -> Response:
+        rows = self.db.all("SELECT w.product_id, w.added_at, p.* FROM wishlist w JOIN products p ON p.id = w.product_id "
+                           "ORDER BY w.added_at DESC, w.product_id")
+        t = self.t
+        items = "".join(
+            f'<li class="wish-item card" data-id="{r["id"]}" data-name="{esc(r["name"])}">'
+            f'<a href="/p/{r["id"]}" class="pimg">{_thumb(r, 72)}</a><div class="wish-main">'
+            f'<a href="/p/{r["id"]}" class="pname" data-field="name">{esc(r["name"])}</a>'
+            f'<div class="price">{self._money(r["price_cents"])}</div>'
+            f'<div class="muted">{t("Added {day}").format(day=esc(self._day(r["added_at"][:10])))}</div></div>'
+            f'<div class="row wish-actions">'
+            + (f'<span class="oos">{t("Out of stock")}</span>' if r["stock"] == 0 else
+               f'<form method="post" action="/wishlist/move/{r["id"]}"><button type="submit" class="primary" data-action="move-to-cart" '
+               f'aria-label="{t("Move to cart")}: {esc(r["name"])}">{t("Move to cart")}</button></form>')
+            + f'<form method="post" action="/wishlist/remove/{r["id"]}"><button type="submit" class="link" data-action="wishlist-remove" '
+              f'aria-label="{t("Remove from wishlist")}: {esc(r["name"])}">{t("Remove")}</button></form></div></li>'
+            for r in rows)
+        body = (f'<h1>{t("Your wishlist")}</h1>' + (f'<ul class="wishlist" aria-label="{t("Wishlist")}">{items}</ul>' if rows else
+                                                    f"<p class='empty card'>{t('Your wishlist is empty.')} <a href='/'>{t('Continue shopping')}</a></p>"))
+        return self._page(t("Wishlist"), body)
+
+    async def wishlist_add(self, request: Request) -> Response:
+        pid = self._product_id((await request.form()).get("product_id"))
+        if pid is None:
+            return self._refused(404, "No such product.")
+        self.db.execute("INSERT OR IGNORE INTO wishlist (product_id, added_at) VALUES (?, ?)", (pid, self._stamp()))
+        return RedirectResponse(f"/p/{pid}", status_code=303)
+
+    async def wishlist_remove(self, request: Request) -> Response:
+        pid = request.path_params["pid"]
+        if self._product_id(pid) is None:
+            return self._refused(404, "No such product.")
+        on_product = "/p/" in request.headers.get("referer", "")
+        self.db.execute("DELETE FROM wishlist WHERE product_id = ?", (pid,))
+        return RedirectResponse(f"/p/{pid}" if on_product else "/wishlist", status_code=303)
+
+    async def wishlist_move(self, request: Request) -> Response:
+        """One of a wished product into the cart (beside what is there), and off the wishlist."""
+        pid = request.path_params["pid"]
+        if self._product_id(pid) is None:
+            return self._refused(404, "No such product.")
+        if not self.db.scalar("SELECT 1 FROM wishlist WHERE product_id = ?", (pid,)):
+            return self._refused(404, "That product is not on your wishlist.")
+        stock = self.db.scalar("SELECT stock FROM products WHERE id = ?", (pid,))
+        if stock <= 0:
+            return self._refused(400, "This product is out of stock.")
+        self.db.execute("INSERT INTO cart_items (product_id, qty) VALUES (?, 1) "
+                        "ON CONFLICT(product_id) DO UPDATE SET qty = MIN(qty + 1, ?)", (pid, stock))
+        self.db.execute("DELETE FROM wishlist WHERE product_id = ?", (pid,))
+        return RedirectResponse("/wishlist", status_code=303)
+
+    def _review_form(self, p: dict[str, Any], values: dict[str, str], error: str, *, editing: bool, status: int = 200) -> Response:
+        t = self.t
+        chosen = values.get("stars", "")
+        stars = "".join(
+            f'<label class="star-choice" data-stars="{n}"><input type="radio" name="stars" value="{n}" required'
+            f'{" checked" if chosen == str(n) else ""}> <span aria-hidden="true">{"★" * n}</span> {t(f"{n} star" if n == 1 else f"{n} stars")}</label>'
+            for n in range(1, 6))
+        err = f"<div class='error' role='alert' data-error='{status}'>{esc(t(error))}</div>" if error else ""
+        body = (f'<p class="crumbs"><a href="/p/{p["id"]}">{esc(p["name"])}</a></p>'
+                f'<h1>{t("Edit your review") if editing else t("Write a review")}</h1>{err}'
+                f'<form method="post" action="/p/{p["id"]}/review" class="card review-form" aria-label="{esc(t("Review of {name}").format(name=p["name"]))}">'
+                f'<fieldset class="stars-input"><legend>{t("Your rating")}</legend>{stars}</fieldset>'
+                f'<label>{t("Title")} <input type="text" name="title" maxlength="120" required value="{esc(values.get("title", ""))}"></label>'
+                f'<label>{t("Review")} <textarea name="body" rows="5" maxlength="4000" required>{esc(values.get("body", ""))}</textarea></label>'
+                f'<p class="row"><button type="submit" class="primary" data-action="submit-review">'
+                f'{t("Save changes") if editing else t("Submit review")}</button></p></form>')
+        return self._page(t("Edit your review") if editing else t("Write a review"), body, status=status)
+
+    async def review(self, request: Request) -> Response:
+        """The customer's one review of a product: the form (prefilled once written), and saving it."""
+        p = self.db.one("SELECT id, name FROM products WHERE id = ?", (request.path_params["pid"],))
+        if p is None:
+            return self._refused(404, "No such product.")
+        mine = self.db.one("SELECT * FROM reviews WHERE product_id = ? AND author = ?", (p["id"], CUSTOMER))
+        if request.method == "GET":
+            values = {"stars": str(mine["stars"]), "title": mine["title"], "body": mine["body"]} if mine else {}
+            return self._review_form(p, values, "", editing=mine is not None)
+        form = await request.form()
+        values = {k: str(form.get(k, "")).strip() for k in ("stars", "title", "body")}
+        error = ("Choose 1 to 5 stars." if values["stars"] not in ("1", "2", "3", "4", "5") else
+                 "Give a title." if not values["title"] else "Write a few words." if not values["body"] else "")
+        if error:
+            return self._review_form(p, values, error, editing=mine is not None, status=400)
+        if mine:
+            self.db.execute("UPDATE reviews SET stars = ?, title = ?, body = ?, updated_at = ? WHERE id = ?",
+                            (int(values["stars"]), values["title"][:120], values["body"][:4000], self._stamp(), mine["id"]))
+        else:
+            self.db.execute("INSERT INTO reviews (product_id, author, stars, title, body, created_at, updated_at) VALUES (?,?,?,?,?,?,?)",
+                            (p["id"], CUSTOMER, int(values["stars"]), values["title"][:120], values["body"][:4000], self._stamp(), self._stamp()))
+        return RedirectResponse(f"/p/{p['id']}#reviews", status_code=303)
 
 
 APP = ShopApp

@@ -132,6 +132,26 @@ def _reviews_and_rating(rng: random.Random) -> tuple[int, float]:
     return min(reviews, 48000), round(rating, 1)
 
 
+REVIEWS = [(5, "Exactly what I hoped for", "Well made and arrived quickly. I use it every day."),
+           (4, "Good value", "Does the job. A little smaller than the pictures suggest, but fine."),
+           (3, "It's okay", "Works, though the finish feels cheaper than the price."),
+           (5, "Would buy again", "Second one I've bought; the first lasted years."),
+           (2, "Not for me", "Returned it: it did not fit what I needed.")]
+
+
+#: order numbers drawn ahead beyond the seeded orders: the next ones checkout gives
+SPARE_NUMBERS = 64
+
+
+def order_number(db: AppDB, n: int) -> str:
+    """The `n`th order's number (1-based): `SH-` and six digits drawn per seed and unique (table
+    `order_numbering`, written by the seed and never changed), so an agent cannot memorise the next
+    number, consecutive orders show no step, and a task reads it with SQL (`SELECT number FROM
+    order_numbering WHERE n = (SELECT COUNT(*) + 1 FROM orders)`). Past the drawn ones: `SH-9` and `n`."""
+    drawn = db.scalar("SELECT number FROM order_numbering WHERE n = ?", (n,))
+    return str(drawn) if drawn else f"SH-9{n:07d}"
+
+
 def seed_shop(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
     brand_ids: dict[str, int] = {}
     slots: list[tuple[int, Kind]] = []
@@ -191,3 +211,43 @@ def seed_shop(db: AppDB, rng: random.Random, now: dt.datetime) -> None:
         sub = db.scalar("SELECT SUM(qty * price_cents) FROM order_items WHERE order_id = ?", (oid,))
         ship = 0 if sub >= 5000 else 599
         db.execute("UPDATE orders SET subtotal_cents = ?, shipping_cents = ?, total_cents = ? WHERE id = ?", (sub, ship, sub + ship, oid))
+    _seed_later(db, rng, now, n_products)
+
+
+def _seed_later(db: AppDB, rng: random.Random, now: dt.datetime, n_products: int) -> None:
+    """What the shop gained later (issues 32 and 38), drawn after everything above so the older data stay
+    as they were at every seed: two recent orders not yet shipped, order numbers drawn per seed, a wishlist
+    and the customer's own reviews of things delivered."""
+    for _ in range(2):
+        placed = now - dt.timedelta(hours=rng.randint(2, 40))
+        a = ADDRESSES[rng.randint(1, len(ADDRESSES)) - 1]
+        oid = db.insert(
+            "INSERT INTO orders (number, placed_at, status, ship_name, ship_street, ship_city, ship_zip, ship_country, card_id,"
+            " shipping, subtotal_cents, shipping_cents, total_cents) VALUES (?,?,?,?,?,?,?,?,?,?,0,0,0)",
+            (f"SH-new-{rng.random()}", placed.strftime("%Y-%m-%d %H:%M"), "processing", a[1], a[2], a[3], a[4], a[5],
+             rng.randint(1, len(CARDS)), rng.choice(["standard", "express"])))
+        for pid in rng.sample(range(1, n_products + 1), rng.randint(1, 3)):
+            price = db.scalar("SELECT price_cents FROM products WHERE id = ?", (pid,))
+            db.execute("INSERT INTO order_items (order_id, product_id, qty, price_cents) VALUES (?,?,?,?)",
+                       (oid, pid, rng.choice([1, 1, 2]), price))
+        sub = db.scalar("SELECT SUM(qty * price_cents) FROM order_items WHERE order_id = ?", (oid,))
+        shipping = db.scalar("SELECT shipping FROM orders WHERE id = ?", (oid,))
+        ship = 1499 if shipping == "express" else 0 if sub >= 5000 else 599
+        db.execute("UPDATE orders SET subtotal_cents = ?, shipping_cents = ?, total_cents = ? WHERE id = ?", (sub, ship, sub + ship, oid))
+    ids = [r["id"] for r in db.all("SELECT id FROM orders ORDER BY id")]
+    for n, number in enumerate(rng.sample(range(100000, 1000000), len(ids) + SPARE_NUMBERS), start=1):
+        db.execute("INSERT INTO order_numbering (n, number) VALUES (?, ?)", (n, f"SH-{number}"))
+    for n, oid in enumerate(ids, start=1):
+        db.execute("UPDATE orders SET number = ? WHERE id = ?", (order_number(db, n), oid))
+    taken = {r["product_id"] for r in db.all("SELECT product_id FROM cart_items")}
+    wished = rng.sample([r["id"] for r in db.all("SELECT id FROM products WHERE stock >= 5 ORDER BY id") if r["id"] not in taken], 3)
+    for i, pid in enumerate(wished):
+        added = now - dt.timedelta(days=rng.randint(2, 60) + 10 * i)
+        db.execute("INSERT INTO wishlist (product_id, added_at) VALUES (?, ?)", (pid, added.strftime("%Y-%m-%d %H:%M")))
+    delivered = [r["product_id"] for r in db.all(
+        "SELECT DISTINCT oi.product_id FROM order_items oi JOIN orders o ON o.id = oi.order_id WHERE o.status = 'delivered' "
+        "ORDER BY oi.product_id")]
+    for pid, (stars, title, body) in zip(rng.sample(delivered, 2), rng.sample(REVIEWS, 2)):
+        when = (now - dt.timedelta(days=rng.randint(1, 9), hours=rng.randint(0, 9))).strftime("%Y-%m-%d %H:%M")
+        db.execute("INSERT INTO reviews (product_id, author, stars, title, body, created_at, updated_at) VALUES (?,?,?,?,?,?,?)",
+                   (pid, "Alex Morgan", stars, title, body, when, when))
