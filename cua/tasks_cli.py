@@ -67,7 +67,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ck.set_defaults(func=check_main)
 
     sy = tsub.add_parser("synth", help="synthesise templates from an app's schema; admit only those judge QA passes")
-    sy.add_argument("--app", choices=["todo", "contacts", "notes", "kanban", "workflow", "mail", "shop"], default="todo",
+    sy.add_argument("--app", choices=["todo", "contacts", "notes", "kanban", "workflow", "mail", "shop", "bank", "hr"],
+                    default="todo",
                     help="the app whose schema the generator composes (cua.synth.generators)")
     sy.add_argument("--count", type=whole_number(1), default=20, help="candidates to generate (default 20)")
     sy.add_argument("--seed", type=whole_number(0), default=0, help="the generator's seed (same seed, same files)")

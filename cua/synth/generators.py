@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cua.synth import contacts_gen, kanban_gen, mail_gen, notes_gen, shop_gen, todo_gen, workflow_gen
+from cua.synth import bank_gen, contacts_gen, hr_gen, kanban_gen, mail_gen, notes_gen, shop_gen, todo_gen, workflow_gen
 from cua.synth.schema import AppSchema
 
 __all__ = ["GENERATORS", "schema_for"]
@@ -11,7 +11,8 @@ __all__ = ["GENERATORS", "schema_for"]
 GENERATORS: dict[str, AppSchema] = {"todo": todo_gen.SCHEMA, "contacts": contacts_gen.SCHEMA,
                                     "notes": notes_gen.SCHEMA, "kanban": kanban_gen.SCHEMA,
                                     "workflow": workflow_gen.SCHEMA, "mail": mail_gen.SCHEMA,
-                                    "shop": shop_gen.SCHEMA}
+                                    "shop": shop_gen.SCHEMA, "bank": bank_gen.SCHEMA,
+                                    "hr": hr_gen.SCHEMA}
 
 
 def schema_for(app: str) -> AppSchema:

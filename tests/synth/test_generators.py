@@ -80,7 +80,7 @@ def test_the_cli_offers_every_generator() -> None:
     assert args.app == "kanban"
     with pytest.raises(SystemExit):
         parser.parse_args(["tasks", "synth", "--app", "nope", "--out", "x"])
-    assert set(GENERATORS) == {"todo", "contacts", "notes", "kanban", "workflow", "mail", "shop"}
+    assert set(GENERATORS) == {"todo", "contacts", "notes", "kanban", "workflow", "mail", "shop", "bank", "hr"}
     for app in GENERATORS:
         assert parser.parse_args(["tasks", "synth", "--app", app, "--out", "x"]).app == app
 
