@@ -10,26 +10,24 @@ selecting by role, label and `data-` attributes as oracles do, and read `state()
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
-import pytest_asyncio
-from _app_server import open_tab, serving_bundled
-from _apps_common import Control, open_app
+from _app_server import open_tab
+from _apps_common import (
+    Running,
+    assert_legible,
+    assert_refusals,
+    check_reset_is_seeded,
+    nav_colours,
+    running_fixture,
+    served_fixture,
+)
 from playwright.async_api import Browser
-from starlette.testclient import TestClient
 
 from cua.tasks.apps.bank import BankApp, parse_amount
 from cua.tasks.apps.bank.seed import iban_check_ok
-from cua.variant import Variant
 
-Running = tuple[Any, TestClient, Control]
-
-
-@pytest.fixture()
-def running() -> Running:
-    return open_app("bank")
+running = running_fixture("bank")
 
 
 def test_seeded_accounts_are_realistic_and_balances_run(running: Running) -> None:
@@ -52,13 +50,7 @@ def test_seeded_accounts_are_realistic_and_balances_run(running: Running) -> Non
 
 
 def test_reset_is_deterministic_and_seeded(running: Running) -> None:
-    _, _, ctl = running
-    ctl.reset(3)
-    first = ctl.state()
-    ctl.reset(4)
-    assert ctl.state() != first
-    ctl.reset(3)
-    assert ctl.state() == first
+    check_reset_is_seeded(running[2])
 
 
 def test_amounts_are_read_exactly() -> None:
@@ -104,21 +96,15 @@ def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None
         ({"from": "1", "to": "account:2", "amount": "10.005"}, "at most two decimals"),
         ({"from": "1", "to": "account:2", "amount": "-10"}, "at most two decimals"),
     ]
-    for data, reason in cases:
-        resp = web.post("/transfer", data=data)
-        assert resp.status_code == 400 and reason in resp.text, (data, resp.text[-400:])
-    resp = web.post("/payees/new", data={"name": "Mallory", "iban": "DE00123456780000000000"})
-    assert resp.status_code == 400 and "check digits" in resp.text
-    resp = web.post("/payees/new", data={"name": "Mallory", "iban": "not an iban"})
-    assert resp.status_code == 400 and "Enter an IBAN" in resp.text
-    resp = web.post("/security/password", data={"current": "wrong", "new": "newpass12345", "again": "newpass12345"})
-    assert resp.status_code == 400 and "current password is not right" in resp.text
-    resp = web.post("/cards/1/settings", data={"daily_limit": "999999"})
-    assert resp.status_code == 400 and "at most" in resp.text
-    resp = web.post("/tx/1/category", data={"category": "bribes"})
-    assert resp.status_code == 400
-    resp = web.post("/scheduled/new", data={"payee": "1", "amount": "10", "frequency": "monthly", "next_date": "2026-03-01"})
-    assert resp.status_code == 400 and "after today" in resp.text
+    assert_refusals(web, [("/transfer", data, 400, reason) for data, reason in cases] + [
+        ("/payees/new", {"name": "Mallory", "iban": "DE00123456780000000000"}, 400, "check digits"),
+        ("/payees/new", {"name": "Mallory", "iban": "not an iban"}, 400, "Enter an IBAN"),
+        ("/security/password", {"current": "wrong", "new": "newpass12345", "again": "newpass12345"}, 400,
+         "current password is not right"),
+        ("/cards/1/settings", {"daily_limit": "999999"}, 400, "at most"),
+        ("/tx/1/category", {"category": "bribes"}, 400, ""),
+        ("/scheduled/new", {"payee": "1", "amount": "10", "frequency": "monthly", "next_date": "2026-03-01"}, 400, "after today"),
+    ])
     assert ctl.state() == before
     # a refusal page leads back by a plain link: the sandbox refuses javascript: navigation
     page = web.post("/transfer/999/confirm").text
@@ -148,10 +134,7 @@ def test_a_confirmed_payment_is_irreversible_in_the_activity_log(running: Runnin
 # --- in Chromium ---
 
 
-@pytest_asyncio.fixture(loop_scope="module")
-async def served() -> AsyncIterator[tuple[BankApp, str]]:
-    async with serving_bundled("bank", BankApp) as pair:
-        yield pair
+served = served_fixture("bank", BankApp)
 
 
 @pytest.mark.slow  # Chromium
@@ -225,29 +208,10 @@ async def test_filters_and_phone_layout(browser: Browser, served: tuple[BankApp,
     assert await tab.evaluate("document.body.scrollWidth <= window.innerWidth + 1")
 
 
-def _luminance(rgb: list[float]) -> float:
-    def channel(v: float) -> float:
-        v /= 255
-        return v / 12.92 if v <= 0.03928 else float(((v + 0.055) / 1.055) ** 2.4)
-    r, g, b = (channel(v) for v in rgb)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-NAV_COLOURS_JS = """() => {
-  const rgb = (s) => s.match(/[\\d.]+/g).slice(0, 3).map(Number);
-  const bar = document.querySelector('header.appbar');
-  const link = bar.querySelector('nav a');
-  return {fg: rgb(getComputedStyle(link).color), bg: rgb(getComputedStyle(bar).backgroundColor)};
-}"""
-
-
 @pytest.mark.slow  # Chromium
 @pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("theme", ["light", "dark", "contrast"])
 async def test_the_navigation_is_legible_in_every_theme(browser: Browser, served: tuple[BankApp, str], theme: str) -> None:
     app, base = served
-    app.variant = Variant(theme=theme)
-    tab = await open_tab(browser, base + "/")
-    colours = await tab.evaluate(NAV_COLOURS_JS)
-    hi, lo = sorted((_luminance(colours["fg"]), _luminance(colours["bg"])), reverse=True)
-    assert (hi + 0.05) / (lo + 0.05) >= 4.5, (theme, colours)
+    colours = await nav_colours(browser, app, base + "/", theme)
+    assert_legible(colours["fg"], colours["bg"], (theme, colours))

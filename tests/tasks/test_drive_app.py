@@ -10,33 +10,15 @@ label and `data-` attributes as oracles do, and read `state()` as a judge does.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
-import pytest_asyncio
-from _app_server import open_tab, serving_bundled
-from _apps_common import Control, open_app
+from _app_server import open_tab
+from _apps_common import Running, assert_refusals, check_reset_is_seeded, running_fixture, served_fixture
 from playwright.async_api import Browser
-from starlette.testclient import TestClient
 
 from cua.tasks.apps.drive import DriveApp, human_size
 
-Running = tuple[Any, TestClient, Control]
-
-
-@pytest.fixture()
-def running() -> Running:
-    return open_app("drive")
-
-
-def _rows(ctl: Control, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = ctl.sql(sql, params).json()["rows"]
-    return rows
-
-
-def _one(ctl: Control, sql: str, params: list[Any] | None = None) -> Any:
-    return next(iter(_rows(ctl, sql, params)[0].values()))
+running = running_fixture("drive")
 
 
 def test_seeded_drive_is_realistic(running: Running) -> None:
@@ -68,13 +50,7 @@ def test_seeded_drive_is_realistic(running: Running) -> None:
 
 
 def test_reset_is_deterministic_and_seeded(running: Running) -> None:
-    _, _, ctl = running
-    ctl.reset(3)
-    first = ctl.state()
-    ctl.reset(4)
-    assert ctl.state() != first
-    ctl.reset(3)
-    assert ctl.state() == first
+    check_reset_is_seeded(running[2])
 
 
 def test_sizes_read_as_people_read_them() -> None:
@@ -87,21 +63,21 @@ def test_upload_assigns_exact_size_and_a_first_version(running: Running) -> None
     text = "Agenda\n- budget\n- hiring ✓\n"
     resp = web.post("/folders/1/upload", data={"name": "  agenda.md ", "content": text})
     assert resp.status_code == 200
-    item = _rows(ctl, "SELECT * FROM items WHERE name = 'agenda.md'")[0]
+    item = ctl.rows("SELECT * FROM items WHERE name = 'agenda.md'")[0]
     assert (item["type"], item["size_bytes"], item["owner_id"], item["parent_id"]) == ("text", len(text.encode()), 1, 1)
-    assert _rows(ctl, "SELECT number, content FROM versions WHERE item_id = ?", [item["id"]]) == [{"number": 1, "content": text}]
+    assert ctl.rows("SELECT number, content FROM versions WHERE item_id = ?", [item["id"]]) == [{"number": 1, "content": text}]
     resp = web.post("/folders/1/upload", files={"file": ("chosen.csv", b"a,b\n1,2\n", "text/csv")}, data={"name": ""})
-    assert resp.status_code == 200 and _one(ctl, "SELECT size_bytes FROM items WHERE name = 'chosen.csv'") == 8
+    assert resp.status_code == 200 and ctl.value("SELECT size_bytes FROM items WHERE name = 'chosen.csv'") == 8
 
 
 def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None:
     app, web, ctl = running
     before = ctl.state()
-    folder = _one(ctl, "SELECT id FROM items WHERE kind = 'folder' AND name = 'Finance'")
-    child = _one(ctl, "SELECT id FROM items WHERE kind = 'folder' AND parent_id = ?", [folder])
-    a_file = _rows(ctl, "SELECT id, name, parent_id FROM items WHERE kind = 'file' AND parent_id = ? ORDER BY id", [child])
-    theirs = _one(ctl, "SELECT id FROM items WHERE owner_id != 1 AND kind = 'file' ORDER BY id LIMIT 1")
-    trashed = _one(ctl, "SELECT id FROM items WHERE trashed = 1 ORDER BY id LIMIT 1")
+    folder = ctl.value("SELECT id FROM items WHERE kind = 'folder' AND name = 'Finance'")
+    child = ctl.value("SELECT id FROM items WHERE kind = 'folder' AND parent_id = ?", [folder])
+    a_file = ctl.rows("SELECT id, name, parent_id FROM items WHERE kind = 'file' AND parent_id = ? ORDER BY id", [child])
+    theirs = ctl.value("SELECT id FROM items WHERE owner_id != 1 AND kind = 'file' ORDER BY id LIMIT 1")
+    trashed = ctl.value("SELECT id FROM items WHERE trashed = 1 ORDER BY id LIMIT 1")
     cases: list[tuple[str, dict[str, str], int, str]] = [
         ("/folders/1/upload", {"name": "report.exe", "content": "x"}, 400, "Only text files"),
         ("/folders/1/upload", {"name": "", "content": "x"}, 400, "Enter a name"),
@@ -121,9 +97,7 @@ def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None
         (f"/items/{folder}/copy", {}, 400, "Folders cannot be copied"),
         ("/items/99999/trash", {}, 404, "No such file"),
     ]
-    for path, data, status, reason in cases:
-        resp = web.post(path, data=data)
-        assert resp.status_code == status and reason in resp.text, (path, data, resp.status_code, resp.text[-300:])
+    assert_refusals(web, cases)
     assert ctl.state() == before
     page = web.post("/items/99999/trash").text  # a refusal leads back by a plain link
     assert "javascript:" not in page and 'href="/folders/1" data-action="back"' in page
@@ -137,7 +111,7 @@ def test_an_upload_or_copy_past_the_quota_is_refused_with_the_space_left(running
     before = ctl.state()
     resp = web.post("/folders/1/upload", data={"name": "long.txt", "content": "x" * 11})
     assert resp.status_code == 400 and "Not enough storage" in resp.text and "11 bytes" in resp.text and "10 bytes" in resp.text
-    big = _one(ctl, "SELECT id FROM items WHERE kind = 'file' AND trashed = 0 AND size_bytes > 1000 ORDER BY id LIMIT 1")
+    big = ctl.value("SELECT id FROM items WHERE kind = 'file' AND trashed = 0 AND size_bytes > 1000 ORDER BY id LIMIT 1")
     resp = web.post(f"/items/{big}/copy")
     assert resp.status_code == 400 and "Not enough storage" in resp.text
     assert ctl.state() == before
@@ -146,15 +120,15 @@ def test_an_upload_or_copy_past_the_quota_is_refused_with_the_space_left(running
 
 def test_sharing_history_outlives_the_share(running: Running) -> None:
     _, web, ctl = running
-    fid = _one(ctl, "SELECT id FROM items WHERE owner_id = 1 AND kind = 'file' AND id NOT IN (SELECT item_id FROM shares) "
+    fid = ctl.value("SELECT id FROM items WHERE owner_id = 1 AND kind = 'file' AND id NOT IN (SELECT item_id FROM shares) "
                     "AND label = '' AND trashed = 0 ORDER BY id LIMIT 1")
     web.post(f"/items/{fid}/share", data={"person": "giulia.ferri@lumen.example", "role": "editor"})
     web.post(f"/items/{fid}/share/5", data={"role": "viewer"})
     web.post(f"/items/{fid}/link", data={"anyone": "1"})
     web.post(f"/items/{fid}/share/5", data={"role": "remove"})
     web.post(f"/items/{fid}/link", data={"anyone": "0"})
-    assert _rows(ctl, "SELECT * FROM shares WHERE item_id = ?", [fid]) == []
-    log = _rows(ctl, "SELECT person_id, action, role FROM share_log WHERE item_id = ? ORDER BY id", [fid])
+    assert ctl.rows("SELECT * FROM shares WHERE item_id = ?", [fid]) == []
+    log = ctl.rows("SELECT person_id, action, role FROM share_log WHERE item_id = ? ORDER BY id", [fid])
     assert log == [{"person_id": 5, "action": "add", "role": "editor"}, {"person_id": 5, "action": "change", "role": "viewer"},
                    {"person_id": None, "action": "link_on", "role": "viewer"}, {"person_id": 5, "action": "remove", "role": "viewer"},
                    {"person_id": None, "action": "link_off", "role": ""}]
@@ -162,32 +136,32 @@ def test_sharing_history_outlives_the_share(running: Running) -> None:
 
 def test_restoring_a_version_is_a_new_version(running: Running) -> None:
     _, web, ctl = running
-    fid = _one(ctl, "SELECT item_id FROM versions v JOIN items i ON i.id = v.item_id WHERE i.type = 'text' AND i.owner_id = 1 "
+    fid = ctl.value("SELECT item_id FROM versions v JOIN items i ON i.id = v.item_id WHERE i.type = 'text' AND i.owner_id = 1 "
                     "AND i.trashed = 0 GROUP BY item_id HAVING COUNT(*) >= 2 ORDER BY item_id LIMIT 1")
-    first = _rows(ctl, "SELECT * FROM versions WHERE item_id = ? AND number = 1", [fid])[0]
-    latest = _one(ctl, "SELECT MAX(number) FROM versions WHERE item_id = ?", [fid])
+    first = ctl.rows("SELECT * FROM versions WHERE item_id = ? AND number = 1", [fid])[0]
+    latest = ctl.value("SELECT MAX(number) FROM versions WHERE item_id = ?", [fid])
     assert web.post(f"/items/{fid}/versions/1/restore").status_code == 200
-    new = _rows(ctl, "SELECT * FROM versions WHERE item_id = ? ORDER BY number DESC LIMIT 1", [fid])[0]
+    new = ctl.rows("SELECT * FROM versions WHERE item_id = ? ORDER BY number DESC LIMIT 1", [fid])[0]
     assert (new["number"], new["content"], new["note"]) == (latest + 1, first["content"], "Restored from version 1")
-    assert _one(ctl, "SELECT size_bytes FROM items WHERE id = ?", [fid]) == first["size_bytes"]
+    assert ctl.value("SELECT size_bytes FROM items WHERE id = ?", [fid]) == first["size_bytes"]
     assert web.post(f"/items/{fid}/versions/{latest + 1}/restore").status_code == 400  # the current one
 
 
 def test_trash_restore_and_empty_behind_a_confirmation(running: Running) -> None:
     app, web, ctl = running
-    fid = _one(ctl, "SELECT id FROM items WHERE kind = 'file' AND owner_id = 1 AND trashed = 0 AND parent_id != 1 ORDER BY id LIMIT 1")
-    parent = _one(ctl, "SELECT parent_id FROM items WHERE id = ?", [fid])
+    fid = ctl.value("SELECT id FROM items WHERE kind = 'file' AND owner_id = 1 AND trashed = 0 AND parent_id != 1 ORDER BY id LIMIT 1")
+    parent = ctl.value("SELECT parent_id FROM items WHERE id = ?", [fid])
     web.post(f"/items/{fid}/trash")
-    assert _one(ctl, "SELECT trashed FROM items WHERE id = ?", [fid]) == 1
+    assert ctl.value("SELECT trashed FROM items WHERE id = ?", [fid]) == 1
     used = app.used_bytes()
     web.post(f"/items/{fid}/restore")
-    assert _rows(ctl, "SELECT trashed, parent_id FROM items WHERE id = ?", [fid]) == [{"trashed": 0, "parent_id": parent}]
-    n_trashed = _one(ctl, "SELECT COUNT(*) FROM items WHERE trashed = 1")
+    assert ctl.rows("SELECT trashed, parent_id FROM items WHERE id = ?", [fid]) == [{"trashed": 0, "parent_id": parent}]
+    n_trashed = ctl.value("SELECT COUNT(*) FROM items WHERE trashed = 1")
     assert n_trashed > 0
     assert "cannot be undone" in web.get("/trash/empty").text
-    assert _one(ctl, "SELECT COUNT(*) FROM items WHERE trashed = 1") == n_trashed  # the question changes nothing
+    assert ctl.value("SELECT COUNT(*) FROM items WHERE trashed = 1") == n_trashed  # the question changes nothing
     web.post("/trash/empty")
-    assert _one(ctl, "SELECT COUNT(*) FROM items WHERE trashed = 1") == 0 and app.used_bytes() < used
+    assert ctl.value("SELECT COUNT(*) FROM items WHERE trashed = 1") == 0 and app.used_bytes() < used
     events = [e["event"] for r in app.db.all("SELECT events FROM cua_activity ORDER BY seq") for e in json.loads(r["events"])]
     assert events and set(events) == {"purge"}
 
@@ -195,10 +169,7 @@ def test_trash_restore_and_empty_behind_a_confirmation(running: Running) -> None
 # --- in Chromium ---
 
 
-@pytest_asyncio.fixture(loop_scope="module")
-async def served() -> AsyncIterator[tuple[DriveApp, str]]:
-    async with serving_bundled("drive", DriveApp) as pair:
-        yield pair
+served = served_fixture("drive", DriveApp)
 
 
 @pytest.mark.slow  # Chromium

@@ -14,15 +14,12 @@ from __future__ import annotations
 import json
 import re
 import statistics
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from _app_server import open_tab, serving_bundled
-from _apps_common import Control, open_app
+from _app_server import open_tab
+from _apps_common import Running, assert_refusals, check_reset_is_seeded, running_fixture, served_fixture
 from playwright.async_api import Browser
-from starlette.testclient import TestClient
 
 from cua.tasks.apps.maps import MapsApp, parse_phone
 from cua.tasks.apps.maps.city import edge_between, node_id
@@ -30,21 +27,7 @@ from cua.tasks.apps.maps.routing import Spot, route
 from cua.tasks.apps.maps.seed import HOME
 from cua.variant import LAYOUTS, LOCALES, Variant
 
-Running = tuple[Any, TestClient, Control]
-
-
-@pytest.fixture()
-def running() -> Running:
-    return open_app("maps")
-
-
-def _rows(ctl: Control, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = ctl.sql(sql, params).json()["rows"]
-    return rows
-
-
-def _one(ctl: Control, sql: str, params: list[Any] | None = None) -> Any:
-    return next(iter(_rows(ctl, sql, params)[0].values()))
+running = running_fixture("maps")
 
 
 def test_seeded_places_are_realistic(running: Running) -> None:
@@ -75,13 +58,7 @@ def test_seeded_places_are_realistic(running: Running) -> None:
 
 
 def test_reset_is_deterministic_and_seeded(running: Running) -> None:
-    _, _, ctl = running
-    ctl.reset(3)
-    first = ctl.state()
-    ctl.reset(4)
-    assert ctl.state() != first
-    ctl.reset(3)
-    assert ctl.state() == first
+    check_reset_is_seeded(running[2])
 
 
 def test_every_layout_and_locale_keeps_the_data(running: Running) -> None:
@@ -100,14 +77,14 @@ def test_every_layout_and_locale_keeps_the_data(running: Running) -> None:
 
 def test_cached_travel_times_are_the_directions_pages_numbers(running: Running) -> None:
     _, web, ctl = running
-    places = _rows(ctl, "SELECT id, edge, along FROM places ORDER BY id LIMIT 12")
+    places = ctl.rows("SELECT id, edge, along FROM places ORDER BY id LIMIT 12")
     for p in places:
         for mode in ("drive", "transit", "walk", "bike"):
             trip = route(HOME, Spot(p["edge"], p["along"]), mode, weekday=0, minute=540)
             assert trip is not None
-            cached = _one(ctl, "SELECT minutes FROM travel_times WHERE place_id = ? AND mode = ?", [p["id"], mode])
+            cached = ctl.value("SELECT minutes FROM travel_times WHERE place_id = ? AND mode = ?", [p["id"], mode])
             assert trip.minutes == cached, (p, mode)
-    far = _rows(ctl, "SELECT place_id, minutes FROM travel_times WHERE mode = 'transit' AND rides > 0 ORDER BY place_id LIMIT 1")[0]
+    far = ctl.rows("SELECT place_id, minutes FROM travel_times WHERE mode = 'transit' AND rides > 0 ORDER BY place_id LIMIT 1")[0]
     page = web.get(f"/directions?from=home&to={far['place_id']}&mode=transit").text
     assert f'data-route-minutes="{far["minutes"]}"' in page and 'data-leg="ride"' in page
 
@@ -132,7 +109,7 @@ def test_routing_options_and_departure_time_matter() -> None:
 def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None:
     _, web, ctl = running
     before = ctl.state()
-    pid = _one(ctl, "SELECT id FROM places WHERE status = 'open' AND id NOT IN (SELECT place_id FROM list_items) "
+    pid = ctl.value("SELECT id FROM places WHERE status = 'open' AND id NOT IN (SELECT place_id FROM list_items) "
                     "AND id NOT IN (SELECT place_id FROM reviews WHERE mine = 1) ORDER BY id LIMIT 1")
     cases: list[tuple[str, dict[str, str], int, str]] = [
         (f"/places/{pid}/review", {"stars": "6", "body": "x"}, 400, "1 to 5 stars"),
@@ -155,9 +132,7 @@ def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None
         (f"/places/{pid}/review/delete", {}, 404, "not reviewed"),
         ("/edits/999/withdraw", {}, 404, "No such edit"),
     ]
-    for path, data, status, reason in cases:
-        resp = web.post(path, data=data)
-        assert resp.status_code == status and reason in resp.text, (path, data, resp.status_code, resp.text[-400:])
+    assert_refusals(web, cases)
     for path, reason in (("/search?rating=9", "rating"), ("/search?cat=volcano", "category"), ("/search?q=x&near=abc", "home, work"),
                          ("/directions?from=home&to=Atlantis%20Diner", "No place called"), ("/directions?from=home&to=home", "same place"),
                          ("/directions?from=home&to=1&depart=tomorrow", "date and time")):
@@ -171,11 +146,11 @@ def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None
 def test_phone_and_hours_are_stored_in_one_form(running: Running) -> None:
     _, web, ctl = running
     assert parse_phone("(207) 555 0199") == parse_phone("+1-207-555-0199") == "+1 207-555-0199"
-    pid = _one(ctl, "SELECT id FROM places WHERE category = 'bar' ORDER BY id LIMIT 1")
+    pid = ctl.value("SELECT id FROM places WHERE category = 'bar' ORDER BY id LIMIT 1")
     assert web.post(f"/places/{pid}/suggest", data={"field": "hours", "weekday": "4", "opens": "18:00", "closes": "01:30",
                                                     "note": "  new   sign "}).status_code == 200
     assert web.post(f"/places/{pid}/suggest", data={"field": "phone", "phone": "207.555.0199"}).status_code == 200
-    rows = _rows(ctl, "SELECT field, weekday, opens, closes, closed, phone, note, status FROM pending_edits WHERE place_id = ? ORDER BY id", [pid])
+    rows = ctl.rows("SELECT field, weekday, opens, closes, closed, phone, note, status FROM pending_edits WHERE place_id = ? ORDER BY id", [pid])
     assert rows[-2:] == [
         {"field": "hours", "weekday": 4, "opens": 1080, "closes": 1530, "closed": 0, "phone": None, "note": "new sign", "status": "pending"},
         {"field": "phone", "weekday": None, "opens": None, "closes": None, "closed": 0, "phone": "+1 207-555-0199", "note": "", "status": "pending"}]
@@ -185,24 +160,21 @@ def test_search_filters_and_history(running: Running) -> None:
     app, web, ctl = running
     page = web.get("/search?cat=pharmacy&open=1&sort=distance").text
     shown = [int(x) for x in re.findall(r'data-place-id="(\d+)" data-name="[^"]*" data-category="pharmacy"', page)]
-    pharmacies = _rows(ctl, "SELECT id, x, y FROM places WHERE category = 'pharmacy' ORDER BY id")
+    pharmacies = ctl.rows("SELECT id, x, y FROM places WHERE category = 'pharmacy' ORDER BY id")
     open_now = [p for p in pharmacies if app.open_at(p["id"], app.now())]
     hx, hy = HOME.xy
     assert shown == [p["id"] for p in sorted(open_now, key=lambda p: ((p["x"] - hx) ** 2 + (p["y"] - hy) ** 2, p["id"]))]
     assert 0 < len(open_now) < len(pharmacies)
-    entries = json.loads(_one(ctl, "SELECT entries FROM history WHERE id = 1"))
+    entries = json.loads(ctl.value("SELECT entries FROM history WHERE id = 1"))
     assert entries[0] == {"kind": "search", "q": "", "cat": "pharmacy"}
     web.post("/history/clear")
-    assert _one(ctl, "SELECT entries FROM history WHERE id = 1") == "[]"
+    assert ctl.value("SELECT entries FROM history WHERE id = 1") == "[]"
 
 
 # --- in Chromium ---
 
 
-@pytest_asyncio.fixture(loop_scope="module")
-async def served() -> AsyncIterator[tuple[MapsApp, str]]:
-    async with serving_bundled("maps", MapsApp) as pair:
-        yield pair
+served = served_fixture("maps", MapsApp)
 
 
 @pytest.mark.slow  # Chromium
