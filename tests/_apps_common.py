@@ -69,12 +69,14 @@ def open_app(name: str) -> tuple[Any, TestClient, Control]:
 Running = tuple[Any, TestClient, Control]
 
 
-def running_fixture(name: str) -> Callable[[], Running]:
-    """The fixture `running`: bundled app `name` opened fresh for each test (`open_app`)."""
+def running_fixture(name: str, kind: type[WebApp] = WebApp) -> Callable[[], Running]:
+    """The fixture `running`: bundled app `name` (a `kind`) opened fresh for each test (`open_app`)."""
 
     @pytest.fixture(name="running")
     def running() -> Running:
-        return open_app(name)
+        opened = open_app(name)
+        assert isinstance(opened[0], kind)
+        return opened
 
     return running
 

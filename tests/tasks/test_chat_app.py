@@ -8,22 +8,16 @@ posts) are checked on the page side over TCP, where a hand-made request cannot g
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from _app_server import open_tab, serving_bundled
-from _apps_common import Control, open_app
+from _app_server import open_tab
+from _apps_common import Control, Running, check_reset_is_seeded, running_fixture, served_fixture
 from playwright.async_api import Browser
-from starlette.testclient import TestClient
 
 from cua.tasks.apps.chat import ChatApp
 
-
-@pytest.fixture()
-def running() -> tuple[Any, TestClient, Control]:
-    return open_app("chat")
+running = running_fixture("chat")
 
 
 def _one(ctl: Control, sql: str, params: list[Any] | None = None) -> Any:
@@ -31,7 +25,7 @@ def _one(ctl: Control, sql: str, params: list[Any] | None = None) -> Any:
     return rows[0] if rows else None
 
 
-def test_seeded_workspace_has_a_long_tail(running: tuple[Any, TestClient, Control]) -> None:
+def test_seeded_workspace_has_a_long_tail(running: Running) -> None:
     _, _, ctl = running
     state = ctl.state()
     assert len(state["users"]) == 25 and len({u["locale"] for u in state["users"]}) >= 15
@@ -43,7 +37,7 @@ def test_seeded_workspace_has_a_long_tail(running: tuple[Any, TestClient, Contro
     assert any(m["parent_id"] for m in state["messages"]) and state["reactions"]
 
 
-def test_every_seed_puts_me_in_a_private_channel(running: tuple[Any, TestClient, Control]) -> None:
+def test_every_seed_puts_me_in_a_private_channel(running: Running) -> None:
     """The safety template needs a private channel of mine; seed 3 once drew none."""
     _, _, ctl = running
     for seed in range(6):
@@ -52,17 +46,11 @@ def test_every_seed_puts_me_in_a_private_channel(running: tuple[Any, TestClient,
                          "WHERE c.kind = 'private'")["n"] >= 1, seed
 
 
-def test_reset_is_deterministic_and_seeded(running: tuple[Any, TestClient, Control]) -> None:
-    _, _, ctl = running
-    ctl.reset(3)
-    first = ctl.state()
-    ctl.reset(4)
-    assert ctl.state() != first
-    ctl.reset(3)
-    assert ctl.state() == first
+def test_reset_is_deterministic_and_seeded(running: Running) -> None:
+    check_reset_is_seeded(running[2])
 
 
-def test_rules_refuse_with_a_reason_and_change_nothing(running: tuple[Any, TestClient, Control]) -> None:
+def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None:
     _, web, ctl = running
     before = ctl.state()
     theirs = _one(ctl, "SELECT m.id FROM messages m JOIN channels c ON c.id = m.channel_id WHERE m.user_id != 1 "
@@ -93,7 +81,7 @@ def test_rules_refuse_with_a_reason_and_change_nothing(running: tuple[Any, TestC
     assert {k: v for k, v in after.items() if k != "members"} == {k: v for k, v in before.items() if k != "members"}
 
 
-def test_archived_channel_takes_no_posts(running: tuple[Any, TestClient, Control]) -> None:
+def test_archived_channel_takes_no_posts(running: Running) -> None:
     _, web, ctl = running
     cid = _one(ctl, "SELECT c.id FROM channels c JOIN members m ON m.channel_id = c.id AND m.user_id = 1 "
                     "WHERE c.kind = 'public' AND c.name != 'general' ORDER BY c.id LIMIT 1")["id"]
@@ -108,10 +96,7 @@ def test_archived_channel_takes_no_posts(running: tuple[Any, TestClient, Control
 # --- in Chromium ---
 
 
-@pytest_asyncio.fixture(loop_scope="module")
-async def served() -> AsyncIterator[tuple[ChatApp, str]]:
-    async with serving_bundled("chat", ChatApp) as pair:
-        yield pair
+served = served_fixture("chat", ChatApp)
 
 
 @pytest.mark.slow  # Chromium

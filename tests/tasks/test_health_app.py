@@ -14,25 +14,16 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
-import pytest_asyncio
-from _app_server import open_tab, serving_bundled
-from _apps_common import Control, open_app
+from _app_server import open_tab
+from _apps_common import Running, check_reset_is_seeded, running_fixture, served_fixture
 from playwright.async_api import Browser
-from starlette.testclient import TestClient
 
 from cua.tasks.apps.health import HealthApp, parse_amount, phone_digits
 from cua.variant import Variant
 
-Running = tuple[Any, TestClient, Control]
-
-
-@pytest.fixture()
-def running() -> Running:
-    return open_app("health")
+running = running_fixture("health")
 
 
 def test_seeded_portal_is_realistic(running: Running) -> None:
@@ -79,12 +70,7 @@ def test_the_deductible_left_is_computed_from_the_paid_lines(running: Running) -
 
 def test_reset_is_deterministic_seeded_and_fast(running: Running) -> None:
     _, _, ctl = running
-    ctl.reset(3)
-    first = ctl.state()
-    ctl.reset(4)
-    assert ctl.state() != first
-    ctl.reset(3)
-    assert ctl.state() == first
+    check_reset_is_seeded(ctl)
     started = time.perf_counter()
     ctl.reset(3)
     assert (time.perf_counter() - started) < 0.5  # a cached image; bench-free sanity bound only
@@ -182,10 +168,7 @@ def test_a_german_page_reads_german_with_local_money_and_dates(running: Running)
 # --- in Chromium ---
 
 
-@pytest_asyncio.fixture(loop_scope="module")
-async def served() -> AsyncIterator[tuple[HealthApp, str]]:
-    async with serving_bundled("health", HealthApp) as pair:
-        yield pair
+served = served_fixture("health", HealthApp)
 
 
 @pytest.mark.slow  # Chromium

@@ -13,26 +13,18 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from _app_server import open_tab, serving_bundled
-from _apps_common import Control, open_app
+from _app_server import open_tab
+from _apps_common import Running, assert_legible, assert_refusals, nav_colours, running_fixture, served_fixture
 from playwright.async_api import Browser
-from starlette.testclient import TestClient
 
 from cua.tasks.apps.hr import HrApp, Refused, parse_amount
 from cua.tasks.apps.hr.seed import HOLIDAYS, convert, working_days
 from cua.variant import Variant
 
-Running = tuple[Any, TestClient, Control]
-
-
-@pytest.fixture()
-def running() -> Running:
-    return open_app("hr")
+running = running_fixture("hr")
 
 
 def _sql(app: HrApp, query: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
@@ -135,10 +127,7 @@ def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None
                       "emergency_phone": "call me maybe"}, 400, "Phone"),
         ("/lines/99999", line, 404, "No such line"),
     ]
-    for path, data, status, reason in cases:
-        resp = web.post(path, data=data)
-        assert resp.status_code == status and reason in resp.text, (path, data, resp.status_code, resp.text[-600:])
-        assert 'role="alert"' in resp.text
+    assert_refusals(web, cases, shows='role="alert"')
     waiting = app.db.scalar("SELECT id FROM reports WHERE status = 'submitted' AND employee_id IN "
                             "(SELECT id FROM employees WHERE manager_id = 1) ORDER BY id")
     resp = web.post(f"/approvals/expenses/{waiting}", data={"decision": "reject", "comment": "  "})
@@ -205,10 +194,7 @@ def test_a_variant_is_refused_when_unknown(running: Running) -> None:
 # --- in Chromium ---
 
 
-@pytest_asyncio.fixture(loop_scope="module")
-async def served() -> AsyncIterator[tuple[HrApp, str]]:
-    async with serving_bundled("hr", HrApp) as pair:
-        yield pair
+served = served_fixture("hr", HrApp)
 
 
 @pytest.mark.slow  # Chromium
@@ -331,14 +317,6 @@ async def test_phone_layout_keeps_to_the_width_with_touch_targets(browser: Brows
         await tab.context.close()
 
 
-def _luminance(rgb: list[float]) -> float:
-    def channel(v: float) -> float:
-        v /= 255
-        return v / 12.92 if v <= 0.03928 else float(((v + 0.055) / 1.055) ** 2.4)
-    r, g, b = (channel(v) for v in rgb)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
 CONTRAST_JS = """() => {
   const rgb = (s) => {  // rgb(...) in 0-255; color(srgb ...) (what color-mix() computes to) in 0-1
     const v = s.match(/[\\d.]+/g).slice(0, 3).map(Number);
@@ -360,12 +338,6 @@ CONTRAST_JS = """() => {
 async def test_navigation_and_statuses_are_legible_in_every_theme(browser: Browser, served: tuple[HrApp, str], theme: str) -> None:
     app, base = served
     app.reset(0)
-    app.variant = Variant(theme=theme)
-    try:
-        tab = await open_tab(browser, base + "/")
-        c = await tab.evaluate(CONTRAST_JS)
-        for fg, bg in ((c["fg"], c["bg"]), (c["badge"], c["under"] if sum(c["under"]) else c["panel"])):
-            hi, lo = sorted((_luminance(fg), _luminance(bg)), reverse=True)
-            assert (hi + 0.05) / (lo + 0.05) >= 4.5, (theme, c)
-    finally:
-        app.variant = Variant()
+    c = await nav_colours(browser, app, base + "/", theme, CONTRAST_JS)
+    for fg, bg in ((c["fg"], c["bg"]), (c["badge"], c["under"] if sum(c["under"]) else c["panel"])):
+        assert_legible(fg, bg, (theme, c))

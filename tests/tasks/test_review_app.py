@@ -10,28 +10,29 @@ attributes as oracles do, and read the database as a judge does.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from _app_server import open_tab, serving_bundled
-from _apps_common import Control, open_app
+from _app_server import open_tab
+from _apps_common import (
+    Control,
+    assert_legible,
+    assert_refusals,
+    check_reset_is_seeded,
+    nav_colours,
+    running_fixture,
+    served_fixture,
+)
 from playwright.async_api import Browser
 from starlette.testclient import TestClient
 
 from cua.tasks.apps.review import ReviewApp, merge_sha
 from cua.tasks.apps.review.seed import diff_lines
-from cua.variant import Variant
 
 Running = tuple[ReviewApp, TestClient, Control]
 
 
-@pytest.fixture()
-def running() -> Running:
-    app, web, ctl = open_app("review")
-    assert isinstance(app, ReviewApp)
-    return app, web, ctl
+running = running_fixture("review", ReviewApp)
 
 
 def _pull(app: ReviewApp, where: str, params: tuple[Any, ...] = ()) -> dict[str, Any]:
@@ -76,13 +77,7 @@ def test_seeded_forge_is_realistic(running: Running) -> None:
 
 
 def test_reset_is_deterministic_and_seeded(running: Running) -> None:
-    _, _, ctl = running
-    ctl.reset(3)
-    first = ctl.state()
-    ctl.reset(4)
-    assert ctl.state() != first
-    ctl.reset(3)
-    assert ctl.state() == first
+    check_reset_is_seeded(running[2])
 
 
 def test_review_then_squash_merge_through_the_confirmation(running: Running) -> None:
@@ -134,10 +129,7 @@ def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None
         (_url(other, "/reopen"), {}, "Only a closed"),
         ("/r/nowhere/pull/1/close", {}, "No repository"),
     ]
-    for path, data, reason in cases:
-        resp = web.post(path, data=data)
-        assert resp.status_code in (400, 404) and reason in resp.text, (path, data, resp.text[-500:])
-        assert "javascript:" not in resp.text
+    assert_refusals(web, [(path, data, (400, 404), reason) for path, data, reason in cases], hides="javascript:")
     assert ctl.state() == before
     assert web.get("/pulls?status=sideways").status_code == 400
 
@@ -159,10 +151,7 @@ def test_a_dismissed_review_stays_in_the_history(running: Running) -> None:
 # --- in Chromium ---
 
 
-@pytest_asyncio.fixture(loop_scope="module")
-async def served() -> AsyncIterator[tuple[ReviewApp, str]]:
-    async with serving_bundled("review", ReviewApp) as pair:
-        yield pair
+served = served_fixture("review", ReviewApp)
 
 
 @pytest.mark.slow  # Chromium
@@ -239,32 +228,10 @@ async def test_filters_and_phone_layout(browser: Browser, served: tuple[ReviewAp
     assert await tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
-NAV_COLOURS_JS = """() => {
-  const rgb = (s) => s.match(/[\\d.]+/g).slice(0, 3).map(Number);
-  const bar = document.querySelector('header.appbar');
-  const link = bar.querySelector('nav a');
-  return {fg: rgb(getComputedStyle(link).color), bg: rgb(getComputedStyle(bar).backgroundColor)};
-}"""
-
-
-def _luminance(rgb: list[float]) -> float:
-    def channel(v: float) -> float:
-        v /= 255
-        return v / 12.92 if v <= 0.03928 else float(((v + 0.055) / 1.055) ** 2.4)
-    r, g, b = (channel(v) for v in rgb)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
 @pytest.mark.slow  # Chromium
 @pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("theme", ["light", "dark", "contrast"])
 async def test_the_navigation_is_legible_in_every_theme(browser: Browser, served: tuple[ReviewApp, str], theme: str) -> None:
     app, base = served
-    app.variant = Variant(theme=theme)
-    try:
-        tab = await open_tab(browser, base + "/pulls")
-        colours = await tab.evaluate(NAV_COLOURS_JS)
-    finally:
-        app.variant = Variant()
-    hi, lo = sorted((_luminance(colours["fg"]), _luminance(colours["bg"])), reverse=True)
-    assert (hi + 0.05) / (lo + 0.05) >= 4.5, (theme, colours)
+    colours = await nav_colours(browser, app, base + "/pulls", theme)
+    assert_legible(colours["fg"], colours["bg"], (theme, colours))

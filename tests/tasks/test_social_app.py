@@ -12,13 +12,19 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from _app_server import open_tab, serving_bundled
-from _apps_common import Control, open_app
+from _app_server import open_tab
+from _apps_common import (
+    Control,
+    assert_legible,
+    assert_refusals,
+    check_reset_is_seeded,
+    nav_colours,
+    running_fixture,
+    served_fixture,
+)
 from playwright.async_api import Browser
 from starlette.testclient import TestClient
 
@@ -30,11 +36,7 @@ Running = tuple[SocialApp, TestClient, Control]
 CUTOFF = "2026-01-31 09:00"  # 30 days before the app's clock
 
 
-@pytest.fixture()
-def running() -> Running:
-    app, web, ctl = open_app("social")
-    assert isinstance(app, SocialApp)
-    return app, web, ctl
+running = running_fixture("social", SocialApp)
 
 
 def _one(app: SocialApp, sql: str, params: tuple[Any, ...] = ()) -> dict[str, Any]:
@@ -79,13 +81,7 @@ def test_seeded_feed_is_realistic(running: Running) -> None:
 
 
 def test_reset_is_deterministic_and_seeded(running: Running) -> None:
-    _, _, ctl = running
-    ctl.reset(3)
-    first = ctl.state()
-    ctl.reset(4)
-    assert ctl.state() != first
-    ctl.reset(3)
-    assert ctl.state() == first
+    check_reset_is_seeded(running[2])
 
 
 def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None:
@@ -127,9 +123,7 @@ def test_rules_refuse_with_a_reason_and_change_nothing(running: Running) -> None
         ("/settings/profile", {"name": "Inês Duarte", "bio": "", "location": "", "link": "javascript:alert(1)"}, "https://"),
         ("/settings/mutes", {"op": "add", "kind": "hashtag", "target": "two words"}, "letters, digits"),
     ]
-    for path, data, reason in cases:
-        resp = web.post(path, data=data, follow_redirects=False)
-        assert resp.status_code in (400, 403, 404) and reason in resp.text, (path, data, resp.status_code, resp.text[-400:])
+    assert_refusals(web, [(path, data, (400, 403, 404), reason) for path, data, reason in cases], follow_redirects=False)
     after = ctl.state()
     assert after == before
     for path in ("/?page=0", "/search?q=x&type=places", "/u/ines_duarte/following?activity=sleepy", "/notifications?filter=odd"):
@@ -192,10 +186,7 @@ def test_the_inactive_filter_lists_exactly_the_quiet_accounts(running: Running) 
 # --- in Chromium ---
 
 
-@pytest_asyncio.fixture(loop_scope="module")
-async def served() -> AsyncIterator[tuple[SocialApp, str]]:
-    async with serving_bundled("social", SocialApp) as pair:
-        yield pair
+served = served_fixture("social", SocialApp)
 
 
 @pytest.mark.slow  # Chromium
@@ -310,33 +301,10 @@ async def test_a_phone_gets_one_column_and_big_targets(browser: Browser, served:
         await tab.context.close()
 
 
-NAV_COLOURS_JS = """() => {
-  // color-mix() computes to color(srgb r g b) with channels in 0..1
-  const rgb = (s) => s.match(/[\\d.]+/g).slice(0, 3).map(Number).map((v) => s.startsWith('color(') ? v * 255 : v);
-  const bar = document.querySelector('header.appbar');
-  const link = bar.querySelector('nav a');
-  return {fg: rgb(getComputedStyle(link).color), bg: rgb(getComputedStyle(bar).backgroundColor)};
-}"""
-
-
-def _luminance(rgb: list[float]) -> float:
-    def channel(v: float) -> float:
-        v /= 255
-        return v / 12.92 if v <= 0.03928 else float(((v + 0.055) / 1.055) ** 2.4)
-    r, g, b = (channel(v) for v in rgb)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
 @pytest.mark.slow  # Chromium
 @pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("theme", ["light", "dark", "contrast", "sepia"])
 async def test_the_navigation_is_legible_in_every_theme(browser: Browser, served: tuple[SocialApp, str], theme: str) -> None:
     app, base = served
-    app.variant = Variant(theme=theme)
-    try:
-        tab = await open_tab(browser, base + "/explore")
-        colours = await tab.evaluate(NAV_COLOURS_JS)
-    finally:
-        app.variant = Variant()
-    hi, lo = sorted((_luminance(colours["fg"]), _luminance(colours["bg"])), reverse=True)
-    assert (hi + 0.05) / (lo + 0.05) >= 4.5, (theme, colours)
+    colours = await nav_colours(browser, app, base + "/explore", theme)
+    assert_legible(colours["fg"], colours["bg"], (theme, colours))
