@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from _eval_common import report_cards
 
 from cua.cli import main
 from cua.episode.agent import OracleAgent
@@ -99,27 +100,8 @@ def test_the_second_task_passes_only_on_the_state_the_first_left(tmp_path: Path,
     assert f"stream={sid} success=1.000 success_with_resets=0.667" in printed
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["runner"]["stream"] == str(stream) and manifest["runner"]["stream_resets"] is True
-    _report_cards_show(out, {f"stream {sid} (3 tasks)": "100.0%", f"stream {sid} with resets": "66.7%"})
-
-
-def _report_cards_show(run: Path, cards: dict[str, str]) -> None:
-    """What a person sees: the HTML report's cards, in a real Chromium."""
-    from playwright.sync_api import sync_playwright
-
-    from cua.report import build_report
-    from cua.sandboxes.browser.launcher import find_executable
-
-    index = build_report(run)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=find_executable().path,
-                                     args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-        try:
-            page = browser.new_page()
-            page.goto(index.resolve().as_uri())
-            page.wait_for_function("document.body.dataset.ready === '1'")
-            assert {k: page.inner_text(f"[data-card='{k}'] .v") for k in cards} == cards
-        finally:
-            browser.close()
+    cards = {f"stream {sid} (3 tasks)": "100.0%", f"stream {sid} with resets": "66.7%"}
+    assert report_cards(out, cards) == cards  # what a person sees: the HTML report's cards, in a real Chromium
 
 
 @pytest.mark.slow  # Chromium
