@@ -12,21 +12,13 @@ from typing import Any
 
 import httpx
 import pytest
-from _model_server import DONE, MODEL, ModelServer
+from _model_server import DONE, ModelServer
+from _rollout_common import todo_group, until
 
 from cua.rollout.server import serve_rollouts
 from cua.trajectory import read_trajectory
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
-
-
-async def _until(condition: Any, seconds: float, what: str) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"not within {seconds} s: {what}")
-        await asyncio.sleep(0.05)  # a condition of another task's work: polled, with a deadline
 
 
 async def test_a_group_whose_client_left_is_cancelled(tmp_path: Path) -> None:
@@ -41,8 +33,7 @@ async def test_a_group_whose_client_left_is_cancelled(tmp_path: Path) -> None:
     model.respond = respond
     try:
         async with serve_rollouts(tmp_path, local=True, max_episodes=2, max_retries=0) as running:
-            body = {"policy": {"base_url": model.url, "model": MODEL}, "tasks": ["todo.mark_done@1"],
-                    "group_size": 2, "max_steps": 2, "isolation": "shared"}
+            body = todo_group(model.url, 2)
             async with httpx.AsyncClient(headers=running.headers, timeout=600) as http:
                 post = asyncio.create_task(http.post(f"{running.url}/rollouts", json=body))
                 assert await asyncio.to_thread(called.wait, 300), "no rollout reached the model"
@@ -50,7 +41,7 @@ async def test_a_group_whose_client_left_is_cancelled(tmp_path: Path) -> None:
                 post.cancel()  # the connection closes with the request in flight
                 with pytest.raises(asyncio.CancelledError):
                     await post
-            await _until(lambda: not running.service.live, 30, "the dropped group's rollouts end")
+            await until(lambda: not running.service.live, 30, "the dropped group's rollouts end")
             gate.set()
             assert running.service.curriculum.view().templates == {} or all(
                 t.episodes == 0 for t in running.service.curriculum.view().templates.values())

@@ -11,20 +11,12 @@ from typing import Any
 
 import httpx
 import pytest
-from _model_server import DONE, MODEL, ModelServer
+from _model_server import DONE, ModelServer
+from _rollout_common import todo_group, until
 
 from cua.rollout.server import serve_rollouts
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
-
-
-async def _until(condition: Any, seconds: float, what: str) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"not within {seconds} s: {what}")
-        await asyncio.sleep(0.05)  # a condition of another task's work: polled, with a deadline
 
 
 def _rollouts_on_disk(runs: Path) -> list[Path]:
@@ -43,17 +35,16 @@ async def test_a_retry_with_the_key_joins_the_dropped_request_and_nothing_runs_t
     model.respond = respond
     try:
         async with serve_rollouts(tmp_path, local=True, max_episodes=2, max_retries=0) as running:
-            body = {"policy": {"base_url": model.url, "model": MODEL}, "tasks": ["todo.mark_done@1"],
-                    "group_size": 2, "max_steps": 2, "isolation": "shared"}
+            body = todo_group(model.url, 2)
             keyed = {**running.headers, "Idempotency-Key": "trainer-7:step-3:prompt-0"}
             async with httpx.AsyncClient(headers=keyed, timeout=600) as http:
                 first = asyncio.create_task(http.post(f"{running.url}/rollouts", json=body))
-                await _until(lambda: len(calls) >= 2, 300, "the group's rollouts reach the model")
+                await until(lambda: len(calls) >= 2, 300, "the group's rollouts reach the model")
                 first.cancel()  # the connection breaks with the request in flight
                 with pytest.raises(asyncio.CancelledError):
                     await first
                 retry = asyncio.create_task(http.post(f"{running.url}/rollouts", json=body))
-                await _until(lambda: running.service.ledger.replayed == 1, 60, "the retry joins the running request")
+                await until(lambda: running.service.ledger.replayed == 1, 60, "the retry joins the running request")
                 gate.set()
                 joined = await retry
                 again = await http.post(f"{running.url}/rollouts", json=body)  # after the end: replayed
@@ -84,8 +75,7 @@ async def test_a_restarted_service_answers_a_finished_keyed_request_from_disk(tm
 
     model = ModelServer()
     model.respond = respond
-    body = {"policy": {"base_url": model.url, "model": MODEL}, "tasks": ["todo.mark_done@1"],
-            "group_size": 1, "max_steps": 2, "isolation": "shared"}
+    body = todo_group(model.url, 1)
     try:
         answers = []
         for _ in range(2):  # the same runs folder, a new service each time
