@@ -18,8 +18,8 @@ from cua.tasks.apps import load_app
 from cua.tasks.apps.base import WebApp, build_asgi
 from cua.variant import Variant
 
-__all__ = ["NAV_COLOURS_JS", "Control", "Running", "assert_legible", "assert_refusals", "check_reset_is_seeded",
-           "nav_colours", "open_app", "running_fixture", "served_fixture"]
+__all__ = ["NAV_COLOURS_JS", "Control", "Running", "assert_legible", "assert_refusals", "check_nav_legible", "check_reset_is_seeded",
+           "contrast", "nav_colours", "open_app", "running_fixture", "served_fixture"]
 
 A = TypeVar("A", bound=WebApp)
 
@@ -130,10 +130,22 @@ def _luminance(rgb: list[float]) -> float:
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
+def contrast(a: list[float], b: list[float]) -> float:
+    """WCAG's contrast ratio of two colours (0-255 channels): 1 to 21."""
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
 def assert_legible(fg: list[float], bg: list[float], why: object) -> None:
     """Text `fg` on `bg` (0-255 channels) meets WCAG AA's 4.5:1 contrast."""
-    hi, lo = sorted((_luminance(fg), _luminance(bg)), reverse=True)
-    assert (hi + 0.05) / (lo + 0.05) >= 4.5, why
+    assert contrast(fg, bg) >= 4.5, why
+
+
+async def check_nav_legible(browser: Browser, served: tuple[WebApp, str], path: str, theme: str) -> None:
+    """The app bar's links on page `path` of the `served` app meet AA contrast in `theme`."""
+    app, base = served
+    colours = await nav_colours(browser, app, base + path, theme)
+    assert_legible(colours["fg"], colours["bg"], (theme, colours))
 
 
 async def nav_colours(browser: Browser, app: Any, url: str, theme: str, js: str = NAV_COLOURS_JS) -> dict[str, Any]:

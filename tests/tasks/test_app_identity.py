@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import uvicorn
+from _apps_common import contrast
 from playwright.async_api import Browser, Page
 
 from cua.tasks.apps import load_app
@@ -126,7 +127,7 @@ def test_the_default_tokens_keep_text_legible(app_name: str) -> None:
     root = _root_blocks(_strip((APPS_DIR / app_name / "static" / "app.css").read_text()))[0]
     tokens = dict(re.findall(r"(--[\w-]+)\s*:\s*(#[0-9a-fA-F]{3,6})\b", root))
     for fg, bg in TEXT_PAIRS:
-        ratio = _contrast(_hex_rgb(tokens[fg]), _hex_rgb(tokens[bg]))
+        ratio = contrast(_hex_rgb(tokens[fg]), _hex_rgb(tokens[bg]))
         assert ratio >= 4.5, f"{app_name}: {fg} on {bg} is {ratio:.2f}:1"
 
 
@@ -184,19 +185,6 @@ LOOK_JS = """() => {
 }"""
 
 
-def _luminance(rgb: list[float]) -> float:
-    def channel(v: float) -> float:
-        v /= 255
-        return v / 12.92 if v <= 0.03928 else float(((v + 0.055) / 1.055) ** 2.4)
-    r, g, b = (channel(v) for v in rgb)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def _contrast(a: list[float], b: list[float]) -> float:
-    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
 async def _look(page: Page, url: str) -> dict[str, Any]:
     response = await page.goto(url, wait_until="load")
     assert response is not None and response.ok, (url, response and response.status)
@@ -216,7 +204,7 @@ async def test_no_two_apps_look_alike_and_their_text_is_legible(browser: Browser
     for name, look in looks.items():
         assert look["header"] and look["button"], f"{name} {PAGES[name][0]}: no app bar or no primary button"
         for part, least in (("body", 4.5), ("brand", 3.0), ("button", 4.5)):  # the brand is large text: 3:1
-            ratio = _contrast(look[part]["fg"], look[part]["bg"])
+            ratio = contrast(look[part]["fg"], look[part]["bg"])
             assert ratio >= least, f"{name}: {part} text contrast {ratio:.2f} < {least} ({look[part]})"
 
     def fonts(look: dict[str, Any]) -> tuple[str, ...]:

@@ -13,15 +13,7 @@ import json
 
 import pytest
 from _app_server import open_tab
-from _apps_common import (
-    Running,
-    assert_legible,
-    assert_refusals,
-    check_reset_is_seeded,
-    nav_colours,
-    running_fixture,
-    served_fixture,
-)
+from _apps_common import Running, assert_refusals, check_nav_legible, check_reset_is_seeded, running_fixture, served_fixture
 from playwright.async_api import Browser
 
 from cua.tasks.apps.bank import BankApp, parse_amount
@@ -212,6 +204,4 @@ async def test_filters_and_phone_layout(browser: Browser, served: tuple[BankApp,
 @pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("theme", ["light", "dark", "contrast"])
 async def test_the_navigation_is_legible_in_every_theme(browser: Browser, served: tuple[BankApp, str], theme: str) -> None:
-    app, base = served
-    colours = await nav_colours(browser, app, base + "/", theme)
-    assert_legible(colours["fg"], colours["bg"], (theme, colours))
+    await check_nav_legible(browser, served, "/", theme)

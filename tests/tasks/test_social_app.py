@@ -16,15 +16,7 @@ from typing import Any
 
 import pytest
 from _app_server import open_tab
-from _apps_common import (
-    Control,
-    assert_legible,
-    assert_refusals,
-    check_reset_is_seeded,
-    nav_colours,
-    running_fixture,
-    served_fixture,
-)
+from _apps_common import Control, assert_refusals, check_nav_legible, check_reset_is_seeded, running_fixture, served_fixture
 from playwright.async_api import Browser
 from starlette.testclient import TestClient
 
@@ -305,6 +297,4 @@ async def test_a_phone_gets_one_column_and_big_targets(browser: Browser, served:
 @pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("theme", ["light", "dark", "contrast", "sepia"])
 async def test_the_navigation_is_legible_in_every_theme(browser: Browser, served: tuple[SocialApp, str], theme: str) -> None:
-    app, base = served
-    colours = await nav_colours(browser, app, base + "/explore", theme)
-    assert_legible(colours["fg"], colours["bg"], (theme, colours))
+    await check_nav_legible(browser, served, "/explore", theme)
