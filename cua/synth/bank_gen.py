@@ -29,7 +29,9 @@ from cua.synth.schema import AppSchema, Description, Operation
 
 __all__ = ["DESCRIPTION", "GENERATOR_VERSION", "SCHEMA"]
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2  # 2: judge QA's findings at --count 20 (admitted 16): a second filter on the open account
+# page (version 1 clicked the overview's link there), the new payee's id typed as a number in its scheduled payment;
+# an oracle that ends with a save awaits the page that shows it saved (an oracle ended before its POST landed in hr)
 
 _LARGE, _SMALL = "AND t.amount_cents <= -5000", "AND t.amount_cents > -2000"
 SCOPES: tuple[tuple[str, str], ...] = (
@@ -219,7 +221,8 @@ def pay_payee(amt: dict[str, Any]) -> dict[str, Any]:
 def _add_payee(name: str, iban: str) -> list[Step]:
     return [{"click": "a[data-nav=\"/payees\"]"}, {"click": "[data-action=add-payee]"},
             {"fill": {"selector": "input[data-field=name]", "text": name}},
-            {"fill": {"selector": "input[data-field=iban]", "text": iban}}, {"click": "[data-action=save-payee]"}]
+            {"fill": {"selector": "input[data-field=iban]", "text": iban}}, {"click": "[data-action=save-payee]"},
+            {"wait_for": "[data-region=payees]"}]
 
 
 def _new_payee_check() -> dict[str, Any]:
@@ -282,7 +285,8 @@ def _schedule(payee: str, amount: str, ref: str, freq: str, day: str) -> list[St
             {"fill": {"selector": "input[data-field=amount]", "text": amount}},
             {"fill": {"selector": "input[data-field=reference]", "text": ref}},
             {"click": f"input[data-frequency={freq}]"},
-            {"fill": {"selector": "input[data-field=next_date]", "text": day}}, {"click": "[data-action=save-scheduled]"}]
+            {"fill": {"selector": "input[data-field=next_date]", "text": day}}, {"click": "[data-action=save-scheduled]"},
+            {"wait_for": "[data-region=scheduled]"}]
 
 
 _ON_SCHEDULED = {"check": "the scheduled payments are open", "get": {"kind": "url", "part": "path"},
@@ -292,7 +296,7 @@ _FREQ = {"type": "rows", "sql": "SELECT column1 AS f, column2 AS wrong FROM (VAL
 _SCHED_REF = {"type": "string", "values": ["Piano lessons", "Allotment rent", "Savings club", "Parking space"]}
 
 
-def _scheduled_row(payee: str, amount: str, freq: str) -> dict[str, Any]:
+def _scheduled_row(payee: str | int, amount: str, freq: str) -> dict[str, Any]:
     return {"check": "one new scheduled payment with exactly those details, active",
             "get": {"kind": "sql", "query": "SELECT from_account_id, payee_id, amount_cents, reference, frequency, "
                                             "next_date, status FROM scheduled WHERE id > 3"},
@@ -339,7 +343,7 @@ def add_pay_schedule(amt: dict[str, Any]) -> dict[str, Any]:
                                    [{"from_account_id": 1, "to_account_id": None, "payee_id": 9,
                                      "amount_cents": "{amt.cents}", "status": "completed", "reference": "{ref}"}]),
                              *_paid_from_checking(),
-                             _scheduled_row("9", "{amt.cents}", "monthly")],
+                             _scheduled_row(9, "{amt.cents}", "monthly")],  # version 1 wrote "9": no id equals it
                   "expected_changes": ["payees[id>8]", *_PAY_CHANGES, "scheduled[id>3]"]},
         "oracle": [*_add_payee("{n.name}", "{n.iban}"), *_pay("9", "{amt.text}", "{ref}"),
                    *_schedule("9", "{amt.text}", "{ref}", "monthly", "{day}")],
@@ -369,7 +373,7 @@ def _edit_sched(amount: str, day: str | None) -> list[Step]:
                          {"fill": {"selector": "input[data-field=amount]", "text": amount}}]
     if day is not None:
         steps.append({"fill": {"selector": "input[data-field=next_date]", "text": day}})
-    return [*steps, {"click": "[data-action=save-scheduled]"}]
+    return [*steps, {"click": "[data-action=save-scheduled]"}, {"wait_for": '[data-scheduled-id="{s.id}"]'}]
 
 
 def edit_scheduled(amt: dict[str, Any]) -> dict[str, Any]:
@@ -427,7 +431,8 @@ def cancel_scheduled(scope: str) -> dict[str, Any] | None:
                               "expect": {"op": "table", "rows": [{"amount_cents": "{s.amount_cents}",
                                                                   "next_date": "{s.next_date}", "status": "cancelled"}]}}],
                   "expected_changes": ["scheduled[id={s.id}].status"]},
-        "oracle": [*start, {"click": "[data-action=confirm-cancel]"}],
+        "oracle": [*start, {"click": "[data-action=confirm-cancel]"},
+                   {"wait_for": '[data-scheduled-id="{s.id}"][data-status=cancelled]'}],
         "near_miss": [*start, {"click": "[data-action=keep]"}],
         "max_steps": 8,
         "tags": {"skills": ["navigate", "modal", "safety"], "tier": 2},
@@ -470,10 +475,11 @@ _ON_ACCOUNT = {"check": "an account's history is open", "get": {"kind": "url", "
                "expect": {"op": "regex", "pattern": "^/accounts/[0-9]+"}}
 
 
-def _filter(account: str, q: str, row: str | None = None) -> list[Step]:
-    """Open an account's history filtered by a search (and the month of `row`: its `month` and `last` day)."""
-    steps: list[Step] = [{"click": f'[data-account-id="{account}"] a'},
-                         {"fill": {"selector": "input[data-filter=q]", "text": q}}]
+def _filter(account: str | None, q: str, row: str | None = None) -> list[Step]:
+    """Open an account's history from the overview (None: it is open) filtered by a search (and the month
+    of `row`: its `month` and `last` day)."""
+    steps: list[Step] = [{"click": f'[data-account-id="{account}"] a'}] if account is not None else []
+    steps.append({"fill": {"selector": "input[data-filter=q]", "text": q}})
     if row is not None:
         steps += [{"fill": {"selector": "input[data-filter=from]", "text": "{" + row + ".month}-01"}},
                   {"fill": {"selector": "input[data-filter=to]", "text": "{" + row + ".last}"}}]
@@ -481,8 +487,10 @@ def _filter(account: str, q: str, row: str | None = None) -> list[Step]:
 
 
 def _recat(tid: str, cat: str) -> list[Step]:
+    """Set a transaction's category and await the page that shows it saved (the oracle ends there)."""
     return [{"select": {"selector": f'select[data-tx-category="{tid}"]', "option": cat}},
-            {"click": f'[data-tx-id="{tid}"] [data-action=save-category]'}]
+            {"click": f'[data-tx-id="{tid}"] [data-action=save-category]'},
+            {"wait_for": f'[data-tx-id="{tid}"][data-category="{cat}"]'}]
 
 
 _MONTHS = (("2025-09", "September 2025"), ("2025-10", "October 2025"), ("2025-11", "November 2025"),
@@ -518,10 +526,11 @@ def bulk_categorise(scope: str) -> dict[str, Any] | None:
                               "expect": {"op": "table", "rows": [{"id": "{g.first}", "category": "{g.cat}"},
                                                                  {"id": "{g.second}", "category": "{g.cat}"}]}}],
                   "expected_changes": ["transactions[id={g.first}].category", "transactions[id={g.second}].category"]},
+        # a save shows the whole history again: the filter again, so the second row is at hand
         "oracle": [*_filter("{g.account_id}", "{g.description}", "g"), *_recat("{g.first}", "{g.cat}"),
-                   *_recat("{g.second}", "{g.cat}")],
+                   *_filter(None, "{g.description}", "g"), *_recat("{g.second}", "{g.cat}")],
         "near_miss": [*_filter("{g.account_id}", "{g.description}", "g"), *_recat("{g.first}", "{g.cat}")],
-        "max_steps": 25,
+        "max_steps": 40,  # version 1: the oracle ran out of 25 (the second row, unfiltered, was far down the page)
         "tags": {"skills": ["search", "filter", "select", "bulk"], "tier": 3},
     }
 
@@ -605,7 +614,7 @@ def compare_merchants(scope: str) -> dict[str, Any] | None:
                   "checks": [{"check": "the answer is the merchant with the larger total", "get": {"kind": "answer"},
                               "expect": {"op": "text", "value": "{c.more}"}}],
                   "expected_changes": []},
-        "oracle": [*_filter("{c.account_id}", "{c.a}", "c"), *_filter("{c.account_id}", "{c.b}", "c"),
+        "oracle": [*_filter("{c.account_id}", "{c.a}", "c"), *_filter(None, "{c.b}", "c"),
                    {"done": {"answer": "{c.more}"}}],
         "near_miss": [*_filter("{c.account_id}", "{c.a}", "c"), {"done": {"answer": "{c.less}"}}],
         "max_steps": 25,
@@ -678,6 +687,7 @@ def _settings(limit: str | None, online_off: bool) -> list[Step]:
 
 
 _FREEZE: Step = {"click": '[data-card-id="{c.id}"] [data-action=freeze]'}
+_FROZEN: Step = {"wait_for": '[data-card-id="{c.id}"][data-frozen="1"]'}
 
 
 def _card_op(name: str) -> Operation:
@@ -697,7 +707,7 @@ def _card_op(name: str) -> Operation:
                                                      "params": ["{c.id}"]}},
                     "judge": {"subgoals": [_ON_CARDS], "checks": [_card_is(1, "{c.daily_limit_cents}", 1)],
                               "expected_changes": ["cards[id={c.id}].frozen"]},
-                    "oracle": [_CARDS_NAV, _FREEZE],
+                    "oracle": [_CARDS_NAV, _FREEZE, _FROZEN],
                     "near_miss": [_CARDS_NAV, {"click": '[data-card-id="{other.id}"] [data-action=freeze]'}],
                     "tags": {"skills": ["navigate", "toggle"], "tier": 1}}
         base["params"] = {"c": _CARD, "lim": _LIMIT}
@@ -721,7 +731,8 @@ def _card_op(name: str) -> Operation:
                     "judge": {"subgoals": [_ON_CARDS], "checks": [_card_is(0, "{lim.cents}", 0)],
                               "expected_changes": ["cards[id={c.id}].daily_limit_cents",
                                                    "cards[id={c.id}].online_payments"]},
-                    "oracle": [_CARDS_NAV, *_settings("{lim.text}", True)],
+                    "oracle": [_CARDS_NAV, *_settings("{lim.text}", True),
+                               {"wait_for": '[data-card-id="{c.id}"] input[data-field=online_payments]:not([checked])'}],
                     "near_miss": [_CARDS_NAV, *_settings("{lim.text}", False)],
                     "tags": {"skills": ["form", "number_input", "checkbox", "multi_step"], "tier": 3}}
         return {**base,  # freeze+limit+online
@@ -734,7 +745,7 @@ def _card_op(name: str) -> Operation:
                 "judge": {"subgoals": [_ON_CARDS], "checks": [_card_is(1, "{lim.cents}", 0)],
                           "expected_changes": ["cards[id={c.id}].daily_limit_cents", "cards[id={c.id}].online_payments",
                                                "cards[id={c.id}].frozen"]},
-                "oracle": [_CARDS_NAV, *_settings("{lim.text}", True), _FREEZE],
+                "oracle": [_CARDS_NAV, *_settings("{lim.text}", True), _FREEZE, _FROZEN],
                 "near_miss": [_CARDS_NAV, *_settings("{lim.text}", True)],
                 "max_steps": 15,
                 "tags": {"skills": ["form", "number_input", "checkbox", "toggle", "multi_step"], "tier": 4}}
@@ -753,7 +764,7 @@ def report_lost(scope: str) -> dict[str, Any] | None:
         "params": {"c": _CARD},
         "judge": {"subgoals": [_ON_CARDS], "checks": [_card_is(1, "{c.daily_limit_cents}", 1, "lost")],
                   "expected_changes": ["cards[id={c.id}].frozen", "cards[id={c.id}].status"]},
-        "oracle": [*start, {"click": "[data-action=confirm-lost]"}],
+        "oracle": [*start, {"click": "[data-action=confirm-lost]"}, {"wait_for": '[data-card-id="{c.id}"][data-status=lost]'}],
         "near_miss": [*start, {"click": "[data-action=keep]"}],
         "max_steps": 8,
         "tags": {"skills": ["navigate", "modal", "safety"], "tier": 2},
@@ -805,7 +816,9 @@ def four_then_balance(amt: dict[str, Any]) -> dict[str, Any]:
                   "expected_changes": [*_OWN_CHANGES, "scheduled[id={s.id}].status"]},
         "oracle": [*_to_savings("{amt.text}"), *_pay("{p.id}", "{amt2.text}", "{ref}"),
                    {"click": "a[data-nav=\"/scheduled\"]"}, {"click": '[data-scheduled-id="{s.id}"] [data-action=cancel]'},
-                   {"click": "[data-action=confirm-cancel]"}, {"done": {"answer": "€{bal.after_text}"}}],
+                   {"click": "[data-action=confirm-cancel]"},
+                   {"wait_for": '[data-scheduled-id="{s.id}"][data-status=cancelled]'},
+                   {"done": {"answer": "€{bal.after_text}"}}],
         "near_miss": [*_to_savings("{amt.text}"), *_pay("{p.id}", "{amt2.text}", "{ref}"),
                       {"click": "a[data-nav=\"/scheduled\"]"},
                       {"click": '[data-scheduled-id="{s.id}"] [data-action=cancel]'},

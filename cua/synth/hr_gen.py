@@ -32,7 +32,8 @@ from cua.synth.schema import AppSchema, Description, Operation
 
 __all__ = ["DESCRIPTION", "GENERATOR_VERSION", "SCHEMA"]
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2  # 2: judge QA's findings at --count 20 (admitted 17): a deletion awaits the report's new
+# total (version 1's oracle could end before the delete landed); a new report's lines get the steps they take
 
 SCOPES: tuple[tuple[str, str], ...] = (
     ("any", ""),
@@ -203,15 +204,20 @@ def line_delete(scope: str) -> dict[str, Any] | None:
         "params": {"l": _line(scope, free),
                    "o": {"type": "rows", "sql": "SELECT id FROM lines WHERE report_id = ? AND id != ? AND NOT EXISTS "
                                                 "(SELECT 1 FROM receipts rc WHERE rc.line_id = lines.id) ORDER BY id",
-                         "params": ["{l.rid}", "{l.id}"]}},
+                         "params": ["{l.rid}", "{l.id}"]},
+                   # the report's total once the line is gone, and once the other one is: the page shows it
+                   "x": {"type": "rows", "sql": "SELECT SUM(home_cents) - ? AS after, SUM(home_cents) - (SELECT home_cents "
+                                                "FROM lines WHERE id = ?) AS other FROM lines WHERE report_id = ?",
+                         "params": ["{l.home_cents}", "{o.id}", "{l.rid}"]}},
         "judge": {"subgoals": [_ON_REPORT],
                   "checks": [{"check": "the line is gone", "get": {"kind": "app_state", "path": "lines[id={l.id}]"},
                               "expect": {"op": "absent"}}],
                   "expected_changes": ["lines[id={l.id}]"]},
+        # version 1 awaited the report page it was already on: the oracle could end before the delete landed
         "oracle": [*_OPEN_REPORT, {"click": '[data-line-id="{l.id}"] [data-action=delete-line]'},
-                   {"wait_for": '[data-report-id="{l.rid}"]'}],
+                   {"wait_for": '[data-report-id="{l.rid}"][data-total-cents="{x.after}"]'}],
         "near_miss": [*_OPEN_REPORT, {"click": '[data-line-id="{o.id}"] [data-action=delete-line]'},
-                      {"wait_for": '[data-report-id="{l.rid}"]'}],
+                      {"wait_for": '[data-report-id="{l.rid}"][data-total-cents="{x.other}"]'}],
         "max_steps": 10,
         "tags": {"skills": ["navigate", "delete"], "tier": 2},
     }
@@ -293,7 +299,7 @@ def add_line(scope: str) -> dict[str, Any] | None:
                    *_add_line("n", "{n.amount}")],
         "near_miss": [{"click": 'a[data-nav="/expenses"]'}, {"click": '[data-report-id="{r.rid}"] a'},
                       *_add_line("n", "{n.wrong}")],
-        "max_steps": 20,
+        "max_steps": 40,  # a line's form takes the agent many actions (the suite gives three lines 70)
         "tags": {"skills": ["navigate", "form", "select", "date"], "tier": 2},
     }
 
@@ -331,7 +337,7 @@ def add_line_submit(scope: str) -> dict[str, Any] | None:
         "oracle": [*start, {"click": "[data-action=submit-report]"},
                    {"wait_for": '[data-report-id="{r.rid}"][data-status=submitted]'}],
         "near_miss": start,
-        "max_steps": 25,
+        "max_steps": 50,  # version 1: the oracle ran out of 25
         "tags": {"skills": ["navigate", "form", "select", "date", "multi_step"], "tier": 3},
     }
 
@@ -365,7 +371,7 @@ def new_report(scope: str) -> dict[str, Any] | None:
                   "expected_changes": ["reports[id>{mx.report}]", "lines[id>{mx.line}]", "report_events[id>{mx.ev}]"]},
         "oracle": [*start, {"click": "[data-action=submit-report]"}, {"wait_for": "[data-report-id][data-status=submitted]"}],
         "near_miss": start,
-        "max_steps": 30,
+        "max_steps": 60,
         "tags": {"skills": ["form", "select", "date", "multi_step"], "tier": 4},
     }
 
@@ -423,7 +429,7 @@ def new_report_total(scope: str) -> dict[str, Any] | None:
                   "expected_changes": ["reports[id>{mx.report}]", "lines[id>{mx.line}]", "report_events[id>{mx.ev}]"]},
         "oracle": [*start, {"done": {"answer": "${sum.total}"}}],
         "near_miss": [*start, {"done": {"answer": "${n.amount}"}}],
-        "max_steps": 45,
+        "max_steps": 90,  # version 1: the oracle ran out of 45
         "tags": {"skills": ["form", "select", "date", "sum", "answer", "multi_step"], "tier": 4},
     }
 
@@ -443,7 +449,9 @@ def _decide(kind: str, ident: str, action: str, comment: str | None) -> list[Ste
     steps: list[Step] = [{"click": '[data-approval="' + kind + ":" + ident + '"] [data-action=review]'}]
     if comment is not None:
         steps.append({"fill": {"selector": "textarea[data-field=comment]", "text": comment}})
-    return [*steps, {"click": f"[data-action={action}]"}, {"wait_for": 'a[data-nav="/approvals"]'}]
+    # the approvals list again (the review page has no [data-approval]): version 1 awaited the navigation's link,
+    # which the review page has too
+    return [*steps, {"click": f"[data-action={action}]"}, {"wait_for": "[data-approval]"}]
 
 
 def _decided(report: str, status: str, comment: str) -> dict[str, Any]:

@@ -115,3 +115,23 @@ def test_judge_qa_admits_generated_templates_and_rejects_a_broken_one(app: str, 
     lax["near_miss"] = lax["oracle"]  # a "near miss" that does the task: its judge cannot tell them apart
     got = admit(schema.suite, [Candidate(good, chain.template, chain.scope, chain.phrasing), Candidate(other, lax)])
     assert [(o.admitted, o.rejection) for o in got.outcomes] == [(True, ""), (False, "near_miss")], got.outcomes
+
+
+def test_judge_qa_findings_at_version_1_stay_fixed() -> None:
+    """Version 1 (--count 20: bank admitted 16, hr 17): a second search on an account page clicked the
+    overview's link, which that page lacks; the new payee's scheduled payment was judged with the id "9", a
+    string no id equals; hr's deletion awaited the page it was already on, so the oracle could end before the
+    delete landed (and a decision awaited the navigation's link, on every page); a new report's lines ran out
+    of steps."""
+    bank = {g.chain: g.template for g in generate(schema_for("bank"), 10_000)}
+    for chain in ("compare:merchants_month", "bulk:categorise_merchant_month"):
+        clicks = [s for s in bank[chain]["oracle"] if "click" in s and "data-account-id" in str(s["click"])]
+        assert len(clicks) == 1, chain
+    scheduled = bank["payee:add+pay+schedule"]["judge"]["checks"][-1]["expect"]["rows"][0]
+    assert scheduled["payee_id"] == 9
+    hr = {g.chain: g.template for g in generate(schema_for("hr"), 10_000)}
+    assert hr["line:delete"]["oracle"][-1] == {"wait_for": '[data-report-id="{l.rid}"][data-total-cents="{x.after}"]'}
+    for chain in ("expense:approve", "expense:reject", "time_off:approve", "time_off:reject"):
+        assert hr[chain]["oracle"][-1] == {"wait_for": "[data-approval]"}, chain
+    assert hr["report:new+line+line+submit>ask:total"]["max_steps"] >= 90
+    assert hr["line:add+submit"]["max_steps"] >= 50
