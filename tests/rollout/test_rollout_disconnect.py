@@ -8,12 +8,10 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-from _model_server import DONE, ModelServer
-from _rollout_common import todo_group, until
+from _rollout_common import held_model, todo_group, until
 
 from cua.rollout.server import serve_rollouts
 from cua.trajectory import read_trajectory
@@ -22,15 +20,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
 
 
 async def test_a_group_whose_client_left_is_cancelled(tmp_path: Path) -> None:
-    called, gate = threading.Event(), threading.Event()
-
-    def respond(_: dict[str, Any]) -> str:
-        called.set()
-        gate.wait(120)  # the model "thinks" until the test has checked what the service did
-        return DONE
-
-    model = ModelServer()
-    model.respond = respond
+    called = threading.Event()
+    model, gate = held_model(called.set)  # it "thinks" until the test has checked what the service did
     try:
         async with serve_rollouts(tmp_path, local=True, max_episodes=2, max_retries=0) as running:
             body = todo_group(model.url, 2)

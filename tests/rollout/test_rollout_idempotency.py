@@ -5,14 +5,13 @@ rollouts run once; the same key with another body is refused."""
 from __future__ import annotations
 
 import asyncio
-import threading
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from _model_server import DONE, ModelServer
-from _rollout_common import todo_group, until
+from _rollout_common import held_model, todo_group, until
 
 from cua.rollout.server import serve_rollouts
 
@@ -24,15 +23,8 @@ def _rollouts_on_disk(runs: Path) -> list[Path]:
 
 
 async def test_a_retry_with_the_key_joins_the_dropped_request_and_nothing_runs_twice(tmp_path: Path) -> None:
-    calls, gate = [], threading.Event()
-
-    def respond(_: dict[str, Any]) -> str:
-        calls.append(1)
-        gate.wait(120)  # the model "thinks" until the client has dropped and asked again
-        return DONE
-
-    model = ModelServer()
-    model.respond = respond
+    calls: list[int] = []
+    model, gate = held_model(lambda: calls.append(1))  # it "thinks" until the client has dropped and asked again
     try:
         async with serve_rollouts(tmp_path, local=True, max_episodes=2, max_retries=0) as running:
             body = todo_group(model.url, 2)
