@@ -113,6 +113,17 @@ class Sandbox:
              timeout: float | None = None) -> Sandbox:
         return Sandbox(self._runner, self._run(self.remote.fork(ref, observe=observe, keep=keep, timeout=timeout)))
 
+    def run_async(self, work: Callable[[aio.RemoteSandbox], Coroutine[Any, Any, T]]) -> T:
+        """Run `work(remote)`, async code written against `cua.client.RemoteSandbox`, on the
+        connection's loop thread and wait for its result: how a layer above the client
+        (`cua.branch.fork_sync`) offers its async operations on this facade without this
+        module importing it. Interrupting the wait cancels `work`."""
+        return self._run(work(self.remote))
+
+    def twin(self, remote: aio.RemoteSandbox) -> Sandbox:
+        """The blocking twin of another sandbox of this connection (one `run_async` opened)."""
+        return Sandbox(self._runner, remote)
+
     def delete_snapshot(self, ref: SnapshotRef | str) -> None:
         self._run(self.remote.delete_snapshot(ref))
 

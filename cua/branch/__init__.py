@@ -6,6 +6,7 @@
 - `fork`: `fork(trajectory, step=k, source=...)`, a live sandbox in the state of step k
   (pixel- and judge-equal to the recording's); `replay_prefix`, an episode brought to
   step k from the task's reset; `BranchRefused`, why a step cannot be reached.
+- `sync`: `fork_sync(trajectory, k, source=...)`, `fork` for a `cua.sync_api.Sandbox`.
 - `sources`: `KeptSources`, sandboxes kept with their snapshots for later branches, each
   closed when its branches are done or its time to live runs out.
 
@@ -24,6 +25,7 @@ from cua.branch.snapshots import (
     snapshot_every,
 )
 from cua.branch.sources import KeptSources
+from cua.branch.sync import SyncForkedSandbox, fork_sync
 
 __all__ = [
     "BranchRefused",
@@ -33,8 +35,10 @@ __all__ = [
     "SnapshotWriter",
     "SnapshottingHandle",
     "StepSnapshots",
+    "SyncForkedSandbox",
     "branch_extra",
     "fork",
+    "fork_sync",
     "parse_snapshots",
     "replay_prefix",
     "snapshot_every",
