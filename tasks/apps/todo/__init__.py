@@ -20,6 +20,7 @@ from starlette.routing import BaseRoute, Route
 
 from cua.tasks.apps.base import AppDB, WebApp, esc, html_page
 from cua.tasks.apps.i18n import format_day
+from cua.tasks.apps.todo.seed import seed_todos
 from cua.variant import LAYOUTS, LOCALES, VariantAxes
 
 SCHEMA = """
@@ -36,16 +37,6 @@ CREATE TABLE todos (
 );
 """
 
-LISTS = [("Inbox", "#57606a"), ("Work", "#1f6feb"), ("Home", "#2da44e"), ("Errands", "#bf8700"),
-         ("Reading", "#8250df"), ("Garden", "#1a7f37")]
-VERBS = ["Call", "Email", "Buy", "Fix", "Review", "Write", "Plan", "Book", "Clean", "Return", "Order", "Read",
-         "Schedule", "Pay", "Update", "Draft", "Cancel", "Renew", "Pick up", "Send"]
-OBJECTS = ["dentist", "landlord", "quarterly report", "bike tyre", "birthday gift", "train tickets", "garage",
-           "library books", "insurance form", "team offsite", "tax return", "kitchen tap", "passport photos",
-           "water bill", "newsletter", "slide deck", "car service", "gym membership", "tomato seedlings",
-           "conference talk", "printer ink", "winter coat", "plumber", "budget sheet", "hedge trimmer"]
-TAGS = ["urgent", "phone", "online", "weekend", "waiting", "money", "family", "office"]
-PRIORITIES = ["low", "normal", "normal", "normal", "high"]
 NAV = [("Lists", "/"), ("Search", "/search")]
 
 
@@ -57,20 +48,7 @@ class TodoApp(WebApp):
     variant_axes = VariantAxes(layouts=LAYOUTS, locales=LOCALES)
 
     def seed(self, db: AppDB, rng: random.Random, seed: int) -> None:
-        for name, color in LISTS:
-            db.execute("INSERT INTO lists (name, color) VALUES (?, ?)", (name, color))
-        used: set[str] = set()
-        for _ in range(240):
-            title = f"{rng.choice(VERBS)} {rng.choice(OBJECTS)}"
-            while title in used:
-                title = f"{rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.randint(2, 99)}"
-            used.add(title)
-            due = (self.now().date() + dt.timedelta(days=rng.randint(-20, 60))).isoformat() if rng.random() < 0.7 else None
-            tags = ",".join(sorted(rng.sample(TAGS, rng.choice([0, 0, 1, 1, 2]))))
-            db.execute(
-                "INSERT INTO todos (list_id, title, done, due, priority, tags) VALUES (?, ?, ?, ?, ?, ?)",
-                (rng.randint(1, len(LISTS)), title, int(rng.random() < 0.3), due, rng.choice(PRIORITIES), tags),
-            )
+        seed_todos(db, rng, self.now())
 
     def state(self) -> dict[str, Any]:
         return {
