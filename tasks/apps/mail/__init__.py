@@ -335,7 +335,7 @@ class MailApp(WebApp):
             + "</div>")
         purge = (f'<div class="modal-backdrop" id="purge-modal" hidden><div class="modal" role="dialog" aria-label="Confirm delete forever">'
                  f'<p>Delete “{esc(m["subject"])}” forever? This cannot be undone.</p>'
-                 f'<form method="post" action="/message/{mid}/purge" class="row"><button type="submit" class="danger">Delete forever</button>'
+                 f'<form method="post" action="/message/{mid}/purge" class="row"><button type="submit" class="danger" data-action="confirm-purge">Delete forever</button>'
                  f'<button type="button" data-close="purge-modal">Cancel</button></form></div></div>') if in_trash else ""
         cc = f'<div><span class="muted">Cc:</span> {esc(m["cc_addrs"])}</div>' if m["cc_addrs"] else ""
         body = (
