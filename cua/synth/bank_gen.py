@@ -29,9 +29,11 @@ from cua.synth.schema import AppSchema, Description, Operation
 
 __all__ = ["DESCRIPTION", "GENERATOR_VERSION", "SCHEMA"]
 
-GENERATOR_VERSION = 2  # 2: judge QA's findings at --count 20 (admitted 16): a second filter on the open account
-# page (version 1 clicked the overview's link there), the new payee's id typed as a number in its scheduled payment;
-# an oracle that ends with a save awaits the page that shows it saved (an oracle ended before its POST landed in hr)
+GENERATOR_VERSION = 3
+# 2: judge QA's findings at --count 20 (admitted 16): a second filter on the open account page (version 1 clicked
+# the overview's link there), the new payee's id typed as a number in its scheduled payment; an oracle that ends
+# with a save awaits the page that shows it saved (an oracle ended before its POST landed in hr)
+# 3: --count 20 at version 2 admitted 19: the bulk recategorisation's oracle ran out of 40 steps
 
 _LARGE, _SMALL = "AND t.amount_cents <= -5000", "AND t.amount_cents > -2000"
 SCOPES: tuple[tuple[str, str], ...] = (
@@ -530,7 +532,7 @@ def bulk_categorise(scope: str) -> dict[str, Any] | None:
         "oracle": [*_filter("{g.account_id}", "{g.description}", "g"), *_recat("{g.first}", "{g.cat}"),
                    *_filter(None, "{g.description}", "g"), *_recat("{g.second}", "{g.cat}")],
         "near_miss": [*_filter("{g.account_id}", "{g.description}", "g"), *_recat("{g.first}", "{g.cat}")],
-        "max_steps": 40,  # version 1: the oracle ran out of 25 (the second row, unfiltered, was far down the page)
+        "max_steps": 80,  # versions 1 and 2: the oracle ran out of 25, then 40 (two searches of three fields, two selects)
         "tags": {"skills": ["search", "filter", "select", "bulk"], "tier": 3},
     }
 
