@@ -85,28 +85,23 @@ _ON_REPORT = {"check": "the report or its line is open", "get": {"kind": "url", 
 _LINE_COLS = "report_id, day, merchant, category, amount_cents, currency, home_cents, project, note"
 
 
+#: A line's field whose new value is another row of a table: (its rows, the column compared, the line's value).
+_CHOICES = {
+    "category": (f"SELECT column1 AS v, column2 AS label FROM {_CAT_VALUES}", "column1", "{l.category}"),
+    "project": ("SELECT code AS v, name AS label FROM projects", "code", "{l.project}"),
+    "currency": ("SELECT currency AS v FROM rates", "currency", "{l.currency}"),
+}
+
+
 def _new(field: str, wrong: bool) -> dict[str, Any]:
     """The params of a field's new value (`new_F`) and, for a near miss, another (`wrong_F`)."""
-    if field == "category":
-        base = f"SELECT column1 AS v, column2 AS label FROM {_CAT_VALUES} WHERE column1 != ?"
-        out = {"new_category": {"type": "rows", "sql": base, "params": ["{l.category}"]}}
+    if field in _CHOICES:
+        rows, column, current = _CHOICES[field]
+        base = f"{rows} WHERE {column} != ?"
+        out = {f"new_{field}": {"type": "rows", "sql": base, "params": [current]}}
         if wrong:
-            out["wrong_category"] = {"type": "rows", "sql": base + " AND column1 != ?",
-                                     "params": ["{l.category}", "{new_category.v}"]}
-        return out
-    if field == "project":
-        base = "SELECT code AS v, name AS label FROM projects WHERE code != ?"
-        out = {"new_project": {"type": "rows", "sql": base, "params": ["{l.project}"]}}
-        if wrong:
-            out["wrong_project"] = {"type": "rows", "sql": base + " AND code != ?",
-                                    "params": ["{l.project}", "{new_project.v}"]}
-        return out
-    if field == "currency":
-        base = "SELECT currency AS v FROM rates WHERE currency != ?"
-        out = {"new_currency": {"type": "rows", "sql": base, "params": ["{l.currency}"]}}
-        if wrong:
-            out["wrong_currency"] = {"type": "rows", "sql": base + " AND currency != ?",
-                                     "params": ["{l.currency}", "{new_currency.v}"]}
+            out[f"wrong_{field}"] = {"type": "rows", "sql": f"{base} AND {column} != ?",
+                                     "params": [current, f"{{new_{field}.v}}"]}
         return out
     if field == "amount":
         rows = ", ".join(f"({v})" for v in _AMOUNTS)
