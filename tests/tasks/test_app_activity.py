@@ -46,7 +46,8 @@ def _todo(control: Control, todo_id: int) -> dict[str, Any]:
 
 
 def _edit(page: Any, todo: dict[str, Any], **fields: Any) -> None:
-    form = {"title": todo["title"], "priority": todo["priority"], "tags": todo["tags"] or "",
+    # the edit form's tags field is one comma-separated text (the state reads them as a list)
+    form = {"title": todo["title"], "priority": todo["priority"], "tags": ",".join(todo["tags"] or []),
             "notes": todo["notes"] or "", "due": todo["due"] or "", "list_id": todo["list_id"], **fields}
     reply = page.post(f"/todos/{todo['id']}", data=form, follow_redirects=False)
     assert reply.status_code == 303, reply.text
