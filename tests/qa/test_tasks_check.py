@@ -7,6 +7,7 @@ todo suite must pass.
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 import textwrap
 
@@ -100,7 +101,8 @@ def test_broken_tasks_are_reported_not_crashed_on() -> None:
     side = by_id["qa.side_effect@1"].failures
     oracle = [f for f in side if f.stage == "oracle"]
     assert len(oracle) == 2 and all(f.reason == "the oracle has side effects" for f in oracle)
-    assert any(e["check"] == "no unexpected side effects" and "lists[id=7]" in str(e["observed"])
+    # the new list, whatever id the seed's lists leave it (the seed draws 5 to 9 of them)
+    assert any(e["check"] == "no unexpected side effects" and re.search(r"lists\[id=\d+\]", str(e["observed"]))
                for e in oracle[0].evidence)
 
     assert report.summary() == f"templates=5 variants=10 failures={report.failures}"
