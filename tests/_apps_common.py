@@ -157,3 +157,20 @@ async def nav_colours(browser: Browser, app: Any, url: str, theme: str, js: str 
     finally:
         app.variant = Variant()
     return colours
+
+
+def judge_state(control: Control, instance: Any) -> dict[str, Any]:
+    """A template's app queries answered as the sandbox answers them (the control socket):
+    its judge's final (or initial) state, for judging an app served in process."""
+    from cua.state import AppStateQuery, SqlQuery, StateResult
+    from cua.task import query_key
+
+    out: dict[str, Any] = {}
+    for q in instance.judge.queries():
+        if isinstance(q, AppStateQuery):
+            out[query_key(q)] = StateResult(value=control.state())
+        elif isinstance(q, SqlQuery):
+            reply = control.sql(q.query, list(q.params))
+            out[query_key(q)] = (StateResult(value=reply.json()["rows"]) if reply.status_code == 200
+                                 else StateResult.failure("failed", reply.text))
+    return out

@@ -15,25 +15,10 @@ from typing import Any
 
 import pytest
 from _apps_common import Control, open_app
+from _apps_common import judge_state as _read
 
-from cua.state import AppStateQuery, SqlQuery, StateResult
 from cua.task import JudgeInput, TaskInstance
 from cua.tasks.registry import suites
-
-
-def _read(control: Control, instance: TaskInstance) -> dict[str, StateResult]:
-    """The judge's app queries answered as the sandbox answers them (the control socket)."""
-    from cua.task import query_key
-
-    out: dict[str, StateResult] = {}
-    for q in instance.judge.queries():
-        if isinstance(q, AppStateQuery):
-            out[query_key(q)] = StateResult(value=control.state())
-        elif isinstance(q, SqlQuery):
-            reply = control.sql(q.query, list(q.params))
-            out[query_key(q)] = (StateResult(value=reply.json()["rows"]) if reply.status_code == 200
-                                 else StateResult.failure("failed", reply.text))
-    return out
 
 
 def _instance(template_id: str, seed: int = 0) -> TaskInstance:
