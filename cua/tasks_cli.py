@@ -252,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def synth_main(args: argparse.Namespace) -> int:
-    from cua.synth.admit import Candidate, admit, write_suite
+    from cua.qa.qa_cache import VerdictCache
+    from cua.synth.admit import Candidate, admit, store_verdicts, write_suite
     from cua.synth.generators import schema_for
     from cua.synth.schema import generate
 
@@ -279,12 +280,18 @@ def synth_main(args: argparse.Namespace) -> int:
     else:
         candidates = [Candidate(g.chain, g.template, g.scope, g.phrasing) for g in generate(gen, args.count, args.seed)]
     admission = admit(gen.suite, candidates, parallel=args.parallel)
+    summary = admission.summary_lines()
+    # The admission's figures head the suite file, so that the suite carries its own diversity report.
     header = (f"# Synthesised by cua tasks synth --app {args.app} --count {args.count} --seed {args.seed} "
-              f"(generator version {gen.version}); admitted by judge QA.\n")
+              f"(generator version {gen.version}); admitted by judge QA on seeds "
+              f"{', '.join(map(str, admission.seeds))}.\n" + "".join(f"# {line}\n" for line in summary[2:]))
     path, rejected = write_suite(args.out, gen.suite, admission, header)
-    for line in admission.summary_lines():
+    stored = store_verdicts(path, gen.suite, admission, cache=(cache := VerdictCache()))
+    for line in summary:
         print(line)
     print(f"wrote {path} and {rejected}")
+    if cache.enabled:
+        print(f"stored {stored} verdicts in {cache.folder} (cua tasks check reuses them on seed 0)")
     return 0
 
 

@@ -26,7 +26,12 @@ import yaml
 from cua.synth.ui_only import ui_problems
 from cua.tasks.format import FormatProblem, TaskFormatError
 
-__all__ = ["Admission", "Candidate", "Outcome", "admit", "screen", "signature", "suite_text", "write_suite"]
+__all__ = ["CI_SEEDS", "Admission", "Candidate", "Outcome", "admit", "screen", "signature", "store_verdicts",
+           "suite_text", "write_suite"]
+
+#: The seeds and isolation CI's judge QA checks a template on (scripts/test.sh: `--seeds 1 --isolation shared`).
+CI_SEEDS: tuple[int, ...] = (0,)
+CI_ISOLATION = "shared"
 
 
 @dataclass(frozen=True)
@@ -49,12 +54,17 @@ class Outcome:
     reason: str = ""
     #: the judge-state signature on the seeds (empty where the candidate did not load)
     signature: str = ""
+    #: judge QA's clean report (`cua.qa.check.TemplateReport`) of an admitted candidate
+    report: Any = None
 
 
 @dataclass
 class Admission:
     outcomes: list[Outcome] = field(default_factory=list)
     seconds: float = 0.0
+    #: what judge QA checked the candidates on
+    seeds: tuple[int, ...] = (0, 1, 2)
+    isolation: str | None = "shared"
 
     @property
     def admitted(self) -> list[Outcome]:
@@ -185,9 +195,9 @@ def admit(suite: str, candidates: Sequence[Candidate], *, seeds: Sequence[int] =
                                              isolation=isolation))
         for (i, _, sig), rep in zip(to_check, report.templates):
             first = rep.failures[0] if rep.failures else None
-            outcomes[i] = (Outcome(candidates[i], True, signature=sig) if first is None
+            outcomes[i] = (Outcome(candidates[i], True, signature=sig, report=rep) if first is None
                            else Outcome(candidates[i], False, first.stage, first.reason, sig))
-    return Admission([o for o in outcomes if o is not None], time.perf_counter() - started)
+    return Admission([o for o in outcomes if o is not None], time.perf_counter() - started, tuple(seeds), isolation)
 
 
 def write_suite(out: Path, suite: str, admission: Admission, header: str = "") -> tuple[Path, Path]:
@@ -203,3 +213,35 @@ def write_suite(out: Path, suite: str, admission: Admission, header: str = "") -
                 fh.write(json.dumps({"id": o.candidate.template.get("id"), "generator": o.candidate.generator,
                                      "rejection": o.rejection, "reason": o.reason}, sort_keys=True) + "\n")
     return path, rejected
+
+
+def store_verdicts(path: Path, suite: str, admission: Admission, *, cache: Any = None) -> int:
+    """Store each admitted template's clean report as CI's judge QA verdict for it, so that CI
+    reuses it instead of checking the template again; returns how many were stored.
+
+    The key is the one `cua tasks check` computes for the template as loaded from the written
+    suite file, on CI's seeds and isolation. Admission checked it in that isolation on seeds that begin
+    with CI's: judge QA checks a template's seeds one after another in one sandbox, so
+    CI's check of seed 0 is the first part of what admission ran, and passed. Like any verdict,
+    it is reused only while the template, its suite folder, its app and the judge code keep the
+    digests it was stored under (`cua.qa.qa_cache`).
+    """
+    # The check's own key and entry, so that CI finds the verdict by the very code it runs.
+    from cua.qa.check import _cache_key, _stored
+    from cua.qa.qa_cache import Digests, VerdictCache
+    from cua.tasks.loader import load_file
+
+    if admission.seeds[:len(CI_SEEDS)] != CI_SEEDS or admission.isolation != CI_ISOLATION:
+        raise ValueError(f"admission on seeds {list(admission.seeds)} in isolation {admission.isolation!r} is not "
+                         f"CI's check (seeds {list(CI_SEEDS)} first, isolation {CI_ISOLATION!r})")
+    reports = {o.candidate.template.get("id"): o.report for o in admission.admitted if o.report is not None}
+    verdicts = cache if cache is not None else VerdictCache()
+    digests = Digests()
+    stored = 0
+    for template in load_file(path, suite=suite):
+        report = reports.get(template.id)
+        key = _cache_key(digests, template, CI_SEEDS, CI_ISOLATION) if report is not None else None
+        if key is not None:
+            verdicts.put(key, _stored(report))
+            stored += 1
+    return stored

@@ -66,7 +66,9 @@ def test_parsed_proposals_get_suite_ids_and_forged_oracles_are_refused_before_qa
 
 @pytest.mark.slow
 def test_synth_with_a_scripted_model_admits_only_the_good_proposal(model: ModelServer, tmp_path: Path,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+                                                                   capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUA_QA_CACHE_DIR", str(tmp_path / "verdicts"))
     model.plan = [_answer(_proposals())]
     rc = main(["tasks", "synth", "--app", "todo", "--count", "1", "--model", f"openai:m@{model.url}",
                "--out", str(tmp_path)])
@@ -83,6 +85,8 @@ def test_synth_with_a_scripted_model_admits_only_the_good_proposal(model: ModelS
     # broken and blind do not load; lax passes on the untouched state (judge QA's no-op stage); forged is no UI
     assert sorted(r["rejection"] for r in rejected) == ["initial", "load", "load", "oracle_not_ui"]
     assert "admitted_per_min=" in out and "generator model:m: admitted 1/5" in out
+    # the admitted one's verdict is stored where judge QA finds it; nothing for the rejected
+    assert f"stored 1 verdicts in {tmp_path / 'verdicts'}" in out and len(list((tmp_path / "verdicts").glob("*.json"))) == 1
 
 
 def test_an_unreachable_model_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from pathlib import Path
 
 import pytest
 
+from cua.qa.check import _cache_key, check_templates
+from cua.qa.qa_cache import Digests, VerdictCache
 from cua.synth import todo_gen
-from cua.synth.admit import Admission, Candidate, Outcome, admit, screen, suite_text, write_suite
+from cua.synth.admit import Admission, Candidate, Outcome, admit, screen, store_verdicts, suite_text, write_suite
+from cua.tasks.loader import load_file
 from cua.tasks.registry import load_suite_path
 
 
@@ -42,8 +46,17 @@ def test_load_failures_and_duplicates_are_rejected_before_qa(tmp_path: Path) -> 
     assert rejected.read_text().count("\n") == 2
 
 
+def test_verdicts_are_stored_only_for_what_ci_checks(tmp_path: Path) -> None:
+    good = todo_gen.generate(1)[0]
+    path, _ = write_suite(tmp_path, "synth_todo", Admission([Outcome(Candidate(good.chain, good.template), True)]))
+    for seeds, isolation in (((1, 2), "shared"), ((0, 1, 2), None)):
+        with pytest.raises(ValueError, match="is not CI's check"):
+            store_verdicts(path, "synth_todo", Admission([], seeds=seeds, isolation=isolation),
+                           cache=VerdictCache(tmp_path / "v", enabled=True))
+
+
 @pytest.mark.slow
-def test_admission_runs_judge_qa_and_rejects_cheating_judges() -> None:
+def test_admission_runs_judge_qa_and_rejects_cheating_judges(tmp_path: Path) -> None:
     good = next(g for g in todo_gen.generate(40) if g.chain == "mark_done")
     blind = copy.deepcopy(good.template)  # reads nothing the task changes: the list exists before and after
     blind["id"] = "synth_todo.blind@1"
@@ -60,3 +73,16 @@ def test_admission_runs_judge_qa_and_rejects_cheating_judges() -> None:
     assert [(o.admitted, o.rejection) for o in got.outcomes][:2] == [(True, ""), (False, "load")]
     assert not got.outcomes[2].admitted and got.outcomes[2].rejection not in ("load", "duplicate", "instantiate")
     assert any(line.startswith("admitted_per_min=") for line in got.summary_lines())
+    # the admitted one's clean report is CI's verdict: `cua tasks check --seeds 1 --isolation shared` on the
+    # written file reuses it; the same template edited is checked again
+    path, _ = write_suite(tmp_path, "synth_todo", got)
+    cache = VerdictCache(tmp_path / "verdicts", enabled=True)
+    assert store_verdicts(path, "synth_todo", got, cache=cache) == 1
+    again = asyncio.run(check_templates(load_file(path, suite="synth_todo"), seeds=[0], isolation="shared",
+                                        cache=cache))
+    assert [(t.template_id, t.reused, t.failures) for t in again.templates] == [(good.template["id"], True, [])]
+    edited = copy.deepcopy(good.template)
+    edited["max_steps"] = int(edited.get("max_steps") or 20) + 1
+    path.write_text(suite_text("synth_todo", [edited]))
+    [template] = load_file(path, suite="synth_todo")
+    assert cache.get(_cache_key(Digests(), template, [0], "shared")) is None
