@@ -279,7 +279,13 @@ def synth_main(args: argparse.Namespace) -> int:
             return 3
     else:
         candidates = [Candidate(g.chain, g.template, g.scope, g.phrasing) for g in generate(gen, args.count, args.seed)]
-    admission = admit(gen.suite, candidates, parallel=args.parallel)
+    # A supervisor's SIGTERM stops the admission as Ctrl-C does: its sandboxes are closed, nothing is written.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        admission = admit(gen.suite, candidates, parallel=args.parallel)
+    except KeyboardInterrupt:
+        print("cua tasks synth: interrupted; nothing was written", file=sys.stderr)
+        return 130
     summary = admission.summary_lines()
     # The admission's figures head the suite file, so that the suite carries its own diversity report.
     header = (f"# Synthesised by cua tasks synth --app {args.app} --count {args.count} --seed {args.seed} "

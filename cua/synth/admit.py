@@ -27,7 +27,7 @@ from cua.synth.ui_only import ui_problems
 from cua.tasks.format import FormatProblem, TaskFormatError
 
 __all__ = ["CI_SEEDS", "Admission", "Candidate", "Outcome", "admit", "screen", "signature", "store_verdicts",
-           "suite_text", "write_suite"]
+           "suite_text", "with_provenance", "write_suite"]
 
 #: The seeds and isolation CI's judge QA checks a template on (scripts/test.sh: `--seeds 1 --isolation shared`).
 CI_SEEDS: tuple[int, ...] = (0,)
@@ -183,12 +183,26 @@ def screen(suite: str, candidates: Sequence[Candidate],
     return outcomes, to_check
 
 
+def with_provenance(candidate: Candidate) -> Candidate:
+    """The candidate with its provenance in its tags: `chain`, the operations it composes (a
+    generator's chain, `model:NAME` for a proposal), and `scope`, the rows its params draw from.
+    Set before judge QA, so the admitted template is byte for byte the one QA checked; the
+    diversity report (`cua tasks diversity`) reads them from the written suites."""
+    tags = dict(candidate.template.get("tags") or {})
+    tags["chain"] = candidate.generator
+    if candidate.scope:
+        tags["scope"] = candidate.scope
+    return Candidate(candidate.generator, {**candidate.template, "tags": tags}, candidate.scope, candidate.phrasing)
+
+
 def admit(suite: str, candidates: Sequence[Candidate], *, seeds: Sequence[int] = (0, 1, 2), parallel: int = 1,
           isolation: str | None = "shared") -> Admission:
-    """Screen, then judge-QA every candidate left; the outcomes keep the candidates' order."""
+    """Screen, then judge-QA every candidate left (each with its provenance tags); the outcomes
+    keep the candidates' order."""
     from cua.qa.check import check_templates
 
     started = time.perf_counter()
+    candidates = [with_provenance(c) for c in candidates]
     outcomes, to_check = screen(suite, candidates, seeds)
     if to_check:
         report = asyncio.run(check_templates([t for _, t, _ in to_check], seeds=seeds, parallel=parallel,
