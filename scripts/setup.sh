@@ -9,6 +9,7 @@ APT_PACKAGES=(
   chromium chromium-headless-shell             # browser sandboxes (headless-shell preferred)
   chromium-driver                              # Farama MiniWoB (selenium), the peer in bench/miniwob_*.py and its parity test
   xvfb xdotool openbox xterm x11-utils xclip wmctrl   # desktop sandboxes
+  xfwm4 xfce4-panel xfdesktop4 xfce4-settings xfconf gnome-themes-extra tango-icon-theme   # the xfce session and looks
   mousepad pcmanfm git                         # desktop apps (git for config tasks)
   libreoffice-calc libreoffice-writer libreoffice-impress gimp vlc thunderbird   # the office suite on the desktop kind
   python3-xlib python3-pil                     # the guest agent on the system Python

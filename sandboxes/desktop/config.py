@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from cua.observation import Size
 from cua.sandbox import screen_from_viewport
@@ -141,6 +142,12 @@ class DesktopConfig(BaseModel):
     #: Binary files, the same way: path -> base64 of the bytes (spreadsheets, images).
     binary_files: dict[str, str] = Field(default_factory=dict)
     window_manager: list[str] | None = Field(default_factory=lambda: ["openbox"])
+    #: The desktop session: "openbox" (the window manager above, nothing else) or "xfce"
+    #: (xfwm4, xfce4-panel, xfdesktop and xfsettingsd; `window_manager` is then left unset).
+    session: Literal["openbox", "xfce"] = "openbox"
+    #: GTK and icon themes: light (Adwaita), dark (Adwaita-dark, Tango icons), contrast
+    #: (HighContrast); None keeps the toolkit's defaults (the look before looks existed).
+    look: Literal["light", "dark", "contrast"] | None = None
     #: Container limits (cgroup v1 when the host lets us; info().details says if applied).
     memory_mb: int | None = Field(3072, ge=64)
     pids: int | None = Field(1024, ge=16)
@@ -156,6 +163,24 @@ class DesktopConfig(BaseModel):
     start_timeout: float = Field(60.0, gt=0, le=600)
 
     _viewport = model_validator(mode="before")(staticmethod(screen_from_viewport))
+
+    @model_validator(mode="after")
+    def _session_fits_window_manager(self) -> "DesktopConfig":
+        """An xfce session runs xfwm4: a window manager named besides it contradicts it."""
+        if self.session == "xfce" and "window_manager" in self.model_fields_set \
+                and self.window_manager not in (None, ["xfwm4"]):
+            # an error located at `session`, so the BadRequest names the field
+            reason = PydanticCustomError("session_conflict", "session 'xfce' runs its own window manager (xfwm4); "
+                                         "window_manager {wm} contradicts it: leave window_manager out",
+                                         {"wm": repr(self.window_manager)})
+            raise ValidationError.from_exception_data(type(self).__name__, [
+                InitErrorDetails(type=reason, loc=("session",), input=self.session)])
+        return self
+
+    @property
+    def wm_argv(self) -> list[str] | None:
+        """The window manager the agent starts itself (--wm): none in an xfce session."""
+        return None if self.session == "xfce" else self.window_manager
 
     @field_validator("apps", mode="before")
     @classmethod

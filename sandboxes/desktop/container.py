@@ -44,6 +44,8 @@ def own_tree(path: Path) -> None:
                 os.lchown(os.path.join(root, name), GUEST_UID, GUEST_GID)
             except FileNotFoundError:
                 continue  # removed while we walked (an app's temporary file)
+#: What an xfce session runs (sandboxes/guest/session.py), checked on the host before a start.
+XFCE_TOOLS = ("xfwm4", "xfce4-panel", "xfdesktop", "xfsettingsd", "dbus-daemon")
 _LOCK_DIR = Path(tempfile.gettempdir()) / ".cua-displays"
 _FIRST_DISPLAY = 100
 _MAX_DISPLAYS = 1000
@@ -99,7 +101,8 @@ class DesktopContainer:
         bwrap = shutil.which("bwrap")
         if bwrap is None:
             raise InfraError("desktop sandboxes need bubblewrap (apt-get install bubblewrap)")
-        for tool in ("Xvfb", *(config.window_manager or [])[:1]):
+        session_tools = XFCE_TOOLS if config.session == "xfce" else ()
+        for tool in ("Xvfb", *(config.wm_argv or [])[:1], *session_tools):
             if shutil.which(tool) is None:
                 raise InfraError(f"desktop sandboxes need {tool} on the host")
         run_dir = Path(tempfile.mkdtemp(prefix=f"cua-desktop-{sandbox_id[:20]}-"))
@@ -153,8 +156,12 @@ class DesktopContainer:
                  "--app-user", f"{GUEST_UID}:{GUEST_GID}"]
         if config.accessibility:
             argv.append("--dbus")
-        if config.window_manager:
-            argv += ["--wm", " ".join(config.window_manager)]
+        if config.wm_argv:
+            argv += ["--wm", " ".join(config.wm_argv)]
+        if config.session != "openbox":
+            argv += ["--session", config.session]
+        if config.look:
+            argv += ["--look", config.look]
         script = "\n".join([*cgroup.join_lines(), "exec " + " ".join(shlex.quote(a) for a in argv)])
         return cls(run_dir=run_dir, home=home, socket=socket, log=run_dir / "container.log",
                    argv=["/bin/sh", "-c", script], cgroup=cgroup, display=display)

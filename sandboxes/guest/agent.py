@@ -34,11 +34,14 @@ if not __package__:  # run as a script: find the sibling modules even under `pyt
 try:
     from .core import Agent, agent_protected, agent_protected_xserver, log
     from .serving import serve
+    from .session import LOOKS, SESSIONS, look_toolkit_lines, session_ready, start_xfce, xfce_defaults_env
     from .xsession import exited, start_session_bus, start_xvfb, steady_toolkit_env, wait_wm, wm_manages_windows
 except ImportError:  # run as a script from this folder (inside a VM image)
     from core import Agent, agent_protected, agent_protected_xserver, log  # type: ignore[no-redef,import-not-found]
     from serving import serve  # type: ignore[no-redef,import-not-found]
     from xsession import exited, start_session_bus, start_xvfb, steady_toolkit_env, wait_wm, wm_manages_windows  # type: ignore[no-redef,import-not-found]
+    from session import (  # type: ignore[no-redef,import-not-found]
+        LOOKS, SESSIONS, look_toolkit_lines, session_ready, start_xfce, xfce_defaults_env)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--display", default=os.environ.get("DISPLAY"), help="X display (default $DISPLAY)")
     parser.add_argument("--start-x", metavar="WxH", help="start Xvfb with this screen size first")
     parser.add_argument("--wm", help="window manager command to start after X (e.g. openbox)")
+    parser.add_argument("--session", choices=SESSIONS,
+                        help="xfce: start an XFCE session (xfwm4, panel, desktop, settings) instead of --wm")
+    parser.add_argument("--look", choices=sorted(LOOKS), help="GTK and icon themes (default: the toolkit's own)")
     parser.add_argument("--home", default=os.environ.get("HOME", "/root"))
     parser.add_argument("--input", default="auto", choices=["auto", "xtest", "xdotool", "pyautogui"])
     parser.add_argument("--app-log", help="append the output of spawned apps to this file")
@@ -56,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dbus", action="store_true",
                         help="start a D-Bus session bus for the apps (needed for AT-SPI accessibility)")
     args = parser.parse_args(argv)
+    xfce = args.session == "xfce"
+    if xfce and args.wm:
+        raise SystemExit("--session xfce starts its own window manager (xfwm4); leave out --wm")
 
     xvfb = None
     display = args.display
@@ -71,11 +80,19 @@ def main(argv: list[str] | None = None) -> int:
         os.chown(os.environ["XDG_RUNTIME_DIR"], *app_user)  # the bus and the apps keep sockets there
     agent = Agent(display, home=args.home, input_backend=args.input, app_log=args.app_log, app_user=app_user)
     agent.xserver = xvfb
-    bus = start_session_bus(user=agent.as_user()) if args.dbus else None
+    runtime = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
+    toolkit = steady_toolkit_env(runtime, look_toolkit_lines(args.look))
+    # XFCE's programs and the xfconfd its bus starts read the session's defaults
+    session_env = xfce_defaults_env(runtime, args.look, toolkit["XDG_CONFIG_DIRS"], app_user) if xfce else {}
+    bus = start_session_bus(user=agent.as_user(), accessibility=args.dbus,
+                            env={**os.environ, "DISPLAY": display, "HOME": args.home, **toolkit, **session_env}
+                            if xfce else None) if args.dbus or xfce else None
     if bus is not None:
         agent_protected.add(bus.pid)
         agent.env = {**os.environ, "DISPLAY": display, "HOME": args.home}
-    agent.env.update(steady_toolkit_env(os.environ.get("XDG_RUNTIME_DIR") or "/tmp"))
+    agent.env.update(toolkit)
+    session = start_xfce(agent, {**agent.env, **session_env}) if xfce else []
+    agent_protected.update(p.pid for p in session)
     wm = None
 
     def start_wm(replace: bool = False) -> subprocess.Popen[bytes]:
@@ -95,6 +112,11 @@ def main(argv: list[str] | None = None) -> int:
 
     async def run() -> None:
         await agent.start()
+        if session:
+            # ready when xfwm4 owns the screen, the panel and desktop are mapped and the
+            # settings manager serves the look; then, as for openbox, proven to manage a window
+            if await session_ready(agent, session) and not await wm_manages_windows(agent):
+                log("xfwm4 did not manage a probe window; serving anyway")
         if wm is not None:
             await wait_wm(agent)
             # Owning the screen is not yet managing windows: an openbox that came up on a
@@ -136,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(run())
     finally:
         agent.shutdown()
-        for proc in (wm, bus, xvfb):
+        for proc in (*session, wm, bus, xvfb):
             if proc is not None and proc.poll() is None:
                 proc.terminate()
                 proc.wait(timeout=5)

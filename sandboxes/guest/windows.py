@@ -78,9 +78,26 @@ class Windows:
         root = self._disp.screen().root
         client_list = root.get_full_property(self._disp.intern_atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
         focused = self._active_xlib()
-        out = [w for w in (self._window_xlib(int(wid)) for wid in (client_list.value if client_list is not None else []))
-               if w is not None]
+        wids = [int(wid) for wid in (client_list.value if client_list is not None else [])
+                if not self._session_furniture(int(wid))]
+        out = [w for w in (self._window_xlib(wid) for wid in wids) if w is not None]
         return {"windows": out, "focused": focused}
+
+    def _session_furniture(self, wid: int) -> bool:
+        """Whether a managed window is the session's own (an XFCE panel or desktop window:
+        types DOCK and DESKTOP), not an app's: listing it would make the panel an app to
+        kill and restart, and the full-screen desktop window a cover over every point."""
+        from Xlib import X
+        from Xlib.error import BadDrawable, BadWindow
+
+        atom = self._disp.intern_atom
+        try:
+            kinds = self._disp.create_resource_object("window", wid).get_full_property(
+                atom("_NET_WM_WINDOW_TYPE"), X.AnyPropertyType)
+        except (BadWindow, BadDrawable):
+            return False  # closed while we looked: _window_xlib skips it
+        furniture = {atom("_NET_WM_WINDOW_TYPE_DOCK"), atom("_NET_WM_WINDOW_TYPE_DESKTOP")}
+        return kinds is not None and any(int(k) in furniture for k in kinds.value)
 
     def _window_xlib(self, wid: int) -> dict[str, Any] | None:
         """One top-level window's description; None when it closed while we looked."""

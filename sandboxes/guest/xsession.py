@@ -110,38 +110,44 @@ _GTK_SETTINGS = "[Settings]\ngtk-cursor-blink = false\n"
 _GTK2_RC = "gtk-cursor-blink = 0\n"
 
 
-def steady_toolkit_env(base_dir: str) -> dict[str, str]:
+def steady_toolkit_env(base_dir: str, theme_lines: tuple[str, str] = ("", "")) -> dict[str, str]:
     """Write GTK 2/3/4 settings under `base_dir` (readable by the apps' user) and return
-    the environment that makes the apps read them, before the system's own."""
+    the environment that makes the apps read them, before the system's own.
+    `theme_lines` (settings.ini lines, gtkrc lines) add a look's themes (session.py)."""
     root = os.path.join(base_dir, "cua-xdg")
     for version in ("gtk-3.0", "gtk-4.0"):
         os.makedirs(os.path.join(root, version), mode=0o755, exist_ok=True)
         with open(os.path.join(root, version, "settings.ini"), "w") as f:
-            f.write(_GTK_SETTINGS)
+            f.write(_GTK_SETTINGS + theme_lines[0])
     gtk2 = os.path.join(root, "gtkrc-2.0")
     with open(gtk2, "w") as f:
-        f.write(_GTK2_RC)
+        f.write(_GTK2_RC + theme_lines[1])
     for path in (root, os.path.join(root, "gtk-3.0"), os.path.join(root, "gtk-4.0")):
         os.chmod(path, 0o755)
     system_dirs = os.environ.get("XDG_CONFIG_DIRS") or "/etc/xdg"
     return {"XDG_CONFIG_DIRS": f"{root}:{system_dirs}", "GTK2_RC_FILES": gtk2}
 
 
-def start_session_bus(timeout: float = 10.0, user: dict[str, Any] | None = None) -> subprocess.Popen[bytes]:
-    """A D-Bus session bus (apps' AT-SPI bridges find the accessibility bus through it);
-    its address goes into our environment, which spawned apps inherit."""
+def start_session_bus(timeout: float = 10.0, user: dict[str, Any] | None = None, *, accessibility: bool = True,
+                      env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """A D-Bus session bus (apps' AT-SPI bridges find the accessibility bus through it;
+    the XFCE session's programs find xfconfd through it); its address goes into our
+    environment, which spawned apps inherit. Without `accessibility`, apps' AT-SPI
+    bridges stay off as before. `env`: the bus's own environment, which the services it
+    starts (xfconfd) inherit."""
     runtime = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
     path = os.path.join(runtime, f"cua-bus-{os.getpid()}")
     proc = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--address=unix:path={path}"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
-                            **(user or {}))
+                            env=env, **(user or {}))
     deadline = time.monotonic() + timeout
     while not os.path.exists(path):
         if proc.poll() is not None or time.monotonic() > deadline:
             raise SystemExit("the D-Bus session bus did not start")
         time.sleep(0.01)  # the daemon creates its socket shortly; no event to wait on
     os.environ["DBUS_SESSION_BUS_ADDRESS"] = f"unix:path={path}"
-    os.environ.pop("NO_AT_BRIDGE", None)
+    if accessibility:
+        os.environ.pop("NO_AT_BRIDGE", None)
     return proc
 
 
