@@ -1,0 +1,115 @@
+"""Synthesised judges attacked as an outside prober would (issue 38, "done when" 3): a seeded
+sample of generated templates, 3 per generator app, each judged by its own judge on end states
+built by hand on the real app served in process (`_redteam`): the right change on a wrong
+record, the right change plus an edit of another table of the app, do-then-undo and
+erase-after-delete in the app's activity log, equivalent values (which must pass), hedged
+answers and partial chains. Every verdict must be the right one; the counts of wrong verdicts
+per class and app are in the assertion messages (`-s` prints the table).
+
+The workflow generator is left out: its templates judge two apps at once, and this prober
+serves one. A template whose checks ask for an end state the prober cannot build from them (an
+SQL check over several tables, a table-valued check) is not drawn; `test_the_sample_covers_*`
+keeps the sample at 3 per app all the same.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from functools import cache
+from typing import Any
+
+import pytest
+from _redteam import Attack, Plan, attacks_for, load, plan, run_attack
+
+from cua.synth.generators import GENERATORS
+from cua.synth.schema import generate
+
+APPS = sorted(a for a in GENERATORS if a != "workflow")
+CLASSES = ("right", "wrong_record", "other_table", "history", "equivalent", "hedged", "partial")
+PER_APP = 3
+SEED = 0
+#: how far down the seeded order the sample looks for a chain, a question and an edit
+SCAN = 120
+
+pytestmark = pytest.mark.slow  # ~30 s of in-process requests on a loaded machine: over the fast lane's budget
+
+Result = tuple[str, str, Attack, bool]  # (template id, chain, attack, passed)
+
+
+@cache
+def _results(app: str) -> tuple[Result, ...]:
+    """Every attack on the app's sample: PER_APP templates drawn in a seeded order among those the prober
+    can build an end state for, the first chain, question and edit first (where the app has them), so
+    that each class of attack meets each kind of template."""
+    schema = GENERATORS[app]
+    drawn = generate(schema, 10_000, SEED)
+    random.Random(f"redteam:{app}").shuffle(drawn)
+    first: dict[str, tuple[str, Any, Plan]] = {}
+    rest: list[tuple[str, Any, Plan]] = []
+    for g in drawn[:SCAN]:
+        template = load(g, schema.suite)
+        p = plan(template, SEED)
+        if p is None:
+            continue
+        if p.kind in first:
+            rest.append((g.chain, template, p))
+        else:
+            first[p.kind] = (g.chain, template, p)
+        if len(first) == 3:
+            break
+    sample = ([*first.values(), *rest])[:PER_APP]
+    out: list[Result] = []
+    for chain, template, p in sample:
+        instance = template.instantiate(SEED)
+        sandbox_app = template.raw["sandbox"]["app"]
+        out += [(template.id, chain, a, run_attack(sandbox_app, instance, a)) for a in attacks_for(sandbox_app, p)]
+    return tuple(out)
+
+
+def _table(results: list[Result]) -> str:
+    """wrong/total per class and app, one line per app, and each wrong verdict named."""
+    lines = []
+    for app in APPS:
+        mine = [r for r in results if r[0].startswith(f"synth_{app}.")]
+        if not mine:
+            continue
+        cells = []
+        for cls in CLASSES:
+            of = [r for r in mine if r[2].cls == cls]
+            cells.append(f"{cls}={sum(r[3] != r[2].must_pass for r in of)}/{len(of)}")
+        lines.append(f"{app}: " + " ".join(cells))
+    lines += [f"WRONG {tid} ({chain}): {a.cls}: {a.name} -> {'passed' if passed else 'failed'}"
+              for tid, chain, a, passed in results if passed != a.must_pass]
+    return "\n".join(lines)
+
+
+def _all() -> list[Result]:
+    return [r for app in APPS for r in _results(app)]
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_the_sample_covers_three_templates_of_each_app(app: str) -> None:
+    results = _results(app)
+    assert len({r[0] for r in results}) == PER_APP, _table(list(results))
+    assert {r[2].cls for r in results} >= {"right", "other_table", "history"}, _table(list(results))
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_no_wrong_verdict_of_the_class(cls: str) -> None:
+    results = [r for r in _all() if r[2].cls == cls]
+    wrong = [r for r in results if r[3] != r[2].must_pass]
+    templates = {r[0] for r in results}
+    assert results, f"no {cls} attack in the sample"
+    assert not wrong, f"{cls}: wrong={len(wrong)} of {len(results)} attacks over {len(templates)} templates\n" + _table(
+        results)
+
+
+def test_wrong_verdicts_in_all() -> None:
+    results = _all()
+    wrong = sum(r[3] != r[2].must_pass for r in results)
+    by_cls = Counter(r[2].cls for r in results)
+    summary = (f"wrong={wrong} of {len(results)} attacks over {len({r[0] for r in results})} templates "
+               f"({', '.join(f'{c}={by_cls[c]}' for c in CLASSES)})")
+    print("\n" + summary + "\n" + _table(results))
+    assert wrong == 0, summary + "\n" + _table(results)
