@@ -43,6 +43,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     show.add_argument("--seed", type=whole_number(0), default=0)
     show.set_defaults(func=show_main)
 
+    dv = tsub.add_parser("diversity", help="the diversity report of synthesised suites as written: counts by app, "
+                                           "skill, tier, split, oracle length, operations chained")
+    dv.add_argument("suites", nargs="*", metavar="SUITE",
+                    help="suite names, folders or task files (default: every synth_* suite)")
+    dv.set_defaults(func=diversity_main)
+
     cp = tsub.add_parser("completeness", help="how every template's allowances are judged: read by a check, "
                                               "or declared unjudged with a reason")
     cp.add_argument("suites", nargs="*", metavar="SUITE", help="suite names, folders or task files (default: all)")
@@ -163,10 +169,32 @@ def list_main(args: argparse.Namespace) -> int:
         print(f"{name} {len(suite)}{bad}")
         if args.templates:
             _print_templates(suite, True, "  ")
+    synthesised = [suite for name, suite in suites().items() if name.startswith("synth_")]
+    if synthesised:
+        apps = {t.tags.app for suite in synthesised for t in suite.templates.values()}
+        print(f"synthesised: {sum(len(suite) for suite in synthesised)} templates in {len(synthesised)} suites "
+              f"over {len(apps)} apps (their diversity: cua tasks diversity)")
     problems = _load_problems(None)
     for problem in problems:
         print(f"problem: {problem}", file=sys.stderr)
     return 1 if problems else 0
+
+
+def diversity_main(args: argparse.Namespace) -> int:
+    from cua.synth.report import diversity_report, synth_suites
+    from cua.tasks.loader import TaskFormatError
+
+    try:
+        chosen = synth_suites(args.suites)
+    except (KeyError, TaskFormatError) as exc:
+        print(f"cua tasks diversity: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
+        return 2
+    if not chosen:
+        print("cua tasks diversity: no synthesised suite (cua tasks synth writes synth_<app>)", file=sys.stderr)
+        return 2
+    for line in diversity_report(chosen):
+        print(line)
+    return 0
 
 
 def show_main(args: argparse.Namespace) -> int:
@@ -292,9 +320,12 @@ def synth_main(args: argparse.Namespace) -> int:
               f"(generator version {gen.version}); admitted by judge QA on seeds "
               f"{', '.join(map(str, admission.seeds))}.\n" + "".join(f"# {line}\n" for line in summary[2:]))
     path, rejected = write_suite(args.out, gen.suite, admission, header)
-    stored = store_verdicts(path, gen.suite, admission, cache=(cache := VerdictCache()))
     for line in summary:
         print(line)
+    if path is None:
+        print(f"admitted none: no suite written; the rejections are in {rejected}")
+        return 1
+    stored = store_verdicts(path, gen.suite, admission, cache=(cache := VerdictCache()))
     print(f"wrote {path} and {rejected}")
     if cache.enabled:
         print(f"stored {stored} verdicts in {cache.folder} (cua tasks check reuses them on seed 0)")

@@ -26,8 +26,8 @@ import yaml
 from cua.synth.ui_only import ui_problems
 from cua.tasks.format import FormatProblem, TaskFormatError
 
-__all__ = ["CI_SEEDS", "Admission", "Candidate", "Outcome", "admit", "screen", "signature", "store_verdicts",
-           "suite_text", "with_provenance", "write_suite"]
+__all__ = ["CI_SEEDS", "Admission", "Candidate", "Outcome", "admit", "screen", "provenance_path", "signature",
+           "store_verdicts", "suite_text", "write_suite"]
 
 #: The seeds and isolation CI's judge QA checks a template on (scripts/test.sh: `--seeds 1 --isolation shared`).
 CI_SEEDS: tuple[int, ...] = (0,)
@@ -103,7 +103,8 @@ class Admission:
         out = [f"diversity: admitted={len(ok)} distinct_chain_scope_phrasing={len(picks)} "
                f"distinct_signatures={len({o.signature for o in ok})} "
                f"distinct_chains={len({o.candidate.generator for o in ok})}"]
-        by: dict[str, Counter[str]] = {"app": Counter(), "skill": Counter(), "tier": Counter(), "oracle_len": Counter(),
+        by: dict[str, Counter[str]] = {"app": Counter(), "apps_spanned": Counter(), "skill": Counter(),
+                                       "tier": Counter(), "split": Counter(), "oracle_len": Counter(),
                                        "chain_len": Counter(), "answers": Counter()}
         for o in ok:
             # operations composed (a+b, an edit then a question a>ask:b), and whether the judge reads an answer
@@ -113,7 +114,9 @@ class Admission:
                                        if isinstance(c, dict)) else "no"] += 1
             tags = o.candidate.template.get("tags") or {}
             by["app"][str(tags.get("app", "?"))] += 1
+            by["apps_spanned"][str(max(1, len(tags.get("apps") or [])))] += 1
             by["tier"][str(tags.get("tier", "?"))] += 1
+            by["split"][str(tags.get("split", "?"))] += 1
             for skill in tags.get("skills") or []:
                 by["skill"][str(skill)] += 1
             oracle = o.candidate.template.get("oracle")
@@ -183,26 +186,12 @@ def screen(suite: str, candidates: Sequence[Candidate],
     return outcomes, to_check
 
 
-def with_provenance(candidate: Candidate) -> Candidate:
-    """The candidate with its provenance in its tags: `chain`, the operations it composes (a
-    generator's chain, `model:NAME` for a proposal), and `scope`, the rows its params draw from.
-    Set before judge QA, so the admitted template is byte for byte the one QA checked; the
-    diversity report (`cua tasks diversity`) reads them from the written suites."""
-    tags = dict(candidate.template.get("tags") or {})
-    tags["chain"] = candidate.generator
-    if candidate.scope:
-        tags["scope"] = candidate.scope
-    return Candidate(candidate.generator, {**candidate.template, "tags": tags}, candidate.scope, candidate.phrasing)
-
-
 def admit(suite: str, candidates: Sequence[Candidate], *, seeds: Sequence[int] = (0, 1, 2), parallel: int = 1,
           isolation: str | None = "shared") -> Admission:
-    """Screen, then judge-QA every candidate left (each with its provenance tags); the outcomes
-    keep the candidates' order."""
+    """Screen, then judge-QA every candidate left; the outcomes keep the candidates' order."""
     from cua.qa.check import check_templates
 
     started = time.perf_counter()
-    candidates = [with_provenance(c) for c in candidates]
     outcomes, to_check = screen(suite, candidates, seeds)
     if to_check:
         report = asyncio.run(check_templates([t for _, t, _ in to_check], seeds=seeds, parallel=parallel,
@@ -214,12 +203,31 @@ def admit(suite: str, candidates: Sequence[Candidate], *, seeds: Sequence[int] =
     return Admission([o for o in outcomes if o is not None], time.perf_counter() - started, tuple(seeds), isolation)
 
 
-def write_suite(out: Path, suite: str, admission: Admission, header: str = "") -> tuple[Path, Path]:
-    """DIR/<suite>/<suite>.yaml with the admitted templates; DIR/<suite>.rejected.jsonl beside it."""
+def provenance_path(out: Path, suite: str) -> Path:
+    """OUT/<suite>.admitted.jsonl: each admitted template's provenance, beside its suite folder (so
+    that it is no part of the folder judge QA's verdicts are keyed by)."""
+    return out / f"{suite}.admitted.jsonl"
+
+
+def write_suite(out: Path, suite: str, admission: Admission, header: str = "") -> tuple[Path | None, Path]:
+    """DIR/<suite>/<suite>.yaml with the admitted templates (none written where none was admitted:
+    a suite holds at least one), DIR/<suite>.rejected.jsonl with each rejection's class and reason,
+    and DIR/<suite>.admitted.jsonl with each admitted template's provenance: the operations it
+    chains (or the proposing model), the scope its rows are drawn from, its phrasing and its
+    judge-state signature, which `cua tasks diversity` reads back."""
     folder = out / suite
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{suite}.yaml"
-    path.write_text(suite_text(suite, [o.candidate.template for o in admission.admitted], header))
+    path: Path | None = None
+    admitted = admission.admitted
+    out.mkdir(parents=True, exist_ok=True)
+    if admitted:
+        folder.mkdir(exist_ok=True)
+        path = folder / f"{suite}.yaml"
+        path.write_text(suite_text(suite, [o.candidate.template for o in admitted], header))
+    with provenance_path(out, suite).open("w") as fh:
+        for o in admitted:
+            fh.write(json.dumps({"id": o.candidate.template.get("id"), "chain": o.candidate.generator,
+                                 "scope": o.candidate.scope, "phrasing": o.candidate.phrasing,
+                                 "signature": o.signature}, sort_keys=True) + "\n")
     rejected = out / f"{suite}.rejected.jsonl"
     with rejected.open("w") as fh:
         for o in admission.outcomes:
@@ -255,7 +263,7 @@ def store_verdicts(path: Path, suite: str, admission: Admission, *, cache: Any =
     for template in load_file(path, suite=suite):
         report = reports.get(template.id)
         key = _cache_key(digests, template, CI_SEEDS, CI_ISOLATION) if report is not None else None
-        if key is not None:
+        if report is not None and key is not None:
             verdicts.put(key, _stored(report))
             stored += 1
     return stored

@@ -86,3 +86,25 @@ def test_admission_runs_judge_qa_and_rejects_cheating_judges(tmp_path: Path) -> 
     path.write_text(suite_text("synth_todo", [edited]))
     [template] = load_file(path, suite="synth_todo")
     assert cache.get(_cache_key(Digests(), template, [0], "shared")) is None
+
+
+def test_the_diversity_report_reads_the_written_suites_back(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from cua.cli import main
+    from cua.synth.report import diversity_report
+
+    drawn = todo_gen.generate(12)
+    got = Admission([Outcome(Candidate(g.chain, g.template, g.scope, g.phrasing), True) for g in drawn])
+    path, _ = write_suite(tmp_path, "synth_todo", got)
+    assert path is not None
+    lines = diversity_report([load_suite_path(path.parent)])
+    chains = {g.chain for g in drawn}
+    assert lines[0] == f"suite synth_todo: templates=12 chains={len(chains)} apps=todo"
+    assert "distinct_chains=" + str(len(chains)) in lines[1] and not any(" ?" in line for line in lines)
+    splits = {g.template["tags"]["split"] for g in drawn}
+    assert any(line.startswith("diversity by split: ") and all(f"{s}=" in line for s in splits) for line in lines)
+    # nothing admitted: no suite is written (a suite holds one template at least)
+    nothing, _ = write_suite(tmp_path / "none", "synth_todo", Admission([]))
+    assert nothing is None and not (tmp_path / "none" / "synth_todo").exists()
+    assert main(["tasks", "diversity", "no_such_suite"]) == 2
+    assert "unknown suite 'no_such_suite'" in capsys.readouterr().err

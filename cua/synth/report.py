@@ -1,0 +1,63 @@
+"""The diversity report of synthesised suites as written: what `cua tasks diversity` prints.
+
+Admission prints the diversity of one run; the suites under `tasks/suites/synth_<app>/` are
+what users train and test on. This reads them back: each template's provenance (the chain
+and scope it was composed from, in `<suite>.admitted.jsonl` beside the suite's folder), its
+tags and oracle, and its judge-state signature on the admission seeds, and reports the counts
+by app, apps spanned, skill, tier, split, oracle length, operations chained and answers, and
+how many distinct signatures.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from cua.synth.admit import Admission, Candidate, Outcome, provenance_path, signature
+
+__all__ = ["SYNTH_PREFIX", "diversity_report", "synth_suites"]
+
+#: The suites `cua tasks synth` writes: `synth_<app>`.
+SYNTH_PREFIX = "synth_"
+
+
+def synth_suites(names: Sequence[str] = ()) -> list[Any]:
+    """The chosen suites (names, folders or task files), else every registered `synth_*` suite."""
+    from cua.tasks.registry import resolve_suite, suites
+
+    if names:
+        return [resolve_suite(name) for name in names]
+    return [suite for name, suite in sorted(suites().items()) if name.startswith(SYNTH_PREFIX)]
+
+
+def _provenance(suite: Any) -> dict[str, dict[str, Any]]:
+    """id -> provenance, from the file admission wrote beside the suite's folder (empty if none)."""
+    folder = Path(suite.source)
+    path = provenance_path(folder.parent, suite.name) if folder.is_dir() else None
+    if path is None or not path.is_file():
+        return {}
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {str(row.get("id")): row for row in rows if isinstance(row, dict)}
+
+
+def _outcome(template: Any, provenance: dict[str, Any], seeds: Sequence[int]) -> Outcome:
+    candidate = Candidate(str(provenance.get("chain") or "?"), template.raw, str(provenance.get("scope") or ""),
+                          int(provenance.get("phrasing", -1)))
+    return Outcome(candidate, True, signature=signature(template, seeds))
+
+
+def diversity_report(chosen: Iterable[Any], seeds: Sequence[int] = (0, 1, 2)) -> list[str]:
+    """One line per suite (its templates, chains, apps), then the diversity over them all."""
+    lines: list[str] = []
+    outcomes: list[Outcome] = []
+    for suite in chosen:
+        known = _provenance(suite)
+        mine = [_outcome(t, known.get(t.id, {}), seeds) for t in suite.templates.values()]
+        outcomes += mine
+        chains = {o.candidate.generator for o in mine}
+        apps = {str((o.candidate.template.get("tags") or {}).get("app", "?")) for o in mine}
+        lines.append(f"suite {suite.name}: templates={len(mine)} chains={len(chains)} apps={','.join(sorted(apps))}")
+    report = Admission(outcomes)
+    return lines + report.diversity_lines()
