@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from cua.argtypes import whole_number
     from cua.console import add_variant_arguments
+    from cua.desktop_override import add_desktop_arguments
 
     p = sub.add_parser("tasks", help="list task suites; check their judges (judge QA)", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -66,6 +67,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                     help="override the browser sandboxes' isolation (shared: faster, weaker)")
     ck.add_argument("--kind", choices=["desktop", "vm"],
                     help="check desktop and vm tasks on this sandbox kind (their configs share apps, files, screen)")
+    add_desktop_arguments(ck, verb="check")
     ck.add_argument("--json", type=Path, help="also write the full report as JSON here")
     ck.add_argument("--no-cache", action="store_true",
                     help="check every template again, even one whose template, app and judge code are unchanged "
@@ -221,6 +223,7 @@ def check_main(args: argparse.Namespace) -> int:
     import asyncio
     import json
 
+    from cua.desktop_override import with_desktop
     from cua.errors import BadRequest
     from cua.qa.check import CheckReport, TemplateReport, VariantFailure, check_templates
     from cua.qa.qa_cache import VerdictCache
@@ -231,6 +234,7 @@ def check_main(args: argparse.Namespace) -> int:
         hold_out = HoldOut.parse(args.hold_out) if args.hold_out else None
         # a hold-out splits by variant: every template is chosen, and its variants by split
         templates = selected_templates(args.suites, split="all" if hold_out else args.split, kind=args.kind)
+        templates = with_desktop(templates, args.desktop_session, args.desktop_look)
     except (SelectionError, BadRequest) as exc:
         print(f"cua tasks check: {exc}", file=sys.stderr)
         return 2

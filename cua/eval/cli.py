@@ -42,6 +42,7 @@ from typing import Any
 
 from cua.argtypes import real_number, snapshot_period, whole_number
 from cua.console import add_variant_arguments
+from cua.desktop_override import add_desktop_arguments
 from cua.errors import ErrorRecord, FailureClass
 
 #: Exit codes besides 0 (done) and 130 (interrupted).
@@ -102,6 +103,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--isolation", choices=["container", "shared"], help="override browser isolation")
     p.add_argument("--kind", choices=["desktop", "vm"],
                    help="run desktop and vm tasks on this sandbox kind (their configs share apps, files, screen)")
+    add_desktop_arguments(p, verb="run")
     p.add_argument("--format", choices=["png", "jpeg", "webp"], default="jpeg", help="screenshot format")
     p.add_argument("--quality", type=whole_number(1, 100), default=80, help="screenshot quality, 1..100 (default 80)")
     p.add_argument("--frames", choices=["all", "last", "none"], default="all",
@@ -269,6 +271,7 @@ def _usable(templates: list[Any], names: list[str], seed: int) -> tuple[list[Any
 
 def main(args: argparse.Namespace) -> int:
     from cua.errors import BadRequest
+    from cua.desktop_override import with_desktop
     from cua.eval.runner import make_jobs
     from cua.tasks.selection import SelectionError, selected_templates
     from cua.variant import HoldOut
@@ -281,6 +284,7 @@ def main(args: argparse.Namespace) -> int:
         hold_out = HoldOut.parse(args.hold_out) if args.hold_out else None
         # a hold-out splits by variant: every template is chosen, and its variants by split
         templates = selected_templates(args.suites, split="all" if hold_out else args.split, kind=args.kind)
+        templates = with_desktop(templates, args.desktop_session, args.desktop_look)
         templates, unusable = _usable(templates, args.suites, seeds[0])
     except (SelectionError, BadRequest) as exc:
         print(f"cua eval: {exc}", file=sys.stderr)
