@@ -270,8 +270,8 @@ def _usable(templates: list[Any], names: list[str], seed: int) -> tuple[list[Any
 
 
 def main(args: argparse.Namespace) -> int:
-    from cua.errors import BadRequest
     from cua.desktop_override import with_desktop
+    from cua.errors import BadRequest
     from cua.eval.runner import make_jobs
     from cua.tasks.selection import SelectionError, selected_templates
     from cua.variant import HoldOut

@@ -39,9 +39,8 @@ try:
 except ImportError:  # run as a script from this folder (inside a VM image)
     from core import Agent, agent_protected, agent_protected_xserver, log  # type: ignore[no-redef,import-not-found]
     from serving import serve  # type: ignore[no-redef,import-not-found]
+    from session import LOOKS, SESSIONS, look_toolkit_lines, session_ready, start_xfce, xfce_defaults_env  # type: ignore[no-redef,import-not-found]
     from xsession import exited, start_session_bus, start_xvfb, steady_toolkit_env, wait_wm, wm_manages_windows  # type: ignore[no-redef,import-not-found]
-    from session import (  # type: ignore[no-redef,import-not-found]
-        LOOKS, SESSIONS, look_toolkit_lines, session_ready, start_xfce, xfce_defaults_env)
 
 
 def main(argv: list[str] | None = None) -> int:

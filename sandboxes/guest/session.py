@@ -16,7 +16,6 @@ import asyncio
 import os
 import subprocess
 import time
-from typing import Any
 
 try:
     from .core import Agent, log
