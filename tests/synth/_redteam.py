@@ -40,11 +40,12 @@ from cua.synth.schema import Generated
 from cua.task import JudgeInput
 from cua.tasks.render import render
 
-__all__ = ["Attack", "Plan", "Write", "attacks_for", "plan", "run_attack"]
+__all__ = ["Attack", "Plan", "Write", "attacks_for", "changing", "load", "open_app", "plan", "run_attack"]
 
 _SIMPLE_SQL = re.compile(r"^SELECT (\w+) FROM (\w+) WHERE id = \?$")
 _FIELD_PATH = re.compile(r"^(\w+)\[id=(\d+)\]\.(\w+)$")
 _ROW_PATH = re.compile(r"^(\w+)\[id=(\d+)\]$")
+_ROW_SQL = re.compile(r"^SELECT (\w+(?:, \w+)*) FROM (\w+) WHERE id = (\?|\d+)$")
 #: the typed comparisons whose value an agent's edit stores as given
 _STORED_OPS = {"text", "email", "phone", "equals"}
 
@@ -134,6 +135,11 @@ def plan(template: Any, seed: int) -> Plan | None:
             continue
         if kind == "sql" and (m := _SIMPLE_SQL.match(str(get.get("query")))) and op in _STORED_OPS:
             writes.append(Write(m.group(2), int(get["params"][0]), m.group(1), expect.get("value"), op))
+        elif kind == "sql" and op == "table" and (m := _ROW_SQL.match(str(get.get("query")))) \
+                and len(expect.get("rows") or []) == 1:
+            rid = int(get["params"][0]) if m.group(3) == "?" else int(m.group(3))
+            row, typed = expect["rows"][0], expect.get("normalize") or {}
+            writes += [Write(m.group(2), rid, col, row[col], str(typed.get(col, "equals"))) for col in m.group(1).split(", ")]
         elif kind == "app_state" and (m := _FIELD_PATH.match(str(get.get("path")))) and op in _STORED_OPS:
             writes.append(Write(m.group(1), int(m.group(2)), m.group(3), expect.get("value"), op))
         elif kind == "app_state" and (m := _ROW_PATH.match(str(get.get("path")))) and op == "absent":
@@ -183,8 +189,14 @@ def _columns(app: Any, table: str) -> list[dict[str, Any]]:
     return columns
 
 
-def _sibling(app: Any, table: str, rid: int) -> int | None:
-    got = app.db.scalar(f"SELECT id FROM {table} WHERE id != ? ORDER BY id LIMIT 1", (rid,))
+def _sibling(app: Any, table: str, rid: int, w: Write | None = None) -> int | None:
+    """Another record of the table; for a write, one whose field does not hold its value already (so
+    that the write changes it)."""
+    if w is not None and w.column is not None:
+        got = app.db.scalar(f"SELECT id FROM {table} WHERE id != ? AND {w.column} IS NOT ? ORDER BY id LIMIT 1",
+                            (rid, w.value))
+    else:
+        got = app.db.scalar(f"SELECT id FROM {table} WHERE id != ? ORDER BY id LIMIT 1", (rid,))
     return int(got) if got is not None else None
 
 
@@ -250,11 +262,26 @@ def _erase_and_restore(app: Any, table: str) -> bool:
     return True
 
 
-def _erases_cleanly(app_name: str, table: str) -> bool:
+def _copyable(app: Any, table: str, rid: int) -> bool:
+    """Whether a copy of the record can be made (no UNIQUE constraint refuses it)."""
+    cols = [c["name"] for c in _columns(app, table) if c["name"] != "id"]
+    app.db.execute("SAVEPOINT probe")
+    try:
+        app.db.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {', '.join(cols)} FROM {table} WHERE id = ?",
+                       (rid,))
+        ok = True
+    except Exception:  # a UNIQUE constraint, whichever
+        ok = False
+    app.db.execute("ROLLBACK TO probe")
+    app.db.execute("RELEASE probe")
+    return ok
+
+
+def _erases_cleanly(app_name: str, table: str, seed: int) -> bool:
     """Whether a row of `table` deleted and put back leaves the app's state as it was (no cascade took
     other rows along): then only the history tells the erasure."""
     app, _, control = open_app(app_name)
-    control.reset(0)
+    control.reset(seed)
     before = app.state()
     return _erase_and_restore(app, table) and app.state() == before
 
@@ -306,10 +333,29 @@ def _hedge_other(value: Any, op: str) -> str:
 # --- the attacks --------------------------------------------------------------------------------------------
 
 
-def attacks_for(app_name: str, p: Plan) -> list[Attack]:
-    """Every attack of every class this plan admits, on app `app_name` (its tables read from a fresh one)."""
+def _changing(app: Any, p: Plan) -> Plan:
+    """The plan without the writes that set a field to the value it holds already (a row check names
+    every column of its row): what is left are the changes the task asks for, in their order."""
+    def holds(w: Write) -> bool:
+        if w.column is None:
+            return False
+        now = app.db.scalar(f"SELECT {w.column} FROM {w.table} WHERE id = ?", (w.id,))
+        return now == w.value or (now is not None and w.value is not None and str(now) == str(w.value))
+    return Plan(tuple(w for w in p.writes if not holds(w)), p.answer, p.answer_op)
+
+
+def changing(app_name: str, instance: Any, p: Plan) -> Plan:
+    """`p` on app `app_name` at the instance's seed, without the writes that change nothing."""
+    app, _, control = open_app(app_name)
+    control.reset(instance.reset_seed)
+    return _changing(app, p)
+
+
+def attacks_for(app_name: str, p: Plan, seed: int) -> list[Attack]:
+    """Every attack of every class this plan (`changing`'s) admits, on app `app_name` at `seed`."""
+    erasable = [t for t in _tables(open_app(app_name)[0]) if t not in p.tables and _erases_cleanly(app_name, t, seed)]
     probe_app, _, probe_ctl = open_app(app_name)
-    probe_ctl.reset(0)
+    probe_ctl.reset(seed)
     out: list[Attack] = [Attack("right", "the right end state", True, lambda app: _apply_all(app, p.writes), p.answer)]
     first = p.writes[0] if p.writes else None
     if first is not None:
@@ -319,11 +365,14 @@ def attacks_for(app_name: str, p: Plan) -> list[Attack]:
 
         def also_sibling(app: Any, w: Write = first) -> None:
             _apply_all(app, p.writes)
-            sib = _sibling(app, w.table, w.id)
-            if sib is not None:
-                _apply(app, w, target=sib)
-        out += [Attack("wrong_record", "the change made to a copy of the record instead", False, copy_only, p.answer),
-                Attack("wrong_record", "the change made to the record and to a sibling", False, also_sibling, p.answer)]
+            sib = _sibling(app, w.table, w.id, w)
+            assert sib is not None, f"{w.table} has no sibling of {w.id}"
+            _apply(app, w, target=sib)
+        if _copyable(probe_app, first.table, first.id):
+            out.append(Attack("wrong_record", "the change made to a copy of the record instead", False, copy_only,
+                              p.answer))
+        out.append(Attack("wrong_record", "the change made to the record and to a sibling", False, also_sibling,
+                          p.answer))
     for table in _tables(probe_app):
         if table in p.tables or _touchable(probe_app, table) is None:
             continue
@@ -350,7 +399,6 @@ def attacks_for(app_name: str, p: Plan) -> list[Attack]:
             _request(app, "edit", (f"UPDATE {table} SET {col} = ? WHERE id = ?", (old, rid)))
             _apply_all(app, p.writes)
         out.append(Attack("history", f"a row of {target} changed and put back", False, undo, p.answer))
-    erasable = [t for t in _tables(probe_app) if t not in p.tables and _erases_cleanly(app_name, t)]
     if erasable:
         def erase(app: Any, table: str = erasable[0]) -> None:
             assert _erase_and_restore(app, table)

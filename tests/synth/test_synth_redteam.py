@@ -20,7 +20,7 @@ from functools import cache
 from typing import Any
 
 import pytest
-from _redteam import Attack, Plan, attacks_for, load, plan, run_attack
+from _redteam import Attack, Plan, attacks_for, changing, load, plan, run_attack
 
 from cua.synth.generators import GENERATORS
 from cua.synth.schema import generate
@@ -49,9 +49,10 @@ def _results(app: str) -> tuple[Result, ...]:
     rest: list[tuple[str, Any, Plan]] = []
     for g in drawn[:SCAN]:
         template = load(g, schema.suite)
-        p = plan(template, SEED)
-        if p is None:
+        planned = plan(template, SEED)
+        if planned is None:
             continue
+        p = changing(template.raw["sandbox"]["app"], template.instantiate(SEED), planned)
         if p.kind in first:
             rest.append((g.chain, template, p))
         else:
@@ -63,7 +64,7 @@ def _results(app: str) -> tuple[Result, ...]:
     for chain, template, p in sample:
         instance = template.instantiate(SEED)
         sandbox_app = template.raw["sandbox"]["app"]
-        out += [(template.id, chain, a, run_attack(sandbox_app, instance, a)) for a in attacks_for(sandbox_app, p)]
+        out += [(template.id, chain, a, run_attack(sandbox_app, instance, a)) for a in attacks_for(sandbox_app, p, instance.reset_seed)]
     return tuple(out)
 
 
