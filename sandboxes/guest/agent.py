@@ -112,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     async def run() -> None:
         await agent.start()
         if session:
+            agent.screen.hide_session_windows()
             # ready when xfwm4 owns the screen, the panel and desktop are mapped and the
             # settings manager serves the look; then, as for openbox, proven to manage a window
             if await session_ready(agent, session) and not await wm_manages_windows(agent):

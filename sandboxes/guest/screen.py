@@ -343,6 +343,10 @@ class Screen:
     def focused_title(self) -> dict[str, Any] | None:
         return self._windows.focused_title()
 
+    def hide_session_windows(self) -> None:
+        """Leave the session's panel and desktop windows out of every window listing."""
+        self._windows.hide_session_windows = True
+
     def place_window(self, wid: int, x: int, y: int, width: int, height: int) -> None:
         self._windows.place(wid, x, y, width, height)
 

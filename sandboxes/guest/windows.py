@@ -21,6 +21,9 @@ class Windows:
     def __init__(self, disp: Any, env: dict[str, str]) -> None:
         self._disp = disp
         self.env = env
+        #: Leave the session's own windows (panel, desktop) out of the listing: set in a
+        #: session that has them (xfce); the openbox session lists exactly as before.
+        self.hide_session_windows = False
 
     def listing(self) -> dict[str, Any]:
         """{"windows": [{id, title, class, instance, pid, x, y, width, height}], "focused": id | None}."""
@@ -79,7 +82,7 @@ class Windows:
         client_list = root.get_full_property(self._disp.intern_atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
         focused = self._active_xlib()
         wids = [int(wid) for wid in (client_list.value if client_list is not None else [])
-                if not self._session_furniture(int(wid))]
+                if not (self.hide_session_windows and self._session_furniture(int(wid)))]
         out = [w for w in (self._window_xlib(wid) for wid in wids) if w is not None]
         return {"windows": out, "focused": focused}
 

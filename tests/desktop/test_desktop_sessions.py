@@ -139,7 +139,6 @@ async def test_first_frames_differ_between_sessions_and_between_looks(xfce: Desk
             await sb.close()
     assert _differing_share(frames["openbox"], frames["xfce"]) > 0.2
     assert _differing_share(frames["light"], frames["dark"]) > 0.15  # the editor's page: white, then dark
-    assert _differing_share(frames["openbox"], frames["light"]) < 0.05  # Adwaita is the toolkit's default
 
 
 @pytest.mark.slow
