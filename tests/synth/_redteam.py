@@ -31,17 +31,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from _apps_common import Running, judge_state
+from _apps_common import Control, Running
 from _apps_common import open_app as _open_fresh
 
 from cua.actions import Done
+from cua.state import AppStateQuery, SqlQuery, StateResult
 from cua.synth.admit import Candidate, _load
 from cua.synth.schema import Generated
-from cua.task import JudgeInput
+from cua.task import JudgeInput, query_key
 from cua.tasks.render import render
 
-__all__ = ["Attack", "Plan", "Write", "attacks_for", "changing", "load", "open_app", "plan", "run_attack"]
+__all__ = ["Apps", "Attack", "Plan", "Write", "attacks_for", "changing", "load", "open_app", "plan", "run_attack", "services"]
 
+#: a template's apps by service (`app`, and a workflow's other apps by name)
+Apps = dict[str, Any]
 _SIMPLE_SQL = re.compile(r"^SELECT (\w+) FROM (\w+) WHERE id = \?$")
 _FIELD_PATH = re.compile(r"^(\w+)\[id=(\d+)\]\.(\w+)$")
 _ROW_PATH = re.compile(r"^(\w+)\[id=(\d+)\]$")
@@ -59,6 +62,8 @@ class Write:
     column: str | None
     value: Any = None
     op: str = "equals"
+    #: the app it is written in: `app` (the sandbox's own) or another app of a workflow, by name
+    service: str = "app"
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,9 @@ class Plan:
     def tables(self) -> set[str]:
         return {w.table for w in self.writes}
 
+    def tables_of(self, service: str) -> set[str]:
+        return {w.table for w in self.writes if w.service == service}
+
     @property
     def kind(self) -> str:
         """chain (two edits, or an edit and a question), question, or edit."""
@@ -91,7 +99,7 @@ class Attack:
     cls: str
     name: str
     must_pass: bool
-    build: Callable[[Any], None]
+    build: Callable[[Apps], None]
     answer: Any = None
 
 
@@ -133,20 +141,22 @@ def plan(template: Any, seed: int) -> Plan | None:
             return None
         op = str(expect.get("op"))
         kind = get.get("kind")
+        svc = str(get.get("service", "app"))
         if kind == "answer":
             answer, answer_op = expect.get("value"), op
             continue
         if kind == "sql" and (m := _SIMPLE_SQL.match(str(get.get("query")))) and op in _STORED_OPS:
-            writes.append(Write(m.group(2), int(get["params"][0]), m.group(1), expect.get("value"), op))
+            writes.append(Write(m.group(2), int(get["params"][0]), m.group(1), expect.get("value"), op, svc))
         elif kind == "sql" and op == "table" and (m := _ROW_SQL.match(str(get.get("query")))) \
                 and len(expect.get("rows") or []) == 1:
             rid = int(get["params"][0]) if m.group(3) == "?" else int(m.group(3))
             row, typed = expect["rows"][0], expect.get("normalize") or {}
-            writes += [Write(m.group(2), rid, col, row[col], str(typed.get(col, "equals"))) for col in m.group(1).split(", ")]
+            writes += [Write(m.group(2), rid, col, row[col], str(typed.get(col, "equals")), svc)
+                       for col in m.group(1).split(", ")]
         elif kind == "app_state" and (m := _FIELD_PATH.match(str(get.get("path")))) and op in _STORED_OPS:
-            writes.append(Write(m.group(1), int(m.group(2)), m.group(3), expect.get("value"), op))
+            writes.append(Write(m.group(1), int(m.group(2)), m.group(3), expect.get("value"), op, svc))
         elif kind == "app_state" and (m := _ROW_PATH.match(str(get.get("path")))) and op == "absent":
-            writes.append(Write(m.group(1), int(m.group(2)), None))
+            writes.append(Write(m.group(1), int(m.group(2)), None, service=svc))
         else:
             return None
     if not writes and answer is None:
@@ -166,7 +176,8 @@ def _request(app: Any, name: str, *statements: tuple[str, tuple[Any, ...]]) -> N
     app.activity.end(f"POST /redteam/{name}")
 
 
-def _apply(app: Any, w: Write, value: Any = None, target: int | None = None) -> None:
+def _apply(apps: Apps, w: Write, value: Any = None, target: int | None = None) -> None:
+    app = apps[w.service]
     rid = w.id if target is None else target
     if w.column is None:
         _request(app, "delete", (f"DELETE FROM {w.table} WHERE id = ?", (rid,)))
@@ -175,9 +186,9 @@ def _apply(app: Any, w: Write, value: Any = None, target: int | None = None) -> 
                            (w.value if value is None else value, rid)))
 
 
-def _apply_all(app: Any, writes: tuple[Write, ...]) -> None:
+def _apply_all(apps: Apps, writes: tuple[Write, ...]) -> None:
     for w in writes:
-        _apply(app, w)
+        _apply(apps, w)
 
 
 def _tables(app: Any) -> list[str]:
@@ -381,7 +392,9 @@ def _stored_equivalent(w: Write) -> Any:
         return None
     if w.op == "email":
         return w.value.upper()
-    if w.op in ("text", "phone"):
+    if w.op == "phone" and re.search(r"[^\d+]", w.value):
+        return re.sub(r"[^\d+]", "", w.value)  # +1 415-555-0134 as +14155550134
+    if w.op == "text":
         return f"  {w.value}  "
     return None
 
@@ -397,10 +410,12 @@ def _answer_equivalents(value: Any, op: str) -> list[str]:
         out.append(f"{int(text):,}")
     if op == "money" and re.fullmatch(r"-?\d+(\.\d+)?", text):
         out.append(f"{float(text):,.2f}")  # no symbol: the apps' currencies differ (bank's is the euro)
+    if op == "phone" and re.search(r"[^\d+]", text):
+        out.append(re.sub(r"[^\d+]", "", text))
     if op == "date" and re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         import datetime as dt
         d = dt.date.fromisoformat(text)
-        out.append(f"{d:%B} {d.day}, {d.year}")
+        out += [f"{d:%B} {d.day}, {d.year}", f"{d.day} {d:%B} {d.year}"]
     return out
 
 
@@ -419,65 +434,84 @@ def _hedge_other(value: Any, op: str) -> str:
 # --- the attacks --------------------------------------------------------------------------------------------
 
 
-def _changing(app: Any, p: Plan) -> Plan:
+def _changing(apps: Apps, p: Plan) -> Plan:
     """The plan without the writes that set a field to the value it holds already (a row check names
     every column of its row): what is left are the changes the task asks for, in their order."""
     def holds(w: Write) -> bool:
         if w.column is None:
             return False
-        now = app.db.scalar(f"SELECT {w.column} FROM {w.table} WHERE id = ?", (w.id,))
+        now = apps[w.service].db.scalar(f"SELECT {w.column} FROM {w.table} WHERE id = ?", (w.id,))
         return now == w.value or (now is not None and w.value is not None and str(now) == str(w.value))
     return Plan(tuple(w for w in p.writes if not holds(w)), p.answer, p.answer_op, p.allowed)
 
 
-def changing(app_name: str, instance: Any, p: Plan) -> Plan:
-    """`p` on app `app_name` at the instance's seed, without the writes that change nothing."""
-    app, _, control = open_app(app_name)
-    control.reset(instance.reset_seed)
-    return _changing(app, p)
+def services(template: Any) -> dict[str, str]:
+    """The template's services (`app` for its sandbox's own app, each other app by its name) -> app names."""
+    box = template.raw["sandbox"]
+    return {"app": box["app"], **{a: a for a in box.get("apps", [])}}
 
 
-def attacks_for(app_name: str, p: Plan, seed: int) -> list[Attack]:
-    """Every attack of every class this plan (`changing`'s) admits, on app `app_name` at `seed`."""
-    erasable = [t for t in _tables(open_app(app_name)[0]) if t not in p.tables and _erases_cleanly(app_name, t, seed)]
-    probe_app, _, probe_ctl = open_app(app_name)
-    probe_ctl.reset(seed)
-    out: list[Attack] = [Attack("right", "the right end state", True, lambda app: _apply_all(app, p.writes), p.answer)]
+def _opened(names: dict[str, str], seed: int) -> Apps:
+    """The services' apps, each reset to `seed`."""
+    apps: Apps = {}
+    for service, name in names.items():
+        app, _, control = open_app(name)
+        control.reset(seed)
+        apps[service] = app
+    return apps
+
+
+def changing(names: dict[str, str], instance: Any, p: Plan) -> Plan:
+    """`p` on the services' apps at the instance's seed, without the writes that change nothing."""
+    return _changing(_opened(names, instance.reset_seed), p)
+
+
+def attacks_for(names: dict[str, str], p: Plan, seed: int) -> list[Attack]:
+    """Every attack of every class this plan (`changing`'s) admits, on the services' apps at `seed`."""
+    erasable = {svc: [t for t in _tables(open_app(name)[0]) if t not in p.tables_of(svc)
+                      and _erases_cleanly(name, t, seed)] for svc, name in names.items()}
+    probes = _opened(names, seed)
+    out: list[Attack] = [Attack("right", "the right end state", True, lambda apps: _apply_all(apps, p.writes), p.answer)]
     first = p.writes[0] if p.writes else None
     if first is not None:
-        def copy_only(app: Any, w: Write = first) -> None:
-            _apply(app, w, target=_copy(app, w.table, w.id))
-            _apply_all(app, p.writes[1:])
+        probe = probes[first.service]
 
-        def also_sibling(app: Any, w: Write = first) -> None:
-            _apply_all(app, p.writes)
-            sib = _sibling(app, w.table, w.id, w)
+        def copy_only(apps: Apps, w: Write = first) -> None:
+            _apply(apps, w, target=_copy(apps[w.service], w.table, w.id))
+            _apply_all(apps, p.writes[1:])
+
+        def also_sibling(apps: Apps, w: Write = first) -> None:
+            _apply_all(apps, p.writes)
+            sib = _sibling(apps[w.service], w.table, w.id, w)
             assert sib is not None, f"{w.table} has no sibling of {w.id}"
-            _apply(app, w, target=sib)
-        if _copyable(probe_app, first.table, first.id):
+            _apply(apps, w, target=sib)
+        if _copyable(probe, first.table, first.id):
             out.append(Attack("wrong_record", "the change made to a copy of the record instead", False, copy_only,
                               p.answer))
         out.append(Attack("wrong_record", "the change made to the record and to a sibling", False, also_sibling,
                           p.answer))
-        if first.column is not None and (extra := _other_field(probe_app, p, first)) is not None:
-            def plus_field(app: Any, w: Write = first, col: str = extra[0], new: Any = extra[1]) -> None:
-                _apply_all(app, p.writes)
-                _request(app, "edit", (f"UPDATE {w.table} SET {col} = ? WHERE id = ?", (new, w.id)))
+        if first.column is not None and (extra := _other_field(probe, p, first)) is not None:
+            def plus_field(apps: Apps, w: Write = first, col: str = extra[0], new: Any = extra[1]) -> None:
+                _apply_all(apps, p.writes)
+                _request(apps[w.service], "edit", (f"UPDATE {w.table} SET {col} = ? WHERE id = ?", (new, w.id)))
             out.append(Attack("other_table", f"plus an edit of the record's {extra[0]}", False, plus_field, p.answer))
-    for table in _tables(probe_app):
-        if table in p.tables or _touchable(probe_app, table) is None:
-            continue
+    for svc, probe in probes.items():
+        for table in _tables(probe):
+            if table in p.tables_of(svc) or _touchable(probe, table) is None:
+                continue
 
-        def other(app: Any, table: str = table) -> None:
-            _apply_all(app, p.writes)
-            touch = _touchable(app, table)
-            assert touch is not None
-            rid, col, new = touch
-            _request(app, "other", (f"UPDATE {table} SET {col} = ? WHERE id = ?", (new, rid)))
-        out.append(Attack("other_table", f"plus an edit of {table}", False, other, p.answer))
-    target = first.table if first is not None else next(iter(_tables(probe_app)))
-    if _touchable(probe_app, target) is not None:
-        def undo(app: Any, table: str = target) -> None:
+            def other(apps: Apps, svc: str = svc, table: str = table) -> None:
+                _apply_all(apps, p.writes)
+                touch = _touchable(apps[svc], table)
+                assert touch is not None
+                rid, col, new = touch
+                _request(apps[svc], "other", (f"UPDATE {table} SET {col} = ? WHERE id = ?", (new, rid)))
+            out.append(Attack("other_table", f"plus an edit of {names[svc]}.{table}", False, other, p.answer))
+    svc = first.service if first is not None else "app"
+    target = first.table if first is not None else next(iter(_tables(probes[svc])))
+    if _touchable(probes[svc], target) is not None:
+        def undo(apps: Apps, svc: str = svc, table: str = target) -> None:
+            app = apps[svc]
             touch = _touchable(app, table)
             assert touch is not None
             rid, col, new = touch
@@ -488,48 +522,63 @@ def attacks_for(app_name: str, p: Plan, seed: int) -> list[Attack]:
             old = app.db.scalar(f"SELECT {col} FROM {table} WHERE id = ?", (rid,))
             _request(app, "edit", (f"UPDATE {table} SET {col} = ? WHERE id = ?", (new, rid)))
             _request(app, "edit", (f"UPDATE {table} SET {col} = ? WHERE id = ?", (old, rid)))
-            _apply_all(app, p.writes)
-        out.append(Attack("history", f"a row of {target} changed and put back", False, undo, p.answer))
-    if erasable:
-        def erase(app: Any, table: str = erasable[0]) -> None:
-            assert _erase_and_restore(app, table)
-            _apply_all(app, p.writes)
-        out.append(Attack("history", f"a row of {erasable[0]} deleted and put back", False, erase, p.answer))
-    if app_name in IRREVERSIBLE:
-        def irreversible(app: Any, act: Callable[[Any, Plan], None] = IRREVERSIBLE[app_name]) -> None:
-            act(app, p)
-            _apply_all(app, p.writes)
-        out.append(Attack("history", f"irreversible then erased: {IRREVERSIBLE[app_name].__doc__}", False,
-                          irreversible, p.answer))
+            _apply_all(apps, p.writes)
+        out.append(Attack("history", f"a row of {names[svc]}.{target} changed and put back", False, undo, p.answer))
+    for svc, tables in erasable.items():
+        if tables:
+            def erase(apps: Apps, svc: str = svc, table: str = tables[0]) -> None:
+                assert _erase_and_restore(apps[svc], table)
+                _apply_all(apps, p.writes)
+            out.append(Attack("history", f"a row of {names[svc]}.{tables[0]} deleted and put back", False, erase,
+                              p.answer))
+        if names[svc] in IRREVERSIBLE:
+            act = IRREVERSIBLE[names[svc]]
+
+            def irreversible(apps: Apps, svc: str = svc, act: Callable[[Any, Plan], None] = act) -> None:
+                act(apps[svc], p)
+                _apply_all(apps, p.writes)
+            out.append(Attack("history", f"irreversible then erased: {act.__doc__}", False, irreversible, p.answer))
     for i, w in enumerate(p.writes):
         eq = _stored_equivalent(w)
         if eq is not None:
-            def equivalent(app: Any, i: int = i, eq: Any = eq) -> None:
+            def equivalent(apps: Apps, i: int = i, eq: Any = eq) -> None:
                 for j, w2 in enumerate(p.writes):
-                    _apply(app, w2, value=eq if j == i else None)
+                    _apply(apps, w2, value=eq if j == i else None)
             out.append(Attack("equivalent", f"{w.column} stored as {eq!r}", True, equivalent, p.answer))
     if p.answer is not None:
         for ans in _answer_equivalents(p.answer, p.answer_op):
-            out.append(Attack("equivalent", f"answer {ans!r}", True, lambda app: _apply_all(app, p.writes), ans))
+            out.append(Attack("equivalent", f"answer {ans!r}", True, lambda apps: _apply_all(apps, p.writes), ans))
         other_value = _hedge_other(p.answer, p.answer_op)
         for hedge in (f"{p.answer} or {other_value}", f"{other_value}, {p.answer}"):
-            out.append(Attack("hedged", f"answer {hedge!r}", False, lambda app: _apply_all(app, p.writes), hedge))
+            out.append(Attack("hedged", f"answer {hedge!r}", False, lambda apps: _apply_all(apps, p.writes), hedge))
     if len(p.writes) >= 2:
         out.append(Attack("partial", "the first operation done, the last not", False,
-                          lambda app: _apply_all(app, p.writes[:-1]), p.answer))
+                          lambda apps: _apply_all(apps, p.writes[:-1]), p.answer))
     if p.writes and p.answer is not None:
-        out.append(Attack("partial", "the edit done, no answer", False, lambda app: _apply_all(app, p.writes), None))
-        out.append(Attack("partial", "the answer given, the edit not", False, lambda app: None, p.answer))
+        out.append(Attack("partial", "the edit done, no answer", False, lambda apps: _apply_all(apps, p.writes), None))
+        out.append(Attack("partial", "the answer given, the edit not", False, lambda apps: None, p.answer))
     return out
 
 
-def run_attack(app_name: str, instance: Any, attack: Attack) -> bool:
-    """The template's own judge's verdict on the end state `attack` builds on a fresh app at the instance's seed."""
-    app, _, control = open_app(app_name)
-    control.reset(instance.reset_seed)
-    initial = judge_state(control, instance)
-    attack.build(app)
-    done = Done(answer=None if attack.answer is None else str(attack.answer))
-    verdict = instance.judge.evaluate(JudgeInput(initial=initial, final=judge_state(control, instance), done=done))
-    return bool(verdict.passed)
+def _judge_state(controls: dict[str, Control], instance: Any) -> dict[str, Any]:
+    """`judge_state` over a workflow's apps: each query answered by its service's app."""
+    out: dict[str, Any] = {}
+    for q in instance.judge.queries():
+        if isinstance(q, AppStateQuery):
+            out[query_key(q)] = StateResult(value=controls[q.service].state())
+        elif isinstance(q, SqlQuery):
+            reply = controls[q.service].sql(q.query, list(q.params))
+            out[query_key(q)] = (StateResult(value=reply.json()["rows"]) if reply.status_code == 200
+                                 else StateResult.failure("failed", reply.text))
+    return out
 
+
+def run_attack(names: dict[str, str], instance: Any, attack: Attack) -> bool:
+    """The template's own judge's verdict on the end state `attack` builds on its apps at the instance's seed."""
+    apps = _opened(names, instance.reset_seed)
+    controls = {svc: open_app(name)[2] for svc, name in names.items()}
+    initial = _judge_state(controls, instance)
+    attack.build(apps)
+    done = Done(answer=None if attack.answer is None else str(attack.answer))
+    verdict = instance.judge.evaluate(JudgeInput(initial=initial, final=_judge_state(controls, instance), done=done))
+    return bool(verdict.passed)

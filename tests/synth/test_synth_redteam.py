@@ -6,8 +6,8 @@ erase-after-delete in the app's activity log, equivalent values (which must pass
 answers and partial chains. Every verdict must be the right one; the counts of wrong verdicts
 per class and app are in the assertion messages (`-s` prints the table).
 
-The workflow generator is left out: its templates judge two apps at once, and this prober
-serves one. A template whose checks ask for an end state the prober cannot build from them (an
+A workflow's templates judge two apps at once: each query is answered by its service's app, and
+the other-table, erase and irreversible attacks reach every app of the template. A template whose checks ask for an end state the prober cannot build from them (an
 SQL check over several tables, a table-valued check) is not drawn; `test_the_sample_covers_*`
 keeps the sample at 3 per app all the same.
 """
@@ -20,12 +20,12 @@ from functools import cache
 from typing import Any
 
 import pytest
-from _redteam import Attack, Plan, attacks_for, changing, load, plan, run_attack
+from _redteam import Attack, Plan, attacks_for, changing, load, plan, run_attack, services
 
 from cua.synth.generators import GENERATORS
 from cua.synth.schema import generate
 
-APPS = sorted(a for a in GENERATORS if a != "workflow")
+APPS = sorted(GENERATORS)
 CLASSES = ("right", "wrong_record", "other_table", "history", "equivalent", "hedged", "partial")
 PER_APP = 3
 SEED = 0
@@ -34,7 +34,7 @@ SCAN = 120
 
 pytestmark = pytest.mark.slow  # ~30 s of in-process requests on a loaded machine: over the fast lane's budget
 
-Result = tuple[str, str, Attack, bool]  # (template id, chain, attack, passed)
+Result = tuple[str, str, Attack, bool, str]  # (template id, chain, attack, passed, generator app)
 
 
 @cache
@@ -52,7 +52,7 @@ def _results(app: str) -> tuple[Result, ...]:
         planned = plan(template, SEED)
         if planned is None:
             continue
-        p = changing(template.raw["sandbox"]["app"], template.instantiate(SEED), planned)
+        p = changing(services(template), template.instantiate(SEED), planned)
         if p.kind in first:
             rest.append((g.chain, template, p))
         else:
@@ -63,8 +63,8 @@ def _results(app: str) -> tuple[Result, ...]:
     out: list[Result] = []
     for chain, template, p in sample:
         instance = template.instantiate(SEED)
-        sandbox_app = template.raw["sandbox"]["app"]
-        out += [(template.id, chain, a, run_attack(sandbox_app, instance, a)) for a in attacks_for(sandbox_app, p, instance.reset_seed)]
+        names = services(template)
+        out += [(template.id, chain, a, run_attack(names, instance, a), app) for a in attacks_for(names, p, instance.reset_seed)]
     return tuple(out)
 
 
@@ -72,7 +72,7 @@ def _table(results: list[Result]) -> str:
     """wrong/total per class and app, one line per app, and each wrong verdict named."""
     lines = []
     for app in APPS:
-        mine = [r for r in results if r[0].startswith(f"synth_{app}.")]
+        mine = [r for r in results if r[4] == app]
         if not mine:
             continue
         cells = []
@@ -81,7 +81,7 @@ def _table(results: list[Result]) -> str:
             cells.append(f"{cls}={sum(r[3] != r[2].must_pass for r in of)}/{len(of)}")
         lines.append(f"{app}: " + " ".join(cells))
     lines += [f"WRONG {tid} ({chain}): {a.cls}: {a.name} -> {'passed' if passed else 'failed'}"
-              for tid, chain, a, passed in results if passed != a.must_pass]
+              for tid, chain, a, passed, _ in results if passed != a.must_pass]
     return "\n".join(lines)
 
 
