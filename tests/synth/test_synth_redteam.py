@@ -14,6 +14,7 @@ keeps the sample at 3 per app all the same.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 from functools import cache
@@ -114,3 +115,43 @@ def test_wrong_verdicts_in_all() -> None:
                f"({', '.join(f'{c}={by_cls[c]}' for c in CLASSES)})")
     print("\n" + summary + "\n" + _table(results))
     assert wrong == 0, summary + "\n" + _table(results)
+
+
+def _weakened(chain: str, weaken: Any) -> tuple[Any, Any, dict[str, str], Plan]:
+    """A contacts template of `chain` and a copy with its judge weakened by `weaken(judge)`: (the weak
+    template's instance, the right plan, services, the plan): the attacks are the right template's."""
+    schema = GENERATORS["contacts"]
+    g = next(g for g in generate(schema, 10_000, SEED) if g.chain == chain and g.scope == "any")
+    right = load(g, schema.suite)
+    weak_dict = copy.deepcopy(g.template)
+    weaken(weak_dict["judge"])
+    weak = load(type(g)(g.chain, weak_dict, g.scope, g.phrasing), schema.suite)
+    names = services(right)
+    planned = plan(right, SEED)
+    assert planned is not None
+    return weak.instantiate(SEED), right, names, changing(names, right.instantiate(SEED), planned)
+
+
+def _no_side_effects(judge: dict[str, Any]) -> None:
+    judge["side_effects"] = False  # the checks alone: no diff of the rest of the state, no history
+
+
+def _equals_email(judge: dict[str, Any]) -> None:
+    judge["checks"][0]["expect"]["op"] = "equals"  # the address compared as a string: its case counts
+
+
+def _contains_answer(judge: dict[str, Any]) -> None:
+    judge["checks"][0]["expect"]["op"] = "contains"  # any answer holding the value
+
+
+@pytest.mark.parametrize(("chain", "weaken", "caught"), [
+    ("edit:email", _no_side_effects, {"wrong_record", "other_table", "history"}),
+    ("edit:email", _equals_email, {"equivalent"}),
+    ("find:title", _contains_answer, {"hedged"}),
+])
+def test_the_prober_catches_a_weakened_judge(chain: str, weaken: Any, caught: set[str]) -> None:
+    """The attacks have teeth: the same template with its judge weakened the way issue 29's classes name
+    gets wrong verdicts of those classes, and only of those."""
+    weak, _, names, p = _weakened(chain, weaken)
+    wrong = {a.cls for a in attacks_for(names, p, weak.reset_seed) if run_attack(names, weak, a) != a.must_pass}
+    assert wrong == caught
