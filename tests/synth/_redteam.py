@@ -2,8 +2,9 @@
 app's whole schema and the episode's history rather than from the oracle's diff.
 
 A template's *right end state* is read from what its judge asks for, in the forms an agent's
-edit takes: a field of one record set (`SELECT col FROM t WHERE id = ?`, `t[id=N].col`), a
-record gone (`t[id=N]` absent), an answer. A template whose checks ask for anything else is
+edit takes: a field of one record set (`SELECT col FROM t WHERE id = ?`, `t[id=N].col`, a row
+check of one record), a record gone (`t[id=N]` absent), new records (a row check of
+`WHERE id > ?`: inserted with the checked fields, the rest as the table's last row), an answer. A template whose checks ask for anything else is
 not attackable here (`plan` returns None) and is left out of the sample, so the sample is
 drawn among what this prober can build.
 
@@ -13,7 +14,8 @@ a judge reads holds it (`tasks/apps/activity.py`). The attacks, by class:
 
 - `right`: the right end state, which must pass (a refusal is a false negative);
 - `wrong_record`: the right change made to a copy of the record (same name, new id) instead,
-  or to the record and a sibling of its table too;
+  or to the record and a sibling of its table too; a new record put in another container (its
+  first `*_id` field: another report, product, list);
 - `other_table`: the right change plus an edit of one row of a table the judge does not expect
   to change, for every such table of the app that holds a row;
 - `history`: the right change after a sibling's field was changed and put back (do-then-undo),
@@ -49,6 +51,7 @@ _SIMPLE_SQL = re.compile(r"^SELECT (\w+) FROM (\w+) WHERE id = \?$")
 _FIELD_PATH = re.compile(r"^(\w+)\[id=(\d+)\]\.(\w+)$")
 _ROW_PATH = re.compile(r"^(\w+)\[id=(\d+)\]$")
 _ROW_SQL = re.compile(r"^SELECT (\w+(?:, \w+)*) FROM (\w+) WHERE id = (\?|\d+)$")
+_NEW_ROWS_SQL = re.compile(r"^SELECT (\w+(?:, \w+)*) FROM (\w+) WHERE id > \?( ORDER BY id)?$")
 #: the typed comparisons whose value an agent's edit stores as given
 _STORED_OPS = {"text", "email", "phone", "equals"}
 
@@ -64,6 +67,8 @@ class Write:
     op: str = "equals"
     #: the app it is written in: `app` (the sandbox's own) or another app of a workflow, by name
     service: str = "app"
+    #: a new record's checked fields (column and id unused): inserted, its other fields as the table's last row
+    row: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -153,6 +158,9 @@ def plan(template: Any, seed: int) -> Plan | None:
             row, typed = expect["rows"][0], expect.get("normalize") or {}
             writes += [Write(m.group(2), rid, col, row[col], str(typed.get(col, "equals")), svc)
                        for col in m.group(1).split(", ")]
+        elif kind == "sql" and op == "table" and (m := _NEW_ROWS_SQL.match(str(get.get("query")))) \
+                and expect.get("rows"):
+            writes += [Write(m.group(2), 0, None, None, "insert", svc, tuple(r.items())) for r in expect["rows"]]
         elif kind == "app_state" and (m := _FIELD_PATH.match(str(get.get("path")))) and op in _STORED_OPS:
             writes.append(Write(m.group(1), int(m.group(2)), m.group(3), expect.get("value"), op, svc))
         elif kind == "app_state" and (m := _ROW_PATH.match(str(get.get("path")))) and op == "absent":
@@ -179,11 +187,54 @@ def _request(app: Any, name: str, *statements: tuple[str, tuple[Any, ...]]) -> N
 def _apply(apps: Apps, w: Write, value: Any = None, target: int | None = None) -> None:
     app = apps[w.service]
     rid = w.id if target is None else target
+    if w.row:
+        _insert(app, w, target)
+        return
     if w.column is None:
         _request(app, "delete", (f"DELETE FROM {w.table} WHERE id = ?", (rid,)))
         return
     _request(app, "edit", (f"UPDATE {w.table} SET {w.column} = ? WHERE id = ?",
                            (w.value if value is None else value, rid)))
+
+
+def _insert(app: Any, w: Write, container: int | None = None) -> None:
+    """A new record with the checked fields, its others as the table's last row's (a new id); with
+    `container`, its first `*_id` field (the record it belongs to) set to that instead."""
+    row = app.db.one(f"SELECT * FROM {w.table} ORDER BY id DESC LIMIT 1")
+    assert row is not None, f"{w.table} has no row to take the unchecked fields from"
+    row.pop("id")
+    row.update(dict(w.row))
+    if container is not None:
+        row[_container(w)] = container
+    cols = list(row)
+    _request(app, "insert", (f"INSERT INTO {w.table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                             tuple(row.values())))
+
+
+def _container(w: Write) -> str:
+    return next(c for c, _ in w.row if c.endswith("_id"))
+
+
+def _other_container(app: Any, w: Write) -> int | None:
+    """Another record the new one could belong to (one its table's rows belong to, where no UNIQUE
+    constraint refuses it), or None."""
+    if not any(c.endswith("_id") for c, _ in w.row):
+        return None
+    col = _container(w)
+    for value in app.db.all(f"SELECT DISTINCT {col} AS v FROM {w.table} WHERE {col} IS NOT ? AND {col} IS NOT NULL "
+                            f"ORDER BY {col} LIMIT 20", (dict(w.row)[col],)):
+        app.db.execute("SAVEPOINT probe")
+        try:
+            _insert(app, w, int(value["v"]))
+            ok = True
+        except Exception:  # a UNIQUE constraint, whichever: the next one
+            ok = False
+        app.db.execute("ROLLBACK TO probe")
+        app.db.execute("RELEASE probe")
+        app.activity.forget()
+        if ok:
+            return int(value["v"])
+    return None
 
 
 def _apply_all(apps: Apps, writes: tuple[Write, ...]) -> None:
@@ -473,6 +524,14 @@ def attacks_for(names: dict[str, str], p: Plan, seed: int) -> list[Attack]:
     probes = _opened(names, seed)
     out: list[Attack] = [Attack("right", "the right end state", True, lambda apps: _apply_all(apps, p.writes), p.answer)]
     first = p.writes[0] if p.writes else None
+    if first is not None and first.row:
+        if (elsewhere := _other_container(probes[first.service], first)) is not None:
+            def misplaced(apps: Apps, w: Write = first, where: int = elsewhere) -> None:
+                _apply(apps, w, target=where)
+                _apply_all(apps, p.writes[1:])
+            out.append(Attack("wrong_record", f"the new record put in {_container(first)}={elsewhere} instead",
+                              False, misplaced, p.answer))
+        first = None  # the attacks below edit an existing record
     if first is not None:
         probe = probes[first.service]
 
