@@ -136,6 +136,8 @@ def load(g: Generated, suite: str) -> Any:
 
 def plan(template: Any, seed: int) -> Plan | None:
     """The right end state its rendered checks ask for, or None where a check asks for another shape."""
+    if (template.raw.get("tags") or {}).get("feasible") is False:
+        return None  # its right end is a declaration that it cannot be done, which these attacks do not make
     judge = render(template.raw.get("judge", {}), template.params(seed))
     writes: list[Write] = []
     answer: Any = None
@@ -169,7 +171,9 @@ def plan(template: Any, seed: int) -> Plan | None:
             return None
     if not writes and answer is None:
         return None
-    allowed = repr([judge.get(k) for k in ("expected_changes", "incidental_changes", "free_fields")])
+    # a workflow's other apps' allowances too (their judges under `apps`)
+    allowed = repr([j.get(k) for j in (judge, *(judge.get("apps") or {}).values()) if isinstance(j, dict)
+                    for k in ("expected_changes", "incidental_changes", "free_fields")])
     return Plan(tuple(writes), answer, answer_op, allowed)
 
 
@@ -287,9 +291,19 @@ def _touch_value(col: dict[str, Any], old: Any) -> Any:
     return "edited" if "TEXT" in str(col["type"]).upper() or not col["type"] else 1
 
 
-def _touchable(app: Any, table: str) -> tuple[int, str, Any] | None:
-    """(a row's id, a column, another value for it) of a table that holds a row; None if none can be."""
-    cols = [c for c in _columns(app, table) if c["name"] != "id" and not c["pk"]]
+def _declared(allowed: str, table: str, column: str) -> bool:
+    """Whether the judge's allowances name `table`'s `column` (`t[...].c`, `t.c`): it may change."""
+    return re.search(rf"\b{table}(\[[^\]]*\])*\.{column}\b", allowed) is not None
+
+
+def _touchable(app: Any, table: str, allowed: str = "") -> tuple[int, str, Any] | None:
+    """(a row's id, a column the judge does not allow to change, another value for it) of a table that
+    holds a row; None if none can be."""
+    # a reference to its own table (a folder's parent) is left alone: another value may make a cycle,
+    # which the app's pages refuse
+    own = {fk["from"] for fk in app.db.all(f"PRAGMA foreign_key_list({table})") if fk["table"] == table}
+    cols = [c for c in _columns(app, table) if c["name"] != "id" and not c["pk"]
+            and not _declared(allowed, table, c["name"]) and c["name"] not in own]
     if not any(c["name"] == "id" for c in _columns(app, table)) or not cols:
         return None
     row = app.db.one(f"SELECT * FROM {table} ORDER BY id LIMIT 1")
@@ -512,9 +526,15 @@ def _opened(names: dict[str, str], seed: int) -> Apps:
     return apps
 
 
-def changing(names: dict[str, str], instance: Any, p: Plan) -> Plan:
-    """`p` on the services' apps at the instance's seed, without the writes that change nothing."""
-    return _changing(_opened(names, instance.reset_seed), p)
+def changing(names: dict[str, str], instance: Any, p: Plan) -> Plan | None:
+    """`p` on the services' apps at the instance's seed, without the writes that change nothing; None
+    where a field it sets is no column of its table (a field the app's state derives, as a contact's
+    owner name): no write makes it."""
+    apps = _opened(names, instance.reset_seed)
+    for w in p.writes:
+        if w.column is not None and w.column not in {c["name"] for c in _columns(apps[w.service], w.table)}:
+            return None
+    return _changing(apps, p)
 
 
 def attacks_for(names: dict[str, str], p: Plan, seed: int) -> list[Attack]:
@@ -547,8 +567,9 @@ def attacks_for(names: dict[str, str], p: Plan, seed: int) -> list[Attack]:
         if _copyable(probe, first.table, first.id):
             out.append(Attack("wrong_record", "the change made to a copy of the record instead", False, copy_only,
                               p.answer))
-        out.append(Attack("wrong_record", "the change made to the record and to a sibling", False, also_sibling,
-                          p.answer))
+        if _sibling(probe, first.table, first.id, first) is not None:  # a one-row table (a profile) has none
+            out.append(Attack("wrong_record", "the change made to the record and to a sibling", False, also_sibling,
+                              p.answer))
         if first.column is not None and (extra := _other_field(probe, p, first)) is not None:
             def plus_field(apps: Apps, w: Write = first, col: str = extra[0], new: Any = extra[1]) -> None:
                 _apply_all(apps, p.writes)
@@ -556,22 +577,24 @@ def attacks_for(names: dict[str, str], p: Plan, seed: int) -> list[Attack]:
             out.append(Attack("other_table", f"plus an edit of the record's {extra[0]}", False, plus_field, p.answer))
     for svc, probe in probes.items():
         for table in _tables(probe):
-            if table in p.tables_of(svc) or _touchable(probe, table) is None:
+            if table in p.tables_of(svc) or _touchable(probe, table, p.allowed) is None:
                 continue
 
             def other(apps: Apps, svc: str = svc, table: str = table) -> None:
                 _apply_all(apps, p.writes)
-                touch = _touchable(apps[svc], table)
+                touch = _touchable(apps[svc], table, p.allowed)
                 assert touch is not None
                 rid, col, new = touch
                 _request(apps[svc], "other", (f"UPDATE {table} SET {col} = ? WHERE id = ?", (new, rid)))
             out.append(Attack("other_table", f"plus an edit of {names[svc]}.{table}", False, other, p.answer))
     svc = first.service if first is not None else "app"
     target = first.table if first is not None else next(iter(_tables(probes[svc])))
-    if _touchable(probes[svc], target) is not None:
+    touched = _touchable(probes[svc], target, p.allowed)
+    if touched is not None and (first is None or touched[0] != first.id
+                                or _sibling(probes[svc], target, first.id) is not None):
         def undo(apps: Apps, svc: str = svc, table: str = target) -> None:
             app = apps[svc]
-            touch = _touchable(app, table)
+            touch = _touchable(app, table, p.allowed)
             assert touch is not None
             rid, col, new = touch
             if first is not None and first.id == rid:  # a sibling of the record, not the record

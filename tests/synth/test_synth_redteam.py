@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import random
 from collections import Counter
+from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -25,6 +26,8 @@ from _redteam import Attack, Plan, attacks_for, changing, load, plan, run_attack
 
 from cua.synth.generators import GENERATORS
 from cua.synth.schema import generate
+from cua.tasks.loader import YamlTemplate
+from cua.tasks.registry import list_templates
 
 APPS = sorted(GENERATORS)
 CLASSES = ("right", "wrong_record", "other_table", "history", "equivalent", "hedged", "partial")
@@ -38,35 +41,51 @@ pytestmark = pytest.mark.slow  # ~30 s of in-process requests on a loaded machin
 Result = tuple[str, str, Attack, bool, str]  # (template id, chain, attack, passed, generator app)
 
 
-@cache
-def _results(app: str) -> tuple[Result, ...]:
-    """Every attack on the app's sample: PER_APP templates drawn in a seeded order among those the prober
-    can build an end state for, the first chain, question and edit first (where the app has them), so
-    that each class of attack meets each kind of template."""
-    schema = GENERATORS[app]
-    drawn = generate(schema, 10_000, SEED)
-    random.Random(f"redteam:{app}").shuffle(drawn)
+def _sample(app: str, candidates: Iterable[tuple[str, Any]]) -> tuple[Result, ...]:
+    """Every attack on PER_APP of the (chain, template) candidates, taken in their order among those the
+    prober can build an end state for, the first chain, question and edit first (where there are such),
+    so that each class of attack meets each kind of template."""
     first: dict[str, tuple[str, Any, Plan]] = {}
     rest: list[tuple[str, Any, Plan]] = []
-    for g in drawn[:SCAN]:
-        template = load(g, schema.suite)
+    for chain, template in candidates:
         planned = plan(template, SEED)
         if planned is None:
             continue
         p = changing(services(template), template.instantiate(SEED), planned)
+        if p is None:
+            continue
         if p.kind in first:
-            rest.append((g.chain, template, p))
+            rest.append((chain, template, p))
         else:
-            first[p.kind] = (g.chain, template, p)
+            first[p.kind] = (chain, template, p)
         if len(first) == 3:
             break
-    sample = ([*first.values(), *rest])[:PER_APP]
     out: list[Result] = []
-    for chain, template, p in sample:
+    for chain, template, p in ([*first.values(), *rest])[:PER_APP]:
         instance = template.instantiate(SEED)
         names = services(template)
-        out += [(template.id, chain, a, run_attack(names, instance, a), app) for a in attacks_for(names, p, instance.reset_seed)]
+        out += [(template.id, chain, a, run_attack(names, instance, a), app)
+                for a in attacks_for(names, p, instance.reset_seed)]
     return tuple(out)
+
+
+@cache
+def _results(app: str) -> tuple[Result, ...]:
+    """The attacks on the generator's sample, drawn in a seeded order."""
+    schema = GENERATORS[app]
+    drawn = generate(schema, 10_000, SEED)
+    random.Random(f"redteam:{app}").shuffle(drawn)
+    return _sample(app, ((g.chain, load(g, schema.suite)) for g in drawn[:SCAN]))
+
+
+@cache
+def _hand_written(app: str) -> tuple[Result, ...]:
+    """The same attacks on the app's hand-written suite (workflow's: `workflows`), drawn in a seeded order."""
+    suite = "workflows" if app == "workflow" else app
+    templates = [t for t in list_templates(suite) if isinstance(t, YamlTemplate)
+                 and t.raw.get("sandbox", {}).get("kind") == "browser"]
+    random.Random(f"redteam:{suite}").shuffle(templates)
+    return _sample(app, ((t.id.split(".", 1)[1].split("@")[0], t) for t in templates))
 
 
 def _table(results: list[Result]) -> str:
@@ -117,6 +136,16 @@ def test_wrong_verdicts_in_all() -> None:
     assert wrong == 0, summary + "\n" + _table(results)
 
 
+def test_synthesised_judges_are_no_weaker_than_hand_written_ones() -> None:
+    """Issue 38's bar: the same attacks on a sample of each app's hand-written templates find at least as
+    large a share of wrong verdicts as on the synthesised sample."""
+    synth, hand = _all(), [r for app in APPS for r in _hand_written(app)]
+    rate = {name: (sum(r[3] != r[2].must_pass for r in rs), len(rs)) for name, rs in (("synth", synth), ("hand", hand))}
+    print(f"\nsynthesised: wrong={rate['synth'][0]} of {rate['synth'][1]}; hand-written: wrong={rate['hand'][0]} of "
+          f"{rate['hand'][1]} attacks over {len({r[0] for r in hand})} templates\n" + _table(hand))
+    assert rate["synth"][0] * rate["hand"][1] <= rate["hand"][0] * rate["synth"][1], (rate, _table(hand))
+
+
 def _weakened(chain: str, weaken: Any) -> tuple[Any, Any, dict[str, str], Plan]:
     """A contacts template of `chain` and a copy with its judge weakened by `weaken(judge)`: (the weak
     template's instance, the right plan, services, the plan): the attacks are the right template's."""
@@ -129,7 +158,9 @@ def _weakened(chain: str, weaken: Any) -> tuple[Any, Any, dict[str, str], Plan]:
     names = services(right)
     planned = plan(right, SEED)
     assert planned is not None
-    return weak.instantiate(SEED), right, names, changing(names, right.instantiate(SEED), planned)
+    p = changing(names, right.instantiate(SEED), planned)
+    assert p is not None
+    return weak.instantiate(SEED), right, names, p
 
 
 def _no_side_effects(judge: dict[str, Any]) -> None:
