@@ -6,10 +6,12 @@ erase-after-delete in the app's activity log, equivalent values (which must pass
 answers and partial chains. Every verdict must be the right one; the counts of wrong verdicts
 per class and app are in the assertion messages (`-s` prints the table).
 
-A workflow's templates judge two apps at once: each query is answered by its service's app, and
-the other-table, erase and irreversible attacks reach every app of the template. A template whose checks ask for an end state the prober cannot build from them (an
-SQL check over several tables, a table-valued check) is not drawn; `test_the_sample_covers_*`
-keeps the sample at 3 per app all the same.
+A workflow's templates judge two apps at once: each query is answered by its service's app,
+and the other-table, erase and irreversible attacks reach every app of the template. A template
+whose checks ask for an end state the prober cannot build from them (an SQL check over several
+tables, a whole-table check, an infeasible task) is not drawn; `test_the_sample_covers_*` keeps
+the sample at 3 per app all the same. The same attacks on as many of each app's hand-written
+templates give issue 38's comparison, and a judge weakened on purpose shows they have teeth.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ SEED = 0
 #: how far down the seeded order the sample looks for a chain, a question and an edit
 SCAN = 120
 
-pytestmark = pytest.mark.slow  # ~30 s of in-process requests on a loaded machine: over the fast lane's budget
+pytestmark = pytest.mark.slow  # ~2 min of in-process requests on a loaded machine: over the fast lane's budget
 
 Result = tuple[str, str, Attack, bool, str]  # (template id, chain, attack, passed, generator app)
 
