@@ -367,32 +367,30 @@ def _other_field(app: Any, p: Plan, w: Write) -> tuple[str, Any] | None:
     return None
 
 
-def _sent_and_erased(app: Any, p: Plan) -> None:
-    """mail: a message sent (into Sent), then its copy deleted."""
-    row = app.db.one("SELECT * FROM messages ORDER BY id DESC LIMIT 1")
+def _copied_then_erased(app: Any, table: str, changes: dict[str, Any], made_by: str, erased_by: str) -> None:
+    """The table's newest row copied with `changes` in one request (`made_by`), then deleted in another."""
+    row = app.db.one(f"SELECT * FROM {table} ORDER BY id DESC LIMIT 1")
     assert row is not None
     row.pop("id")
-    row.update(folder="sent", from_email="alex.morgan@example.com", to_addrs="someone@example.org")
+    row.update(changes)
     cols = list(row)
     app.activity.begin()
-    mid = app.db.insert(f"INSERT INTO messages ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-                        tuple(row.values()))
-    app.activity.end("POST /compose")
-    _request(app, "purge", ("DELETE FROM messages WHERE id = ?", (mid,)))
+    new_id = app.db.insert(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                           tuple(row.values()))
+    app.activity.end(made_by)
+    _request(app, erased_by, (f"DELETE FROM {table} WHERE id = ?", (new_id,)))
+
+
+def _sent_and_erased(app: Any, p: Plan) -> None:
+    """mail: a message sent (into Sent), then its copy deleted."""
+    _copied_then_erased(app, "messages", {"folder": "sent", "from_email": "alex.morgan@example.com",
+                                          "to_addrs": "someone@example.org"}, "POST /compose", "purge")
 
 
 def _ordered_and_erased(app: Any, p: Plan) -> None:
     """shop: an order placed, then deleted."""
-    row = app.db.one("SELECT * FROM orders ORDER BY id DESC LIMIT 1")
-    assert row is not None
-    row.pop("id")
-    row.update(number="SH-000001", status="processing", cancelled_at=None)
-    cols = list(row)
-    app.activity.begin()
-    oid = app.db.insert(f"INSERT INTO orders ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-                        tuple(row.values()))
-    app.activity.end("POST /checkout")
-    _request(app, "erase", ("DELETE FROM orders WHERE id = ?", (oid,)))
+    _copied_then_erased(app, "orders", {"number": "SH-000001", "status": "processing", "cancelled_at": None},
+                        "POST /checkout", "erase")
 
 
 def _paid_and_erased(app: Any, p: Plan) -> None:

@@ -78,17 +78,28 @@ async def wait_window(ctx: OracleContext, klass: str | None = None, title: Title
         await asyncio.sleep(POLL_S)
 
 
+#: A title bar's ends hold the window menu (left) and the buttons (right: shade, minimise,
+#: maximise, close); a click there is no focus click. Generous for openbox's and xfwm4's themes.
+_TITLE_ICON_PX, _TITLE_BUTTONS_PX = 40, 120
+#: How far a window's frame reaches above its client area (xfwm4's title bar is taller than openbox's).
+_FRAME_TOP_PX = 32
+
+
 def _clear_point(window: dict[str, Any], others: list[dict[str, Any]]) -> tuple[int, int]:
     """A point on the window's title bar (clicking it moves no text cursor) that no other
-    window covers; the title bar's middle when every candidate is covered."""
+    window covers and no title-bar button sits under (a click on minimise passed for closing
+    an editor in xfwm4); the title bar's middle when every candidate is covered."""
     def covered(px: int, py: int) -> bool:
         return any(o["id"] != window["id"] and o["x"] - 2 <= px < o["x"] + o["width"] + 2
-                   and o["y"] - 24 <= py < o["y"] + o["height"] + 2 for o in others)
+                   and o["y"] - _FRAME_TOP_PX <= py < o["y"] + o["height"] + 2 for o in others)
 
     y = max(window["y"] - 10, 1)
     left, width = window["x"], window["width"]
-    for frac in (0.5, 0.25, 0.75, 0.1, 0.9):
-        x = int(left + width * frac)
+    lo, hi = left + _TITLE_ICON_PX, left + width - _TITLE_BUTTONS_PX
+    if hi <= lo:
+        return int(left + width / 2), y
+    for frac in (0.5, 0.25, 0.75, 0.0, 1.0):
+        x = int(lo + (hi - lo) * frac)
         if not covered(x, y):
             return x, y
     return int(left + width / 2), y
