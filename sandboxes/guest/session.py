@@ -133,7 +133,8 @@ def _xfwm4(look: str | None) -> str:
     <property name="theme" type="string" value="{theme}"/>
     <property name="use_compositing" type="bool" value="false"/>
     <property name="workspace_count" type="int" value="1"/>
-    <property name="placement_ratio" type="int" value="100"/>
+    <property name="placement_ratio" type="int" value="0"/>
+    <property name="placement_mode" type="string" value="center"/>
     <property name="wrap_windows" type="bool" value="false"/>
   </property>
 """)
