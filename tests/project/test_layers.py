@@ -36,7 +36,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "plain data": ("cua.actions", "cua.observation", "cua.errors", "cua.state", "cua.info", "cua.task",
                    "cua.marks", "cua.attack", "cua.variant", "cua.launcher", "cua.screen_diff"),
     "process helpers": ("cua.listen", "cua.exposure", "cua.gate", "cua.guard", "cua.server_process", "cua.console",
-                        "cua.argtypes"),
+                        "cua.argtypes", "cua.desktop_override"),
     "package root": (ROOT_PACKAGE,),  # the package's own __init__ only (see layer_of)
     "protocol": ("cua.protocol",),
     "sandbox interface": ("cua.sandbox", "cua.conformance"),
