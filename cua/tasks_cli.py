@@ -171,11 +171,6 @@ def list_main(args: argparse.Namespace) -> int:
         print(f"{name} {len(suite)}{bad}")
         if args.templates:
             _print_templates(suite, True, "  ")
-    synthesised = [suite for name, suite in suites().items() if name.startswith("synth_")]
-    if synthesised:
-        apps = {t.tags.app for suite in synthesised for t in suite.templates.values()}
-        print(f"synthesised: {sum(len(suite) for suite in synthesised)} templates in {len(synthesised)} suites "
-              f"over {len(apps)} apps (their diversity: cua tasks diversity)")
     problems = _load_problems(None)
     for problem in problems:
         print(f"problem: {problem}", file=sys.stderr)

@@ -43,8 +43,10 @@ def _provenance(suite: Any) -> dict[str, dict[str, Any]]:
 
 
 def _outcome(template: Any, provenance: dict[str, Any], seeds: Sequence[int]) -> Outcome:
-    candidate = Candidate(str(provenance.get("chain") or "?"), template.raw, str(provenance.get("scope") or ""),
-                          int(provenance.get("phrasing", -1)))
+    # a chain is its app's: todo's delete and notes' delete are two chains
+    app = (template.raw.get("tags") or {}).get("app", "?")
+    candidate = Candidate(f"{app}/{provenance.get('chain') or '?'}", template.raw,
+                          str(provenance.get("scope") or ""), int(provenance.get("phrasing", -1)))
     return Outcome(candidate, True, signature=signature(template, seeds))
 
 
