@@ -192,6 +192,7 @@ def _xfce_parts(agent: Agent) -> dict[str, bool]:
     """Which parts of an XFCE session are up: the settings manager owns the XSETTINGS
     selection, a dock (the panel) and a desktop window are mapped, xfwm4 owns the screen."""
     from Xlib import X
+    from Xlib.error import BadDrawable, BadWindow
 
     d = agent.screen._disp
     root = d.screen().root
@@ -210,7 +211,7 @@ def _xfce_parts(agent: Agent) -> dict[str, bool]:
         try:
             kinds = win.get_full_property(atom("_NET_WM_WINDOW_TYPE"), X.AnyPropertyType)
             viewable = win.get_attributes().map_state == X.IsViewable
-        except Exception:  # closed while we looked (Xlib raises its own error types)
+        except (BadWindow, BadDrawable):  # closed while we looked
             continue
         types = set(int(t) for t in (kinds.value if kinds is not None else []))
         parts["panel"] |= viewable and dock in types
