@@ -83,6 +83,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sy.add_argument("--out", type=Path, required=True, help="writes OUT/synth_<app>/synth_<app>.yaml and "
                                                            "OUT/synth_<app>.rejected.jsonl")
     sy.add_argument("--parallel", "-j", type=whole_number(1), default=1, help="templates checked at once")
+    sy.add_argument("--no-cache", action="store_true",
+                    help="check every candidate again, even one an earlier run into OUT admitted whose template, "
+                         "app and judge code are unchanged since (also CUA_QA_CACHE=off); without it, such a "
+                         "one is kept, so that --count can grow run by run")
     sy.add_argument("--model", metavar="openai:NAME@URL",
                     help="ask this OpenAI-compatible model for templates (--count answers) instead of the generator")
     sy.set_defaults(func=synth_main)
@@ -280,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def synth_main(args: argparse.Namespace) -> int:
     from cua.qa.qa_cache import VerdictCache
-    from cua.synth.admit import Candidate, admit, store_verdicts, write_suite
+    from cua.synth.admit import Candidate, admit, earlier_admissions, store_verdicts, write_suite
     from cua.synth.generators import schema_for
     from cua.synth.schema import generate
 
@@ -308,8 +312,11 @@ def synth_main(args: argparse.Namespace) -> int:
         candidates = [Candidate(g.chain, g.template, g.scope, g.phrasing) for g in generate(gen, args.count, args.seed)]
     # A supervisor's SIGTERM stops the admission as Ctrl-C does: its sandboxes are closed, nothing is written.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # What an earlier run into OUT admitted is kept while its digests stand, as a verdict is reused
+    # (CUA_QA_CACHE=off checks every candidate again): a long admission grows its --count run by run.
+    earlier = earlier_admissions(args.out, gen.suite) if VerdictCache().enabled and not args.no_cache else {}
     try:
-        admission = admit(gen.suite, candidates, parallel=args.parallel)
+        admission = admit(gen.suite, candidates, parallel=args.parallel, earlier=earlier)
     except KeyboardInterrupt:
         print("cua tasks synth: interrupted; nothing was written", file=sys.stderr)
         return 130

@@ -16,7 +16,7 @@ import json
 import re
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,8 +26,8 @@ import yaml
 from cua.synth.ui_only import ui_problems
 from cua.tasks.format import FormatProblem, TaskFormatError
 
-__all__ = ["CI_SEEDS", "Admission", "Candidate", "Outcome", "admit", "screen", "provenance_path", "signature",
-           "store_verdicts", "suite_text", "write_suite"]
+__all__ = ["CI_SEEDS", "Admission", "Candidate", "Outcome", "admit", "admission_key", "earlier_admissions", "screen",
+           "provenance_path", "signature", "store_verdicts", "suite_text", "write_suite"]
 
 #: The seeds and isolation CI's judge QA checks a template on (scripts/test.sh: `--seeds 1 --isolation shared`).
 CI_SEEDS: tuple[int, ...] = (0,)
@@ -56,6 +56,9 @@ class Outcome:
     signature: str = ""
     #: judge QA's clean report (`cua.qa.check.TemplateReport`) of an admitted candidate
     report: Any = None
+    #: admitted by an earlier run into the same folder, and kept unchecked: the template, its app and
+    #: the judge code have the digests that admission was keyed by (`earlier_admissions`)
+    kept: bool = False
 
 
 @dataclass
@@ -71,9 +74,12 @@ class Admission:
         return [o for o in self.outcomes if o.admitted]
 
     def summary_lines(self) -> list[str]:
+        """The figures; `admitted_per_min` counts what this run admitted itself (not what it kept)."""
         minutes = max(self.seconds, 1e-9) / 60
-        out = [f"candidates={len(self.outcomes)} admitted={len(self.admitted)} seconds={self.seconds:.1f}",
-               f"admitted_per_min={len(self.admitted) / minutes:.2f}"]
+        reused = sum(o.kept for o in self.outcomes)
+        out = [f"candidates={len(self.outcomes)} admitted={len(self.admitted)} kept={reused} "
+               f"seconds={self.seconds:.1f}",
+               f"admitted_per_min={(len(self.admitted) - reused) / minutes:.2f}"]
         per_gen: dict[str, list[bool]] = {}
         for o in self.outcomes:
             per_gen.setdefault(o.candidate.generator, []).append(o.admitted)
@@ -187,12 +193,23 @@ def screen(suite: str, candidates: Sequence[Candidate],
 
 
 def admit(suite: str, candidates: Sequence[Candidate], *, seeds: Sequence[int] = (0, 1, 2), parallel: int = 1,
-          isolation: str | None = "shared") -> Admission:
-    """Screen, then judge-QA every candidate left; the outcomes keep the candidates' order."""
+          isolation: str | None = "shared", earlier: Mapping[str, dict[str, Any]] | None = None) -> Admission:
+    """Screen, then judge-QA every candidate left; the outcomes keep the candidates' order.
+
+    `earlier` (`earlier_admissions`): templates admitted before on these seeds and isolation whose
+    admission still stands, by id; a candidate equal to one of them is kept without judge QA. It is
+    still screened with the rest, so that a new candidate with its judge-state signature is a duplicate.
+    """
     from cua.qa.check import check_templates
 
     started = time.perf_counter()
-    outcomes, to_check = screen(suite, candidates, seeds)
+    outcomes, screened = screen(suite, candidates, seeds)
+    to_check: list[tuple[int, Any, str]] = []
+    for i, template, sig in screened:
+        if earlier and earlier.get(template.id) == _as_written(candidates[i].template):
+            outcomes[i] = Outcome(candidates[i], True, signature=sig, kept=True)
+        else:
+            to_check.append((i, template, sig))
     if to_check:
         report = asyncio.run(check_templates([t for _, t, _ in to_check], seeds=seeds, parallel=parallel,
                                              isolation=isolation))
@@ -209,12 +226,64 @@ def provenance_path(out: Path, suite: str) -> Path:
     return out / f"{suite}.admitted.jsonl"
 
 
+def _as_written(template: dict[str, Any]) -> Any:
+    """The template as a suite file holds it (YAML has no tuples), to compare with one read back."""
+    return yaml.safe_load(yaml.safe_dump(template, sort_keys=False, allow_unicode=True))
+
+
+def admission_key(template: Any, seeds: Sequence[int], isolation: str | None, digests: Any = None) -> str | None:
+    """The key judge QA would store the template's verdict under on the admission's seeds and
+    isolation: it changes with the template, its suite's code, its app and the judge code, so an
+    admission recorded under it stands exactly while a verdict would be reused."""
+    from cua.qa.check import _cache_key
+    from cua.qa.qa_cache import Digests
+
+    return _cache_key(digests or Digests(), template, seeds, isolation)
+
+
+def _admission_keys(path: Path, suite: str, seeds: Sequence[int], isolation: str | None) -> dict[str, str]:
+    from cua.qa.qa_cache import Digests
+    from cua.tasks.loader import load_file
+
+    digests = Digests()
+    keys = {t.id: admission_key(t, seeds, isolation, digests) for t in load_file(path, suite=suite)}
+    return {tid: key for tid, key in keys.items() if key is not None}
+
+
+def earlier_admissions(out: Path, suite: str, seeds: Sequence[int] = (0, 1, 2),
+                       isolation: str | None = "shared") -> dict[str, dict[str, Any]]:
+    """The templates of OUT/<suite> admitted before on these seeds and isolation, by id, whose
+    admission still stands: its provenance row records the key it was admitted under and the
+    template, as loaded from the suite file now, still has that key. A long admission is done in
+    parts this way (`--count` growing from run to run: the generator draws its candidates in a
+    seeded order, so a larger count begins with the smaller one's), and a part already admitted
+    is not checked again. Nothing stands where the suite file, its provenance or a key is missing
+    or unreadable: then everything is checked again."""
+    path = out / suite / f"{suite}.yaml"
+    try:
+        rows = [json.loads(line) for line in provenance_path(out, suite).read_text().splitlines() if line.strip()]
+        data = yaml.safe_load(path.read_text())
+        keys = _admission_keys(path, suite, seeds, isolation)
+    except (OSError, ValueError, yaml.YAMLError, TaskFormatError):
+        return {}
+    recorded = {}
+    for row in rows:
+        adm = row.get("admission") if isinstance(row, dict) else None
+        if (isinstance(adm, dict) and adm.get("seeds") == list(seeds) and adm.get("isolation") == isolation
+                and adm.get("key")):
+            recorded[str(row.get("id"))] = adm["key"]
+    templates = data.get("templates") if isinstance(data, dict) else None
+    return {str(t["id"]): t for t in templates or [] if isinstance(t, dict) and "id" in t
+            and recorded.get(str(t["id"])) is not None and recorded.get(str(t["id"])) == keys.get(str(t["id"]))}
+
+
 def write_suite(out: Path, suite: str, admission: Admission, header: str = "") -> tuple[Path | None, Path]:
     """DIR/<suite>/<suite>.yaml with the admitted templates (none written where none was admitted:
     a suite holds at least one), DIR/<suite>.rejected.jsonl with each rejection's class and reason,
     and DIR/<suite>.admitted.jsonl with each admitted template's provenance: the operations it
-    chains (or the proposing model), the scope its rows are drawn from, its phrasing and its
-    judge-state signature, which `cua tasks diversity` reads back."""
+    chains (or the proposing model), the scope its rows are drawn from, its phrasing, its
+    judge-state signature, which `cua tasks diversity` reads back, and the key it was admitted
+    under (`earlier_admissions`)."""
     folder = out / suite
     path: Path | None = None
     admitted = admission.admitted
@@ -223,11 +292,14 @@ def write_suite(out: Path, suite: str, admission: Admission, header: str = "") -
         folder.mkdir(exist_ok=True)
         path = folder / f"{suite}.yaml"
         path.write_text(suite_text(suite, [o.candidate.template for o in admitted], header))
+    keys = _admission_keys(path, suite, admission.seeds, admission.isolation) if path is not None else {}
     with provenance_path(out, suite).open("w") as fh:
         for o in admitted:
-            fh.write(json.dumps({"id": o.candidate.template.get("id"), "chain": o.candidate.generator,
-                                 "scope": o.candidate.scope, "phrasing": o.candidate.phrasing,
-                                 "signature": o.signature}, sort_keys=True) + "\n")
+            tid = o.candidate.template.get("id")
+            fh.write(json.dumps({"id": tid, "chain": o.candidate.generator, "scope": o.candidate.scope,
+                                 "phrasing": o.candidate.phrasing, "signature": o.signature,
+                                 "admission": {"seeds": list(admission.seeds), "isolation": admission.isolation,
+                                               "key": keys.get(str(tid))}}, sort_keys=True) + "\n")
     rejected = out / f"{suite}.rejected.jsonl"
     with rejected.open("w") as fh:
         for o in admission.outcomes:

@@ -108,3 +108,39 @@ def test_the_diversity_report_reads_the_written_suites_back(tmp_path: Path,
     assert nothing is None and not (tmp_path / "none" / "synth_todo").exists()
     assert main(["tasks", "diversity", "no_such_suite"]) == 2
     assert "unknown suite 'no_such_suite'" in capsys.readouterr().err
+
+
+def test_an_admission_stands_while_its_digests_do(tmp_path: Path) -> None:
+    """A larger --count keeps what an earlier run into the same folder admitted, without judge QA,
+    exactly while the template, its app and the judge code keep the key it was admitted under."""
+    from cua.synth.admit import earlier_admissions
+
+    drawn = todo_gen.generate(4)
+    first = [Candidate(g.chain, g.template, g.scope, g.phrasing) for g in drawn[:3]]
+    write_suite(tmp_path, "synth_todo", Admission([Outcome(c, True) for c in first]))
+    earlier = earlier_admissions(tmp_path, "synth_todo")
+    assert sorted(earlier) == sorted(c.template["id"] for c in first)
+    # an admission on other seeds or in another isolation proves nothing about these
+    assert earlier_admissions(tmp_path, "synth_todo", seeds=(0, 1)) == {}
+    assert earlier_admissions(tmp_path, "synth_todo", isolation="container") == {}
+    # kept: no judge QA runs (no sandbox is opened here); a new candidate that judges what a kept
+    # one judges is still a duplicate
+    twin = copy.deepcopy(drawn[0].template)
+    twin["instruction"] = "Please " + twin["instruction"]
+    got = admit("synth_todo", first + [Candidate("model", twin)], earlier=earlier)
+    assert [(o.admitted, o.kept, o.rejection) for o in got.outcomes] == [(True, True, "")] * 3 + [
+        (False, False, "duplicate")]
+    assert got.summary_lines()[0].startswith("candidates=4 admitted=3 kept=3 ")
+    assert got.summary_lines()[1] == "admitted_per_min=0.00"
+    # a template edited in the file, a provenance row without its key, a changed definition: checked again
+    path = tmp_path / "synth_todo" / "synth_todo.yaml"
+    edited = [copy.deepcopy(c.template) for c in first]
+    edited[0]["max_steps"] = int(edited[0].get("max_steps") or 20) + 1
+    path.write_text(suite_text("synth_todo", edited))
+    rows = (tmp_path / "synth_todo.admitted.jsonl").read_text().splitlines()
+    (tmp_path / "synth_todo.admitted.jsonl").write_text("\n".join([rows[0], rows[1].replace('"admission"', '"x"'),
+                                                                  rows[2]]) + "\n")
+    assert sorted(earlier_admissions(tmp_path, "synth_todo")) == [first[2].template["id"]]
+    # nothing stands where the provenance is missing
+    (tmp_path / "synth_todo.admitted.jsonl").unlink()
+    assert earlier_admissions(tmp_path, "synth_todo") == {}
