@@ -4,10 +4,11 @@ error that names the value, never a traceback."""
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from typing import Literal
 
-__all__ = ["real_number", "snapshot_period", "whole_number"]
+__all__ = ["real_number", "snapshot_period", "suite_name", "whole_number"]
 
 
 def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -53,3 +54,11 @@ def snapshot_period(text: str) -> Literal["every", "none"] | int:
     if period < 1:
         raise argparse.ArgumentTypeError(f"{period} is out of range: every N-th step takes N at least 1")
     return "every" if period == 1 else period
+
+
+def suite_name(text: str) -> str:
+    """An argparse type: a suite's name, the prefix of its template ids (`todo.add_item@1`)."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a suite name: lowercase letters, digits and _, "
+                                         "beginning with a letter")
+    return text

@@ -15,6 +15,7 @@ registry, `check` calls judge QA (`cua.qa`), which nothing but this command and 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import signal
 import sys
 from pathlib import Path
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from cua.argtypes import whole_number
+    from cua.argtypes import suite_name, whole_number
     from cua.console import add_variant_arguments
     from cua.desktop_override import add_desktop_arguments
 
@@ -80,8 +81,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                     help="the app whose schema the generator composes (cua.synth.generators)")
     sy.add_argument("--count", type=whole_number(1), default=20, help="candidates to generate (default 20)")
     sy.add_argument("--seed", type=whole_number(0), default=0, help="the generator's seed (same seed, same files)")
-    sy.add_argument("--out", type=Path, required=True, help="writes OUT/synth_<app>/synth_<app>.yaml and "
-                                                           "OUT/synth_<app>.rejected.jsonl")
+    sy.add_argument("--out", type=Path, required=True, help="writes OUT/SUITE/SUITE.yaml, OUT/SUITE.rejected.jsonl "
+                                                           "and OUT/SUITE.admitted.jsonl")
+    sy.add_argument("--suite", type=suite_name,
+                    help="the suite's name, its templates' id prefix (default synth_<app>, the name of the kit's "
+                         "own suite of that app: another name lets a suite of your own run beside it)")
     sy.add_argument("--parallel", "-j", type=whole_number(1), default=1, help="templates checked at once")
     sy.add_argument("--no-cache", action="store_true",
                     help="check every candidate again, even one an earlier run into OUT admitted whose template, "
@@ -289,6 +293,8 @@ def synth_main(args: argparse.Namespace) -> int:
     from cua.synth.schema import generate
 
     gen = schema_for(args.app)
+    if args.suite:
+        gen = dataclasses.replace(gen, suite=args.suite)
 
     if args.model:
         from cua.errors import CuaError

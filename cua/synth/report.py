@@ -24,11 +24,13 @@ SYNTH_PREFIX = "synth_"
 
 
 def synth_suites(names: Sequence[str] = ()) -> list[Any]:
-    """The chosen suites (names, folders or task files), else every registered `synth_*` suite."""
-    from cua.tasks.registry import resolve_suite, suites
+    """The chosen suites (names, folders or task files), else every registered `synth_*` suite. A
+    folder or file is read, not registered: a report may read a suite of the same name as a
+    registered one (`cua tasks synth --out DIR` writes synth_<app>, as the kit's own is named)."""
+    from cua.tasks.registry import is_suite_path, load_suite_path, resolve_suite, suites
 
     if names:
-        return [resolve_suite(name) for name in names]
+        return [load_suite_path(name) if is_suite_path(name) else resolve_suite(name) for name in names]
     return [suite for name, suite in sorted(suites().items()) if name.startswith(SYNTH_PREFIX)]
 
 

@@ -144,3 +144,21 @@ def test_an_admission_stands_while_its_digests_do(tmp_path: Path) -> None:
     # nothing stands where the provenance is missing
     (tmp_path / "synth_todo.admitted.jsonl").unlink()
     assert earlier_admissions(tmp_path, "synth_todo") == {}
+
+
+def test_a_suite_of_ones_own_is_named_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--suite` names what `cua tasks synth` writes; a name that is no suite's is a usage error."""
+    import dataclasses
+
+    from cua.cli import main
+    from cua.synth.generators import schema_for
+
+    with pytest.raises(SystemExit) as exc:
+        main(["tasks", "synth", "--app", "todo", "--suite", "My-Todo", "--out", "x"])
+    assert exc.value.code == 2 and "'My-Todo' is not a suite name" in capsys.readouterr().err
+    from cua.synth.schema import generate
+
+    mine = generate(dataclasses.replace(schema_for("todo"), suite="my_todo"), 3)
+    loaded = load_suite_path(write_suite(Path(tmp_path), "my_todo", Admission(
+        [Outcome(Candidate(g.chain, g.template), True) for g in mine]))[0] or tmp_path)
+    assert loaded.name == "my_todo" and all(t.startswith("my_todo.") for t in loaded.templates)
