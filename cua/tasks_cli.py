@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from cua.synth.admit import Outcome
     from cua.task import TaskTags
 
 
@@ -286,6 +287,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 
+def _progress(outcome: Outcome, decided: int, total: int) -> None:
+    verdict = "admitted" if outcome.admitted else f"rejected {outcome.rejection}"
+    print(f"[{decided}/{total}] {outcome.candidate.template.get('id')}: {verdict}", file=sys.stderr, flush=True)
+
+
 def synth_main(args: argparse.Namespace) -> int:
     from cua.qa.qa_cache import VerdictCache
     from cua.synth.admit import Candidate, admit, earlier_admissions, store_verdicts, write_suite
@@ -322,7 +328,7 @@ def synth_main(args: argparse.Namespace) -> int:
     # (CUA_QA_CACHE=off checks every candidate again): a long admission grows its --count run by run.
     earlier = earlier_admissions(args.out, gen.suite) if VerdictCache().enabled and not args.no_cache else {}
     try:
-        admission = admit(gen.suite, candidates, parallel=args.parallel, earlier=earlier)
+        admission = admit(gen.suite, candidates, parallel=args.parallel, earlier=earlier, on_outcome=_progress)
     except KeyboardInterrupt:
         print("cua tasks synth: interrupted; nothing was written", file=sys.stderr)
         return 130

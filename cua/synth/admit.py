@@ -16,7 +16,7 @@ import json
 import re
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -193,12 +193,15 @@ def screen(suite: str, candidates: Sequence[Candidate],
 
 
 def admit(suite: str, candidates: Sequence[Candidate], *, seeds: Sequence[int] = (0, 1, 2), parallel: int = 1,
-          isolation: str | None = "shared", earlier: Mapping[str, dict[str, Any]] | None = None) -> Admission:
+          isolation: str | None = "shared", earlier: Mapping[str, dict[str, Any]] | None = None,
+          on_outcome: Callable[[Outcome, int, int], None] | None = None) -> Admission:
     """Screen, then judge-QA every candidate left; the outcomes keep the candidates' order.
 
     `earlier` (`earlier_admissions`): templates admitted before on these seeds and isolation whose
     admission still stands, by id; a candidate equal to one of them is kept without judge QA. It is
     still screened with the rest, so that a new candidate with its judge-state signature is a duplicate.
+    `on_outcome(outcome, decided, candidates)` is told of each judge QA decision as it is made (a long
+    admission's progress).
     """
     from cua.qa.check import check_templates
 
@@ -210,13 +213,20 @@ def admit(suite: str, candidates: Sequence[Candidate], *, seeds: Sequence[int] =
             outcomes[i] = Outcome(candidates[i], True, signature=sig, kept=True)
         else:
             to_check.append((i, template, sig))
+    by_id = {template.id: (i, sig) for i, template, sig in to_check}
+
+    def decided(rep: Any) -> None:
+        i, sig = by_id[rep.template_id]
+        first = rep.failures[0] if rep.failures else None
+        outcome = (Outcome(candidates[i], True, signature=sig, report=rep) if first is None
+                   else Outcome(candidates[i], False, first.stage, first.reason, sig))
+        outcomes[i] = outcome
+        if on_outcome is not None:
+            on_outcome(outcome, sum(o is not None for o in outcomes), len(candidates))
+
     if to_check:
-        report = asyncio.run(check_templates([t for _, t, _ in to_check], seeds=seeds, parallel=parallel,
-                                             isolation=isolation))
-        for (i, _, sig), rep in zip(to_check, report.templates):
-            first = rep.failures[0] if rep.failures else None
-            outcomes[i] = (Outcome(candidates[i], True, signature=sig, report=rep) if first is None
-                           else Outcome(candidates[i], False, first.stage, first.reason, sig))
+        asyncio.run(check_templates([t for _, t, _ in to_check], seeds=seeds, parallel=parallel,
+                                    isolation=isolation, on_template=decided))
     return Admission([o for o in outcomes if o is not None], time.perf_counter() - started, tuple(seeds), isolation)
 
 
