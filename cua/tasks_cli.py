@@ -322,32 +322,35 @@ def synth_main(args: argparse.Namespace) -> int:
             return 3
     else:
         candidates = [Candidate(g.chain, g.template, g.scope, g.phrasing) for g in generate(gen, args.count, args.seed)]
-    # A supervisor's SIGTERM stops the admission as Ctrl-C does: its sandboxes are closed, nothing is written.
+    # A supervisor's SIGTERM stops the admission as Ctrl-C does: the checks in flight are cancelled
+    # and their sandboxes closed; what was decided is written, and the same command goes on from it.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     # What an earlier run into OUT admitted is kept while its digests stand, as a verdict is reused
     # (CUA_QA_CACHE=off checks every candidate again): a long admission grows its --count run by run.
     earlier = earlier_admissions(args.out, gen.suite) if VerdictCache().enabled and not args.no_cache else {}
-    try:
-        admission = admit(gen.suite, candidates, parallel=args.parallel, earlier=earlier, on_outcome=_progress)
-    except KeyboardInterrupt:
-        print("cua tasks synth: interrupted; nothing was written", file=sys.stderr)
-        return 130
+    admission = admit(gen.suite, candidates, parallel=args.parallel, earlier=earlier, on_outcome=_progress)
     summary = admission.summary_lines()
+    decided = f"{len(admission.outcomes)} of the {len(candidates)} candidates decided"
+    stopped = f" (interrupted: {decided})" if admission.interrupted else ""
     # The admission's figures head the suite file, so that the suite carries its own diversity report.
     header = (f"# Synthesised by cua tasks synth --app {args.app} --count {args.count} --seed {args.seed} "
               f"(generator version {gen.version}); admitted by judge QA on seeds "
-              f"{', '.join(map(str, admission.seeds))}.\n" + "".join(f"# {line}\n" for line in summary[2:]))
+              f"{', '.join(map(str, admission.seeds))}{stopped}.\n" + "".join(f"# {line}\n" for line in summary[2:]))
     path, rejected = write_suite(args.out, gen.suite, admission, header)
     for line in summary:
         print(line)
     if path is None:
         print(f"admitted none: no suite written; the rejections are in {rejected}")
-        return 1
-    stored = store_verdicts(path, gen.suite, admission, cache=(cache := VerdictCache()))
-    print(f"wrote {path} and {rejected}")
-    if cache.enabled:
-        print(f"stored {stored} verdicts in {cache.folder} (cua tasks check reuses them on seed 0)")
-    return 0
+    else:
+        stored = store_verdicts(path, gen.suite, admission, cache=(cache := VerdictCache()))
+        print(f"wrote {path} and {rejected}")
+        if cache.enabled:
+            print(f"stored {stored} verdicts in {cache.folder} (cua tasks check reuses them on seed 0)")
+    if admission.interrupted:
+        print(f"cua tasks synth: interrupted, {decided}: what was decided is written, and the same command "
+              "goes on from it", file=sys.stderr)
+        return 130
+    return 0 if path is not None else 1
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import re
 import time
 from collections import Counter
@@ -68,6 +69,8 @@ class Admission:
     #: what judge QA checked the candidates on
     seeds: tuple[int, ...] = (0, 1, 2)
     isolation: str | None = "shared"
+    #: stopped (Ctrl-C, SIGTERM) before every candidate was decided: `outcomes` holds the decided ones
+    interrupted: bool = False
 
     @property
     def admitted(self) -> list[Outcome]:
@@ -200,6 +203,8 @@ def admit(suite: str, candidates: Sequence[Candidate], *, seeds: Sequence[int] =
     `earlier` (`earlier_admissions`): templates admitted before on these seeds and isolation whose
     admission still stands, by id; a candidate equal to one of them is kept without judge QA. It is
     still screened with the rest, so that a new candidate with its judge-state signature is a duplicate.
+    Interrupted (Ctrl-C, SIGTERM), it returns what was decided, marked `interrupted`: written, that
+    is kept by the next run, which checks only the rest.
     `on_outcome(outcome, decided, candidates)` is told of each judge QA decision as it is made (a long
     admission's progress).
     """
@@ -224,10 +229,15 @@ def admit(suite: str, candidates: Sequence[Candidate], *, seeds: Sequence[int] =
         if on_outcome is not None:
             on_outcome(outcome, sum(o is not None for o in outcomes), len(candidates))
 
+    interrupted = False
     if to_check:
-        asyncio.run(check_templates([t for _, t, _ in to_check], seeds=seeds, parallel=parallel,
-                                    isolation=isolation, on_template=decided))
-    return Admission([o for o in outcomes if o is not None], time.perf_counter() - started, tuple(seeds), isolation)
+        try:
+            asyncio.run(check_templates([t for _, t, _ in to_check], seeds=seeds, parallel=parallel,
+                                        isolation=isolation, on_template=decided))
+        except KeyboardInterrupt:  # asyncio.run cancelled the checks in flight: their sandboxes are closed
+            interrupted = True
+    return Admission([o for o in outcomes if o is not None], time.perf_counter() - started, tuple(seeds), isolation,
+                     interrupted)
 
 
 def provenance_path(out: Path, suite: str) -> Path:
@@ -301,22 +311,27 @@ def write_suite(out: Path, suite: str, admission: Admission, header: str = "") -
     if admitted:
         folder.mkdir(exist_ok=True)
         path = folder / f"{suite}.yaml"
-        path.write_text(suite_text(suite, [o.candidate.template for o in admitted], header))
+        _write(path, suite_text(suite, [o.candidate.template for o in admitted], header))
     keys = _admission_keys(path, suite, admission.seeds, admission.isolation) if path is not None else {}
-    with provenance_path(out, suite).open("w") as fh:
-        for o in admitted:
-            tid = o.candidate.template.get("id")
-            fh.write(json.dumps({"id": tid, "chain": o.candidate.generator, "scope": o.candidate.scope,
-                                 "phrasing": o.candidate.phrasing, "signature": o.signature,
-                                 "admission": {"seeds": list(admission.seeds), "isolation": admission.isolation,
-                                               "key": keys.get(str(tid))}}, sort_keys=True) + "\n")
+    _write(provenance_path(out, suite), "".join(
+        json.dumps({"id": o.candidate.template.get("id"), "chain": o.candidate.generator, "scope": o.candidate.scope,
+                    "phrasing": o.candidate.phrasing, "signature": o.signature,
+                    "admission": {"seeds": list(admission.seeds), "isolation": admission.isolation,
+                                  "key": keys.get(str(o.candidate.template.get("id")))}}, sort_keys=True) + "\n"
+        for o in admitted))
     rejected = out / f"{suite}.rejected.jsonl"
-    with rejected.open("w") as fh:
-        for o in admission.outcomes:
-            if not o.admitted:
-                fh.write(json.dumps({"id": o.candidate.template.get("id"), "generator": o.candidate.generator,
-                                     "rejection": o.rejection, "reason": o.reason}, sort_keys=True) + "\n")
+    _write(rejected, "".join(json.dumps({"id": o.candidate.template.get("id"), "generator": o.candidate.generator,
+                                         "rejection": o.rejection, "reason": o.reason}, sort_keys=True) + "\n"
+                             for o in admission.outcomes if not o.admitted))
     return path, rejected
+
+
+def _write(path: Path, text: str) -> None:
+    """Whole or not at all: a run stopped while it writes leaves the file it had (an earlier
+    admission's rows stand only with the suite file they were written with)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def store_verdicts(path: Path, suite: str, admission: Admission, *, cache: Any = None) -> int:

@@ -162,3 +162,33 @@ def test_a_suite_of_ones_own_is_named_apart(tmp_path: Path, capsys: pytest.Captu
     loaded = load_suite_path(write_suite(Path(tmp_path), "my_todo", Admission(
         [Outcome(Candidate(g.chain, g.template), True) for g in mine]))[0] or tmp_path)
     assert loaded.name == "my_todo" and all(t.startswith("my_todo.") for t in loaded.templates)
+
+
+@pytest.mark.slow
+def test_a_stopped_admission_keeps_what_it_decided(tmp_path: Path) -> None:
+    """SIGTERM (as Ctrl-C) after the first decision: the checks in flight are cancelled, what was
+    decided is written whole, and the same command goes on from it rather than starting again."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from cua.synth.admit import earlier_admissions
+
+    env = {**os.environ, "CUA_QA_CACHE_DIR": str(tmp_path / "verdicts")}
+    with subprocess.Popen([sys.executable, "-m", "cua.cli", "tasks", "synth", "--app", "todo", "--count", "4",
+                           "--out", str(tmp_path / "out")], env=env, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as proc:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()
+        proc.send_signal(signal.SIGTERM)
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=120) == 130, first + rest
+    assert first.startswith("[1/4] synth_todo.") and "interrupted, 1 of the 4 candidates decided" in rest
+    decided = first.split()[1].rstrip(":")
+    kept = earlier_admissions(tmp_path / "out", "synth_todo")
+    rejected = (tmp_path / "out" / "synth_todo.rejected.jsonl").read_text()
+    assert (list(kept) == [decided]) if first.rstrip().endswith("admitted") else (decided in rejected and not kept)
+    assert not list((tmp_path / "out").rglob(".*.tmp"))
+    # its sandboxes closed with it: nothing of its session (browser, app servers) is left
+    assert subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True).returncode == 1
