@@ -132,8 +132,14 @@ class Admission:
             by["oracle_len"][str(len(oracle)) if isinstance(oracle, list) else "python"] += 1
         for name, counts in by.items():
             if counts:
-                out.append(f"diversity by {name}: " + " ".join(f"{k}={n}" for k, n in sorted(counts.items())))
+                out.append(f"diversity by {name}: " + " ".join(f"{k}={n}" for k, n in sorted(counts.items(), key=_by_value)))
         return out
+
+
+def _by_value(item: tuple[str, int]) -> tuple[bool, int, str]:
+    """Counts in the order of their values: numbers as numbers (2 before 10), then words."""
+    key = item[0]
+    return (not key.isdigit(), int(key) if key.isdigit() else 0, key)
 
 
 def suite_text(suite: str, templates: Sequence[dict[str, Any]], header: str = "") -> str:
