@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cua.synth.admit import Admission, Candidate, Outcome, provenance_path, signature
+from cua.synth.admit import Admission, Candidate, Outcome, admission_key, provenance_path, signature
 
 __all__ = ["SYNTH_PREFIX", "diversity_report", "synth_suites"]
 
@@ -44,21 +44,37 @@ def _provenance(suite: Any) -> dict[str, dict[str, Any]]:
     return {str(row.get("id")): row for row in rows if isinstance(row, dict)}
 
 
-def _outcome(template: Any, provenance: dict[str, Any], seeds: Sequence[int]) -> Outcome:
+def _signature(template: Any, provenance: dict[str, Any], seeds: Sequence[int], digests: Any) -> str:
+    """The signature admission recorded, while the admission stands (its seeds are these and
+    the template's key is the one it was admitted under: the template, its app's data and the
+    judge code are unchanged, so the signature is too); else computed again, which resets the
+    app on every seed for each of the template's parameters."""
+    recorded, admission = provenance.get("signature"), provenance.get("admission")
+    if (isinstance(recorded, str) and isinstance(admission, dict) and admission.get("seeds") == list(seeds)
+            and admission.get("key")
+            and admission["key"] == admission_key(template, seeds, admission.get("isolation"), digests)):
+        return recorded
+    return signature(template, seeds)
+
+
+def _outcome(template: Any, provenance: dict[str, Any], seeds: Sequence[int], digests: Any) -> Outcome:
     # a chain is its app's: todo's delete and notes' delete are two chains
     app = (template.raw.get("tags") or {}).get("app", "?")
     candidate = Candidate(f"{app}/{provenance.get('chain') or '?'}", template.raw,
                           str(provenance.get("scope") or ""), int(provenance.get("phrasing", -1)))
-    return Outcome(candidate, True, signature=signature(template, seeds))
+    return Outcome(candidate, True, signature=_signature(template, provenance, seeds, digests))
 
 
 def diversity_report(chosen: Iterable[Any], seeds: Sequence[int] = (0, 1, 2)) -> list[str]:
     """One line per suite (its templates, chains, apps), then the diversity over them all."""
+    from cua.qa.qa_cache import Digests
+
+    digests = Digests()
     lines: list[str] = []
     outcomes: list[Outcome] = []
     for suite in chosen:
         known = _provenance(suite)
-        mine = [_outcome(t, known.get(t.id, {}), seeds) for t in suite.templates.values()]
+        mine = [_outcome(t, known.get(t.id, {}), seeds, digests) for t in suite.templates.values()]
         outcomes += mine
         chains = {o.candidate.generator for o in mine}
         apps = {str((o.candidate.template.get("tags") or {}).get("app", "?")) for o in mine}

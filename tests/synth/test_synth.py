@@ -7,6 +7,7 @@ import copy
 from pathlib import Path
 
 import pytest
+import yaml
 
 from cua.qa.check import _cache_key, check_templates
 from cua.qa.qa_cache import Digests, VerdictCache
@@ -108,6 +109,29 @@ def test_the_diversity_report_reads_the_written_suites_back(tmp_path: Path,
     assert nothing is None and not (tmp_path / "none" / "synth_todo").exists()
     assert main(["tasks", "diversity", "no_such_suite"]) == 2
     assert "unknown suite 'no_such_suite'" in capsys.readouterr().err
+
+
+def test_the_diversity_report_reads_a_signature_admission_recorded_while_it_stands(tmp_path: Path) -> None:
+    """A signature resets the app on every seed for each parameter, seconds a template over a
+    synthesised suite of thousands; the report takes the one admission recorded, exactly while
+    the template keeps the key it was admitted under, and computes it again otherwise."""
+    from cua.synth.admit import signature
+    from cua.synth.report import diversity_report
+
+    drawn = todo_gen.generate(3)
+    recorded = Admission([Outcome(Candidate(g.chain, g.template, g.scope, g.phrasing), True, signature="recorded")
+                          for g in drawn])
+    path, _ = write_suite(tmp_path, "synth_todo", recorded)
+    assert path is not None
+    assert "distinct_signatures=1 " in diversity_report([load_suite_path(path.parent)])[1]
+    # one template edited after its admission: its key changed, its signature is read again
+    data = yaml.safe_load(path.read_text())
+    data["templates"][0]["max_steps"] = int(data["templates"][0].get("max_steps") or 20) + 1
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    lines = diversity_report([load_suite_path(path.parent)])
+    assert "distinct_signatures=2 " in lines[1]
+    [edited] = [t for t in load_file(path, suite="synth_todo") if t.id == data["templates"][0]["id"]]
+    assert signature(edited, (0, 1, 2)) != "recorded"
 
 
 def test_an_admission_stands_while_its_digests_do(tmp_path: Path) -> None:
