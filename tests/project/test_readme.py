@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -107,7 +108,12 @@ def test_every_offline_command_runs_as_written(tmp_path: Path) -> None:
         (tmp_path / name).write_text(text)
     example = next(b for b in _python_blocks() if "my_agents.py" in b)
     (tmp_path / "my_agents.py").write_text(example)
-    env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}", "COLUMNS": "200"}
+    # judge QA's verdicts as committed (a copy: what the commands check is stored there), so that
+    # `cua tasks check` reuses what CI's own check reused a minute before, by the same digests
+    verdicts = tmp_path / ".qa-verdicts"
+    shutil.copytree(ROOT / ".ci" / "qa-verdicts", verdicts)
+    env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}", "COLUMNS": "200",
+           "CUA_QA_CACHE_DIR": str(verdicts)}
     ran, failed = [], []
     for command in _commands():
         if command in EXCLUDED:
