@@ -17,7 +17,8 @@ export was made and what it skipped.
   fresh sandbox (in this process with --local, a given --server, else a child `cua serve`),
   checking every frame against the recording: transitions gain the judge-state diff and
   progress; PRM perturbations are performed, with their next frame, progress change and the
-  verdict when the trajectory's remaining actions play on from there.
+  verdict when the trajectory's remaining actions play on from there. --parallel N executes
+  N trajectories at once; the rows are the same, in the same order.
   What diverges from the recording or cannot be executed is dropped or marked, with why.
 """
 
@@ -26,6 +27,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+
+from cua.argtypes import whole_number
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -53,6 +56,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--local", action="store_true", help="--execute: sandboxes in this process, no server")
     p.add_argument("--server", default=None, help="--execute: ws:// URL of a running `cua serve`")
     p.add_argument("--token", default=None, help="--execute: the server's token")
+    p.add_argument("--parallel", "-j", type=whole_number(1), default=1,
+                   help="--execute: trajectories executed at once, each in its own sandbox (default 1); the "
+                        "rows are those of one at a time, in the same order")
     p.add_argument("--verdict", choices=["pass", "fail", "any"], default="any")
     p.add_argument("--app", action="append", default=[], help="keep this app (repeatable)")
     p.add_argument("--tier", action="append", type=int, default=[], help="keep this tier (repeatable)")
@@ -72,7 +78,7 @@ def main(args: argparse.Namespace) -> int:
 
     selection = Selection(verdict=args.verdict, apps=args.app, tiers=args.tier, splits=args.split,
                           producers=args.producer, tasks=args.task, incomplete=args.include_incomplete)
-    execute = Execution(local=args.local, server=args.server, token=args.token,
+    execute = Execution(local=args.local, server=args.server, token=args.token, parallel=args.parallel,
                         threshold=SCREEN_THRESHOLD if args.threshold is None else args.threshold) \
         if args.execute else None
     try:

@@ -39,13 +39,15 @@ __all__ = ["Diverged", "Execution", "NotExecutable", "Reached", "Reenactment", "
 @dataclass
 class Execution:
     """How an export executes trajectories again (`--execute`): where its sandboxes come
-    from (in this process, a given `cua serve`, or a child one), and the screen threshold of
-    a divergence."""
+    from (in this process, a given `cua serve`, or a child one), how many trajectories are
+    executed at once (each in its own sandbox; the rows come out in the order of one at a
+    time), and the screen threshold of a divergence."""
 
     local: bool = False
     server: str | None = None
     token: str | None = None
     threshold: float = SCREEN_THRESHOLD
+    parallel: int = 1
 
 
 class NotExecutable(BadRequest):

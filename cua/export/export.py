@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from cua.errors import BadRequest
 from cua.export.execute import Execution
+from cua.export.ordered import in_order
 from cua.export.prm import prm_cases
 from cua.export.rows import ImageMode, RowKind, episode_row, step_rows
 from cua.export.select import Selection, select
@@ -209,10 +210,13 @@ async def _execute_prm(chosen: list[Trajectory], cases: list[dict[str, Any]], ex
     if not groups:
         return
     async with sandbox_opener(local=execute.local, server=execute.server, token=execute.token,
-                              max_sandboxes=1) as opener:
-        for trajectory_id, group in groups.items():
-            await execute_cases(by_id[trajectory_id], group, opener, images=images, root=out,
+                              max_sandboxes=execute.parallel) as opener:
+        async def one(item: tuple[str, list[dict[str, Any]]]) -> None:
+            await execute_cases(by_id[item[0]], item[1], opener, images=images, root=out,
                                 threshold=execute.threshold)
+
+        async for _ in in_order(groups.items(), execute.parallel, one):
+            pass
 
 
 async def _execute_transitions(trajectories: Iterable[Trajectory], execute: Execution, images: ImageMode, out: Path,
@@ -221,9 +225,11 @@ async def _execute_transitions(trajectories: Iterable[Trajectory], execute: Exec
     from cua.export.transitions import executed_transitions
 
     async with sandbox_opener(local=execute.local, server=execute.server, token=execute.token,
-                              max_sandboxes=1) as opener:
-        for traj in trajectories:
-            rows, drop = await executed_transitions(traj, opener, images, out, threshold=execute.threshold)
+                              max_sandboxes=execute.parallel) as opener:
+        async def one(traj: Trajectory) -> tuple[list[dict[str, Any]], Dropped | None]:
+            return await executed_transitions(traj, opener, images, out, threshold=execute.threshold)
+
+        async for rows, drop in in_order(trajectories, execute.parallel, one):
             for row in rows:
                 emit(row)
             if drop is not None:

@@ -107,6 +107,22 @@ def test_executed_transitions_hold_the_judge_state_change(runs: Path, tmp_path: 
     assert len(_load(out / "transitions.jsonl", tmp_path / "cache")) == len(rows)
 
 
+@pytest.mark.slow
+def test_executed_in_parallel_the_rows_are_those_of_one_at_a_time(runs: Path, tmp_path: Path) -> None:
+    """--parallel 2 executes the oracle and the near miss at once, each in its own sandbox;
+    the file holds the same rows, in the same order, as one at a time writes."""
+    def executed(parallel: int) -> list[tuple[Any, ...]]:
+        out = tmp_path / f"j{parallel}"
+        assert cli(["export", str(runs), "--format", "transitions", "--execute", "--local",
+                    "--parallel", str(parallel), "--out", str(out)]) == 0
+        return [(r["trajectory_id"], r["step"], r["action"], r["executed"], r["progress_before"], r["progress_after"],
+                 r["passed_after"], r["judge_state_diff"]) for r in _rows(out / "transitions.jsonl")]
+
+    one = executed(1)
+    assert len({r[0] for r in one}) == 2 and all(r[3] is True for r in one)
+    assert executed(2) == one
+
+
 def _black_jpeg(width: int, height: int) -> bytes:
     from PIL import Image
 
