@@ -60,6 +60,8 @@ CASES: list[tuple[list[str], tuple[str, ...]]] = [
     (["export", "{malformed}", "--format", "jsonl", "--out", "{malformed}/tasks.yaml"], ("is a file, not a folder",)),
     (["export", "{missing}", "--out", "{out}/e"], ("does not exist",)),
     (["export", "{malformed}", "--format", "sft", "--out", "{out}/e2"], ("--family",)),
+    (["export", "{malformed}", "--format", "prm", "--execute", "--parallel", "0", "--out", "{out}/e3"],
+     ("--parallel", "at least 1")),
     (["replay", "{missing}"], ("no trajectory",)),
     (["trajectory", "validate", "{missing}"], ("does not exist",)),
 ]
