@@ -17,7 +17,7 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from cua.synth.ui_only import ui_problems
 from cua.tasks.format import FormatProblem, TaskFormatError
 
 __all__ = ["CI_SEEDS", "Admission", "Candidate", "Outcome", "admit", "admission_key", "earlier_admissions", "screen",
-           "provenance_path", "signature", "store_verdicts", "suite_text", "write_suite"]
+           "provenance_path", "run_until_interrupted", "signature", "store_verdicts", "suite_text", "write_suite"]
 
 #: The seeds and isolation CI's judge QA checks a template on (scripts/test.sh: `--seeds 1 --isolation shared`).
 CI_SEEDS: tuple[int, ...] = (0,)
@@ -237,13 +237,32 @@ def admit(suite: str, candidates: Sequence[Candidate], *, seeds: Sequence[int] =
 
     interrupted = False
     if to_check:
-        try:
-            asyncio.run(check_templates([t for _, t, _ in to_check], seeds=seeds, parallel=parallel,
-                                        isolation=isolation, on_template=decided))
-        except KeyboardInterrupt:  # asyncio.run cancelled the checks in flight: their sandboxes are closed
-            interrupted = True
+        interrupted = not run_until_interrupted(check_templates([t for _, t, _ in to_check], seeds=seeds,
+                                                                parallel=parallel, isolation=isolation,
+                                                                on_template=decided))
     return Admission([o for o in outcomes if o is not None], time.perf_counter() - started, tuple(seeds), isolation,
                      interrupted)
+
+
+def _interrupt_is_no_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    if isinstance(context.get("exception"), KeyboardInterrupt):
+        return  # the stop the caller reports: not a task's failure to print
+    loop.default_exception_handler(context)
+
+
+def run_until_interrupted(coro: Coroutine[Any, Any, Any]) -> bool:
+    """Run `coro` to its end (True), or until Ctrl-C or SIGTERM stops it (False): the tasks in
+    flight are cancelled and awaited, so their sandboxes close. A task the stop landed in while
+    it ran plain code (a judge's diff) ends with the KeyboardInterrupt as its exception, which
+    asyncio would print as a traceback ("Task exception was never retrieved") when the task is
+    collected; the stop is reported by the caller instead."""
+    try:
+        with asyncio.Runner() as runner:
+            runner.get_loop().set_exception_handler(_interrupt_is_no_error)
+            runner.run(coro)
+    except KeyboardInterrupt:
+        return False
+    return True
 
 
 def provenance_path(out: Path, suite: str) -> Path:

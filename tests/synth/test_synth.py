@@ -216,3 +216,39 @@ def test_a_stopped_admission_keeps_what_it_decided(tmp_path: Path) -> None:
     assert not list((tmp_path / "out").rglob(".*.tmp"))
     # its sandboxes closed with it: nothing of its session (browser, app servers) is left
     assert subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True).returncode == 1
+
+
+def test_a_stop_inside_a_judges_plain_code_is_reported_not_printed(caplog: pytest.LogCaptureFixture) -> None:
+    """Ctrl-C or SIGTERM lands where it lands: in one check's plain code (a judge's diff), that
+    task ends with the KeyboardInterrupt, and asyncio would print it as "Task exception was never
+    retrieved" once collected. The admission reports the stop; the other checks are cancelled."""
+    import gc
+    import logging
+
+    from cua.synth.admit import run_until_interrupted
+
+    cancelled: list[str] = []
+
+    async def judging() -> None:
+        await asyncio.sleep(0.01)
+        raise KeyboardInterrupt  # as the signal handler raises it in plain code
+
+    async def waiting() -> None:
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            cancelled.append("waiting")
+            raise
+
+    async def checks() -> None:
+        await asyncio.gather(asyncio.ensure_future(judging()), asyncio.ensure_future(waiting()))
+
+    async def done() -> int:
+        return 1
+
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        assert run_until_interrupted(checks()) is False
+        gc.collect()
+    assert cancelled == ["waiting"]
+    assert not [r for r in caplog.records if "never retrieved" in r.getMessage()]
+    assert run_until_interrupted(done()) is True
