@@ -27,14 +27,10 @@ async def in_order(items: Iterable[Item], parallel: int, work: Callable[[Item], 
     and awaited: nothing is left running."""
     if parallel < 1:
         raise ValueError(f"parallel must be at least 1, not {parallel}")
-    pending: deque[asyncio.Task[Result]] = deque()
-
-    async def run(item: Item) -> Result:
-        return await work(item)
-
+    pending: deque[asyncio.Future[Result]] = deque()
     try:
         for item in items:
-            pending.append(asyncio.ensure_future(run(item)))
+            pending.append(asyncio.ensure_future(work(item)))
             if len(pending) >= parallel:
                 yield await pending.popleft()
         while pending:
