@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Set up (idempotent), then, cheapest first so that a simple error fails in a minute or two:
-#   1. the fast lane, `pytest -m "not slow"` (no Chromium, X, QEMU or Ray);
+#   1. the fast lane, `pytest -m "not slow"` (no Chromium, X, QEMU or Ray), and beside it
 #   2. judge QA on every bundled suite (each template's oracle passes, doing nothing and its
-#      near miss fail, verdicts are deterministic; CUA_CHECK_SEEDS seeds per template, default 1);
+#      near miss fail, verdicts are deterministic; CUA_CHECK_SEEDS seeds per template, default 1).
+#      The two share no state and each uses about one core, so they run at once: QA's log is
+#      shown from its start once the fast lane ends, and a failing fast lane stops QA;
 #   3. the slow lane, `pytest -m slow` (real Chromium, Xvfb and QEMU).
 # The two lanes split the suite by its marker, so every test runs exactly once. Arguments pass
 # to pytest in both lanes (`bash scripts/test.sh tests/server -x`); a lane they leave empty
@@ -40,13 +42,34 @@ lane() {
     return "$status"
 }
 
-if [[ $own_marker -eq 0 ]]; then
-    lane "not slow" "$@"
-fi
-CUA_QA_CACHE_DIR=${CUA_QA_CACHE_DIR:-$PWD/.ci/qa-verdicts} \
-    .venv/bin/cua tasks check --seeds "${CUA_CHECK_SEEDS:-1}" --parallel 2 --isolation shared
+judge_qa=(env "CUA_QA_CACHE_DIR=${CUA_QA_CACHE_DIR:-$PWD/.ci/qa-verdicts}"
+          .venv/bin/cua tasks check --seeds "${CUA_CHECK_SEEDS:-1}" --parallel 2 --isolation shared)
 if [[ $own_marker -eq 1 ]]; then
+    "${judge_qa[@]}"
     exec "${PYTEST[@]}" "$@"
+fi
+
+# Judge QA in a session of its own, so that stopping it stops the sandboxes it started too.
+qa_log=$(mktemp)
+setsid -w "${judge_qa[@]}" >"$qa_log" 2>&1 &
+qa_pid=$!
+stop_qa() {
+    if kill -0 "$qa_pid" 2>/dev/null; then
+        kill -TERM -- "-$qa_pid" 2>/dev/null || true
+        wait "$qa_pid" 2>/dev/null || true
+    fi
+    rm -f "$qa_log"
+}
+trap stop_qa EXIT
+
+lane "not slow" "$@"  # set -e: a failing fast lane exits here, and the trap stops QA
+echo "test.sh: judge QA (cua tasks check), running since the fast lane began:"
+tail -n +1 -f --pid="$qa_pid" "$qa_log"
+qa_status=0
+wait "$qa_pid" || qa_status=$?
+if [[ $qa_status -ne 0 ]]; then
+    echo "test.sh: judge QA failed (exit $qa_status)" >&2
+    exit "$qa_status"
 fi
 lane slow "$@"
 if [[ $empty_lanes -eq 2 ]]; then
