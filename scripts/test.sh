@@ -67,6 +67,9 @@ echo "test.sh: judge QA (cua tasks check), running since the fast lane began:"
 tail -n +1 -f --pid="$qa_pid" "$qa_log"
 qa_status=0
 wait "$qa_pid" || qa_status=$?
+# Reaped: its pid may be reused during the slow lane, and must not be signalled at exit.
+trap - EXIT
+rm -f "$qa_log"
 if [[ $qa_status -ne 0 ]]; then
     echo "test.sh: judge QA failed (exit $qa_status)" >&2
     exit "$qa_status"
